@@ -1,0 +1,445 @@
+/*
+ * cache.c: kmem caches and the allocator's entry points (kernel:
+ * do_kmem_cache_create, kmem_cache_alloc_node, ___slab_alloc,
+ * kmem_cache_free, slab_free, kmem_cache_alloc_bulk, flush_all,
+ * kmem_cache_shrink, __kmem_cache_do_shrink, kmem_cache_destroy).
+ *
+ * An allocation tries the CPU's sheaves (pcs.c) and falls back to the
+ * single-object slow path on the node lists (node.c); a free tries the
+ * sheaves unless the object belongs to another node and falls back to
+ * __slab_free.  Misuse the kernel catches (a pointer into no slab, the
+ * wrong cache, the same object at the head of its slab's freelist) is
+ * reported before anything changes; misuse it does not catch (a double
+ * free into a sheaf) is carried out, and the validator flags it.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+bool cache_has_sheaves(const struct kmem_cache *s)
+{
+    return s->sheaf_capacity != 0;
+}
+
+/* Node of the CPU running the current operation (kernel: numa_mem_id). */
+int cpu_node(const struct sim *sim)
+{
+    return (int)sim->cfg.cpu_node[sim->cpu];
+}
+
+/* Record a simulated failure or misuse in the current result. */
+void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
+{
+    va_list ap;
+
+    sim->res->status = status;
+    va_start(ap, fmt);
+    vsnprintf(sim->res->message, sizeof(sim->res->message), fmt, ap);
+    va_end(ap);
+}
+
+/* Emit a report-only event (no state change) carrying SLUB's words. */
+static void report_event(struct sim *sim, struct kmem_cache *s, const char *fn, const char *label)
+{
+    ev_begin(sim, s, fn, label, -1);
+    ev_report(sim, sim->res->message);
+    ev_end(sim);
+}
+
+static void build_random_seq(struct sim *sim, struct kmem_cache *s)
+{
+    unsigned count = s->oo.objects;
+
+    /* (kernel: init_cache_random_seq, freelist_randomize) */
+    if (!sim->cfg.freelist_random || count < 2)
+        return;
+    s->random_seq = sim_zalloc(sim, count * sizeof(*s->random_seq));
+    for (unsigned i = 0; i < count; i++)
+        s->random_seq[i] = i;
+    for (unsigned i = count - 1; i > 0; i--) {
+        unsigned j = rng_below(&sim->rng, i + 1), t = s->random_seq[i];
+
+        s->random_seq[i] = s->random_seq[j];
+        s->random_seq[j] = t;
+    }
+    for (unsigned i = 0; i < count; i++)
+        s->random_seq[i] *= s->size;
+}
+
+/* Check creation arguments; returns 0 or -EINVAL with a message. */
+static int check_args(struct sim *sim, const struct sim_cache_args *a, char *msg, size_t len)
+{
+    if (!a->name[0] || memchr(a->name, 0, sizeof(a->name)) == NULL) {
+        snprintf(msg, len, "kmem_cache_create: a cache needs a name (up to %d bytes)",
+                SIM_NAME_MAX - 1);
+        return -EINVAL;
+    }
+    if (sim_cache_lookup(sim, a->name) >= 0) {
+        snprintf(msg, len, "kmem_cache_create: a cache named \"%s\" exists", a->name);
+        return -EINVAL;
+    }
+    if (a->object_size < 1 || a->object_size > (PAGE_SIZE << MAX_PAGE_ORDER) / 2) {
+        snprintf(msg, len, "kmem_cache_create %s: object size %u is not in 1..%u", a->name,
+                a->object_size, (PAGE_SIZE << MAX_PAGE_ORDER) / 2);
+        return -EINVAL;
+    }
+    if (a->align & (a->align - 1) || a->align > PAGE_SIZE) {
+        snprintf(msg, len, "kmem_cache_create %s: align %u is not a power of two up to %u",
+                a->name, a->align, PAGE_SIZE);
+        return -EINVAL;
+    }
+    if (a->use_freeptr_offset &&
+            (a->freeptr_offset % 8 || a->freeptr_offset + 8 > a->object_size)) {
+        snprintf(msg, len,
+                "kmem_cache_create %s: freeptr_offset %u must be word aligned and inside "
+                "the object",
+                a->name, a->freeptr_offset);
+        return -EINVAL;
+    }
+    if (a->flags & ~(SIM_SLAB_DEBUG_FLAGS | SIM_SLAB_KMALLOC | SIM_SLAB_HWCACHE_ALIGN |
+                            SIM_SLAB_CACHE_DMA | SIM_SLAB_RECLAIM_ACCOUNT |
+                            SIM_SLAB_TYPESAFE_BY_RCU | SIM_SLAB_NO_OBJ_EXT |
+                            SIM_SLAB_NOLEAKTRACE)) {
+        snprintf(msg, len, "kmem_cache_create %s: unknown flags 0x%x", a->name, a->flags);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+/*
+ * Create a cache (kernel: do_kmem_cache_create).  Returns 0 with the new
+ * id in *id, or -EINVAL (bad arguments, message in @msg).  Emits one event.
+ */
+int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, char *msg,
+        size_t len)
+{
+    struct kmem_cache *s;
+    unsigned cpus = sim->cfg.present_cpus ? sim->cfg.present_cpus : sim->cfg.nr_cpus;
+    int ret = check_args(sim, a, msg, len);
+
+    if (ret)
+        return ret;
+    s = sim_zalloc(sim, sizeof(*s));
+    memcpy(s->name, a->name, sizeof(s->name));
+    s->object_size = a->object_size;
+    s->flags = a->flags;
+    s->ctor = a->ctor;
+    s->align = calculate_alignment(a->flags, a->align, a->object_size);
+    calculate_sizes(s, a->use_freeptr_offset, a->freeptr_offset);
+    if (calculate_oo(s, cpus, sim->cfg.nr_cpus)) {
+        snprintf(msg, len, "kmem_cache_create %s: no slab order fits size %u", a->name, s->size);
+        sim_free(s);
+        return -EINVAL;
+    }
+    if (sim->nr_caches == sim->cap_caches) {
+        unsigned cap = sim->cap_caches ? sim->cap_caches * 2 : 8;
+
+        sim->caches = sim_realloc(sim, sim->caches, cap * sizeof(*sim->caches));
+        sim->cap_caches = cap;
+    }
+    s->id = (int)sim->nr_caches;
+    sim->caches[sim->nr_caches++] = s;
+    s->alive = true;
+    s->min_partial = calculate_min_partial(s->size);
+    s->sheaf_capacity = calculate_sheaf_capacity(s->flags, s->size, a->sheaf_capacity);
+    s->remote_node_defrag_ratio = REMOTE_NODE_DEFRAG_RATIO;
+    if (sim->cfg.freelist_hardened)
+        s->random = rng_next(&sim->rng);
+    build_random_seq(sim, s);
+    s->pcs = sim_zalloc(sim, sim->cfg.nr_cpus * sizeof(*s->pcs));
+    s->node = sim_zalloc(sim, sim->cfg.nr_nodes * sizeof(*s->node));
+    s->barn = sim_zalloc(sim, sim->cfg.nr_nodes * sizeof(*s->barn));
+    s->stats = sim_zalloc(sim, sim->cfg.nr_cpus * sizeof(*s->stats));
+
+    ev_begin(sim, s, "kmem_cache_create", cache_has_sheaves(s) ? "sheaves" : "no_sheaves", -1);
+    for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
+        uint32_t idx = BOOTSTRAP_SHEAF;
+        int saved = sim->cpu;
+
+        if (cache_has_sheaves(s))
+            idx = alloc_empty_sheaf(sim, s, s->sheaf_capacity);
+        sim->cpu = (int)cpu;
+        s->pcs[cpu].main = idx;
+        if (idx != BOOTSTRAP_SHEAF)
+            sheaf_set_place(sim, idx, place_cpu(SIM_PL_MAIN, cpu));
+        sim->cpu = saved;
+    }
+    ev_end(sim);
+    *id = s->id;
+    return 0;
+}
+
+/* Post-allocation hook: __GFP_ZERO clears the object. */
+static void post_alloc(struct sim *sim, struct kmem_cache *s, sim_addr_t obj, uint32_t gfp)
+{
+    static const uint8_t zeros[256];
+
+    if (!(gfp & SIM_GFP_ZERO))
+        return;
+    for (unsigned off = 0; off < s->object_size; off += sizeof(zeros)) {
+        unsigned n = s->object_size - off < sizeof(zeros) ? s->object_size - off : sizeof(zeros);
+
+        SIM_BUG_ON(mem_write(sim, obj + off, zeros, n));
+    }
+}
+
+/*
+ * The single-object slow path (kernel: ___slab_alloc).  Returns the object,
+ * now the user's, or SIM_NULL when no memory could be found.
+ */
+static sim_addr_t slow_alloc(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
+{
+    struct obj_sink sink = {0};
+    bool try_this_node = true;
+    int local = cpu_node(sim);
+
+    ev_begin(sim, s, "___slab_alloc", "slowpath", node);
+    stat_add(sim, s, SIM_ALLOC_SLOWPATH, 1);
+    ev_end(sim);
+    for (;;) {
+        bool thisnode = (gfp & SIM_GFP_THISNODE) ||
+                (node != SIM_NUMA_NO_NODE && try_this_node);
+        int where = node != SIM_NUMA_NO_NODE ? node : local;
+        sim_addr_t obj = take_one_from_partial(sim, s, where, &sink);
+        uint32_t idx;
+
+        if (!obj && !(node != SIM_NUMA_NO_NODE && thisnode))
+            obj = take_one_from_other_nodes(sim, s, where, &sink);
+        if (obj)
+            return obj;
+        idx = new_slab_any(sim, s, where, thisnode);
+        if (!idx) {
+            if (node != SIM_NUMA_NO_NODE && !(gfp & SIM_GFP_THISNODE) && try_this_node) {
+                try_this_node = false;
+                continue;
+            }
+            return SIM_NULL;
+        }
+        ev_begin(sim, s, "___slab_alloc", "new_slab", slab_at(sim, idx)->node);
+        stat_add(sim, s, SIM_ALLOC_SLAB, 1);
+        ev_end(sim);
+        alloc_from_new_slab(sim, s, idx, &sink, 1);
+        return sink_last(&sink);
+    }
+}
+
+/* kmem_cache_alloc_node: returns the object or SIM_NULL (out of memory). */
+sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
+{
+    sim_addr_t obj = alloc_from_pcs(sim, s, node);
+
+    if (!obj)
+        obj = slow_alloc(sim, s, node, gfp);
+    if (!obj) {
+        sim_result_msg(sim, SIM_FAILED,
+                "SLUB: Unable to allocate memory on node %d, gfp=%#x (cache %s, order %u)", node,
+                gfp, s->name, s->oo.order);
+        report_event(sim, s, "slab_out_of_memory", "nomem");
+        return SIM_NULL;
+    }
+    post_alloc(sim, s, obj, gfp);
+    return obj;
+}
+
+/*
+ * Check a free of @obj into @s the way the kernel can (kernel:
+ * cache_from_obj, kfree's virt_to_slab, set_freepointer's BUG_ON).
+ * Returns the slab, or NULL after recording SLUB's report.
+ */
+static struct slab *check_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj,
+        const char *fn)
+{
+    struct slab *slab = slab_of(sim, obj);
+
+    if (!slab) {
+        sim_result_msg(sim, SIM_MISUSE,
+                "WARNING: %s: object pointer 0x%llx is not in any slab (invalid free)", fn,
+                (unsigned long long)obj);
+        return NULL;
+    }
+    if (s && slab->cache != s->id) {
+        sim_result_msg(sim, SIM_MISUSE, "%s: Wrong slab cache. %s but object is from %s", fn,
+                s->name, sim->caches[slab->cache]->name);
+        return NULL;
+    }
+    s = sim->caches[slab->cache];
+    if (slab_obj_index(s, slab, obj) < 0) {
+        sim_result_msg(sim, SIM_MISUSE,
+                "%s: 0x%llx is not the start of an object of %s (the kernel would corrupt "
+                "its freelist; slublab refuses)",
+                fn, (unsigned long long)obj, s->name);
+        return NULL;
+    }
+    if ((s->flags & SIM_SLAB_DEBUG_FLAGS) && on_freelist(sim, s, slab, obj)) {
+        sim_result_msg(sim, SIM_MISUSE,
+                "BUG %s (Not tainted): Object already free\nINFO: Object 0x%llx @offset=%lu",
+                s->name, (unsigned long long)obj,
+                (unsigned long)(obj - slab->base));
+        return NULL;
+    }
+    return slab;
+}
+
+/* kmem_cache_free / kfree once the cache is known (kernel: slab_free). */
+void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_addr_t obj)
+{
+    uint32_t idx = slab_idx(sim, slab);
+
+    if (slab->node == cpu_node(sim) && free_to_pcs(sim, s, obj))
+        return;
+    slab = slab_at(sim, idx);
+    if (slab->freelist == obj) {
+        sim_result_msg(sim, SIM_MISUSE,
+                "kernel BUG at mm/slub.c: set_freepointer(): object == fp: 0x%llx freed twice "
+                "in a row (naive double free detection)",
+                (unsigned long long)obj);
+        report_event(sim, s, "set_freepointer", "double_free");
+        return;
+    }
+    ev_begin(sim, s, "slab_free", "slowpath", slab->node);
+    stat_add(sim, s, SIM_FREE_SLOWPATH, 1);
+    ev_end(sim);
+    slab_free_to_slab(sim, s, idx, &obj, 1, place_none(SIM_PL_USER));
+}
+
+/* kmem_cache_free: misuse is reported and changes nothing. */
+void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj)
+{
+    struct slab *slab = check_free(sim, s, obj, "kmem_cache_free");
+
+    if (!slab) {
+        report_event(sim, s, "kmem_cache_free", "misuse");
+        return;
+    }
+    slab_free(sim, s, slab, obj);
+}
+
+/*
+ * kmem_cache_alloc_bulk: @n objects into @out, all or nothing.  Returns the
+ * number allocated (n or 0).
+ */
+unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, sim_addr_t *out)
+{
+    unsigned got = alloc_from_pcs_bulk(sim, s, n, out);
+    unsigned want = n - got;
+
+    if (!want)
+        return n;
+    if (!cache_has_sheaves(s) && (s->flags & SIM_SLAB_DEBUG_FLAGS)) {
+        for (; got < n; got++) {
+            sim_addr_t obj = slow_alloc(sim, s, SIM_NUMA_NO_NODE, 0);
+
+            if (!obj)
+                break;
+            out[got] = obj;
+        }
+    } else {
+        struct obj_sink sink = {.out = out + got};
+        unsigned r = refill_objects(sim, s, &sink, want, want);
+
+        ev_begin(sim, s, "__kmem_cache_alloc_bulk", r == want ? "slowpath" : "short",
+                cpu_node(sim));
+        stat_add(sim, s, SIM_ALLOC_SLOWPATH, r);
+        ev_end(sim);
+        got += r;
+    }
+    if (got == n)
+        return n;
+    /* failure: everything obtained goes back to slabs */
+    ev_begin(sim, s, "kmem_cache_alloc_bulk", "give_back", cpu_node(sim));
+    for (unsigned i = 0; i < got; i++)
+        inflight_add(sim, out[i], place_none(SIM_PL_USER));
+    ev_end(sim);
+    bulk_free_to_slabs(sim, s, out, got);
+    sim_result_msg(sim, SIM_FAILED, "kmem_cache_alloc_bulk %s: only %u of %u objects available",
+            s->name, got, n);
+    return 0;
+}
+
+/* flush_all: every CPU's sheaves of @s to slabs. */
+void flush_all(struct sim *sim, struct kmem_cache *s)
+{
+    for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++)
+        pcs_flush_cpu(sim, s, cpu);
+}
+
+/* The node pass of shrinking (kernel: __kmem_cache_do_shrink): discard
+ * empty partial slabs, put nearly full ones at the head, fullest first. */
+static void shrink_node(struct sim *sim, struct kmem_cache *s, int node)
+{
+    struct kmem_cache_node *n = &s->node[node];
+    uint32_t *bucket[SHRINK_PROMOTE_MAX];
+    unsigned nr[SHRINK_PROMOTE_MAX] = {0};
+    uint32_t idx, next;
+
+    if (!n->partial.nr)
+        return;
+    for (unsigned i = 0; i < SHRINK_PROMOTE_MAX; i++)
+        bucket[i] = sim_zalloc(sim, n->partial.nr * sizeof(uint32_t));
+    ev_begin(sim, s, "__kmem_cache_do_shrink", "sort", node);
+    for (idx = n->partial.head; idx; idx = next) {
+        struct slab *slab = slab_at(sim, idx);
+        unsigned nfree = slab->objects - slab->inuse;
+
+        next = slab->link.next;
+        if (nfree == slab->objects) {
+            remove_partial(sim, s, idx, SLAB_ON_PRIVATE);
+        } else if (nfree <= SHRINK_PROMOTE_MAX) {
+            remove_partial(sim, s, idx, SLAB_ON_PRIVATE);
+            bucket[nfree - 1][nr[nfree - 1]++] = idx;
+        }
+    }
+    for (unsigned i = SHRINK_PROMOTE_MAX; i-- > 0;)
+        for (unsigned j = 0; j < nr[i]; j++)
+            add_partial(sim, s, bucket[i][j], false);
+    ev_end(sim);
+    for (unsigned i = 0; i < SHRINK_PROMOTE_MAX; i++)
+        sim_free(bucket[i]);
+    /* the empty ones, now private: discarded without free_slab */
+    for (idx = 1; idx < sim->slabs.used; idx++) {
+        struct slab *slab = slab_at(sim, idx);
+
+        if (slab->cache == s->id && slab->node == node && slab->list == SLAB_ON_PRIVATE &&
+                slab->inuse == 0 && slab->accounted)
+            discard_slab(sim, s, idx, "shrink");
+    }
+}
+
+/* kmem_cache_shrink: flush CPUs and barns, then sort and trim partial lists. */
+void kmem_cache_shrink(struct sim *sim, struct kmem_cache *s)
+{
+    flush_all(sim, s);
+    if (cache_has_sheaves(s))
+        for (unsigned node = 0; node < sim->cfg.nr_nodes; node++)
+            barn_shrink(sim, s, (int)node);
+    for (unsigned node = 0; node < sim->cfg.nr_nodes; node++)
+        shrink_node(sim, s, (int)node);
+}
+
+/* kmem_cache_destroy: fails, reporting leaked objects, while any remain. */
+void kmem_cache_destroy(struct sim *sim, struct kmem_cache *s)
+{
+    unsigned long left = 0;
+
+    kmem_cache_shrink(sim, s);
+    for (unsigned node = 0; node < sim->cfg.nr_nodes; node++)
+        left += s->node[node].nr_slabs;
+    if (left) {
+        sim_result_msg(sim, SIM_FAILED,
+                "BUG %s: Objects remaining in %s on __kmem_cache_shutdown() (%lu slabs)",
+                s->name, s->name, left);
+        report_event(sim, s, "__kmem_cache_shutdown", "objects_remaining");
+        return;
+    }
+    ev_begin(sim, s, "__kmem_cache_shutdown", "destroyed", -1);
+    for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
+        uint32_t idx = s->pcs[cpu].main;
+
+        if (idx != BOOTSTRAP_SHEAF)
+            free_empty_sheaf(sim, s, idx);
+        s->pcs[cpu].main = BOOTSTRAP_SHEAF;
+    }
+    s->alive = false;
+    ev_end(sim);
+}

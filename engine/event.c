@@ -1,0 +1,203 @@
+/*
+ * event.c: builds each event and hands it to the caller's callback.
+ *
+ * Every state change of the engine is one event: the kernel function it
+ * belongs to, the branch taken (label), the objects, slabs and sheaves it
+ * moved, and the counters it bumped.  The engine keeps no history: an event
+ * is built in sim->ev, passed to the callback and forgotten.  With no
+ * callback only the sequence number advances, so event numbers are the
+ * same whether anyone listens or not, and the fast paths stay cheap.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+static const char *const place_names[SIM_NR_PLACES] = {
+    [SIM_PL_NONE] = "none",
+    [SIM_PL_USER] = "user",
+    [SIM_PL_SLAB] = "slab",
+    [SIM_PL_MAIN] = "main",
+    [SIM_PL_SPARE] = "spare",
+    [SIM_PL_RCU_FREE] = "rcu_free",
+    [SIM_PL_BARN_FULL] = "barn_full",
+    [SIM_PL_BARN_EMPTY] = "barn_empty",
+    [SIM_PL_BARN_PARTIAL] = "barn_partial",
+    [SIM_PL_NODE_PARTIAL] = "node_partial",
+    [SIM_PL_NODE_FULL] = "node_full",
+    [SIM_PL_FULL] = "full",
+    [SIM_PL_PAGES] = "pages",
+    [SIM_PL_INFLIGHT] = "inflight",
+    [SIM_PL_RCU_PENDING] = "rcu_pending",
+    [SIM_PL_PREFILL] = "prefill",
+};
+
+const char *sim_place_name(unsigned type)
+{
+    return type < SIM_NR_PLACES ? place_names[type] : NULL;
+}
+
+/* A place with no CPU, node or slot. */
+struct sim_place place_none(enum sim_place_type type)
+{
+    struct sim_place p = {.type = (uint8_t)type, .cpu = -1, .node = -1, .slot = -1};
+
+    return p;
+}
+
+struct sim_place place_cpu(enum sim_place_type type, unsigned cpu)
+{
+    struct sim_place p = place_none(type);
+
+    p.cpu = (int16_t)cpu;
+    return p;
+}
+
+struct sim_place place_node(enum sim_place_type type, int node)
+{
+    struct sim_place p = place_none(type);
+
+    p.node = (int16_t)node;
+    return p;
+}
+
+/* The place of an object sitting on @slab's freelist. */
+struct sim_place place_slab(const struct slab *slab)
+{
+    struct sim_place p = place_node(SIM_PL_SLAB, slab->node);
+
+    p.slab = slab->base;
+    return p;
+}
+
+/* The place of an object in slot @slot of sheaf @sh. */
+struct sim_place place_in_sheaf(const struct slab_sheaf *sh, unsigned slot)
+{
+    struct sim_place p = sh->place;
+
+    p.slot = (int32_t)slot;
+    p.sheaf = sh->id;
+    return p;
+}
+
+/* The list place a slab is in, for moves and snapshots. */
+struct sim_place place_of_slab(const struct slab *slab)
+{
+    switch (slab->list) {
+    case SLAB_ON_PARTIAL:
+        return place_node(SIM_PL_NODE_PARTIAL, slab->node);
+    case SLAB_ON_FULL:
+        return place_node(SIM_PL_NODE_FULL, slab->node);
+    case SLAB_ON_PRIVATE:
+        return place_node(SIM_PL_INFLIGHT, slab->node);
+    default:
+        return place_node(SIM_PL_FULL, slab->node);
+    }
+}
+
+/* Open an event for kernel function @fn, branch @label.  Cannot fail. */
+void ev_begin(struct sim *sim, const struct kmem_cache *s, const char *fn, const char *label,
+        int node)
+{
+    struct event_builder *ev = &sim->ev;
+
+    SIM_BUG_ON(ev->open);
+    ev->open = true;
+    ev->fn = fn;
+    ev->label = label;
+    ev->node = node;
+    ev->cache = s ? s->id : -1;
+    ev->report = NULL;
+    ev->nr_moves = 0;
+}
+
+/* Change the branch label of the open event. */
+void ev_label(struct sim *sim, const char *label)
+{
+    sim->ev.label = label;
+}
+
+/* Attach SLUB's report text (a misuse) to the open event. */
+void ev_report(struct sim *sim, const char *report)
+{
+    sim->ev.report = report;
+}
+
+/* Record that @id moved from @from to @to in the open event. */
+void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id, struct sim_place from,
+        struct sim_place to)
+{
+    struct event_builder *ev = &sim->ev;
+
+    if (!sim->event_fn)
+        return;
+    if (ev->nr_moves == ev->cap_moves) {
+        size_t cap = ev->cap_moves ? ev->cap_moves * 2 : 64;
+
+        ev->moves = sim_realloc(sim, ev->moves, cap * sizeof(*ev->moves));
+        ev->cap_moves = cap;
+    }
+    ev->moves[ev->nr_moves].kind = (uint8_t)kind;
+    ev->moves[ev->nr_moves].id = id;
+    ev->moves[ev->nr_moves].from = from;
+    ev->moves[ev->nr_moves].to = to;
+    ev->nr_moves++;
+}
+
+/* Close the open event: number it and, if someone listens, deliver it. */
+void ev_end(struct sim *sim)
+{
+    struct event_builder *ev = &sim->ev;
+
+    SIM_BUG_ON(!ev->open);
+    if (sim->event_fn) {
+        struct sim_stat_delta deltas[SIM_NR_STATS];
+        struct sim_event e;
+        size_t n = 0;
+
+        for (unsigned i = 0; i < SIM_NR_STATS; i++) {
+            if (!ev->touched[i])
+                continue;
+            deltas[n].item = (uint16_t)i;
+            deltas[n].delta = ev->delta[i];
+            n++;
+            ev->touched[i] = false;
+            ev->delta[i] = 0;
+        }
+        e.seq = sim->seq;
+        e.op = sim->op;
+        e.cpu = sim->cpu;
+        e.node = ev->node;
+        e.cache = ev->cache;
+        e.fn = ev->fn;
+        e.label = ev->label;
+        e.moves = ev->moves;
+        e.nr_moves = ev->nr_moves;
+        e.stats = deltas;
+        e.nr_stats = n;
+        e.report = ev->report;
+        ev->open = false; /* the callback may snapshot or validate */
+        sim->seq++;
+        sim->event_fn(&e, sim->event_arg);
+        return;
+    }
+    ev->open = false;
+    sim->seq++;
+}
+
+void sim_set_event_cb(struct sim *sim, sim_event_fn fn, void *arg)
+{
+    sim->event_fn = fn;
+    sim->event_arg = arg;
+    memset(sim->ev.delta, 0, sizeof(sim->ev.delta));
+    memset(sim->ev.touched, 0, sizeof(sim->ev.touched));
+}
+
+uint64_t sim_event_count(const struct sim *sim)
+{
+    return sim->seq;
+}
+
+uint64_t sim_op_count(const struct sim *sim)
+{
+    return sim->op;
+}

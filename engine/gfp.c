@@ -1,0 +1,143 @@
+/*
+ * gfp.c: names of gfp bits and cache flags, as the kernel prints them.
+ *
+ * Scenarios and outputs spell masks the way the kmem tracepoints do
+ * ("GFP_KERNEL|__GFP_ZERO"): composite masks first, longest first, then
+ * the remaining single bits.  The page allocator does not act on most
+ * bits yet; they are parsed and carried so later models can.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct name_bits {
+    const char *name;
+    uint32_t bits;
+};
+
+static const struct name_bits gfp_names[] = {
+    {"GFP_KERNEL_ACCOUNT", SIM_GFP_KERNEL | SIM_GFP_ACCOUNT},
+    {"GFP_KERNEL", SIM_GFP_KERNEL},
+    {"GFP_NOFS", SIM_GFP_RECLAIM | SIM_GFP_IO},
+    {"GFP_NOIO", SIM_GFP_RECLAIM},
+    {"GFP_ATOMIC", SIM_GFP_ATOMIC},
+    {"GFP_NOWAIT", SIM_GFP_NOWAIT},
+    {"GFP_DMA", SIM_GFP_DMA},
+    {"GFP_DMA32", SIM_GFP_DMA32},
+    {"__GFP_DMA", SIM_GFP_DMA},
+    {"__GFP_HIGHMEM", SIM_GFP_HIGHMEM},
+    {"__GFP_DMA32", SIM_GFP_DMA32},
+    {"__GFP_MOVABLE", SIM_GFP_MOVABLE},
+    {"__GFP_RECLAIMABLE", SIM_GFP_RECLAIMABLE},
+    {"__GFP_HIGH", SIM_GFP_HIGH},
+    {"__GFP_IO", SIM_GFP_IO},
+    {"__GFP_FS", SIM_GFP_FS},
+    {"__GFP_ZERO", SIM_GFP_ZERO},
+    {"__GFP_RECLAIM", SIM_GFP_RECLAIM},
+    {"__GFP_DIRECT_RECLAIM", SIM_GFP_DIRECT_RECLAIM},
+    {"__GFP_KSWAPD_RECLAIM", SIM_GFP_KSWAPD_RECLAIM},
+    {"__GFP_WRITE", SIM_GFP_WRITE},
+    {"__GFP_NOWARN", SIM_GFP_NOWARN},
+    {"__GFP_RETRY_MAYFAIL", SIM_GFP_RETRY_MAYFAIL},
+    {"__GFP_NOFAIL", SIM_GFP_NOFAIL},
+    {"__GFP_NORETRY", SIM_GFP_NORETRY},
+    {"__GFP_MEMALLOC", SIM_GFP_MEMALLOC},
+    {"__GFP_COMP", SIM_GFP_COMP},
+    {"__GFP_NOMEMALLOC", SIM_GFP_NOMEMALLOC},
+    {"__GFP_HARDWALL", SIM_GFP_HARDWALL},
+    {"__GFP_THISNODE", SIM_GFP_THISNODE},
+    {"__GFP_ACCOUNT", SIM_GFP_ACCOUNT},
+};
+
+#define NR_GFP_NAMES (sizeof(gfp_names) / sizeof(gfp_names[0]))
+
+int sim_gfp_parse(const char *text, uint32_t *out)
+{
+    uint32_t mask = 0;
+    const char *p = text;
+
+    if (!text || !*text)
+        return -EINVAL;
+    if (!strncmp(text, "0x", 2)) {
+        char *end;
+        unsigned long v = strtoul(text + 2, &end, 16);
+
+        if (end == text + 2 || *end || v > 0xffffffffu)
+            return -EINVAL;
+        *out = (uint32_t)v;
+        return 0;
+    }
+    while (*p) {
+        size_t len = strcspn(p, "|");
+        size_t i;
+
+        for (i = 0; i < NR_GFP_NAMES; i++)
+            if (strlen(gfp_names[i].name) == len && !strncmp(gfp_names[i].name, p, len))
+                break;
+        if (i == NR_GFP_NAMES)
+            return -EINVAL;
+        mask |= gfp_names[i].bits;
+        p += len;
+        if (*p == '|' && !*++p)
+            return -EINVAL;
+    }
+    *out = mask;
+    return 0;
+}
+
+size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len)
+{
+    size_t n = 0;
+    uint32_t left = gfp;
+
+    if (len)
+        buf[0] = 0;
+    if (!gfp)
+        return (size_t)snprintf(buf, len, "0x0");
+    for (size_t i = 0; i < NR_GFP_NAMES && left; i++) {
+        const struct name_bits *nb = &gfp_names[i];
+
+        if ((left & nb->bits) != nb->bits || !strncmp(nb->name, "GFP_DMA", 7))
+            continue;
+        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
+                n ? "|" : "", nb->name);
+        left &= ~nb->bits;
+    }
+    if (left)
+        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s0x%x",
+                n ? "|" : "", left);
+    return n;
+}
+
+static const struct name_bits flag_names[] = {
+    {"SLAB_CONSISTENCY_CHECKS", SIM_SLAB_CONSISTENCY_CHECKS},
+    {"SLAB_RED_ZONE", SIM_SLAB_RED_ZONE},
+    {"SLAB_POISON", SIM_SLAB_POISON},
+    {"SLAB_KMALLOC", SIM_SLAB_KMALLOC},
+    {"SLAB_HWCACHE_ALIGN", SIM_SLAB_HWCACHE_ALIGN},
+    {"SLAB_CACHE_DMA", SIM_SLAB_CACHE_DMA},
+    {"SLAB_STORE_USER", SIM_SLAB_STORE_USER},
+    {"SLAB_RECLAIM_ACCOUNT", SIM_SLAB_RECLAIM_ACCOUNT},
+    {"SLAB_TYPESAFE_BY_RCU", SIM_SLAB_TYPESAFE_BY_RCU},
+    {"SLAB_TRACE", SIM_SLAB_TRACE},
+    {"SLAB_NO_OBJ_EXT", SIM_SLAB_NO_OBJ_EXT},
+    {"SLAB_NOLEAKTRACE", SIM_SLAB_NOLEAKTRACE},
+};
+
+const char *sim_flag_name(uint32_t flag)
+{
+    for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+        if (flag_names[i].bits == flag)
+            return flag_names[i].name;
+    return NULL;
+}
+
+uint32_t sim_flag_lookup(const char *name)
+{
+    for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+        if (!strcmp(flag_names[i].name, name))
+            return flag_names[i].bits;
+    return 0;
+}

@@ -1,0 +1,335 @@
+/*
+ * pcs.c: each CPU's sheaves of a cache (kernel: struct
+ * slub_percpu_sheaves; alloc_from_pcs, __pcs_replace_empty_main,
+ * free_to_pcs, __pcs_replace_full_main, __pcs_install_empty_sheaf,
+ * alloc_from_pcs_bulk, pcs_flush_all).
+ *
+ * Allocation pops from the main sheaf and free pushes to it.  When main is
+ * empty it swaps with a non-empty spare, exchanges itself for a full sheaf
+ * of the barn, or gets refilled from slabs; when main is full it swaps with
+ * a non-full spare, parks itself in the barn for an empty one, or (barn
+ * full) has the spare flushed to slabs.  Caches without sheaves point
+ * main at the shared, never modified bootstrap sheaf (size 0, capacity 0),
+ * so both fast paths fall through to the slab paths.
+ */
+#include "internal.h"
+
+/* Sheaf in slot @which of @cpu's sheaves; 0 when none. */
+static uint32_t *pcs_slot(struct kmem_cache *s, unsigned cpu, enum sim_place_type which)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[cpu];
+
+    switch (which) {
+    case SIM_PL_MAIN:
+        return &pcs->main;
+    case SIM_PL_SPARE:
+        return &pcs->spare;
+    default:
+        return &pcs->rcu_free;
+    }
+}
+
+/* Install sheaf @idx (or 0) in a slot of the current CPU, recording the move. */
+void pcs_set(struct sim *sim, struct kmem_cache *s, enum sim_place_type which, uint32_t idx)
+{
+    *pcs_slot(s, (unsigned)sim->cpu, which) = idx;
+    if (idx)
+        sheaf_set_place(sim, idx, place_cpu(which, (unsigned)sim->cpu));
+}
+
+/* Swap main and spare of the current CPU. */
+static void pcs_swap(struct sim *sim, struct kmem_cache *s)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
+    uint32_t main = pcs->main;
+
+    pcs_set(sim, s, SIM_PL_MAIN, pcs->spare);
+    pcs_set(sim, s, SIM_PL_SPARE, main);
+}
+
+/*
+ * Main is empty: make a non-empty sheaf main (kernel:
+ * __pcs_replace_empty_main).  Returns false when only the slow path can
+ * help (no sheaves, refill failed).
+ */
+static bool replace_empty_main(struct sim *sim, struct kmem_cache *s)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
+    int node = cpu_node(sim);
+    struct node_barn *b;
+    uint32_t empty;
+
+    if (!cache_has_sheaves(s))
+        return false;
+    if (pcs->spare && sheaf_at(sim, pcs->spare)->size > 0) {
+        ev_begin(sim, s, "__pcs_replace_empty_main", "swap_spare", node);
+        pcs_swap(sim, s);
+        ev_end(sim);
+        return true;
+    }
+    b = get_barn(s, node);
+    if (b->full.nr) {
+        uint32_t old = pcs->main;
+
+        ev_begin(sim, s, "barn_replace_empty_sheaf", "exchange", node);
+        pcs_set(sim, s, SIM_PL_MAIN, barn_pop(sim, s, node, true));
+        barn_push(sim, s, node, old, false);
+        stat_add(sim, s, SIM_BARN_GET, 1);
+        ev_end(sim);
+        return true;
+    }
+    ev_begin(sim, s, "__pcs_replace_empty_main", "barn_get_fail", node);
+    stat_add(sim, s, SIM_BARN_GET_FAIL, 1);
+    ev_end(sim);
+
+    if (pcs->spare) {
+        ev_begin(sim, s, "__pcs_replace_empty_main", "take_spare", node);
+        empty = pcs->spare;
+        pcs->spare = 0;
+        sheaf_set_place(sim, empty, place_none(SIM_PL_INFLIGHT));
+    } else if (b->empty.nr) {
+        ev_begin(sim, s, "barn_get_empty_sheaf", "take", node);
+        empty = barn_pop(sim, s, node, false);
+    } else {
+        ev_begin(sim, s, "alloc_empty_sheaf", "new", node);
+        empty = alloc_empty_sheaf(sim, s, s->sheaf_capacity);
+    }
+    ev_end(sim);
+
+    if (!refill_sheaf(sim, s, empty)) {
+        sheaf_flush_unused(sim, s, empty);
+        ev_begin(sim, s, "__pcs_replace_empty_main", "refill_failed", node);
+        free_empty_sheaf(sim, s, empty);
+        ev_end(sim);
+        return false;
+    }
+    ev_begin(sim, s, "__pcs_replace_empty_main", "install", node);
+    if (!pcs->spare)
+        pcs_set(sim, s, SIM_PL_SPARE, pcs->main);
+    else
+        barn_push(sim, s, node, pcs->main, false);
+    pcs_set(sim, s, SIM_PL_MAIN, empty);
+    ev_end(sim);
+    return true;
+}
+
+/*
+ * Allocation fast path (kernel: alloc_from_pcs).  Returns the object, now
+ * the user's, or SIM_NULL to send the caller to the slow path.
+ */
+sim_addr_t alloc_from_pcs(struct sim *sim, struct kmem_cache *s, int node)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
+    struct slab_sheaf *main;
+    sim_addr_t obj;
+
+    if (node != SIM_NUMA_NO_NODE && node != cpu_node(sim)) {
+        ev_begin(sim, s, "alloc_from_pcs", "node_mismatch", node);
+        stat_add(sim, s, SIM_ALLOC_NODE_MISMATCH, 1);
+        ev_end(sim);
+        return SIM_NULL;
+    }
+    if (sheaf_at(sim, pcs->main)->size == 0 && !replace_empty_main(sim, s))
+        return SIM_NULL;
+    main = sheaf_at(sim, pcs->main);
+    obj = main->objects[main->size - 1];
+    if (node != SIM_NUMA_NO_NODE && slab_of(sim, obj)->node != node) {
+        ev_begin(sim, s, "alloc_from_pcs", "node_mismatch", node);
+        stat_add(sim, s, SIM_ALLOC_NODE_MISMATCH, 1);
+        ev_end(sim);
+        return SIM_NULL;
+    }
+    ev_begin(sim, s, "alloc_from_pcs", "fastpath", cpu_node(sim));
+    main->size--;
+    obj_leave(sim, obj, place_in_sheaf(main, main->size), place_none(SIM_PL_USER));
+    stat_add(sim, s, SIM_ALLOC_FASTPATH, 1);
+    ev_end(sim);
+    return obj;
+}
+
+/* Make an empty sheaf main; the old main becomes spare or goes to the barn
+ * (kernel: __pcs_install_empty_sheaf).  Inside an open event. */
+static void install_empty(struct sim *sim, struct kmem_cache *s, uint32_t empty)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
+
+    if (!pcs->spare) {
+        pcs_set(sim, s, SIM_PL_SPARE, pcs->main);
+    } else {
+        /* main and spare both full: the old main is parked, limit or not */
+        barn_push(sim, s, cpu_node(sim), pcs->main, true);
+        stat_add(sim, s, SIM_BARN_PUT, 1);
+    }
+    pcs_set(sim, s, SIM_PL_MAIN, empty);
+}
+
+/*
+ * Main is full: make room (kernel: __pcs_replace_full_main).  Returns false
+ * when the object must go to its slab instead.
+ */
+static bool replace_full_main(struct sim *sim, struct kmem_cache *s)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
+    int node = cpu_node(sim);
+    struct node_barn *b;
+    uint32_t e;
+
+    if (!cache_has_sheaves(s))
+        return false;
+    b = get_barn(s, node);
+    if (!pcs->spare) {
+        if (b->empty.nr) {
+            ev_begin(sim, s, "__pcs_replace_full_main", "spare_from_barn_empty", node);
+            e = barn_pop(sim, s, node, false);
+            pcs_set(sim, s, SIM_PL_SPARE, pcs->main);
+            pcs_set(sim, s, SIM_PL_MAIN, e);
+            ev_end(sim);
+            return true;
+        }
+        goto allocate_empty;
+    }
+    if (sheaf_at(sim, pcs->spare)->size < s->sheaf_capacity) {
+        ev_begin(sim, s, "__pcs_replace_full_main", "swap_spare", node);
+        pcs_swap(sim, s);
+        ev_end(sim);
+        return true;
+    }
+    if (b->full.nr >= MAX_FULL_SHEAVES) {
+        uint32_t f = pcs->spare;
+
+        /* barn_replace_full_sheaf: -E2BIG; the spare goes to slabs */
+        ev_begin(sim, s, "__pcs_replace_full_main", "barn_put_fail", node);
+        stat_add(sim, s, SIM_BARN_PUT_FAIL, 1);
+        pcs->spare = 0;
+        sheaf_set_place(sim, f, place_none(SIM_PL_INFLIGHT));
+        ev_end(sim);
+        sheaf_flush_unused(sim, s, f);
+        ev_begin(sim, s, "__pcs_install_empty_sheaf", "flushed_spare", node);
+        install_empty(sim, s, f);
+        ev_end(sim);
+        return true;
+    }
+    if (b->empty.nr) {
+        uint32_t old = pcs->main;
+
+        ev_begin(sim, s, "barn_replace_full_sheaf", "exchange", node);
+        pcs_set(sim, s, SIM_PL_MAIN, barn_pop(sim, s, node, false));
+        barn_push(sim, s, node, old, true);
+        stat_add(sim, s, SIM_BARN_PUT, 1);
+        ev_end(sim);
+        return true;
+    }
+allocate_empty:
+    /* a failed sheaf allocation (flush main in batches) needs a host-side
+     * injector the model does not have yet; sheaves always allocate */
+    ev_begin(sim, s, "__pcs_install_empty_sheaf", "new_sheaf", node);
+    e = alloc_empty_sheaf(sim, s, s->sheaf_capacity);
+    install_empty(sim, s, e);
+    ev_end(sim);
+    return true;
+}
+
+/* Free fast path (kernel: free_to_pcs).  Returns false when the object
+ * must take the slab path. */
+bool free_to_pcs(struct sim *sim, struct kmem_cache *s, sim_addr_t obj)
+{
+    struct slab_sheaf *main = sheaf_at(sim, s->pcs[sim->cpu].main);
+
+    if (main->size == s->sheaf_capacity && !replace_full_main(sim, s))
+        return false;
+    main = sheaf_at(sim, s->pcs[sim->cpu].main);
+    ev_begin(sim, s, "free_to_pcs", "fastpath", cpu_node(sim));
+    main->objects[main->size] = obj;
+    obj_leave(sim, obj, place_none(SIM_PL_USER), place_in_sheaf(main, main->size));
+    main->size++;
+    stat_add(sim, s, SIM_FREE_FASTPATH, 1);
+    ev_end(sim);
+    return true;
+}
+
+/*
+ * Take up to @n objects from the CPU's sheaves without refilling (kernel:
+ * alloc_from_pcs_bulk).  Returns the number written to @out.
+ */
+unsigned alloc_from_pcs_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, sim_addr_t *out)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
+    int node = cpu_node(sim);
+    unsigned got = 0;
+
+    while (got < n) {
+        struct slab_sheaf *main = sheaf_at(sim, pcs->main);
+        unsigned k;
+
+        if (main->size == 0) {
+            struct node_barn *b;
+
+            if (!cache_has_sheaves(s))
+                break;
+            if (pcs->spare && sheaf_at(sim, pcs->spare)->size > 0) {
+                ev_begin(sim, s, "alloc_from_pcs_bulk", "swap_spare", node);
+                pcs_swap(sim, s);
+                ev_end(sim);
+            } else {
+                b = get_barn(s, node);
+                if (!b->full.nr) {
+                    ev_begin(sim, s, "alloc_from_pcs_bulk", "barn_get_fail", node);
+                    stat_add(sim, s, SIM_BARN_GET_FAIL, 1);
+                    ev_end(sim);
+                    break;
+                }
+                uint32_t old = pcs->main;
+
+                ev_begin(sim, s, "barn_replace_empty_sheaf", "exchange", node);
+                pcs_set(sim, s, SIM_PL_MAIN, barn_pop(sim, s, node, true));
+                barn_push(sim, s, node, old, false);
+                stat_add(sim, s, SIM_BARN_GET, 1);
+                ev_end(sim);
+            }
+            main = sheaf_at(sim, pcs->main);
+        }
+        k = n - got < main->size ? n - got : main->size;
+        ev_begin(sim, s, "alloc_from_pcs_bulk", "take", node);
+        main->size -= k;
+        for (unsigned i = 0; i < k; i++) {
+            out[got + i] = main->objects[main->size + i];
+            obj_leave(sim, out[got + i], place_in_sheaf(main, main->size + i),
+                    place_none(SIM_PL_USER));
+        }
+        stat_add(sim, s, SIM_ALLOC_FASTPATH, k);
+        ev_end(sim);
+        got += k;
+    }
+    return got;
+}
+
+/*
+ * Flush @cpu's sheaves of @s to slabs (kernel: pcs_flush_all, run on that
+ * CPU): the spare is flushed and freed, main is flushed in batches and
+ * stays.  Counters go to @cpu.
+ */
+void pcs_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[cpu];
+    int saved = sim->cpu;
+    uint32_t spare;
+
+    if (!cache_has_sheaves(s))
+        return;
+    if (!pcs->spare && !pcs->rcu_free && !sheaf_at(sim, pcs->main)->size)
+        return;
+    sim->cpu = (int)cpu;
+    spare = pcs->spare;
+    if (spare) {
+        ev_begin(sim, s, "pcs_flush_all", "detach_spare", cpu_node(sim));
+        pcs->spare = 0;
+        sheaf_set_place(sim, spare, place_none(SIM_PL_INFLIGHT));
+        ev_end(sim);
+        sheaf_flush_unused(sim, s, spare);
+        ev_begin(sim, s, "pcs_flush_all", "free_spare", cpu_node(sim));
+        free_empty_sheaf(sim, s, spare);
+        ev_end(sim);
+    }
+    sheaf_flush_main(sim, s, pcs->main);
+    sim->cpu = saved;
+}

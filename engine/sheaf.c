@@ -1,0 +1,168 @@
+/*
+ * sheaf.c: sheaves, the per-CPU arrays of object pointers (kernel: struct
+ * slab_sheaf, alloc_empty_sheaf, free_empty_sheaf, refill_sheaf,
+ * sheaf_flush_unused, sheaf_flush_main, __kmem_cache_free_bulk,
+ * build_detached_freelist).
+ *
+ * A sheaf is a stack: frees push at objects[size], allocations pop from
+ * objects[size - 1].  It is always in exactly one place (a CPU slot, a barn
+ * list, in flight, ...), recorded in sheaf->place.  Refilling takes objects
+ * from slabs in bulk; flushing gives them back, grouping the objects of one
+ * slab into a detached freelist so each group costs one slab update.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+struct slab_sheaf *sheaf_at(const struct sim *sim, uint32_t idx)
+{
+    return pool_at(&sim->sheaves, idx);
+}
+
+/* Move sheaf @idx to @to, recording it in the open event. */
+void sheaf_set_place(struct sim *sim, uint32_t idx, struct sim_place to)
+{
+    struct slab_sheaf *sh = sheaf_at(sim, idx);
+
+    ev_move(sim, SIM_MOVE_SHEAF, sh->id, sh->place, to);
+    sh->place = to;
+}
+
+/* Allocate an empty sheaf with @capacity slots, in flight (kernel:
+ * alloc_empty_sheaf; counts sheaf_alloc).  Returns its pool index. */
+uint32_t alloc_empty_sheaf(struct sim *sim, struct kmem_cache *s, unsigned capacity)
+{
+    uint32_t idx = pool_get(sim, &sim->sheaves);
+    struct slab_sheaf *sh = sheaf_at(sim, idx);
+
+    sh->id = ++sim->next_sheaf_id;
+    sh->cache = s->id;
+    sh->capacity = capacity;
+    sh->rcu_node = -1;
+    sh->place = place_none(SIM_PL_NONE);
+    sh->objects = sim_zalloc(sim, (capacity ? capacity : 1) * sizeof(*sh->objects));
+    stat_add(sim, s, SIM_SHEAF_ALLOC, 1);
+    sheaf_set_place(sim, idx, place_none(SIM_PL_INFLIGHT));
+    return idx;
+}
+
+/* Free an empty sheaf (kernel: free_empty_sheaf; counts sheaf_free). */
+void free_empty_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
+{
+    struct slab_sheaf *sh = sheaf_at(sim, idx);
+
+    SIM_BUG_ON(sh->size || idx == BOOTSTRAP_SHEAF);
+    sheaf_set_place(sim, idx, place_none(SIM_PL_NONE));
+    stat_add(sim, s, SIM_SHEAF_FREE, 1);
+    sim_free(sh->objects);
+    sh->objects = NULL;
+    sh->id = 0;
+    pool_put(sim, &sim->sheaves, idx);
+}
+
+/*
+ * Fill sheaf @idx to its capacity from slabs (kernel: refill_sheaf).
+ * Returns true when it is full; on false the objects obtained stay in it.
+ */
+bool refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
+{
+    struct slab_sheaf *sh = sheaf_at(sim, idx);
+    unsigned want = sh->capacity - sh->size, got;
+    struct obj_sink sink = {.sheaf = idx};
+
+    if (!want)
+        return true;
+    got = refill_objects(sim, s, &sink, want, want);
+    ev_begin(sim, s, "refill_sheaf", got == want ? "full" : "short", cpu_node(sim));
+    stat_add(sim, s, SIM_SHEAF_REFILL, got);
+    ev_end(sim);
+    return got == want;
+}
+
+/*
+ * Free @m objects to their slabs, grouping the objects of one slab with a
+ * look-ahead of 3 (kernel: __kmem_cache_free_bulk, build_detached_freelist).
+ * The objects are in flight; the array is consumed from its end.
+ */
+void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, size_t m)
+{
+    sim_addr_t *group = sim_zalloc(sim, (m ? m : 1) * sizeof(*group));
+
+    while (m > 0) {
+        sim_addr_t last = p[--m];
+        struct slab *slab = slab_of(sim, last);
+        uint32_t idx = slab_idx(sim, slab);
+        size_t same = m, cnt = 1;
+        unsigned look = 3;
+
+        ev_begin(sim, s, "build_detached_freelist", "group", slab->node);
+        group[0] = last;
+        set_freepointer(sim, s, last, SIM_NULL);
+        for (size_t i = m; i-- > 0;) {
+            if (slab_of(sim, p[i]) == slab) {
+                if (p[i] == group[0]) {
+                    /* a double free the sheaf did not catch: the kernel's
+                     * set_freepointer() BUG_ON would fire here */
+                    ev_report(sim, "kernel BUG at mm/slub.c: set_freepointer(): "
+                                   "object == fp (double free)");
+                    ev_label(sim, "double_free");
+                    inflight_drop_one(sim, p[i]);
+                } else {
+                    set_freepointer(sim, s, p[i], group[0]);
+                    memmove(group + 1, group, cnt * sizeof(*group));
+                    group[0] = p[i];
+                    cnt++;
+                }
+                same--;
+                p[i] = p[same];
+            } else if (--look == 0) {
+                break;
+            }
+        }
+        m = same;
+        ev_end(sim);
+        slab_free_to_slab(sim, s, idx, group, (unsigned)cnt, place_none(SIM_PL_INFLIGHT));
+    }
+    sim_free(group);
+}
+
+/* Move the top @k objects of sheaf @idx into flight (one event), then free
+ * them to slabs; @fn names the kernel function. */
+static void flush_top(struct sim *sim, struct kmem_cache *s, uint32_t idx, unsigned k,
+        const char *fn)
+{
+    struct slab_sheaf *sh = sheaf_at(sim, idx);
+    sim_addr_t *batch = sim_zalloc(sim, k * sizeof(*batch));
+
+    ev_begin(sim, s, fn, "flush", cpu_node(sim));
+    for (unsigned i = 0; i < k; i++) {
+        unsigned slot = sh->size - k + i;
+
+        batch[i] = sh->objects[slot];
+        inflight_add(sim, batch[i], place_in_sheaf(sh, slot));
+    }
+    sh->size -= k;
+    stat_add(sim, s, SIM_SHEAF_FLUSH, k);
+    ev_end(sim);
+    bulk_free_to_slabs(sim, s, batch, k);
+    sim_free(batch);
+}
+
+/* Empty a sheaf that no CPU uses (kernel: sheaf_flush_unused). */
+void sheaf_flush_unused(struct sim *sim, struct kmem_cache *s, uint32_t idx)
+{
+    unsigned k = sheaf_at(sim, idx)->size;
+
+    if (k)
+        flush_top(sim, s, idx, k, "sheaf_flush_unused");
+}
+
+/* Empty a CPU's main sheaf in batches of PCS_BATCH_MAX (kernel:
+ * sheaf_flush_main). */
+void sheaf_flush_main(struct sim *sim, struct kmem_cache *s, uint32_t idx)
+{
+    unsigned size;
+
+    while ((size = sheaf_at(sim, idx)->size) > 0)
+        flush_top(sim, s, idx, size < PCS_BATCH_MAX ? size : PCS_BATCH_MAX, "sheaf_flush_main");
+}

@@ -1,0 +1,479 @@
+/*
+ * sim.c: the machine.  Creation, destruction, cloning, and sim_apply(),
+ * which runs one operation on one CPU.
+ *
+ * All host memory the engine uses goes through sim_zalloc()/sim_realloc().
+ * If the host runs out in the middle of an operation (or a test injects
+ * that), the allocation unwinds to sim_apply(), which returns -ENOMEM and
+ * marks the machine broken: a half-applied operation is never visible,
+ * because every later call on a broken machine fails with -EIO.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void sim_bug(const char *file, int line, const char *cond)
+{
+    fprintf(stderr, "%s:%d: BUG: %s\n", file, line, cond);
+    abort();
+}
+
+static bool host_alloc_fails(struct sim *sim)
+{
+    if (!sim->fail_alloc_in)
+        return false;
+    return --sim->fail_alloc_in == 0;
+}
+
+static void *host_oom(struct sim *sim)
+{
+    SIM_BUG_ON(!sim->in_apply); /* outside sim_apply() allocations are checked */
+    longjmp(sim->oom_jmp, 1);
+}
+
+/* Zeroed host memory; never returns NULL (unwinds instead). */
+void *sim_zalloc(struct sim *sim, size_t size)
+{
+    void *p = host_alloc_fails(sim) ? NULL : calloc(1, size);
+
+    return p ? p : host_oom(sim);
+}
+
+/* realloc that never returns NULL (unwinds instead). */
+void *sim_realloc(struct sim *sim, void *old, size_t size)
+{
+    void *p = host_alloc_fails(sim) ? NULL : realloc(old, size);
+
+    return p ? p : host_oom(sim);
+}
+
+void sim_free(void *p)
+{
+    free(p);
+}
+
+void sim_config_default(struct sim_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->nr_cpus = 2;
+    cfg->nr_nodes = 1;
+    cfg->mem_per_node = 64ull << 20;
+    cfg->seed = 1;
+    for (unsigned i = 0; i < SIM_NR_VARIANTS; i++)
+        cfg->variant[i] = SIM_AFTER;
+    cfg->model = SIM_MODEL_SHEAVES;
+    cfg->freelist_hardened = true;
+    cfg->freelist_random = false;
+}
+
+static const char *const variant_names[SIM_NR_VARIANTS] = {
+    [SIM_VAR_DEFERRED_FREELIST] = "DEFERRED_FREELIST",
+    [SIM_VAR_BARN_REFILL] = "BARN_REFILL",
+    [SIM_VAR_REFILL_RETURN] = "REFILL_RETURN",
+};
+
+const char *sim_variant_name(unsigned v)
+{
+    return v < SIM_NR_VARIANTS ? variant_names[v] : NULL;
+}
+
+int sim_variant_lookup(const char *name)
+{
+    for (unsigned i = 0; i < SIM_NR_VARIANTS; i++)
+        if (!strcmp(variant_names[i], name))
+            return (int)i;
+    return -1;
+}
+
+const char *sim_model_name(enum sim_model m)
+{
+    return m == SIM_MODEL_SHEAVES ? "sheaves" : m == SIM_MODEL_LEGACY ? "legacy" : NULL;
+}
+
+int sim_model_lookup(const char *name)
+{
+    if (!strcmp(name, "sheaves"))
+        return SIM_MODEL_SHEAVES;
+    if (!strcmp(name, "legacy"))
+        return SIM_MODEL_LEGACY;
+    return -1;
+}
+
+const struct sim_config *sim_get_config(const struct sim *sim)
+{
+    return &sim->cfg;
+}
+
+static int check_config(const struct sim_config *cfg)
+{
+    if (cfg->nr_cpus < 1 || cfg->nr_cpus > SIM_MAX_CPUS)
+        return -EINVAL;
+    if (cfg->nr_nodes < 1 || cfg->nr_nodes > SIM_MAX_NODES)
+        return -EINVAL;
+    for (unsigned c = 0; c < cfg->nr_cpus; c++)
+        if (cfg->cpu_node[c] >= cfg->nr_nodes)
+            return -EINVAL;
+    if (cfg->mem_per_node < (uint64_t)PAGE_SIZE * CHUNK_PAGES ||
+            cfg->mem_per_node % ((uint64_t)PAGE_SIZE * CHUNK_PAGES) ||
+            cfg->mem_per_node > (64ull << 30))
+        return -EINVAL;
+    for (unsigned v = 0; v < SIM_NR_VARIANTS; v++)
+        if (cfg->variant[v] > SIM_AFTER)
+            return -EINVAL;
+    if (cfg->model != SIM_MODEL_SHEAVES)
+        return -EINVAL; /* the legacy model is not implemented yet */
+    if (cfg->present_cpus > cfg->nr_cpus)
+        return -EINVAL;
+    return 0;
+}
+
+static void free_zone(struct zone *z)
+{
+    if (!z->chunk)
+        return;
+    for (unsigned long c = 0; c < z->pages / CHUNK_PAGES; c++) {
+        if (!z->chunk[c])
+            continue;
+        for (unsigned i = 0; i < CHUNK_PAGES; i++)
+            free(z->chunk[c][i].bytes);
+        free(z->chunk[c]);
+    }
+    free(z->chunk);
+}
+
+static void free_cache(struct kmem_cache *s)
+{
+    if (!s)
+        return;
+    free(s->random_seq);
+    free(s->pcs);
+    free(s->node);
+    free(s->barn);
+    free(s->stats);
+    free(s);
+}
+
+void sim_destroy(struct sim *sim)
+{
+    if (!sim)
+        return;
+    for (unsigned i = 0; i < sim->nr_zones; i++)
+        free_zone(&sim->zones[i]);
+    free(sim->zones);
+    for (unsigned i = 0; i < sim->nr_caches; i++)
+        free_cache(sim->caches[i]);
+    free(sim->caches);
+    for (uint32_t i = 1; i < sim->sheaves.used; i++)
+        free(((struct slab_sheaf *)pool_at(&sim->sheaves, i))->objects);
+    pool_release(&sim->sheaves);
+    pool_release(&sim->slabs);
+    free(sim->inflight);
+    free(sim->ev.moves);
+    free(sim);
+}
+
+int sim_create(const struct sim_config *cfg, struct sim **out)
+{
+    struct sim *sim;
+    struct slab_sheaf *boot;
+
+    if (check_config(cfg))
+        return -EINVAL;
+    sim = calloc(1, sizeof(*sim));
+    if (!sim)
+        return -ENOMEM;
+    sim->cfg = *cfg;
+    sim->fail_page_order = -1;
+    rng_seed(&sim->rng, cfg->seed);
+    for (unsigned i = 0; i < 16; i++)
+        sim->kmalloc_cache[i] = -1;
+    pool_init(&sim->slabs, sizeof(struct slab));
+    pool_init(&sim->sheaves, sizeof(struct slab_sheaf));
+    sim->in_apply = true;
+    if (setjmp(sim->oom_jmp)) {
+        sim_destroy(sim);
+        return -ENOMEM;
+    }
+    sim->nr_zones = cfg->nr_nodes;
+    sim->zones = sim_zalloc(sim, cfg->nr_nodes * sizeof(*sim->zones));
+    for (unsigned n = 0; n < cfg->nr_nodes; n++) {
+        struct zone *z = &sim->zones[n];
+
+        z->node = (int)n;
+        z->start = DIRECT_MAP_BASE + PHYS_START + n * cfg->mem_per_node;
+        z->pages = (unsigned long)(cfg->mem_per_node / PAGE_SIZE);
+        z->free_pages = z->pages;
+        z->chunk = sim_zalloc(sim, (z->pages / CHUNK_PAGES) * sizeof(*z->chunk));
+    }
+    /* the bootstrap sheaf: shared by caches without sheaves, never modified */
+    SIM_BUG_ON(pool_get(sim, &sim->sheaves) != BOOTSTRAP_SHEAF);
+    boot = pool_at(&sim->sheaves, BOOTSTRAP_SHEAF);
+    boot->cache = -1;
+    boot->rcu_node = -1;
+    boot->place = place_none(SIM_PL_NONE);
+    sim->in_apply = false;
+    *out = sim;
+    return 0;
+}
+
+/* Deep copies for sim_clone(); each returns 0 or -ENOMEM. */
+static int clone_zone(struct zone *dst, const struct zone *src)
+{
+    unsigned long nr = src->pages / CHUNK_PAGES;
+
+    *dst = *src;
+    dst->chunk = calloc(nr, sizeof(*dst->chunk));
+    if (!dst->chunk)
+        return -ENOMEM;
+    for (unsigned long c = 0; c < nr; c++) {
+        if (!src->chunk[c])
+            continue;
+        dst->chunk[c] = malloc(CHUNK_PAGES * sizeof(struct sim_page));
+        if (!dst->chunk[c])
+            return -ENOMEM;
+        memcpy(dst->chunk[c], src->chunk[c], CHUNK_PAGES * sizeof(struct sim_page));
+        for (unsigned i = 0; i < CHUNK_PAGES; i++)
+            dst->chunk[c][i].bytes = NULL;
+        for (unsigned i = 0; i < CHUNK_PAGES; i++) {
+            if (!src->chunk[c][i].bytes)
+                continue;
+            dst->chunk[c][i].bytes = malloc(PAGE_SIZE);
+            if (!dst->chunk[c][i].bytes)
+                return -ENOMEM;
+            memcpy(dst->chunk[c][i].bytes, src->chunk[c][i].bytes, PAGE_SIZE);
+        }
+    }
+    return 0;
+}
+
+static void *dup_mem(const void *src, size_t size)
+{
+    void *p;
+
+    if (!src)
+        return NULL;
+    p = malloc(size ? size : 1);
+    if (p)
+        memcpy(p, src, size);
+    return p;
+}
+
+static int clone_cache(const struct sim *sim, struct kmem_cache **dst,
+        const struct kmem_cache *src)
+{
+    struct kmem_cache *s = dup_mem(src, sizeof(*src));
+
+    *dst = s;
+    if (!s)
+        return -ENOMEM;
+    s->random_seq = NULL;
+    s->pcs = NULL;
+    s->node = NULL;
+    s->barn = NULL;
+    s->stats = NULL;
+    if (src->random_seq &&
+            !(s->random_seq = dup_mem(src->random_seq, src->oo.objects * sizeof(unsigned))))
+        return -ENOMEM;
+    s->pcs = dup_mem(src->pcs, sim->cfg.nr_cpus * sizeof(*src->pcs));
+    s->node = dup_mem(src->node, sim->cfg.nr_nodes * sizeof(*src->node));
+    s->barn = dup_mem(src->barn, sim->cfg.nr_nodes * sizeof(*src->barn));
+    s->stats = dup_mem(src->stats, sim->cfg.nr_cpus * sizeof(*src->stats));
+    if (!s->pcs || !s->node || !s->barn || !s->stats)
+        return -ENOMEM;
+    return 0;
+}
+
+int sim_clone(const struct sim *src, struct sim **out)
+{
+    struct sim *sim;
+
+    if (src->broken)
+        return -EIO;
+    sim = calloc(1, sizeof(*sim));
+    if (!sim)
+        return -ENOMEM;
+    *sim = *src;
+    sim->zones = NULL;
+    sim->nr_zones = 0;
+    sim->caches = NULL;
+    sim->nr_caches = sim->cap_caches = 0;
+    memset(&sim->slabs, 0, sizeof(sim->slabs));
+    memset(&sim->sheaves, 0, sizeof(sim->sheaves));
+    sim->inflight = NULL;
+    sim->cap_inflight = 0;
+    memset(&sim->ev, 0, sizeof(sim->ev));
+    sim->event_fn = NULL;
+    sim->event_arg = NULL;
+    sim->res = NULL;
+    sim->in_apply = false;
+
+    sim->zones = calloc(src->nr_zones, sizeof(*sim->zones));
+    if (!sim->zones)
+        goto err;
+    for (unsigned i = 0; i < src->nr_zones; i++) {
+        sim->nr_zones = i + 1;
+        if (clone_zone(&sim->zones[i], &src->zones[i]))
+            goto err;
+    }
+    sim->caches = calloc(src->cap_caches ? src->cap_caches : 1, sizeof(*sim->caches));
+    if (!sim->caches)
+        goto err;
+    sim->cap_caches = src->cap_caches;
+    for (unsigned i = 0; i < src->nr_caches; i++) {
+        sim->nr_caches = i + 1;
+        if (clone_cache(src, &sim->caches[i], src->caches[i]))
+            goto err;
+    }
+    if (pool_clone(&sim->slabs, &src->slabs))
+        goto err;
+    if (pool_clone(&sim->sheaves, &src->sheaves))
+        goto err;
+    for (uint32_t i = 1; i < sim->sheaves.used; i++)
+        ((struct slab_sheaf *)pool_at(&sim->sheaves, i))->objects = NULL;
+    for (uint32_t i = 1; i < sim->sheaves.used; i++) {
+        const struct slab_sheaf *s_sh = pool_at(&src->sheaves, i);
+        struct slab_sheaf *d_sh = pool_at(&sim->sheaves, i);
+
+        if (s_sh->objects && !(d_sh->objects = dup_mem(s_sh->objects,
+                                       (s_sh->capacity ? s_sh->capacity : 1) *
+                                               sizeof(sim_addr_t))))
+            goto err;
+    }
+    if (src->nr_inflight) {
+        sim->inflight = dup_mem(src->inflight, src->nr_inflight * sizeof(sim_addr_t));
+        if (!sim->inflight)
+            goto err;
+        sim->cap_inflight = src->nr_inflight;
+    }
+    *out = sim;
+    return 0;
+err:
+    sim_destroy(sim);
+    return -ENOMEM;
+}
+
+unsigned sim_nr_caches(const struct sim *sim)
+{
+    return sim->nr_caches;
+}
+
+int sim_cache_lookup(const struct sim *sim, const char *name)
+{
+    for (unsigned i = 0; i < sim->nr_caches; i++)
+        if (!strcmp(sim->caches[i]->name, name))
+            return (int)i;
+    return -1;
+}
+
+void sim_fail_host_alloc(struct sim *sim, unsigned long n)
+{
+    sim->fail_alloc_in = n;
+}
+
+void sim_fail_pages(struct sim *sim, int order)
+{
+    sim->fail_page_order = order;
+}
+
+/* Check an operation against the machine; 0 or -EINVAL with a message. */
+static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_result *res)
+{
+    bool needs_cache = op->kind != SIM_OP_CREATE && op->kind != SIM_OP_KMALLOC &&
+            op->kind != SIM_OP_KFREE;
+
+    if ((unsigned)op->kind >= SIM_NR_OPS) {
+        snprintf(res->message, sizeof(res->message), "unknown operation %d", (int)op->kind);
+        return -EINVAL;
+    }
+    if (op->cpu >= sim->cfg.nr_cpus) {
+        snprintf(res->message, sizeof(res->message), "CPU %u does not exist (the machine has %u)",
+                op->cpu, sim->cfg.nr_cpus);
+        return -EINVAL;
+    }
+    if (op->node != SIM_NUMA_NO_NODE && (op->node < 0 || (unsigned)op->node >= sim->cfg.nr_nodes)) {
+        snprintf(res->message, sizeof(res->message), "node %d does not exist (the machine has %u)",
+                op->node, sim->cfg.nr_nodes);
+        return -EINVAL;
+    }
+    if (needs_cache && (op->cache < 0 || (unsigned)op->cache >= sim->nr_caches ||
+                               !sim->caches[op->cache]->alive)) {
+        snprintf(res->message, sizeof(res->message), "cache %d does not exist", op->cache);
+        return -EINVAL;
+    }
+    if (op->kind == SIM_OP_ALLOC_BULK && (op->count < 1 || op->count > (1u << 20) || !op->out)) {
+        snprintf(res->message, sizeof(res->message), "alloc_bulk count %u is not in 1..%u",
+                op->count, 1u << 20);
+        return -EINVAL;
+    }
+    return 0;
+}
+
+int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
+{
+    struct kmem_cache *s = NULL;
+    uint32_t gfp = op->gfp ? op->gfp : SIM_GFP_KERNEL;
+    int ret = 0;
+
+    memset(res, 0, sizeof(*res));
+    res->cache = -1;
+    if (sim->broken) {
+        snprintf(res->message, sizeof(res->message),
+                "the machine ran out of host memory earlier and cannot continue");
+        return -EIO;
+    }
+    if (check_op(sim, op, res))
+        return -EINVAL;
+    if (op->kind != SIM_OP_CREATE && op->kind != SIM_OP_KMALLOC && op->kind != SIM_OP_KFREE)
+        s = sim->caches[op->cache];
+    sim->cpu = (int)op->cpu;
+    sim->res = res;
+    sim->in_apply = true;
+    if (setjmp(sim->oom_jmp)) {
+        sim->in_apply = false;
+        sim->broken = true;
+        snprintf(res->message, sizeof(res->message), "host memory exhausted");
+        return -ENOMEM;
+    }
+    switch (op->kind) {
+    case SIM_OP_CREATE:
+        ret = kmem_cache_create(sim, &op->create, &res->cache, res->message,
+                sizeof(res->message));
+        break;
+    case SIM_OP_ALLOC:
+        res->cache = s->id;
+        res->addr = kmem_cache_alloc_node(sim, s, op->node, gfp);
+        break;
+    case SIM_OP_FREE:
+        res->cache = s->id;
+        kmem_cache_free(sim, s, op->addr);
+        break;
+    case SIM_OP_KMALLOC:
+        ret = kmalloc(sim, op->size, op->node, gfp, res);
+        break;
+    case SIM_OP_KFREE:
+        kfree(sim, op->addr);
+        break;
+    case SIM_OP_ALLOC_BULK:
+        res->cache = s->id;
+        res->count = kmem_cache_alloc_bulk(sim, s, op->count, op->out);
+        break;
+    case SIM_OP_FLUSH_ALL:
+        flush_all(sim, s);
+        break;
+    case SIM_OP_SHRINK:
+        kmem_cache_shrink(sim, s);
+        break;
+    case SIM_OP_DESTROY:
+        kmem_cache_destroy(sim, s);
+        break;
+    default:
+        break;
+    }
+    sim->in_apply = false;
+    SIM_BUG_ON(sim->nr_inflight != 0 || sim->ev.open);
+    if (!ret)
+        sim->op++;
+    return ret;
+}

@@ -1,0 +1,198 @@
+/*
+ * sizing.c: how a cache's geometry follows from its arguments (kernel:
+ * calculate_alignment, calculate_sizes, calculate_order, calc_slab_order,
+ * calculate_sheaf_capacity, and the min_partial rule of
+ * do_kmem_cache_create).
+ *
+ * Pure functions of the arguments and the CPU count: the same numbers
+ * /sys/kernel/slab shows (slab_size, align, objs_per_slab, order,
+ * min_partial, sheaf_capacity).  The geometry check of `slublab geometry`
+ * compares them against a live kernel.
+ */
+#include "internal.h"
+
+static unsigned round_up_u(unsigned x, unsigned a)
+{
+    return (x + a - 1) / a * a;
+}
+
+static unsigned fls_u(unsigned x)
+{
+    return x ? 32u - (unsigned)__builtin_clz(x) : 0;
+}
+
+/* Smallest order whose block holds @size bytes (kernel: get_order). */
+unsigned get_order(unsigned long size)
+{
+    unsigned order = 0;
+
+    while ((unsigned long)PAGE_SIZE << order < size)
+        order++;
+    return order;
+}
+
+static unsigned order_objects(unsigned order, unsigned size)
+{
+    return (unsigned)(((unsigned long)PAGE_SIZE << order) / size);
+}
+
+/* Bytes kmalloc really gives for @size (kernel: kmalloc_size_roundup). */
+unsigned long kmalloc_size_roundup(unsigned long size)
+{
+    if (size <= 8)
+        return 8;
+    if (size <= 16)
+        return 16;
+    if (size <= 32)
+        return 32;
+    if (size <= 64)
+        return 64;
+    if (size <= 96)
+        return 96;
+    if (size <= 128)
+        return 128;
+    if (size <= 192)
+        return 192;
+    for (unsigned long c = 256; c <= 8192; c <<= 1)
+        if (size <= c)
+            return c;
+    return ((size + PAGE_SIZE - 1) / PAGE_SIZE) * PAGE_SIZE;
+}
+
+/* (kernel: calculate_alignment in slab_common.c, and create_boot_cache's
+ * natural alignment for kmalloc caches) */
+unsigned calculate_alignment(uint32_t flags, unsigned align, unsigned size)
+{
+    if (flags & SIM_SLAB_HWCACHE_ALIGN) {
+        unsigned ralign = CACHE_LINE_SIZE;
+
+        while (size <= ralign / 2)
+            ralign /= 2;
+        align = align > ralign ? align : ralign;
+    }
+    if (flags & SIM_SLAB_KMALLOC) {
+        unsigned natural = 1u << __builtin_ctz(size);
+
+        align = align > natural ? align : natural;
+    }
+    if (align < ARCH_SLAB_MINALIGN)
+        align = ARCH_SLAB_MINALIGN;
+    return round_up_u(align, 8);
+}
+
+/* Object layout (kernel: calculate_sizes); sets size, inuse, offset,
+ * red_left_pad and OBJECT_POISON of @s from its other fields. */
+void calculate_sizes(struct kmem_cache *s, bool use_freeptr_offset, unsigned freeptr_offset)
+{
+    uint32_t flags = s->flags;
+    unsigned size = round_up_u(s->object_size, 8);
+    bool orig_size = (flags & SIM_SLAB_KMALLOC) && (flags & SIM_SLAB_STORE_USER);
+
+    if ((flags & SIM_SLAB_POISON) && !(flags & SIM_SLAB_TYPESAFE_BY_RCU) && !s->ctor)
+        s->flags |= OBJECT_POISON;
+    else
+        s->flags &= ~OBJECT_POISON;
+    if ((flags & SIM_SLAB_RED_ZONE) && size == s->object_size)
+        size += 8;
+    s->inuse = size;
+    if (((flags & SIM_SLAB_TYPESAFE_BY_RCU) && !use_freeptr_offset) ||
+            (flags & SIM_SLAB_POISON) || (s->ctor && !use_freeptr_offset) ||
+            ((flags & SIM_SLAB_RED_ZONE) && (s->object_size < 8 || orig_size))) {
+        s->offset = size; /* outside the object */
+        size += 8;
+    } else if (((flags & SIM_SLAB_TYPESAFE_BY_RCU) || s->ctor) && use_freeptr_offset) {
+        s->offset = freeptr_offset;
+    } else {
+        s->offset = (s->object_size / 2) / 8 * 8; /* the middle, word aligned */
+    }
+    if (flags & SIM_SLAB_STORE_USER) {
+        size += 2 * TRACK_SIZE;
+        if (flags & SIM_SLAB_KMALLOC)
+            size += 8;
+    }
+    s->red_left_pad = 0;
+    if (flags & SIM_SLAB_RED_ZONE) {
+        size += 8;
+        s->red_left_pad = round_up_u(8, s->align);
+        size += s->red_left_pad;
+    }
+    s->size = round_up_u(size, s->align);
+}
+
+static unsigned calc_slab_order(unsigned size, unsigned min_order, unsigned max_order,
+        unsigned fract)
+{
+    unsigned order;
+
+    for (order = min_order; order <= max_order; order++) {
+        unsigned long bytes = (unsigned long)PAGE_SIZE << order;
+
+        if (bytes % size <= bytes / fract)
+            break;
+    }
+    return order;
+}
+
+/* Slab order for objects of @size with @cpus present CPUs (kernel:
+ * calculate_order).  Returns the order or -E2BIG. */
+int calculate_order(unsigned size, unsigned cpus, unsigned nr_cpu_ids)
+{
+    unsigned min_objects, max_objects, min_order, order;
+
+    if (cpus <= 1)
+        cpus = nr_cpu_ids;
+    min_objects = 4 * (fls_u(cpus) + 1);
+    max_objects = order_objects(SLUB_MAX_ORDER, size);
+    if (max_objects < 1)
+        max_objects = 1;
+    if (min_objects > max_objects)
+        min_objects = max_objects;
+    min_order = get_order((unsigned long)min_objects * size); /* slub_min_order is 0 */
+    if (order_objects(min_order, size) > MAX_OBJS_PER_PAGE)
+        return (int)get_order((unsigned long)size * MAX_OBJS_PER_PAGE) - 1;
+    for (unsigned fraction = 16; fraction > 1; fraction /= 2) {
+        order = calc_slab_order(size, min_order, SLUB_MAX_ORDER, fraction);
+        if (order <= SLUB_MAX_ORDER)
+            return (int)order;
+    }
+    order = get_order(size);
+    if (order <= MAX_PAGE_ORDER)
+        return (int)order;
+    return -E2BIG;
+}
+
+/* Fill oo and min of @s from its size.  0 or -E2BIG. */
+int calculate_oo(struct kmem_cache *s, unsigned cpus, unsigned nr_cpu_ids)
+{
+    int order = calculate_order(s->size, cpus, nr_cpu_ids);
+
+    if (order < 0)
+        return order;
+    s->oo.order = (unsigned)order;
+    s->oo.objects = order_objects((unsigned)order, s->size);
+    s->min.order = get_order(s->size);
+    s->min.objects = order_objects(s->min.order, s->size);
+    if (s->oo.objects > MAX_OBJS_PER_PAGE)
+        s->oo.objects = MAX_OBJS_PER_PAGE;
+    return 0;
+}
+
+/* (kernel: do_kmem_cache_create: ilog2(size) / 2 clamped to 5..10) */
+unsigned calculate_min_partial(unsigned size)
+{
+    unsigned v = (fls_u(size) - 1) / 2;
+
+    return v < MIN_PARTIAL ? MIN_PARTIAL : v > MAX_PARTIAL ? MAX_PARTIAL : v;
+}
+
+/* (kernel: calculate_sheaf_capacity) */
+unsigned calculate_sheaf_capacity(uint32_t flags, unsigned size, unsigned requested)
+{
+    unsigned base;
+
+    if (flags & (SIM_SLAB_DEBUG_FLAGS | SIM_SLAB_NO_OBJ_EXT | SIM_SLAB_NOLEAKTRACE))
+        return 0;
+    base = size >= 4096 ? 4 : size >= 1024 ? 12 : size >= 256 ? 26 : 60;
+    base = (unsigned)(kmalloc_size_roundup(SHEAF_HEADER_SIZE + 8ul * base) - SHEAF_HEADER_SIZE) / 8;
+    return base > requested ? base : requested;
+}

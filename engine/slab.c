@@ -1,0 +1,280 @@
+/*
+ * slab.c: slabs carved from pages, and how their objects come out.
+ *
+ * new_slab() takes pages from the page allocator at the cache's preferred
+ * order, falling back to the minimum order (kernel: allocate_slab).  What
+ * happens next depends on the DEFERRED_FREELIST variant: before, the whole
+ * freelist is written at once (kernel before dc795d4c0282:
+ * shuffle_freelist) and objects are popped from it; after, objects are
+ * emitted by the slab object iterator and a freelist is built only for
+ * the remainder (kernel: init_slab_obj_iter, next_slab_obj,
+ * build_slab_freelist).  Both walk the same order, from the same random
+ * draws, so they hand out identical objects; only the free-pointer traffic
+ * differs.  discard_slab() gives the pages back.
+ */
+#include "internal.h"
+
+struct slab_obj_iter {
+    sim_addr_t start;  /* address of object 0 */
+    unsigned pos;      /* next index (sequential) or position in random_seq */
+    unsigned count;    /* length of random_seq */
+    unsigned long limit; /* bytes of objects this slab really has */
+    bool random;
+    const unsigned *seq;
+    unsigned size;
+};
+
+struct slab *slab_at(const struct sim *sim, uint32_t idx)
+{
+    return pool_at(&sim->slabs, idx);
+}
+
+uint32_t slab_idx(const struct sim *sim, const struct slab *slab)
+{
+    const struct sim_page *p = page_of(sim, slab->base);
+
+    return p->slab;
+}
+
+/* Index of @obj in @slab, or -1 when @obj is not the start of one of its
+ * objects (kernel: check_valid_pointer). */
+long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj)
+{
+    sim_addr_t first = slab->base + s->red_left_pad;
+    uint64_t off;
+
+    if (obj < first)
+        return -1;
+    off = obj - first;
+    if (off % s->size || off / s->size >= slab->objects)
+        return -1;
+    return (long)(off / s->size);
+}
+
+/* (kernel: init_slab_obj_iter; the random start is drawn here) */
+static void slab_iter_init(struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
+        struct slab_obj_iter *it)
+{
+    it->start = slab->base + s->red_left_pad;
+    it->pos = 0;
+    it->size = s->size;
+    it->seq = s->random_seq;
+    it->random = s->random_seq && slab->objects >= 2;
+    it->count = s->oo.objects;
+    it->limit = (unsigned long)slab->objects * s->size;
+    if (it->random)
+        it->pos = rng_below(&sim->rng, it->count);
+}
+
+/* (kernel: next_slab_obj / next_freelist_entry) */
+static sim_addr_t slab_iter_next(struct slab_obj_iter *it)
+{
+    unsigned off;
+
+    if (!it->random)
+        return it->start + (sim_addr_t)(it->pos++) * it->size;
+    do {
+        off = it->seq[it->pos];
+        it->pos = (it->pos + 1) % it->count;
+    } while (off >= it->limit);
+    return it->start + off;
+}
+
+/* Chain the next @k objects of @it onto @slab's freelist, last -> NULL. */
+static void chain_from_iter(struct sim *sim, struct kmem_cache *s, struct slab *slab,
+        struct slab_obj_iter *it, unsigned k)
+{
+    sim_addr_t prev = SIM_NULL;
+
+    slab->freelist = SIM_NULL;
+    for (unsigned i = 0; i < k; i++) {
+        sim_addr_t obj = slab_iter_next(it);
+
+        if (prev)
+            set_freepointer(sim, s, prev, obj);
+        else
+            slab->freelist = obj;
+        prev = obj;
+    }
+    if (prev)
+        set_freepointer(sim, s, prev, SIM_NULL);
+}
+
+/*
+ * Get a slab's worth of pages on @node (kernel: new_slab, allocate_slab).
+ * Returns the slab's pool index with the slab on no list (private to the
+ * caller), or 0 when the page allocator has no block large enough.
+ * Does not count alloc_slab or nr_slabs: callers do.
+ */
+uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node)
+{
+    struct kmem_order_objects oo = s->oo;
+    struct slab *slab;
+    sim_addr_t base;
+    uint32_t idx;
+    bool fallback = false;
+
+    ev_begin(sim, s, "new_slab", "oo", node);
+    if (page_alloc(sim, node, oo.order, &base)) {
+        oo = s->min;
+        fallback = true;
+        if (page_alloc(sim, node, oo.order, &base)) {
+            ev_label(sim, "nomem");
+            ev_end(sim);
+            return 0;
+        }
+        ev_label(sim, "order_fallback");
+        stat_add(sim, s, SIM_ORDER_FALLBACK, 1);
+    }
+    idx = pool_get(sim, &sim->slabs);
+    slab = slab_at(sim, idx);
+    slab->cache = s->id;
+    slab->node = node;
+    slab->base = base;
+    slab->order = (uint8_t)oo.order;
+    slab->objects = oo.objects;
+    slab->list = SLAB_ON_PRIVATE;
+    slab->fresh = true;
+    for (unsigned i = 0; i < 1u << oo.order; i++) {
+        struct sim_page *p = page_of(sim, base + ((sim_addr_t)i << PAGE_SHIFT));
+
+        p->slab = idx;
+    }
+    stat_add(sim, s, SIM_ENGINE_PAGES_IN, 1u << oo.order);
+    ev_move(sim, SIM_MOVE_SLAB, base, place_node(SIM_PL_PAGES, node),
+            place_node(SIM_PL_INFLIGHT, node));
+    if (sim->cfg.variant[SIM_VAR_DEFERRED_FREELIST] == SIM_BEFORE) {
+        struct slab_obj_iter it;
+
+        /* before dc795d4c0282: the whole freelist at birth (shuffle_freelist) */
+        slab_iter_init(sim, s, slab, &it);
+        chain_from_iter(sim, s, slab, &it, slab->objects);
+        slab->fresh = false;
+        ev_label(sim, fallback ? "order_fallback_freelist" : "freelist");
+    }
+    ev_end(sim);
+    return idx;
+}
+
+/* Account a slab in its node (kernel: inc_slabs_node). */
+static void inc_slabs_node(struct kmem_cache *s, struct slab *slab)
+{
+    s->node[slab->node].nr_slabs++;
+    s->node[slab->node].total_objects += slab->objects;
+    slab->accounted = true;
+}
+
+/*
+ * Hand @count objects of fresh slab @idx to @sink (kernel:
+ * alloc_from_new_slab).  A slab with objects left goes to the head of its
+ * node's partial list; a fully used one goes on no list.  Returns the
+ * number of objects emitted.  Cannot fail.
+ */
+unsigned alloc_from_new_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
+        struct obj_sink *sink, unsigned count)
+{
+    struct slab *slab = slab_at(sim, idx);
+    struct sim_place from = place_slab(slab);
+    bool add_to_partial = true;
+
+    if (count >= slab->objects) {
+        count = slab->objects;
+        add_to_partial = false;
+    }
+    ev_begin(sim, s, "alloc_from_new_slab", add_to_partial ? "partial" : "whole", slab->node);
+    if (!slab->fresh) {
+        /* before: pop from the freelist written by new_slab */
+        for (unsigned i = 0; i < count; i++) {
+            sim_addr_t obj = slab->freelist;
+
+            slab->freelist = get_freepointer(sim, s, obj);
+            slab->inuse++;
+            sink_put(sim, sink, obj, from);
+        }
+        inc_slabs_node(s, slab);
+    } else {
+        struct slab_obj_iter it;
+
+        slab_iter_init(sim, s, slab, &it);
+        for (unsigned i = 0; i < count; i++) {
+            slab->inuse++;
+            sink_put(sim, sink, slab_iter_next(&it), from);
+        }
+        inc_slabs_node(s, slab);
+        if (slab->objects > count) {
+            ev_end(sim);
+            ev_begin(sim, s, "build_slab_freelist", "rest", slab->node);
+            chain_from_iter(sim, s, slab, &it, slab->objects - count);
+        }
+        slab->fresh = false;
+    }
+    if (add_to_partial) {
+        ev_end(sim);
+        ev_begin(sim, s, "add_partial", "head", slab->node);
+        add_partial(sim, s, idx, false);
+    } else {
+        set_slab_list(sim, slab, SLAB_ON_NONE);
+    }
+    ev_end(sim);
+    return count;
+}
+
+/* Move @slab (on no list) to list @list, recording the move. */
+void set_slab_list(struct sim *sim, struct slab *slab, enum slab_list list)
+{
+    struct sim_place from = place_of_slab(slab);
+
+    slab->list = (uint8_t)list;
+    ev_move(sim, SIM_MOVE_SLAB, slab->base, from, place_of_slab(slab));
+}
+
+/*
+ * Give slab @idx's pages back (kernel: discard_slab, free_slab).  The slab
+ * must be on no list and hold no object.  Opens and closes its own event.
+ */
+void discard_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *label)
+{
+    struct slab *slab = slab_at(sim, idx);
+    struct kmem_cache_node *n = &s->node[slab->node];
+
+    ev_begin(sim, s, "discard_slab", label, slab->node);
+    if (slab->accounted) {
+        n->nr_slabs--;
+        n->total_objects -= slab->objects;
+    }
+    for (unsigned i = 0; i < 1u << slab->order; i++)
+        page_of(sim, slab->base + ((sim_addr_t)i << PAGE_SHIFT))->slab = 0;
+    page_free(sim, slab->base, slab->order);
+    stat_add(sim, s, SIM_ENGINE_PAGES_OUT, 1u << slab->order);
+    ev_move(sim, SIM_MOVE_SLAB, slab->base, place_of_slab(slab),
+            place_node(SIM_PL_PAGES, slab->node));
+    slab->cache = -1;
+    pool_put(sim, &sim->slabs, idx);
+    ev_end(sim);
+}
+
+/* new_slab on @node, then (unless @thisnode) on the other nodes, nearest
+ * first, as the page allocator's zonelist would.  0 when all are dry. */
+uint32_t new_slab_any(struct sim *sim, struct kmem_cache *s, int node, bool thisnode)
+{
+    uint32_t idx = new_slab(sim, s, node);
+
+    for (unsigned d = 1; !idx && !thisnode && d < sim->cfg.nr_nodes; d++)
+        idx = new_slab(sim, s, (int)(((unsigned)node + d) % sim->cfg.nr_nodes));
+    return idx;
+}
+
+/* True when @obj is on @slab's freelist (kernel: on_freelist).  The walk
+ * stops after slab->objects steps, so a cycle cannot trap it. */
+bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
+        sim_addr_t obj)
+{
+    sim_addr_t p = slab->freelist;
+
+    for (unsigned n = 0; p && n <= slab->objects; n++) {
+        if (p == obj)
+            return true;
+        p = peek_freepointer(sim, s, p, NULL);
+    }
+    return false;
+}

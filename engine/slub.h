@@ -1,0 +1,460 @@
+/*
+ * slub.h: the public interface of the slublab engine.
+ *
+ * The engine runs SLUB's algorithms on a simulated machine: CPUs, NUMA nodes,
+ * a byte arena of 4 KiB pages per node handed out by a buddy allocator, and
+ * kmem caches whose slabs, sheaves and barns live on those bytes.  Callers
+ * create a machine (sim_create), apply operations one at a time (sim_apply)
+ * and observe it through the event callback, sim_snapshot() and
+ * sim_validate().  Everything is deterministic: the same configuration, seed
+ * and operations give the same events, byte for byte.
+ *
+ * Only this header crosses from engine/ to its users; it includes nothing
+ * but <stdint.h>, <stdbool.h> and <stddef.h>.  The engine keeps no history.
+ */
+#ifndef SLUBLAB_ENGINE_SLUB_H
+#define SLUBLAB_ENGINE_SLUB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SIM_VERSION "0.1.0"
+
+typedef uint64_t sim_addr_t; /* a kernel-like virtual address; 0 is NULL */
+
+struct sim; /* opaque machine */
+
+#define SIM_MAX_CPUS     64
+#define SIM_MAX_NODES    8
+#define SIM_MAX_ORDER    10 /* MAX_PAGE_ORDER */
+#define SIM_PAGE_SIZE    4096u
+#define SIM_NUMA_NO_NODE (-1)
+#define SIM_NAME_MAX     48
+
+/* Switchable kernel changes: each is "before" (0) or "after" (1). */
+enum sim_variant {
+    SIM_VAR_DEFERRED_FREELIST, /* dc795d4c0282: freelist built only for what a fresh slab keeps */
+    SIM_VAR_BARN_REFILL,       /* 1b87ea06a34b: prefilled sheaves refill from the barn */
+    SIM_VAR_REFILL_RETURN,     /* leftovers of a bulk-taken slab returned without __slab_free */
+    SIM_NR_VARIANTS
+};
+enum { SIM_BEFORE = 0, SIM_AFTER = 1 };
+
+/* Memory models of SLUB.  Only SIM_MODEL_SHEAVES is implemented so far. */
+enum sim_model { SIM_MODEL_SHEAVES, SIM_MODEL_LEGACY };
+
+/*
+ * Stat items: the union of both SLUB eras' enum stat_item, named by their
+ * sysfs files, plus engine-only counters (prefix engine_).  Outputs always
+ * key counters by sim_stat_name(), never by index.
+ */
+enum sim_stat_item {
+    /* sheaves era, in kernel order */
+    SIM_ALLOC_FASTPATH,
+    SIM_ALLOC_SLOWPATH,
+    SIM_FREE_RCU_SHEAF,
+    SIM_FREE_RCU_SHEAF_FAIL,
+    SIM_FREE_FASTPATH,
+    SIM_FREE_SLOWPATH,
+    SIM_FREE_ADD_PARTIAL,
+    SIM_FREE_REMOVE_PARTIAL,
+    SIM_ALLOC_SLAB,
+    SIM_ALLOC_NODE_MISMATCH,
+    SIM_FREE_SLAB,
+    SIM_ORDER_FALLBACK,
+    SIM_CMPXCHG_DOUBLE_FAIL,
+    SIM_SHEAF_FLUSH,
+    SIM_SHEAF_REFILL,
+    SIM_SHEAF_ALLOC,
+    SIM_SHEAF_FREE,
+    SIM_BARN_GET,
+    SIM_BARN_GET_FAIL,
+    SIM_BARN_PUT,
+    SIM_BARN_PUT_FAIL,
+    SIM_SHEAF_PREFILL_FAST,
+    SIM_SHEAF_PREFILL_SLOW,
+    SIM_SHEAF_PREFILL_OVERSIZE,
+    SIM_SHEAF_RETURN_FAST,
+    SIM_SHEAF_RETURN_SLOW,
+    /* legacy era only (per-CPU slabs and partial lists) */
+    SIM_FREE_FROZEN,
+    SIM_ALLOC_FROM_PARTIAL,
+    SIM_ALLOC_REFILL,
+    SIM_CPUSLAB_FLUSH,
+    SIM_DEACTIVATE_FULL,
+    SIM_DEACTIVATE_EMPTY,
+    SIM_DEACTIVATE_TO_HEAD,
+    SIM_DEACTIVATE_TO_TAIL,
+    SIM_DEACTIVATE_REMOTE_FREES,
+    SIM_DEACTIVATE_BYPASS,
+    SIM_CMPXCHG_DOUBLE_CPU_FAIL,
+    SIM_CPU_PARTIAL_ALLOC,
+    SIM_CPU_PARTIAL_FREE,
+    SIM_CPU_PARTIAL_NODE,
+    SIM_CPU_PARTIAL_DRAIN,
+    /* engine only: not in any kernel */
+    SIM_ENGINE_FREEPTR_READS,
+    SIM_ENGINE_FREEPTR_WRITES,
+    SIM_ENGINE_PAGES_IN,  /* pages taken from the page allocator for slabs */
+    SIM_ENGINE_PAGES_OUT, /* pages given back */
+    SIM_NR_STATS
+};
+
+/* sysfs name of a stat item, e.g. "alloc_fastpath"; NULL when out of range. */
+const char *sim_stat_name(unsigned item);
+/* The item whose name is @name, or -1. */
+int sim_stat_lookup(const char *name);
+/* True for counters no kernel has (engine_*). */
+bool sim_stat_is_engine_only(unsigned item);
+/* True for counters the given model's kernels count. */
+bool sim_stat_in_model(unsigned item, enum sim_model model);
+
+/* Cache creation flags (the kernel's SLAB_* flags that the model uses). */
+#define SIM_SLAB_CONSISTENCY_CHECKS 0x00000100u
+#define SIM_SLAB_RED_ZONE           0x00000400u
+#define SIM_SLAB_POISON             0x00000800u
+#define SIM_SLAB_KMALLOC            0x00001000u
+#define SIM_SLAB_HWCACHE_ALIGN      0x00002000u
+#define SIM_SLAB_CACHE_DMA          0x00004000u
+#define SIM_SLAB_STORE_USER         0x00010000u
+#define SIM_SLAB_RECLAIM_ACCOUNT    0x00020000u
+#define SIM_SLAB_TYPESAFE_BY_RCU    0x00080000u
+#define SIM_SLAB_TRACE              0x00200000u
+#define SIM_SLAB_NO_OBJ_EXT         0x01000000u
+#define SIM_SLAB_NOLEAKTRACE        0x00800000u
+#define SIM_SLAB_DEBUG_FLAGS                                                                       \
+    (SIM_SLAB_RED_ZONE | SIM_SLAB_POISON | SIM_SLAB_STORE_USER | SIM_SLAB_TRACE |                  \
+            SIM_SLAB_CONSISTENCY_CHECKS)
+
+/* Names of the flags above, for parsing and printing ("SLAB_POISON"). */
+const char *sim_flag_name(uint32_t flag);
+uint32_t sim_flag_lookup(const char *name); /* 0 when unknown */
+
+/* gfp bits the model reads (values as in include/linux/gfp_types.h). */
+#define SIM_GFP_DMA            0x01u
+#define SIM_GFP_HIGHMEM        0x02u
+#define SIM_GFP_DMA32          0x04u
+#define SIM_GFP_MOVABLE        0x08u
+#define SIM_GFP_RECLAIMABLE    0x10u
+#define SIM_GFP_HIGH           0x20u
+#define SIM_GFP_IO             0x40u
+#define SIM_GFP_FS             0x80u
+#define SIM_GFP_ZERO           0x100u
+#define SIM_GFP_DIRECT_RECLAIM 0x400u
+#define SIM_GFP_KSWAPD_RECLAIM 0x800u
+#define SIM_GFP_WRITE          0x1000u
+#define SIM_GFP_NOWARN         0x2000u
+#define SIM_GFP_RETRY_MAYFAIL  0x4000u
+#define SIM_GFP_NOFAIL         0x8000u
+#define SIM_GFP_NORETRY        0x10000u
+#define SIM_GFP_MEMALLOC       0x20000u
+#define SIM_GFP_COMP           0x40000u
+#define SIM_GFP_NOMEMALLOC     0x80000u
+#define SIM_GFP_HARDWALL       0x100000u
+#define SIM_GFP_THISNODE       0x200000u
+#define SIM_GFP_ACCOUNT        0x400000u
+#define SIM_GFP_RECLAIM        (SIM_GFP_DIRECT_RECLAIM | SIM_GFP_KSWAPD_RECLAIM)
+#define SIM_GFP_KERNEL         (SIM_GFP_RECLAIM | SIM_GFP_IO | SIM_GFP_FS)
+#define SIM_GFP_ATOMIC         (SIM_GFP_HIGH | SIM_GFP_KSWAPD_RECLAIM)
+#define SIM_GFP_NOWAIT         (SIM_GFP_KSWAPD_RECLAIM | SIM_GFP_NOWARN)
+
+/* Parse "GFP_KERNEL|__GFP_ZERO" or "0xcc0"; returns 0 or -EINVAL. */
+int sim_gfp_parse(const char *text, uint32_t *out);
+/* Print a mask the way the kernel's tracepoints do; returns the length. */
+size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len);
+
+/* ---- Configuration ---------------------------------------------------- */
+
+struct sim_config {
+    unsigned nr_cpus;                 /* 1..SIM_MAX_CPUS */
+    unsigned nr_nodes;                /* 1..SIM_MAX_NODES */
+    unsigned cpu_node[SIM_MAX_CPUS];  /* node of each CPU */
+    uint64_t mem_per_node;            /* bytes; a multiple of 4 MiB, at least 4 MiB */
+    uint64_t seed;                    /* drives every random choice */
+    uint8_t variant[SIM_NR_VARIANTS]; /* SIM_BEFORE or SIM_AFTER */
+    enum sim_model model;
+    bool freelist_hardened;   /* CONFIG_SLAB_FREELIST_HARDENED */
+    bool freelist_random;     /* CONFIG_SLAB_FREELIST_RANDOM */
+    unsigned present_cpus;    /* CPUs used for slab sizing (0: nr_cpus) */
+    unsigned max_host_memory; /* MiB of host memory the arena may back (0: no limit) */
+};
+
+/* Fill @cfg with the defaults: 2 CPUs, 1 node, 64 MiB, every variant after,
+ * hardened on, random off, seed 1. Cannot fail. */
+void sim_config_default(struct sim_config *cfg);
+/* Name of a variant ("DEFERRED_FREELIST"); lookup returns -1 when unknown. */
+const char *sim_variant_name(unsigned v);
+int sim_variant_lookup(const char *name);
+const char *sim_model_name(enum sim_model m);
+int sim_model_lookup(const char *name);
+
+/* ---- Operations ------------------------------------------------------- */
+
+enum sim_op_kind {
+    SIM_OP_CREATE,     /* kmem_cache_create */
+    SIM_OP_ALLOC,      /* kmem_cache_alloc / kmem_cache_alloc_node */
+    SIM_OP_FREE,       /* kmem_cache_free */
+    SIM_OP_KMALLOC,    /* kmalloc / kmalloc_node */
+    SIM_OP_KFREE,      /* kfree */
+    SIM_OP_ALLOC_BULK, /* kmem_cache_alloc_bulk */
+    SIM_OP_FLUSH_ALL,  /* flush_all: every CPU's sheaves to slabs */
+    SIM_OP_SHRINK,     /* kmem_cache_shrink */
+    SIM_OP_DESTROY,    /* kmem_cache_destroy */
+    SIM_NR_OPS
+};
+
+struct sim_cache_args {
+    char name[SIM_NAME_MAX];
+    unsigned object_size;
+    unsigned align;          /* 0: none requested */
+    uint32_t flags;          /* SIM_SLAB_* */
+    bool ctor;               /* the cache has a constructor */
+    bool use_freeptr_offset; /* kmem_cache_args.use_freeptr_offset */
+    unsigned freeptr_offset;
+    unsigned sheaf_capacity; /* requested (kmem_cache_args.sheaf_capacity) */
+};
+
+struct sim_op {
+    enum sim_op_kind kind;
+    unsigned cpu;          /* the CPU the operation runs on */
+    int cache;             /* cache id (creation order); unused by kmalloc/kfree */
+    int node;              /* SIM_NUMA_NO_NODE or a node id */
+    uint32_t gfp;          /* 0 means GFP_KERNEL */
+    unsigned size;         /* kmalloc: bytes requested */
+    sim_addr_t addr;       /* free, kfree */
+    unsigned count;        /* alloc_bulk: objects wanted */
+    sim_addr_t *out;       /* alloc_bulk: caller's array of count entries */
+    struct sim_cache_args create;
+};
+
+enum sim_status {
+    SIM_OK,     /* the operation did what was asked */
+    SIM_FAILED, /* a simulated failure: out of memory, cache busy; state is consistent */
+    SIM_MISUSE, /* the kernel reports misuse; the state is unchanged */
+};
+
+struct sim_result {
+    enum sim_status status;
+    sim_addr_t addr;   /* alloc, kmalloc: the object */
+    unsigned count;    /* alloc_bulk: objects written to op.out */
+    int cache;         /* create: the new cache id; kmalloc: the cache used */
+    char message[256]; /* for SIM_FAILED and SIM_MISUSE: the kernel's words */
+};
+
+/* ---- Events ----------------------------------------------------------- */
+
+enum sim_place_type {
+    SIM_PL_NONE,         /* nowhere yet / no longer (a fresh or freed sheaf) */
+    SIM_PL_USER,         /* held by the caller (allocated) */
+    SIM_PL_SLAB,         /* on its slab's freelist (free) */
+    SIM_PL_MAIN,         /* CPU's main sheaf */
+    SIM_PL_SPARE,        /* CPU's spare sheaf */
+    SIM_PL_RCU_FREE,     /* CPU's rcu_free sheaf */
+    SIM_PL_BARN_FULL,    /* barn's full list */
+    SIM_PL_BARN_EMPTY,   /* barn's empty list */
+    SIM_PL_BARN_PARTIAL, /* barn's partial sheaf (BARN_REFILL after) */
+    SIM_PL_NODE_PARTIAL, /* node's partial list */
+    SIM_PL_NODE_FULL,    /* node's full list (debug caches with SLAB_STORE_USER) */
+    SIM_PL_FULL,         /* a slab on no list: all objects in use */
+    SIM_PL_PAGES,        /* the page allocator */
+    SIM_PL_INFLIGHT,     /* held by an unfinished operation */
+    SIM_PL_RCU_PENDING,  /* waiting for an RCU grace period */
+    SIM_PL_PREFILL,      /* a prefilled sheaf held by a caller */
+    SIM_NR_PLACES
+};
+const char *sim_place_name(unsigned type);
+
+struct sim_place {
+    uint8_t type;    /* enum sim_place_type */
+    int16_t cpu;     /* for CPU places, else -1 */
+    int16_t node;    /* for node and barn places, else -1 */
+    int32_t slot;    /* index in a sheaf or position in a list; -1 if none */
+    sim_addr_t slab; /* SIM_PL_SLAB: the slab; else 0 */
+    uint32_t sheaf;  /* object in a sheaf: the sheaf id; else 0 */
+};
+
+enum sim_move_kind { SIM_MOVE_OBJECT, SIM_MOVE_SLAB, SIM_MOVE_SHEAF };
+
+struct sim_move {
+    uint8_t kind; /* enum sim_move_kind */
+    uint64_t id;  /* object or slab address, or sheaf id */
+    struct sim_place from, to;
+};
+
+struct sim_stat_delta {
+    uint16_t item; /* enum sim_stat_item */
+    int64_t delta;
+};
+
+struct sim_event {
+    uint64_t seq;   /* 0, 1, 2, ... over the machine's lifetime */
+    uint64_t op;    /* index of the operation that caused it */
+    int cpu;        /* CPU the operation runs on */
+    int node;       /* the node concerned, or -1 */
+    int cache;      /* cache id, or -1 */
+    const char *fn; /* kernel function, spelled as in mm/slub.c */
+    const char *label;
+    const struct sim_move *moves;
+    size_t nr_moves;
+    const struct sim_stat_delta *stats;
+    size_t nr_stats;
+    const char *report; /* SLUB's report for misuse, else NULL */
+};
+
+typedef void (*sim_event_fn)(const struct sim_event *ev, void *arg);
+
+/* ---- Lifecycle -------------------------------------------------------- */
+
+/* Create a machine.  Returns 0 or -EINVAL (bad config) / -ENOMEM. */
+int sim_create(const struct sim_config *cfg, struct sim **out);
+/* Destroy a machine; NULL is fine. */
+void sim_destroy(struct sim *sim);
+/* Deep copy; costs in proportion to touched pages and live metadata.
+ * The clone has no event callback.  Returns 0 or -ENOMEM. */
+int sim_clone(const struct sim *src, struct sim **out);
+/* Set (or with NULL clear) the event callback.  Cannot fail. */
+void sim_set_event_cb(struct sim *sim, sim_event_fn fn, void *arg);
+const struct sim_config *sim_get_config(const struct sim *sim);
+
+/*
+ * Apply one operation.  Returns 0 when the operation was carried out or
+ * reported (see res->status), -EINVAL when the operation is invalid
+ * (unknown cache, CPU or node out of range, absurd size), with the reason in
+ * res->message; the state is then unchanged and no event is emitted.
+ */
+int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res);
+
+uint64_t sim_event_count(const struct sim *sim); /* events emitted so far */
+uint64_t sim_op_count(const struct sim *sim);    /* operations applied so far */
+
+/* ---- Inspection ------------------------------------------------------- */
+
+unsigned sim_nr_caches(const struct sim *sim);
+/* Cache id of @name (kmalloc caches included once created), or -1. */
+int sim_cache_lookup(const struct sim *sim, const char *name);
+/* Sum of counter @item of cache @cache over all CPUs (or one CPU, cpu >= 0). */
+uint64_t sim_stat(const struct sim *sim, int cache, unsigned item, int cpu);
+
+/* Copy @len bytes of simulated memory at @addr.  Returns 0 or -EFAULT. */
+int sim_read_bytes(const struct sim *sim, sim_addr_t addr, void *buf, size_t len);
+/* Write bytes (scenarios that corrupt memory on purpose).  0 or -EFAULT. */
+int sim_write_bytes(struct sim *sim, sim_addr_t addr, const void *buf, size_t len);
+
+struct sim_freeptr {
+    sim_addr_t at;      /* address of the stored word */
+    uint64_t stored;    /* the word in memory */
+    sim_addr_t decoded; /* what it decodes to */
+};
+/* Read the free pointer of free object @obj of cache @cache.  0 or -EINVAL. */
+int sim_read_freeptr(const struct sim *sim, int cache, sim_addr_t obj, struct sim_freeptr *fp);
+
+/* ---- Snapshot ----------------------------------------------------------- */
+
+struct sim_snap_stats {
+    uint64_t v[SIM_NR_STATS];
+};
+
+struct sim_snap_sheaf {
+    uint32_t id;
+    int cache;
+    struct sim_place place; /* where it is (slot: position in a list) */
+    unsigned size, capacity;
+    size_t objs; /* first object in sim_snapshot.objs */
+};
+
+struct sim_snap_slab {
+    sim_addr_t addr; /* address of the first page; also the slab id */
+    int cache;
+    int node;
+    unsigned order, objects, inuse;
+    struct sim_place place; /* SIM_PL_NODE_PARTIAL, NODE_FULL, FULL or INFLIGHT */
+    size_t freelist;        /* first free object (freelist order) in sim_snapshot.objs */
+    unsigned nr_free;       /* objects - inuse, or fewer if the chain is corrupt */
+    sim_addr_t freelist_head;
+};
+
+struct sim_snap_barn {
+    unsigned nr_full, nr_empty;
+    uint32_t partial; /* sheaf id or 0 */
+};
+
+struct sim_snap_node {
+    unsigned nr_partial;
+    unsigned long nr_slabs, total_objects;
+};
+
+struct sim_snap_cache {
+    int id;
+    char name[SIM_NAME_MAX];
+    unsigned object_size, size, align, inuse, offset, red_left_pad;
+    uint32_t flags;
+    unsigned order, objects_per_slab, min_order, min_objects;
+    unsigned min_partial, sheaf_capacity;
+    uint64_t random; /* hardening secret */
+    bool alive;      /* false after destroy */
+    /* slab-state files (section 13.2): sums over nodes */
+    unsigned long slabs, total_objects, objects, partial, objects_partial;
+    struct sim_snap_node node[SIM_MAX_NODES];
+    struct sim_snap_barn barn[SIM_MAX_NODES];
+    uint32_t main[SIM_MAX_CPUS], spare[SIM_MAX_CPUS], rcu_free[SIM_MAX_CPUS];
+    struct sim_snap_stats cpu_stats[SIM_MAX_CPUS];
+};
+
+struct sim_snap_zone {
+    int node;
+    const char *name;    /* "Normal" */
+    uint64_t start;      /* first address */
+    unsigned long pages; /* managed pages */
+    unsigned long free_pages;
+    unsigned long nr_free[SIM_MAX_ORDER + 1]; /* free blocks per order */
+};
+
+struct sim_snapshot {
+    uint64_t seq, op;
+    unsigned nr_cpus, nr_nodes;
+    unsigned cpu_node[SIM_MAX_CPUS];
+    struct sim_snap_cache *caches;
+    size_t nr_caches;
+    struct sim_snap_slab *slabs; /* by cache, then node, then address */
+    size_t nr_slabs;
+    struct sim_snap_sheaf *sheaves; /* by id */
+    size_t nr_sheaves;
+    struct sim_snap_zone *zones;
+    size_t nr_zones;
+    sim_addr_t *objs; /* sheaf contents and freelists, referenced by index */
+    size_t nr_objs;
+    sim_addr_t *inflight; /* objects held by an unfinished operation */
+    size_t nr_inflight;
+};
+
+/* A plain-data copy of the whole state; may be called from the event callback.
+ * Caller owns *out; release with sim_snapshot_release().  0 or -ENOMEM. */
+int sim_snapshot(const struct sim *sim, struct sim_snapshot **out);
+void sim_snapshot_release(struct sim_snapshot *snap);
+
+/* ---- Validation ----------------------------------------------------------- */
+
+enum sim_validate_level {
+    SIM_VALIDATE_EVENT, /* holds after every event, mid-operation included */
+    SIM_VALIDATE_OP,    /* adds the invariants that hold between operations */
+};
+
+#define SIM_REPORT_MSGS 8
+struct sim_report {
+    unsigned violations;
+    char msg[SIM_REPORT_MSGS][200]; /* the first few */
+};
+
+/* Walk everything; returns the number of violations (also in rep). */
+unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,
+        struct sim_report *rep);
+
+/* ---- Test hooks ---------------------------------------------------------- */
+
+/* Make the @n-th host allocation from now fail (0 disables). */
+void sim_fail_host_alloc(struct sim *sim, unsigned long n);
+/* Make page allocations fail for orders >= @order (-1 disables). */
+void sim_fail_pages(struct sim *sim, int order);
+
+#endif /* SLUBLAB_ENGINE_SLUB_H */

@@ -1,0 +1,397 @@
+/*
+ * validate.c: the invariant walker (in the manner of the kernel's
+ * validate_slab_cache and mimalloc's _mi_page_is_valid).
+ *
+ * sim_validate() checks every invariant written in types.h and section 2.7
+ * of the specification and returns the number of violations, keeping the
+ * first few messages.  Level EVENT holds after every event, mid-operation
+ * included; level OP adds what holds only between operations (no private
+ * slabs, nothing in flight, partial iff the freelist is not empty).  The
+ * conservation law is checked per slab: objects in use equal objects held
+ * by users plus objects in sheaves plus objects in flight, and no object
+ * appears twice (a double free the kernel did not catch).
+ */
+#include "internal.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct vstate {
+    const struct sim *sim;
+    enum sim_validate_level level;
+    struct sim_report *rep;
+    int *held;           /* [slabs.used] objects of each slab in sheaves or in flight */
+    uint8_t **freemap;   /* [slabs.used] bitmaps of objects on each freelist */
+    uint8_t **heldmap;   /* [slabs.used] bitmaps of objects in sheaves or in flight */
+};
+
+static void violation(struct vstate *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void violation(struct vstate *v, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (v->rep->violations < SIM_REPORT_MSGS) {
+        va_start(ap, fmt);
+        vsnprintf(v->rep->msg[v->rep->violations], sizeof(v->rep->msg[0]), fmt, ap);
+        va_end(ap);
+    }
+    v->rep->violations++;
+}
+
+static bool bit_test_set(uint8_t *map, unsigned i)
+{
+    bool was = map[i / 8] & (1u << (i % 8));
+
+    map[i / 8] |= (uint8_t)(1u << (i % 8));
+    return was;
+}
+
+/* Invariant 1: the freelist is a chain of distinct valid objects of the
+ * slab, objects - inuse long, ending in NULL. */
+static void validate_slab(struct vstate *v, uint32_t idx)
+{
+    const struct sim *sim = v->sim;
+    const struct slab *slab = slab_at(sim, idx);
+    const struct kmem_cache *s = sim->caches[slab->cache];
+    unsigned n = 0, want;
+    sim_addr_t p;
+
+    if (slab->inuse > slab->objects) {
+        violation(v, "slab 0x%llx: inuse %u > objects %u", (unsigned long long)slab->base,
+                slab->inuse, slab->objects);
+        return;
+    }
+    if (slab->fresh) {
+        if (slab->list != SLAB_ON_PRIVATE || slab->freelist)
+            violation(v, "slab 0x%llx: fresh slab must be private with no freelist",
+                    (unsigned long long)slab->base);
+        return;
+    }
+    want = slab->objects - slab->inuse;
+    for (p = slab->freelist; p; n++) {
+        long i = slab_obj_index(s, slab, p);
+
+        if (i < 0) {
+            violation(v, "slab 0x%llx: freelist entry 0x%llx is not an object of this slab",
+                    (unsigned long long)slab->base, (unsigned long long)p);
+            return;
+        }
+        if (bit_test_set(v->freemap[idx], (unsigned)i)) {
+            violation(v, "slab 0x%llx: freelist visits object 0x%llx twice (a cycle)",
+                    (unsigned long long)slab->base, (unsigned long long)p);
+            return;
+        }
+        if (n >= want) {
+            violation(v, "slab 0x%llx: freelist longer than objects - inuse = %u",
+                    (unsigned long long)slab->base, want);
+            return;
+        }
+        p = peek_freepointer(sim, s, p, NULL);
+    }
+    if (n != want)
+        violation(v, "slab 0x%llx: freelist has %u objects, objects - inuse = %u",
+                (unsigned long long)slab->base, n, want);
+}
+
+/* Objects of sheaves and of the in-flight set: valid, unique, not free. */
+static void count_held(struct vstate *v, sim_addr_t obj, int cache, const char *where)
+{
+    const struct sim *sim = v->sim;
+    const struct slab *slab = slab_of(sim, obj);
+    uint32_t idx;
+    long i;
+
+    if (!slab) {
+        violation(v, "%s holds 0x%llx, which is in no slab", where, (unsigned long long)obj);
+        return;
+    }
+    idx = page_of(sim, obj)->slab;
+    if (cache >= 0 && slab->cache != cache) {
+        violation(v, "%s holds 0x%llx of cache %s", where, (unsigned long long)obj,
+                sim->caches[slab->cache]->name);
+        return;
+    }
+    i = slab_obj_index(sim->caches[slab->cache], slab, obj);
+    if (i < 0) {
+        violation(v, "%s holds 0x%llx, not an object start", where, (unsigned long long)obj);
+        return;
+    }
+    v->held[idx]++;
+    if (bit_test_set(v->heldmap[idx], (unsigned)i))
+        violation(v, "object 0x%llx is held twice (double free)", (unsigned long long)obj);
+    else if (v->freemap[idx][i / 8] & (1u << (i % 8)))
+        violation(v, "object 0x%llx is both free on its slab and in %s",
+                (unsigned long long)obj, where);
+}
+
+/* Invariant 5 and sheaf places. */
+static void validate_sheaves(struct vstate *v)
+{
+    const struct sim *sim = v->sim;
+
+    for (uint32_t i = 2; i < sim->sheaves.used; i++) {
+        const struct slab_sheaf *sh = sheaf_at(sim, i);
+        char where[48];
+
+        if (!sh->id)
+            continue;
+        snprintf(where, sizeof(where), "sheaf %u", sh->id);
+        if (sh->size > sh->capacity)
+            violation(v, "sheaf %u: size %u > capacity %u", sh->id, sh->size, sh->capacity);
+        if (v->level == SIM_VALIDATE_OP && sh->place.type == SIM_PL_INFLIGHT)
+            violation(v, "sheaf %u is in flight between operations", sh->id);
+        if (sh->place.type == SIM_PL_NONE)
+            violation(v, "sheaf %u is nowhere", sh->id);
+        for (unsigned k = 0; k < sh->size && k < sh->capacity; k++)
+            count_held(v, sh->objects[k], sh->cache, where);
+    }
+    if (sheaf_at(sim, BOOTSTRAP_SHEAF)->size)
+        violation(v, "the bootstrap sheaf was modified");
+}
+
+static struct ilink *slab_link(const void *pool, uint32_t idx)
+{
+    return &((struct slab *)pool_at(pool, idx))->link;
+}
+
+static struct ilink *sheaf_link(const void *pool, uint32_t idx)
+{
+    return &((struct slab_sheaf *)pool_at(pool, idx))->link;
+}
+
+/* Walk a list, checking its count and that every member says it is there. */
+static unsigned walk_list(struct vstate *v, const struct ilist *l, const struct pool *pool, ilink_fn at,
+        const char *what)
+{
+    unsigned n = 0;
+    uint32_t prev = 0;
+
+    for (uint32_t idx = l->head; idx; idx = at(pool, idx)->next) {
+        if (at(pool, idx)->prev != prev) {
+            violation(v, "%s: broken back link", what);
+            return n;
+        }
+        prev = idx;
+        if (++n > l->nr)
+            break;
+    }
+    if (n != l->nr || prev != l->tail)
+        violation(v, "%s: count %u but %u linked", what, l->nr, n);
+    return n;
+}
+
+/* Invariants 2, 3 and the CPU and barn places of one cache. */
+static void validate_cache(struct vstate *v, const struct kmem_cache *s)
+{
+    const struct sim *sim = v->sim;
+    const struct pool *slabs = &sim->slabs, *sheaves = &sim->sheaves;
+    char what[96];
+
+    for (unsigned n = 0; n < sim->cfg.nr_nodes; n++) {
+        const struct kmem_cache_node *kn = &s->node[n];
+        unsigned long nr_slabs = 0, total = 0;
+
+        snprintf(what, sizeof(what), "%s node %u partial list", s->name, n);
+        walk_list(v, &kn->partial, slabs, slab_link, what);
+        for (uint32_t idx = kn->partial.head; idx; idx = slab_at(sim, idx)->link.next) {
+            const struct slab *slab = slab_at(sim, idx);
+
+            if (slab->list != SLAB_ON_PARTIAL || slab->node != (int)n || slab->cache != s->id)
+                violation(v, "%s: slab 0x%llx on node %u's partial list says otherwise", s->name,
+                        (unsigned long long)slab->base, n);
+            if (slab->link.next == kn->partial.head)
+                break;
+        }
+        snprintf(what, sizeof(what), "%s node %u full list", s->name, n);
+        walk_list(v, &kn->full, slabs, slab_link, what);
+        for (uint32_t idx = 1; idx < sim->slabs.used; idx++) {
+            const struct slab *slab = slab_at(sim, idx);
+
+            if (slab->cache != s->id || slab->node != (int)n || !slab->accounted)
+                continue;
+            nr_slabs++;
+            total += slab->objects;
+        }
+        if (nr_slabs != kn->nr_slabs || total != kn->total_objects)
+            violation(v, "%s node %u: nr_slabs %lu total_objects %lu, slabs say %lu and %lu",
+                    s->name, n, kn->nr_slabs, kn->total_objects, nr_slabs, total);
+        if (!cache_has_sheaves(s))
+            continue;
+        snprintf(what, sizeof(what), "%s barn %u full list", s->name, n);
+        walk_list(v, &s->barn[n].full, sheaves, sheaf_link, what);
+        for (uint32_t i = s->barn[n].full.head; i; i = sheaf_at(sim, i)->link.next) {
+            const struct slab_sheaf *sh = sheaf_at(sim, i);
+
+            if (sh->place.type != SIM_PL_BARN_FULL || sh->place.node != (int)n)
+                violation(v, "%s: sheaf %u on barn %u's full list says otherwise", s->name,
+                        sh->id, n);
+            if (!sh->size)
+                violation(v, "%s: empty sheaf %u on barn %u's full list", s->name, sh->id, n);
+        }
+        snprintf(what, sizeof(what), "%s barn %u empty list", s->name, n);
+        walk_list(v, &s->barn[n].empty, sheaves, sheaf_link, what);
+        for (uint32_t i = s->barn[n].empty.head; i; i = sheaf_at(sim, i)->link.next) {
+            const struct slab_sheaf *sh = sheaf_at(sim, i);
+
+            if (sh->place.type != SIM_PL_BARN_EMPTY || sh->size)
+                violation(v, "%s: sheaf %u on barn %u's empty list is not an empty barn sheaf",
+                        s->name, sh->id, n);
+        }
+        if (s->barn[n].partial) {
+            const struct slab_sheaf *sh = sheaf_at(sim, s->barn[n].partial);
+
+            if (!sh->size || sh->size >= s->sheaf_capacity)
+                violation(v, "%s: barn %u partial sheaf has %u objects", s->name, n, sh->size);
+        }
+    }
+    for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
+        const struct slub_percpu_sheaves *pcs = &s->pcs[cpu];
+
+        if (!pcs->main) {
+            violation(v, "%s cpu %u: no main sheaf", s->name, cpu);
+            continue;
+        }
+        if (!cache_has_sheaves(s) || !s->alive) {
+            if (pcs->main != BOOTSTRAP_SHEAF || pcs->spare || pcs->rcu_free)
+                violation(v, "%s cpu %u: a cache without sheaves uses only the bootstrap sheaf",
+                        s->name, cpu);
+            continue;
+        }
+        if (sheaf_at(sim, pcs->main)->place.type != SIM_PL_MAIN ||
+                sheaf_at(sim, pcs->main)->place.cpu != (int)cpu)
+            violation(v, "%s cpu %u: main sheaf's place disagrees", s->name, cpu);
+        if (pcs->spare && (sheaf_at(sim, pcs->spare)->place.type != SIM_PL_SPARE ||
+                                  sheaf_at(sim, pcs->spare)->place.cpu != (int)cpu))
+            violation(v, "%s cpu %u: spare sheaf's place disagrees", s->name, cpu);
+        if (pcs->rcu_free) {
+            const struct slab_sheaf *r = sheaf_at(sim, pcs->rcu_free);
+
+            if (!r->size || r->size >= s->sheaf_capacity)
+                violation(v, "%s cpu %u: rcu_free sheaf has %u objects", s->name, cpu, r->size);
+        }
+    }
+}
+
+/* Invariant 4 (conservation) and the OP-level list rule (invariant 2). */
+static void validate_slabs(struct vstate *v)
+{
+    const struct sim *sim = v->sim;
+
+    for (uint32_t idx = 1; idx < sim->slabs.used; idx++) {
+        const struct slab *slab = slab_at(sim, idx);
+        const struct kmem_cache *s;
+
+        if (slab->cache < 0)
+            continue;
+        s = sim->caches[slab->cache];
+        if (slab->fresh)
+            continue;
+        if ((int)slab->inuse != slab->nr_user + v->held[idx])
+            violation(v,
+                    "slab 0x%llx: inuse %u but users hold %d and sheaves/in flight %d "
+                    "(conservation)",
+                    (unsigned long long)slab->base, slab->inuse, slab->nr_user, v->held[idx]);
+        if (slab->nr_user < 0)
+            violation(v, "slab 0x%llx: users freed %d more objects than they held (double free)",
+                    (unsigned long long)slab->base, -slab->nr_user);
+        if (v->level != SIM_VALIDATE_OP)
+            continue;
+        if (slab->list == SLAB_ON_PRIVATE)
+            violation(v, "slab 0x%llx is private between operations",
+                    (unsigned long long)slab->base);
+        if (slab->frozen)
+            continue;
+        if (slab->list == SLAB_ON_FULL ? slab->freelist != SIM_NULL
+                                       : (slab->list == SLAB_ON_PARTIAL) != (slab->freelist != 0))
+            violation(v, "slab 0x%llx of %s: on partial list %d but freelist %s",
+                    (unsigned long long)slab->base, s->name, slab->list == SLAB_ON_PARTIAL,
+                    slab->freelist ? "not empty" : "empty");
+    }
+}
+
+/* The buddy allocator: counts, block marks, and no free page inside a slab. */
+static void validate_zones(struct vstate *v)
+{
+    const struct sim *sim = v->sim;
+
+    for (unsigned i = 0; i < sim->nr_zones; i++) {
+        const struct zone *z = &sim->zones[i];
+        unsigned long free = (z->pages / CHUNK_PAGES - z->untouched) * CHUNK_PAGES;
+
+        for (unsigned o = 0; o <= MAX_PAGE_ORDER; o++) {
+            unsigned long n = 0;
+
+            for (uint32_t h = z->area[o].head; h && n <= z->pages; n++) {
+                const struct sim_page *p = zone_page(z, h - 1);
+
+                if (!p || p->buddy != o) {
+                    violation(v, "zone %u: block on order-%u list is not marked free", i, o);
+                    break;
+                }
+                for (unsigned long k = 0; k < 1ul << o; k++)
+                    if (zone_page(z, h - 1 + k)->slab)
+                        violation(v, "zone %u: free page %lu belongs to a slab", i, h - 1 + k);
+                h = p->next;
+            }
+            if (n != z->area[o].nr_free)
+                violation(v, "zone %u order %u: nr_free %lu, listed %lu", i, o,
+                        z->area[o].nr_free, n);
+            free += n << o;
+        }
+        if (free != z->free_pages)
+            violation(v, "zone %u: free_pages %lu, free blocks hold %lu", i, z->free_pages, free);
+    }
+}
+
+unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,
+        struct sim_report *rep)
+{
+    struct sim_report local;
+    struct vstate v = {.sim = sim, .level = level, .rep = rep ? rep : &local};
+    uint32_t used = sim->slabs.used;
+
+    memset(v.rep, 0, sizeof(*v.rep));
+    v.held = calloc(used, sizeof(*v.held));
+    v.freemap = calloc(used, sizeof(*v.freemap));
+    v.heldmap = calloc(used, sizeof(*v.heldmap));
+    if (!v.held || !v.freemap || !v.heldmap) {
+        violation(&v, "validator: out of host memory");
+        goto out;
+    }
+    for (uint32_t idx = 1; idx < used; idx++) {
+        const struct slab *slab = slab_at(sim, idx);
+
+        if (slab->cache < 0)
+            continue;
+        v.freemap[idx] = calloc(slab->objects / 8 + 1, 1);
+        v.heldmap[idx] = calloc(slab->objects / 8 + 1, 1);
+        if (!v.freemap[idx] || !v.heldmap[idx]) {
+            violation(&v, "validator: out of host memory");
+            goto out;
+        }
+        validate_slab(&v, idx);
+    }
+    validate_sheaves(&v);
+    for (size_t i = 0; i < sim->nr_inflight; i++)
+        count_held(&v, sim->inflight[i], -1, "in flight");
+    if (level == SIM_VALIDATE_OP && sim->nr_inflight)
+        violation(&v, "%zu objects in flight between operations", sim->nr_inflight);
+    validate_slabs(&v);
+    for (unsigned i = 0; i < sim->nr_caches; i++)
+        validate_cache(&v, sim->caches[i]);
+    validate_zones(&v);
+out:
+    if (v.freemap)
+        for (uint32_t idx = 1; idx < used; idx++)
+            free(v.freemap[idx]);
+    if (v.heldmap)
+        for (uint32_t idx = 1; idx < used; idx++)
+            free(v.heldmap[idx]);
+    free(v.held);
+    free(v.freemap);
+    free(v.heldmap);
+    return v.rep->violations;
+}
