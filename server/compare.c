@@ -1,0 +1,301 @@
+/*
+ * compare.c: `slublab compare FILE`: one scenario, two settings, one table.
+ *
+ * The scenario runs twice, identical but for one variant (--variant NAME,
+ * before then after, or NAME=A,B) or the model (--model A,B).  The first run
+ * is the baseline, the second the patched kernel, as in the tables of mm
+ * patch cover letters.  Every counter is listed, zero or not and engine-only
+ * ones included, summed over CPUs, then the slab-state files; each row has
+ * the change in percent of the baseline ("-" when the baseline is 0).
+ */
+#include "cli.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "json_state.h"
+#include "metric.h"
+#include "replay.h"
+
+#define COMPARE_ROWS (SIM_NR_STATS + 5)
+
+struct compare_args {
+    const char *file;
+    const char *variant; /* NAME or NAME=A,B */
+    const char *models;  /* A,B */
+    const char *cache;   /* NULL: the first cache the scenario creates */
+    const char *seed;
+    bool json;
+};
+
+struct compare_side {
+    char label[128]; /* "DEFERRED_FREELIST=before" */
+    struct sim_config cfg;
+    uint64_t v[COMPARE_ROWS]; /* counters, then the slab-state files */
+};
+
+static const enum metric_kind compare_files[] = {
+        METRIC_OBJECTS, METRIC_OBJECTS_PARTIAL, METRIC_PARTIAL, METRIC_SLABS, METRIC_TOTAL_OBJECTS};
+
+void cli_compare_usage(FILE *f)
+{
+    fputs("usage: slublab compare FILE (--variant NAME[=A,B] | --model A,B) [--cache NAME]\n"
+          "                       [--seed N] [--json]\n"
+          "\n"
+          "Run the scenario FILE twice, as the baseline and as the patched kernel, and\n"
+          "print every counter (summed over CPUs) and the slab-state files of one cache\n"
+          "side by side, with the change in percent.\n"
+          "\n"
+          "  --variant NAME       baseline NAME=before, patched NAME=after\n"
+          "  --variant NAME=A,B   baseline NAME=A, patched NAME=B (before or after)\n"
+          "  --model A,B          baseline model A, patched model B\n"
+          "  --cache NAME         the cache to compare (default: the first one created)\n"
+          "  --seed N             override the scenario's seed (both runs)\n"
+          "  --json               "
+          "{\"rows\":[{\"metric\",\"baseline\",\"patched\",\"change_pct\"}]}\n"
+          "\n"
+          "Exit status: 0 on success, 2 for usage errors, invalid scenarios and\n"
+          "operations the engine rejects.\n",
+          f);
+}
+
+static int compare_parse_args(int argc, char **argv, struct compare_args *a)
+{
+    const char *value;
+    int i, m;
+
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+
+        if (strcmp(arg, "--json") == 0)
+            a->json = true;
+        else if ((m = cli_option(argc, argv, &i, "--variant", &value)) > 0)
+            a->variant = value;
+        else if (m == 0 && (m = cli_option(argc, argv, &i, "--model", &value)) > 0)
+            a->models = value;
+        else if (m == 0 && (m = cli_option(argc, argv, &i, "--cache", &value)) > 0)
+            a->cache = value;
+        else if (m == 0 && (m = cli_option(argc, argv, &i, "--seed", &value)) > 0)
+            a->seed = value;
+        else if (m < 0)
+            return CLI_USAGE;
+        else if (arg[0] == '-' && arg[1] != '\0')
+            return cli_usage_error("compare", "unknown option \"%s\"", arg);
+        else if (a->file)
+            return cli_usage_error("compare", "one scenario file at a time");
+        else
+            a->file = arg;
+    }
+    if (!a->file)
+        return cli_usage_error("compare", "which scenario file?");
+    if (!a->variant == !a->models)
+        return cli_usage_error("compare", "give exactly one of --variant and --model");
+    return CLI_OK;
+}
+
+/* Split "A,B" at the comma into two bounded strings. */
+static bool compare_split(const char *s, char *a, char *b, size_t size)
+{
+    const char *comma = strchr(s, ',');
+    size_t la;
+
+    if (!comma || strchr(comma + 1, ','))
+        return false;
+    la = (size_t)(comma - s);
+    if (la == 0 || la >= size || strlen(comma + 1) == 0 || strlen(comma + 1) >= size)
+        return false;
+    memcpy(a, s, la);
+    a[la] = '\0';
+    memcpy(b, comma + 1, strlen(comma + 1) + 1);
+    return true;
+}
+
+/* Build the two configurations from the scenario's and the axis. */
+static int compare_configure(const struct compare_args *a, const struct sim_config *base,
+                             struct compare_side side[2])
+{
+    char name[64], va[32] = "before", vb[32] = "after", spec[128];
+    const char *eq;
+    int k, m;
+
+    side[0].cfg = *base;
+    if (a->seed && !cli_parse_u64(a->seed, &side[0].cfg.seed))
+        return cli_usage_error("compare", "--seed wants a non-negative integer");
+    side[1].cfg = side[0].cfg;
+    if (a->models) {
+        if (!compare_split(a->models, va, vb, sizeof(va)))
+            return cli_usage_error("compare", "--model wants A,B, not \"%s\"", a->models);
+        for (k = 0; k < 2; k++) {
+            const char *model = k ? vb : va;
+
+            if ((m = sim_model_lookup(model)) < 0)
+                return cli_usage_error("compare", "unknown model \"%s\"", model);
+            side[k].cfg.model = (enum sim_model)m;
+            snprintf(side[k].label, sizeof(side[k].label), "model=%s", model);
+        }
+        return CLI_OK;
+    }
+    if (!a->variant)
+        return CLI_USAGE; /* compare_parse_args() saw to it; for the analyzer */
+    eq = strchr(a->variant, '=');
+    if (strlen(a->variant) >= sizeof(name) || (eq && !compare_split(eq + 1, va, vb, sizeof(va))))
+        return cli_usage_error("compare", "--variant wants NAME or NAME=A,B, not \"%s\"",
+                               a->variant);
+    snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a->variant) : 63, a->variant);
+    for (k = 0; k < 2; k++) {
+        snprintf(spec, sizeof(spec), "%s=%s", name, k ? vb : va);
+        if (!cli_set_variant(&side[k].cfg, spec))
+            return CLI_USAGE;
+        snprintf(side[k].label, sizeof(side[k].label), "%s", spec);
+    }
+    return CLI_OK;
+}
+
+/* Run the scenario with side->cfg and read the rows.  Sets *cache_name. */
+static int compare_run(const struct compare_args *a, const struct scenario *scn,
+                       struct compare_side *side, char *cache_name)
+{
+    struct sim_snapshot *snap = NULL;
+    struct replay rp;
+    int ret = CLI_USAGE, cache;
+    size_t i, k;
+
+    if (replay_init(&rp, scn, &side->cfg) || replay_run(&rp)) {
+        fprintf(stderr, "%s (%s)\n", strbuf_str(&rp.error), side->label);
+        goto out_release;
+    }
+    cache = a->cache ? sim_cache_lookup(rp.sim, a->cache) : replay_report_cache(&rp);
+    if (cache < 0) {
+        fprintf(stderr, "slublab compare: %s: no cache %s%s%s (%s)\n", scn->label,
+                a->cache ? "named \"" : "was created", a->cache ? a->cache : "",
+                a->cache ? "\"" : "", side->label);
+        goto out_release;
+    }
+    if (sim_snapshot(rp.sim, &snap)) {
+        fprintf(stderr, "slublab compare: out of memory\n");
+        goto out_release;
+    }
+    for (i = 0; i < SIM_NR_STATS; i++)
+        side->v[i] = sim_stat(rp.sim, cache, (unsigned)i, -1);
+    for (i = 0; i < snap->nr_caches; i++) {
+        if (snap->caches[i].id != cache)
+            continue;
+        snprintf(cache_name, SIM_NAME_MAX, "%s", snap->caches[i].name);
+        for (k = 0; k < sizeof(compare_files) / sizeof(compare_files[0]); k++)
+            side->v[SIM_NR_STATS + k] = metric_cache_file(&snap->caches[i], compare_files[k]);
+    }
+    ret = CLI_OK;
+out_release:
+    sim_snapshot_release(snap);
+    replay_release(&rp);
+    return ret;
+}
+
+static const char *compare_row_name(size_t row)
+{
+    return row < SIM_NR_STATS ? sim_stat_name((unsigned)row)
+                              : metric_file_name(compare_files[row - SIM_NR_STATS]);
+}
+
+/* "+12.5" into @buf, or false when the baseline is 0. */
+static bool compare_change(uint64_t base, uint64_t patched, char *buf, size_t len)
+{
+    if (!base)
+        return false;
+    snprintf(buf, len, "%+.1f", ((double)patched - (double)base) * 100.0 / (double)base);
+    return true;
+}
+
+static int compare_print_json(const struct scenario *scn, const char *cache,
+                              const struct compare_side side[2])
+{
+    cJSON *o = cJSON_CreateObject(), *rows = NULL;
+    char pct[48], *text = NULL;
+    size_t r;
+
+    if (!o || !json_put(o, "scenario", cJSON_CreateString(scn->name)) ||
+        !json_put(o, "cache", cJSON_CreateString(cache)) ||
+        !json_put(o, "baseline", cJSON_CreateString(side[0].label)) ||
+        !json_put(o, "patched", cJSON_CreateString(side[1].label)) ||
+        !json_put(o, "rows", rows = cJSON_CreateArray()))
+        goto err_delete;
+    for (r = 0; r < COMPARE_ROWS; r++) {
+        cJSON *row = cJSON_CreateObject();
+        bool has = compare_change(side[0].v[r], side[1].v[r], pct, sizeof(pct));
+
+        if (!json_push(rows, row) ||
+            !json_put(row, "metric", cJSON_CreateString(compare_row_name(r))) ||
+            !json_put(row, "baseline", json_uint(side[0].v[r])) ||
+            !json_put(row, "patched", json_uint(side[1].v[r])) ||
+            /* the printed value, so the JSON and the table agree to the digit */
+            !json_put(row, "change_pct",
+                      has ? cJSON_CreateNumber(strtod(pct, NULL)) : cJSON_CreateNull()))
+            goto err_delete;
+    }
+    text = cJSON_PrintUnformatted(o);
+    if (!text)
+        goto err_delete;
+    printf("%s\n", text);
+    cJSON_free(text);
+    cJSON_Delete(o);
+    return CLI_OK;
+
+err_delete:
+    cJSON_Delete(o);
+    fprintf(stderr, "slublab compare: out of memory\n");
+    return CLI_USAGE;
+}
+
+static void compare_print_table(const struct scenario *scn, const char *cache,
+                                const struct compare_side side[2])
+{
+    char pct[48], change[52];
+    size_t r;
+
+    printf("scenario %s, cache %s\nbaseline: %s\npatched:  %s\n\n", scn->name, cache, side[0].label,
+           side[1].label);
+    printf("%-26s %14s %14s %9s\n", "metric", "baseline", "patched", "change");
+    for (r = 0; r < COMPARE_ROWS; r++) {
+        bool has = compare_change(side[0].v[r], side[1].v[r], pct, sizeof(pct));
+
+        if (r == SIM_NR_STATS)
+            printf("\n");
+        snprintf(change, sizeof(change), "%s%s", has ? pct : "-", has ? "%" : "");
+        printf("%-26s %14" PRIu64 " %14" PRIu64 " %9s\n", compare_row_name(r), side[0].v[r],
+               side[1].v[r], change);
+    }
+}
+
+int cli_compare(int argc, char **argv)
+{
+    struct compare_args args = {0};
+    struct compare_side side[2];
+    char cache[2][SIM_NAME_MAX] = {"", ""};
+    struct scenario *scn;
+    int ret;
+
+    if (argc > 1 && cli_is_help(argv[1])) {
+        cli_compare_usage(stdout);
+        return CLI_OK;
+    }
+    if ((ret = compare_parse_args(argc, argv, &args)))
+        return ret;
+    if (!(scn = cli_load(args.file)))
+        return CLI_USAGE;
+    memset(side, 0, sizeof(side));
+    if (!(ret = compare_configure(&args, &scn->config, side)) &&
+        !(ret = compare_run(&args, scn, &side[0], cache[0])) &&
+        !(ret = compare_run(&args, scn, &side[1], cache[1]))) {
+        if (args.json)
+            ret = compare_print_json(scn, cache[0], side);
+        else
+            compare_print_table(scn, cache[0], side);
+    }
+    scenario_release(scn);
+    return ret;
+}

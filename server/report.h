@@ -1,0 +1,26 @@
+/*
+ * report.h: what `slublab run` prints once a scenario has run.
+ *
+ * Two renderings of one replay: a sysfs-style text report (per cache the
+ * files of /sys/kernel/slab/<cache>/, counters in the kernel's show_stat()
+ * format `alloc_fastpath 12 C0=10 C1=2`, per-CPU sheaves and per-node
+ * barns, then the expects), and a JSON summary with keys in a fixed order:
+ * scenario, variants, model, seed, caches, expects, warnings, ok.  The HTTP
+ * server will serve the same texts.
+ */
+#ifndef SLUBLAB_SERVER_REPORT_H
+#define SLUBLAB_SERVER_REPORT_H
+
+#include <cjson/cJSON.h>
+
+#include "replay.h"
+#include "strbuf.h"
+
+/* Append the warnings of @rp, one "warning: ..." line each. */
+void report_warnings(struct strbuf *out, const struct replay *rp);
+/* Append the text report of @rp's machine, as captured in @snap. */
+void report_text(struct strbuf *out, const struct replay *rp, const struct sim_snapshot *snap);
+/* The JSON summary; caller owns it.  NULL when the host ran out of memory. */
+cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap);
+
+#endif /* SLUBLAB_SERVER_REPORT_H */
