@@ -97,6 +97,12 @@ static int check_args(struct sim *sim, const struct sim_cache_args *a, char *msg
                 a->name, a->freeptr_offset);
         return -EINVAL;
     }
+    if (SHEAF_HEADER_SIZE + 8ull * a->sheaf_capacity > (uint64_t)PAGE_SIZE << MAX_PAGE_ORDER) {
+        /* alloc_empty_sheaf() would ask kmalloc for more than it can give */
+        snprintf(msg, len, "kmem_cache_create %s: sheaf_capacity %u is larger than %u", a->name,
+                a->sheaf_capacity, ((PAGE_SIZE << MAX_PAGE_ORDER) - SHEAF_HEADER_SIZE) / 8);
+        return -EINVAL;
+    }
     if (a->flags & ~(SIM_SLAB_DEBUG_FLAGS | SIM_SLAB_KMALLOC | SIM_SLAB_HWCACHE_ALIGN |
                             SIM_SLAB_CACHE_DMA | SIM_SLAB_RECLAIM_ACCOUNT |
                             SIM_SLAB_TYPESAFE_BY_RCU | SIM_SLAB_NO_OBJ_EXT |
@@ -120,6 +126,12 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
 
     if (ret)
         return ret;
+    if (sim->nr_caches == sim->cap_caches) { /* first: an unwinding realloc must not leak s */
+        unsigned cap = sim->cap_caches ? sim->cap_caches * 2 : 8;
+
+        sim->caches = sim_realloc(sim, sim->caches, cap * sizeof(*sim->caches));
+        sim->cap_caches = cap;
+    }
     s = sim_zalloc(sim, sizeof(*s));
     memcpy(s->name, a->name, sizeof(s->name));
     s->object_size = a->object_size;
@@ -131,12 +143,6 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
         snprintf(msg, len, "kmem_cache_create %s: no slab order fits size %u", a->name, s->size);
         sim_free(s);
         return -EINVAL;
-    }
-    if (sim->nr_caches == sim->cap_caches) {
-        unsigned cap = sim->cap_caches ? sim->cap_caches * 2 : 8;
-
-        sim->caches = sim_realloc(sim, sim->caches, cap * sizeof(*sim->caches));
-        sim->cap_caches = cap;
     }
     s->id = (int)sim->nr_caches;
     sim->caches[sim->nr_caches++] = s;
@@ -369,14 +375,12 @@ void flush_all(struct sim *sim, struct kmem_cache *s)
 static void shrink_node(struct sim *sim, struct kmem_cache *s, int node)
 {
     struct kmem_cache_node *n = &s->node[node];
-    uint32_t *bucket[SHRINK_PROMOTE_MAX];
-    unsigned nr[SHRINK_PROMOTE_MAX] = {0};
-    uint32_t idx, next;
+    unsigned nr[SHRINK_PROMOTE_MAX] = {0}, len = n->partial.nr;
+    uint32_t *bucket, idx, next; /* bucket i: bucket[i * len .. i * len + nr[i] - 1] */
 
-    if (!n->partial.nr)
+    if (!len)
         return;
-    for (unsigned i = 0; i < SHRINK_PROMOTE_MAX; i++)
-        bucket[i] = sim_zalloc(sim, n->partial.nr * sizeof(uint32_t));
+    bucket = sim_scratch_alloc(sim, SHRINK_PROMOTE_MAX * len * sizeof(*bucket));
     ev_begin(sim, s, "__kmem_cache_do_shrink", "sort", node);
     for (idx = n->partial.head; idx; idx = next) {
         struct slab *slab = slab_at(sim, idx);
@@ -387,15 +391,14 @@ static void shrink_node(struct sim *sim, struct kmem_cache *s, int node)
             remove_partial(sim, s, idx, SLAB_ON_PRIVATE);
         } else if (nfree <= SHRINK_PROMOTE_MAX) {
             remove_partial(sim, s, idx, SLAB_ON_PRIVATE);
-            bucket[nfree - 1][nr[nfree - 1]++] = idx;
+            bucket[(nfree - 1) * len + nr[nfree - 1]++] = idx;
         }
     }
     for (unsigned i = SHRINK_PROMOTE_MAX; i-- > 0;)
         for (unsigned j = 0; j < nr[i]; j++)
-            add_partial(sim, s, bucket[i][j], false);
+            add_partial(sim, s, bucket[i * len + j], false);
     ev_end(sim);
-    for (unsigned i = 0; i < SHRINK_PROMOTE_MAX; i++)
-        sim_free(bucket[i]);
+    sim_scratch_free(sim, bucket);
     /* the empty ones, now private: discarded without free_slab */
     for (idx = 1; idx < sim->slabs.used; idx++) {
         struct slab *slab = slab_at(sim, idx);

@@ -15,6 +15,8 @@
 void *sim_zalloc(struct sim *sim, size_t size);
 void *sim_realloc(struct sim *sim, void *old, size_t size);
 void sim_free(void *p);
+void *sim_scratch_alloc(struct sim *sim, size_t size);
+void sim_scratch_free(struct sim *sim, void *p);
 
 /* random.c */
 void rng_seed(struct rng *r, uint64_t seed);

@@ -258,13 +258,13 @@ unsigned refill_from_node(struct sim *sim, struct kmem_cache *s, int node, struc
             inflight_remove_range(sim, first, k);
             ev_end(sim);
         } else {
-            sim_addr_t *objs = sim_zalloc(sim, k * sizeof(*objs));
+            sim_addr_t *objs = sim_scratch_alloc(sim, k * sizeof(*objs));
 
             /* before: the leftover chain goes through __slab_free */
             for (unsigned j = 0; j < k; j++)
                 objs[j] = sim->inflight[first + j];
             slab_free_to_slab(sim, s, list[i], objs, k, place_none(SIM_PL_INFLIGHT));
-            sim_free(objs);
+            sim_scratch_free(sim, objs);
         }
     }
     for (i = 0; i < nr && slab_at(sim, list[i])->list != SLAB_ON_PRIVATE; i++)

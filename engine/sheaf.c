@@ -86,7 +86,7 @@ bool refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
  */
 void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, size_t m)
 {
-    sim_addr_t *group = sim_zalloc(sim, (m ? m : 1) * sizeof(*group));
+    sim_addr_t *group = sim_scratch_alloc(sim, (m ? m : 1) * sizeof(*group));
 
     while (m > 0) {
         sim_addr_t last = p[--m];
@@ -123,7 +123,7 @@ void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, si
         ev_end(sim);
         slab_free_to_slab(sim, s, idx, group, (unsigned)cnt, place_none(SIM_PL_INFLIGHT));
     }
-    sim_free(group);
+    sim_scratch_free(sim, group);
 }
 
 /* Move the top @k objects of sheaf @idx into flight (one event), then free
@@ -132,7 +132,7 @@ static void flush_top(struct sim *sim, struct kmem_cache *s, uint32_t idx, unsig
         const char *fn)
 {
     struct slab_sheaf *sh = sheaf_at(sim, idx);
-    sim_addr_t *batch = sim_zalloc(sim, k * sizeof(*batch));
+    sim_addr_t *batch = sim_scratch_alloc(sim, k * sizeof(*batch));
 
     ev_begin(sim, s, fn, "flush", cpu_node(sim));
     for (unsigned i = 0; i < k; i++) {
@@ -145,7 +145,7 @@ static void flush_top(struct sim *sim, struct kmem_cache *s, uint32_t idx, unsig
     stat_add(sim, s, SIM_SHEAF_FLUSH, k);
     ev_end(sim);
     bulk_free_to_slabs(sim, s, batch, k);
-    sim_free(batch);
+    sim_scratch_free(sim, batch);
 }
 
 /* Empty a sheaf that no CPU uses (kernel: sheaf_flush_unused). */

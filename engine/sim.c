@@ -54,6 +54,31 @@ void sim_free(void *p)
     free(p);
 }
 
+/* Zeroed memory for the operation being applied, released with
+ * sim_scratch_free(), or by sim_apply() if a host allocation unwinds the
+ * operation first.  Never returns NULL (unwinds instead). */
+void *sim_scratch_alloc(struct sim *sim, size_t size)
+{
+    void *p;
+
+    SIM_BUG_ON(sim->nr_scratch == SCRATCH_MAX);
+    p = sim_zalloc(sim, size);
+    sim->scratch[sim->nr_scratch++] = p;
+    return p;
+}
+
+/* Release memory from sim_scratch_alloc().  Cannot fail. */
+void sim_scratch_free(struct sim *sim, void *p)
+{
+    for (unsigned i = sim->nr_scratch; i-- > 0;) {
+        if (sim->scratch[i] == p) {
+            sim->scratch[i] = sim->scratch[--sim->nr_scratch];
+            break;
+        }
+    }
+    sim_free(p);
+}
+
 void sim_config_default(struct sim_config *cfg)
 {
     memset(cfg, 0, sizeof(*cfg));
@@ -402,6 +427,14 @@ static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_r
         snprintf(res->message, sizeof(res->message), "cache %d does not exist", op->cache);
         return -EINVAL;
     }
+    for (unsigned i = 0; op->kind == SIM_OP_DESTROY && i < 16; i++) {
+        if (sim->kmalloc_cache[i] == op->cache) {
+            snprintf(res->message, sizeof(res->message),
+                    "cache %s is a kmalloc cache: kmalloc() would go on using it",
+                    sim->caches[op->cache]->name);
+            return -EINVAL;
+        }
+    }
     if (op->kind == SIM_OP_ALLOC_BULK && (op->count < 1 || op->count > (1u << 20) || !op->out)) {
         snprintf(res->message, sizeof(res->message), "alloc_bulk count %u is not in 1..%u",
                 op->count, 1u << 20);
@@ -412,9 +445,10 @@ static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_r
 
 int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
 {
-    struct kmem_cache *s = NULL;
+    /* volatile: live across setjmp(), which gcc -O2 warns about (-Wclobbered) */
+    struct kmem_cache *volatile s = NULL;
     uint32_t gfp = op->gfp ? op->gfp : SIM_GFP_KERNEL;
-    int ret = 0;
+    volatile int ret = 0;
 
     memset(res, 0, sizeof(*res));
     res->cache = -1;
@@ -431,6 +465,8 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     sim->res = res;
     sim->in_apply = true;
     if (setjmp(sim->oom_jmp)) {
+        while (sim->nr_scratch)
+            sim_free(sim->scratch[--sim->nr_scratch]);
         sim->in_apply = false;
         sim->broken = true;
         snprintf(res->message, sizeof(res->message), "host memory exhausted");

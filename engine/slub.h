@@ -333,7 +333,8 @@ uint64_t sim_op_count(const struct sim *sim);    /* operations applied so far */
 unsigned sim_nr_caches(const struct sim *sim);
 /* Cache id of @name (kmalloc caches included once created), or -1. */
 int sim_cache_lookup(const struct sim *sim, const char *name);
-/* Sum of counter @item of cache @cache over all CPUs (or one CPU, cpu >= 0). */
+/* Sum of counter @item of cache @cache over all CPUs (or one CPU, cpu >= 0);
+ * 0 on a machine broken by an earlier -ENOMEM of sim_apply(). */
 uint64_t sim_stat(const struct sim *sim, int cache, unsigned item, int cpu);
 
 /* Copy @len bytes of simulated memory at @addr.  Returns 0 or -EFAULT. */
@@ -429,7 +430,8 @@ struct sim_snapshot {
 };
 
 /* A plain-data copy of the whole state; may be called from the event callback.
- * Caller owns *out; release with sim_snapshot_release().  0 or -ENOMEM. */
+ * Caller owns *out; release with sim_snapshot_release().  0 or -ENOMEM, or
+ * -EIO on a machine broken by an earlier -ENOMEM of sim_apply(). */
 int sim_snapshot(const struct sim *sim, struct sim_snapshot **out);
 void sim_snapshot_release(struct sim_snapshot *snap);
 
@@ -446,7 +448,8 @@ struct sim_report {
     char msg[SIM_REPORT_MSGS][200]; /* the first few */
 };
 
-/* Walk everything; returns the number of violations (also in rep). */
+/* Walk everything; returns the number of violations (also in rep).  A machine
+ * broken by an earlier -ENOMEM of sim_apply() is one violation. */
 unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,
         struct sim_report *rep);
 

@@ -110,6 +110,10 @@ int sim_snapshot(const struct sim *sim, struct sim_snapshot **out)
     struct objbuf objs = {0};
     size_t nr;
 
+    if (sim->broken) { /* a half-applied operation is never visible */
+        free(snap);
+        return -EIO;
+    }
     if (!snap)
         return -ENOMEM;
     snap->seq = sim->seq;

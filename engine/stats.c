@@ -116,7 +116,7 @@ uint64_t sim_stat(const struct sim *sim, int cache, unsigned item, int cpu)
     const struct kmem_cache *s;
     uint64_t sum = 0;
 
-    if (cache < 0 || (unsigned)cache >= sim->nr_caches || item >= SIM_NR_STATS)
+    if (sim->broken || cache < 0 || (unsigned)cache >= sim->nr_caches || item >= SIM_NR_STATS)
         return 0;
     s = sim->caches[cache];
     if (cpu >= 0)

@@ -220,6 +220,8 @@ struct pool {
 
 /* ---- The machine ---------------------------------------------------------- */
 
+#define SCRATCH_MAX 8u /* temporaries alive at once (sim_scratch_alloc nesting) */
+
 struct rng {
     uint64_t s[4]; /* xoshiro256** state */
 };
@@ -248,6 +250,9 @@ struct sim {
     void *event_arg;
     struct event_builder ev;
     struct sim_result *res;     /* the result of the operation being applied */
+
+    void *scratch[SCRATCH_MAX];  /* temporaries of the operation being applied */
+    unsigned nr_scratch;         /* 0 between operations; sim_apply() frees them on unwinding */
 
     unsigned long fail_alloc_in; /* host allocation failure injection: 0 off */
     bool broken;                 /* a host allocation failed mid-operation */

@@ -354,6 +354,10 @@ unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,
     uint32_t used = sim->slabs.used;
 
     memset(v.rep, 0, sizeof(*v.rep));
+    if (sim->broken) { /* a half-applied operation: nothing to walk safely */
+        violation(&v, "the machine ran out of host memory mid-operation and is broken");
+        return v.rep->violations;
+    }
     v.held = calloc(used, sizeof(*v.held));
     v.freemap = calloc(used, sizeof(*v.freemap));
     v.heldmap = calloc(used, sizeof(*v.heldmap));
