@@ -159,7 +159,7 @@ static int run_output(const struct run_args *a, const struct replay *rp)
     struct sim_snapshot *snap = NULL;
     struct strbuf text = STRBUF_INIT;
     cJSON *json = NULL, *wrap = NULL;
-    bool ok;
+    bool ok = false;
 
     if (sim_snapshot(rp->sim, &snap))
         return cli_usage_error("run", "out of memory taking the final snapshot");
