@@ -14,6 +14,7 @@
  */
 #include "internal.h"
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -135,7 +136,7 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
     s = sim_zalloc(sim, sizeof(*s));
     memcpy(s->name, a->name, sizeof(s->name));
     s->object_size = a->object_size;
-    s->flags = a->flags;
+    s->flags = a->flags | sim->cfg.slab_debug;
     s->ctor = a->ctor;
     s->align = calculate_alignment(a->flags, a->align, a->object_size);
     calculate_sizes(s, a->use_freeptr_offset, a->freeptr_offset);
@@ -277,13 +278,6 @@ static struct slab *check_free(struct sim *sim, struct kmem_cache *s, sim_addr_t
                 fn, (unsigned long long)obj, s->name);
         return NULL;
     }
-    if ((s->flags & SIM_SLAB_DEBUG_FLAGS) && on_freelist(sim, s, slab, obj)) {
-        sim_result_msg(sim, SIM_MISUSE,
-                "BUG %s (Not tainted): Object already free\nINFO: Object 0x%llx @offset=%lu",
-                s->name, (unsigned long long)obj,
-                (unsigned long)(obj - slab->base));
-        return NULL;
-    }
     return slab;
 }
 
@@ -295,7 +289,7 @@ void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_add
     if (slab->node == cpu_node(sim) && free_to_pcs(sim, s, obj))
         return;
     slab = slab_at(sim, idx);
-    if (slab->freelist == obj) {
+    if (!kmem_cache_debug(s) && slab->freelist == obj) {
         sim_result_msg(sim, SIM_MISUSE,
                 "kernel BUG at mm/slub.c: set_freepointer(): object == fp: 0x%llx freed twice "
                 "in a row (naive double free detection)",
@@ -307,6 +301,59 @@ void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_add
     stat_add(sim, s, SIM_FREE_SLOWPATH, 1);
     ev_end(sim);
     slab_free_to_slab(sim, s, idx, &obj, 1, place_none(SIM_PL_USER));
+}
+
+/*
+ * A corrupted free pointer of @obj would make the kernel dereference
+ * garbage (kernel: get_freepointer on a non-debug cache).  If the word
+ * does not decode to NULL or an object of @slab, stop the machine with a
+ * "the kernel would fault here" event instead of following it.  Returns
+ * only when the pointer is sound.
+ */
+void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+        sim_addr_t obj)
+{
+    uint64_t stored;
+    sim_addr_t next = peek_freepointer(sim, s, obj, &stored);
+
+    if (!next || slab_obj_index(s, slab, next) >= 0)
+        return;
+    if (sim->ev.open)
+        ev_end(sim);
+    sim_result_msg(sim, SIM_CRASHED,
+            "BUG: unable to handle page fault for address: 0x%llx\n"
+            "#PF: supervisor read access in kernel mode\n"
+            "RIP: get_freepointer: the free pointer of 0x%llx in %s (stored word 0x%llx at "
+            "0x%llx) decodes to garbage; the kernel would fault here",
+            (unsigned long long)(next + s->offset), (unsigned long long)obj, s->name,
+            (unsigned long long)stored, (unsigned long long)(obj + s->offset));
+    report_event(sim, s, "get_freepointer", "fault");
+    sim->halted = true;
+    longjmp(sim->oom_jmp, 2);
+}
+
+/* The caller writes @len bytes of @byte at @addr: a bug made on purpose.
+ * Returns 0 or -EINVAL when the range is not simulated memory in use. */
+int user_write(struct sim *sim, sim_addr_t addr, unsigned len, uint8_t byte)
+{
+    uint8_t buf[256];
+    struct slab *slab = slab_of(sim, addr);
+
+    if (!len || len > 65536 || !slab || slab_of(sim, addr + len - 1) != slab) {
+        snprintf(sim->res->message, sizeof(sim->res->message),
+                "write: 0x%llx..+%u is not inside one slab", (unsigned long long)addr, len);
+        return -EINVAL;
+    }
+    memset(buf, byte, sizeof(buf));
+    ev_begin(sim, sim->caches[slab->cache], "user_write", "write", slab->node);
+    for (unsigned done = 0; done < len;) {
+        unsigned n = len - done < sizeof(buf) ? len - done : (unsigned)sizeof(buf);
+
+        SIM_BUG_ON(mem_write(sim, addr + done, buf, n));
+        done += n;
+    }
+    ev_end(sim);
+    return 0;
 }
 
 /* kmem_cache_free: misuse is reported and changes nothing. */

@@ -163,6 +163,18 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
 void flush_all(struct sim *sim, struct kmem_cache *s);
 void kmem_cache_shrink(struct sim *sim, struct kmem_cache *s);
 void kmem_cache_destroy(struct sim *sim, struct kmem_cache *s);
+void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+        sim_addr_t obj);
+int user_write(struct sim *sim, sim_addr_t addr, unsigned len, uint8_t byte);
+
+/* debug.c */
+bool kmem_cache_debug(const struct kmem_cache *s);
+void setup_slab_debug(struct sim *sim, struct kmem_cache *s, const struct slab *slab);
+void setup_object_debug(struct sim *sim, struct kmem_cache *s, sim_addr_t obj);
+bool alloc_debug_processing(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+        sim_addr_t obj);
+bool free_debug_processing(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+        sim_addr_t obj);
 
 /* kmalloc.c */
 int kmalloc_index(unsigned size);

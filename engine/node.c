@@ -13,6 +13,9 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
+#include <string.h>
+
 static struct ilink *slab_link(const void *pool, uint32_t idx)
 {
     return &((struct slab *)pool_at(pool, idx))->link;
@@ -144,6 +147,18 @@ void free_to_partial_list(struct sim *sim, struct kmem_cache *s, uint32_t idx,
     struct kmem_cache_node *n = &s->node[slab->node];
     bool was_full = slab->freelist == SIM_NULL;
 
+    for (unsigned i = 0; i < cnt; i++) {
+        if (free_debug_processing(sim, s, slab, objs[i]))
+            continue;
+        /* "Object at ... not freed": it stays where it was */
+        ev_begin(sim, s, "free_debug_processing", "check_failed", slab->node);
+        ev_report(sim, sim->res->message);
+        if (from.type == SIM_PL_INFLIGHT)
+            for (unsigned j = 0; j < cnt; j++)
+                inflight_drop_one(sim, objs[j]);
+        ev_end(sim);
+        return;
+    }
     ev_begin(sim, s, "free_to_partial_list", "keep", slab->node);
     set_freepointer(sim, s, objs[cnt - 1], slab->freelist);
     slab->freelist = objs[0];
@@ -223,6 +238,12 @@ unsigned refill_from_node(struct sim *sim, struct kmem_cache *s, int node, struc
         size_t first = sim->nr_inflight;
         sim_addr_t obj;
 
+        /* a corrupt link would be followed while taking objects: fault first */
+        obj = slab->freelist;
+        for (unsigned j = 0; j < k && obj; j++) {
+            check_freepointer_or_oops(sim, s, slab, obj);
+            obj = peek_freepointer(sim, s, obj, NULL);
+        }
         /* get_freelist_nofreeze: the whole freelist at once; the slab looks full */
         ev_begin(sim, s, "get_freelist_nofreeze", "detach", node);
         obj = slab->freelist;
@@ -354,10 +375,31 @@ sim_addr_t take_one_from_partial(struct sim *sim, struct kmem_cache *s, int node
     if (!idx)
         return SIM_NULL;
     slab = slab_at(sim, idx);
-    ev_begin(sim, s, "get_from_partial_node", "take", node);
     obj = slab->freelist;
+    if (!kmem_cache_debug(s))
+        check_freepointer_or_oops(sim, s, slab, obj);
+    ev_begin(sim, s, kmem_cache_debug(s) ? "alloc_single_from_partial" : "get_from_partial_node",
+            "take", node);
     slab->freelist = get_freepointer(sim, s, obj);
     slab->inuse++;
+    if (kmem_cache_debug(s) && !alloc_debug_processing(sim, s, slab, obj)) {
+        /* leak the slab: all objects marked used, as the kernel does */
+        remove_partial(sim, s, idx, SLAB_ON_NONE);
+        slab->frozen = true;
+        slab->inuse = slab->objects;
+        slab->freelist = SIM_NULL;
+        sim->res->status = SIM_MISUSE;
+        {
+            size_t n = strlen(sim->res->message);
+
+            snprintf(sim->res->message + n, sizeof(sim->res->message) - n,
+                    "FIX %s: Marking all objects used\n", s->name);
+        }
+        ev_label(sim, "debug_check_failed");
+        ev_report(sim, sim->res->message);
+        ev_end(sim);
+        return SIM_NULL;
+    }
     sink_put(sim, sink, obj, place_slab(slab));
     if (!slab->freelist) {
         bool store_user = (s->flags & SIM_SLAB_STORE_USER) && !cache_has_sheaves(s);

@@ -406,7 +406,7 @@ void sim_fail_pages(struct sim *sim, int order)
 static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_result *res)
 {
     bool needs_cache = op->kind != SIM_OP_CREATE && op->kind != SIM_OP_KMALLOC &&
-            op->kind != SIM_OP_KFREE;
+            op->kind != SIM_OP_KFREE && op->kind != SIM_OP_WRITE;
 
     if ((unsigned)op->kind >= SIM_NR_OPS) {
         snprintf(res->message, sizeof(res->message), "unknown operation %d", (int)op->kind);
@@ -450,21 +450,39 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     uint32_t gfp = op->gfp ? op->gfp : SIM_GFP_KERNEL;
     volatile int ret = 0;
 
-    memset(res, 0, sizeof(*res));
+    res->status = SIM_OK; /* not a memset: the message buffer is large */
+    res->addr = SIM_NULL;
+    res->count = 0;
     res->cache = -1;
+    res->message[0] = 0;
     if (sim->broken) {
         snprintf(res->message, sizeof(res->message),
                 "the machine ran out of host memory earlier and cannot continue");
         return -EIO;
     }
+    if (sim->halted) {
+        snprintf(res->message, sizeof(res->message),
+                "the kernel crashed at an earlier operation; step back before the corruption");
+        return -EIO;
+    }
     if (check_op(sim, op, res))
         return -EINVAL;
-    if (op->kind != SIM_OP_CREATE && op->kind != SIM_OP_KMALLOC && op->kind != SIM_OP_KFREE)
+    if (op->kind != SIM_OP_CREATE && op->kind != SIM_OP_KMALLOC && op->kind != SIM_OP_KFREE &&
+            op->kind != SIM_OP_WRITE)
         s = sim->caches[op->cache];
     sim->cpu = (int)op->cpu;
     sim->res = res;
     sim->in_apply = true;
-    if (setjmp(sim->oom_jmp)) {
+    switch (setjmp(sim->oom_jmp)) {
+    case 0:
+        break;
+    case 2: /* check_freepointer_or_oops(): the kernel would have faulted */
+        while (sim->nr_scratch)
+            sim_free(sim->scratch[--sim->nr_scratch]);
+        sim->in_apply = false;
+        sim->op++;
+        return 0;
+    default:
         while (sim->nr_scratch)
             sim_free(sim->scratch[--sim->nr_scratch]);
         sim->in_apply = false;
@@ -503,6 +521,9 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
         break;
     case SIM_OP_DESTROY:
         kmem_cache_destroy(sim, s);
+        break;
+    case SIM_OP_WRITE:
+        ret = user_write(sim, op->addr, op->count, op->byte);
         break;
     default:
         break;

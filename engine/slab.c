@@ -80,6 +80,17 @@ static sim_addr_t slab_iter_next(struct slab_obj_iter *it)
     return it->start + off;
 }
 
+/* The next object of a fresh slab, set up for debugging if the cache asks
+ * (kernel: next_slab_obj, setup_object). */
+static sim_addr_t next_slab_obj(struct sim *sim, struct kmem_cache *s, struct slab_obj_iter *it)
+{
+    sim_addr_t obj = slab_iter_next(it);
+
+    if (kmem_cache_debug(s))
+        setup_object_debug(sim, s, obj);
+    return obj;
+}
+
 /* Chain the next @k objects of @it onto @slab's freelist, last -> NULL. */
 static void chain_from_iter(struct sim *sim, struct kmem_cache *s, struct slab *slab,
         struct slab_obj_iter *it, unsigned k)
@@ -88,7 +99,7 @@ static void chain_from_iter(struct sim *sim, struct kmem_cache *s, struct slab *
 
     slab->freelist = SIM_NULL;
     for (unsigned i = 0; i < k; i++) {
-        sim_addr_t obj = slab_iter_next(it);
+        sim_addr_t obj = next_slab_obj(sim, s, it);
 
         if (prev)
             set_freepointer(sim, s, prev, obj);
@@ -141,6 +152,8 @@ uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node)
         p->slab = idx;
     }
     stat_add(sim, s, SIM_ENGINE_PAGES_IN, 1u << oo.order);
+    if (kmem_cache_debug(s))
+        setup_slab_debug(sim, s, slab);
     ev_move(sim, SIM_MOVE_SLAB, base, place_node(SIM_PL_PAGES, node),
             place_node(SIM_PL_INFLIGHT, node));
     if (sim->cfg.variant[SIM_VAR_DEFERRED_FREELIST] == SIM_BEFORE) {
@@ -198,7 +211,7 @@ unsigned alloc_from_new_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx
         slab_iter_init(sim, s, slab, &it);
         for (unsigned i = 0; i < count; i++) {
             slab->inuse++;
-            sink_put(sim, sink, slab_iter_next(&it), from);
+            sink_put(sim, sink, next_slab_obj(sim, s, &it), from);
         }
         inc_slabs_node(s, slab);
         if (slab->objects > count) {
@@ -208,10 +221,21 @@ unsigned alloc_from_new_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx
         }
         slab->fresh = false;
     }
+    if (kmem_cache_debug(s) && !sink->sheaf) {
+        /* alloc_single_from_new_slab: an object emitted by the iterator has
+         * no free pointer yet; give it a sound one (NULL) so check_object
+         * reads what the freelist-at-birth code would have linked.  The
+         * checks cannot fail on fresh bytes. */
+        if (sim->cfg.variant[SIM_VAR_DEFERRED_FREELIST] == SIM_AFTER)
+            set_freepointer(sim, s, sink->last, SIM_NULL);
+        SIM_BUG_ON(!alloc_debug_processing(sim, s, slab, sink->last));
+    }
     if (add_to_partial) {
         ev_end(sim);
         ev_begin(sim, s, "add_partial", "head", slab->node);
         add_partial(sim, s, idx, false);
+    } else if (kmem_cache_debug(s) && (s->flags & SIM_SLAB_STORE_USER)) {
+        add_full(sim, s, idx);
     } else {
         set_slab_list(sim, slab, SLAB_ON_NONE);
     }

@@ -178,6 +178,7 @@ struct sim_config {
     bool freelist_random;     /* CONFIG_SLAB_FREELIST_RANDOM */
     unsigned present_cpus;    /* CPUs used for slab sizing (0: nr_cpus) */
     unsigned max_host_memory; /* MiB of host memory the arena may back (0: no limit) */
+    uint32_t slab_debug;      /* SIM_SLAB_* debug flags forced on every cache (slab_debug=) */
 };
 
 /* Fill @cfg with the defaults: 2 CPUs, 1 node, 64 MiB, every variant after,
@@ -201,6 +202,7 @@ enum sim_op_kind {
     SIM_OP_FLUSH_ALL,  /* flush_all: every CPU's sheaves to slabs */
     SIM_OP_SHRINK,     /* kmem_cache_shrink */
     SIM_OP_DESTROY,    /* kmem_cache_destroy */
+    SIM_OP_WRITE,      /* the caller writes bytes: a bug on purpose (overflow, use after free) */
     SIM_NR_OPS
 };
 
@@ -223,7 +225,8 @@ struct sim_op {
     uint32_t gfp;          /* 0 means GFP_KERNEL */
     unsigned size;         /* kmalloc: bytes requested */
     sim_addr_t addr;       /* free, kfree */
-    unsigned count;        /* alloc_bulk: objects wanted */
+    unsigned count;        /* alloc_bulk: objects wanted; write: bytes written */
+    uint8_t byte;          /* write: the value written */
     sim_addr_t *out;       /* alloc_bulk: caller's array of count entries */
     struct sim_cache_args create;
 };
@@ -231,7 +234,10 @@ struct sim_op {
 enum sim_status {
     SIM_OK,     /* the operation did what was asked */
     SIM_FAILED, /* a simulated failure: out of memory, cache busy; state is consistent */
-    SIM_MISUSE, /* the kernel reports misuse; the state is unchanged */
+    SIM_MISUSE, /* the kernel reports misuse; the state is unchanged (debug
+                 * caches repair corrupted bytes, as the kernel does) */
+    SIM_CRASHED, /* the kernel would fault here: the machine stops; later
+                  * operations fail with -EIO */
 };
 
 struct sim_result {
@@ -239,7 +245,7 @@ struct sim_result {
     sim_addr_t addr;   /* alloc, kmalloc: the object */
     unsigned count;    /* alloc_bulk: objects written to op.out */
     int cache;         /* create: the new cache id; kmalloc: the cache used */
-    char message[256]; /* for SIM_FAILED and SIM_MISUSE: the kernel's words */
+    char message[2048]; /* for SIM_FAILED, SIM_MISUSE and SIM_CRASHED: the kernel's words */
 };
 
 /* ---- Events ----------------------------------------------------------- */

@@ -256,6 +256,7 @@ struct sim {
 
     unsigned long fail_alloc_in; /* host allocation failure injection: 0 off */
     bool broken;                 /* a host allocation failed mid-operation */
+    bool halted;                 /* the kernel would have faulted (SIM_CRASHED) */
     bool in_apply;               /* oom_jmp is armed */
     jmp_buf oom_jmp;             /* where a failed host allocation unwinds to */
     int fail_page_order;         /* page allocations of this order or more fail; -1 off */

@@ -43,6 +43,8 @@ const char *replay_status_name(enum sim_status status)
         return "failed";
     case SIM_MISUSE:
         return "misuse";
+    case SIM_CRASHED:
+        return "crashed";
     }
     return "?";
 }
