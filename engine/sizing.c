@@ -196,3 +196,30 @@ unsigned calculate_sheaf_capacity(uint32_t flags, unsigned size, unsigned reques
     base = (unsigned)(kmalloc_size_roundup(SHEAF_HEADER_SIZE + 8ul * base) - SHEAF_HEADER_SIZE) / 8;
     return base > requested ? base : requested;
 }
+
+int sim_cache_geometry(const struct sim_cache_args *a, unsigned cpus, struct sim_geometry *g)
+{
+    struct kmem_cache s = {0};
+
+    if (!a->object_size || a->object_size > (PAGE_SIZE << MAX_PAGE_ORDER) / 2 || !cpus)
+        return -EINVAL;
+    s.object_size = a->object_size;
+    s.flags = a->flags;
+    s.ctor = a->ctor;
+    s.align = calculate_alignment(a->flags, a->align, a->object_size);
+    calculate_sizes(&s, a->use_freeptr_offset, a->freeptr_offset);
+    if (calculate_oo(&s, cpus, cpus))
+        return -EINVAL;
+    g->size = s.size;
+    g->align = s.align;
+    g->inuse = s.inuse;
+    g->offset = s.offset;
+    g->red_left_pad = s.red_left_pad;
+    g->order = s.oo.order;
+    g->objects = s.oo.objects;
+    g->min_order = s.min.order;
+    g->min_objects = s.min.objects;
+    g->min_partial = calculate_min_partial(s.size);
+    g->sheaf_capacity = calculate_sheaf_capacity(s.flags, s.size, a->sheaf_capacity);
+    return 0;
+}

@@ -190,6 +190,26 @@ int sim_variant_lookup(const char *name);
 const char *sim_model_name(enum sim_model m);
 int sim_model_lookup(const char *name);
 
+/* ---- Geometry ------------------------------------------------------------ */
+
+struct sim_cache_args;
+
+/* What SLUB computes for a cache at creation (the sysfs geometry files). */
+struct sim_geometry {
+    unsigned size;           /* slab_size: stride between objects */
+    unsigned align;          /* align */
+    unsigned inuse, offset, red_left_pad;
+    unsigned order, objects; /* order, objs_per_slab */
+    unsigned min_order, min_objects;
+    unsigned min_partial;
+    unsigned sheaf_capacity;
+};
+
+/* The geometry of a cache created with @a on a machine with @cpus present
+ * CPUs (kernel: calculate_alignment, calculate_sizes, calculate_order, ...).
+ * Returns 0 or -EINVAL when no slab order fits. */
+int sim_cache_geometry(const struct sim_cache_args *a, unsigned cpus, struct sim_geometry *g);
+
 /* ---- Operations ------------------------------------------------------- */
 
 enum sim_op_kind {

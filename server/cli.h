@@ -29,6 +29,9 @@ void cli_run_usage(FILE *f);
 /* compare.c */
 int cli_compare(int argc, char **argv);
 void cli_compare_usage(FILE *f);
+/* geometry.c */
+int cli_geometry(int argc, char **argv);
+void cli_geometry_usage(FILE *f);
 
 /* True for "--help" and "-h". */
 bool cli_is_help(const char *arg);

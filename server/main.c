@@ -24,6 +24,8 @@ static const struct command commands[] = {
         {"run", cli_run, cli_run_usage, "replay a scenario and show the caches, sysfs style"},
         {"compare", cli_compare, cli_compare_usage,
          "run a scenario before and after a change and tabulate the counters"},
+        {"geometry", cli_geometry, cli_geometry_usage,
+         "check the engine's cache sizing against a /sys/kernel/slab tree"},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
