@@ -18,17 +18,6 @@
 #include <stdio.h>
 #include <string.h>
 
-bool cache_has_sheaves(const struct kmem_cache *s)
-{
-    return s->sheaf_capacity != 0;
-}
-
-/* Node of the CPU running the current operation (kernel: numa_mem_id). */
-int cpu_node(const struct sim *sim)
-{
-    return (int)sim->cfg.cpu_node[sim->cpu];
-}
-
 /* Record a simulated failure or misuse in the current result. */
 void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
 {
@@ -289,7 +278,9 @@ void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_add
     if (slab->node == cpu_node(sim) && free_to_pcs(sim, s, obj))
         return;
     slab = slab_at(sim, idx);
-    if (!kmem_cache_debug(s) && slab->freelist == obj) {
+    /* consistency checks report this as "Object already free"; without them
+     * set_freepointer()'s BUG_ON(object == fp) fires, debug cache or not */
+    if (!(s->flags & SIM_SLAB_CONSISTENCY_CHECKS) && slab->freelist == obj) {
         sim_result_msg(sim, SIM_MISUSE,
                 "kernel BUG at mm/slub.c: set_freepointer(): object == fp: 0x%llx freed twice "
                 "in a row (naive double free detection)",

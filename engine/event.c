@@ -36,49 +36,6 @@ const char *sim_place_name(unsigned type)
     return type < SIM_NR_PLACES ? place_names[type] : NULL;
 }
 
-/* A place with no CPU, node or slot. */
-struct sim_place place_none(enum sim_place_type type)
-{
-    struct sim_place p = {.type = (uint8_t)type, .cpu = -1, .node = -1, .slot = -1};
-
-    return p;
-}
-
-struct sim_place place_cpu(enum sim_place_type type, unsigned cpu)
-{
-    struct sim_place p = place_none(type);
-
-    p.cpu = (int16_t)cpu;
-    return p;
-}
-
-struct sim_place place_node(enum sim_place_type type, int node)
-{
-    struct sim_place p = place_none(type);
-
-    p.node = (int16_t)node;
-    return p;
-}
-
-/* The place of an object sitting on @slab's freelist. */
-struct sim_place place_slab(const struct slab *slab)
-{
-    struct sim_place p = place_node(SIM_PL_SLAB, slab->node);
-
-    p.slab = slab->base;
-    return p;
-}
-
-/* The place of an object in slot @slot of sheaf @sh. */
-struct sim_place place_in_sheaf(const struct slab_sheaf *sh, unsigned slot)
-{
-    struct sim_place p = sh->place;
-
-    p.slot = (int32_t)slot;
-    p.sheaf = sh->id;
-    return p;
-}
-
 /* The list place a slab is in, for moves and snapshots. */
 struct sim_place place_of_slab(const struct slab *slab)
 {
@@ -94,22 +51,6 @@ struct sim_place place_of_slab(const struct slab *slab)
     }
 }
 
-/* Open an event for kernel function @fn, branch @label.  Cannot fail. */
-void ev_begin(struct sim *sim, const struct kmem_cache *s, const char *fn, const char *label,
-        int node)
-{
-    struct event_builder *ev = &sim->ev;
-
-    SIM_BUG_ON(ev->open);
-    ev->open = true;
-    ev->fn = fn;
-    ev->label = label;
-    ev->node = node;
-    ev->cache = s ? s->id : -1;
-    ev->report = NULL;
-    ev->nr_moves = 0;
-}
-
 /* Change the branch label of the open event. */
 void ev_label(struct sim *sim, const char *label)
 {
@@ -122,14 +63,13 @@ void ev_report(struct sim *sim, const char *report)
     sim->ev.report = report;
 }
 
-/* Record that @id moved from @from to @to in the open event. */
-void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id, struct sim_place from,
+/* Record that @id moved from @from to @to in the open event (ev_move()
+ * calls this only when someone listens). */
+void ev_move_record(struct sim *sim, enum sim_move_kind kind, uint64_t id, struct sim_place from,
         struct sim_place to)
 {
     struct event_builder *ev = &sim->ev;
 
-    if (!sim->event_fn)
-        return;
     if (ev->nr_moves == ev->cap_moves) {
         size_t cap = ev->cap_moves ? ev->cap_moves * 2 : 64;
 
@@ -143,45 +83,48 @@ void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id, struct sim_p
     ev->nr_moves++;
 }
 
-/* Close the open event: number it and, if someone listens, deliver it. */
-void ev_end(struct sim *sim)
+/* Deliver the open event to the listener and close it (ev_end()). */
+void ev_deliver(struct sim *sim)
 {
     struct event_builder *ev = &sim->ev;
+    struct sim_stat_delta deltas[SIM_NR_STATS];
+    struct sim_event e;
+    size_t n = 0;
 
-    SIM_BUG_ON(!ev->open);
-    if (sim->event_fn) {
-        struct sim_stat_delta deltas[SIM_NR_STATS];
-        struct sim_event e;
-        size_t n = 0;
+    /* counters in item order: sort the few touched ones */
+    for (unsigned i = 1; i < ev->nr_touched; i++) {
+        uint8_t v = ev->touched_list[i];
+        unsigned j = i;
 
-        for (unsigned i = 0; i < SIM_NR_STATS; i++) {
-            if (!ev->touched[i])
-                continue;
-            deltas[n].item = (uint16_t)i;
-            deltas[n].delta = ev->delta[i];
-            n++;
-            ev->touched[i] = false;
-            ev->delta[i] = 0;
-        }
-        e.seq = sim->seq;
-        e.op = sim->op;
-        e.cpu = sim->cpu;
-        e.node = ev->node;
-        e.cache = ev->cache;
-        e.fn = ev->fn;
-        e.label = ev->label;
-        e.moves = ev->moves;
-        e.nr_moves = ev->nr_moves;
-        e.stats = deltas;
-        e.nr_stats = n;
-        e.report = ev->report;
-        ev->open = false; /* the callback may snapshot or validate */
-        sim->seq++;
-        sim->event_fn(&e, sim->event_arg);
-        return;
+        for (; j > 0 && ev->touched_list[j - 1] > v; j--)
+            ev->touched_list[j] = ev->touched_list[j - 1];
+        ev->touched_list[j] = v;
     }
-    ev->open = false;
+    for (unsigned i = 0; i < ev->nr_touched; i++) {
+        unsigned item = ev->touched_list[i];
+
+        deltas[n].item = (uint16_t)item;
+        deltas[n].delta = ev->delta[item];
+        n++;
+        ev->touched[item] = false;
+        ev->delta[item] = 0;
+    }
+    ev->nr_touched = 0;
+    e.seq = sim->seq;
+    e.op = sim->op;
+    e.cpu = sim->cpu;
+    e.node = ev->node;
+    e.cache = ev->cache;
+    e.fn = ev->fn;
+    e.label = ev->label;
+    e.moves = ev->moves;
+    e.nr_moves = ev->nr_moves;
+    e.stats = deltas;
+    e.nr_stats = n;
+    e.report = ev->report;
+    ev->open = false; /* the callback may snapshot or validate */
     sim->seq++;
+    sim->event_fn(&e, sim->event_arg);
 }
 
 void sim_set_event_cb(struct sim *sim, sim_event_fn fn, void *arg)
@@ -190,6 +133,7 @@ void sim_set_event_cb(struct sim *sim, sim_event_fn fn, void *arg)
     sim->event_arg = arg;
     memset(sim->ev.delta, 0, sizeof(sim->ev.delta));
     memset(sim->ev.touched, 0, sizeof(sim->ev.touched));
+    sim->ev.nr_touched = 0;
 }
 
 uint64_t sim_event_count(const struct sim *sim)

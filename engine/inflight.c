@@ -48,19 +48,6 @@ void inflight_drop_one(struct sim *sim, sim_addr_t obj)
     SIM_BUG_ON(1);
 }
 
-/* @obj leaves @from for @to: keep the user count and in-flight set right
- * and record the move. */
-void obj_leave(struct sim *sim, sim_addr_t obj, struct sim_place from, struct sim_place to)
-{
-    if (from.type == SIM_PL_INFLIGHT)
-        inflight_drop_one(sim, obj);
-    else if (from.type == SIM_PL_USER)
-        slab_of(sim, obj)->nr_user--;
-    if (to.type == SIM_PL_USER)
-        slab_of(sim, obj)->nr_user++;
-    ev_move(sim, SIM_MOVE_OBJECT, obj, from, to);
-}
-
 /* Put @obj, coming from @from, into @sink.  Cannot fail: a sheaf sink is
  * never given more than its free slots. */
 void sink_put(struct sim *sim, struct obj_sink *sink, sim_addr_t obj, struct sim_place from)

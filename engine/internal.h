@@ -11,6 +11,94 @@
 
 #include "types.h"
 
+/*
+ * Lookups on every path, inline because the fast paths live on them.
+ */
+
+/* Pool entry @idx; it must have been handed out. */
+static inline void *pool_at(const struct pool *p, uint32_t idx)
+{
+    return (char *)p->chunk[idx / POOL_CHUNK] + (size_t)(idx % POOL_CHUNK) * p->elem;
+}
+
+static inline struct slab *slab_at(const struct sim *sim, uint32_t idx)
+{
+    return (struct slab *)pool_at(&sim->slabs, idx);
+}
+
+static inline struct slab_sheaf *sheaf_at(const struct sim *sim, uint32_t idx)
+{
+    return (struct slab_sheaf *)pool_at(&sim->sheaves, idx);
+}
+
+/* The zone containing @addr, or NULL.  A loop of compares: there are at
+ * most a few zones, and a division would cost more. */
+static inline struct zone *zone_of(const struct sim *sim, sim_addr_t addr)
+{
+    for (unsigned i = 0; i < sim->nr_zones; i++) {
+        struct zone *z = &sim->zones[i];
+
+        if (addr - z->start < (uint64_t)z->pages << PAGE_SHIFT)
+            return z;
+    }
+    return NULL;
+}
+
+/* Page descriptor of zone-relative @pfn, or NULL when its chunk is untouched. */
+static inline struct sim_page *zone_page(const struct zone *z, unsigned long pfn)
+{
+    struct sim_page *chunk = z->chunk[pfn / CHUNK_PAGES];
+
+    return chunk ? &chunk[pfn % CHUNK_PAGES] : NULL;
+}
+
+/* Page descriptor of the page holding @addr, or NULL. */
+static inline struct sim_page *page_of(const struct sim *sim, sim_addr_t addr)
+{
+    struct zone *z = zone_of(sim, addr);
+
+    if (!z)
+        return NULL;
+    return zone_page(z, (unsigned long)((addr - z->start) >> PAGE_SHIFT));
+}
+
+/* The slab that @addr lies in, or NULL (kernel: virt_to_slab()). */
+static inline struct slab *slab_of(const struct sim *sim, sim_addr_t addr)
+{
+    struct sim_page *p = page_of(sim, addr);
+
+    if (!p || !p->slab)
+        return NULL;
+    return slab_at(sim, p->slab);
+}
+
+static inline bool cache_has_sheaves(const struct kmem_cache *s)
+{
+    return s->sheaf_capacity != 0;
+}
+
+/* Node of the CPU running the current operation (kernel: numa_mem_id). */
+static inline int cpu_node(const struct sim *sim)
+{
+    return (int)sim->cfg.cpu_node[sim->cpu];
+}
+
+/* Add @n to counter @item of cache @s on the current CPU (kernel: stat()). */
+static inline void stat_add(struct sim *sim, struct kmem_cache *s, enum sim_stat_item item,
+        uint64_t n)
+{
+    if (!n)
+        return;
+    s->stats[sim->cpu][item] += n;
+    if (sim->event_fn) {
+        sim->ev.delta[item] += (int64_t)n;
+        if (!sim->ev.touched[item]) {
+            sim->ev.touched[item] = true;
+            sim->ev.touched_list[sim->ev.nr_touched++] = (uint8_t)item;
+        }
+    }
+}
+
 /* sim.c */
 void *sim_zalloc(struct sim *sim, size_t size);
 void *sim_realloc(struct sim *sim, void *old, size_t size);
@@ -25,17 +113,12 @@ uint32_t rng_below(struct rng *r, uint32_t bound);
 
 /* pool.c */
 void pool_init(struct pool *p, size_t elem);
-void *pool_at(const struct pool *p, uint32_t idx);
 uint32_t pool_get(struct sim *sim, struct pool *p);
 void pool_put(struct sim *sim, struct pool *p, uint32_t idx);
 int pool_clone(struct pool *dst, const struct pool *src);
 void pool_release(struct pool *p);
 
 /* mem.c */
-struct zone *zone_of(const struct sim *sim, sim_addr_t addr);
-struct sim_page *zone_page(const struct zone *z, unsigned long pfn);
-struct sim_page *page_of(const struct sim *sim, sim_addr_t addr);
-struct slab *slab_of(const struct sim *sim, sim_addr_t addr);
 int mem_read(const struct sim *sim, sim_addr_t addr, void *buf, size_t len);
 int mem_write(struct sim *sim, sim_addr_t addr, const void *buf, size_t len);
 int mem_read_u64(const struct sim *sim, sim_addr_t addr, uint64_t *v);
@@ -47,22 +130,113 @@ void page_free(struct sim *sim, sim_addr_t addr, unsigned order);
 unsigned long zone_nr_free(const struct zone *z, unsigned order);
 
 /* stats.c */
-void stat_add(struct sim *sim, struct kmem_cache *s, enum sim_stat_item item, uint64_t n);
 
 /* event.c */
-struct sim_place place_none(enum sim_place_type type);
-struct sim_place place_cpu(enum sim_place_type type, unsigned cpu);
-struct sim_place place_node(enum sim_place_type type, int node);
-struct sim_place place_slab(const struct slab *slab);
-struct sim_place place_in_sheaf(const struct slab_sheaf *sh, unsigned slot);
 struct sim_place place_of_slab(const struct slab *slab);
-void ev_begin(struct sim *sim, const struct kmem_cache *s, const char *fn, const char *label,
-        int node);
+
 void ev_label(struct sim *sim, const char *label);
 void ev_report(struct sim *sim, const char *report);
-void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id, struct sim_place from,
+void ev_deliver(struct sim *sim);
+
+/* Open an event for kernel function @fn, branch @label.  Cannot fail. */
+static inline void ev_begin(struct sim *sim, const struct kmem_cache *s, const char *fn,
+        const char *label, int node)
+{
+    struct event_builder *ev = &sim->ev;
+
+    SIM_BUG_ON(ev->open);
+    ev->open = true;
+    ev->fn = fn;
+    ev->label = label;
+    ev->node = node;
+    ev->cache = s ? s->id : -1;
+    ev->report = NULL;
+    ev->nr_moves = 0;
+}
+
+/* Close the open event: number it and, if someone listens, deliver it. */
+static inline void ev_end(struct sim *sim)
+{
+    SIM_BUG_ON(!sim->ev.open);
+    if (sim->event_fn) {
+        ev_deliver(sim);
+        return;
+    }
+    sim->ev.open = false;
+    sim->seq++;
+}
+void ev_move_record(struct sim *sim, enum sim_move_kind kind, uint64_t id, struct sim_place from,
         struct sim_place to);
-void ev_end(struct sim *sim);
+
+/* Places, and recording a move: inline so that with no listener the
+ * compiler drops the place values altogether (the fast paths). */
+/* A place with no CPU, node or slot. */
+static inline struct sim_place place_none(enum sim_place_type type)
+{
+    struct sim_place p = {.type = (uint8_t)type, .cpu = -1, .node = -1, .slot = -1};
+
+    return p;
+}
+
+static inline struct sim_place place_cpu(enum sim_place_type type, unsigned cpu)
+{
+    struct sim_place p = place_none(type);
+
+    p.cpu = (int16_t)cpu;
+    return p;
+}
+
+static inline struct sim_place place_node(enum sim_place_type type, int node)
+{
+    struct sim_place p = place_none(type);
+
+    p.node = (int16_t)node;
+    return p;
+}
+
+/* The place of an object sitting on @slab's freelist. */
+static inline struct sim_place place_slab(const struct slab *slab)
+{
+    struct sim_place p = place_node(SIM_PL_SLAB, slab->node);
+
+    p.slab = slab->base;
+    return p;
+}
+
+/* The place of an object in slot @slot of sheaf @sh. */
+static inline struct sim_place place_in_sheaf(const struct slab_sheaf *sh, unsigned slot)
+{
+    struct sim_place p = sh->place;
+
+    p.slot = (int32_t)slot;
+    p.sheaf = sh->id;
+    return p;
+}
+
+/* Record that @id moved from @from to @to in the open event. */
+static inline void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id,
+        struct sim_place from, struct sim_place to)
+{
+    if (sim->event_fn)
+        ev_move_record(sim, kind, id, from, to);
+}
+
+/* @obj leaves @from for @to: keep the user count and in-flight set right
+ * and record the move. */
+void inflight_drop_one(struct sim *sim, sim_addr_t obj);
+
+static inline __attribute__((always_inline)) void obj_leave(struct sim *sim, sim_addr_t obj,
+        struct sim_place from,
+        struct sim_place to)
+{
+    if (from.type == SIM_PL_INFLIGHT)
+        inflight_drop_one(sim, obj);
+    else if (from.type == SIM_PL_USER)
+        slab_of(sim, obj)->nr_user--;
+    if (to.type == SIM_PL_USER)
+        slab_of(sim, obj)->nr_user++;
+    ev_move(sim, SIM_MOVE_OBJECT, obj, from, to);
+}
 
 /* freelist.c */
 uint64_t freeptr_encode(const struct sim *sim, const struct kmem_cache *s, sim_addr_t next,
@@ -78,7 +252,6 @@ sim_addr_t peek_freepointer(const struct sim *sim, const struct kmem_cache *s, s
 void inflight_add(struct sim *sim, sim_addr_t obj, struct sim_place from);
 void inflight_remove_range(struct sim *sim, size_t first, size_t n);
 void inflight_drop_one(struct sim *sim, sim_addr_t obj);
-void obj_leave(struct sim *sim, sim_addr_t obj, struct sim_place from, struct sim_place to);
 void sink_put(struct sim *sim, struct obj_sink *sink, sim_addr_t obj, struct sim_place from);
 sim_addr_t sink_last(const struct obj_sink *sink);
 
@@ -93,7 +266,6 @@ unsigned calculate_min_partial(unsigned size);
 unsigned calculate_sheaf_capacity(uint32_t flags, unsigned size, unsigned requested);
 
 /* slab.c */
-struct slab *slab_at(const struct sim *sim, uint32_t idx);
 uint32_t slab_idx(const struct sim *sim, const struct slab *slab);
 long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj);
 uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node);
@@ -126,7 +298,6 @@ sim_addr_t take_one_from_other_nodes(struct sim *sim, struct kmem_cache *s, int 
         struct obj_sink *sink);
 
 /* sheaf.c */
-struct slab_sheaf *sheaf_at(const struct sim *sim, uint32_t idx);
 void sheaf_set_place(struct sim *sim, uint32_t idx, struct sim_place to);
 uint32_t alloc_empty_sheaf(struct sim *sim, struct kmem_cache *s, unsigned capacity);
 void free_empty_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx);
@@ -149,8 +320,6 @@ unsigned alloc_from_pcs_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, 
 void pcs_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu);
 
 /* cache.c */
-bool cache_has_sheaves(const struct kmem_cache *s);
-int cpu_node(const struct sim *sim);
 void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, char *msg,

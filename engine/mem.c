@@ -13,46 +13,6 @@
 
 #include <string.h>
 
-/* The zone containing @addr, or NULL. */
-struct zone *zone_of(const struct sim *sim, sim_addr_t addr)
-{
-    for (unsigned i = 0; i < sim->nr_zones; i++) {
-        struct zone *z = &sim->zones[i];
-
-        if (addr >= z->start && addr - z->start < (uint64_t)z->pages << PAGE_SHIFT)
-            return z;
-    }
-    return NULL;
-}
-
-/* Page descriptor of zone-relative @pfn, or NULL when its chunk is untouched. */
-struct sim_page *zone_page(const struct zone *z, unsigned long pfn)
-{
-    struct sim_page *chunk = z->chunk[pfn / CHUNK_PAGES];
-
-    return chunk ? &chunk[pfn % CHUNK_PAGES] : NULL;
-}
-
-/* Page descriptor of the page holding @addr, or NULL. */
-struct sim_page *page_of(const struct sim *sim, sim_addr_t addr)
-{
-    struct zone *z = zone_of(sim, addr);
-
-    if (!z)
-        return NULL;
-    return zone_page(z, (unsigned long)((addr - z->start) >> PAGE_SHIFT));
-}
-
-/* The slab that @addr lies in, or NULL (kernel: virt_to_slab()). */
-struct slab *slab_of(const struct sim *sim, sim_addr_t addr)
-{
-    struct sim_page *p = page_of(sim, addr);
-
-    if (!p || !p->slab)
-        return NULL;
-    return pool_at(&sim->slabs, p->slab);
-}
-
 /* Copy @len bytes at @addr into @buf.  Returns 0 or -EFAULT. */
 int mem_read(const struct sim *sim, sim_addr_t addr, void *buf, size_t len)
 {

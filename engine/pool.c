@@ -19,12 +19,6 @@ void pool_init(struct pool *p, size_t elem)
     p->used = 1; /* index 0 means "none" */
 }
 
-/* Entry @idx; it must have been handed out. */
-void *pool_at(const struct pool *p, uint32_t idx)
-{
-    return (char *)p->chunk[idx / POOL_CHUNK] + (size_t)(idx % POOL_CHUNK) * p->elem;
-}
-
 /* Hand out a zeroed entry; returns its index.  Host allocation failure
  * unwinds to sim_apply(). */
 uint32_t pool_get(struct sim *sim, struct pool *p)

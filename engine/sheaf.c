@@ -14,11 +14,6 @@
 
 #include <string.h>
 
-struct slab_sheaf *sheaf_at(const struct sim *sim, uint32_t idx)
-{
-    return pool_at(&sim->sheaves, idx);
-}
-
 /* Move sheaf @idx to @to, recording it in the open event. */
 void sheaf_set_place(struct sim *sim, uint32_t idx, struct sim_place to)
 {

@@ -443,6 +443,39 @@ static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_r
     return 0;
 }
 
+/*
+ * The allocation and free fast paths (alloc_from_pcs with objects in main,
+ * free_to_pcs of a local object with room in main) neither allocate host
+ * memory nor fault, so they run without arming the unwinding of sim_apply
+ * (setjmp() costs a fifth of them).  Returns false, having changed
+ * nothing, when the operation needs the general path.  in_apply stays
+ * false here: an unexpected host allocation would stop at SIM_BUG_ON.
+ */
+static bool apply_fast(struct sim *sim, const struct sim_op *op, struct kmem_cache *s,
+        uint32_t gfp, struct sim_result *res)
+{
+    struct slab *slab;
+    struct slab_sheaf *main;
+
+    if (op->kind == SIM_OP_ALLOC) {
+        main = sheaf_at(sim, s->pcs[sim->cpu].main);
+        if (op->node != SIM_NUMA_NO_NODE || (gfp & SIM_GFP_ZERO) || !main->size)
+            return false;
+        res->cache = s->id;
+        res->addr = alloc_from_pcs(sim, s, op->node);
+        return true;
+    }
+    if (op->kind != SIM_OP_FREE || !cache_has_sheaves(s))
+        return false;
+    main = sheaf_at(sim, s->pcs[sim->cpu].main);
+    slab = slab_of(sim, op->addr);
+    if (main->size >= s->sheaf_capacity || !slab || slab->cache != s->id ||
+            slab->node != cpu_node(sim) || slab_obj_index(s, slab, op->addr) < 0)
+        return false;
+    res->cache = s->id;
+    return free_to_pcs(sim, s, op->addr);
+}
+
 int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
 {
     /* volatile: live across setjmp(), which gcc -O2 warns about (-Wclobbered) */
@@ -472,6 +505,10 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
         s = sim->caches[op->cache];
     sim->cpu = (int)op->cpu;
     sim->res = res;
+    if (apply_fast(sim, op, s, gfp, res)) {
+        sim->op++;
+        return 0;
+    }
     sim->in_apply = true;
     switch (setjmp(sim->oom_jmp)) {
     case 0:

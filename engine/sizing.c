@@ -117,6 +117,7 @@ void calculate_sizes(struct kmem_cache *s, bool use_freeptr_offset, unsigned fre
         size += s->red_left_pad;
     }
     s->size = round_up_u(size, s->align);
+    s->reciprocal_size = ((uint64_t)1 << 32) / s->size; /* rounds down: never too high */
 }
 
 static unsigned calc_slab_order(unsigned size, unsigned min_order, unsigned max_order,

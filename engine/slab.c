@@ -24,11 +24,6 @@ struct slab_obj_iter {
     unsigned size;
 };
 
-struct slab *slab_at(const struct sim *sim, uint32_t idx)
-{
-    return pool_at(&sim->slabs, idx);
-}
-
 uint32_t slab_idx(const struct sim *sim, const struct slab *slab)
 {
     const struct sim_page *p = page_of(sim, slab->base);
@@ -41,14 +36,18 @@ uint32_t slab_idx(const struct sim *sim, const struct slab *slab)
 long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj)
 {
     sim_addr_t first = slab->base + s->red_left_pad;
-    uint64_t off;
+    uint64_t off, idx, rem;
 
-    if (obj < first)
+    if (obj < first || obj - first >= (uint64_t)slab->objects * s->size)
         return -1;
-    off = obj - first;
-    if (off % s->size || off / s->size >= slab->objects)
-        return -1;
-    return (long)(off / s->size);
+    off = obj - first; /* below 2^32: a slab is at most 4 MiB */
+    idx = off * s->reciprocal_size >> 32;
+    rem = off - idx * s->size;
+    if (rem >= s->size) { /* the reciprocal may fall one short */
+        idx++;
+        rem -= s->size;
+    }
+    return rem ? -1 : (long)idx;
 }
 
 /* (kernel: init_slab_obj_iter; the random start is drawn here) */

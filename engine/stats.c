@@ -99,18 +99,6 @@ bool sim_stat_in_model(unsigned item, enum sim_model model)
     return false;
 }
 
-/* Add @n to counter @item of cache @s on the current CPU (kernel: stat()). */
-void stat_add(struct sim *sim, struct kmem_cache *s, enum sim_stat_item item, uint64_t n)
-{
-    if (!n)
-        return;
-    s->stats[sim->cpu][item] += n;
-    if (sim->event_fn) {
-        sim->ev.delta[item] += (int64_t)n;
-        sim->ev.touched[item] = true;
-    }
-}
-
 uint64_t sim_stat(const struct sim *sim, int cache, unsigned item, int cpu)
 {
     const struct kmem_cache *s;

@@ -161,6 +161,8 @@ struct kmem_cache {
     char name[SIM_NAME_MAX];
     unsigned object_size;   /* what the user asked for */
     unsigned size;          /* stride between slots */
+    uint64_t reciprocal_size; /* 2^32 / size: index = off * it >> 32, corrected once
+                               * (kernel: reciprocal_size, obj_to_index) */
     unsigned inuse;         /* word-rounded object plus right red zone */
     unsigned offset;        /* free pointer offset from the object start */
     unsigned align;
@@ -201,6 +203,8 @@ struct event_builder {
     size_t nr_moves, cap_moves;
     int64_t delta[SIM_NR_STATS];   /* counter changes since the event opened */
     bool touched[SIM_NR_STATS];
+    uint8_t touched_list[SIM_NR_STATS]; /* the touched items, nr_touched of them */
+    unsigned nr_touched;
 };
 
 /* ---- Pools ---------------------------------------------------------------- */

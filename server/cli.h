@@ -29,6 +29,9 @@ void cli_run_usage(FILE *f);
 /* compare.c */
 int cli_compare(int argc, char **argv);
 void cli_compare_usage(FILE *f);
+/* bench/bench.c */
+int cli_bench(int argc, char **argv);
+void cli_bench_usage(FILE *f);
 /* geometry.c */
 int cli_geometry(int argc, char **argv);
 void cli_geometry_usage(FILE *f);

@@ -26,6 +26,7 @@ static const struct command commands[] = {
          "run a scenario before and after a change and tabulate the counters"},
         {"geometry", cli_geometry, cli_geometry_usage,
          "check the engine's cache sizing against a /sys/kernel/slab tree"},
+        {"bench", cli_bench, cli_bench_usage, "run a benchmark (see docs/benchmarks.md)"},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

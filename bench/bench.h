@@ -1,0 +1,30 @@
+/*
+ * bench.h: `slublab bench NAME`, benchmarks that measure, never assert.
+ *
+ * Each benchmark compares what there is to compare in one run (a variant
+ * before and after, the engine and glibc), repeats rounds and reports
+ * medians, because this machine is shared and noisy.  Targets live in
+ * docs/benchmarks.md, not in tests.
+ */
+#ifndef SLUBLAB_BENCH_BENCH_H
+#define SLUBLAB_BENCH_BENCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct bench_opts {
+    bool json;
+    unsigned rounds;   /* measured rounds; the median is reported */
+    double scale;      /* work multiplier (1.0 = the documented size) */
+};
+
+/* Monotonic nanoseconds. */
+uint64_t bench_now_ns(void);
+/* Median of @n values (sorts @v). */
+double bench_median(double *v, unsigned n);
+
+int bench_fresh_slab(const struct bench_opts *o);
+int bench_fastpath(const struct bench_opts *o);
+
+#endif /* SLUBLAB_BENCH_BENCH_H */
