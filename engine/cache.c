@@ -347,6 +347,20 @@ int user_write(struct sim *sim, sim_addr_t addr, unsigned len, uint8_t byte)
     return 0;
 }
 
+/* kmem_cache_free_bulk after the checks kmem_cache_free makes, object by
+ * object: any misuse is reported and nothing is freed. */
+void kmem_cache_free_bulk_checked(struct sim *sim, struct kmem_cache *s, unsigned n,
+        const sim_addr_t *p)
+{
+    for (unsigned i = 0; i < n; i++) {
+        if (!check_free(sim, s, p[i], "kmem_cache_free_bulk")) {
+            report_event(sim, s, "kmem_cache_free_bulk", "misuse");
+            return;
+        }
+    }
+    kmem_cache_free_bulk(sim, s, n, p);
+}
+
 /* kmem_cache_free: misuse is reported and changes nothing. */
 void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj)
 {
@@ -395,7 +409,7 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
     for (unsigned i = 0; i < got; i++)
         inflight_add(sim, out[i], place_none(SIM_PL_USER));
     ev_end(sim);
-    bulk_free_to_slabs(sim, s, out, got);
+    bulk_free_to_slabs(sim, s, out, got, false);
     sim_result_msg(sim, SIM_FAILED, "kmem_cache_alloc_bulk %s: only %u of %u objects available",
             s->name, got, n);
     return 0;
@@ -463,6 +477,7 @@ void kmem_cache_destroy(struct sim *sim, struct kmem_cache *s)
 {
     unsigned long left = 0;
 
+    kvfree_rcu_barrier(sim); /* rcu_barrier: no callback may still touch the cache */
     kmem_cache_shrink(sim, s);
     for (unsigned node = 0; node < sim->cfg.nr_nodes; node++)
         left += s->node[node].nr_slabs;

@@ -46,6 +46,8 @@ struct sim_place place_of_slab(const struct slab *slab)
         return place_node(SIM_PL_NODE_FULL, slab->node);
     case SLAB_ON_PRIVATE:
         return place_node(SIM_PL_INFLIGHT, slab->node);
+    case SLAB_ON_RCU:
+        return place_node(SIM_PL_RCU_PENDING, slab->node);
     default:
         return place_node(SIM_PL_FULL, slab->node);
     }

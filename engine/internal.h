@@ -274,6 +274,7 @@ unsigned alloc_from_new_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx
         struct obj_sink *sink, unsigned count);
 void set_slab_list(struct sim *sim, struct slab *slab, enum slab_list list);
 void discard_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *label);
+void discard_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
         sim_addr_t obj);
 
@@ -302,7 +303,9 @@ void sheaf_set_place(struct sim *sim, uint32_t idx, struct sim_place to);
 uint32_t alloc_empty_sheaf(struct sim *sim, struct kmem_cache *s, unsigned capacity);
 void free_empty_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 bool refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx);
-void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, size_t m);
+void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, size_t m,
+        bool slowpath);
+void kfree_bulk(struct sim *sim, sim_addr_t *p, size_t m);
 void sheaf_flush_unused(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 void sheaf_flush_main(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 
@@ -317,6 +320,7 @@ void pcs_set(struct sim *sim, struct kmem_cache *s, enum sim_place_type which, u
 sim_addr_t alloc_from_pcs(struct sim *sim, struct kmem_cache *s, int node);
 bool free_to_pcs(struct sim *sim, struct kmem_cache *s, sim_addr_t obj);
 unsigned alloc_from_pcs_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, sim_addr_t *out);
+void kmem_cache_free_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, const sim_addr_t *p);
 void pcs_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu);
 
 /* cache.c */
@@ -327,6 +331,8 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
 sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp);
 void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_addr_t obj);
 void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj);
+void kmem_cache_free_bulk_checked(struct sim *sim, struct kmem_cache *s, unsigned n,
+        const sim_addr_t *p);
 unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n,
         sim_addr_t *out);
 void flush_all(struct sim *sim, struct kmem_cache *s);
@@ -344,6 +350,21 @@ bool alloc_debug_processing(struct sim *sim, struct kmem_cache *s, const struct 
         sim_addr_t obj);
 bool free_debug_processing(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
         sim_addr_t obj);
+
+/* rcu.c */
+void rcu_queue(struct sim *sim, enum rcu_cb_kind kind, uint32_t idx, sim_addr_t obj);
+void kfree_rcu(struct sim *sim, sim_addr_t obj);
+void rcu_grace_period(struct sim *sim, const char *why);
+void kvfree_rcu_barrier(struct sim *sim);
+void rcu_tick(struct sim *sim);
+
+/* prefill.c */
+uint32_t kmem_cache_prefill_sheaf(struct sim *sim, struct kmem_cache *s, unsigned count);
+sim_addr_t kmem_cache_alloc_from_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx);
+uint32_t kmem_cache_refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx,
+        unsigned count);
+void kmem_cache_return_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx);
+uint32_t sheaf_by_id(const struct sim *sim, uint32_t id);
 
 /* kmalloc.c */
 int kmalloc_index(unsigned size);

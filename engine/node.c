@@ -102,7 +102,18 @@ void slab_free_to_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         free_to_partial_list(sim, s, idx, objs, cnt, from);
         return;
     }
+    if (slab->freelist == tail) {
+        /* set_freepointer()'s BUG_ON: the kernel stops here; the model
+         * reports it and leaks the objects instead of linking a cycle */
+        ev_begin(sim, s, "set_freepointer", "double_free", slab->node);
+        ev_report(sim, "kernel BUG at mm/slub.c: set_freepointer(): object == fp (double free)");
+        for (unsigned i = 0; from.type == SIM_PL_INFLIGHT && i < cnt; i++)
+            inflight_drop_one(sim, objs[i]);
+        ev_end(sim);
+        return;
+    }
     ev_begin(sim, s, "__slab_free", "keep", slab->node);
+    stat_add(sim, s, SIM_ENGINE_SLAB_UPDATES, 1);
     set_freepointer(sim, s, tail, slab->freelist);
     slab->freelist = head;
     slab->inuse -= cnt;
@@ -160,6 +171,7 @@ void free_to_partial_list(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         return;
     }
     ev_begin(sim, s, "free_to_partial_list", "keep", slab->node);
+    stat_add(sim, s, SIM_ENGINE_SLAB_UPDATES, 1);
     set_freepointer(sim, s, objs[cnt - 1], slab->freelist);
     slab->freelist = objs[0];
     slab->inuse -= cnt;

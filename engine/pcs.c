@@ -330,6 +330,128 @@ void pcs_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu)
         free_empty_sheaf(sim, s, spare);
         ev_end(sim);
     }
+    if (pcs->rcu_free) {
+        uint32_t r = pcs->rcu_free;
+
+        ev_begin(sim, s, "pcs_flush_all", "call_rcu_nobarn", cpu_node(sim));
+        pcs->rcu_free = 0;
+        sheaf_at(sim, r)->rcu_node = cpu_node(sim);
+        sheaf_set_place(sim, r, place_node(SIM_PL_RCU_PENDING, cpu_node(sim)));
+        rcu_queue(sim, RCU_CB_SHEAF_NOBARN, r, SIM_NULL);
+        ev_end(sim);
+    }
     sheaf_flush_main(sim, s, pcs->main);
     sim->cpu = saved;
+}
+
+/* Free @n in-flight objects to their slabs as user frees (free_slowpath). */
+static void bulk_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, unsigned n)
+{
+    if (n)
+        bulk_free_to_slabs(sim, s, p, n, true);
+}
+
+/* Put @n objects the user holds in flight, in one event named @label. */
+static void user_to_inflight(struct sim *sim, struct kmem_cache *s, const sim_addr_t *p,
+        unsigned n, const char *label)
+{
+    if (!n)
+        return;
+    ev_begin(sim, s, "kmem_cache_free_bulk", label, cpu_node(sim));
+    for (unsigned i = 0; i < n; i++)
+        inflight_add(sim, p[i], place_none(SIM_PL_USER));
+    ev_end(sim);
+}
+
+/*
+ * kmem_cache_free_bulk: @n objects of @s, all checked by the caller (kernel:
+ * free_to_pcs_bulk).  Local objects fill the CPU's sheaves, exchanging a
+ * full main for an empty barn sheaf when it can; bulk free never allocates
+ * a sheaf or flushes the spare, so what does not fit goes to slabs, as do
+ * objects of other nodes, 32 at a time.
+ */
+void kmem_cache_free_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, const sim_addr_t *p)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
+    int node = cpu_node(sim);
+    sim_addr_t *local = sim_scratch_alloc(sim, n * sizeof(*local));
+    sim_addr_t remote[PCS_BATCH_MAX];
+    unsigned m = 0, nr_remote = 0, done = 0;
+
+    if (!cache_has_sheaves(s)) {
+        for (unsigned i = 0; i < n; i++)
+            local[i] = p[i];
+        user_to_inflight(sim, s, local, n, "no_sheaves");
+        bulk_to_slabs(sim, s, local, n);
+        sim_scratch_free(sim, local);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++) {
+        if (slab_of(sim, p[i])->node == node) {
+            local[m++] = p[i];
+            continue;
+        }
+        remote[nr_remote++] = p[i];
+        if (nr_remote == PCS_BATCH_MAX) {
+            user_to_inflight(sim, s, remote, nr_remote, "remote");
+            bulk_to_slabs(sim, s, remote, nr_remote);
+            nr_remote = 0;
+        }
+    }
+    while (done < m) {
+        struct slab_sheaf *main = sheaf_at(sim, pcs->main);
+        struct node_barn *b = &s->barn[node];
+        unsigned k;
+
+        if (main->size == s->sheaf_capacity) {
+            ev_begin(sim, s, "free_to_pcs_bulk", "swap_spare", node);
+            if (!pcs->spare) {
+                if (!b->empty.nr) {
+                    ev_label(sim, "no_empty");
+                    ev_end(sim);
+                    break;
+                }
+                ev_label(sim, "spare_from_barn_empty");
+                pcs_set(sim, s, SIM_PL_SPARE, pcs->main);
+                pcs_set(sim, s, SIM_PL_MAIN, barn_pop(sim, s, node, false));
+            } else if (sheaf_at(sim, pcs->spare)->size < s->sheaf_capacity) {
+                uint32_t old = pcs->main;
+
+                pcs_set(sim, s, SIM_PL_MAIN, pcs->spare);
+                pcs_set(sim, s, SIM_PL_SPARE, old);
+            } else if (b->full.nr >= MAX_FULL_SHEAVES || !b->empty.nr) {
+                ev_label(sim, "barn_put_fail");
+                stat_add(sim, s, SIM_BARN_PUT_FAIL, 1);
+                ev_end(sim);
+                break;
+            } else {
+                uint32_t old = pcs->main;
+
+                ev_label(sim, "barn_put");
+                pcs_set(sim, s, SIM_PL_MAIN, barn_pop(sim, s, node, false));
+                barn_push(sim, s, node, old, true);
+                stat_add(sim, s, SIM_BARN_PUT, 1);
+            }
+            ev_end(sim);
+            main = sheaf_at(sim, pcs->main);
+        }
+        k = s->sheaf_capacity - main->size;
+        if (k > m - done)
+            k = m - done;
+        ev_begin(sim, s, "free_to_pcs_bulk", "fastpath", node);
+        for (unsigned i = 0; i < k; i++) {
+            main->objects[main->size] = local[done + i];
+            obj_leave(sim, local[done + i], place_none(SIM_PL_USER),
+                    place_in_sheaf(main, main->size));
+            main->size++;
+        }
+        stat_add(sim, s, SIM_FREE_FASTPATH, k);
+        ev_end(sim);
+        done += k;
+    }
+    user_to_inflight(sim, s, local + done, m - done, "to_slabs");
+    bulk_to_slabs(sim, s, local + done, m - done);
+    user_to_inflight(sim, s, remote, nr_remote, "remote");
+    bulk_to_slabs(sim, s, remote, nr_remote);
+    sim_scratch_free(sim, local);
 }

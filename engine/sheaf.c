@@ -77,23 +77,30 @@ bool refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 /*
  * Free @m objects to their slabs, grouping the objects of one slab with a
  * look-ahead of 3 (kernel: __kmem_cache_free_bulk, build_detached_freelist).
- * The objects are in flight; the array is consumed from its end.
+ * The objects are in flight; the array is consumed from its end.  With no
+ * cache (@s NULL: kfree_bulk) each object's cache comes from its slab.
+ * @slowpath counts free_slowpath per object (user frees, not flushes).
+ * DETACHED_FREELIST before: every object goes to its slab on its own.
  */
-void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, size_t m)
+void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, size_t m,
+        bool slowpath)
 {
     sim_addr_t *group = sim_scratch_alloc(sim, (m ? m : 1) * sizeof(*group));
+    bool detached = sim->cfg.variant[SIM_VAR_DETACHED_FREELIST] == SIM_AFTER;
 
     while (m > 0) {
         sim_addr_t last = p[--m];
         struct slab *slab = slab_of(sim, last);
+        struct kmem_cache *gs = s ? s : sim->caches[slab->cache];
         uint32_t idx = slab_idx(sim, slab);
         size_t same = m, cnt = 1;
         unsigned look = 3;
 
-        ev_begin(sim, s, "build_detached_freelist", "group", slab->node);
+        ev_begin(sim, gs, "build_detached_freelist", detached ? "group" : "single", slab->node);
         group[0] = last;
-        set_freepointer(sim, s, last, SIM_NULL);
-        for (size_t i = m; i-- > 0;) {
+        if (detached)
+            set_freepointer(sim, gs, last, SIM_NULL);
+        for (size_t i = m; detached && i-- > 0;) {
             if (slab_of(sim, p[i]) == slab) {
                 if (p[i] == group[0]) {
                     /* a double free the sheaf did not catch: the kernel's
@@ -103,7 +110,7 @@ void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, si
                     ev_label(sim, "double_free");
                     inflight_drop_one(sim, p[i]);
                 } else {
-                    set_freepointer(sim, s, p[i], group[0]);
+                    set_freepointer(sim, gs, p[i], group[0]);
                     memmove(group + 1, group, cnt * sizeof(*group));
                     group[0] = p[i];
                     cnt++;
@@ -115,10 +122,18 @@ void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, si
             }
         }
         m = same;
+        if (slowpath)
+            stat_add(sim, gs, SIM_FREE_SLOWPATH, cnt);
         ev_end(sim);
-        slab_free_to_slab(sim, s, idx, group, (unsigned)cnt, place_none(SIM_PL_INFLIGHT));
+        slab_free_to_slab(sim, gs, idx, group, (unsigned)cnt, place_none(SIM_PL_INFLIGHT));
     }
     sim_scratch_free(sim, group);
+}
+
+/* kfree_bulk: objects of any caches, in flight, to their slabs. */
+void kfree_bulk(struct sim *sim, sim_addr_t *p, size_t m)
+{
+    bulk_free_to_slabs(sim, NULL, p, m, true);
 }
 
 /* Move the top @k objects of sheaf @idx into flight (one event), then free
@@ -139,7 +154,7 @@ static void flush_top(struct sim *sim, struct kmem_cache *s, uint32_t idx, unsig
     sh->size -= k;
     stat_add(sim, s, SIM_SHEAF_FLUSH, k);
     ev_end(sim);
-    bulk_free_to_slabs(sim, s, batch, k);
+    bulk_free_to_slabs(sim, s, batch, k, false);
     sim_scratch_free(sim, batch);
 }
 

@@ -97,6 +97,7 @@ static const char *const variant_names[SIM_NR_VARIANTS] = {
     [SIM_VAR_DEFERRED_FREELIST] = "DEFERRED_FREELIST",
     [SIM_VAR_BARN_REFILL] = "BARN_REFILL",
     [SIM_VAR_REFILL_RETURN] = "REFILL_RETURN",
+    [SIM_VAR_DETACHED_FREELIST] = "DETACHED_FREELIST",
 };
 
 const char *sim_variant_name(unsigned v)
@@ -126,6 +127,22 @@ int sim_model_lookup(const char *name)
     return -1;
 }
 
+const char *sim_rcu_mode_name(enum sim_rcu_mode m)
+{
+    return m == SIM_RCU_MANUAL     ? "manual"
+            : m == SIM_RCU_PERIODIC ? "periodic"
+            : m == SIM_RCU_RANDOM   ? "random"
+                                    : NULL;
+}
+
+int sim_rcu_mode_lookup(const char *name)
+{
+    for (int m = SIM_RCU_MANUAL; m <= SIM_RCU_RANDOM; m++)
+        if (!strcmp(sim_rcu_mode_name((enum sim_rcu_mode)m), name))
+            return m;
+    return -1;
+}
+
 const struct sim_config *sim_get_config(const struct sim *sim)
 {
     return &sim->cfg;
@@ -150,6 +167,9 @@ static int check_config(const struct sim_config *cfg)
     if (cfg->model != SIM_MODEL_SHEAVES)
         return -EINVAL; /* the legacy model is not implemented yet */
     if (cfg->present_cpus > cfg->nr_cpus)
+        return -EINVAL;
+    if (cfg->rcu_mode > SIM_RCU_RANDOM ||
+            (cfg->rcu_mode != SIM_RCU_MANUAL && (cfg->rcu_gap < 1 || cfg->rcu_gap > 1000000)))
         return -EINVAL;
     return 0;
 }
@@ -195,6 +215,7 @@ void sim_destroy(struct sim *sim)
     pool_release(&sim->sheaves);
     pool_release(&sim->slabs);
     free(sim->inflight);
+    free(sim->rcu);
     free(sim->ev.moves);
     free(sim);
 }
@@ -328,6 +349,8 @@ int sim_clone(const struct sim *src, struct sim **out)
     memset(&sim->sheaves, 0, sizeof(sim->sheaves));
     sim->inflight = NULL;
     sim->cap_inflight = 0;
+    sim->rcu = NULL;
+    sim->cap_rcu = 0;
     memset(&sim->ev, 0, sizeof(sim->ev));
     sim->event_fn = NULL;
     sim->event_arg = NULL;
@@ -366,6 +389,12 @@ int sim_clone(const struct sim *src, struct sim **out)
                                                sizeof(sim_addr_t))))
             goto err;
     }
+    if (src->nr_rcu) {
+        sim->rcu = dup_mem(src->rcu, src->nr_rcu * sizeof(*src->rcu));
+        if (!sim->rcu)
+            goto err;
+        sim->cap_rcu = src->nr_rcu;
+    }
     if (src->nr_inflight) {
         sim->inflight = dup_mem(src->inflight, src->nr_inflight * sizeof(sim_addr_t));
         if (!sim->inflight)
@@ -402,11 +431,27 @@ void sim_fail_pages(struct sim *sim, int order)
     sim->fail_page_order = order;
 }
 
+/* Operations that name a cache. */
+static bool op_needs_cache(enum sim_op_kind kind)
+{
+    switch (kind) {
+    case SIM_OP_CREATE:
+    case SIM_OP_KMALLOC:
+    case SIM_OP_KFREE:
+    case SIM_OP_WRITE:
+    case SIM_OP_KFREE_RCU:
+    case SIM_OP_GRACE_PERIOD:
+    case SIM_OP_RCU_BARRIER:
+        return false;
+    default:
+        return true;
+    }
+}
+
 /* Check an operation against the machine; 0 or -EINVAL with a message. */
 static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_result *res)
 {
-    bool needs_cache = op->kind != SIM_OP_CREATE && op->kind != SIM_OP_KMALLOC &&
-            op->kind != SIM_OP_KFREE && op->kind != SIM_OP_WRITE;
+    bool needs_cache = op_needs_cache(op->kind);
 
     if ((unsigned)op->kind >= SIM_NR_OPS) {
         snprintf(res->message, sizeof(res->message), "unknown operation %d", (int)op->kind);
@@ -435,10 +480,30 @@ static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_r
             return -EINVAL;
         }
     }
-    if (op->kind == SIM_OP_ALLOC_BULK && (op->count < 1 || op->count > (1u << 20) || !op->out)) {
-        snprintf(res->message, sizeof(res->message), "alloc_bulk count %u is not in 1..%u",
-                op->count, 1u << 20);
+    if ((op->kind == SIM_OP_ALLOC_BULK || op->kind == SIM_OP_FREE_BULK) &&
+            (op->count < 1 || op->count > (1u << 20) ||
+                    (op->kind == SIM_OP_ALLOC_BULK ? !op->out : !op->in))) {
+        snprintf(res->message, sizeof(res->message), "bulk count %u is not in 1..%u", op->count,
+                1u << 20);
         return -EINVAL;
+    }
+    if ((op->kind == SIM_OP_PREFILL || op->kind == SIM_OP_REFILL_SHEAF) &&
+            (op->count < 1 || op->count > 65536)) {
+        snprintf(res->message, sizeof(res->message), "prefill count %u is not in 1..65536",
+                op->count);
+        return -EINVAL;
+    }
+    if (op->kind == SIM_OP_ALLOC_FROM_SHEAF || op->kind == SIM_OP_REFILL_SHEAF ||
+            op->kind == SIM_OP_RETURN_SHEAF) {
+        uint32_t idx = sheaf_by_id(sim, op->sheaf);
+
+        if (!idx || sheaf_at(sim, idx)->place.type != SIM_PL_PREFILL ||
+                sheaf_at(sim, idx)->cache != op->cache) {
+            snprintf(res->message, sizeof(res->message),
+                    "sheaf %u is not a prefilled sheaf of cache %d held by the caller", op->sheaf,
+                    op->cache);
+            return -EINVAL;
+        }
     }
     return 0;
 }
@@ -457,6 +522,8 @@ static bool apply_fast(struct sim *sim, const struct sim_op *op, struct kmem_cac
     struct slab *slab;
     struct slab_sheaf *main;
 
+    if (sim->cfg.rcu_mode != SIM_RCU_MANUAL)
+        return false; /* a grace period may follow the operation */
     if (op->kind == SIM_OP_ALLOC) {
         main = sheaf_at(sim, s->pcs[sim->cpu].main);
         if (op->node != SIM_NUMA_NO_NODE || (gfp & SIM_GFP_ZERO) || !main->size)
@@ -486,6 +553,7 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     res->status = SIM_OK; /* not a memset: the message buffer is large */
     res->addr = SIM_NULL;
     res->count = 0;
+    res->sheaf = 0;
     res->cache = -1;
     res->message[0] = 0;
     if (sim->broken) {
@@ -562,12 +630,45 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     case SIM_OP_WRITE:
         ret = user_write(sim, op->addr, op->count, op->byte);
         break;
+    case SIM_OP_KFREE_RCU:
+        kfree_rcu(sim, op->addr);
+        break;
+    case SIM_OP_GRACE_PERIOD:
+        rcu_grace_period(sim, "operation");
+        break;
+    case SIM_OP_RCU_BARRIER:
+        kvfree_rcu_barrier(sim);
+        break;
+    case SIM_OP_PREFILL:
+        res->cache = s->id;
+        res->sheaf = kmem_cache_prefill_sheaf(sim, s, op->count);
+        res->sheaf = res->sheaf ? sheaf_at(sim, res->sheaf)->id : 0;
+        break;
+    case SIM_OP_ALLOC_FROM_SHEAF:
+        res->cache = s->id;
+        res->addr = kmem_cache_alloc_from_sheaf(sim, s, sheaf_by_id(sim, op->sheaf));
+        break;
+    case SIM_OP_REFILL_SHEAF:
+        res->cache = s->id;
+        res->sheaf = kmem_cache_refill_sheaf(sim, s, sheaf_by_id(sim, op->sheaf), op->count);
+        res->sheaf = res->sheaf ? sheaf_at(sim, res->sheaf)->id : 0;
+        break;
+    case SIM_OP_RETURN_SHEAF:
+        res->cache = s->id;
+        kmem_cache_return_sheaf(sim, s, sheaf_by_id(sim, op->sheaf));
+        break;
+    case SIM_OP_FREE_BULK:
+        res->cache = s->id;
+        kmem_cache_free_bulk_checked(sim, s, op->count, op->in);
+        break;
     default:
         break;
     }
+    if (!ret) {
+        sim->op++;
+        rcu_tick(sim);
+    }
     sim->in_apply = false;
     SIM_BUG_ON(sim->nr_inflight != 0 || sim->ev.open);
-    if (!ret)
-        sim->op++;
     return ret;
 }

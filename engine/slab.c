@@ -251,20 +251,11 @@ void set_slab_list(struct sim *sim, struct slab *slab, enum slab_list list)
     ev_move(sim, SIM_MOVE_SLAB, slab->base, from, place_of_slab(slab));
 }
 
-/*
- * Give slab @idx's pages back (kernel: discard_slab, free_slab).  The slab
- * must be on no list and hold no object.  Opens and closes its own event.
- */
-void discard_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *label)
+/* Free a discarded slab's pages inside the open event (kernel: __free_slab). */
+static void free_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 {
     struct slab *slab = slab_at(sim, idx);
-    struct kmem_cache_node *n = &s->node[slab->node];
 
-    ev_begin(sim, s, "discard_slab", label, slab->node);
-    if (slab->accounted) {
-        n->nr_slabs--;
-        n->total_objects -= slab->objects;
-    }
     for (unsigned i = 0; i < 1u << slab->order; i++)
         page_of(sim, slab->base + ((sim_addr_t)i << PAGE_SHIFT))->slab = 0;
     page_free(sim, slab->base, slab->order);
@@ -273,6 +264,41 @@ void discard_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, const cha
             place_node(SIM_PL_PAGES, slab->node));
     slab->cache = -1;
     pool_put(sim, &sim->slabs, idx);
+}
+
+/*
+ * Give slab @idx's pages back (kernel: discard_slab, free_slab).  The slab
+ * must be on no list and hold no object.  A SLAB_TYPESAFE_BY_RCU slab
+ * leaves its node's counts now and its pages after a grace period.  Opens
+ * and closes its own event.
+ */
+void discard_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *label)
+{
+    struct slab *slab = slab_at(sim, idx);
+    struct kmem_cache_node *n = &s->node[slab->node];
+    bool rcu = (s->flags & SIM_SLAB_TYPESAFE_BY_RCU) != 0;
+
+    ev_begin(sim, s, "discard_slab", rcu ? "rcu" : label, slab->node);
+    if (slab->accounted) {
+        n->nr_slabs--;
+        n->total_objects -= slab->objects;
+        slab->accounted = false;
+    }
+    if (rcu) {
+        set_slab_list(sim, slab, SLAB_ON_RCU);
+        rcu_queue(sim, RCU_CB_SLAB, idx, SIM_NULL);
+    } else {
+        free_slab_pages(sim, s, idx);
+    }
+    ev_end(sim);
+}
+
+/* After the grace period, a SLAB_TYPESAFE_BY_RCU slab's pages go back
+ * (kernel: rcu_free_slab). */
+void discard_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx)
+{
+    ev_begin(sim, s, "rcu_free_slab", "pages", slab_at(sim, idx)->node);
+    free_slab_pages(sim, s, idx);
     ev_end(sim);
 }
 

@@ -37,6 +37,7 @@ enum sim_variant {
     SIM_VAR_DEFERRED_FREELIST, /* dc795d4c0282: freelist built only for what a fresh slab keeps */
     SIM_VAR_BARN_REFILL,       /* 1b87ea06a34b: prefilled sheaves refill from the barn */
     SIM_VAR_REFILL_RETURN,     /* leftovers of a bulk-taken slab returned without __slab_free */
+    SIM_VAR_DETACHED_FREELIST, /* 2015 series: bulk frees grouped per slab (before: one by one) */
     SIM_NR_VARIANTS
 };
 enum { SIM_BEFORE = 0, SIM_AFTER = 1 };
@@ -98,6 +99,7 @@ enum sim_stat_item {
     SIM_ENGINE_FREEPTR_WRITES,
     SIM_ENGINE_PAGES_IN,  /* pages taken from the page allocator for slabs */
     SIM_ENGINE_PAGES_OUT, /* pages given back */
+    SIM_ENGINE_SLAB_UPDATES, /* returns of objects to a slab (one __slab_free each) */
     SIM_NR_STATS
 };
 
@@ -179,6 +181,12 @@ struct sim_config {
     unsigned present_cpus;    /* CPUs used for slab sizing (0: nr_cpus) */
     unsigned max_host_memory; /* MiB of host memory the arena may back (0: no limit) */
     uint32_t slab_debug;      /* SIM_SLAB_* debug flags forced on every cache (slab_debug=) */
+    enum sim_rcu_mode {
+        SIM_RCU_MANUAL,   /* grace periods only when an operation asks */
+        SIM_RCU_PERIODIC, /* also one every rcu_gap operations */
+        SIM_RCU_RANDOM,   /* also at exponentially distributed gaps of mean rcu_gap */
+    } rcu_mode;
+    unsigned rcu_gap; /* operations; 1..1000000 when rcu_mode is not manual */
 };
 
 /* Fill @cfg with the defaults: 2 CPUs, 1 node, 64 MiB, every variant after,
@@ -188,6 +196,8 @@ void sim_config_default(struct sim_config *cfg);
 const char *sim_variant_name(unsigned v);
 int sim_variant_lookup(const char *name);
 const char *sim_model_name(enum sim_model m);
+const char *sim_rcu_mode_name(enum sim_rcu_mode m);
+int sim_rcu_mode_lookup(const char *name);
 int sim_model_lookup(const char *name);
 
 /* ---- Geometry ------------------------------------------------------------ */
@@ -223,6 +233,14 @@ enum sim_op_kind {
     SIM_OP_SHRINK,     /* kmem_cache_shrink */
     SIM_OP_DESTROY,    /* kmem_cache_destroy */
     SIM_OP_WRITE,      /* the caller writes bytes: a bug on purpose (overflow, use after free) */
+    SIM_OP_KFREE_RCU,  /* kfree_rcu(addr) */
+    SIM_OP_GRACE_PERIOD, /* one RCU grace period: runs the callbacks queued before it */
+    SIM_OP_RCU_BARRIER,  /* kvfree_rcu_barrier: flush rcu_free sheaves, run every callback */
+    SIM_OP_PREFILL,      /* kmem_cache_prefill_sheaf(cache, count): res.sheaf */
+    SIM_OP_ALLOC_FROM_SHEAF, /* kmem_cache_alloc_from_sheaf(cache, sheaf): res.addr */
+    SIM_OP_REFILL_SHEAF, /* kmem_cache_refill_sheaf(cache, &sheaf, count): res.sheaf */
+    SIM_OP_RETURN_SHEAF, /* kmem_cache_return_sheaf(cache, sheaf) */
+    SIM_OP_FREE_BULK,    /* kmem_cache_free_bulk(cache, count, in) */
     SIM_NR_OPS
 };
 
@@ -248,6 +266,8 @@ struct sim_op {
     unsigned count;        /* alloc_bulk: objects wanted; write: bytes written */
     uint8_t byte;          /* write: the value written */
     sim_addr_t *out;       /* alloc_bulk: caller's array of count entries */
+    const sim_addr_t *in;  /* free_bulk: the count objects to free */
+    uint32_t sheaf;        /* alloc_from_sheaf, refill_sheaf, return_sheaf: a prefilled sheaf id */
     struct sim_cache_args create;
 };
 
@@ -264,6 +284,7 @@ struct sim_result {
     enum sim_status status;
     sim_addr_t addr;   /* alloc, kmalloc: the object */
     unsigned count;    /* alloc_bulk: objects written to op.out */
+    uint32_t sheaf;    /* prefill, refill_sheaf: the caller's sheaf id (0: none) */
     int cache;         /* create: the new cache id; kmalloc: the cache used */
     char message[2048]; /* for SIM_FAILED, SIM_MISUSE and SIM_CRASHED: the kernel's words */
 };
@@ -453,6 +474,9 @@ struct sim_snapshot {
     size_t nr_objs;
     sim_addr_t *inflight; /* objects held by an unfinished operation */
     size_t nr_inflight;
+    sim_addr_t *rcu_objs; /* objects waiting in the non-sheaf kfree_rcu path, in queue order */
+    size_t nr_rcu_objs;
+    unsigned nr_rcu_callbacks; /* callbacks waiting for a grace period */
 };
 
 /* A plain-data copy of the whole state; may be called from the event callback.

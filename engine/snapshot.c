@@ -206,6 +206,19 @@ int sim_snapshot(const struct sim *sim, struct sim_snapshot **out)
         memcpy(snap->inflight, sim->inflight, sim->nr_inflight * sizeof(sim_addr_t));
         snap->nr_inflight = sim->nr_inflight;
     }
+    snap->nr_rcu_callbacks = (unsigned)sim->nr_rcu;
+    for (size_t i = 0; i < sim->nr_rcu; i++)
+        snap->nr_rcu_objs += sim->rcu[i].kind == RCU_CB_OBJECT;
+    if (snap->nr_rcu_objs) {
+        size_t k = 0;
+
+        snap->rcu_objs = malloc(snap->nr_rcu_objs * sizeof(sim_addr_t));
+        if (!snap->rcu_objs)
+            goto err;
+        for (size_t i = 0; i < sim->nr_rcu; i++)
+            if (sim->rcu[i].kind == RCU_CB_OBJECT)
+                snap->rcu_objs[k++] = sim->rcu[i].obj;
+    }
     snap->objs = objs.v;
     snap->nr_objs = objs.n;
     *out = snap;
@@ -226,5 +239,6 @@ void sim_snapshot_release(struct sim_snapshot *snap)
     free(snap->zones);
     free(snap->objs);
     free(snap->inflight);
+    free(snap->rcu_objs);
     free(snap);
 }

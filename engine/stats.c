@@ -57,6 +57,7 @@ static const char *const stat_names[SIM_NR_STATS] = {
     [SIM_ENGINE_FREEPTR_WRITES] = "engine_freeptr_writes",
     [SIM_ENGINE_PAGES_IN] = "engine_pages_in",
     [SIM_ENGINE_PAGES_OUT] = "engine_pages_out",
+    [SIM_ENGINE_SLAB_UPDATES] = "engine_slab_updates",
 };
 
 const char *sim_stat_name(unsigned item)

@@ -95,6 +95,7 @@ enum slab_list {
     SLAB_ON_PARTIAL, /* on node->partial (SL_partial) */
     SLAB_ON_FULL,    /* on node->full (debug caches with SLAB_STORE_USER) */
     SLAB_ON_PRIVATE, /* taken by an unfinished operation (refill, new slab) */
+    SLAB_ON_RCU,     /* discarded SLAB_TYPESAFE_BY_RCU slab: pages freed after a grace period */
 };
 
 struct slab {
@@ -207,6 +208,22 @@ struct event_builder {
     unsigned nr_touched;
 };
 
+/* ---- RCU ------------------------------------------------------------------ */
+
+enum rcu_cb_kind {
+    RCU_CB_SHEAF,        /* rcu_free_sheaf: the sheaf goes to its barn, or to slabs */
+    RCU_CB_SHEAF_NOBARN, /* rcu_free_sheaf_nobarn: flushed and freed */
+    RCU_CB_OBJECT,       /* the non-sheaf kfree_rcu path: freed with kfree_bulk */
+    RCU_CB_SLAB,         /* a SLAB_TYPESAFE_BY_RCU slab's pages go back */
+};
+
+struct rcu_cb {
+    uint8_t kind; /* enum rcu_cb_kind */
+    uint8_t cpu;  /* the CPU that queued it: its counters */
+    uint32_t idx; /* sheaf or slab pool index */
+    sim_addr_t obj; /* RCU_CB_OBJECT */
+};
+
 /* ---- Pools ---------------------------------------------------------------- */
 
 /* Entries live in fixed chunks, so a pointer to an entry stays valid while
@@ -247,6 +264,8 @@ struct sim {
     struct pool sheaves;        /* struct slab_sheaf; 0 unused, 1 is the bootstrap sheaf */
     uint32_t next_sheaf_id;     /* creation counter: the public sheaf ids */
 
+    struct rcu_cb *rcu;         /* callbacks waiting for a grace period, oldest first */
+    size_t nr_rcu, cap_rcu;
     sim_addr_t *inflight;       /* objects held by the operation being applied */
     size_t nr_inflight, cap_inflight;
 

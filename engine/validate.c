@@ -247,6 +247,8 @@ static void validate_cache(struct vstate *v, const struct kmem_cache *s)
 
             if (!sh->size || sh->size >= s->sheaf_capacity)
                 violation(v, "%s: barn %u partial sheaf has %u objects", s->name, n, sh->size);
+            if (sh->place.type != SIM_PL_BARN_PARTIAL || sh->place.node != (int)n)
+                violation(v, "%s: barn %u partial sheaf's place disagrees", s->name, n);
         }
     }
     for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
@@ -268,7 +270,7 @@ static void validate_cache(struct vstate *v, const struct kmem_cache *s)
         if (pcs->spare && (sheaf_at(sim, pcs->spare)->place.type != SIM_PL_SPARE ||
                                   sheaf_at(sim, pcs->spare)->place.cpu != (int)cpu))
             violation(v, "%s cpu %u: spare sheaf's place disagrees", s->name, cpu);
-        if (pcs->rcu_free) {
+        if (pcs->rcu_free && v->level == SIM_VALIDATE_OP) { /* filled in its next event */
             const struct slab_sheaf *r = sheaf_at(sim, pcs->rcu_free);
 
             if (!r->size || r->size >= s->sheaf_capacity)
@@ -304,7 +306,7 @@ static void validate_slabs(struct vstate *v)
         if (slab->list == SLAB_ON_PRIVATE)
             violation(v, "slab 0x%llx is private between operations",
                     (unsigned long long)slab->base);
-        if (slab->frozen)
+        if (slab->frozen || slab->list == SLAB_ON_RCU)
             continue;
         if (slab->list == SLAB_ON_FULL ? slab->freelist != SIM_NULL
                                        : (slab->list == SLAB_ON_PARTIAL) != (slab->freelist != 0))
@@ -383,6 +385,9 @@ unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,
     validate_sheaves(&v);
     for (size_t i = 0; i < sim->nr_inflight; i++)
         count_held(&v, sim->inflight[i], -1, "in flight");
+    for (size_t i = 0; i < sim->nr_rcu; i++)
+        if (sim->rcu[i].kind == RCU_CB_OBJECT)
+            count_held(&v, sim->rcu[i].obj, -1, "the kfree_rcu queue");
     if (level == SIM_VALIDATE_OP && sim->nr_inflight)
         violation(&v, "%zu objects in flight between operations", sim->nr_inflight);
     validate_slabs(&v);

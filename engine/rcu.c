@@ -1,0 +1,269 @@
+/*
+ * rcu.c: kfree_rcu through the rcu_free sheaf, and grace periods (kernel:
+ * kvfree_call_rcu, kfree_rcu_sheaf, __kfree_rcu_sheaf, rcu_free_sheaf,
+ * rcu_free_sheaf_nobarn, flush_all_rcu_sheaves, kvfree_rcu_barrier).
+ *
+ * kfree_rcu() of a local object collects it in the CPU's rcu_free sheaf;
+ * a full one is handed to RCU, and after a grace period it goes to its
+ * node's barn as a full sheaf when there is room (fewer than
+ * MAX_FULL_SHEAVES), else it is flushed to slabs.  Other objects take the
+ * older path: they wait for a grace period one by one and are then freed
+ * with kfree_bulk.  The model keeps the waiting callbacks in a FIFO; a
+ * grace period runs, in order, every callback queued before it, each on
+ * the CPU that queued it.  Grace periods happen when an operation asks, or
+ * automatically every rcu_gap operations, or at exponentially distributed
+ * gaps drawn from the seeded generator.  SLAB_TYPESAFE_BY_RCU slabs give
+ * their pages back only after a grace period, through the same queue.
+ */
+#include "internal.h"
+
+#include <string.h>
+
+/* Queue a callback (kernel: call_rcu). */
+void rcu_queue(struct sim *sim, enum rcu_cb_kind kind, uint32_t idx, sim_addr_t obj)
+{
+    struct rcu_cb *cb;
+
+    if (sim->nr_rcu == sim->cap_rcu) {
+        size_t cap = sim->cap_rcu ? sim->cap_rcu * 2 : 64;
+
+        sim->rcu = sim_realloc(sim, sim->rcu, cap * sizeof(*sim->rcu));
+        sim->cap_rcu = cap;
+    }
+    cb = &sim->rcu[sim->nr_rcu++];
+    cb->kind = (uint8_t)kind;
+    cb->cpu = (uint8_t)sim->cpu;
+    cb->idx = idx;
+    cb->obj = obj;
+}
+
+/*
+ * Put @obj in the CPU's rcu_free sheaf (kernel: __kfree_rcu_sheaf).
+ * Returns false, counting free_rcu_sheaf_fail, when there is no sheaf to
+ * put it in; the caller then takes the non-sheaf path.
+ */
+static bool kfree_rcu_sheaf(struct sim *sim, struct kmem_cache *s, sim_addr_t obj)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
+    int node = cpu_node(sim);
+    struct slab_sheaf *r;
+
+    if (!pcs->rcu_free) {
+        uint32_t idx;
+
+        if (!cache_has_sheaves(s))
+            goto fail;
+        ev_begin(sim, s, "__kfree_rcu_sheaf", "get_sheaf", node);
+        if (pcs->spare && !sheaf_at(sim, pcs->spare)->size) {
+            idx = pcs->spare;
+            pcs->spare = 0;
+            ev_label(sim, "take_spare");
+        } else if (s->barn[node].empty.nr) {
+            idx = barn_pop(sim, s, node, false);
+            ev_label(sim, "barn_empty");
+        } else {
+            idx = alloc_empty_sheaf(sim, s, s->sheaf_capacity);
+            ev_label(sim, "new_sheaf");
+        }
+        pcs_set(sim, s, SIM_PL_RCU_FREE, idx);
+        ev_end(sim);
+    }
+    r = sheaf_at(sim, pcs->rcu_free);
+    ev_begin(sim, s, "__kfree_rcu_sheaf", "put", node);
+    r->objects[r->size] = obj;
+    obj_leave(sim, obj, place_none(SIM_PL_USER), place_in_sheaf(r, r->size));
+    r->size++;
+    stat_add(sim, s, SIM_FREE_RCU_SHEAF, 1);
+    if (r->size == r->capacity) {
+        uint32_t idx = pcs->rcu_free;
+
+        pcs->rcu_free = 0;
+        r->rcu_node = node;
+        sheaf_set_place(sim, idx, place_node(SIM_PL_RCU_PENDING, node));
+        rcu_queue(sim, RCU_CB_SHEAF, idx, SIM_NULL);
+        ev_label(sim, "call_rcu");
+    }
+    ev_end(sim);
+    return true;
+fail:
+    ev_begin(sim, s, "__kfree_rcu_sheaf", "fail", node);
+    stat_add(sim, s, SIM_FREE_RCU_SHEAF_FAIL, 1);
+    ev_end(sim);
+    return false;
+}
+
+/* kfree_rcu(obj) (kernel: kvfree_call_rcu).  Misuse is reported as for
+ * kfree and changes nothing. */
+void kfree_rcu(struct sim *sim, sim_addr_t obj)
+{
+    struct slab *slab = slab_of(sim, obj);
+    struct kmem_cache *s;
+
+    if (!slab || slab_obj_index(sim->caches[slab->cache], slab, obj) < 0) {
+        sim_result_msg(sim, SIM_MISUSE,
+                "WARNING: kvfree_call_rcu: 0x%llx is not the start of a slab object",
+                (unsigned long long)obj);
+        ev_begin(sim, NULL, "kvfree_call_rcu", "misuse", -1);
+        ev_report(sim, sim->res->message);
+        ev_end(sim);
+        return;
+    }
+    s = sim->caches[slab->cache];
+    if (slab->node == cpu_node(sim) && kfree_rcu_sheaf(sim, s, obj))
+        return;
+    /* the non-sheaf path: the object waits for a grace period on its own */
+    ev_begin(sim, s, "kvfree_call_rcu", slab->node == cpu_node(sim) ? "no_sheaf" : "remote",
+            slab->node);
+    obj_leave(sim, obj, place_none(SIM_PL_USER), place_node(SIM_PL_RCU_PENDING, slab->node));
+    rcu_queue(sim, RCU_CB_OBJECT, 0, obj);
+    ev_end(sim);
+}
+
+/* After the grace period: park the sheaf in its barn or flush it (kernel:
+ * rcu_free_sheaf). */
+static void rcu_free_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
+{
+    struct slab_sheaf *r = sheaf_at(sim, idx);
+    int node = r->rcu_node;
+    struct node_barn *b = &s->barn[node];
+
+    ev_begin(sim, s, "rcu_free_sheaf", "barn_put", node);
+    if (r->size && b->full.nr < MAX_FULL_SHEAVES) {
+        barn_push(sim, s, node, idx, true);
+        stat_add(sim, s, SIM_BARN_PUT, 1);
+        ev_end(sim);
+        return;
+    }
+    sheaf_set_place(sim, idx, place_none(SIM_PL_INFLIGHT));
+    if (r->size) {
+        ev_label(sim, "barn_put_fail");
+        stat_add(sim, s, SIM_BARN_PUT_FAIL, 1);
+        ev_end(sim);
+        sheaf_flush_unused(sim, s, idx);
+        ev_begin(sim, s, "rcu_free_sheaf", "empty", node);
+    } else {
+        ev_label(sim, "empty");
+    }
+    if (b->empty.nr < MAX_EMPTY_SHEAVES)
+        barn_push(sim, s, node, idx, false);
+    else
+        free_empty_sheaf(sim, s, idx);
+    ev_end(sim);
+}
+
+/* (kernel: rcu_free_sheaf_nobarn) flushed and freed, never parked */
+static void rcu_free_sheaf_nobarn(struct sim *sim, struct kmem_cache *s, uint32_t idx)
+{
+    ev_begin(sim, s, "rcu_free_sheaf_nobarn", "detach", sheaf_at(sim, idx)->rcu_node);
+    sheaf_set_place(sim, idx, place_none(SIM_PL_INFLIGHT));
+    ev_end(sim);
+    sheaf_flush_unused(sim, s, idx);
+    ev_begin(sim, s, "rcu_free_sheaf_nobarn", "free", sheaf_at(sim, idx)->rcu_node);
+    free_empty_sheaf(sim, s, idx);
+    ev_end(sim);
+}
+
+/* Take the first @n callbacks off the queue and run them, in order. */
+static void rcu_run(struct sim *sim, size_t n)
+{
+    struct rcu_cb *cbs = sim_scratch_alloc(sim, (n ? n : 1) * sizeof(*cbs));
+    int saved = sim->cpu;
+    size_t i = 0;
+
+    memcpy(cbs, sim->rcu, n * sizeof(*cbs));
+    memmove(sim->rcu, sim->rcu + n, (sim->nr_rcu - n) * sizeof(*sim->rcu));
+    sim->nr_rcu -= n;
+    while (i < n) {
+        struct rcu_cb cb = cbs[i];
+
+        sim->cpu = cb.cpu;
+        if (cb.kind == RCU_CB_OBJECT) {
+            /* kfree_bulk of every object queued by this CPU in a row */
+            size_t j = i;
+            sim_addr_t *objs;
+
+            while (j < n && cbs[j].kind == RCU_CB_OBJECT && cbs[j].cpu == cb.cpu)
+                j++;
+            objs = sim_scratch_alloc(sim, (j - i) * sizeof(*objs));
+            ev_begin(sim, NULL, "kvfree_rcu_bulk", "grace_period_over", -1);
+            for (size_t k = i; k < j; k++) {
+                objs[k - i] = cbs[k].obj;
+                inflight_add(sim, objs[k - i],
+                        place_node(SIM_PL_RCU_PENDING, slab_of(sim, objs[k - i])->node));
+            }
+            ev_end(sim);
+            kfree_bulk(sim, objs, j - i);
+            sim_scratch_free(sim, objs);
+            i = j;
+            continue;
+        }
+        if (cb.kind == RCU_CB_SLAB) {
+            struct slab *slab = slab_at(sim, cb.idx);
+
+            discard_slab_pages(sim, sim->caches[slab->cache], cb.idx);
+        } else {
+            struct kmem_cache *s = sim->caches[sheaf_at(sim, cb.idx)->cache];
+
+            if (cb.kind == RCU_CB_SHEAF)
+                rcu_free_sheaf(sim, s, cb.idx);
+            else
+                rcu_free_sheaf_nobarn(sim, s, cb.idx);
+        }
+        i++;
+    }
+    sim->cpu = saved;
+    sim_scratch_free(sim, cbs);
+}
+
+/* One grace period: the callbacks queued before it run, oldest first. */
+void rcu_grace_period(struct sim *sim, const char *why)
+{
+    size_t n = sim->nr_rcu;
+
+    ev_begin(sim, NULL, "rcu_grace_period", why, -1);
+    ev_end(sim);
+    rcu_run(sim, n);
+}
+
+/* kvfree_rcu_barrier: every CPU's rcu_free sheaf goes to RCU even if not
+ * full (flushed, never parked), then every callback runs (kernel:
+ * flush_all_rcu_sheaves, rcu_barrier). */
+void kvfree_rcu_barrier(struct sim *sim)
+{
+    int saved = sim->cpu;
+
+    for (unsigned i = 0; i < sim->nr_caches; i++) {
+        struct kmem_cache *s = sim->caches[i];
+
+        for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus && s->alive; cpu++) {
+            uint32_t idx = s->pcs[cpu].rcu_free;
+
+            if (!idx)
+                continue;
+            sim->cpu = (int)cpu;
+            ev_begin(sim, s, "flush_rcu_sheaves_on_cache", "call_rcu", cpu_node(sim));
+            s->pcs[cpu].rcu_free = 0;
+            sheaf_at(sim, idx)->rcu_node = cpu_node(sim);
+            sheaf_set_place(sim, idx, place_node(SIM_PL_RCU_PENDING, cpu_node(sim)));
+            rcu_queue(sim, RCU_CB_SHEAF_NOBARN, idx, SIM_NULL);
+            ev_end(sim);
+        }
+    }
+    sim->cpu = saved;
+    while (sim->nr_rcu)
+        rcu_grace_period(sim, "rcu_barrier");
+}
+
+/* Automatic grace periods, checked after every operation: every rcu_gap
+ * operations, or with probability 1/rcu_gap after each one (geometric
+ * gaps: the discrete exponential distribution, from the seeded generator). */
+void rcu_tick(struct sim *sim)
+{
+    if (sim->cfg.rcu_mode == SIM_RCU_PERIODIC) {
+        if (sim->op % sim->cfg.rcu_gap == 0)
+            rcu_grace_period(sim, "periodic");
+    } else if (sim->cfg.rcu_mode == SIM_RCU_RANDOM) {
+        if (rng_below(&sim->rng, sim->cfg.rcu_gap) == 0)
+            rcu_grace_period(sim, "random");
+    }
+}
