@@ -42,6 +42,8 @@ static const struct {
          "kmem_cache_alloc_bulk of whole fresh slabs, DEFERRED_FREELIST before/after"},
         {"fastpath", bench_fastpath,
          "alloc+free pairs on the sheaf fast path, events off/on, against glibc"},
+        {"free-bulk", bench_free_bulk,
+         "kmem_cache_free_bulk to slabs, DETACHED_FREELIST before/after"},
 };
 
 void cli_bench_usage(FILE *f)
