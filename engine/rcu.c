@@ -163,16 +163,26 @@ static void rcu_free_sheaf_nobarn(struct sim *sim, struct kmem_cache *s, uint32_
     ev_end(sim);
 }
 
-/* Take the first @n callbacks off the queue and run them, in order. */
+/* Drop the first @n callbacks of the queue (they are running). */
+static void rcu_dequeue(struct sim *sim, size_t n)
+{
+    memmove(sim->rcu, sim->rcu + n, (sim->nr_rcu - n) * sizeof(*sim->rcu));
+    sim->nr_rcu -= n;
+}
+
+/* Run the first @n callbacks of the queue, in order.  Each stays queued
+ * until it runs, so the objects of those still waiting are counted by the
+ * validator after every event. */
 static void rcu_run(struct sim *sim, size_t n)
 {
-    struct rcu_cb *cbs = sim_scratch_alloc(sim, (n ? n : 1) * sizeof(*cbs));
+    struct rcu_cb *cbs;
     int saved = sim->cpu;
     size_t i = 0;
 
+    if (!n)
+        return; /* nothing due; the queue may be NULL, which memcpy must not see */
+    cbs = sim_scratch_alloc(sim, n * sizeof(*cbs));
     memcpy(cbs, sim->rcu, n * sizeof(*cbs));
-    memmove(sim->rcu, sim->rcu + n, (sim->nr_rcu - n) * sizeof(*sim->rcu));
-    sim->nr_rcu -= n;
     while (i < n) {
         struct rcu_cb cb = cbs[i];
 
@@ -186,6 +196,7 @@ static void rcu_run(struct sim *sim, size_t n)
                 j++;
             objs = sim_scratch_alloc(sim, (j - i) * sizeof(*objs));
             ev_begin(sim, NULL, "kvfree_rcu_bulk", "grace_period_over", -1);
+            rcu_dequeue(sim, j - i); /* from the queue into flight, in one event */
             for (size_t k = i; k < j; k++) {
                 objs[k - i] = cbs[k].obj;
                 inflight_add(sim, objs[k - i],
@@ -197,6 +208,7 @@ static void rcu_run(struct sim *sim, size_t n)
             i = j;
             continue;
         }
+        rcu_dequeue(sim, 1);
         if (cb.kind == RCU_CB_SLAB) {
             struct slab *slab = slab_at(sim, cb.idx);
 
