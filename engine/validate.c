@@ -25,6 +25,8 @@ struct vstate {
     int *held;           /* [slabs.used] objects of each slab in sheaves or in flight */
     uint8_t **freemap;   /* [slabs.used] bitmaps of objects on each freelist */
     uint8_t **heldmap;   /* [slabs.used] bitmaps of objects in sheaves or in flight */
+    unsigned long *node_slabs;   /* [caches][nodes] accounted slabs, counted in one pass */
+    unsigned long *node_objects; /* [caches][nodes] their objects */
 };
 
 static void violation(struct vstate *v, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -209,14 +211,8 @@ static void validate_cache(struct vstate *v, const struct kmem_cache *s)
         }
         snprintf(what, sizeof(what), "%s node %u full list", s->name, n);
         walk_list(v, &kn->full, slabs, slab_link, what);
-        for (uint32_t idx = 1; idx < sim->slabs.used; idx++) {
-            const struct slab *slab = slab_at(sim, idx);
-
-            if (slab->cache != s->id || slab->node != (int)n || !slab->accounted)
-                continue;
-            nr_slabs++;
-            total += slab->objects;
-        }
+        nr_slabs = v->node_slabs[(size_t)s->id * sim->cfg.nr_nodes + n];
+        total = v->node_objects[(size_t)s->id * sim->cfg.nr_nodes + n];
         if (nr_slabs != kn->nr_slabs || total != kn->total_objects)
             violation(v, "%s node %u: nr_slabs %lu total_objects %lu, slabs say %lu and %lu",
                     s->name, n, kn->nr_slabs, kn->total_objects, nr_slabs, total);
@@ -356,29 +352,42 @@ unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,
     struct sim_report local;
     struct vstate v = {.sim = sim, .level = level, .rep = rep ? rep : &local};
     uint32_t used = sim->slabs.used;
+    size_t bytes = 0, cn = (size_t)(sim->nr_caches ? sim->nr_caches : 1) * sim->cfg.nr_nodes;
+    uint8_t *maps = NULL, *next;
 
     memset(v.rep, 0, sizeof(*v.rep));
     if (sim->broken) { /* a half-applied operation: nothing to walk safely */
         violation(&v, "the machine ran out of host memory mid-operation and is broken");
         return v.rep->violations;
     }
+    for (uint32_t idx = 1; idx < used; idx++)
+        if (slab_at(sim, idx)->cache >= 0)
+            bytes += 2 * (slab_at(sim, idx)->objects / 8 + 1);
     v.held = calloc(used, sizeof(*v.held));
     v.freemap = calloc(used, sizeof(*v.freemap));
     v.heldmap = calloc(used, sizeof(*v.heldmap));
-    if (!v.held || !v.freemap || !v.heldmap) {
+    v.node_slabs = calloc(cn, sizeof(*v.node_slabs));
+    v.node_objects = calloc(cn, sizeof(*v.node_objects));
+    maps = calloc(bytes ? bytes : 1, 1); /* every bitmap, in one block */
+    if (!v.held || !v.freemap || !v.heldmap || !v.node_slabs || !v.node_objects || !maps) {
         violation(&v, "validator: out of host memory");
         goto out;
     }
+    next = maps;
     for (uint32_t idx = 1; idx < used; idx++) {
         const struct slab *slab = slab_at(sim, idx);
 
         if (slab->cache < 0)
             continue;
-        v.freemap[idx] = calloc(slab->objects / 8 + 1, 1);
-        v.heldmap[idx] = calloc(slab->objects / 8 + 1, 1);
-        if (!v.freemap[idx] || !v.heldmap[idx]) {
-            violation(&v, "validator: out of host memory");
-            goto out;
+        v.freemap[idx] = next;
+        next += slab->objects / 8 + 1;
+        v.heldmap[idx] = next;
+        next += slab->objects / 8 + 1;
+        if (slab->accounted) {
+            size_t k = (size_t)slab->cache * sim->cfg.nr_nodes + (size_t)slab->node;
+
+            v.node_slabs[k]++;
+            v.node_objects[k] += slab->objects;
         }
         validate_slab(&v, idx);
     }
@@ -395,12 +404,9 @@ unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,
         validate_cache(&v, sim->caches[i]);
     validate_zones(&v);
 out:
-    if (v.freemap)
-        for (uint32_t idx = 1; idx < used; idx++)
-            free(v.freemap[idx]);
-    if (v.heldmap)
-        for (uint32_t idx = 1; idx < used; idx++)
-            free(v.heldmap[idx]);
+    free(maps);
+    free(v.node_slabs);
+    free(v.node_objects);
     free(v.held);
     free(v.freemap);
     free(v.heldmap);
