@@ -26,6 +26,9 @@ enum {
 /* run.c */
 int cli_run(int argc, char **argv);
 void cli_run_usage(FILE *f);
+/* serve.c */
+int cli_serve(int argc, char **argv);
+void cli_serve_usage(FILE *f);
 /* compare.c */
 int cli_compare(int argc, char **argv);
 void cli_compare_usage(FILE *f);

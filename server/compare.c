@@ -18,11 +18,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "compare.h"
 #include "json_state.h"
 #include "metric.h"
 #include "replay.h"
-
-#define COMPARE_ROWS (SIM_NR_STATS + 5)
 
 struct compare_args {
     const char *file;
@@ -31,12 +30,6 @@ struct compare_args {
     const char *cache;   /* NULL: the first cache the scenario creates */
     const char *seed;
     bool json;
-};
-
-struct compare_side {
-    char label[128]; /* "DEFERRED_FREELIST=before" */
-    struct sim_config cfg;
-    uint64_t v[COMPARE_ROWS]; /* counters, then the slab-state files */
 };
 
 static const enum metric_kind compare_files[] = {
@@ -156,28 +149,27 @@ static int compare_configure(const struct compare_args *a, const struct sim_conf
     return CLI_OK;
 }
 
-/* Run the scenario with side->cfg and read the rows.  Sets *cache_name. */
-static int compare_run(const struct compare_args *a, const struct scenario *scn,
-                       struct compare_side *side, char *cache_name)
+int compare_side_run(const struct scenario *scn, const char *cache_arg, struct compare_side *side,
+                     char *cache_name, struct strbuf *err)
 {
     struct sim_snapshot *snap = NULL;
     struct replay rp;
-    int ret = CLI_USAGE, cache;
+    int ret = -1, cache;
     size_t i, k;
 
     if (replay_init(&rp, scn, &side->cfg) || replay_run(&rp)) {
-        fprintf(stderr, "%s (%s)\n", strbuf_str(&rp.error), side->label);
+        strbuf_printf(err, "%s (%s)", strbuf_str(&rp.error), side->label);
         goto out_release;
     }
-    cache = a->cache ? sim_cache_lookup(rp.sim, a->cache) : replay_report_cache(&rp);
+    cache = cache_arg ? sim_cache_lookup(rp.sim, cache_arg) : replay_report_cache(&rp);
     if (cache < 0) {
-        fprintf(stderr, "slublab compare: %s: no cache %s%s%s (%s)\n", scn->label,
-                a->cache ? "named \"" : "was created", a->cache ? a->cache : "",
-                a->cache ? "\"" : "", side->label);
+        strbuf_printf(err, "slublab compare: %s: no cache %s%s%s (%s)", scn->label,
+                      cache_arg ? "named \"" : "was created", cache_arg ? cache_arg : "",
+                      cache_arg ? "\"" : "", side->label);
         goto out_release;
     }
     if (sim_snapshot(rp.sim, &snap)) {
-        fprintf(stderr, "slublab compare: out of memory\n");
+        strbuf_printf(err, "slublab compare: out of memory");
         goto out_release;
     }
     for (i = 0; i < SIM_NR_STATS; i++)
@@ -189,10 +181,25 @@ static int compare_run(const struct compare_args *a, const struct scenario *scn,
         for (k = 0; k < sizeof(compare_files) / sizeof(compare_files[0]); k++)
             side->v[SIM_NR_STATS + k] = metric_cache_file(&snap->caches[i], compare_files[k]);
     }
-    ret = CLI_OK;
+    ret = 0;
 out_release:
     sim_snapshot_release(snap);
     replay_release(&rp);
+    return ret;
+}
+
+/* Run the scenario with side->cfg and read the rows.  Sets *cache_name. */
+static int compare_run(const struct compare_args *a, const struct scenario *scn,
+                       struct compare_side *side, char *cache_name)
+{
+    struct strbuf err = STRBUF_INIT;
+    int ret = CLI_OK;
+
+    if (compare_side_run(scn, a->cache, side, cache_name, &err)) {
+        fprintf(stderr, "%s\n", strbuf_str(&err));
+        ret = CLI_USAGE;
+    }
+    strbuf_release(&err);
     return ret;
 }
 
@@ -211,11 +218,11 @@ static bool compare_change(uint64_t base, uint64_t patched, char *buf, size_t le
     return true;
 }
 
-static int compare_print_json(const struct scenario *scn, const char *cache,
-                              const struct compare_side side[2])
+cJSON *compare_json(const struct scenario *scn, const char *cache,
+                    const struct compare_side side[2])
 {
     cJSON *o = cJSON_CreateObject(), *rows = NULL;
-    char pct[48], *text = NULL;
+    char pct[48];
     size_t r;
 
     if (!o || !json_put(o, "scenario", cJSON_CreateString(scn->name)) ||
@@ -237,18 +244,27 @@ static int compare_print_json(const struct scenario *scn, const char *cache,
                       has ? cJSON_CreateNumber(strtod(pct, NULL)) : cJSON_CreateNull()))
             goto err_delete;
     }
-    text = cJSON_PrintUnformatted(o);
-    if (!text)
-        goto err_delete;
-    printf("%s\n", text);
-    cJSON_free(text);
-    cJSON_Delete(o);
-    return CLI_OK;
+    return o;
 
 err_delete:
     cJSON_Delete(o);
-    fprintf(stderr, "slublab compare: out of memory\n");
-    return CLI_USAGE;
+    return NULL;
+}
+
+static int compare_print_json(const struct scenario *scn, const char *cache,
+                              const struct compare_side side[2])
+{
+    cJSON *o = compare_json(scn, cache, side);
+    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+
+    cJSON_Delete(o);
+    if (!text) {
+        fprintf(stderr, "slublab compare: out of memory\n");
+        return CLI_USAGE;
+    }
+    printf("%s\n", text);
+    cJSON_free(text);
+    return CLI_OK;
 }
 
 static void compare_print_table(const struct scenario *scn, const char *cache,

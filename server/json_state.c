@@ -12,6 +12,8 @@
 #include "json_state.h"
 
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 cJSON *json_flags(uint32_t flags)
 {
@@ -293,4 +295,79 @@ cJSON *json_snapshot(const struct sim_snapshot *snap)
 err_delete:
     cJSON_Delete(o);
     return NULL;
+}
+
+const struct sim_snap_slab *json_find_slab(const struct sim_snapshot *snap, sim_addr_t addr)
+{
+    size_t i;
+
+    for (i = 0; i < snap->nr_slabs; i++)
+        if (snap->slabs[i].addr == addr)
+            return &snap->slabs[i];
+    return NULL;
+}
+
+static cJSON *json_freeptrs(const struct sim *sim, const struct sim_snapshot *snap,
+                            const struct sim_snap_slab *sl)
+{
+    cJSON *arr = cJSON_CreateArray();
+    unsigned i;
+
+    for (i = 0; arr && i < sl->nr_free && sl->freelist + i < snap->nr_objs; i++) {
+        sim_addr_t obj = snap->objs[sl->freelist + i];
+        struct sim_freeptr fp;
+        cJSON *o = cJSON_CreateObject();
+
+        if (!json_push(arr, o) || !json_put(o, "object", json_hex(obj)))
+            goto err_delete;
+        if (sim_read_freeptr(sim, sl->cache, obj, &fp)) {
+            if (!json_put(o, "at", cJSON_CreateNull()))
+                goto err_delete;
+            continue;
+        }
+        if (!json_put(o, "at", json_hex(fp.at)) || !json_put(o, "stored", json_hex(fp.stored)) ||
+            !json_put(o, "decoded", json_hex(fp.decoded)))
+            goto err_delete;
+    }
+    return arr;
+
+err_delete:
+    cJSON_Delete(arr);
+    return NULL;
+}
+
+cJSON *json_slab_bytes(const struct sim *sim, const struct sim_snapshot *snap,
+                       const struct sim_snap_slab *sl)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t size = (size_t)SIM_PAGE_SIZE << (sl->order < 20 ? sl->order : 20);
+    size_t shown = size < JSON_SLAB_MAX_BYTES ? size : JSON_SLAB_MAX_BYTES, i;
+    unsigned char *buf = malloc(shown);
+    char *hex = malloc(2 * shown + 1);
+    cJSON *o = NULL;
+
+    if (!buf || !hex)
+        goto out_free;
+    if (sim_read_bytes(sim, sl->addr, buf, shown))
+        memset(buf, 0, shown);
+    for (i = 0; i < shown; i++) {
+        hex[2 * i] = digits[buf[i] >> 4];
+        hex[2 * i + 1] = digits[buf[i] & 15];
+    }
+    hex[2 * shown] = '\0';
+    o = cJSON_CreateObject();
+    if (o &&
+        (!json_put(o, "addr", json_hex(sl->addr)) || !json_put(o, "cache", json_int(sl->cache)) ||
+         !json_put(o, "order", json_uint(sl->order)) || !json_put(o, "size", json_uint(size)) ||
+         !json_put(o, "length", json_uint(shown)) ||
+         !cJSON_AddBoolToObject(o, "truncated", shown < size) ||
+         !json_put(o, "bytes", cJSON_CreateString(hex)) ||
+         !json_put(o, "freeptrs", json_freeptrs(sim, snap, sl)))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+out_free:
+    free(buf);
+    free(hex);
+    return o;
 }

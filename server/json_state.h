@@ -4,7 +4,7 @@
  *
  * One converter for every consumer: `slublab run --events` prints these
  * trees one per line, `run --json` embeds the per-cache objects, and the
- * HTTP server will send the same trees.  The shapes are documented in
+ * HTTP server sends the same trees (and json_slab_bytes() for one slab).  The shapes are documented in
  * docs/events.md.  Keys are added in a fixed order and nothing depends on
  * host pointers, so the printed text is deterministic byte for byte.
  *
@@ -51,6 +51,17 @@ cJSON *json_snap_cache(const struct sim_snapshot *snap, const struct sim_snap_ca
 /* The whole snapshot: {seq, op, nr_cpus, nr_nodes, cpu_node, caches, slabs, sheaves, zones,
  * inflight}. */
 cJSON *json_snapshot(const struct sim_snapshot *snap);
+/*
+ * The bytes of slab @sl of @snap, read from @sim (the machine @snap was taken
+ * from, in the same state): {addr, cache, order, size, length, truncated,
+ * bytes (hex, at most JSON_SLAB_MAX_BYTES), freeptrs: [{object, at, stored,
+ * decoded}] for each object on its freelist}.
+ */
+#define JSON_SLAB_MAX_BYTES 65536u
+cJSON *json_slab_bytes(const struct sim *sim, const struct sim_snapshot *snap,
+                       const struct sim_snap_slab *sl);
+/* The slab at @addr in @snap, or NULL. */
+const struct sim_snap_slab *json_find_slab(const struct sim_snapshot *snap, sim_addr_t addr);
 /* The sheaf with id @id in @snap, or NULL. */
 const struct sim_snap_sheaf *json_find_sheaf(const struct sim_snapshot *snap, uint32_t id);
 

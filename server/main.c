@@ -5,7 +5,7 @@
  * the remaining arguments (argv[0] = COMMAND).  `help`, `--help` and
  * `--version` are answered here.  This is the only file that may end the
  * process: every subcommand returns its exit status (cli.h) and main()
- * returns it.  Later subcommands (serve, bench) are one row each.
+ * returns it.  Each subcommand is one row of the table.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +24,7 @@ static const struct command commands[] = {
         {"run", cli_run, cli_run_usage, "replay a scenario and show the caches, sysfs style"},
         {"compare", cli_compare, cli_compare_usage,
          "run a scenario before and after a change and tabulate the counters"},
+        {"serve", cli_serve, cli_serve_usage, "serve the lab over HTTP: the JSON API and the UI"},
         {"geometry", cli_geometry, cli_geometry_usage,
          "check the engine's cache sizing against a /sys/kernel/slab tree"},
         {"bench", cli_bench, cli_bench_usage, "run a benchmark (see docs/benchmarks.md)"},

@@ -122,3 +122,33 @@ bool names_remove(struct names *nt, const char *name)
     }
     return true;
 }
+
+int names_copy(struct names *dst, const struct names *src)
+{
+    size_t i;
+
+    names_release(dst);
+    if (!src->cap)
+        return 0;
+    dst->slots = calloc(src->cap, sizeof(*dst->slots));
+    if (!dst->slots)
+        return -ENOMEM;
+    dst->cap = src->cap;
+    for (i = 0; i < src->cap; i++) {
+        const struct names_entry *e = &src->slots[i];
+        size_t len;
+
+        if (!e->name)
+            continue;
+        len = strlen(e->name) + 1;
+        dst->slots[i] = *e;
+        dst->slots[i].name = malloc(len);
+        if (!dst->slots[i].name) {
+            names_release(dst);
+            return -ENOMEM;
+        }
+        memcpy(dst->slots[i].name, e->name, len);
+        dst->nr++;
+    }
+    return 0;
+}

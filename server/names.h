@@ -40,6 +40,9 @@ void names_release(struct names *nt);
 int names_set(struct names *nt, const char *name, sim_addr_t addr, int cache, unsigned bulk);
 /* The entry for @name, or NULL.  Valid until the next set or remove. */
 const struct names_entry *names_get(const struct names *nt, const char *name);
+/* Make @dst an independent copy of @src (@dst's old entries are released).
+ * 0 or -ENOMEM (then @dst is empty). */
+int names_copy(struct names *dst, const struct names *src);
 /* Forget @name; false when it was not there. */
 bool names_remove(struct names *nt, const char *name);
 

@@ -77,7 +77,7 @@ int replay_fail(struct replay *rp, int err, const char *fmt, ...)
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     strbuf_reset(&rp->error);
-    strbuf_printf(&rp->error, "%s: ", rp->scn->label);
+    strbuf_printf(&rp->error, "%s: ", rp->label ? rp->label : rp->scn->label);
     replay_path(rp, &rp->error);
     strbuf_printf(&rp->error, ": %s", msg);
     return err;
@@ -174,11 +174,15 @@ int replay_apply(struct replay *rp, const struct scenario_op *sop, const struct 
     int err;
 
     memset(res, 0, sizeof(*res));
+    if (sim_op_count(rp->sim) >= rp->op_limit)
+        return -ECANCELED;
     err = sim_apply(rp->sim, op, res);
     if (err == -EINVAL)
         return replay_fail(rp, err, "the engine rejected the operation: %s", res->message);
     if (err)
         return replay_fail(rp, err, "the engine failed: %s", strerror(-err));
+    if (rp->hook && (err = rp->hook(rp, op, res, rp->hook_arg)))
+        return err;
     if (res->status != SIM_OK &&
         (err = replay_warn(rp, scenario_op_name(sop->kind), res->status, res->message)))
         return err;
@@ -273,6 +277,24 @@ static int replay_op(struct replay *rp, const struct scenario_op *sop)
                        &op);
         op.cache = cache;
         return replay_apply(rp, sop, &op, &res);
+    case SCENARIO_OP_WRITE:
+        return replay_write(rp, sop);
+    case SCENARIO_OP_KFREE_RCU:
+        return replay_kfree_rcu(rp, sop);
+    case SCENARIO_OP_GRACE_PERIOD:
+    case SCENARIO_OP_RCU_BARRIER:
+        replay_op_init(sop,
+                       sop->kind == SCENARIO_OP_GRACE_PERIOD ? SIM_OP_GRACE_PERIOD
+                                                             : SIM_OP_RCU_BARRIER,
+                       &op);
+        return replay_apply(rp, sop, &op, &res);
+    case SCENARIO_OP_PREFILL:
+    case SCENARIO_OP_ALLOC_FROM_SHEAF:
+    case SCENARIO_OP_REFILL_SHEAF:
+    case SCENARIO_OP_RETURN_SHEAF:
+        return replay_prefill_op(rp, sop, cache);
+    case SCENARIO_OP_FREE_BULK:
+        return replay_free_bulk(rp, sop, cache);
     case SCENARIO_OP_MARK:
         if ((err = replay_name(rp, sop->name, name, sizeof(name))))
             return err;
@@ -316,6 +338,7 @@ int replay_init(struct replay *rp, const struct scenario *scn, const struct sim_
     rp->config = *cfg;
     rp->default_cache = -1;
     rp->list = "ops";
+    rp->op_limit = REPLAY_NO_LIMIT;
     rp->expects = calloc(scn->nr_expects + 1, sizeof(*rp->expects));
     if (!rp->expects)
         return -ENOMEM;
@@ -339,6 +362,13 @@ int replay_run(struct replay *rp)
         return err;
     rp->index[0] = rp->scn->nr_ops;
     return replay_check(rp, "end");
+}
+
+int replay_more(struct replay *rp, const struct scenario_op *ops, size_t nr, const char *list)
+{
+    rp->list = list;
+    rp->depth = 0;
+    return replay_ops(rp, ops, nr);
 }
 
 void replay_release(struct replay *rp)

@@ -47,8 +47,22 @@ struct replay_expect {
     unsigned long hits; /* times the mark ran */
 };
 
+struct replay;
+
+/*
+ * Called after every operation the engine carried out (sim_apply() returned
+ * 0), before the replay looks at the result.  Returns 0, or a negative errno
+ * that stops the run (set the reason with replay_fail()).  The HTTP sessions
+ * use it to log operations and take checkpoints.
+ */
+typedef int (*replay_hook_fn)(struct replay *rp, const struct sim_op *op,
+                              const struct sim_result *res, void *arg);
+
+#define REPLAY_NO_LIMIT UINT64_MAX
+
 struct replay {
     const struct scenario *scn;
+    const char *label;        /* source name in messages; NULL: scn->label */
     struct sim_config config; /* what the machine was built with */
     struct sim *sim;          /* owned */
     bool validate;            /* run sim_validate(OP) after every operation */
@@ -65,6 +79,11 @@ struct replay {
     size_t index[SCENARIO_MAX_DEPTH + 2];       /* op index at each list level */
     const char *list;                           /* "caches" or "ops" */
     sim_addr_t *bulk;                           /* alloc_bulk scratch, SCENARIO_MAX_COUNT */
+    /* Stop (-ECANCELED, no message) instead of applying the operation that
+     * would make sim_op_count() exceed op_limit; REPLAY_NO_LIMIT by default. */
+    uint64_t op_limit;
+    replay_hook_fn hook; /* NULL: none */
+    void *hook_arg;
 };
 
 /*
@@ -79,8 +98,16 @@ int replay_init(struct replay *rp, const struct scenario *scn, const struct sim_
  * the scenario ran to its end (whatever the expects say), -EINVAL when an
  * operation was rejected or a name refers to nothing, -EFAULT when
  * validation found a violation, -ENOMEM; the reason is in rp->error.
+ * -ECANCELED when rp->op_limit stopped it, or the hook's error.
  */
 int replay_run(struct replay *rp);
+/*
+ * Apply more operations after replay_run(): the operations a user appends
+ * to a session.  @list names them in messages ("ops").  Returns as
+ * replay_run(), without evaluating any "end" expects; -ECANCELED when
+ * rp->op_limit stopped it.
+ */
+int replay_more(struct replay *rp, const struct scenario_op *ops, size_t nr, const char *list);
 /* Release everything; a zeroed or released replay is fine. */
 void replay_release(struct replay *rp);
 /* True when every expect passed (none failed, all reached). */

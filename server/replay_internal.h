@@ -36,5 +36,9 @@ int replay_free(struct replay *rp, const struct scenario_op *sop);
 int replay_define(struct replay *rp, const struct scenario_op *sop, sim_addr_t addr, int cache);
 /* alloc_bulk, naming the objects name[0..n-1]. */
 int replay_alloc_bulk(struct replay *rp, const struct scenario_op *sop, int cache);
+int replay_write(struct replay *rp, const struct scenario_op *sop);
+int replay_kfree_rcu(struct replay *rp, const struct scenario_op *sop);
+int replay_prefill_op(struct replay *rp, const struct scenario_op *sop, int cache);
+int replay_free_bulk(struct replay *rp, const struct scenario_op *sop, int cache);
 
 #endif /* SLUBLAB_SERVER_REPLAY_INTERNAL_H */

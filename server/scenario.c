@@ -24,7 +24,8 @@ static const char *const top_keys[] = {"format", "name",    "title",    "descrip
                                        "ops",    "expect",  NULL};
 static const char *const machine_keys[] = {"cpus",         "nodes", "cpu_node", "mem_mb_per_node",
                                            "present_cpus", NULL};
-static const char *const config_keys[] = {"freelist_hardened", "freelist_random", NULL};
+static const char *const config_keys[] = {"freelist_hardened", "freelist_random", "slab_debug",
+                                           "rcu_mode", "rcu_gap", NULL};
 
 void scenario_release(struct scenario *scn)
 {
@@ -109,6 +110,33 @@ static int scenario_parse_machine(struct scenario_ctx *ctx, const cJSON *m, stru
     return 0;
 }
 
+/* config.rcu_mode ("manual", "periodic", "random") and config.rcu_gap. */
+static int scenario_parse_rcu(struct scenario_ctx *ctx, const cJSON *config,
+                              struct sim_config *cfg)
+{
+    const char *mode;
+    uint64_t gap;
+    int err, m;
+
+    if ((err = scenario_get_string(ctx, config, "rcu_mode", false, &mode)) < 0)
+        return err;
+    if (err == 0) {
+        if ((m = sim_rcu_mode_lookup(mode)) < 0)
+            return scenario_fail(ctx, "key \"rcu_mode\": \"%s\" is not manual, periodic or "
+                                      "random",
+                                 mode);
+        cfg->rcu_mode = (enum sim_rcu_mode)m;
+    }
+    if ((err = scenario_get_uint(ctx, config, "rcu_gap", false, 1000000, &gap)) < 0)
+        return err;
+    if (err == 0)
+        cfg->rcu_gap = (unsigned)gap;
+    if (cfg->rcu_mode != SIM_RCU_MANUAL && cfg->rcu_gap < 1)
+        return scenario_fail(ctx, "key \"rcu_gap\": automatic grace periods need a gap of 1 "
+                                  "or more operations");
+    return 0;
+}
+
 static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
                                    struct sim_config *cfg)
 {
@@ -162,6 +190,16 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
             (err = scenario_get_bool(ctx, config, "freelist_random", false,
                                      &cfg->freelist_random)) < 0)
             return err;
+        if ((err = scenario_parse_rcu(ctx, config, cfg)))
+            return err;
+        if (cJSON_GetObjectItemCaseSensitive(config, "slab_debug") &&
+            (err = scenario_item_flags(ctx, cJSON_GetObjectItemCaseSensitive(config, "slab_debug"),
+                                       "slab_debug", &cfg->slab_debug)))
+            return err;
+        if (cfg->slab_debug & ~(uint32_t)SIM_SLAB_DEBUG_FLAGS)
+            return scenario_fail(ctx, "key \"slab_debug\": only debug flags (SLAB_RED_ZONE, "
+                                      "SLAB_POISON, SLAB_STORE_USER, SLAB_CONSISTENCY_CHECKS, "
+                                      "SLAB_TRACE)");
         scenario_path_pop(ctx, 0);
     }
     return 0;
@@ -280,6 +318,8 @@ int scenario_parse(const char *text, size_t len, const char *label, struct scena
     }
     ret = scenario_parse_root(&ctx, root, scn);
     cJSON_Delete(root);
+    if (ret == -EINVAL && ctx.out_of_range)
+        ret = -ERANGE;
     if (ret)
         goto err_release;
     free(ctx.defs);
@@ -326,4 +366,38 @@ int scenario_load(const char *path, struct scenario **out, struct strbuf *err)
 out_close:
     fclose(f);
     return ret;
+}
+
+int scenario_parse_op_list(const struct cJSON *arr, const char *label, unsigned nr_cpus,
+                           unsigned nr_nodes, struct scenario_op **ops, size_t *nr, uint64_t *steps,
+                           struct strbuf *err)
+{
+    struct scenario_ctx ctx = {.label = label, .err = err, .path = STRBUF_INIT};
+    struct scenario_op *list = NULL;
+    size_t n = 0;
+    int ret;
+
+    ctx.nr_cpus = nr_cpus;
+    ctx.nr_nodes = nr_nodes;
+    ctx.runtime_refs = true;
+    scenario_path_push(&ctx, "ops");
+    ret = scenario_parse_ops(&ctx, arr, "ops", &list, &n, steps);
+    if (ret == -EINVAL && ctx.out_of_range)
+        ret = -ERANGE;
+    if (ret == -ENOMEM && !err->len)
+        strbuf_printf(err, "%s: out of memory", label);
+    free(ctx.defs);
+    strbuf_release(&ctx.path);
+    if (ret) {
+        scenario_ops_release(list, n);
+        return ret;
+    }
+    *ops = list;
+    *nr = n;
+    return 0;
+}
+
+void scenario_op_list_release(struct scenario_op *ops, size_t nr)
+{
+    scenario_ops_release(ops, nr);
 }

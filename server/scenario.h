@@ -50,6 +50,15 @@ enum scenario_op_kind {
     SCENARIO_OP_FLUSH_ALL,
     SCENARIO_OP_SHRINK,
     SCENARIO_OP_DESTROY,
+    SCENARIO_OP_WRITE,
+    SCENARIO_OP_KFREE_RCU,
+    SCENARIO_OP_GRACE_PERIOD,
+    SCENARIO_OP_RCU_BARRIER,
+    SCENARIO_OP_PREFILL,
+    SCENARIO_OP_ALLOC_FROM_SHEAF,
+    SCENARIO_OP_REFILL_SHEAF,
+    SCENARIO_OP_RETURN_SHEAF,
+    SCENARIO_OP_FREE_BULK,
     SCENARIO_OP_MARK,
     SCENARIO_OP_REPEAT,
     SCENARIO_NR_OP_KINDS
@@ -65,7 +74,10 @@ struct scenario_op {
     bool has_addr;   /* "addr" given: free/kfree by address instead of name */
     sim_addr_t addr; /* valid iff has_addr */
     unsigned size;   /* kmalloc */
-    unsigned count;  /* alloc_bulk: 1..SCENARIO_MAX_COUNT */
+    unsigned count;  /* alloc_bulk, prefill, refill_sheaf, write (bytes): 1..SCENARIO_MAX_COUNT */
+    char *sheaf;     /* alloc_from_sheaf, refill_sheaf, return_sheaf: sheaf name template */
+    unsigned offset; /* write: bytes after the object's start (may pass its end) */
+    unsigned value;  /* write: the byte written, 0..255 */
     struct sim_cache_args create; /* create; create.name is unused (name holds the template) */
     unsigned long times;          /* repeat */
     struct scenario_op *ops;      /* repeat: the body, owned */
@@ -99,7 +111,8 @@ struct scenario {
 /*
  * Parse @len bytes of scenario JSON; @label names the source in messages.
  * Returns 0 and *out (caller owns; scenario_release()), or -EINVAL with the
- * reason appended to @err, or -ENOMEM.
+ * reason appended to @err (-ERANGE when the reason is a cpu or node beyond
+ * the machine), or -ENOMEM.
  */
 int scenario_parse(const char *text, size_t len, const char *label, struct scenario **out,
                    struct strbuf *err);
@@ -107,6 +120,22 @@ int scenario_parse(const char *text, size_t len, const char *label, struct scena
 int scenario_load(const char *path, struct scenario **out, struct strbuf *err);
 /* Free a scenario; NULL is fine. */
 void scenario_release(struct scenario *scn);
+
+struct cJSON;
+/*
+ * Parse @arr, a JSON array of operations appended to a running machine of
+ * @nr_cpus CPUs and @nr_nodes nodes (the HTTP server's POST .../ops).  The
+ * grammar is the scenario's; names of caches and objects are not checked
+ * here, since earlier operations define them: the replay checks them.
+ * Returns 0 with *ops and *nr (caller owns; scenario_op_list_release()) and
+ * *steps (operations once repeats are expanded), -EINVAL with a message in
+ * @err, -ERANGE when a cpu or node is beyond the machine, or -ENOMEM.
+ */
+int scenario_parse_op_list(const struct cJSON *arr, const char *label, unsigned nr_cpus,
+                           unsigned nr_nodes, struct scenario_op **ops, size_t *nr, uint64_t *steps,
+                           struct strbuf *err);
+/* Free what scenario_parse_op_list() returned; NULL is fine. */
+void scenario_op_list_release(struct scenario_op *ops, size_t nr);
 
 /* "alloc", "free", ... for an op kind.  Never NULL for a valid kind. */
 const char *scenario_op_name(enum scenario_op_kind kind);

@@ -38,6 +38,9 @@ enum op_key {
     KEY_CTOR,
     KEY_FREEPTR_OFFSET,
     KEY_SHEAF_CAPACITY,
+    KEY_SHEAF,
+    KEY_OFFSET,
+    KEY_VALUE,
     NR_OP_KEYS
 };
 
@@ -61,6 +64,9 @@ static const char *const op_keys[NR_OP_KEYS] = {
         [KEY_CTOR] = "ctor",
         [KEY_FREEPTR_OFFSET] = "freeptr_offset",
         [KEY_SHEAF_CAPACITY] = "sheaf_capacity",
+        [KEY_SHEAF] = "sheaf",
+        [KEY_OFFSET] = "offset",
+        [KEY_VALUE] = "value",
 };
 
 struct op_spec {
@@ -81,6 +87,15 @@ static const struct op_spec op_specs[SCENARIO_NR_OP_KINDS] = {
         [SCENARIO_OP_FLUSH_ALL] = {"flush_all", K(CACHE), K(CPU)},
         [SCENARIO_OP_SHRINK] = {"shrink", K(CACHE), K(CPU)},
         [SCENARIO_OP_DESTROY] = {"destroy", K(CACHE), K(CPU)},
+        [SCENARIO_OP_WRITE] = {"write", K(COUNT) | K(VALUE), K(CPU) | K(NAME) | K(ADDR) | K(OFFSET)},
+        [SCENARIO_OP_KFREE_RCU] = {"kfree_rcu", K(CPU), K(NAME) | K(ADDR)},
+        [SCENARIO_OP_GRACE_PERIOD] = {"grace_period", 0, K(CPU)},
+        [SCENARIO_OP_RCU_BARRIER] = {"rcu_barrier", 0, K(CPU)},
+        [SCENARIO_OP_PREFILL] = {"prefill", K(CPU) | K(CACHE) | K(COUNT) | K(NAME), K(GFP)},
+        [SCENARIO_OP_ALLOC_FROM_SHEAF] = {"alloc_from_sheaf", K(CPU) | K(SHEAF), K(NAME)},
+        [SCENARIO_OP_REFILL_SHEAF] = {"refill_sheaf", K(CPU) | K(SHEAF) | K(COUNT), K(GFP)},
+        [SCENARIO_OP_RETURN_SHEAF] = {"return_sheaf", K(CPU) | K(SHEAF), 0},
+        [SCENARIO_OP_FREE_BULK] = {"free_bulk", K(CPU) | K(CACHE) | K(NAME), 0},
         [SCENARIO_OP_MARK] = {"mark", K(NAME), 0},
         [SCENARIO_OP_REPEAT] = {"repeat", K(TIMES) | K(OPS), 0},
 };
@@ -101,6 +116,7 @@ void scenario_ops_release(struct scenario_op *ops, size_t nr)
     for (i = 0; i < nr; i++) {
         free(ops[i].cache);
         free(ops[i].name);
+        free(ops[i].sheaf);
         scenario_ops_release(ops[i].ops, ops[i].nr_ops);
     }
     free(ops);
@@ -120,17 +136,21 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
     case KEY_CPU:
         if ((err = scenario_item_uint(ctx, item, kname, UINT32_MAX, &v)))
             return err;
-        if (v >= ctx->nr_cpus)
+        if (v >= ctx->nr_cpus) {
+            ctx->out_of_range = true;
             return scenario_fail(ctx, "key \"cpu\": %llu is not below machine.cpus (%u)",
                                  (unsigned long long)v, ctx->nr_cpus);
+        }
         op->cpu = (unsigned)v;
         return 0;
     case KEY_NODE:
         if ((err = scenario_item_uint(ctx, item, kname, UINT32_MAX, &v)))
             return err;
-        if (v >= ctx->nr_nodes)
+        if (v >= ctx->nr_nodes) {
+            ctx->out_of_range = true;
             return scenario_fail(ctx, "key \"node\": %llu is not below machine.nodes (%u)",
                                  (unsigned long long)v, ctx->nr_nodes);
+        }
         op->node = (int)v;
         return 0;
     case KEY_SIZE:
@@ -150,6 +170,16 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
         if (v == 0)
             return scenario_fail(ctx, "key \"count\": must be at least 1");
         op->count = (unsigned)v;
+        return 0;
+    case KEY_OFFSET:
+        if ((err = scenario_item_uint(ctx, item, kname, SCENARIO_MAX_SIZE, &v)))
+            return err;
+        op->offset = (unsigned)v;
+        return 0;
+    case KEY_VALUE:
+        if ((err = scenario_item_uint(ctx, item, kname, 255, &v)))
+            return err;
+        op->value = (unsigned)v;
         return 0;
     case KEY_TIMES:
         if ((err = scenario_item_uint(ctx, item, kname, SCENARIO_MAX_TIMES, &v)))
@@ -205,6 +235,7 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
     case KEY_CACHE:
     case KEY_GFP:
     case KEY_NAME:
+    case KEY_SHEAF:
         break;
     case NR_OP_KEYS:
         return -EINVAL;
@@ -220,12 +251,16 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
         return 0;
     default:
         /* free and kfree may name one element of a bulk: "b[3]" */
-        err = scenario_check_name(
-                ctx, kname, item->valuestring,
-                key == KEY_NAME && (op->kind == SCENARIO_OP_FREE || op->kind == SCENARIO_OP_KFREE));
+        err = scenario_check_name(ctx, kname, item->valuestring,
+                                  key == KEY_NAME && (op->kind == SCENARIO_OP_FREE ||
+                                                      op->kind == SCENARIO_OP_KFREE ||
+                                                      op->kind == SCENARIO_OP_KFREE_RCU ||
+                                                      op->kind == SCENARIO_OP_WRITE));
         if (err)
             return err;
-        if (!(*(key == KEY_CACHE ? &op->cache : &op->name) = scenario_strdup(item->valuestring)))
+        if (!(*(key == KEY_CACHE   ? &op->cache
+                : key == KEY_SHEAF ? &op->sheaf
+                                   : &op->name) = scenario_strdup(item->valuestring)))
             return -ENOMEM;
         return 0;
     }
@@ -237,6 +272,8 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
     switch (op->kind) {
     case SCENARIO_OP_FREE:
     case SCENARIO_OP_KFREE:
+    case SCENARIO_OP_KFREE_RCU:
+    case SCENARIO_OP_WRITE:
         if (!op->name == !op->has_addr)
             return scenario_fail(ctx, "give exactly one of \"name\" and \"addr\"");
         if (op->kind == SCENARIO_OP_FREE && op->has_addr && !op->cache)
@@ -245,7 +282,7 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
     default:
         break;
     }
-    if (op->cache && !strstr(op->cache, "kmalloc-") &&
+    if (op->cache && !ctx->runtime_refs && !strstr(op->cache, "kmalloc-") &&
         !scenario_def_find(ctx, SCENARIO_DEF_CACHE, op->cache))
         return scenario_fail(ctx,
                              "key \"cache\": no earlier create or caches[] entry "
@@ -264,7 +301,12 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
         return op->name ? scenario_def_add(ctx, SCENARIO_DEF_BULK, op->name) : 0;
     case SCENARIO_OP_FREE:
     case SCENARIO_OP_KFREE:
-        return op->name ? scenario_check_object_ref(ctx, op->name) : 0;
+    case SCENARIO_OP_KFREE_RCU:
+    case SCENARIO_OP_WRITE:
+    case SCENARIO_OP_FREE_BULK:
+        return op->name && !ctx->runtime_refs ? scenario_check_object_ref(ctx, op->name) : 0;
+    case SCENARIO_OP_ALLOC_FROM_SHEAF:
+        return op->name ? scenario_def_add(ctx, SCENARIO_DEF_OBJECT, op->name) : 0;
     case SCENARIO_OP_MARK:
         if (strcmp(op->name, "end") == 0)
             return scenario_fail(ctx, "key \"name\": \"end\" is reserved for the end of the run");

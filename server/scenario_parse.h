@@ -41,6 +41,8 @@ struct scenario_ctx {
     unsigned depth;            /* repeats enclosing the op being parsed */
     struct scenario_def *defs; /* names defined so far, document order */
     size_t nr_defs, cap_defs;
+    bool runtime_refs; /* appended ops: cache and object names are checked by the replay */
+    bool out_of_range; /* the error is a cpu or node beyond the machine (-ERANGE) */
 };
 
 /* Append "label: path: <message>" to ctx->err; returns -EINVAL. */

@@ -1,0 +1,36 @@
+/*
+ * compare.h: one scenario run twice, baseline and patched, as a table of
+ * counters: what `slublab compare` prints and GET /api/compare returns.
+ */
+#ifndef SLUBLAB_SERVER_COMPARE_H
+#define SLUBLAB_SERVER_COMPARE_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "../engine/slub.h"
+#include "scenario.h"
+#include "strbuf.h"
+
+#define COMPARE_ROWS (SIM_NR_STATS + 5) /* every counter, then the slab-state files */
+
+struct compare_side {
+    char label[128]; /* "DEFERRED_FREELIST=before" */
+    struct sim_config cfg;
+    uint64_t v[COMPARE_ROWS]; /* counters, then the slab-state files */
+};
+
+/*
+ * Run @scn with side->cfg and read the rows of cache @cache (NULL: the first
+ * one the scenario creates), whose name goes to @cache_name (SIM_NAME_MAX
+ * bytes).  0, or -1 with the reason in @err.
+ */
+int compare_side_run(const struct scenario *scn, const char *cache, struct compare_side *side,
+                     char *cache_name, struct strbuf *err);
+/* {"scenario","cache","baseline","patched","rows":[{"metric","baseline","patched","change_pct"}]}
+ */
+cJSON *compare_json(const struct scenario *scn, const char *cache,
+                    const struct compare_side side[2]);
+
+#endif /* SLUBLAB_SERVER_COMPARE_H */

@@ -1,0 +1,67 @@
+/*
+ * follow.h: classroom follow mode: server-sent events carrying a
+ * presenter's position to every follower.
+ *
+ * A follower is an open GET .../follow response (text/event-stream) whose
+ * body never ends.  When the presenter moves (or appends operations) the
+ * session publishes its position here, which costs the presenter's request
+ * one lock whatever the number of followers.  The hub's own thread then
+ * writes to the followers of that session: to each at most once per
+ * interval, with the latest position (a presenter stepping thousands of
+ * times a second costs each follower a few messages a second), and to all
+ * of them together at most `rate` times a second, spread out.  After its
+ * first message a follower's connection is suspended and its socket
+ * written by the hub thread directly, so followers never take time on the
+ * connection threads that serve the presenter.  A comment line goes out
+ * every FOLLOW_HEARTBEAT seconds of silence, which is also how the server
+ * notices followers that went away.
+ *
+ * Each message is
+ *     event: position
+ *     data: {"session":"ID","at":N,"events":E,"ops":O,"version":V}
+ * where at is the presenter's position, events and ops the session's end.
+ */
+#ifndef SLUBLAB_SERVER_FOLLOW_H
+#define SLUBLAB_SERVER_FOLLOW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct MHD_Connection;
+struct follow_hub;
+struct follower;
+
+#define FOLLOW_HEARTBEAT 15 /* seconds between keep-alive comments */
+
+/*
+ * A hub with its thread.  @interval_ms is the least time between two
+ * updates to one follower, @rate the most updates a second over all
+ * followers (0: no limit).
+ */
+int follow_hub_new(unsigned interval_ms, unsigned rate, struct follow_hub **out);
+/* End every stream and stop the thread; no follower is suspended after it.  NULL is fine. */
+void follow_hub_stop(struct follow_hub *hub);
+/* Free the hub (after follow_hub_stop() and the HTTP daemon's end).  NULL is fine. */
+void follow_hub_free(struct follow_hub *hub);
+
+/* Publish session @id's position and end.  Costs one lock when nobody follows @id. */
+void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
+                    uint64_t ops);
+/* Followers of session @id now. */
+unsigned follow_count(struct follow_hub *hub, const char *id);
+
+/* A new follower of @id, starting from these values; NULL on host OOM or when stopping. */
+struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
+                               uint64_t ops);
+/* Tie @f to the connection that streams it (http.c, before queueing the response);
+ * @chunked: the request is HTTP/1.1, so the body goes out in chunks. */
+void follow_bind(struct follower *f, struct MHD_Connection *conn, bool chunked);
+/* libmicrohttpd's content reader for a follower (cls is the struct follower): the
+ * first message, then a hand-over to the hub thread, then the end of the stream. */
+ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max);
+/* Detach and free a follower: the response's free callback.  NULL is fine. */
+void follow_detach(void *cls);
+
+#endif /* SLUBLAB_SERVER_FOLLOW_H */

@@ -1,0 +1,121 @@
+// tests/api/lib.mjs: start a real `slublab serve` for the API tests.
+//
+// Not a test (node --test runs only *.test.mjs).  The server binds
+// 127.0.0.1 port 0 with a temporary database; its first stdout line names
+// the URL.  SLUBLAB_BIN (set by ctest) names the program; without it,
+// build/slublab.
+import { spawn, execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export const BIN = process.env.SLUBLAB_BIN || path.resolve('build/slublab');
+
+export function tmpdir(prefix = 'slublab-api-') {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+// Start a server; resolves to {url, proc, db, stop(), kill()}.
+export async function start({ db, args = [], dir } = {}) {
+  dir = dir || tmpdir();
+  db = db || path.join(dir, 'test.db');
+  const proc = spawn(BIN, ['serve', '--port', '0', '--db', db, '--quiet', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  proc.stderr.on('data', (d) => { stderr += d; });
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no URL from the server; stderr: ${stderr}`)), 20000);
+    proc.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/(http:\/\/[^\s]+)/);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1].replace(/\/$/, ''));
+      }
+    });
+    proc.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before it listened; stderr: ${stderr}`));
+    });
+  });
+  const exited = new Promise((resolve) => proc.on('exit', (code, signal) => resolve({ code, signal })));
+  return {
+    url, proc, db, dir,
+    stderr: () => stderr,
+    async stop() {
+      proc.kill('SIGTERM');
+      return exited;
+    },
+    async kill() {
+      proc.kill('SIGKILL');
+      return exited;
+    },
+    exited,
+  };
+}
+
+// fetch JSON: resolves to {status, headers, text, json}.
+export async function api(url, method, p, { body, token, raw, headers = {} } = {}) {
+  const h = { ...headers };
+  if (token) h.authorization = `Bearer ${token}`;
+  let b;
+  if (raw !== undefined) b = raw;
+  else if (body !== undefined) {
+    b = JSON.stringify(body);
+    h['content-type'] = 'application/json';
+  }
+  let r;
+  try {
+    r = await fetch(url + p, { method, headers: h, body: b });
+  } catch (e) {
+    // A kept-alive connection the server closed as idle (--timeout) just as
+    // the request went out: retry a GET once, as browsers do.
+    if (method !== 'GET') throw e;
+    r = await fetch(url + p, { method, headers: h, body: b });
+  }
+  const text = await r.text();
+  let json = null;
+  try { json = text ? JSON.parse(text) : null; } catch { json = null; }
+  return { status: r.status, headers: r.headers, text, json };
+}
+
+// Send raw bytes on a fresh connection; resolves to the response text
+// (what arrived before the server closed or @ms passed).
+export function raw(url, bytes, ms = 3000) {
+  const u = new URL(url);
+  return new Promise((resolve) => {
+    const sock = net.connect(Number(u.port), u.hostname);
+    let data = '';
+    const done = () => { sock.destroy(); resolve(data); };
+    const timer = setTimeout(done, ms);
+    sock.on('data', (d) => { data += d.toString('latin1'); });
+    sock.on('error', () => { clearTimeout(timer); resolve(data); });
+    sock.on('close', () => { clearTimeout(timer); resolve(data); });
+    sock.on('connect', () => sock.write(bytes));
+  });
+}
+
+export function statusOf(response) {
+  const m = /^HTTP\/1\.[01] (\d{3})/.exec(response);
+  return m ? Number(m[1]) : 0;
+}
+
+export function sqlite(db, sql) {
+  return execFileSync('sqlite3', [db, sql], { encoding: 'utf8' }).trim();
+}
+
+// Create a session; returns {id, token, ...}.
+export async function session(url, body = { scenario: 'default' }) {
+  const r = await api(url, 'POST', '/api/sessions', { body });
+  if (r.status !== 201) throw new Error(`create: ${r.status} ${r.text}`);
+  return r.json;
+}
+
+// The error body every failure has.
+export function isError(r, code) {
+  return r.json && r.json.error && typeof r.json.error.message === 'string' &&
+    (code === undefined || r.json.error.code === code);
+}
