@@ -5,14 +5,15 @@ A maple-tree-like workload: on each of 8 CPUs (2 nodes), repeatedly
 prefill a sheaf, allocate one to three nodes from it, return it, and free
 as many old nodes with kfree_rcu; grace periods come at random gaps.  The
 scenario format has no loops over CPUs or random counts, so the ops are
-written out here: k cycles 1, 2, 3 and each CPU keeps two name sets (a, b)
+written out here: k cycles 1, 2, 3, and for each k every CPU keeps two name
+sets (a, b)
 so that one phase frees what the previous one allocated.
 """
 import json
 import sys
 
 CPUS = 8
-ROUNDS = 60  # repeat count of the two-phase body
+ROUNDS = 400  # repeat count of the two-phase body
 
 def cycle(cpu, k, new, old):
     ops = [{"op": "prefill", "cpu": cpu, "cache": "maple_node", "count": 3,
@@ -26,22 +27,19 @@ def cycle(cpu, k, new, old):
     return ops
 
 body = []
-for phase, (new, old) in enumerate((("a", "b"), ("b", "a"))):
-    for k in (1, 2, 3):
+for k in (1, 2, 3):
+    for new, old in (("a", "b"), ("b", "a")):
+        # every CPU allocates k new nodes from a prefilled sheaf, then frees
+        # the k nodes it allocated one phase earlier (set k of the other name)
         for cpu in range(CPUS):
-            # allocate k new nodes, then free the k nodes of the other set
-            # that the previous phase allocated (names j < k exist there)
-            body += cycle(cpu, k, new, old)
-        # the other set must hold k names again for the next phase
-        for cpu in range(CPUS):
-            for j in range(k):
-                body.append({"op": "alloc", "cpu": cpu, "cache": "maple_node",
-                             "name": f"{old}{cpu}_{j}"})
+            body += cycle(cpu, k, f"{new}{k}_", f"{old}{k}_")
 
 setup = []
-for cpu in range(CPUS):
-    for j in range(3):
-        setup.append({"op": "alloc", "cpu": cpu, "cache": "maple_node", "name": f"b{cpu}_{j}"})
+for k in (1, 2, 3):
+    for cpu in range(CPUS):
+        for j in range(k):
+            setup.append({"op": "alloc", "cpu": cpu, "cache": "maple_node",
+                          "name": f"b{k}_{cpu}_{j}"})
 
 scenario = {
     "format": 1,
@@ -65,7 +63,7 @@ scenario = {
     "seed": 7,
     "machine": {"cpus": CPUS, "nodes": 2, "cpu_node": [0, 0, 0, 0, 1, 1, 1, 1],
                 "mem_mb_per_node": 64},
-    "rcu": {"mode": "random", "gap": 40},
+    "config": {"rcu_mode": "random", "rcu_gap": 40},
     "variants": {"BARN_REFILL": "after"},
     "caches": [{"name": "maple_node", "object_size": 256, "sheaf_capacity": 32}],
     "ops": setup + [{"op": "repeat", "times": ROUNDS, "ops": body},
