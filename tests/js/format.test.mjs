@@ -1,0 +1,118 @@
+// Unit tests of web/js/format.js, counters.js and outline.js: sentences,
+// numbers, CSV, colours.  Run: node --test tests/js/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+  narrate, opCall, placeName, shortAddr, addrAdd, lo48, toCSV, STATES,
+  fmtChange, stepText, hexLines, statsText, hasSentence, sysfsLine,
+} from '../../web/js/format.js';
+import { counterMeaning, COUNTER_NAMES, SHEAVES_COUNTERS } from '../../web/js/counters.js';
+import { outlineFor, outlined } from '../../web/js/outline.js';
+import { setTexts } from '../../web/js/texts.js';
+
+setTexts(JSON.parse(readFileSync(new URL('../../web/data/texts.json', import.meta.url))));
+
+import { contrast } from './contrast.mjs';
+
+const BACKGROUND = '#ffffff';
+const fixture = (name) => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url)));
+const events = fixture('default-events.json').events;
+
+test('addresses: short form, low bits and addition keep the high part', () => {
+  assert.equal(shortAddr('0xffff888100000ec0'), '…00ec0');
+  assert.equal(lo48('0xffff888100000ec0'), 0x888100000ec0);
+  assert.equal(addrAdd('0xffff888100000000', 0x40), '0xffff888100000040');
+  assert.equal(addrAdd('0xffff888100000fc0', 0x40), '0xffff888100001000');
+  assert.equal(addrAdd('0x1000', 16), '0x1010');
+});
+
+test('narration: the issue\'s example sentence, word for word', () => {
+  const e = { seq: 1, op: 1, cpu: 1, node: 0, cache: 0, fn: '__pcs_replace_full_main', label: 'swap_spare',
+    moves: [], stats: {}, report: null };
+  assert.equal(narrate(e, { call: 'kmem_cache_free', spareEmpty: true }),
+    'CPU 1 kmem_cache_free: the main sheaf is full, so it swaps with the empty spare.');
+});
+
+test('narration: every event of the default scenario gets a specific sentence', () => {
+  for (const e of events) {
+    assert.ok(hasSentence(e.fn, e.label), `no sentence for ${e.fn}/${e.label}`);
+    const s = narrate(e, { call: 'kmem_cache_alloc', cacheName: 'A' });
+    assert.match(s, /^CPU \d kmem_cache_alloc: .+\.$/);
+    assert.ok(!s.includes('undefined') && !s.includes('NaN'), s);
+  }
+  const fast = events.find((e) => e.fn === 'alloc_from_pcs');
+  assert.match(narrate(fast, { call: 'kmem_cache_alloc' }), /top object of the main sheaf \(…[0-9a-f]{5}\) goes to the caller/);
+  const refill = events.find((e) => e.fn === 'refill_sheaf');
+  assert.match(narrate(refill), /refilled with 60 objects/);
+});
+
+test('narration: unknown pairs fall back to the moves in words', () => {
+  const e = { seq: 9, op: 2, cpu: 0, node: 0, cache: 0, fn: 'some_new_fn', label: 'x',
+    moves: [{ kind: 'object', id: '0x10', from: { type: 'main', cpu: 0 }, to: { type: 'user' } }], stats: {}, report: null };
+  assert.equal(narrate(e), 'CPU 0: some_new_fn (x): 1 object moves from CPU 0\'s main sheaf to the caller on CPU 0.');
+  assert.equal(narrate(null), 'The start: nothing has happened yet.');
+});
+
+test('opCall names the API call from an operation\'s events', () => {
+  const byOp = (op) => events.filter((e) => e.op === op);
+  assert.equal(opCall(byOp(0)), 'kmem_cache_create');
+  assert.equal(opCall(byOp(1)), 'kmem_cache_alloc');
+  assert.equal(opCall(byOp(6)), 'kmem_cache_free');
+  assert.equal(opCall(byOp(1), () => 'kmalloc-64'), 'kmalloc');
+  assert.equal(opCall([{ fn: 'pcs_flush_all' }, { fn: 'barn_shrink' }]), 'kmem_cache_shrink');
+  assert.equal(opCall([]), '');
+});
+
+test('places in words', () => {
+  assert.equal(placeName({ type: 'main', cpu: 1 }), 'CPU 1\'s main sheaf');
+  assert.equal(placeName({ type: 'barn_full', node: 0 }), 'node 0\'s barn (full list)');
+  assert.equal(placeName({ type: 'something_new' }), 'something new');
+});
+
+test('CSV escapes commas, quotes and newlines', () => {
+  assert.equal(toCSV([['a', 'b,c'], ['"q"', 'x\ny'], [1, null]]), 'a,"b,c"\n"""q""","x\ny"\n1,\n');
+});
+
+test('palette: every state has a glyph and graphics contrast of at least 3:1', () => {
+  const glyphs = new Set(STATES.map((s) => s.glyph));
+  assert.equal(glyphs.size, STATES.length, 'each state has its own glyph');
+  for (const s of STATES) assert.ok(contrast(s.ink, BACKGROUND) >= 3, `${s.key} ink ${s.ink}: ${contrast(s.ink, BACKGROUND).toFixed(2)}`);
+  assert.ok(Math.abs(contrast('#000000', '#ffffff') - 21) < 1e-9);
+});
+
+test('numbers: change column, step text, stats text, sysfs line', () => {
+  assert.equal(fmtChange(60, 0, -100), '-100.0%');
+  assert.equal(fmtChange(4, 64), '+1500.0%');
+  assert.equal(fmtChange(0, 0, null), '0.0%');
+  assert.equal(fmtChange(0, 3, null), 'n/a');
+  assert.equal(stepText(12, 240, { fn: 'alloc_from_pcs', label: 'fastpath', cpu: 0 }), 'step 12 of 240: alloc_from_pcs fastpath on CPU 0');
+  assert.equal(statsText({ alloc_fastpath: 1 }), 'alloc_fastpath +1');
+  assert.equal(sysfsLine('x', 56, [56, 0]), '56 C0=56');
+});
+
+test('hex dump lines', () => {
+  const l = hexLines('00112233445566778899aabbccddeeff0011', '0xffff888100000000');
+  assert.equal(l.length, 2);
+  assert.equal(l[1].addr, '0xffff888100000010');
+  assert.deepEqual(l[1].bytes, ['00', '11']);
+});
+
+test('counters: every sheaves-era counter has a meaning; outlines name their steps', () => {
+  assert.equal(SHEAVES_COUNTERS.length, 31);
+  for (const n of COUNTER_NAMES) assert.ok(!counterMeaning(n).includes('does not describe'), n);
+  for (const e of events) {
+    const o = outlineFor(e.fn, e.label);
+    assert.ok(o, `no outline for ${e.fn}`);
+    assert.ok(o.step >= 0 && o.step < o.steps.length, `${e.fn}/${e.label} has no step`);
+  }
+  assert.equal(outlineFor('nope', null), null);
+  assert.ok(outlined().length > 40);
+});
+
+test('templates agree in number: one object returns, two objects return', () => {
+  const mk = (n) => ({ seq: 1, op: 1, cpu: 0, node: 0, cache: 0, fn: '__slab_free', label: 'keep', stats: {}, report: null,
+    moves: Array.from({ length: n }, (_, i) => ({ kind: 'object', id: `0x${(0x1000 + i * 64).toString(16)}`, from: { type: 'inflight' }, to: { type: 'slab', slab: '0xffff888100001000' } })) });
+  assert.equal(narrate(mk(1)), 'CPU 0: 1 object returns to slab …01000, which stays where it is.');
+  assert.equal(narrate(mk(2)), 'CPU 0: 2 objects return to slab …01000, which stays where it is.');
+});

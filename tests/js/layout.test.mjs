@@ -1,0 +1,158 @@
+// Unit tests of web/js/model.js and web/js/layout.js: object states from a
+// snapshot, the scenes, hit testing and animation anchors.  The fixtures are
+// answers of GET /api/sessions/ID/state and /events for the shipped
+// scenarios (engine 0.1.0), saved as they came.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { cacheView, describeObject, objectAddr, objectIndex, allocatedObjects, perCpuStats, S } from '../../web/js/model.js';
+import { topoScene, gridScene, cellCenter, hitGrid, planMoves, anchor, freelistPath } from '../../web/js/layout.js';
+import { setTexts } from '../../web/js/texts.js';
+
+setTexts(JSON.parse(readFileSync(new URL('../../web/data/texts.json', import.meta.url))));
+
+const fixture = (name) => JSON.parse(readFileSync(new URL(`./fixtures/${name}`, import.meta.url)));
+
+test('cacheView: every object of the default scenario at step 20 is classified', () => {
+  const { state } = fixture('default-at20.json');
+  const v = cacheView(state, 0);
+  assert.equal(v.slabs.length, 1);
+  const slab = v.slabs[0];
+  const codes = v.codes.get(slab.addr);
+  assert.equal(codes.length, 64);
+  // The state: 4 free on the slab's freelist, 59 in CPU 0's main sheaf, 1 allocated ("first").
+  assert.equal(v.counts[S.free], slab.freelist.length);
+  const main = state.sheaves.find((s) => s.place.type === 'main' && s.place.cpu === 0);
+  assert.equal(v.counts[S.main], main.size);
+  assert.equal(v.counts[S.user], 64 - slab.freelist.length - main.size);
+  const top = main.objects[main.objects.length - 1];
+  const d = describeObject(v, top);
+  assert.equal(d.state, 'main');
+  assert.equal(d.slot, main.size - 1);
+  assert.equal(d.slab, slab.addr);
+  assert.equal(objectAddr(v.cache, slab, d.index), top);
+  assert.equal(describeObject(v, slab.freelist[0]).freelistPos, 0);
+  assert.equal(allocatedObjects(v).length, v.counts[S.user]);
+});
+
+test('objectIndex rejects addresses between objects and past the end', () => {
+  const { state } = fixture('default-at20.json');
+  const v = cacheView(state, 0);
+  const slab = v.slabs[0];
+  assert.equal(objectIndex(v.cache, slab, slab.addr), 0);
+  assert.equal(objectIndex(v.cache, slab, '0xffff888100000008'), -1);
+  assert.equal(objectIndex(v.cache, slab, '0xffff888100001000'), -1);
+  assert.equal(v.slabOf('0xffff888100000fff').addr, slab.addr);
+  assert.equal(v.slabOf('0xffff888100001000'), null);
+});
+
+test('objects in flight: mid-refill objects sit in the in-flight sheaf', () => {
+  const { state } = fixture('default-at6.json');
+  const v = cacheView(state, 0);
+  assert.equal(v.counts[S.inflight], 60);
+  const topo = topoScene(state, v);
+  assert.equal(topo.hold.flight.sheaves.length, 1);
+  assert.equal(topo.hold.flight.sheaves[0].size, 60);
+});
+
+test('topoScene: CPUs, stacks, barns and zones are laid out without overlap', () => {
+  const { state } = fixture('free-storm-at240.json');
+  const v = cacheView(state, 0);
+  const t = topoScene(state, v, { width: 1200 });
+  assert.equal(t.cpus.length, state.nr_cpus);
+  assert.equal(t.nodes.length, state.nr_nodes);
+  assert.equal(t.nodes[0].barn.full.length, 10, 'ten full sheaves in the barn');
+  for (const c of t.cpus) for (const s of c.stacks) {
+    assert.ok(s.x >= c.x && s.x + s.w <= c.x + c.w, 'stack inside its CPU box');
+  }
+  const [a, b] = t.cpus;
+  assert.ok(a.x + a.w <= b.x || a.y + a.h <= b.y, 'CPU boxes do not overlap');
+  assert.ok(t.h > 0 && t.w === 1200);
+  for (const s of t.sheafById.values()) assert.ok(s.w > 0 && s.h > 0);
+  assert.equal(t.nodes[0].zone.orders.length, 11);
+});
+
+test('gridScene: cell size shrinks to fit, hit testing finds the object', () => {
+  const { state } = fixture('free-storm-at240.json');
+  const v = cacheView(state, 0);
+  const big = gridScene(v, { width: 900, maxHeight: 2000 });
+  const small = gridScene(v, { width: 900, maxHeight: 60 });
+  assert.ok(big.cell > small.cell);
+  assert.equal(big.slabs.length, v.slabs.length);
+  for (const g of [big, small]) {
+    const s = v.slabs[0];
+    const addr = objectAddr(v.cache, s, 3);
+    const p = cellCenter(g, v, addr);
+    const hit = hitGrid(g, v, p.x, p.y);
+    assert.deepEqual(hit, { kind: 'object', addr, slab: s.addr, index: 3 });
+  }
+  const r = big.slabs[0];
+  assert.deepEqual(hitGrid(big, v, r.x + 2, r.y + 2), { kind: 'slab', slab: r.addr });
+  assert.equal(hitGrid(big, v, -5, -5), null);
+});
+
+test('gridScene: collapsing full slabs and closed groups', () => {
+  const { state } = fixture('remote-free-end.json');
+  const v = cacheView(state, 0);
+  const open = gridScene(v, { width: 900 });
+  const key = open.groups[0].key;
+  const shut = gridScene(v, { width: 900, collapsed: new Set([key]) });
+  assert.ok(shut.slabs.filter((s) => s.group === key).every((s) => s.collapsed));
+  assert.ok(shut.groups[0].closed);
+  const hit = hitGrid(shut, v, shut.slabs[0].x + 1, shut.slabs[0].y + 1);
+  assert.equal(hit.kind, 'slab');
+  assert.equal(hitGrid(open, v, 5, open.groups[0].y + 5).kind, 'group');
+});
+
+test('planMoves: a refill\'s objects travel from slab cells into the in-flight sheaf', () => {
+  const before = fixture('default-at5.json');
+  const after = fixture('default-at6.json');
+  const sc = (st) => {
+    const v = cacheView(st.state, 0);
+    return { view: v, topo: topoScene(st.state, v), grid: gridScene(v, { width: 900 }) };
+  };
+  const a = sc(before), b = sc(after);
+  const tracks = planMoves(after.event, a, b);
+  assert.equal(tracks.length, 60);
+  // The slab is in flight with its objects: the start is a cell in the grid after (the slab
+  // is new, so before it had no cells and the start falls back to nothing drawn).
+  for (const t of tracks) {
+    assert.ok(t.b && t.b.scene === 'topo', 'ends in the in-flight sheaf');
+  }
+  const few = planMoves(after.event, a, b, 10);
+  assert.ok(few.length <= 10);
+  assert.equal(planMoves(null, a, b).length, 0);
+});
+
+test('anchors: user, pages and sheaves', () => {
+  const { state } = fixture('default-at20.json');
+  const v = cacheView(state, 0);
+  const sc = { view: v, topo: topoScene(state, v), grid: gridScene(v, {}) };
+  const u = anchor(sc, 'object', '0x1', { type: 'user' }, 1);
+  const cpu1 = sc.topo.cpus[1].caller;
+  assert.ok(u.x >= cpu1.x && u.x <= cpu1.x + cpu1.w);
+  assert.equal(anchor(sc, 'slab', '0xdead', { type: 'pages', node: 0 }, 0).scene, 'topo');
+  assert.equal(anchor(sc, 'sheaf', 1, { type: 'main', cpu: 0 }, 0).scene, 'topo');
+  assert.equal(anchor(sc, 'sheaf', 1, { type: 'none' }, 0), null);
+  const slab = v.slabs[0];
+  assert.equal(freelistPath(sc.grid, v, slab.addr).length, slab.freelist.length);
+});
+
+test('perCpuStats spreads a cache\'s counters per CPU', () => {
+  const { state } = fixture('default-at20.json');
+  const st = perCpuStats(state.caches[0]);
+  assert.equal(st.alloc_fastpath.length, state.nr_cpus);
+  assert.equal(st.alloc_fastpath.reduce((a, b) => a + b, 0), state.caches[0].stats.alloc_fastpath);
+});
+
+test('a fresh slab in flight: free objects not on a freelist yet are "fresh", not allocated', () => {
+  const { state } = fixture('default-at6.json');
+  const v = cacheView(state, 0);
+  const slab = v.slabs[0];
+  // 60 objects handed to the in-flight sheaf, 4 kept by the slab with no freelist built yet.
+  assert.equal(slab.freelist.length, 0);
+  assert.equal(v.counts[S.fresh], slab.objects - slab.inuse);
+  assert.equal(v.counts[S.user], 0);
+  const last = objectAddr(v.cache, slab, slab.objects - 1);
+  assert.equal(describeObject(v, last).state, 'fresh');
+});

@@ -1,0 +1,98 @@
+// @ts-check
+// Every request to the server, and one place for its errors (docs/api.md).
+
+export class ApiError extends Error {
+  /** @param {number} status @param {string} code @param {string} message */
+  constructor(status, code, message) {
+    super(message);
+    this.status = status;
+    this.code = code;
+  }
+}
+
+/**
+ * @param {string} method
+ * @param {string} path
+ * @param {{ body?: any, token?: string|null, raw?: boolean }} [o]
+ */
+async function request(method, path, o = {}) {
+  /** @type {Record<string, string>} */
+  const headers = {};
+  let body;
+  if (o.body !== undefined) {
+    headers['Content-Type'] = 'application/json';
+    body = typeof o.body === 'string' ? o.body : JSON.stringify(o.body);
+  }
+  if (o.token) headers.Authorization = `Bearer ${o.token}`;
+  let res;
+  try {
+    res = await fetch(path, { method, headers, body });
+  } catch (err) {
+    throw new ApiError(0, 'network', `the server cannot be reached (${err.message})`);
+  }
+  if (res.status === 204) return null;
+  const text = await res.text();
+  let json = null;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    throw new ApiError(res.status, 'bad_json', `the server sent something that is not JSON (${res.status})`);
+  }
+  if (!res.ok) {
+    const e = json && json.error;
+    throw new ApiError(res.status, e?.code ?? 'error', e?.message ?? `HTTP ${res.status}`);
+  }
+  return o.raw ? text : json;
+}
+
+const q = (params) => {
+  const s = new URLSearchParams();
+  for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') s.set(k, String(v));
+  const t = s.toString();
+  return t ? `?${t}` : '';
+};
+const S = (id) => `/api/sessions/${encodeURIComponent(id)}`;
+
+export const api = {
+  health: () => request('GET', '/api/health'),
+  /** The UI's words: sentence templates, outlines, counter meanings (web/data/texts.json). */
+  texts: () => request('GET', '/data/texts.json'),
+  scenarios: () => request('GET', '/api/scenarios'),
+  scenario: (name) => request('GET', `/api/scenarios/${encodeURIComponent(name)}`),
+  /** @param {{ scenario: string|object, seed?: number, model?: string, variants?: object, ops?: any[] }} body */
+  createSession: (body) => request('POST', '/api/sessions', { body }),
+  session: (id) => request('GET', S(id)),
+  /** @param {{ at?: number, bytes?: string, by?: string, dir?: string, count?: number }} p */
+  state: (id, p) => request('GET', `${S(id)}/state${q(p)}`),
+  events: (id, from, to) => request('GET', `${S(id)}/events${q({ from, to })}`),
+  series: (id, counters, from, to, points) => request('GET', `${S(id)}/series${q({ counters: counters.join(','), from, to, points })}`),
+  /** @param {{ fn?: string, label?: string, counter?: string, object?: string, from?: number, dir?: string }} p */
+  search: (id, p) => request('GET', `${S(id)}/search${q(p)}`),
+  log: (id) => request('GET', `${S(id)}/ops`),
+  ops: (id, token, body) => request('POST', `${S(id)}/ops`, { body, token }),
+  step: (id, token, body) => request('POST', `${S(id)}/step`, { body, token }),
+  fork: (id, at) => request('POST', `${S(id)}/fork`, { body: at == null ? {} : { at } }),
+  names: (id) => request('GET', `${S(id)}/names`),
+  followUrl: (id) => `${S(id)}/follow`,
+  compare: (p) => request('GET', `/api/compare${q(p)}`),
+  createSnapshot: (body) => request('POST', '/api/snapshots', { body }),
+  snapshots: () => request('GET', '/api/snapshots'),
+  snapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}`),
+  exportSnapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}/export`, { raw: true }),
+  importSnapshot: (text) => request('POST', '/api/snapshots/import?new_id=1', { body: text }),
+  openSnapshot: (id) => request('POST', `/api/snapshots/${encodeURIComponent(id)}/open`, { body: {} }),
+};
+
+/**
+ * Where a scenario error points: "scenario: ops[3].ops[1]: unknown key "cpux""
+ * -> { op: 3, path: 'ops[3].ops[1]', key: 'cpux' }.
+ * @param {string} message
+ */
+export function errorWhere(message) {
+  const path = /((?:ops|caches|expect)\[\d+\](?:\.ops\[\d+\])*)/.exec(message);
+  const key = /key "([^"]+)"/.exec(message);
+  const line = /line (\d+), column (\d+)/.exec(message);
+  const op = path ? Number(/\[(\d+)\]/.exec(path[1])?.[1]) : null;
+  return { path: path ? path[1] : null, op, key: key ? key[1] : null,
+    line: line ? Number(line[1]) : null, column: line ? Number(line[2]) : null };
+}

@@ -1,0 +1,274 @@
+// @ts-check
+// Words, numbers, colours and the legend: everything the views show as
+// text.  The sentences themselves are templates in data/texts.json.
+// Pure: no DOM, so node can test it.
+
+import { texts } from './texts.js';
+
+/** @typedef {import('./types.js').Event} Event */
+/** @typedef {import('./types.js').Place} Place */
+
+// ---- addresses ------------------------------------------------------------
+
+/** The last @n hex digits of an address, for labels: "…0ec0". */
+export function shortAddr(addr, n = 5) {
+  if (typeof addr !== 'string') return String(addr);
+  return '…' + addr.slice(-n);
+}
+
+/** The low 48 bits of a hex address as a number (exact). */
+export function lo48(addr) {
+  return parseInt(addr.length > 14 ? addr.slice(-12) : addr.slice(2), 16);
+}
+
+/** @a plus @off bytes, as the same kind of hex string. */
+export function addrAdd(a, off) {
+  const head = a.length > 14 ? a.slice(0, -12) : '0x';
+  const v = lo48(a) + off;
+  return head + v.toString(16).padStart(head === '0x' ? 1 : 12, '0');
+}
+
+// ---- numbers ----------------------------------------------------------------
+
+/** Change from @a to @b in the cover-letter style: "+12.5%", "-100.0%", "0.0%", "n/a". */
+export function fmtChange(a, b, pct) {
+  const p = pct !== undefined ? pct : (a ? ((b - a) / a) * 100 : null);
+  if (p == null) return a === b ? '0.0%' : 'n/a';
+  return (p > 0 ? '+' : '') + p.toFixed(1) + '%';
+}
+
+export function plural(n, one, many = one + 's') {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+// ---- CSV --------------------------------------------------------------------
+
+function csvCell(v) {
+  const s = v == null ? '' : String(v);
+  return /[",\n\r]/.test(s) ? '"' + s.replace(/"/g, '""') + '"' : s;
+}
+
+/** Rows (arrays) to CSV text with a final newline. */
+export function toCSV(rows) {
+  return rows.map((r) => r.map(csvCell).join(',')).join('\n') + '\n';
+}
+
+// ---- colour -----------------------------------------------------------------
+
+// Object states: the codes of model.js, each with a colour from a
+// colour-blind-safe set (Okabe-Ito and Tol, darkened for >= 3:1 on white)
+// and a glyph, so that no state is told by colour alone.
+export const STATES = [
+  { key: 'free', name: 'free', desc: 'free, on its slab\'s freelist', color: '#ffffff', ink: '#4d4d4d', glyph: 'hollow' },
+  { key: 'fresh', name: 'free, unlinked', desc: 'free in a fresh slab, not linked into a freelist yet (DEFERRED_FREELIST)', color: '#ffffff', ink: '#4d4d4d', glyph: 'corner' },
+  { key: 'user', name: 'allocated', desc: 'allocated: held by a caller', color: '#0b5fa5', ink: '#0b5fa5', glyph: 'solid' },
+  { key: 'main', name: 'main sheaf', desc: 'in a CPU\'s main sheaf', color: '#c0510a', ink: '#c0510a', glyph: 'bar' },
+  { key: 'spare', name: 'spare sheaf', desc: 'in a CPU\'s spare sheaf', color: '#8a5a00', ink: '#8a5a00', glyph: 'stripe' },
+  { key: 'rcu_free', name: 'rcu_free sheaf', desc: 'in a CPU\'s rcu_free sheaf', color: '#882255', ink: '#882255', glyph: 'ring' },
+  { key: 'barn', name: 'barn sheaf', desc: 'in a sheaf parked in a barn', color: '#117733', ink: '#117733', glyph: 'dot' },
+  { key: 'prefill', name: 'prefilled sheaf', desc: 'in a prefilled sheaf a caller holds', color: '#5f4b8b', ink: '#5f4b8b', glyph: 'vbar' },
+  { key: 'inflight', name: 'in flight', desc: 'held by the operation in progress', color: '#222222', ink: '#222222', glyph: 'diamond' },
+  { key: 'rcu_pending', name: 'pending RCU', desc: 'waiting for an RCU grace period', color: '#aa3377', ink: '#aa3377', glyph: 'cross' },
+  { key: 'other', name: 'elsewhere', desc: 'in a place this UI has no colour for', color: '#666666', ink: '#666666', glyph: 'question' },
+];
+
+export const RED_ZONE = '#b2182b';
+
+// ---- places -----------------------------------------------------------------
+
+/**
+ * A place in words: "CPU 0's main sheaf", "node 1's partial list".
+ * @param {Place} p
+ * @param {number} [cpu] the event's CPU, for places that have none
+ */
+export function placeName(p, cpu) {
+  if (!p) return 'nowhere';
+  const c = p.cpu ?? cpu;
+  const n = p.node;
+  switch (p.type) {
+    case 'none': return 'nowhere';
+    case 'user': return c != null ? `the caller on CPU ${c}` : 'the caller';
+    case 'slab': return p.slab ? `slab ${shortAddr(p.slab)}` : 'its slab';
+    case 'main': return `CPU ${c}'s main sheaf`;
+    case 'spare': return `CPU ${c}'s spare sheaf`;
+    case 'rcu_free': return `CPU ${c}'s rcu_free sheaf`;
+    case 'barn_full': return `node ${n}'s barn (full list)`;
+    case 'barn_empty': return `node ${n}'s barn (empty list)`;
+    case 'barn_partial': return `node ${n}'s barn (partial sheaf)`;
+    case 'node_partial': return `node ${n}'s partial list`;
+    case 'node_full': return `node ${n}'s full list`;
+    case 'full': return 'no list (full)';
+    case 'pages': return n != null ? `node ${n}'s page allocator` : 'the page allocator';
+    case 'inflight': return p.sheaf ? `sheaf #${p.sheaf} (in flight)` : 'the operation in progress';
+    case 'rcu_pending': return 'the RCU queue';
+    case 'prefill': return 'a prefilled sheaf';
+    default: return String(p.type).replace(/_/g, ' ');
+  }
+}
+
+// ---- the API call an event belongs to ------------------------------------
+
+const CALLS = [
+  [/^(alloc_from_pcs|__pcs_replace_empty_main|barn_replace_empty_sheaf|___slab_alloc|get_from_partial_node)$/, 'kmem_cache_alloc'],
+  [/^(free_to_pcs|__pcs_replace_full_main|barn_replace_full_sheaf|slab_free|__pcs_install_empty_sheaf)$/, 'kmem_cache_free'],
+  [/^(alloc_from_pcs_bulk|__kmem_cache_alloc_bulk|kmem_cache_alloc_bulk)$/, 'kmem_cache_alloc_bulk'],
+  [/^(free_to_pcs_bulk|kmem_cache_free_bulk)$/, 'kmem_cache_free_bulk'],
+  [/^(barn_shrink|__kmem_cache_do_shrink)$/, 'kmem_cache_shrink'],
+  [/^pcs_flush_all$/, 'flush_all'],
+  [/^__kmem_cache_shutdown$/, 'kmem_cache_destroy'],
+  [/^(__kfree_rcu_sheaf|kvfree_call_rcu)$/, 'kfree_rcu'],
+  [/^(rcu_grace_period|rcu_free_sheaf|rcu_free_sheaf_nobarn|rcu_free_slab|kvfree_rcu_bulk)$/, 'RCU grace period'],
+  [/^flush_rcu_sheaves_on_cache$/, 'kvfree_rcu_barrier'],
+];
+
+/**
+ * The API call an operation made, from its events (first one first).
+ * @param {Event[]} events events of one operation, in order
+ * @param {(id: number) => string} [cacheName]
+ */
+export function opCall(events, cacheName) {
+  if (!events.length) return '';
+  const fns = new Set(events.map((e) => e.fn));
+  if (fns.has('barn_shrink') || fns.has('__kmem_cache_do_shrink')) return 'kmem_cache_shrink';
+  for (const e of events) {
+    if (['kmem_cache_create', 'kmem_cache_prefill_sheaf', 'kmem_cache_alloc_from_sheaf',
+      'kmem_cache_return_sheaf', 'kmem_cache_free', 'kfree'].includes(e.fn)) return e.fn;
+    for (const [re, call] of CALLS) {
+      if (re.test(e.fn)) {
+        const name = cacheName && e.cache >= 0 ? cacheName(e.cache) : '';
+        if (name.startsWith('kmalloc')) {
+          if (call === 'kmem_cache_alloc') return 'kmalloc';
+          if (call === 'kmem_cache_free') return 'kfree';
+        }
+        return call;
+      }
+    }
+  }
+  return '';
+}
+
+// ---- narration ----------------------------------------------------------------
+
+/** @param {Event} e */
+function facts(e) {
+  const objs = e.moves.filter((m) => m.kind === 'object');
+  const slabs = e.moves.filter((m) => m.kind === 'slab');
+  const sheaves = e.moves.filter((m) => m.kind === 'sheaf');
+  const objSlab = objs.map((m) => m.from.slab || m.to.slab).find(Boolean);
+  const slab = slabs[0] ? shortAddr(slabs[0].id) : objSlab ? shortAddr(objSlab) : 'the slab';
+  const st = (k) => (e.stats && e.stats[k]) || 0;
+  return { objs, slabs, sheaves, n: objs.length, slab, st, node: e.node >= 0 ? e.node : 0,
+    obj: objs[0] ? shortAddr(objs[0].id) : 'the object', sheaf: sheaves[0] ? `#${sheaves[0].id}` : '' };
+}
+
+const to = (e, type) => e.moves.some((m) => m.to.type === type);
+
+/** Whether condition @c of a [?c|then|else] holds. */
+function cond(c, e, f, ctx) {
+  if (c.startsWith('to:')) return to(e, c.slice(3));
+  if (c === 'toSheaf') return f.objs.some((m) => m.to.sheaf);
+  if (c === 'oneSlab') return f.slabs.length === 1;
+  if (c === 'one') return f.n === 1;
+  if (c === 'spareEmpty') return ctx.spareEmpty !== false;
+  return false;
+}
+
+/** The value of placeholder @k, or null when unknown. */
+function value(k, e, f, ctx) {
+  if (k.startsWith('stat:')) return f.st(k.slice(5));
+  switch (k) {
+    case 'n': return f.n;
+    case 'slabs': return f.slabs.length;
+    case 'obj': return f.obj;
+    case 'slab': return f.slab;
+    case 'node': return f.node;
+    case 'sheaf': return f.sheaf;
+    case 'cache': return ctx.cacheName ?? '';
+    case 'report': return firstLine(e.report);
+    case 'pages': return ctx.pagesOf && f.slabs[0] ? ctx.pagesOf(f.slabs[0].id) : null;
+    default: return null;
+  }
+}
+
+/** Fill a sentence template of texts.json. */
+export function fillTemplate(tpl, e, ctx = {}) {
+  const f = facts(e);
+  return tpl
+    .replace(/\[\?([^|\]]+)\|([^|\]]*)\|([^\]]*)\]/g, (_, c, a, b) => (cond(c, e, f, ctx) ? a : b))
+    .replace(/\{([a-z_:]+)(?:\|([^|}]+)(?:\|([^}]+))?)?\}/g, (_, k, one, many) => {
+      const v = value(k, e, f, ctx);
+      if (one) return v == null ? many ?? `${one}s` : plural(v, one, many);
+      return v == null ? '' : String(v);
+    });
+}
+
+function firstLine(s) {
+  return s ? String(s).split('\n')[0].trim() : 'SLUB reports misuse';
+}
+
+/** A generic sentence from the moves, for pairs without a template. */
+function generic(e, cpu) {
+  const parts = [];
+  const groups = new Map();
+  for (const m of e.moves) {
+    const k = `${m.kind}|${placeName(m.from, cpu)}|${placeName(m.to, cpu)}`;
+    groups.set(k, (groups.get(k) || 0) + 1);
+  }
+  for (const [k, n] of groups) {
+    const [kind, a, b] = k.split('|');
+    parts.push(`${plural(n, kind)} ${n === 1 ? 'moves' : 'move'} from ${a} to ${b}`);
+  }
+  const what = `${e.fn}${e.label ? ` (${e.label})` : ''}`;
+  return parts.length ? `${what}: ${parts.join('; ')}` : what;
+}
+
+/**
+ * One plain sentence for event @e:
+ * "CPU 1 kmem_cache_free: the main sheaf is full, so it swaps with the empty spare."
+ * @param {Event} e
+ * @param {{ call?: string, cacheName?: string, spareEmpty?: boolean, pagesOf?: (addr: string) => number }} [ctx]
+ */
+export function narrate(e, ctx = {}) {
+  if (!e) return 'The start: nothing has happened yet.';
+  const t = texts().sentences[`${e.fn}/${e.label}`];
+  let body = t ? fillTemplate(t, e, ctx) : generic(e, e.cpu);
+  const who = e.cpu >= 0 ? `CPU ${e.cpu}` : '';
+  const call = ctx.call ? ` ${ctx.call}` : '';
+  body = body.replace(/\s+/g, ' ').trim();
+  return `${who}${call}${who || call ? ': ' : ''}${body}.`;
+}
+
+/** Whether a fn/label pair has its own sentence (for tests). */
+export function hasSentence(fn, label) {
+  return `${fn}/${label}` in texts().sentences;
+}
+
+/** The counter deltas of an event: "alloc_fastpath +1, sheaf_refill +60". */
+export function statsText(stats) {
+  const ks = Object.keys(stats || {});
+  return ks.length ? ks.map((k) => `${k} ${stats[k] >= 0 ? '+' : ''}${stats[k]}`).join(', ') : 'no counter changed';
+}
+
+/** The scrubber's aria-valuetext: "step 12 of 240: alloc_from_pcs fastpath on CPU 0". */
+export function stepText(at, end, e) {
+  const base = `step ${at} of ${end}`;
+  if (!e) return `${base}: the start`;
+  return `${base}: ${e.fn}${e.label ? ' ' + e.label : ''}${e.cpu >= 0 ? ' on CPU ' + e.cpu : ''}`;
+}
+
+/** Hex dump lines of @hex (a string of hex digit pairs) starting at @base. */
+export function hexLines(hex, base, width = 16) {
+  const out = [];
+  for (let off = 0; off * 2 < hex.length; off += width) {
+    const bytes = [];
+    for (let i = 0; i < width && (off + i) * 2 < hex.length; i++) bytes.push(hex.substr((off + i) * 2, 2));
+    out.push({ off, addr: addrAdd(base, off), bytes });
+  }
+  return out;
+}
+
+/** "free_fastpath 56 C0=56 C1=0" as the sysfs files print per-CPU counters. */
+export function sysfsLine(name, total, perCpu) {
+  const cpus = perCpu.map((v, i) => (v ? ` C${i}=${v}` : '')).join('');
+  return `${total}${cpus}`;
+}

@@ -1,0 +1,318 @@
+// @ts-check
+// Snapshot -> rectangles.  Two scenes: the structure (CPUs and their
+// sheaves, what is held elsewhere, each node's barn, partial list and page
+// allocator), drawn as SVG, and the slab grid (every slab as a row of
+// object cells, grouped by node and list), drawn on a canvas.  Plus the
+// anchors an animation travels between, and hit testing.  Pure.
+
+import { objectIndex, S } from './model.js';
+import { lo48 } from './format.js';
+
+/** @typedef {import('./types.js').Snapshot} Snapshot */
+/** @typedef {import('./model.js').CacheView} CacheView */
+/**
+ * @typedef {{ id: number, role: string, cpu?: number, node?: number, x: number, y: number,
+ *             w: number, h: number, size: number, capacity: number }} SheafBox
+ * @typedef {{ x: number, y: number, w: number, h: number }} Rect
+ */
+
+const SHEAF_ROLES = ['main', 'spare', 'rcu_free'];
+const BARN_TYPES = ['barn_full', 'barn_empty', 'barn_partial'];
+
+/**
+ * The structure scene.
+ * @param {Snapshot} snap
+ * @param {CacheView} v
+ * @param {{ width?: number }} [opts]
+ */
+export function topoScene(snap, v, opts = {}) {
+  const W = opts.width ?? 1200, gap = 10;
+  const cache = v.cache;
+  /** @type {Map<number, SheafBox>} */
+  const sheafById = new Map();
+  const byId = new Map(v.sheaves.map((s) => [s.id, s]));
+  const mk = (sh, role, x, y, w, h, extra = {}) => {
+    const b = { id: sh.id, role, x, y, w, h, size: sh.size, capacity: Math.max(sh.capacity, sh.size, 1), ...extra };
+    sheafById.set(sh.id, b);
+    return b;
+  };
+
+  // ---- CPUs
+  const nCpu = snap.nr_cpus;
+  const compact = nCpu > 4;
+  const cw = compact ? 180 : Math.min(290, (W - gap * (nCpu - 1)) / Math.max(nCpu, 1));
+  const ch = compact ? 128 : 150;
+  const perRow = Math.max(1, Math.floor((W + gap) / (cw + gap)));
+  const cpus = [];
+  for (let c = 0; c < nCpu; c++) {
+    const x = (c % perRow) * (cw + gap), y = Math.floor(c / perRow) * (ch + gap);
+    const info = cache?.cpus?.[c];
+    const sw = compact ? 26 : 38, sp = compact ? 32 : 48, sh = ch - 62;
+    const stacks = SHEAF_ROLES.map((role, k) => {
+      const ref = info?.[role];
+      const box = { role, cpu: c, x: x + 8 + k * sp, y: y + 26, w: sw, h: sh, sheaf: null };
+      if (ref && byId.has(ref.id)) box.sheaf = mk(byId.get(ref.id), role, box.x, box.y, sw, sh, { cpu: c });
+      return box;
+    });
+    const px = x + 8 + 3 * sp + 4;
+    cpus.push({ cpu: c, node: snap.cpu_node[c] ?? 0, x, y, w: cw, h: ch, stacks, compact,
+      caller: { x: px, y: y + 26, w: Math.max(24, x + cw - 8 - px), h: Math.min(44, sh / 2) },
+      stats: info?.stats ?? {} });
+  }
+  let y = Math.ceil(nCpu / perRow) * (ch + gap);
+
+  // ---- held elsewhere: in flight, prefilled, RCU, other places
+  const flightSheaves = v.sheaves.filter((s) => s.place.type === 'inflight');
+  const prefill = v.sheaves.filter((s) => s.place.type === 'prefill');
+  const rcuSheaves = v.sheaves.filter((s) => s.place.type === 'rcu_pending');
+  const known = new Set([...SHEAF_ROLES, ...BARN_TYPES, 'inflight', 'prefill', 'rcu_pending']);
+  const other = v.sheaves.filter((s) => !known.has(s.place.type));
+  const hh = 80;
+  const part = (a, b) => ({ x: W * a + (a ? gap / 2 : 0), y, w: W * (b - a) - (a ? gap / 2 : 0) - (b < 1 ? gap / 2 : 0), h: hh });
+  const hold = {
+    y, h: hh,
+    flight: { ...part(0, 0.4), sheaves: /** @type {SheafBox[]} */ ([]), objects: (snap.inflight || []).length },
+    prefill: { ...part(0.4, 0.64), sheaves: /** @type {SheafBox[]} */ ([]) },
+    rcu: { ...part(0.64, 0.82), sheaves: /** @type {SheafBox[]} */ ([]), objects: (snap.rcu_objs || snap.rcu_pending || []).length },
+    other: { ...part(0.82, 1), sheaves: /** @type {SheafBox[]} */ ([]) },
+  };
+  const row = (box, list, role) => list.forEach((s, i) => {
+    const w = 22, step = Math.min(w + 6, (box.w - 16) / Math.max(list.length, 1));
+    box.sheaves.push(mk(s, role, box.x + 8 + i * Math.max(step, 4), box.y + 38, Math.min(w, Math.max(step - 2, 3)), box.h - 42));
+  });
+  row(hold.flight, flightSheaves, 'inflight');
+  row(hold.prefill, prefill, 'prefill');
+  row(hold.rcu, rcuSheaves, 'rcu_pending');
+  row(hold.other, other, 'other');
+  y += hh + gap;
+
+  // ---- nodes: barn, partial list, page allocator
+  const nNode = snap.nr_nodes;
+  const perLine = nNode === 1 ? 1 : 2;
+  const nw = (W - gap * (perLine - 1)) / perLine, nh = 176;
+  const nodes = [];
+  for (let n = 0; n < nNode; n++) {
+    const x = (n % perLine) * (nw + gap), ny = y + Math.floor(n / perLine) * (nh + gap);
+    const barn = { x: x + 8, y: ny + 24, w: nw * 0.46, h: nh - 32, full: /** @type {SheafBox[]} */ ([]),
+      empty: /** @type {SheafBox[]} */ ([]), partial: /** @type {SheafBox|null} */ (null),
+      info: cache?.nodes?.[n]?.barn ?? { nr_full: 0, nr_empty: 0, partial: null } };
+    const inBarn = (t) => v.sheaves.filter((s) => s.place.type === t && (s.place.node ?? 0) === n)
+      .sort((a, b) => (a.place.slot ?? 0) - (b.place.slot ?? 0));
+    const lane = (list, role, ly, into) => {
+      const avail = barn.w - 100, w = 14;
+      const step = Math.min(w + 4, avail / Math.max(list.length, 1));
+      list.forEach((s, i) => into.push(mk(s, role, barn.x + 8 + i * step, ly, Math.min(w, step), 44, { node: n })));
+    };
+    lane(inBarn('barn_full'), 'barn_full', barn.y + 22, barn.full);
+    lane(inBarn('barn_empty'), 'barn_empty', barn.y + 86, barn.empty);
+    const bp = inBarn('barn_partial')[0];
+    if (bp) barn.partial = mk(bp, 'barn_partial', barn.x + barn.w - 40, barn.y + 22, 22, 108, { node: n });
+    const plSlabs = v.slabs.filter((s) => s.node === n && s.place.type === 'node_partial');
+    const pl = { x: x + nw * 0.48 + 8, y: ny + 24, w: nw * 0.24, h: nh - 32, nr: cache?.nodes?.[n]?.nr_partial ?? plSlabs.length,
+      min: cache?.min_partial ?? 0, chips: /** @type {Array<Rect & {addr: string, inuse: number, objects: number}>} */ ([]) };
+    const chipW = 12, chipH = 22, perChip = Math.max(1, Math.floor((pl.w - 16) / (chipW + 3)));
+    plSlabs.slice(0, perChip * 3).forEach((s, i) => pl.chips.push({ addr: s.addr, inuse: s.inuse, objects: s.objects,
+      x: pl.x + 8 + (i % perChip) * (chipW + 3), y: pl.y + 46 + Math.floor(i / perChip) * (chipH + 4), w: chipW, h: chipH }));
+    const zone = (snap.zones || []).find((z) => z.node === n);
+    const zb = { x: x + nw * 0.74 + 8, y: ny + 24, w: nw * 0.26 - 16, h: nh - 32, zone, orders: /** @type {any[]} */ ([]) };
+    if (zone) {
+      const bw = (zb.w - 16) / zone.nr_free.length, max = Math.max(1, ...zone.nr_free.map((c) => Math.log2(1 + c)));
+      zone.nr_free.forEach((c, o) => {
+        const bh = (Math.log2(1 + c) / max) * (zb.h - 64);
+        zb.orders.push({ order: o, count: c, x: zb.x + 8 + o * bw, y: zb.y + zb.h - 22 - bh, w: Math.max(2, bw - 2), h: bh });
+      });
+    }
+    nodes.push({ node: n, x, y: ny, w: nw, h: nh, barn, plist: pl, zone: zb, narrow: nw < 520 });
+  }
+  y += Math.ceil(nNode / perLine) * (nh + gap);
+  return { w: W, h: y, cpus, hold, nodes, sheafById };
+}
+
+const GROUP_ORDER = ['node_partial', 'node_full', 'full', 'inflight'];
+const GROUP_TITLE = {
+  node_partial: 'partial list', node_full: 'full list', full: 'full, on no list', inflight: 'in flight',
+};
+
+/**
+ * The slab grid scene: every slab of the cache as a row of cells.
+ * @param {CacheView} v
+ * @param {{ width?: number, maxHeight?: number, cell?: number, collapsed?: Set<string>,
+ *           collapseFull?: boolean }} [opts]
+ */
+export function gridScene(v, opts = {}) {
+  const W = opts.width ?? 900, gap = 6, labelW = 92, headH = 20;
+  const c = v.cache;
+  const groups = new Map();
+  for (const s of v.slabs) {
+    const key = `${s.node}:${s.place.type}`;
+    if (!groups.has(key)) groups.set(key, { key, node: s.node, type: s.place.type, slabs: [] });
+    groups.get(key).slabs.push(s);
+  }
+  const rank = (t) => { const i = GROUP_ORDER.indexOf(t); return i < 0 ? 99 : i; };
+  const list = [...groups.values()].sort((a, b) => a.node - b.node || rank(a.type) - rank(b.type) || a.type.localeCompare(b.type));
+  const objs = c ? c.objs_per_slab : 1;
+  const isFull = (s) => { const a = v.codes.get(s.addr); return !!a && a.every((x) => x === S.user); };
+  const collapsed = (g, s) => (opts.collapsed?.has(g.key)) || (opts.collapseFull && isFull(s));
+
+  /** @param {number} cell @param {number} cols */
+  const place = (cell, cols) => {
+    const rowsPer = Math.ceil(objs / cols);
+    const rowH = Math.max(rowsPer * cell, 12);
+    const rowW = labelW + cols * cell;
+    const perLine = Math.max(1, Math.floor((W + gap) / (rowW + gap)));
+    const chipW = 22, chipH = 10, chipsPer = Math.max(1, Math.floor((W + 4) / (chipW + 4)));
+    let y = 0;
+    const out = [], slabs = [];
+    for (const g of list) {
+      const gy = y;
+      y += headH;
+      const open = g.slabs.filter((s) => !collapsed(g, s));
+      const shut = g.slabs.filter((s) => collapsed(g, s));
+      open.forEach((s, i) => {
+        const x = (i % perLine) * (rowW + gap), yy = y + Math.floor(i / perLine) * (rowH + gap);
+        slabs.push({ addr: s.addr, group: g.key, x, y: yy, w: rowW, h: rowH, cx: x + labelW, cy: yy, cell, cols, rows: rowsPer, collapsed: false });
+      });
+      y += Math.ceil(open.length / perLine) * (rowH + gap);
+      shut.forEach((s, i) => {
+        slabs.push({ addr: s.addr, group: g.key, x: (i % chipsPer) * (chipW + 4), y: y + Math.floor(i / chipsPer) * (chipH + 4),
+          w: chipW, h: chipH, cx: 0, cy: 0, cell: 0, cols, rows: rowsPer, collapsed: true });
+      });
+      y += Math.ceil(shut.length / chipsPer) * (chipH + 4);
+      out.push({ key: g.key, node: g.node, type: g.type, y: gy, h: y - gy,
+        title: `node ${g.node} · ${GROUP_TITLE[g.type] ?? g.type.replace(/_/g, ' ')} (${g.slabs.length})`,
+        count: g.slabs.length, closed: !!opts.collapsed?.has(g.key) });
+      y += gap;
+    }
+    return { w: W, h: Math.max(y, 40), groups: out, slabs, cell, labelW, headH };
+  };
+  // Columns per slab row: up to 64, fewer (rows wrap) when that allows bigger cells.
+  const widest = Math.max(1, Math.min(objs, 64, Math.floor((W - labelW) / 4)));
+  const colChoices = [widest, 32, 16].filter((x, i, a) => x <= widest && a.indexOf(x) === i);
+  if (opts.cell) return index(place(opts.cell, widest));
+  let best = null;
+  for (const cell of [18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4]) {
+    for (const cols of colChoices) {
+      if (labelW + cols * cell > W && cell > 4) continue;
+      const p = place(cell, cols);
+      best = p;
+      if (p.h <= (opts.maxHeight ?? 600)) return index(p);
+    }
+  }
+  return index(/** @type {any} */ (best ?? place(4, widest)));
+}
+
+function index(g) {
+  g.byAddr = new Map(g.slabs.map((s) => [s.addr, s]));
+  return g;
+}
+
+/**
+ * Centre of object @addr's cell in grid @g, or of its collapsed slab chip.
+ * @returns {{ x: number, y: number } | null}
+ */
+export function cellCenter(g, v, addr) {
+  const slab = v.slabOf(addr);
+  if (!slab || !v.cache) return null;
+  const r = g.byAddr.get(slab.addr);
+  if (!r) return null;
+  if (r.collapsed) return { x: r.x + r.w / 2, y: r.y + r.h / 2 };
+  const i = objectIndex(v.cache, slab, addr);
+  if (i < 0) return null;
+  return { x: r.cx + (i % r.cols + 0.5) * r.cell, y: r.cy + (Math.floor(i / r.cols) + 0.5) * r.cell };
+}
+
+/**
+ * What is at (@x, @y) of grid @g: an object cell, a slab, a group header, or null.
+ * @returns {{ kind: 'object', addr: string, slab: string, index: number } | { kind: 'slab', slab: string } |
+ *           { kind: 'group', key: string } | null}
+ */
+export function hitGrid(g, v, x, y) {
+  for (const r of g.slabs) {
+    if (x < r.x || x >= r.x + r.w || y < r.y || y >= r.y + r.h) continue;
+    if (r.collapsed || x < r.cx) return { kind: 'slab', slab: r.addr };
+    const col = Math.floor((x - r.cx) / r.cell), row = Math.floor((y - r.cy) / r.cell);
+    const i = row * r.cols + col;
+    const slab = v.slabs.find((s) => s.addr === r.addr);
+    if (!slab || !v.cache || col >= r.cols || i >= slab.objects) return { kind: 'slab', slab: r.addr };
+    return { kind: 'object', addr: objectAddrOf(v, slab, i), slab: r.addr, index: i };
+  }
+  for (const gr of g.groups) if (y >= gr.y && y < gr.y + g.headH) return { kind: 'group', key: gr.key };
+  return null;
+}
+
+function objectAddrOf(v, slab, i) {
+  const c = v.cache;
+  const base = lo48(slab.addr) + (c.red_left_pad || 0) + i * c.slab_size;
+  return slab.addr.slice(0, -12) + base.toString(16).padStart(12, '0');
+}
+
+/**
+ * Where a move starts or ends: a point in one of the two scenes.
+ * @param {{ topo: any, grid: any, view: CacheView }} sc
+ * @param {'object'|'slab'|'sheaf'} kind
+ * @param {string|number} id
+ * @param {import('./types.js').Place} p
+ * @param {number} cpu the event's CPU
+ * @returns {{ scene: 'topo'|'grid', x: number, y: number } | null}
+ */
+export function anchor(sc, kind, id, p, cpu) {
+  const { topo, grid, view } = sc;
+  const center = (r) => ({ x: r.x + r.w / 2, y: r.y + r.h / 2 });
+  const T = (pt) => (pt ? { scene: /** @type {'topo'} */ ('topo'), ...pt } : null);
+  const G = (pt) => (pt ? { scene: /** @type {'grid'} */ ('grid'), ...pt } : null);
+  const cpuBox = topo.cpus[p.cpu ?? cpu] ?? topo.cpus[0];
+  const node = topo.nodes[p.node ?? cpuBox?.node ?? 0] ?? topo.nodes[0];
+  if (kind === 'object') {
+    if (p.type === 'slab') return G(cellCenter(grid, view, String(id)));
+    if (p.sheaf && topo.sheafById.has(p.sheaf)) {
+      const b = topo.sheafById.get(p.sheaf);
+      const slot = Math.min(p.slot ?? b.size - 1, b.capacity - 1);
+      return T({ x: b.x + b.w / 2, y: b.y + b.h - ((Math.max(slot, 0) + 0.5) / b.capacity) * b.h });
+    }
+    if (p.type === 'user') return cpuBox ? T(center(cpuBox.caller)) : null;
+    if (p.type === 'rcu_pending') return T(center(topo.hold.rcu));
+    if (p.type === 'inflight') return T(center(topo.hold.flight));
+    if (SHEAF_ROLES.includes(p.type) && cpuBox) {
+      const st = cpuBox.stacks.find((s) => s.role === p.type);
+      return st ? T(center(st)) : null;
+    }
+    if (BARN_TYPES.includes(p.type) && node) return T(center(node.barn));
+    return null;
+  }
+  if (kind === 'slab') {
+    if (p.type === 'pages' || p.type === 'none') return node?.zone ? T(center(node.zone)) : null;
+    const r = grid.byAddr.get(String(id));
+    return r ? G(center(r)) : node ? T(center(node.plist)) : null;
+  }
+  const b = topo.sheafById.get(Number(id));
+  if (b && (p.type !== 'none')) return T(center(b));
+  return null;
+}
+
+/**
+ * The tracks an event's moves travel: from anchors in the scenes before,
+ * to anchors in the scenes after.  Moves with neither end drawn are dropped.
+ * @param {import('./types.js').Event} e
+ * @param {{ topo: any, grid: any, view: CacheView }} before
+ * @param {{ topo: any, grid: any, view: CacheView }} after
+ * @param {number} [max] most tracks kept (large bulk moves are thinned)
+ */
+export function planMoves(e, before, after, max = 400) {
+  const out = [];
+  if (!e) return out;
+  const moves = e.moves.length > max ? e.moves.filter((_, i) => i % Math.ceil(e.moves.length / max) === 0) : e.moves;
+  for (const m of moves) {
+    const a = anchor(before, m.kind, m.id, m.from, e.cpu);
+    const b = anchor(after, m.kind, m.id, m.to, e.cpu);
+    if (!a && !b) continue;
+    out.push({ kind: m.kind, id: m.id, from: m.from.type, to: m.to.type, a, b });
+  }
+  return out;
+}
+
+/** Points of slab @addr's freelist in grid @g, in freelist order. */
+export function freelistPath(g, v, addr) {
+  const s = v.slabs.find((x) => x.addr === addr);
+  if (!s) return [];
+  return s.freelist.map((a) => cellCenter(g, v, a)).filter(Boolean);
+}

@@ -1,0 +1,178 @@
+// @ts-check
+// Canvas painting shared by the slab map, the legend and the PNG export:
+// one object cell with its state's colour and glyph, and the structure
+// scene drawn without SVG (the PNG export cannot load SVG as an image
+// under the page's Content-Security-Policy).
+
+import { STATES, RED_ZONE, shortAddr } from './format.js';
+import { S } from './model.js';
+
+/**
+ * Paint one object cell.
+ * @param {number} x @param {number} y @param {number} size
+ * @param {number} code index into STATES
+ * @param {{ redZone?: boolean, poison?: boolean }} [debug]
+ */
+export function paintCell(ctx, x, y, size, code, debug) {
+  const st = STATES[code] ?? STATES[STATES.length - 1];
+  const s = size - (size >= 6 ? 1 : 0);
+  ctx.fillStyle = st.color;
+  ctx.fillRect(x, y, s, s);
+  if (s >= 4) paintGlyph(ctx, x, y, s, st, debug);
+}
+
+/** The glyph of state @st over a filled cell of side @s. */
+function paintGlyph(ctx, x, y, s, st, debug) {
+  const c = s / 2;
+  ctx.fillStyle = '#ffffff';
+  ctx.strokeStyle = '#ffffff';
+  const t = Math.max(1, s / 6);
+  switch (st.glyph) {
+    case 'hollow':
+      ctx.strokeStyle = st.ink;
+      ctx.lineWidth = 1;
+      ctx.strokeRect(x + 0.5, y + 0.5, s - 1, s - 1);
+      if (debug?.poison && s >= 6) {
+        ctx.fillStyle = st.ink;
+        ctx.fillRect(x + c - 0.5, y + c - 0.5, 1, 1);
+      }
+      break;
+    case 'corner':
+      ctx.strokeStyle = st.ink;
+      ctx.lineWidth = 1;
+      ctx.setLineDash([2, 2]);
+      ctx.strokeRect(x + 0.5, y + 0.5, s - 1, s - 1);
+      ctx.setLineDash([]);
+      break;
+    case 'bar': ctx.fillRect(x + 1, y + c - t / 2, s - 2, t); break;
+    case 'vbar': ctx.fillRect(x + c - t / 2, y + 1, t, s - 2); break;
+    case 'stripe':
+      ctx.lineWidth = t;
+      ctx.beginPath(); ctx.moveTo(x, y + s); ctx.lineTo(x + s, y); ctx.stroke();
+      break;
+    case 'ring': ctx.fillRect(x + s / 4, y + s / 4, s / 2, s / 2); break;
+    case 'dot': ctx.beginPath(); ctx.arc(x + c, y + c, s / 5, 0, 7); ctx.fill(); break;
+    case 'diamond':
+      ctx.beginPath(); ctx.moveTo(x + c, y + 1.5); ctx.lineTo(x + s - 1.5, y + c); ctx.lineTo(x + c, y + s - 1.5);
+      ctx.lineTo(x + 1.5, y + c); ctx.closePath(); ctx.fill();
+      break;
+    case 'cross':
+      ctx.lineWidth = t;
+      ctx.beginPath(); ctx.moveTo(x + 1, y + 1); ctx.lineTo(x + s - 1, y + s - 1);
+      ctx.moveTo(x + s - 1, y + 1); ctx.lineTo(x + 1, y + s - 1); ctx.stroke();
+      break;
+    case 'question': ctx.fillRect(x + s - s / 3, y, s / 3, s / 3); break;
+    default: break;
+  }
+  if (debug?.redZone && s >= 5) {
+    ctx.fillStyle = RED_ZONE;
+    ctx.fillRect(x, y, 1, s);
+    ctx.fillRect(x + s - 1, y, 1, s);
+  }
+}
+
+const ROLE_CODE = { main: S.main, spare: S.spare, rcu_free: S.rcu_free, barn_full: S.barn, barn_empty: S.barn, barn_partial: S.barn, prefill: S.prefill, inflight: S.inflight, rcu_pending: S.rcu_pending, other: S.other };
+
+/** A sheaf as a stack: outline of its capacity, filled up to its size. */
+function paintSheaf(ctx, b) {
+  const st = STATES[ROLE_CODE[b.role] ?? S.other];
+  ctx.strokeStyle = '#333';
+  ctx.lineWidth = 1;
+  ctx.strokeRect(b.x + 0.5, b.y + 0.5, b.w - 1, b.h - 1);
+  const fh = (b.size / b.capacity) * (b.h - 2);
+  ctx.fillStyle = st.color;
+  ctx.fillRect(b.x + 1, b.y + b.h - 1 - fh, b.w - 2, fh);
+}
+
+/**
+ * The structure scene on a canvas (for the PNG export).
+ * @param {any} t a topoScene()
+ */
+export function paintTopo(ctx, t) {
+  ctx.font = '12px sans-serif';
+  ctx.textBaseline = 'top';
+  const box = (r, title) => {
+    ctx.strokeStyle = '#555';
+    ctx.lineWidth = 1;
+    ctx.strokeRect(r.x + 0.5, r.y + 0.5, r.w - 1, r.h - 1);
+    ctx.fillStyle = '#111';
+    if (title) ctx.fillText(title, r.x + 6, r.y + 5);
+  };
+  for (const c of t.cpus) {
+    box(c, `CPU ${c.cpu} · node ${c.node}`);
+    for (const st of c.stacks) {
+      if (st.sheaf) paintSheaf(ctx, st.sheaf);
+      else { ctx.setLineDash([3, 3]); box(st); ctx.setLineDash([]); }
+      ctx.fillStyle = '#111';
+      ctx.fillText(st.role === 'rcu_free' ? 'rcu' : st.role, st.x, st.y + st.h + 3);
+      if (st.sheaf) ctx.fillText(`${st.sheaf.size}/${st.sheaf.capacity}`, st.x, st.y + st.h + 16);
+    }
+    box(c.caller, 'caller');
+  }
+  const hold = t.hold;
+  box(hold.flight, `in flight: ${hold.flight.objects} objects`);
+  box(hold.prefill, 'prefilled sheaves');
+  box(hold.rcu, `RCU pending: ${hold.rcu.sheaves.length} sheaves, ${hold.rcu.objects} objects`);
+  box(hold.other, 'other places');
+  for (const b of [...hold.flight.sheaves, ...hold.prefill.sheaves, ...hold.rcu.sheaves, ...hold.other.sheaves]) paintSheaf(ctx, b);
+  for (const n of t.nodes) {
+    box(n, `node ${n.node}`);
+    box(n.barn, `barn: ${n.barn.info.nr_full} full, ${n.barn.info.nr_empty} empty`);
+    for (const b of [...n.barn.full, ...n.barn.empty]) paintSheaf(ctx, b);
+    if (n.barn.partial) paintSheaf(ctx, n.barn.partial);
+    box(n.plist, `partial list: ${n.plist.nr}`);
+    for (const chip of n.plist.chips) {
+      ctx.strokeStyle = '#333';
+      ctx.strokeRect(chip.x + 0.5, chip.y + 0.5, chip.w - 1, chip.h - 1);
+      const fh = (chip.inuse / Math.max(1, chip.objects)) * (chip.h - 2);
+      ctx.fillStyle = STATES[S.user].color;
+      ctx.fillRect(chip.x + 1, chip.y + chip.h - 1 - fh, chip.w - 2, fh);
+    }
+    box(n.zone, n.zone.zone ? `pages: ${n.zone.zone.free_pages} free` : 'pages');
+    ctx.fillStyle = '#555';
+    for (const o of n.zone.orders) ctx.fillRect(o.x, o.y, o.w, o.h);
+  }
+}
+
+/**
+ * The slab grid scene on a canvas.
+ * @param {any} g a gridScene()
+ */
+export function paintGrid(ctx, g, v) {
+  const flags = v.cache?.flags ?? [];
+  const debug = { redZone: flags.includes('SLAB_RED_ZONE'), poison: flags.includes('SLAB_POISON') };
+  ctx.textBaseline = 'middle';
+  for (const gr of g.groups) {
+    ctx.fillStyle = '#111';
+    ctx.font = 'bold 13px sans-serif';
+    ctx.fillText(`${gr.closed ? '▸' : '▾'} ${gr.title}`, 2, gr.y + g.headH / 2);
+  }
+  const slabById = new Map(v.slabs.map((s) => [s.addr, s]));
+  // One path per state: thousands of cells cost a few fills, not thousands.
+  const paths = STATES.map(() => new Path2D());
+  const glyphs = [];
+  const cell = g.cell, side = cell - (cell >= 6 ? 1 : 0);
+  for (const r of g.slabs) {
+    const slab = slabById.get(r.addr);
+    const codes = v.codes.get(r.addr);
+    if (!slab || !codes) continue;
+    if (r.collapsed) {
+      ctx.fillStyle = STATES[S.user].color;
+      const fw = (slab.inuse / Math.max(1, slab.objects)) * r.w;
+      ctx.fillRect(r.x, r.y, fw, r.h);
+      ctx.strokeStyle = '#333';
+      ctx.strokeRect(r.x + 0.5, r.y + 0.5, r.w - 1, r.h - 1);
+      continue;
+    }
+    ctx.fillStyle = '#111';
+    ctx.font = `${Math.min(12, Math.max(9, r.h - 2))}px ui-monospace, monospace`;
+    ctx.fillText(`${shortAddr(r.addr)} ${slab.inuse}/${slab.objects}`, r.x + 2, r.y + Math.min(r.h, 14) / 2);
+    for (let i = 0; i < codes.length; i++) {
+      const x = r.cx + (i % r.cols) * cell, y = r.cy + Math.floor(i / r.cols) * cell;
+      paths[codes[i]].rect(x, y, side, side);
+      if (side >= 4) glyphs.push(x, y, codes[i]);
+    }
+  }
+  STATES.forEach((st, i) => { ctx.fillStyle = st.color; ctx.fill(paths[i]); });
+  for (let k = 0; k < glyphs.length; k += 3) paintGlyph(ctx, glyphs[k], glyphs[k + 1], side, STATES[glyphs[k + 2]], debug);
+}

@@ -1,0 +1,436 @@
+// @ts-check
+// The player: one session, the current position, the states around it
+// (fetched from the server, which answers from checkpoints, so stepping
+// back costs the same as forward), the events near it, play/pause,
+// breakpoints and the follow stream.  No DOM: views read get() and call
+// the actions; subscribe() tells them when to render.
+
+import { api, ApiError } from './api.js';
+import { NOTABLE, DEFAULT_CHART } from './counters.js';
+
+/** @typedef {import('./types.js').StateResponse} StateResponse */
+/** @typedef {import('./types.js').Event} Event */
+
+export const SPEEDS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128];
+const ALL_EVENTS_MAX = 5000; // load every event of runs up to this long
+const WINDOW = 400; // else this many events each side of the position
+const CACHE_MAX = 96;
+
+/**
+ * @typedef {{ key: string, title: string, fn?: string, label?: string, counter?: string }} Breakpoint
+ */
+
+/**
+ * A breakpoint for a notable kind, a counter or a function (and label).
+ * @param {{ kind: 'notable'|'counter'|'fn', name: string, label?: string }} b
+ * @returns {Breakpoint}
+ */
+export function makeBreakpoint(b) {
+  if (b.kind === 'notable') {
+    const n = NOTABLE.find((x) => x.key === b.name);
+    if (!n) throw new Error(`no notable event ${b.name}`);
+    return { key: `notable:${n.key}`, title: n.key === 'discard' ? 'a slab is discarded' : `${n.title}`, ...n.search };
+  }
+  if (b.kind === 'counter') return { key: `counter:${b.name}`, title: `${b.name} increases`, counter: b.name };
+  return { key: `fn:${b.name}/${b.label ?? ''}`, title: `${b.name}${b.label ? ' ' + b.label : ''} runs`, fn: b.name, label: b.label || undefined };
+}
+
+/** Does event @e hit breakpoint @b? */
+export function hits(b, e) {
+  if (!e) return false;
+  if (b.counter) return (e.stats?.[b.counter] ?? 0) > 0;
+  return e.fn === b.fn && (!b.label || e.label === b.label);
+}
+
+/**
+ * Positions just after an operation boundary, from a run of events.
+ * @param {Map<number, Event>} events by seq
+ * @param {number} at the position
+ * @param {number} end the number of events
+ * @param {1|-1} dir
+ * @returns {number|null} null when the events needed are not loaded
+ */
+export function opBoundary(events, at, end, dir) {
+  const isBoundary = (q) => {
+    if (q <= 0 || q >= end) return true;
+    const a = events.get(q - 1), b = events.get(q);
+    if (!a || !b) return null;
+    return a.op !== b.op;
+  };
+  for (let q = at + dir; dir > 0 ? q <= end : q >= 0; q += dir) {
+    const r = isBoundary(q);
+    if (r === null) return null;
+    if (r) return q;
+  }
+  return dir > 0 ? end : 0;
+}
+
+/** Marker positions of notable events, from events. */
+export function markersFromEvents(events) {
+  const out = [];
+  for (const e of events) {
+    for (const n of NOTABLE) {
+      const s = n.search;
+      const hit = s.counter ? (e.stats?.[s.counter] ?? 0) > 0 : e.fn === s.fn;
+      if (hit) out.push({ at: e.seq + 1, kind: n.key, title: n.title, glyph: n.glyph });
+    }
+  }
+  return out;
+}
+
+/** Marker positions from counter series {positions, series}: where a counter rose. */
+export function markersFromSeries(sr) {
+  const out = [];
+  for (const n of NOTABLE) {
+    const s = n.counter && sr.series[n.counter];
+    if (!s) continue;
+    for (let i = 1; i < s.length; i++) if (s[i] > s[i - 1]) out.push({ at: sr.positions[i], kind: n.key, title: n.title, glyph: n.glyph, approx: sr.interval > 1 });
+  }
+  return out.sort((a, b) => a.at - b.at);
+}
+
+export function createPlayer() {
+  const subs = new Set();
+  const m = {
+    session: null, // {id, token, info}
+    end: 0, ops: 0, at: 0,
+    cur: /** @type {StateResponse|null} */ (null),
+    prev: /** @type {StateResponse|null} */ (null),
+    step: 0, // bumps on each position change: views animate when it is +1/-1 of the previous
+    dir: 0,
+    cacheId: 0,
+    events: /** @type {Map<number, Event>} */ (new Map()),
+    allEvents: false,
+    markers: /** @type {any[]} */ ([]),
+    series: null,
+    chartCounters: [...DEFAULT_CHART],
+    playing: false, speed: 4, by: /** @type {'event'|'op'} */ ('event'),
+    breakpoints: /** @type {Breakpoint[]} */ ([]),
+    hitBreakpoint: /** @type {Breakpoint|null} */ (null),
+    selection: null,
+    bytes: null,
+    following: /** @type {string|null} */ (null),
+    busy: false,
+    error: /** @type {string|null} */ (null),
+    notice: /** @type {string|null} */ (null),
+    version: 0,
+  };
+  /** @type {Map<string, Promise<StateResponse>>} */
+  const cache = new Map();
+  let playTimer = 0, publishTimer = 0, seekToken = 0;
+  /** @type {number|null} */
+  let pending = null; // the position a seek in flight goes to: keys pressed meanwhile step from it
+  /** @type {EventSource|null} */
+  let follow = null;
+
+  const emit = () => { m.version++; for (const f of subs) f(m); };
+  const fail = (err) => { m.error = err instanceof ApiError || err instanceof Error ? err.message : String(err); m.busy = false; emit(); };
+
+  function fetchState(at, id = m.session.id) {
+    const key = `${id}@${at}`;
+    let p = cache.get(key);
+    if (p) { cache.delete(key); cache.set(key, p); return p; }
+    p = api.state(id, { at });
+    p.catch(() => cache.delete(key));
+    cache.set(key, p);
+    while (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value);
+    return p;
+  }
+
+  let eventsLoading = /** @type {{ key: string, p: Promise<void> }|null} */ (null);
+  function loadEvents(around) {
+    const key = `${m.session.id}/${m.end}/${m.end <= ALL_EVENTS_MAX ? 'all' : Math.floor(around / WINDOW)}`;
+    if (eventsLoading?.key === key) return eventsLoading.p;
+    const p = loadEventsNow(around).finally(() => { if (eventsLoading?.p === p) eventsLoading = null; });
+    eventsLoading = { key, p };
+    return p;
+  }
+
+  async function loadEventsNow(around) {
+    const id = m.session.id;
+    if (m.end <= ALL_EVENTS_MAX) {
+      if (m.allEvents && m.events.size === m.end) return;
+      const evs = new Map();
+      for (let from = 0; from < m.end; from += 1000) {
+        const r = await api.events(id, from, Math.min(m.end, from + 1000));
+        for (const e of r.events) evs.set(e.seq, e);
+      }
+      if (m.session?.id !== id) return;
+      m.events = evs;
+      m.allEvents = true;
+      m.markers = markersFromEvents([...evs.values()]);
+      return;
+    }
+    const from = Math.max(0, around - WINDOW), to = Math.min(m.end, around + WINDOW);
+    const have = m.events.has(from) && m.events.has(Math.max(from, to - 1));
+    if (have) return;
+    const evs = new Map();
+    for (let f = from; f < to; f += 1000) {
+      const r = await api.events(id, f, Math.min(to, f + 1000));
+      for (const e of r.events) evs.set(e.seq, e);
+    }
+    if (m.session?.id === id) { m.events = evs; m.allEvents = false; }
+  }
+
+  async function loadSeries() {
+    const id = m.session.id;
+    const names = [...new Set([...m.chartCounters, ...NOTABLE.map((n) => n.counter).filter(Boolean)])];
+    const r = await api.series(id, names, 0, m.end, Math.min(m.end + 1, 1000));
+    if (m.session?.id !== id) return;
+    m.series = r;
+    if (!m.allEvents) m.markers = markersFromSeries(r);
+  }
+
+  function publish() {
+    if (!m.session?.token || m.following) return;
+    clearTimeout(publishTimer);
+    const { id, token } = m.session;
+    const at = m.at;
+    publishTimer = setTimeout(() => { api.step(id, token, { to: at, state: false }).catch(() => {}); }, 150);
+  }
+
+  /**
+   * Go to position @at.  Resolves once the state is shown.
+   * @param {number} at
+   * @param {{ publish?: boolean }} [o]
+   */
+  async function seek(at, o = {}) {
+    if (!m.session) return;
+    at = Math.max(0, Math.min(m.end, Math.round(at)));
+    const mine = ++seekToken;
+    pending = at;
+    try {
+      const r = await fetchState(at);
+      if (mine !== seekToken) return;
+      pending = null;
+      m.prev = m.cur;
+      m.dir = m.cur ? Math.sign(r.at - m.cur.at) * (Math.abs(r.at - m.cur.at) === 1 ? 1 : 2) : 0;
+      m.cur = r;
+      m.at = r.at;
+      m.step++;
+      m.error = null;
+      if (m.bytes && m.bytes.at !== at) m.bytes = null;
+      if (!m.cur.state.caches.some((c) => c.id === m.cacheId) && m.cur.state.caches.length) m.cacheId = m.cur.state.caches[0].id;
+      if (o.publish !== false) publish();
+      emit();
+      if (!m.allEvents && (!m.events.has(at) || !m.events.has(Math.max(0, at - 1)))) loadEvents(at).then(emit, fail);
+    } catch (err) {
+      if (mine === seekToken) { pending = null; fail(err); }
+    }
+  }
+
+  function stopPlay() {
+    clearTimeout(playTimer);
+    playTimer = 0;
+    if (m.playing) { m.playing = false; emit(); }
+  }
+
+  async function stepBy(dir, by = m.by) {
+    if (!m.session) return;
+    const from = pending ?? m.at;
+    if (by === 'event') return seek(from + dir);
+    const local = opBoundary(m.events, from, m.end, dir);
+    if (local !== null) return seek(local);
+    try {
+      const r = await api.state(m.session.id, { at: from, by: 'op', dir: dir > 0 ? 'next' : 'prev' });
+      cache.set(`${m.session.id}@${r.at}`, Promise.resolve(r));
+      return seek(r.at);
+    } catch (err) { fail(err); }
+  }
+
+  function interval() { return 1000 / m.speed; }
+
+  function tick() {
+    if (!m.playing) return;
+    if (m.at >= m.end) { stopPlay(); return; }
+    const t0 = Date.now();
+    // prefetch a few states ahead
+    for (let k = 1; k <= 4 && m.at + k <= m.end; k++) fetchState(m.at + k);
+    stepBy(1).then(() => {
+      const b = m.breakpoints.find((bp) => hits(bp, m.cur?.event));
+      if (b) {
+        m.hitBreakpoint = b;
+        m.notice = `Stopped at a breakpoint: ${b.title} (step ${m.at}).`;
+        stopPlay();
+        emit();
+        return;
+      }
+      if (!m.playing) return;
+      playTimer = setTimeout(tick, Math.max(0, interval() - (Date.now() - t0)));
+    });
+  }
+
+  function attachFollow(id) {
+    detachFollow();
+    if (!globalThis.EventSource) return;
+    follow = new EventSource(api.followUrl(id));
+    follow.addEventListener('position', async (ev) => {
+      try {
+        const d = JSON.parse(/** @type {MessageEvent} */ (ev).data);
+        if (d.events !== m.end || d.ops !== m.ops) {
+          m.end = d.events; m.ops = d.ops;
+          m.allEvents = false;
+          await loadEvents(d.at);
+          loadSeries().then(emit, () => {});
+        }
+        if (d.at !== m.at) await seek(d.at, { publish: false });
+      } catch (err) { fail(err); }
+    });
+  }
+
+  function detachFollow() {
+    if (follow) follow.close();
+    follow = null;
+  }
+
+  const player = {
+    get: () => m,
+    subscribe(fn) { subs.add(fn); return () => subs.delete(fn); },
+    emit,
+
+    /**
+     * Show session @id (with its write token when we have one) at @at.
+     * @param {{ id: string, token?: string|null, at?: number, cache?: number, follow?: boolean }} o
+     */
+    async open(o) {
+      stopPlay();
+      detachFollow();
+      m.busy = true; m.error = null; m.notice = null;
+      emit();
+      try {
+        // The description and the first state in parallel: the first picture waits for nothing else.
+        const guess = o.follow ? null : (o.at ?? 0);
+        const [info] = await Promise.all([api.session(o.id), guess != null ? fetchState(guess, o.id).catch(() => null) : null]);
+        m.session = { id: o.id, token: o.token ?? null, info };
+        m.end = info.events; m.ops = info.ops;
+        m.events = new Map(); m.allEvents = false; m.markers = []; m.series = null;
+        m.cur = null; m.prev = null; m.selection = null; m.bytes = null; m.hitBreakpoint = null;
+        m.following = o.follow ? o.id : null;
+        if (o.cache != null) m.cacheId = o.cache;
+        const at = o.at ?? (o.follow ? info.position : 0);
+        const evs = loadEvents(at);
+        await seek(at, { publish: false });
+        m.busy = false;
+        emit();
+        await evs;
+        emit();
+        loadSeries().then(emit, fail);
+        if (o.follow) attachFollow(o.id);
+      } catch (err) { fail(err); throw err; }
+    },
+
+    /** Start a session of a shipped scenario name or a scenario object. */
+    async create(scenario, settings = {}) {
+      const r = await api.createSession({ scenario, ...settings });
+      await player.open({ id: r.id, token: r.token, at: 0 });
+      return r;
+    },
+
+    seek,
+    step: stepBy,
+    home: () => seek(0),
+    endPos: () => seek(m.end),
+    play() {
+      if (!m.session || m.playing) return;
+      if (m.at >= m.end) return;
+      m.playing = true; m.hitBreakpoint = null; m.notice = null;
+      emit();
+      tick();
+    },
+    pause: stopPlay,
+    toggle() { m.playing ? stopPlay() : player.play(); },
+    setSpeed(s) { m.speed = Math.max(SPEEDS[0], Math.min(SPEEDS[SPEEDS.length - 1], s)); emit(); },
+    faster() { const i = SPEEDS.findIndex((s) => s >= m.speed); player.setSpeed(SPEEDS[Math.min(SPEEDS.length - 1, i + 1)]); },
+    slower() { const i = SPEEDS.findIndex((s) => s >= m.speed); player.setSpeed(SPEEDS[Math.max(0, i - 1)]); },
+    setBy(by) { m.by = by; emit(); },
+    interval,
+    setCache(id) { m.cacheId = id; m.selection = null; m.bytes = null; emit(); },
+    select(sel) {
+      m.selection = sel;
+      emit();
+      if (sel && (sel.kind === 'object' || sel.kind === 'slab') && sel.slab) player.loadBytes(sel.slab);
+    },
+    async loadBytes(slab) {
+      const at = m.at, id = m.session.id;
+      try {
+        const r = await api.state(id, { at, bytes: slab });
+        if (m.session.id === id && m.at === at) { m.bytes = { at, slab, ...r.slab }; emit(); }
+      } catch (err) { fail(err); }
+    },
+    setChartCounters(names) {
+      m.chartCounters = names;
+      loadSeries().then(emit, fail);
+    },
+    addBreakpoint(b) { if (!m.breakpoints.some((x) => x.key === b.key)) m.breakpoints = [...m.breakpoints, b]; emit(); },
+    removeBreakpoint(key) { m.breakpoints = m.breakpoints.filter((b) => b.key !== key); emit(); },
+    /** Jump to the next event (after the position) that hits a breakpoint; false when none. */
+    async runToBreakpoint() {
+      if (!m.session || !m.breakpoints.length) return false;
+      stopPlay();
+      const found = [];
+      for (const b of m.breakpoints) {
+        const p = { fn: b.fn, label: b.label, counter: b.counter, from: m.at };
+        const r = await api.search(m.session.id, p);
+        if (r.found) found.push({ at: r.at, b });
+      }
+      if (!found.length) { m.notice = 'No breakpoint is hit after this step.'; emit(); return false; }
+      found.sort((a, b) => a.at - b.at);
+      m.hitBreakpoint = found[0].b;
+      m.notice = `Stopped at a breakpoint: ${found[0].b.title} (step ${found[0].at}).`;
+      await seek(found[0].at);
+      return true;
+    },
+    /** Events of the same operation as the event at seq @seq, when loaded. */
+    opEvents(seq) {
+      const e = m.events.get(seq);
+      if (!e) return [];
+      const out = [];
+      for (let s = seq; m.events.get(s)?.op === e.op; s--) out.unshift(m.events.get(s));
+      for (let s = seq + 1; m.events.get(s)?.op === e.op; s++) out.push(m.events.get(s));
+      return out;
+    },
+    /** Loaded events that moved @id (object, slab or sheaf), newest last. */
+    history(id) {
+      const out = [];
+      for (const e of m.events.values()) if (e.moves.some((mv) => String(mv.id) === String(id))) out.push(e);
+      return out.sort((a, b) => a.seq - b.seq);
+    },
+    /**
+     * Apply operations at the position: at the end they extend the session; earlier, the
+     * server forks a new one.  Then play the new events.
+     * @param {any[]} ops
+     */
+    async apply(ops) {
+      if (!m.session) return null;
+      stopPlay();
+      let { id, token } = m.session;
+      const at = m.at;
+      let r;
+      if (!token) {
+        const f = await api.fork(id, at);
+        id = f.id; token = f.token;
+        r = await api.ops(id, token, { ops });
+      } else {
+        r = await api.ops(id, token, at < m.end ? { ops, at } : { ops });
+      }
+      const newId = r.id || id;
+      const newToken = r.token || token;
+      const forked = newId !== m.session.id;
+      await player.open({ id: newId, token: newToken, at: r.from, cache: m.cacheId });
+      m.notice = forked ? `Forked a new session at step ${at}; the new operations follow.` : null;
+      if (r.new_warnings?.length) m.notice = `${m.notice ?? ''} ${r.new_warnings.map((w) => w.message).join(' ')}`.trim();
+      emit();
+      player.play();
+      return { id: newId, token: newToken, forked, from: r.from, events: r.events };
+    },
+    /** Fork at the position and switch to the new session (stops following). */
+    async fork() {
+      const f = await api.fork(m.session.id, m.at);
+      await player.open({ id: f.id, token: f.token, at: f.position, cache: m.cacheId });
+      return f;
+    },
+    stopFollowing() { detachFollow(); m.following = null; emit(); },
+    dismiss() { m.error = null; m.notice = null; emit(); },
+  };
+  return player;
+}

@@ -1,0 +1,29 @@
+// @ts-check
+// Shapes of the server's JSON (docs/events.md), for editors' type checks.
+// Nothing is exported at run time.
+
+/**
+ * @typedef {{ type: string, cpu?: number, node?: number, slot?: number, slab?: string, sheaf?: number }} Place
+ * @typedef {{ kind: 'object'|'slab'|'sheaf', id: string|number, from: Place, to: Place }} Move
+ * @typedef {{ seq: number, op: number, cpu: number, node: number, cache: number, fn: string,
+ *             label: string|null, moves: Move[], stats: Record<string, number>, report: string|null }} Event
+ * @typedef {{ id: number, size: number, capacity: number } | null} CpuSheaf
+ * @typedef {{ cpu: number, main: CpuSheaf, spare: CpuSheaf, rcu_free: CpuSheaf, stats: Record<string, number> }} CacheCpu
+ * @typedef {{ node: number, nr_partial: number, nr_slabs: number, total_objects: number,
+ *             barn: { nr_full: number, nr_empty: number, partial: number|null } }} CacheNode
+ * @typedef {{ id: number, name: string, alive: boolean, object_size: number, slab_size: number,
+ *             align: number, inuse: number, offset: number, red_left_pad: number, flags: string[],
+ *             order: number, objs_per_slab: number, min_partial: number, sheaf_capacity: number,
+ *             slabs: number, objects: number, partial: number, objects_partial: number,
+ *             total_objects: number, stats: Record<string, number>, cpus: CacheCpu[], nodes: CacheNode[] }} Cache
+ * @typedef {{ addr: string, cache: number, node: number, order: number, objects: number, inuse: number,
+ *             place: Place, freelist_head: string, freelist: string[] }} Slab
+ * @typedef {{ id: number, cache: number, place: Place, size: number, capacity: number, objects: string[] }} Sheaf
+ * @typedef {{ node: number, name: string, start: string, pages: number, free_pages: number, nr_free: number[] }} Zone
+ * @typedef {{ seq: number, op: number, nr_cpus: number, nr_nodes: number, cpu_node: number[],
+ *             caches: Cache[], slabs: Slab[], sheaves: Sheaf[], zones: Zone[], inflight: string[],
+ *             rcu_objs?: string[], rcu_pending?: string[] }} Snapshot
+ * @typedef {{ at: number, event: Event|null, state: Snapshot, slab?: any }} StateResponse
+ */
+
+export {};

@@ -1,0 +1,40 @@
+// @ts-check
+// Breakpoints: stop playing when an event of a kind runs or a counter
+// increases; "run to breakpoint" asks the server to search ahead.
+
+import { h, fill } from '../dom.js';
+import { NOTABLE, SHEAVES_COUNTERS } from '../counters.js';
+import { makeBreakpoint } from '../state.js';
+
+export function createBreakpoints(root, player) {
+  const doc = root.ownerDocument;
+  const checks = NOTABLE.map((n) => {
+    const b = makeBreakpoint({ kind: 'notable', name: n.key });
+    const cb = h(doc, 'input', { type: 'checkbox', id: `bp-${n.key}`, value: b.key });
+    cb.addEventListener('change', () => (cb.checked ? player.addBreakpoint(b) : player.removeBreakpoint(b.key)));
+    return { cb, b, label: h(doc, 'label', null, cb, ` stop when ${b.title === 'a slab is discarded' ? b.title : n.key === 'new_slab' ? 'a new slab is made' : `${b.title} happens`}`) };
+  });
+  const counter = h(doc, 'select', { id: 'bp-counter', 'aria-label': 'Counter' }, SHEAVES_COUNTERS.map((c) => h(doc, 'option', { value: c }, c)));
+  const addCounter = h(doc, 'button', { type: 'button', id: 'bp-add-counter', onclick: () => player.addBreakpoint(makeBreakpoint({ kind: 'counter', name: counter.value })) }, 'Add');
+  const fn = h(doc, 'input', { type: 'text', id: 'bp-fn', placeholder: 'new_slab', 'aria-label': 'Kernel function' });
+  const label = h(doc, 'input', { type: 'text', id: 'bp-label', placeholder: 'label (optional)', 'aria-label': 'Label' });
+  const addFn = h(doc, 'button', { type: 'button', id: 'bp-add-fn', onclick: () => { if (fn.value.trim()) player.addBreakpoint(makeBreakpoint({ kind: 'fn', name: fn.value.trim(), label: label.value.trim() })); } }, 'Add');
+  const list = h(doc, 'ul', { class: 'bplist', id: 'bp-list' });
+  const runTo = h(doc, 'button', { type: 'button', id: 'bp-run', 'aria-keyshortcuts': 'b', onclick: () => player.runToBreakpoint() }, 'Run to next breakpoint (b)');
+  fill(root, ...checks.map((c) => c.label),
+    h(doc, 'p', { class: 'row' }, h(doc, 'span', null, 'stop when '), counter, h(doc, 'span', null, ' increases '), addCounter),
+    h(doc, 'p', { class: 'row' }, h(doc, 'span', null, 'stop at '), fn, label, addFn),
+    list, runTo);
+  let key = '';
+  return {
+    render(m) {
+      const k = m.breakpoints.map((b) => b.key).join('|') + (m.hitBreakpoint?.key ?? '');
+      if (k === key) return;
+      key = k;
+      for (const c of checks) c.cb.checked = m.breakpoints.some((b) => b.key === c.b.key);
+      fill(list, m.breakpoints.map((b) => h(doc, 'li', { class: m.hitBreakpoint?.key === b.key ? 'hit' : null },
+        m.hitBreakpoint?.key === b.key ? '● ' : '', b.title, ' ',
+        h(doc, 'button', { type: 'button', class: 'link', 'aria-label': `Remove breakpoint ${b.title}`, onclick: () => player.removeBreakpoint(b.key) }, 'remove'))));
+    },
+  };
+}

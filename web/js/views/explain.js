@@ -1,0 +1,51 @@
+// @ts-check
+// Explanations: the scenario's teaching text, the current event in words,
+// and the code panel (the kernel function's outline, current step marked).
+
+import { h, fill } from '../dom.js';
+import { statsText } from '../format.js';
+import { outlineFor } from '../outline.js';
+import { counterMeaning } from '../counters.js';
+
+export function createExplain(root) {
+  const doc = root.ownerDocument;
+  const title = h(doc, 'h2', { id: 'scenario-title' });
+  const teach = h(doc, 'p', { id: 'teaching', class: 'teaching' });
+  const detail = h(doc, 'p', { id: 'event-detail', class: 'detail' });
+  const report = h(doc, 'pre', { id: 'event-report', class: 'report', hidden: true });
+  const bumped = h(doc, 'ul', { id: 'bumped', class: 'bumped', 'aria-label': 'Counters this step bumped' });
+  const code = h(doc, 'section', { id: 'code-panel', class: 'code', 'aria-label': 'Kernel function of this step' });
+  fill(root, title, teach, h(doc, 'h3', null, 'This step'), detail, bumped, report, code);
+  let key = '', codeKey = '', infoKey = null;
+  return {
+    /** @param {any} m @param {string} sentence */
+    render(m, sentence) {
+      const info = m.session?.info;
+      if (info !== infoKey) {
+        infoKey = info;
+        title.textContent = info ? info.scenario.title || info.scenario.name : '';
+        teach.textContent = info ? info.scenario.description || '' : '';
+      }
+      const e = m.cur?.event;
+      const k = `${m.session?.id}@${m.at}`;
+      if (k === key) return;
+      key = k;
+      detail.textContent = e ? `${sentence} Event ${e.seq} of operation ${e.op}: ${e.fn}${e.label ? ` (${e.label})` : ''}; ${statsText(e.stats)}.` : sentence;
+      // The counters this event bumped, flashing (a static mark under reduced motion).
+      fill(bumped, Object.entries(e?.stats ?? {}).map(([k, d]) => h(doc, 'li', { class: 'flash', title: counterMeaning(k) }, `${k} ${d > 0 ? '+' : ''}${d}`)));
+      report.hidden = !e?.report;
+      report.textContent = e?.report ?? '';
+      const ck = e ? `${e.fn}/${e.label}` : '';
+      if (ck === codeKey) return;
+      codeKey = ck;
+      const o = e ? outlineFor(e.fn, e.label) : null;
+      if (!o) {
+        fill(code, h(doc, 'h3', null, e ? e.fn : 'No step yet'), h(doc, 'p', null, e ? 'No outline for this function yet.' : 'Step forward to see the kernel function of each event.'));
+        return;
+      }
+      fill(code,
+        h(doc, 'h3', null, h(doc, 'code', null, `${o.fn}()`), ` · ${o.file} · spec ${o.spec}`),
+        h(doc, 'ol', { class: 'steps' }, o.steps.map((st, i) => h(doc, 'li', i === o.step ? { class: 'now', 'aria-current': 'step' } : null, st))));
+    },
+  };
+}

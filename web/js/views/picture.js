@@ -1,0 +1,241 @@
+// @ts-check
+// The picture of the allocator: the structure (SVG) above the slab grid
+// (canvas), with a layer of tokens in which every event's moves travel:
+// objects from slab cells into sheaves and out to the caller, sheaves into
+// the barn, slabs between lists, to and from the page allocator.  Tokens
+// move by the Web Animations API (transform and opacity only), so the
+// compositor runs them without repainting the page each frame.
+
+import { h, s, fill, sizeCanvas, reducedMotion } from '../dom.js';
+import { cacheView, S } from '../model.js';
+import { topoScene, gridScene, planMoves, cellCenter } from '../layout.js';
+import { paintCell } from '../paint.js';
+import { STATES, RED_ZONE } from '../format.js';
+import { createTopology } from './topology.js';
+import { createSlabmap } from './slabmap.js';
+
+const DEST_CODE = { user: S.user, slab: S.free, main: S.main, spare: S.spare, rcu_free: S.rcu_free, barn_full: S.barn,
+  barn_empty: S.barn, barn_partial: S.barn, prefill: S.prefill, inflight: S.inflight, rcu_pending: S.rcu_pending };
+
+/** Places an event touched, as keys the structure highlights. */
+export function touchedKeys(e) {
+  const out = new Set();
+  if (!e) return out;
+  for (const m of e.moves) {
+    for (const p of [m.from, m.to]) {
+      if (m.kind === 'sheaf') out.add(`sheaf:${m.id}`);
+      if (p.sheaf) out.add(`sheaf:${p.sheaf}`);
+      const node = p.node ?? (e.node >= 0 ? e.node : 0);
+      if (p.type === 'user') out.add(`caller:${p.cpu ?? e.cpu}`);
+      else if (p.type.startsWith('barn_')) out.add(`barn:${node}`);
+      else if (p.type === 'node_partial') out.add(`plist:${node}`);
+      else if (p.type === 'pages') out.add(`pages:${node}`);
+      else if (p.type === 'inflight') out.add('flight');
+      else if (p.type === 'rcu_pending') out.add('rcu');
+      else if (p.type === 'prefill') out.add('prefill');
+    }
+  }
+  return out;
+}
+
+/** @param {{ onSelect: (sel: any) => void, win: Window & typeof globalThis }} o */
+export function createPicture(root, o) {
+  const doc = root.ownerDocument, win = o.win;
+  const opts = { collapseFull: false, animate: true, collapsed: new Set(), scale: 1 };
+  const svg = s(doc, 'svg', { class: 'topo' });
+  const canvas = h(doc, 'canvas', { class: 'slabmap' });
+  const tokens = h(doc, 'div', { class: 'tokens', 'aria-hidden': 'true' });
+  const gridWrap = h(doc, 'div', { class: 'grid-wrap' }, canvas);
+  const stage = h(doc, 'div', { class: 'stage' }, svg, gridWrap, tokens);
+  const legend = h(doc, 'ul', { class: 'legend', 'aria-label': 'Legend of object states' });
+  const cbCollapse = h(doc, 'input', { type: 'checkbox', id: 'opt-collapse' });
+  const cbAnimate = h(doc, 'input', { type: 'checkbox', id: 'opt-animate', checked: true });
+  const bar = h(doc, 'div', { class: 'pic-bar', role: 'toolbar', 'aria-label': 'Picture' },
+    h(doc, 'button', { type: 'button', id: 'zoom-in', onclick: () => map.zoomIn() }, 'Zoom in'),
+    h(doc, 'button', { type: 'button', id: 'zoom-out', onclick: () => map.zoomOut() }, 'Zoom out'),
+    h(doc, 'button', { type: 'button', id: 'zoom-reset', onclick: () => map.reset() }, 'Fit'),
+    h(doc, 'label', null, cbCollapse, ' Collapse full slabs'),
+    h(doc, 'label', null, cbAnimate, ' Animate moves'));
+  fill(root, bar, stage, legend);
+  cbCollapse.addEventListener('change', () => { opts.collapseFull = cbCollapse.checked; memo.key = ''; redraw(); });
+  cbAnimate.addEventListener('change', () => { opts.animate = cbAnimate.checked; });
+
+  const topo = createTopology(svg, { onSelect: o.onSelect });
+  const map = createSlabmap(canvas, {
+    onSelect: (hit) => o.onSelect(hit.kind === 'object' ? { kind: 'object', id: hit.addr, slab: hit.slab } : { kind: 'slab', id: hit.slab, slab: hit.slab }),
+    onHover: () => {},
+    onToggleGroup: (key) => { opts.collapsed.has(key) ? opts.collapsed.delete(key) : opts.collapsed.add(key); memo.key = ''; redraw(); },
+    onView: () => {},
+  });
+
+  /** @type {any} */ const memo = { key: '', scenes: null, prevKey: '', prevScenes: null };
+  /** @type {any} */ let last = null;
+  let lastStep = -1;
+  const live = new Set();
+
+  const scenesFor = (resp, cacheId, w, gh) => {
+    const v = cacheView(resp.state, cacheId);
+    return { view: v, topo: topoScene(resp.state, v, { width: w }), grid: gridScene(v, { width: w - 4, maxHeight: gh - 8, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
+  };
+
+  // Sizes are measured when the stage resizes (never in the middle of a step,
+  // where reading layout would force the browser to lay out the page again).
+  const measured = { w: 0, max: 300 };
+  function measure() {
+    measured.w = stage.clientWidth;
+    // The grid may grow up to the wrapper's CSS max-height; it shrinks to its content.
+    const max = parseFloat(win.getComputedStyle(gridWrap).maxHeight);
+    measured.max = Number.isFinite(max) ? max : 300;
+  }
+  if (win.ResizeObserver) {
+    new win.ResizeObserver(() => {
+      const w = stage.clientWidth;
+      if (w && Math.abs(w - measured.w) > 0.5) { measure(); memo.key = ''; redraw(); }
+    }).observe(stage);
+  }
+  function sizes() {
+    if (!measured.w) measure();
+    const w = Math.max(320, measured.w || 800);
+    return { w, tw: w / opts.scale, gh: Math.max(120, measured.max) };
+  }
+  let gridH = 120;
+
+  function redraw() { measure(); if (last) render(last.m, true); }
+
+  let legendKey = null;
+  const legendCounts = [];
+  function legendItems(v) {
+    const flags = v.cache?.flags ?? [];
+    const key = flags.join();
+    if (key !== legendKey) {
+      legendKey = key;
+      legendCounts.length = 0;
+      const items = STATES.map((st, i) => {
+        const c = h(doc, 'canvas', { role: 'img', 'aria-label': st.name });
+        paintCell(sizeCanvas(c, 16, 16), 1, 1, 15, i);
+        const n = h(doc, 'span');
+        legendCounts.push(n);
+        return h(doc, 'li', { title: st.desc }, c, ` ${st.name} (`, n, ')');
+      });
+      if (flags.includes('SLAB_RED_ZONE')) {
+        const c = h(doc, 'canvas', { role: 'img', 'aria-label': 'red zone' });
+        paintCell(sizeCanvas(c, 16, 16), 1, 1, 15, S.user, { redZone: true });
+        items.push(h(doc, 'li', { title: 'red zones on both sides of each object (SLAB_RED_ZONE)' }, c, ' red zone (edges)'));
+      }
+      if (flags.includes('SLAB_POISON')) items.push(h(doc, 'li', { title: 'free objects are poisoned (SLAB_POISON)' }, '· poisoned when free (dot)'));
+      fill(legend, ...items);
+    }
+    legendCounts.forEach((n, i) => { const t = String(v.counts[i]); if (n.textContent !== t) n.textContent = t; });
+  }
+
+  /** Position of a scene point on the stage (CSS pixels). */
+  function stagePoint(pt, geo) {
+    if (!pt) return null;
+    if (pt.scene === 'topo') return { x: geo.svgX + pt.x * geo.svgK, y: geo.svgY + pt.y * geo.svgK };
+    const q = map.toScreen(pt);
+    return { x: geo.gridX + q.x, y: geo.gridY + q.y };
+  }
+
+  /** Where the two scenes sit on the stage, by arithmetic from the CSS (no layout reads). */
+  function geometry() {
+    const { w } = sizes();
+    const t = memo.scenes.topo;
+    const k = w / t.w, th = t.h * k;
+    return { w, h: th + 4 + gridH + 2, svgX: 0, svgY: 0, svgK: k, gridX: 1, gridY: th + 5, cell: memo.scenes.grid.cell };
+  }
+
+  function stopAnimation() {
+    if (!live.size) return;
+    for (const an of live) an.cancel();
+    live.clear();
+    tokens.replaceChildren();
+  }
+
+  function startAnimation(tracks, duration) {
+    stopAnimation();
+    // Shorter than a few frames is not seen, only paid for: fast playback jumps.
+    if (!tracks.length || duration < 60 || !tokens.animate) return;
+    const geo = geometry(), n = tracks.length;
+    const cs = Math.max(6, Math.min(14, geo.cell * map.view.k));
+    const spread = n > 1 ? 0.35 : 0;
+    for (let i = 0; i < n; i++) {
+      const tr = tracks[i];
+      const a = stagePoint(tr.a, geo), b = stagePoint(tr.b, geo);
+      const p = a ?? b, q = b ?? a;
+      const el = h(doc, 'div', { class: `tok tok-${tr.kind}` });
+      const w = tr.kind === 'object' ? cs : tr.kind === 'slab' ? 64 : 18, hh = tr.kind === 'object' ? cs : tr.kind === 'slab' ? 14 : 36;
+      el.style.width = `${w}px`;
+      el.style.height = `${hh}px`;
+      if (tr.kind === 'object') el.style.background = STATES[DEST_CODE[tr.to] ?? S.other].color;
+      const at = (x, y, o) => ({ transform: `translate(${x - w / 2}px, ${y - hh / 2}px)`, opacity: o });
+      const frames = a && b
+        ? [at(p.x, p.y, 1), at((p.x + q.x) / 2, Math.min(p.y, q.y) - 30, 1), at(q.x, q.y, 1)]
+        : [at(p.x, p.y, a ? 1 : 0), at(q.x, q.y, a ? 0 : 1)];
+      tokens.append(el);
+      const an = el.animate(frames, { duration: duration * (1 - spread), delay: n > 1 ? (i / (n - 1)) * spread * duration : 0,
+        easing: 'ease-in-out', fill: 'both' });
+      live.add(an);
+      an.finished.then(() => { el.remove(); live.delete(an); }, () => {});
+    }
+  }
+
+  /**
+   * @param {any} m the player's model
+   * @param {{ duration?: number }} [c]
+   */
+  function render(m, force = false, c = {}) {
+    last = { m };
+    if (!m.cur) return;
+    const { tw, gh, w } = sizes();
+    const key = `${m.session?.id}@${m.cur.at}/${m.cacheId}/${Math.round(tw)}/${Math.round(gh)}/${opts.collapseFull}/${[...opts.collapsed].join(',')}`;
+    if (key !== memo.key) {
+      memo.prevScenes = memo.scenes;
+      memo.prevAt = memo.at;
+      memo.scenes = scenesFor(m.cur, m.cacheId, tw, gh);
+      memo.key = key;
+      memo.at = m.cur.at;
+    }
+    const { view, topo: t, grid } = memo.scenes;
+    const e = m.cur.event;
+    topo.render(t, { selection: m.selection, touched: touchedKeys(m.dir === -1 ? m.prev?.event : e), scale: opts.scale });
+    const cnt = view.counts;
+    const label = view.cache ? `Slabs of cache ${view.cache.name}: ${view.slabs.length} slabs, ${STATES.map((st, i) => `${cnt[i]} ${st.name}`).filter((x) => !x.startsWith('0 ')).join(', ')}.` : 'No cache.';
+    const hh = Math.round(Math.max(120, Math.min(gh, grid.h + 12)));
+    if (hh !== gridH) { gridH = hh; gridWrap.style.height = `${hh}px`; }
+    map.render(grid, view, { w: w - 2, h: hh, selection: m.selection, label });
+    legendItems(view);
+    if (m.step !== lastStep) {
+      const was = lastStep;
+      lastStep = m.step;
+      const adjacent = Math.abs(m.dir) === 1 && m.prev && was >= 0;
+      if (adjacent && opts.animate && !reducedMotion(win) && memo.prevScenes && memo.prevAt === m.prev.at) {
+        const ev = m.dir === 1 ? e : m.prev.event;
+        const moved = m.dir === 1 ? ev : ev && { ...ev, moves: ev.moves.map((mv) => ({ ...mv, from: mv.to, to: mv.from })) };
+        const scA = m.prev.state.caches.some((x) => x.id === m.cacheId) ? memo.prevScenes : null;
+        if (moved && scA) startAnimation(planMoves(moved, scA, memo.scenes), c.duration ?? 450);
+      } else {
+        stopAnimation();
+      }
+    }
+  }
+
+  return {
+    render,
+    redraw,
+    /** Page coordinates of object @addr's cell (for tests and tours), or null. */
+    cellClientPoint(addr) {
+      const sc = memo.scenes;
+      if (!sc) return null;
+      const p = cellCenter(sc.grid, sc.view, addr);
+      if (!p) return null;
+      map.reveal(p);
+      const q = map.toScreen(p), r = canvas.getBoundingClientRect();
+      return { x: r.left + q.x, y: r.top + q.y };
+    },
+    setScale(k) { opts.scale = k; memo.key = ''; redraw(); },
+    /** The picture as one canvas (structure above, slab grid below) for the PNG export. */
+    scenes: () => memo.scenes,
+    animating: () => live.size > 0,
+    slabmap: map,
+  };
+}

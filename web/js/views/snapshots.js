@@ -1,0 +1,88 @@
+// @ts-check
+// Snapshots: save the current step with a title and a note, copy a
+// permalink that reopens the exact session, step and view, export the
+// snapshot as JSON and the view as PNG, import a JSON snapshot (with a
+// warning when another engine version made it).
+
+import { h, fill, download } from '../dom.js';
+import { api } from '../api.js';
+
+/**
+ * @param {{ storage: Storage|null, viewLink: () => string, snapshotLink: (id: string, note: string) => string,
+ *           exportPng: () => void, openSnapshot: (id: string) => Promise<void>, version: () => string }} o
+ */
+export function createSnapshots(root, player, o) {
+  const doc = root.ownerDocument;
+  const title = h(doc, 'input', { type: 'text', id: 'snap-title', maxlength: 200 });
+  const note = h(doc, 'textarea', { id: 'snap-note', rows: 3 });
+  const link = h(doc, 'input', { type: 'text', id: 'permalink', readonly: true, 'aria-label': 'Permalink' });
+  const msg = h(doc, 'p', { id: 'snap-msg', role: 'status' });
+  const file = h(doc, 'input', { type: 'file', id: 'snap-import', accept: '.json,application/json' });
+  const list = h(doc, 'ul', { id: 'snap-list' });
+  let last = /** @type {{ id: string, note: string }|null} */ (null);
+
+  async function copy(text) {
+    link.value = text;
+    link.focus();
+    link.select();
+    try { await globalThis.navigator?.clipboard?.writeText(text); msg.textContent = 'Copied the link.'; }
+    catch { msg.textContent = 'The link is selected: copy it with Ctrl+C.'; }
+  }
+
+  async function save() {
+    const m = player.get();
+    if (!m.session?.id) return null;
+    const t = title.value.trim() || `${m.session.info.scenario.name} at step ${m.at}`;
+    const r = await api.createSnapshot({ session: m.session.id, at: m.at, title: t.slice(0, 200) });
+    last = { id: r.id, note: note.value };
+    if (o.storage && note.value) o.storage.setItem(`slublab.note.${r.id}`, note.value);
+    msg.textContent = `Saved snapshot ${r.id} (step ${r.position}).`;
+    link.value = o.snapshotLink(r.id, note.value);
+    refresh();
+    return r;
+  }
+
+  fill(root,
+    h(doc, 'label', { for: 'snap-title' }, 'Title'), title,
+    h(doc, 'label', { for: 'snap-note' }, 'Note'), note,
+    h(doc, 'p', { class: 'row' },
+      h(doc, 'button', { type: 'button', id: 'snap-save', onclick: () => save().catch((e) => { msg.textContent = e.message; }) }, 'Save snapshot'),
+      h(doc, 'button', { type: 'button', id: 'snap-copy', onclick: async () => { if (!last) await save(); if (last) copy(o.snapshotLink(last.id, last.note)); } }, 'Copy snapshot permalink'),
+      h(doc, 'button', { type: 'button', id: 'view-copy', onclick: () => copy(o.viewLink()) }, 'Copy link to this view')),
+    link,
+    h(doc, 'p', { class: 'row' },
+      h(doc, 'button', { type: 'button', id: 'snap-export', onclick: async () => {
+        try {
+          if (!last) await save();
+          if (!last) return;
+          const text = await api.exportSnapshot(last.id);
+          download(doc, `slublab-snapshot-${last.id}.json`, text, 'application/json');
+        } catch (e) { msg.textContent = e.message; }
+      } }, 'Export snapshot JSON'),
+      h(doc, 'button', { type: 'button', id: 'png-export', onclick: () => o.exportPng() }, 'Export view as PNG')),
+    h(doc, 'p', { class: 'row' }, h(doc, 'label', null, 'Import a snapshot JSON ', file)),
+    msg, h(doc, 'h3', null, 'Recent snapshots'), list);
+
+  file.addEventListener('change', async () => {
+    const f = file.files?.[0];
+    if (!f) return;
+    try {
+      const text = await f.text();
+      const j = JSON.parse(text);
+      const warn = j.engine && j.engine !== o.version() ? `This snapshot comes from engine ${j.engine}; this server runs ${o.version()}. ` : '';
+      const r = await api.importSnapshot(text);
+      msg.textContent = `${warn}Imported as snapshot ${r.id}.`;
+      await o.openSnapshot(r.id);
+      if (warn) msg.textContent = `${warn}Imported as snapshot ${r.id}.`;
+      refresh();
+    } catch (e) { msg.textContent = `Import failed: ${e.message}`; }
+    file.value = '';
+  });
+
+  function refresh() {
+    api.snapshots().then((r) => fill(list, (r.snapshots ?? []).slice(0, 20).map((s) => h(doc, 'li', null,
+      h(doc, 'button', { type: 'button', class: 'link', onclick: () => o.openSnapshot(s.id) }, s.title || s.id), ` · ${s.scenario} step ${s.position}`)))).catch(() => {});
+  }
+  refresh();
+  return { refresh, save };
+}

@@ -1,0 +1,74 @@
+// @ts-check
+// The transport: start, back by operation or event, play/pause, forward,
+// end, speed, and the scrubber with markers for notable events.
+
+import { h, fill } from '../dom.js';
+import { stepText } from '../format.js';
+import { NOTABLE } from '../counters.js';
+
+export function createTimeline(root, player) {
+  const doc = root.ownerDocument;
+  const btn = (id, label, key, fn) => h(doc, 'button', { type: 'button', id, 'aria-keyshortcuts': key, title: `${label} (${key})`, onclick: fn }, label);
+  const play = btn('play', 'Play', 'Space', () => player.toggle());
+  const speedOut = h(doc, 'output', { id: 'speed-out', for: 'speed-down speed-up', 'aria-live': 'off' });
+  const by = h(doc, 'select', { id: 'play-by', 'aria-label': 'Play step by' },
+    h(doc, 'option', { value: 'event' }, 'each event'), h(doc, 'option', { value: 'op' }, 'each operation'));
+  by.addEventListener('change', () => player.setBy(by.value));
+  const range = h(doc, 'input', { type: 'range', id: 'scrubber', min: 0, max: 0, value: 0, step: 1, 'aria-label': 'Position in the run' });
+  let scrubTimer = 0;
+  range.addEventListener('input', () => {
+    clearTimeout(scrubTimer);
+    const v = Number(range.value);
+    scrubTimer = setTimeout(() => player.seek(v), 30);
+  });
+  const marks = h(doc, 'div', { class: 'markers', role: 'group', 'aria-label': 'Notable events' });
+  const pos = h(doc, 'span', { class: 'pos', id: 'position' });
+  const notable = (dir) => {
+    const m = player.get();
+    const list = m.markers.filter((x) => (dir > 0 ? x.at > m.at : x.at < m.at));
+    const t = dir > 0 ? list[0] : list[list.length - 1];
+    if (t) player.seek(t.at);
+  };
+  fill(root,
+    h(doc, 'div', { class: 'transport', role: 'toolbar', 'aria-label': 'Player' },
+      btn('home', '|◀ Start', 'Home', () => player.home()),
+      btn('back-op', '◀◀ Op', 'Shift+ArrowLeft', () => player.step(-1, 'op')),
+      btn('back', '◀ Event', 'ArrowLeft', () => player.step(-1, 'event')),
+      play,
+      btn('fwd', 'Event ▶', 'ArrowRight', () => player.step(1, 'event')),
+      btn('fwd-op', 'Op ▶▶', 'Shift+ArrowRight', () => player.step(1, 'op')),
+      btn('end', 'End ▶|', 'End', () => player.endPos()),
+      h(doc, 'span', { class: 'speed' },
+        btn('speed-down', '−', '-', () => player.slower()), speedOut, btn('speed-up', '+', '+', () => player.faster())),
+      h(doc, 'label', { class: 'play-by' }, 'Play ', by),
+      btn('prev-mark', '◁ notable', 'p', () => notable(-1)),
+      btn('next-mark', 'notable ▷', 'n', () => notable(1)),
+      pos),
+    h(doc, 'div', { class: 'scrub' }, range, marks));
+
+  let markKey = '';
+  return {
+    render(m) {
+      play.textContent = m.playing ? '❚❚ Pause' : '▶ Play';
+      play.setAttribute('aria-pressed', String(m.playing));
+      speedOut.textContent = `${m.speed} steps/s`;
+      by.value = m.by;
+      range.max = String(m.end);
+      if (doc.activeElement !== range || !m.playing) range.value = String(m.at);
+      const text = stepText(m.at, m.end, m.cur?.event);
+      range.setAttribute('aria-valuetext', text);
+      pos.textContent = `step ${m.at} / ${m.end} · op ${m.cur?.state?.op ?? 0} / ${m.ops}`;
+      const key = `${m.session?.id}/${m.end}/${m.markers.length}`;
+      if (key !== markKey) {
+        markKey = key;
+        const shown = m.markers.length > 300 ? m.markers.filter((_, i) => i % Math.ceil(m.markers.length / 300) === 0) : m.markers;
+        fill(marks, ...shown.map((mk) => {
+          const b = h(doc, 'button', { type: 'button', class: `mark mk-${mk.kind}`, title: `${mk.title} at step ${mk.at}`,
+            'aria-label': `${mk.title} at step ${mk.at}`, onclick: () => player.seek(mk.at) }, NOTABLE.find((n) => n.key === mk.kind)?.glyph ?? '•');
+          b.style.left = `${m.end ? (mk.at / m.end) * 100 : 0}%`;
+          return b;
+        }));
+      }
+    },
+  };
+}

@@ -1,0 +1,165 @@
+// @ts-check
+// The structure as SVG: CPUs with their main, spare and rcu_free sheaves,
+// what is held elsewhere (in flight, prefilled, pending RCU), each node's
+// barn, partial list and page allocator.  Every part is a focusable button
+// that selects itself for the inspector.
+
+import { s, fill } from '../dom.js';
+import { STATES, shortAddr, plural } from '../format.js';
+import { S } from '../model.js';
+
+const ROLE_CODE = { main: S.main, spare: S.spare, rcu_free: S.rcu_free, barn_full: S.barn, barn_empty: S.barn, barn_partial: S.barn, prefill: S.prefill, inflight: S.inflight, rcu_pending: S.rcu_pending, other: S.other };
+const ROLE_NAME = { main: 'main', spare: 'spare', rcu_free: 'rcu_free', barn_full: 'full', barn_empty: 'empty',
+  barn_partial: 'partial', prefill: 'prefilled', inflight: 'in flight', rcu_pending: 'waiting for RCU', other: 'other' };
+
+/** @param {{ onSelect: (sel: any) => void }} o */
+export function createTopology(root, o) {
+  const doc = root.ownerDocument;
+  root.setAttribute('role', 'group');
+  root.setAttribute('aria-label', 'The allocator\'s structure: CPUs, sheaves, barns, partial lists and pages');
+
+  const button = (g, label, sel) => {
+    g.setAttribute('tabindex', '0');
+    g.setAttribute('role', 'button');
+    g.setAttribute('aria-label', label);
+    g.classList.add('hit');
+    g.addEventListener('click', (ev) => { ev.stopPropagation(); o.onSelect(sel); });
+    g.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); ev.stopPropagation(); o.onSelect(sel); }
+    });
+    return g;
+  };
+  const text = (x, y, str, cls = 'lbl') => s(doc, 'text', { x, y, class: cls }, str);
+  const isSel = (sel, kind, id) => sel && sel.kind === kind && String(sel.id) === String(id);
+
+  function sheaf(b, sel, touched, label) {
+    const st = STATES[ROLE_CODE[b.role] ?? S.other];
+    const fh = (b.size / b.capacity) * (b.h - 2);
+    const cls = ['sheaf', isSel(sel, 'sheaf', b.id) && 'sel', touched.has(`sheaf:${b.id}`) && 'touched'].filter(Boolean).join(' ');
+    const g = s(doc, 'g', { class: cls, dataset: { sheaf: b.id } },
+      s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'cap' }),
+      s(doc, 'rect', { x: b.x + 1, y: b.y + b.h - 1 - fh, width: Math.max(0, b.w - 2), height: fh, fill: st.color, class: `fill g-${st.glyph}` }));
+    return button(g, label ?? `sheaf #${b.id} (${ROLE_NAME[b.role] ?? b.role}): ${b.size} of ${b.capacity} objects`, { kind: 'sheaf', id: b.id });
+  }
+
+  /**
+   * @param {any} t topoScene
+   * @param {{ selection: any, touched: Set<string>, scale: number }} c
+   */
+  /** @type {Map<string, { sig: string, el: Element }>} */
+  const groups = new Map();
+  /** Reuse the group built for @key when its data did not change: fewer DOM changes per step. */
+  function group(key, data, build) {
+    const sig = JSON.stringify(data);
+    const old = groups.get(key);
+    if (old && old.sig === sig) return old.el;
+    const el = build();
+    groups.set(key, { sig, el });
+    return el;
+  }
+
+  function render(t, c) {
+    const sel = c.selection, touched = c.touched;
+    const vb = `0 0 ${t.w} ${t.h}`;
+    if (root.getAttribute('viewBox') !== vb) {
+      root.setAttribute('viewBox', vb);
+      root.setAttribute('width', String(t.w * c.scale));
+      root.setAttribute('height', String(t.h * c.scale));
+    }
+    const selKey = sel ? `${sel.kind}:${sel.id}` : '';
+    const tk = (keys) => keys.filter((k) => touched.has(k)).join();
+    const sheafKeys = (list) => list.filter(Boolean).map((b) => `sheaf:${b.id}`);
+    const out = [];
+    for (const cpu of t.cpus) {
+      const keys = [`caller:${cpu.cpu}`, ...sheafKeys(cpu.stacks.map((x) => x.sheaf))];
+      out.push(group(`cpu${cpu.cpu}`, [cpu, selKey, tk(keys)], () => cpuGroup(cpu, sel, touched)));
+    }
+    const hd = t.hold;
+    const holdBox = (b, title, kind, sub) => group(`hold-${kind}`, [b, title, sub, selKey, tk([kind, ...sheafKeys(b.sheaves ?? [])])], () => {
+      const g = s(doc, 'g', { class: ['hold', touched.has(kind) && 'touched'].filter(Boolean).join(' ') },
+        s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box' }),
+        text(b.x + 8, b.y + 16, title, 'ttl'), text(b.x + 8, b.y + 32, sub));
+      for (const sh of b.sheaves ?? []) g.append(sheaf(sh, sel, touched));
+      return g;
+    });
+    const narrow = t.w < 900;
+    out.push(holdBox(hd.flight, 'in flight', 'flight', `${plural(hd.flight.sheaves.length, 'sheaf', 'sheaves')}, ${plural(hd.flight.objects, narrow ? 'object' : 'loose object')}`));
+    out.push(holdBox(hd.prefill, 'prefilled', 'prefill', narrow ? plural(hd.prefill.sheaves.length, 'sheaf', 'sheaves') : `${plural(hd.prefill.sheaves.length, 'sheaf', 'sheaves')} held by callers`));
+    out.push(holdBox(hd.rcu, narrow ? 'RCU' : 'pending RCU', 'rcu', narrow ? plural(hd.rcu.sheaves.length + hd.rcu.objects, 'item') : `${plural(hd.rcu.sheaves.length, 'sheaf', 'sheaves')}, ${plural(hd.rcu.objects, 'object')}`));
+    out.push(holdBox(hd.other, narrow ? 'other' : 'other places', 'other', plural(hd.other.sheaves.length, 'sheaf', 'sheaves')));
+    for (const n of t.nodes) {
+      const b = n.barn;
+      const keys = [`barn:${n.node}`, `plist:${n.node}`, `pages:${n.node}`, ...sheafKeys([...b.full, ...b.empty, b.partial])];
+      out.push(group(`node${n.node}`, [n, selKey, tk(keys), narrow], () => nodeGroup(n, sel, touched, narrow)));
+    }
+    const kids = root.children;
+    if (kids.length === out.length) {
+      out.forEach((el, i) => { if (kids[i] !== el) root.replaceChild(el, kids[i]); });
+    } else {
+      fill(root, ...out);
+    }
+  }
+
+  function cpuGroup(cpu, sel, touched) {
+    const g = s(doc, 'g', { class: 'cpu' },
+      s(doc, 'rect', { x: cpu.x, y: cpu.y, width: cpu.w, height: cpu.h, class: 'box' }),
+      text(cpu.x + 8, cpu.y + 17, `CPU ${cpu.cpu} · node ${cpu.node}`, 'ttl'));
+    for (const st of cpu.stacks) {
+      if (st.sheaf) {
+        g.append(sheaf(st.sheaf, sel, touched, `CPU ${cpu.cpu} ${st.role} sheaf #${st.sheaf.id}: ${st.sheaf.size} of ${st.sheaf.capacity} objects`));
+        g.append(text(st.x, st.y + st.h + 26, cpu.compact ? String(st.sheaf.size) : `${st.sheaf.size}/${st.sheaf.capacity}`, cpu.compact ? 'tiny' : 'num'));
+      } else {
+        g.append(s(doc, 'rect', { x: st.x, y: st.y, width: st.w, height: st.h, class: 'none' }));
+        g.append(text(st.x, st.y + st.h + 26, cpu.compact ? '–' : 'none', cpu.compact ? 'tiny' : 'num'));
+      }
+      g.append(text(st.x, st.y + st.h + 13, cpu.compact ? { main: 'main', spare: 'spr', rcu_free: 'rcu' }[st.role] : st.role === 'rcu_free' ? 'rcu' : st.role, cpu.compact ? 'tiny' : 'lbl'));
+    }
+    const cl = cpu.caller;
+    g.append(s(doc, 'g', { class: touched.has(`caller:${cpu.cpu}`) ? 'caller touched' : 'caller' },
+      s(doc, 'rect', { x: cl.x, y: cl.y, width: cl.w, height: cl.h, class: 'pocket' }),
+      text(cl.x + 4, cl.y + cl.h / 2 + 4, 'caller')));
+    return g;
+  }
+
+  function nodeGroup(n, sel, touched, narrow) {
+    const g = s(doc, 'g', { class: 'node' },
+      s(doc, 'rect', { x: n.x, y: n.y, width: n.w, height: n.h, class: 'box' }),
+      text(n.x + 8, n.y + 16, `node ${n.node}`, 'ttl'));
+    const b = n.barn;
+    const barn = button(s(doc, 'g', { class: ['barn', isSel(sel, 'barn', n.node) && 'sel', touched.has(`barn:${n.node}`) && 'touched'].filter(Boolean).join(' ') },
+      s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box2' }),
+      text(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl'),
+      text(b.x + 6, b.y + 80, `empty ${b.info.nr_empty}`),
+      b.partial ? null : text(b.x + b.w - 60, b.y + 15, b.info.partial ? 'partial' : ''),
+    ), `node ${n.node} barn: ${b.info.nr_full} full sheaves, ${b.info.nr_empty} empty, ${b.partial ? 'a partial sheaf' : 'no partial sheaf'}`, { kind: 'barn', id: n.node });
+    g.append(barn);
+    for (const sh of [...b.full, ...b.empty]) g.append(sheaf(sh, sel, touched));
+    if (b.partial) {
+      g.append(sheaf(b.partial, sel, touched, `node ${n.node} barn partial sheaf #${b.partial.id}: ${b.partial.size} of ${b.partial.capacity}`));
+      g.append(text(b.partial.x - 14, b.partial.y - 4, 'partial'));
+    }
+    const pl = n.plist;
+    g.append(s(doc, 'g', { class: touched.has(`plist:${n.node}`) ? 'plist touched' : 'plist' },
+      s(doc, 'rect', { x: pl.x, y: pl.y, width: pl.w, height: pl.h, class: 'box2' }),
+      text(pl.x + 6, pl.y + 15, n.narrow ? `partial ${pl.nr}` : `partial list: ${pl.nr}`, 'ttl'),
+      text(pl.x + 6, pl.y + 32, n.narrow ? `min ${pl.min}` : `min_partial ${pl.min}`)));
+    for (const chip of pl.chips) {
+      const fh = (chip.inuse / Math.max(1, chip.objects)) * (chip.h - 2);
+      g.append(button(s(doc, 'g', { class: ['chip', isSel(sel, 'slab', chip.addr) && 'sel'].filter(Boolean).join(' ') },
+        s(doc, 'rect', { x: chip.x, y: chip.y, width: chip.w, height: chip.h, class: 'cap' }),
+        s(doc, 'rect', { x: chip.x + 1, y: chip.y + chip.h - 1 - fh, width: chip.w - 2, height: fh, fill: STATES[S.user].color })),
+      `partial slab ${shortAddr(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
+    }
+    const z = n.zone;
+    const zg = button(s(doc, 'g', { class: ['zone', isSel(sel, 'zone', n.node) && 'sel', touched.has(`pages:${n.node}`) && 'touched'].filter(Boolean).join(' ') },
+      s(doc, 'rect', { x: z.x, y: z.y, width: z.w, height: z.h, class: 'box2' }),
+      text(z.x + 6, z.y + 15, narrow ? 'pages' : 'page allocator', 'ttl'),
+      text(z.x + 6, z.y + 32, z.zone ? (n.narrow ? `${z.zone.free_pages} free` : `free ${z.zone.free_pages}/${z.zone.pages}`) : 'no zone'),
+      ...z.orders.map((ob) => s(doc, 'rect', { x: ob.x, y: ob.y, width: ob.w, height: Math.max(ob.h, 0.5), class: 'order' })),
+      ...z.orders.filter((ob) => ob.order % 2 === 0).map((ob) => text(ob.x, z.y + z.h - 8, String(ob.order), 'tiny')),
+    ), `node ${n.node} page allocator: ${z.zone ? z.zone.free_pages : 0} free pages; free blocks per order ${z.zone ? z.zone.nr_free.join(', ') : ''}`, { kind: 'zone', id: n.node });
+    g.append(zg);
+    return g;
+  }
+  return { render };
+}
