@@ -290,6 +290,14 @@ cJSON *json_snapshot(const struct sim_snapshot *snap)
     for (i = 0; i < snap->nr_inflight; i++)
         if (!json_push(a, json_hex(snap->inflight[i])))
             goto err_delete;
+    /* objects waiting for a grace period on the non-sheaf kfree_rcu path */
+    if (!json_put(o, "rcu_pending", a = cJSON_CreateArray()))
+        goto err_delete;
+    for (i = 0; i < snap->nr_rcu_objs; i++)
+        if (!json_push(a, json_hex(snap->rcu_objs[i])))
+            goto err_delete;
+    if (!json_put(o, "rcu_callbacks", cJSON_CreateNumber(snap->nr_rcu_callbacks)))
+        goto err_delete;
     return o;
 
 err_delete:

@@ -79,7 +79,7 @@ check "another seed gives other events" not cmp -s "$TMP/out" "$TMP/ev1"
 sl run "$TMP/s.json" --snapshot
 check "--snapshot parses" json_doc "$TMP/out"
 keys=$(json_keys "$TMP/out")
-check "--snapshot keys ($keys)" [ "$keys" = "seq,op,nr_cpus,nr_nodes,cpu_node,caches,slabs,sheaves,zones,inflight" ]
+check "--snapshot keys ($keys)" [ "$keys" = "seq,op,nr_cpus,nr_nodes,cpu_node,caches,slabs,sheaves,zones,inflight,rcu_pending,rcu_callbacks" ]
 
 # ---- overrides ----
 sl run "$TMP/s.json" --json --variant DEFERRED_FREELIST=before --seed 9
