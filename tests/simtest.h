@@ -128,6 +128,20 @@ static inline uint64_t tsim_stat(struct tsim *t, int cache, const char *name)
     return sim_stat(t->sim, cache, (unsigned)sim_stat_lookup(name), -1);
 }
 
+/* The plain-data view of cache @cache now (zeroed if the snapshot fails). */
+static inline struct sim_snap_cache tsim_snap_cache(struct tsim *t, int cache)
+{
+    struct sim_snapshot *snap;
+    struct sim_snap_cache c;
+
+    memset(&c, 0, sizeof(c));
+    if (sim_snapshot(t->sim, &snap))
+        return c;
+    c = snap->caches[cache];
+    sim_snapshot_release(snap);
+    return c;
+}
+
 #define CHECK_STAT(t, cache, name, want) CHECK_EQ_U(tsim_stat((t), (cache), (name)), (want))
 #define CHECK_CLEAN(t)                                                                             \
     do {                                                                                           \

@@ -9,19 +9,6 @@
 #define D_FLAGS                                                                                    \
     (SIM_SLAB_CONSISTENCY_CHECKS | SIM_SLAB_RED_ZONE | SIM_SLAB_POISON | SIM_SLAB_STORE_USER)
 
-static struct sim_snap_cache snap_cache(struct tsim *t, int cache)
-{
-    struct sim_snapshot *snap;
-    struct sim_snap_cache c;
-
-    memset(&c, 0, sizeof(c));
-    if (sim_snapshot(t->sim, &snap))
-        return c;
-    c = snap->caches[cache];
-    sim_snapshot_release(snap);
-    return c;
-}
-
 static uint8_t byte_at(struct tsim *t, sim_addr_t a)
 {
     uint8_t b = 0;
@@ -64,7 +51,7 @@ static void test_debug_cache_paths(void)
         o[i] = tsim_alloc(&t, d, 0);
     CHECK_STAT(&t, d, "alloc_slowpath", 36);
     CHECK_STAT(&t, d, "alloc_slab", 1);
-    c = snap_cache(&t, d);
+    c = tsim_snap_cache(&t, d);
     CHECK_EQ_U(c.partial, 0); /* the full slab is on the full list */
     CHECK_EQ_I(tsim_free(&t, d, 0, o[5]), SIM_OK);
     CHECK_STAT(&t, d, "free_slowpath", 1);
@@ -89,14 +76,14 @@ static void test_debug_double_free(void)
     b = tsim_alloc(&t, d, 0);
     CHECK_EQ_I(tsim_free(&t, d, 0, a), SIM_OK);
     CHECK_EQ_I(tsim_free(&t, d, 0, b), SIM_OK);
-    frees = snap_cache(&t, d).objects;
+    frees = tsim_snap_cache(&t, d).objects;
     op.cache = d;
     op.addr = a; /* a is on the freelist, not at its head */
     CHECK_OK(tsim_apply(&t, &op, &res));
     CHECK_EQ_I(res.status, SIM_MISUSE);
     CHECK(strstr(res.message, "Object already free") != NULL);
     CHECK(strstr(res.message, "not freed") != NULL);
-    CHECK_EQ_U(snap_cache(&t, d).objects, frees);
+    CHECK_EQ_U(tsim_snap_cache(&t, d).objects, frees);
     CHECK_CLEAN(&t);
     tsim_fini(&t);
 }
@@ -121,7 +108,7 @@ static void test_debug_redzone(void)
     CHECK(strstr(res.message, "BUG D (Not tainted): Right Redzone overwritten") != NULL);
     CHECK(strstr(res.message, "First byte 0x41 instead of 0xcc") != NULL);
     CHECK_EQ_U(byte_at(&t, a + 20), 0xcc); /* restored, as the kernel does */
-    CHECK_EQ_U(snap_cache(&t, d).objects, 1); /* not freed */
+    CHECK_EQ_U(tsim_snap_cache(&t, d).objects, 1); /* not freed */
     /* the second free now passes: the bytes were repaired */
     CHECK_EQ_I(tsim_free(&t, d, 0, a), SIM_OK);
     CHECK_CLEAN(&t);

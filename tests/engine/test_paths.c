@@ -4,19 +4,6 @@
  */
 #include "simtest.h"
 
-static struct sim_snap_cache snap_cache(struct tsim *t, int cache)
-{
-    struct sim_snapshot *snap;
-    struct sim_snap_cache c;
-
-    memset(&c, 0, sizeof(c));
-    if (sim_snapshot(t->sim, &snap))
-        return c;
-    c = snap->caches[cache];
-    sim_snapshot_release(snap);
-    return c;
-}
-
 /* S1: sizing of A, B, C and the debug cache D */
 static void test_s1_sizing(void)
 {
@@ -32,10 +19,10 @@ static void test_s1_sizing(void)
             SIM_SLAB_CONSISTENCY_CHECKS | SIM_SLAB_RED_ZONE | SIM_SLAB_POISON |
                     SIM_SLAB_STORE_USER,
             0);
-    ca = snap_cache(&t, a);
-    cb = snap_cache(&t, b);
-    cc = snap_cache(&t, c);
-    cd = snap_cache(&t, d);
+    ca = tsim_snap_cache(&t, a);
+    cb = tsim_snap_cache(&t, b);
+    cc = tsim_snap_cache(&t, c);
+    cd = tsim_snap_cache(&t, d);
     CHECK_EQ_U(ca.size, 64);
     CHECK_EQ_U(ca.order, 0);
     CHECK_EQ_U(ca.objects_per_slab, 64);
@@ -80,7 +67,7 @@ static void s2(unsigned variant, uint64_t *writes, uint64_t *reads, sim_addr_t *
     CHECK_STAT(&t, a, "sheaf_refill", 60);
     CHECK_STAT(&t, a, "alloc_fastpath", 1);
     CHECK_STAT(&t, a, "alloc_slowpath", 0);
-    c = snap_cache(&t, a);
+    c = tsim_snap_cache(&t, a);
     CHECK_EQ_U(c.slabs, 1);
     CHECK_EQ_U(c.total_objects, 64);
     CHECK_EQ_U(c.partial, 1);
@@ -125,7 +112,7 @@ static void test_s3_s4_s5(void)
     CHECK_STAT(&t, b, "sheaf_refill", 16);
     CHECK_STAT(&t, b, "alloc_slab", 2);
     CHECK_STAT(&t, b, "sheaf_alloc", 3);
-    c = snap_cache(&t, b);
+    c = tsim_snap_cache(&t, b);
     CHECK_EQ_U(c.partial, 0);
     CHECK_EQ_U(c.objects, 16);
 
@@ -143,7 +130,7 @@ static void test_s3_s4_s5(void)
     CHECK_STAT(&t, b, "sheaf_alloc", 13);
     CHECK_STAT(&t, b, "sheaf_flush", 8);
     CHECK_STAT(&t, b, "free_add_partial", 2);
-    c = snap_cache(&t, b);
+    c = tsim_snap_cache(&t, b);
     CHECK_EQ_U(c.barn[0].nr_full, 10);
     CHECK_EQ_U(c.barn[0].nr_empty, 0);
     CHECK_EQ_U(c.partial, 2);
@@ -155,7 +142,7 @@ static void test_s3_s4_s5(void)
     CHECK_STAT(&t, b, "alloc_fastpath", 56 + 48);
     CHECK_STAT(&t, b, "barn_get", 10);
     CHECK_STAT(&t, b, "sheaf_refill", 56);
-    c = snap_cache(&t, b);
+    c = tsim_snap_cache(&t, b);
     CHECK_EQ_U(c.barn[0].nr_full, 0);
     CHECK_EQ_U(c.barn[0].nr_empty, 10);
     tsim_alloc(&t, b, 0);
@@ -185,7 +172,7 @@ static void test_s11_shrink(void)
     CHECK_STAT(&t, b, "free_add_partial", 2 + 5);
     CHECK_STAT(&t, b, "free_remove_partial", 2);
     CHECK_STAT(&t, b, "free_slab", 2);
-    c = snap_cache(&t, b);
+    c = tsim_snap_cache(&t, b);
     CHECK_EQ_U(c.slabs, 0);
     CHECK_EQ_U(c.barn[0].nr_full, 0);
     CHECK_EQ_U(c.barn[0].nr_empty, 0);

@@ -5,19 +5,6 @@
  */
 #include "simtest.h"
 
-static struct sim_snap_cache snap_cache(struct tsim *t, int cache)
-{
-    struct sim_snapshot *snap;
-    struct sim_snap_cache c;
-
-    memset(&c, 0, sizeof(c));
-    if (sim_snapshot(t->sim, &snap))
-        return c;
-    c = snap->caches[cache];
-    sim_snapshot_release(snap);
-    return c;
-}
-
 static struct sim_result apply(struct tsim *t, struct sim_op op)
 {
     struct sim_result res;
@@ -47,14 +34,14 @@ static void test_s6_kfree_rcu_flood(void)
         CHECK_EQ_I(apply(&t, OP(.kind = SIM_OP_KFREE_RCU, .addr = o[i])).status, SIM_OK);
     CHECK_STAT(&t, b, "free_rcu_sheaf", 60);
     CHECK_STAT(&t, b, "sheaf_alloc", 2 + 1 + 14);
-    CHECK_EQ_U(snap_cache(&t, b).objects, 60); /* slabs untouched until the grace period */
+    CHECK_EQ_U(tsim_snap_cache(&t, b).objects, 60); /* slabs untouched until the grace period */
     apply(&t, OP(.kind = SIM_OP_GRACE_PERIOD));
     CHECK_STAT(&t, b, "barn_put", 10);
     CHECK_STAT(&t, b, "barn_put_fail", 5);
     CHECK_STAT(&t, b, "sheaf_flush", 20);
     CHECK_STAT(&t, b, "free_add_partial", 2);
     CHECK_STAT(&t, b, "free_slab", 0);
-    c = snap_cache(&t, b);
+    c = tsim_snap_cache(&t, b);
     CHECK_EQ_U(c.barn[0].nr_full, 10);
     CHECK_EQ_U(c.barn[0].nr_empty, 5);
     CHECK_EQ_U(c.partial, 3);
@@ -121,7 +108,7 @@ static void s7(unsigned variant, uint64_t out[5])
     for (; used < 352; used++)
         apply(&t, OP(.kind = SIM_OP_KFREE_RCU, .addr = reserve[used]));
     apply(&t, OP(.kind = SIM_OP_GRACE_PERIOD));
-    CHECK_EQ_U(snap_cache(&t, c).barn[0].nr_full, 10);
+    CHECK_EQ_U(tsim_snap_cache(&t, c).barn[0].nr_full, 10);
     for (int k = 0; k < 5; k++)
         base[k] = tsim_stat(&t, c, names[k]);
     for (int cycle = 0; cycle < 8; cycle++) {
@@ -303,7 +290,7 @@ static void test_typesafe_by_rcu(void)
     for (int i = 0; i < 64; i++)
         tsim_free(&t, a, 0, o[i]);
     tsim_simple(&t, SIM_OP_SHRINK, a, 0);
-    CHECK_EQ_U(snap_cache(&t, a).slabs, 0);
+    CHECK_EQ_U(tsim_snap_cache(&t, a).slabs, 0);
     out = tsim_stat(&t, a, "engine_pages_out");
     CHECK_EQ_U(out, 0);
     apply(&t, OP(.kind = SIM_OP_GRACE_PERIOD));
