@@ -568,8 +568,7 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     }
     if (check_op(sim, op, res))
         return -EINVAL;
-    if (op->kind != SIM_OP_CREATE && op->kind != SIM_OP_KMALLOC && op->kind != SIM_OP_KFREE &&
-            op->kind != SIM_OP_WRITE)
+    if (op_needs_cache(op->kind))
         s = sim->caches[op->cache];
     sim->cpu = (int)op->cpu;
     sim->res = res;
