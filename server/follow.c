@@ -14,15 +14,20 @@
  * follow_read() then ends the stream and libmicrohttpd finishes and frees
  * it (its free callback is follow_detach()).
  *
- * One mutex guards the topics (one per followed session: the latest values
- * and a version number) and the followers.  While some follower is behind
- * its topic the hub thread ticks every FOLLOW_TICK_MS and writes to each
- * whose interval has passed, as many as a token bucket of `rate` a second
- * allows, round-robin; otherwise it sleeps until a publish or the next
- * heartbeat check.  The thread runs at nice 19: followers wait when the
- * machine is busy, the presenter does not.  A message that the socket takes only in part is kept
- * and finished first on the next tick, so chunks are never interleaved.
- * Lock order: the hub mutex, then libmicrohttpd's.
+ * Two mutexes.  topic_lock guards the topics' latest values (one topic per
+ * followed session: position, end and a version number), the dirty flag and
+ * the thread's condition variable; the presenter's publish takes only it,
+ * briefly.  lock guards the followers and the topics' copies the thread
+ * writes from; the thread holds it while it writes to sockets.  Lock order:
+ * lock, then topic_lock, then libmicrohttpd's.
+ *
+ * While some follower is behind its topic the hub thread ticks every
+ * FOLLOW_TICK_MS and writes to each whose interval has passed, as many as a
+ * token bucket of `rate` a second allows, round-robin; otherwise it sleeps
+ * until a publish or the next heartbeat check.  The thread runs at nice 19:
+ * followers wait when the machine is busy, the presenter does not.  A
+ * message that the socket takes only in part is kept and finished first on
+ * the next tick, so chunks are never interleaved.
  */
 #include "follow.h"
 
@@ -50,9 +55,10 @@
 
 struct topic {
     char id[TOPIC_ID_MAX + 1];
-    uint64_t at, events, ops, version;
-    unsigned followers;
-    struct topic *next;
+    uint64_t at, events, ops, version;         /* the latest: topic_lock */
+    uint64_t c_at, c_events, c_ops, c_version; /* the hub thread's copy: lock */
+    unsigned followers;                        /* both locks to change */
+    struct topic *next;                        /* both locks to change */
 };
 
 enum follower_state {
@@ -76,12 +82,13 @@ struct follower {
 };
 
 struct follow_hub {
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
+    pthread_mutex_t lock;       /* the followers and the copies; held while writing */
+    pthread_mutex_t topic_lock; /* the latest values, dirty, wake: held briefly */
+    pthread_cond_t wake;        /* with topic_lock */
     pthread_t thread;
     bool thread_started;
-    bool stopping;
-    bool dirty; /* some follower is behind its topic */
+    bool stopping; /* both locks to change */
+    bool dirty;    /* a topic changed, or a follower is behind: topic_lock */
     unsigned interval_ms;
     unsigned rate;           /* messages a second, at most; 0: no limit */
     double burst;            /* messages at once, at most */
@@ -110,8 +117,8 @@ static int follow_message(const struct follower *f, bool heartbeat, char *buf, s
     return snprintf(buf, size,
                     "%sevent: position\ndata: {\"session\":\"%s\",\"at\":%" PRIu64
                     ",\"events\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"version\":%" PRIu64 "}\n\n",
-                    f->state == FS_NEW ? "retry: 3000\n" : "", t->id, t->at, t->events, t->ops,
-                    t->version);
+                    f->state == FS_NEW ? "retry: 3000\n" : "", t->id, t->c_at, t->c_events,
+                    t->c_ops, t->c_version);
 }
 
 /* Under the lock: hand @f back to libmicrohttpd to end its stream. */
@@ -152,7 +159,7 @@ static void follow_write(struct follower *f, bool heartbeat, const struct timesp
         f->pend_len = (size_t)snprintf(f->pend, sizeof(f->pend), "%s", body);
     f->pend_off = 0;
     if (!heartbeat)
-        f->sent = f->topic->version;
+        f->sent = f->topic->c_version;
     f->last_write = *now;
     if (!follow_flush(f))
         follow_close(f);
@@ -177,7 +184,7 @@ static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *
 
         if (f->state == FS_DIRECT) {
             double idle = elapsed(&f->last_write, &now);
-            bool behind = f->sent < f->topic->version;
+            bool behind = f->sent < f->topic->c_version;
 
             if (f->pend_len) { /* finish the last message first */
                 if (!follow_flush(f))
@@ -202,6 +209,19 @@ static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *
     return sent;
 }
 
+/* Under topic_lock: copy every topic's latest values for the hub thread. */
+static void follow_copy(struct follow_hub *hub)
+{
+    struct topic *t;
+
+    for (t = hub->topics; t; t = t->next) {
+        t->c_at = t->at;
+        t->c_events = t->events;
+        t->c_ops = t->ops;
+        t->c_version = t->version;
+    }
+}
+
 static void *follow_thread(void *arg)
 {
     struct follow_hub *hub = arg;
@@ -210,10 +230,12 @@ static void *follow_thread(void *arg)
 
     /* Followers come after the presenter: on a busy machine this thread
      * waits for the CPU, not the presenter's requests (Linux threads have
-     * their own nice value; failing to set it changes nothing else). */
+     * their own nice value; failing to set it changes nothing else).  The
+     * presenter's publish takes only topic_lock, which this thread holds
+     * for a copy, never while it writes to sockets. */
     setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
     now_mono(&last);
-    pthread_mutex_lock(&hub->lock);
+    pthread_mutex_lock(&hub->topic_lock);
     while (!hub->stopping) {
         unsigned pending;
         double dt;
@@ -224,16 +246,23 @@ static void *follow_thread(void *arg)
             /* nothing to deliver: look at heartbeats once a second */
             clock_gettime(CLOCK_REALTIME, &until);
             until.tv_sec += 1;
-            pthread_cond_timedwait(&hub->wake, &hub->lock, &until);
+            pthread_cond_timedwait(&hub->wake, &hub->topic_lock, &until);
         } else {
             struct timespec tick = {0, FOLLOW_TICK_MS * 1000000L};
 
-            pthread_mutex_unlock(&hub->lock);
+            pthread_mutex_unlock(&hub->topic_lock);
             nanosleep(&tick, NULL);
-            pthread_mutex_lock(&hub->lock);
+            pthread_mutex_lock(&hub->topic_lock);
         }
         if (hub->stopping)
             break;
+        hub->dirty = false;
+        pthread_mutex_unlock(&hub->topic_lock);
+
+        pthread_mutex_lock(&hub->lock);
+        pthread_mutex_lock(&hub->topic_lock);
+        follow_copy(hub);
+        pthread_mutex_unlock(&hub->topic_lock);
         /* a token bucket: at most `rate` messages a second, evenly spread */
         now_mono(&now);
         dt = elapsed(&last, &now);
@@ -242,9 +271,13 @@ static void *follow_thread(void *arg)
         if (tokens > hub->burst)
             tokens = hub->burst;
         tokens -= follow_serve(hub, (unsigned)tokens, &pending);
-        hub->dirty = pending > 0;
+        pthread_mutex_unlock(&hub->lock);
+
+        pthread_mutex_lock(&hub->topic_lock);
+        if (pending)
+            hub->dirty = true;
     }
-    pthread_mutex_unlock(&hub->lock);
+    pthread_mutex_unlock(&hub->topic_lock);
     return NULL;
 }
 
@@ -261,7 +294,13 @@ int follow_hub_new(unsigned interval_ms, unsigned rate, struct follow_hub **out)
         free(hub);
         return -ENOMEM;
     }
+    if (pthread_mutex_init(&hub->topic_lock, NULL)) {
+        pthread_mutex_destroy(&hub->lock);
+        free(hub);
+        return -ENOMEM;
+    }
     if (pthread_cond_init(&hub->wake, NULL)) {
+        pthread_mutex_destroy(&hub->topic_lock);
         pthread_mutex_destroy(&hub->lock);
         free(hub);
         return -ENOMEM;
@@ -282,10 +321,12 @@ void follow_hub_stop(struct follow_hub *hub)
     if (!hub)
         return;
     pthread_mutex_lock(&hub->lock);
+    pthread_mutex_lock(&hub->topic_lock);
     hub->stopping = true;
     for (f = hub->followers; f; f = f->next)
         follow_close(f);
     pthread_cond_broadcast(&hub->wake);
+    pthread_mutex_unlock(&hub->topic_lock);
     pthread_mutex_unlock(&hub->lock);
     if (hub->thread_started) {
         pthread_join(hub->thread, NULL);
@@ -307,6 +348,7 @@ void follow_hub_free(struct follow_hub *hub)
         free(t);
     }
     pthread_cond_destroy(&hub->wake);
+    pthread_mutex_destroy(&hub->topic_lock);
     pthread_mutex_destroy(&hub->lock);
     free(hub);
 }
@@ -326,7 +368,7 @@ void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_
 {
     struct topic *t;
 
-    pthread_mutex_lock(&hub->lock);
+    pthread_mutex_lock(&hub->topic_lock);
     t = follow_topic(hub, id);
     if (t && (t->at != at || t->events != events || t->ops != ops)) {
         t->at = at;
@@ -338,7 +380,7 @@ void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_
             pthread_cond_signal(&hub->wake);
         }
     }
-    pthread_mutex_unlock(&hub->lock);
+    pthread_mutex_unlock(&hub->topic_lock);
 }
 
 unsigned follow_count(struct follow_hub *hub, const char *id)
@@ -346,10 +388,10 @@ unsigned follow_count(struct follow_hub *hub, const char *id)
     struct topic *t;
     unsigned n;
 
-    pthread_mutex_lock(&hub->lock);
+    pthread_mutex_lock(&hub->topic_lock);
     t = follow_topic(hub, id);
     n = t ? t->followers : 0;
-    pthread_mutex_unlock(&hub->lock);
+    pthread_mutex_unlock(&hub->topic_lock);
     return n;
 }
 
@@ -365,6 +407,7 @@ struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t 
     }
     f->fd = -1;
     pthread_mutex_lock(&hub->lock);
+    pthread_mutex_lock(&hub->topic_lock);
     if (hub->stopping)
         goto err_unlock;
     t = follow_topic(hub, id);
@@ -390,10 +433,12 @@ struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t 
     if (f->next)
         f->next->prev = f;
     hub->followers = f;
+    pthread_mutex_unlock(&hub->topic_lock);
     pthread_mutex_unlock(&hub->lock);
     return f;
 
 err_unlock:
+    pthread_mutex_unlock(&hub->topic_lock);
     pthread_mutex_unlock(&hub->lock);
     free(f);
     return NULL;
@@ -433,10 +478,13 @@ ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
     if (hub->stopping || f->state == FS_CLOSING) {
         ret = MHD_CONTENT_READER_END_OF_STREAM;
     } else if (!f->sent) {
-        /* the first message goes out with the headers */
+        /* the first message goes out with the headers, from the latest values */
+        pthread_mutex_lock(&hub->topic_lock);
+        follow_copy(hub);
+        pthread_mutex_unlock(&hub->topic_lock);
         n = follow_message(f, false, buf, max);
         ret = n > 0 && (size_t)n < max ? n : MHD_CONTENT_READER_END_WITH_ERROR;
-        f->sent = f->topic->version;
+        f->sent = f->topic->c_version;
         now_mono(&f->last_write);
     } else if ((f->fd = follow_socket(f->conn)) < 0) {
         ret = MHD_CONTENT_READER_END_WITH_ERROR;
@@ -444,10 +492,12 @@ ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
         /* all sent so far has left: the hub thread writes from now on */
         f->state = FS_DIRECT;
         MHD_suspend_connection(f->conn);
+        pthread_mutex_lock(&hub->topic_lock);
         if (f->sent < f->topic->version && !hub->dirty) {
             hub->dirty = true;
             pthread_cond_signal(&hub->wake);
         }
+        pthread_mutex_unlock(&hub->topic_lock);
         ret = 0;
     }
     pthread_mutex_unlock(&hub->lock);
@@ -472,6 +522,7 @@ void follow_detach(void *cls)
         hub->followers = f->next;
     if (f->next)
         f->next->prev = f->prev;
+    pthread_mutex_lock(&hub->topic_lock);
     if (--f->topic->followers == 0) {
         for (pp = &hub->topics; *pp && *pp != f->topic; pp = &(*pp)->next)
             ;
@@ -479,6 +530,7 @@ void follow_detach(void *cls)
             *pp = f->topic->next;
         free(f->topic);
     }
+    pthread_mutex_unlock(&hub->topic_lock);
     pthread_mutex_unlock(&hub->lock);
     free(f);
 }
