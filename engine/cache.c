@@ -134,12 +134,20 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
         sim_free(s);
         return -EINVAL;
     }
+    if (a->set_order && set_oo_order(s, a->order)) {
+        snprintf(msg, len, "kmem_cache_create %s: order %u is above slub_max_order %u or holds "
+                "no object of size %u", a->name, a->order, SLUB_MAX_ORDER, s->size);
+        sim_free(s);
+        return -EINVAL;
+    }
     s->id = (int)sim->nr_caches;
     sim->caches[sim->nr_caches++] = s;
     s->alive = true;
     s->min_partial = calculate_min_partial(s->size);
     s->sheaf_capacity = calculate_sheaf_capacity(s->flags, s->size, a->sheaf_capacity);
     s->remote_node_defrag_ratio = REMOTE_NODE_DEFRAG_RATIO;
+    if (sim->cfg.model == SIM_MODEL_LEGACY)
+        legacy_cache_init(sim, s, a->cpu_partial);
     if (sim->cfg.freelist_hardened)
         s->random = rng_next(&sim->rng);
     build_random_seq(sim, s);
@@ -148,7 +156,11 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
     s->barn = sim_zalloc(sim, sim->cfg.nr_nodes * sizeof(*s->barn));
     s->stats = sim_zalloc(sim, sim->cfg.nr_cpus * sizeof(*s->stats));
 
-    ev_begin(sim, s, "kmem_cache_create", cache_has_sheaves(s) ? "sheaves" : "no_sheaves", -1);
+    ev_begin(sim, s, "kmem_cache_create",
+            cache_has_sheaves(s)     ? "sheaves"
+                    : cache_has_cpu_slab(s) ? "cpu_slab"
+                                            : "no_sheaves",
+            -1);
     for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
         uint32_t idx = BOOTSTRAP_SHEAF;
         int saved = sim->cpu;
@@ -223,9 +235,10 @@ static sim_addr_t slow_alloc(struct sim *sim, struct kmem_cache *s, int node, ui
 /* kmem_cache_alloc_node: returns the object or SIM_NULL (out of memory). */
 sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
 {
-    sim_addr_t obj = alloc_from_pcs(sim, s, node);
+    sim_addr_t obj = cache_has_cpu_slab(s) ? legacy_slab_alloc(sim, s, node, gfp)
+                                           : alloc_from_pcs(sim, s, node);
 
-    if (!obj)
+    if (!obj && !cache_has_cpu_slab(s))
         obj = slow_alloc(sim, s, node, gfp);
     if (!obj) {
         sim_result_msg(sim, SIM_FAILED,
@@ -275,6 +288,10 @@ void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_add
 {
     uint32_t idx = slab_idx(sim, slab);
 
+    if (cache_has_cpu_slab(s)) {
+        legacy_do_slab_free(sim, s, idx, &obj, 1, place_none(SIM_PL_USER));
+        return;
+    }
     if (slab->node == cpu_node(sim) && free_to_pcs(sim, s, obj))
         return;
     slab = slab_at(sim, idx);
@@ -379,8 +396,12 @@ void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj)
  */
 unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, sim_addr_t *out)
 {
-    unsigned got = alloc_from_pcs_bulk(sim, s, n, out);
-    unsigned want = n - got;
+    unsigned got, want;
+
+    if (cache_has_cpu_slab(s))
+        return legacy_alloc_bulk(sim, s, n, out);
+    got = alloc_from_pcs_bulk(sim, s, n, out);
+    want = n - got;
 
     if (!want)
         return n;
@@ -418,8 +439,12 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
 /* flush_all: every CPU's sheaves of @s to slabs. */
 void flush_all(struct sim *sim, struct kmem_cache *s)
 {
-    for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++)
-        pcs_flush_cpu(sim, s, cpu);
+    for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
+        if (cache_has_cpu_slab(s))
+            legacy_flush_cpu(sim, s, cpu);
+        else
+            pcs_flush_cpu(sim, s, cpu);
+    }
 }
 
 /* The node pass of shrinking (kernel: __kmem_cache_do_shrink): discard

@@ -29,6 +29,9 @@ static const char *const place_names[SIM_NR_PLACES] = {
     [SIM_PL_INFLIGHT] = "inflight",
     [SIM_PL_RCU_PENDING] = "rcu_pending",
     [SIM_PL_PREFILL] = "prefill",
+    [SIM_PL_CPU_SLAB] = "cpu_slab",
+    [SIM_PL_CPU_FREELIST] = "cpu_freelist",
+    [SIM_PL_CPU_PARTIAL] = "cpu_partial",
 };
 
 const char *sim_place_name(unsigned type)
@@ -48,6 +51,14 @@ struct sim_place place_of_slab(const struct slab *slab)
         return place_node(SIM_PL_INFLIGHT, slab->node);
     case SLAB_ON_RCU:
         return place_node(SIM_PL_RCU_PENDING, slab->node);
+    case SLAB_ON_CPU:
+    case SLAB_ON_CPU_PARTIAL: {
+        struct sim_place p = place_node(
+                slab->list == SLAB_ON_CPU ? SIM_PL_CPU_SLAB : SIM_PL_CPU_PARTIAL, slab->node);
+
+        p.cpu = (int16_t)slab->cpu;
+        return p;
+    }
     default:
         return place_node(SIM_PL_FULL, slab->node);
     }

@@ -77,6 +77,12 @@ static inline bool cache_has_sheaves(const struct kmem_cache *s)
     return s->sheaf_capacity != 0;
 }
 
+/* A cache of the legacy model with a cpu slab per CPU (not a debug cache). */
+static inline bool cache_has_cpu_slab(const struct kmem_cache *s)
+{
+    return s->cpu_slab != NULL;
+}
+
 /* Node of the CPU running the current operation (kernel: numa_mem_id). */
 static inline int cpu_node(const struct sim *sim)
 {
@@ -262,6 +268,7 @@ unsigned calculate_alignment(uint32_t flags, unsigned align, unsigned size);
 void calculate_sizes(struct kmem_cache *s, bool use_freeptr_offset, unsigned freeptr_offset);
 int calculate_order(unsigned size, unsigned cpus, unsigned nr_cpu_ids);
 int calculate_oo(struct kmem_cache *s, unsigned cpus, unsigned nr_cpu_ids);
+int set_oo_order(struct kmem_cache *s, unsigned order);
 unsigned calculate_min_partial(unsigned size);
 unsigned calculate_sheaf_capacity(uint32_t flags, unsigned size, unsigned requested);
 
@@ -270,6 +277,7 @@ uint32_t slab_idx(const struct sim *sim, const struct slab *slab);
 long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj);
 uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node);
 uint32_t new_slab_any(struct sim *sim, struct kmem_cache *s, int node, bool thisnode);
+void inc_slabs_node(struct kmem_cache *s, struct slab *slab);
 unsigned alloc_from_new_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         struct obj_sink *sink, unsigned count);
 void set_slab_list(struct sim *sim, struct slab *slab, enum slab_list list);
@@ -365,6 +373,30 @@ uint32_t kmem_cache_refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t
         unsigned count);
 void kmem_cache_return_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 uint32_t sheaf_by_id(const struct sim *sim, uint32_t id);
+
+/* era.c: nothing beyond slub.h */
+
+/* cpu_slab.c (legacy model) */
+struct sim_place place_cpu_freelist(const struct slab *slab, unsigned cpu);
+void slab_set_cpu_list(struct sim *sim, struct slab *slab, enum slab_list list, int cpu);
+void check_chain(struct sim *sim, struct kmem_cache *s, const struct slab *slab, sim_addr_t head);
+unsigned chain_to_inflight(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+        sim_addr_t head, struct sim_place from);
+void deactivate_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, sim_addr_t cl);
+sim_addr_t legacy_slab_alloc(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp);
+void legacy_do_slab_free(struct sim *sim, struct kmem_cache *s, uint32_t idx,
+        const sim_addr_t *objs, unsigned cnt, struct sim_place from);
+unsigned legacy_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, sim_addr_t *out);
+void legacy_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu);
+
+/* cpu_partial.c (legacy model) */
+void legacy_cache_init(struct sim *sim, struct kmem_cache *s, unsigned requested);
+void __put_partials(struct sim *sim, struct kmem_cache *s, uint32_t head);
+void put_partials(struct sim *sim, struct kmem_cache *s, struct kmem_cache_cpu *c);
+uint32_t get_partial(struct sim *sim, struct kmem_cache *s, int node, bool thisnode,
+        sim_addr_t *chain);
+void legacy_slab_free_slow(struct sim *sim, struct kmem_cache *s, uint32_t idx,
+        const sim_addr_t *objs, unsigned cnt, struct sim_place from);
 
 /* kmalloc.c */
 int kmalloc_index(unsigned size);

@@ -109,7 +109,8 @@ void kfree_rcu(struct sim *sim, sim_addr_t obj)
         return;
     }
     s = sim->caches[slab->cache];
-    if (slab->node == cpu_node(sim) && kfree_rcu_sheaf(sim, s, obj))
+    if (sim->cfg.model == SIM_MODEL_SHEAVES && slab->node == cpu_node(sim) &&
+            kfree_rcu_sheaf(sim, s, obj))
         return;
     /* the non-sheaf path: the object waits for a grace period on its own */
     ev_begin(sim, s, "kvfree_call_rcu", slab->node == cpu_node(sim) ? "no_sheaf" : "remote",

@@ -122,10 +122,13 @@ void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, si
             }
         }
         m = same;
-        if (slowpath)
+        if (slowpath && !cache_has_cpu_slab(gs))
             stat_add(sim, gs, SIM_FREE_SLOWPATH, cnt);
         ev_end(sim);
-        slab_free_to_slab(sim, gs, idx, group, (unsigned)cnt, place_none(SIM_PL_INFLIGHT));
+        if (cache_has_cpu_slab(gs)) /* legacy: do_slab_free counts for itself */
+            legacy_do_slab_free(sim, gs, idx, group, (unsigned)cnt, place_none(SIM_PL_INFLIGHT));
+        else
+            slab_free_to_slab(sim, gs, idx, group, (unsigned)cnt, place_none(SIM_PL_INFLIGHT));
     }
     sim_scratch_free(sim, group);
 }

@@ -98,6 +98,7 @@ static const char *const variant_names[SIM_NR_VARIANTS] = {
     [SIM_VAR_BARN_REFILL] = "BARN_REFILL",
     [SIM_VAR_REFILL_RETURN] = "REFILL_RETURN",
     [SIM_VAR_DETACHED_FREELIST] = "DETACHED_FREELIST",
+    [SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = "CPU_PARTIAL_DIRECT_LOAD",
 };
 
 const char *sim_variant_name(unsigned v)
@@ -164,8 +165,8 @@ static int check_config(const struct sim_config *cfg)
     for (unsigned v = 0; v < SIM_NR_VARIANTS; v++)
         if (cfg->variant[v] > SIM_AFTER)
             return -EINVAL;
-    if (cfg->model != SIM_MODEL_SHEAVES)
-        return -EINVAL; /* the legacy model is not implemented yet */
+    if (sim_model_error(cfg))
+        return -EINVAL;
     if (cfg->present_cpus > cfg->nr_cpus)
         return -EINVAL;
     if (cfg->rcu_mode > SIM_RCU_RANDOM ||
@@ -197,6 +198,7 @@ static void free_cache(struct kmem_cache *s)
     free(s->node);
     free(s->barn);
     free(s->stats);
+    free(s->cpu_slab);
     free(s);
 }
 
@@ -319,6 +321,10 @@ static int clone_cache(const struct sim *sim, struct kmem_cache **dst,
     s->node = NULL;
     s->barn = NULL;
     s->stats = NULL;
+    s->cpu_slab = NULL;
+    if (src->cpu_slab &&
+            !(s->cpu_slab = dup_mem(src->cpu_slab, sim->cfg.nr_cpus * sizeof(*src->cpu_slab))))
+        return -ENOMEM;
     if (src->random_seq &&
             !(s->random_seq = dup_mem(src->random_seq, src->oo.objects * sizeof(unsigned))))
         return -ENOMEM;
@@ -448,6 +454,23 @@ static bool op_needs_cache(enum sim_op_kind kind)
     }
 }
 
+/* The kernel function of an operation the legacy model does not have, or NULL. */
+static const char *legacy_refuses(enum sim_op_kind kind)
+{
+    switch (kind) {
+    case SIM_OP_PREFILL:
+        return "kmem_cache_prefill_sheaf";
+    case SIM_OP_ALLOC_FROM_SHEAF:
+        return "kmem_cache_alloc_from_sheaf";
+    case SIM_OP_REFILL_SHEAF:
+        return "kmem_cache_refill_sheaf";
+    case SIM_OP_RETURN_SHEAF:
+        return "kmem_cache_return_sheaf";
+    default:
+        return NULL;
+    }
+}
+
 /* Check an operation against the machine; 0 or -EINVAL with a message. */
 static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_result *res)
 {
@@ -491,6 +514,13 @@ static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_r
             (op->count < 1 || op->count > 65536)) {
         snprintf(res->message, sizeof(res->message), "prefill count %u is not in 1..65536",
                 op->count);
+        return -EINVAL;
+    }
+    if (sim->cfg.model == SIM_MODEL_LEGACY && legacy_refuses(op->kind)) {
+        snprintf(res->message, sizeof(res->message),
+                "%s: the legacy model (kernels before 6.18) has no sheaves; prefilled sheaves "
+                "came with them",
+                legacy_refuses(op->kind));
         return -EINVAL;
     }
     if (op->kind == SIM_OP_ALLOC_FROM_SHEAF || op->kind == SIM_OP_REFILL_SHEAF ||

@@ -178,6 +178,20 @@ int calculate_oo(struct kmem_cache *s, unsigned cpus, unsigned nr_cpu_ids)
     return 0;
 }
 
+/* A write to sysfs "order" (kernel: order_store, calculate_sizes with a
+ * forced order): 0 or -EINVAL when @order is above slub_max_order or holds
+ * no object. */
+int set_oo_order(struct kmem_cache *s, unsigned order)
+{
+    if (order > SLUB_MAX_ORDER || order_objects(order, s->size) < 1)
+        return -EINVAL;
+    s->oo.order = order;
+    s->oo.objects = order_objects(order, s->size);
+    if (s->oo.objects > MAX_OBJS_PER_PAGE)
+        s->oo.objects = MAX_OBJS_PER_PAGE;
+    return 0;
+}
+
 /* (kernel: do_kmem_cache_create: ilog2(size) / 2 clamped to 5..10) */
 unsigned calculate_min_partial(unsigned size)
 {

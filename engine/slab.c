@@ -155,10 +155,12 @@ uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node)
         setup_slab_debug(sim, s, slab);
     ev_move(sim, SIM_MOVE_SLAB, base, place_node(SIM_PL_PAGES, node),
             place_node(SIM_PL_INFLIGHT, node));
-    if (sim->cfg.variant[SIM_VAR_DEFERRED_FREELIST] == SIM_BEFORE) {
+    if (sim->cfg.variant[SIM_VAR_DEFERRED_FREELIST] == SIM_BEFORE ||
+            sim->cfg.model == SIM_MODEL_LEGACY) {
         struct slab_obj_iter it;
 
-        /* before dc795d4c0282: the whole freelist at birth (shuffle_freelist) */
+        /* before dc795d4c0282 (and in every legacy kernel): the whole
+         * freelist at birth (shuffle_freelist) */
         slab_iter_init(sim, s, slab, &it);
         chain_from_iter(sim, s, slab, &it, slab->objects);
         slab->fresh = false;
@@ -169,7 +171,7 @@ uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node)
 }
 
 /* Account a slab in its node (kernel: inc_slabs_node). */
-static void inc_slabs_node(struct kmem_cache *s, struct slab *slab)
+void inc_slabs_node(struct kmem_cache *s, struct slab *slab)
 {
     s->node[slab->node].nr_slabs++;
     s->node[slab->node].total_objects += slab->objects;

@@ -38,12 +38,27 @@ enum sim_variant {
     SIM_VAR_BARN_REFILL,       /* 1b87ea06a34b: prefilled sheaves refill from the barn */
     SIM_VAR_REFILL_RETURN,     /* leftovers of a bulk-taken slab returned without __slab_free */
     SIM_VAR_DETACHED_FREELIST, /* 2015 series: bulk frees grouped per slab (before: one by one) */
+    SIM_VAR_CPU_PARTIAL_DIRECT_LOAD, /* 90b1e56641bb (legacy model): a CPU partial slab is loaded
+                                      * under one lock section (before: unlock, freeze, relock) */
     SIM_NR_VARIANTS
 };
 enum { SIM_BEFORE = 0, SIM_AFTER = 1 };
 
-/* Memory models of SLUB.  Only SIM_MODEL_SHEAVES is implemented so far. */
+/* Memory models of SLUB: per-CPU sheaves (6.18+), or per-CPU slabs with
+ * per-CPU partial lists (6.2-6.17, the legacy model). */
 enum sim_model { SIM_MODEL_SHEAVES, SIM_MODEL_LEGACY };
+
+/*
+ * Eras of the legacy model: how a CPU partial slab becomes the CPU slab.
+ * SIM_ERA_DEFAULT follows the CPU_PARTIAL_DIRECT_LOAD variant (before:
+ * DELAYED_FREEZE, after: DIRECT_LOAD); an explicit era must agree with it.
+ */
+enum sim_legacy_era {
+    SIM_ERA_DEFAULT,
+    SIM_ERA_FROZEN_PARTIAL, /* 6.2-6.7: CPU partial slabs are frozen */
+    SIM_ERA_DELAYED_FREEZE, /* 6.8: unfrozen; unlock, freeze_slab, relock (retry_load_slab) */
+    SIM_ERA_DIRECT_LOAD,    /* 6.9-6.17: unfrozen; loaded under the lock (get_freelist) */
+};
 
 /*
  * Stat items: the union of both SLUB eras' enum stat_item, named by their
@@ -187,6 +202,7 @@ struct sim_config {
         SIM_RCU_RANDOM,   /* also at exponentially distributed gaps of mean rcu_gap */
     } rcu_mode;
     unsigned rcu_gap; /* operations; 1..1000000 when rcu_mode is not manual */
+    enum sim_legacy_era legacy_era; /* the legacy model's era (SIM_ERA_DEFAULT: by variant) */
 };
 
 /* Fill @cfg with the defaults: 2 CPUs, 1 node, 64 MiB, every variant after,
@@ -194,11 +210,26 @@ struct sim_config {
 void sim_config_default(struct sim_config *cfg);
 /* Name of a variant ("DEFERRED_FREELIST"); lookup returns -1 when unknown. */
 const char *sim_variant_name(unsigned v);
+/* True when variant @v changes what model @m does (outputs list only those). */
+bool sim_variant_in_model(unsigned v, enum sim_model m);
 int sim_variant_lookup(const char *name);
 const char *sim_model_name(enum sim_model m);
 const char *sim_rcu_mode_name(enum sim_rcu_mode m);
 int sim_rcu_mode_lookup(const char *name);
 int sim_model_lookup(const char *name);
+/* Parse a model with an optional era, "sheaves", "legacy" or "legacy:ERA"
+ * (ERA_FROZEN_PARTIAL, ERA_DELAYED_FREEZE, ERA_DIRECT_LOAD; the ERA_ prefix
+ * and case are optional) into @cfg: model, legacy_era and, for an explicit
+ * era, the CPU_PARTIAL_DIRECT_LOAD variant.  Returns 0 or -EINVAL. */
+int sim_model_parse(const char *text, struct sim_config *cfg);
+/* The effective era of @cfg's legacy model (never SIM_ERA_DEFAULT). */
+enum sim_legacy_era sim_legacy_era(const struct sim_config *cfg);
+const char *sim_legacy_era_name(enum sim_legacy_era era); /* "ERA_DIRECT_LOAD" */
+/* "sheaves" or "legacy:ERA_..." for @cfg; returns the length. */
+size_t sim_model_format(const struct sim_config *cfg, char *buf, size_t len);
+/* Why sim_create() would refuse @cfg's model, era and CPU_PARTIAL_DIRECT_LOAD
+ * variant together, or NULL when they agree. */
+const char *sim_model_error(const struct sim_config *cfg);
 
 /* ---- Geometry ------------------------------------------------------------ */
 
@@ -253,6 +284,9 @@ struct sim_cache_args {
     bool use_freeptr_offset; /* kmem_cache_args.use_freeptr_offset */
     unsigned freeptr_offset;
     unsigned sheaf_capacity; /* requested (kmem_cache_args.sheaf_capacity) */
+    unsigned cpu_partial;    /* legacy model: sysfs cpu_partial in objects, 0 computed */
+    bool set_order;          /* write sysfs order (0..3) after creation */
+    unsigned order;
 };
 
 struct sim_op {
@@ -308,6 +342,9 @@ enum sim_place_type {
     SIM_PL_INFLIGHT,     /* held by an unfinished operation */
     SIM_PL_RCU_PENDING,  /* waiting for an RCU grace period */
     SIM_PL_PREFILL,      /* a prefilled sheaf held by a caller */
+    SIM_PL_CPU_SLAB,     /* legacy: a CPU's cpu slab (c->slab) */
+    SIM_PL_CPU_FREELIST, /* legacy: on a CPU's lockless freelist (c->freelist); slab set */
+    SIM_PL_CPU_PARTIAL,  /* legacy: a CPU's partial list (c->partial); slot: position */
     SIM_NR_PLACES
 };
 const char *sim_place_name(unsigned type);
@@ -447,6 +484,15 @@ struct sim_snap_cache {
     struct sim_snap_barn barn[SIM_MAX_NODES];
     uint32_t main[SIM_MAX_CPUS], spare[SIM_MAX_CPUS], rcu_free[SIM_MAX_CPUS];
     struct sim_snap_stats cpu_stats[SIM_MAX_CPUS];
+    /* legacy model (zero in the sheaves model) */
+    unsigned cpu_partial, cpu_partial_slabs;
+    struct sim_snap_cpu_slab {
+        sim_addr_t slab;      /* c->slab, 0 when none */
+        uint64_t tid;
+        size_t freelist;      /* first object of c->freelist in sim_snapshot.objs */
+        unsigned nr_freelist; /* objects on c->freelist */
+        unsigned nr_partial;  /* slabs on c->partial; each slab's place.slot is its position */
+    } cpu_slab[SIM_MAX_CPUS];
 };
 
 struct sim_snap_zone {

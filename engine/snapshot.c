@@ -102,6 +102,49 @@ static void snap_cache(const struct sim *sim, const struct kmem_cache *s, struct
         c->rcu_free[cpu] = public_sheaf_id(sim, s->pcs[cpu].rcu_free);
         memcpy(c->cpu_stats[cpu].v, s->stats[cpu], sizeof(c->cpu_stats[cpu].v));
     }
+    c->cpu_partial = s->cpu_partial;
+    c->cpu_partial_slabs = s->cpu_partial_slabs;
+    for (unsigned cpu = 0; cache_has_cpu_slab(s) && cpu < sim->cfg.nr_cpus; cpu++) {
+        const struct kmem_cache_cpu *cc = &s->cpu_slab[cpu];
+
+        c->cpu_slab[cpu].slab = cc->slab ? slab_at(sim, cc->slab)->base : 0;
+        c->cpu_slab[cpu].tid = cc->tid;
+        c->cpu_slab[cpu].nr_partial = cc->partial ? slab_at(sim, cc->partial)->slabs : 0;
+    }
+}
+
+/* Legacy model: each CPU's lockless freelist, in order, into @objs. */
+static int snap_cpu_freelists(const struct sim *sim, const struct kmem_cache *s,
+        struct sim_snap_cache *c, struct objbuf *objs)
+{
+    for (unsigned cpu = 0; cache_has_cpu_slab(s) && cpu < sim->cfg.nr_cpus; cpu++) {
+        const struct kmem_cache_cpu *cc = &s->cpu_slab[cpu];
+        const struct slab *slab = cc->slab ? slab_at(sim, cc->slab) : NULL;
+        unsigned k = 0;
+
+        c->cpu_slab[cpu].freelist = objs->n;
+        for (sim_addr_t p = cc->freelist; p && slab && k < slab->objects; k++) {
+            if (objbuf_push(objs, p))
+                return -ENOMEM;
+            if (slab_obj_index(s, slab, p) < 0)
+                break; /* corrupt: shown, not followed */
+            p = peek_freepointer(sim, s, p, NULL);
+        }
+        c->cpu_slab[cpu].nr_freelist = k;
+    }
+    return 0;
+}
+
+/* Position of cpu partial slab @slab on its CPU's list. */
+static int32_t cpu_partial_pos(const struct sim *sim, const struct slab *slab)
+{
+    const struct kmem_cache *s = sim->caches[slab->cache];
+    int32_t pos = 0;
+
+    for (uint32_t i = s->cpu_slab[slab->cpu].partial; i; i = slab_at(sim, i)->next, pos++)
+        if (slab_at(sim, i) == slab)
+            return pos;
+    return -1;
 }
 
 int sim_snapshot(const struct sim *sim, struct sim_snapshot **out)
@@ -131,6 +174,9 @@ int sim_snapshot(const struct sim *sim, struct sim_snapshot **out)
     for (unsigned i = 0; i < sim->nr_caches; i++)
         snap_cache(sim, sim->caches[i], &snap->caches[i]);
     snap->nr_caches = sim->nr_caches;
+    for (unsigned i = 0; i < sim->nr_caches; i++)
+        if (snap_cpu_freelists(sim, sim->caches[i], &snap->caches[i], &objs))
+            goto err;
 
     nr = 0;
     for (uint32_t i = 1; i < sim->slabs.used; i++) {
@@ -149,6 +195,8 @@ int sim_snapshot(const struct sim *sim, struct sim_snapshot **out)
         o->objects = slab->objects;
         o->inuse = slab->inuse;
         o->place = place_of_slab(slab);
+        if (slab->list == SLAB_ON_CPU_PARTIAL)
+            o->place.slot = cpu_partial_pos(sim, slab);
         o->freelist = objs.n;
         o->freelist_head = slab->freelist;
         p = slab->freelist;

@@ -96,6 +96,8 @@ enum slab_list {
     SLAB_ON_FULL,    /* on node->full (debug caches with SLAB_STORE_USER) */
     SLAB_ON_PRIVATE, /* taken by an unfinished operation (refill, new slab) */
     SLAB_ON_RCU,     /* discarded SLAB_TYPESAFE_BY_RCU slab: pages freed after a grace period */
+    SLAB_ON_CPU,     /* legacy: the cpu slab of CPU slab->cpu (frozen) */
+    SLAB_ON_CPU_PARTIAL, /* legacy: on CPU slab->cpu's partial list, linked by next */
 };
 
 struct slab {
@@ -115,6 +117,13 @@ struct slab {
     sim_addr_t freelist;   /* first free object or SIM_NULL; rest chained in memory */
     int nr_user;           /* engine bookkeeping: objects held by users; may go
                             * negative after a double free the kernel missed */
+    /* legacy model only; validate_legacy() */
+    bool cpu_frozen;       /* the kernel's frozen bit: owned by one CPU (a cpu slab;
+                            * era FROZEN_PARTIAL also a cpu partial slab) */
+    int cpu;               /* list SLAB_ON_CPU / SLAB_ON_CPU_PARTIAL: the CPU, else -1 */
+    uint32_t next;         /* on a cpu partial list: the next slab, 0 at the end */
+    unsigned slabs;        /* on a cpu partial list: its length when this slab was pushed
+                            * (exact in the head) */
 };
 
 /* ---- Sheaves ---------------------------------------------------------------- */
@@ -152,6 +161,14 @@ struct kmem_cache_node {
     unsigned long total_objects; /* sum of their objects; validate_node() */
 };
 
+/* Legacy model: one CPU's cpu slab of a cache (kernel: struct kmem_cache_cpu). */
+struct kmem_cache_cpu {
+    sim_addr_t freelist; /* lockless freelist: free objects of slab only, counted in its inuse */
+    uint64_t tid;        /* transaction id: cpu, advanced by TID_STEP on every change */
+    uint32_t slab;       /* the cpu slab (pool index), 0 when none */
+    uint32_t partial;    /* head of the cpu partial list (pool index), 0 when empty */
+};
+
 struct kmem_order_objects {
     unsigned order, objects;
 };
@@ -180,6 +197,10 @@ struct kmem_cache {
     struct kmem_cache_node *node;      /* [nr_nodes] */
     struct node_barn *barn;            /* [nr_nodes]; unused without sheaves */
     uint64_t (*stats)[SIM_NR_STATS];   /* [nr_cpus] */
+    /* legacy model only */
+    struct kmem_cache_cpu *cpu_slab;   /* [nr_cpus] */
+    unsigned cpu_partial;              /* sysfs cpu_partial, objects; 0: no cpu partial lists */
+    unsigned cpu_partial_slabs;        /* derived cap in slabs (slub_set_cpu_partial) */
 };
 
 #define OBJECT_POISON 0x80000000u /* __OBJECT_POISON */

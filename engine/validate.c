@@ -275,6 +275,128 @@ static void validate_cache(struct vstate *v, const struct kmem_cache *s)
     }
 }
 
+/* Legacy model: the objects on each CPU's lockless freelist belong to its
+ * cpu slab and count as held (they are in the slab's inuse). */
+static void validate_cpu_freelists(struct vstate *v)
+{
+    const struct sim *sim = v->sim;
+
+    for (unsigned i = 0; i < sim->nr_caches; i++) {
+        const struct kmem_cache *s = sim->caches[i];
+
+        for (unsigned cpu = 0; cache_has_cpu_slab(s) && cpu < sim->cfg.nr_cpus; cpu++) {
+            const struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
+            const struct slab *slab = c->slab ? slab_at(sim, c->slab) : NULL;
+            char where[96];
+            unsigned n = 0;
+
+            snprintf(where, sizeof(where), "%s cpu %u freelist", s->name, cpu);
+            if (c->freelist && !slab) {
+                violation(v, "%s has objects but the CPU has no cpu slab", where);
+                continue;
+            }
+            for (sim_addr_t p = c->freelist; p; n++) {
+                if (n >= slab->objects || slab_of(sim, p) != slab) {
+                    violation(v, "%s: 0x%llx is not a free object of the cpu slab 0x%llx", where,
+                            (unsigned long long)p, (unsigned long long)slab->base);
+                    break;
+                }
+                count_held(v, p, s->id, where);
+                p = peek_freepointer(sim, s, p, NULL);
+            }
+        }
+    }
+}
+
+/*
+ * Legacy model invariants of one cache (specification part 1.2): the cpu
+ * slab is frozen and owned by exactly that CPU; each CPU partial list is
+ * linked through slab->next with its length in the head (I5), within
+ * max(cpu_partial_slabs, 1), of slabs with free objects (I3) on that CPU;
+ * frozen <=> a cpu slab (6.8+) or a cpu slab or cpu partial slab (6.2-6.7),
+ * never on a node list (I6; between the freezing CAS2 of a free and the push
+ * onto the CPU partial list, era FROZEN_PARTIAL, a frozen slab is on no list
+ * for one event); every slab on a CPU list is reached from its
+ * CPU exactly once.
+ */
+static void validate_legacy(struct vstate *v, const struct kmem_cache *s)
+{
+    const struct sim *sim = v->sim;
+    bool frozen_era = sim_legacy_era(&sim->cfg) == SIM_ERA_FROZEN_PARTIAL;
+    unsigned long reached = 0, listed = 0;
+    unsigned cap = s->cpu_partial_slabs > 1 ? s->cpu_partial_slabs : 1;
+    uint64_t step = 1;
+
+    while (step < sim->cfg.nr_cpus)
+        step <<= 1;
+
+    for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
+        const struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
+        unsigned len = 0, head_slabs;
+
+        if (c->slab) {
+            const struct slab *slab = slab_at(sim, c->slab);
+
+            reached++;
+            if (slab->cache != s->id || slab->list != SLAB_ON_CPU || slab->cpu != (int)cpu)
+                violation(v, "%s cpu %u: cpu slab 0x%llx is not marked as this CPU's", s->name,
+                        cpu, (unsigned long long)slab->base);
+            if (!slab->cpu_frozen)
+                violation(v, "%s cpu %u: cpu slab 0x%llx is not frozen", s->name, cpu,
+                        (unsigned long long)slab->base);
+        }
+        if (c->tid % step != cpu) /* init_tid(cpu), then += TID_STEP */
+            violation(v, "%s cpu %u: tid %llu is not cpu + k * TID_STEP", s->name, cpu,
+                    (unsigned long long)c->tid);
+        head_slabs = c->partial ? slab_at(sim, c->partial)->slabs : 0;
+        for (uint32_t idx = c->partial; idx; idx = slab_at(sim, idx)->next) {
+            const struct slab *slab = slab_at(sim, idx);
+
+            if (++len > sim->slabs.used) {
+                violation(v, "%s cpu %u: partial list has a cycle", s->name, cpu);
+                break;
+            }
+            reached++;
+            if (slab->cache != s->id || slab->list != SLAB_ON_CPU_PARTIAL ||
+                    slab->cpu != (int)cpu)
+                violation(v, "%s cpu %u: slab 0x%llx on the partial list says otherwise",
+                        s->name, cpu, (unsigned long long)slab->base);
+            if (v->level == SIM_VALIDATE_OP && !slab->freelist)
+                violation(v, "%s cpu %u: cpu partial slab 0x%llx has no free object (I3)",
+                        s->name, cpu, (unsigned long long)slab->base);
+        }
+        if (len != head_slabs)
+            violation(v, "%s cpu %u: partial list head says %u slabs, %u linked (I5)", s->name,
+                    cpu, head_slabs, len);
+        if (len > cap)
+            violation(v, "%s cpu %u: %u cpu partial slabs, above max(cpu_partial_slabs, 1) = %u",
+                    s->name, cpu, len, cap);
+    }
+    for (uint32_t idx = 1; idx < sim->slabs.used; idx++) {
+        const struct slab *slab = slab_at(sim, idx);
+        bool cpu_list = slab->list == SLAB_ON_CPU || slab->list == SLAB_ON_CPU_PARTIAL;
+        bool may_freeze = slab->list == SLAB_ON_CPU || slab->list == SLAB_ON_PRIVATE ||
+                (frozen_era && slab->list == SLAB_ON_CPU_PARTIAL);
+
+        if (slab->cache != s->id)
+            continue;
+        listed += cpu_list;
+        if (slab->cpu_frozen && !may_freeze &&
+                (v->level == SIM_VALIDATE_OP || slab->list != SLAB_ON_NONE))
+            violation(v, "slab 0x%llx of %s is frozen but %s (I6)",
+                    (unsigned long long)slab->base, s->name,
+                    slab->list == SLAB_ON_PARTIAL ? "on a node partial list"
+                                                  : "owned by no CPU");
+        if (!slab->cpu_frozen && frozen_era && slab->list == SLAB_ON_CPU_PARTIAL)
+            violation(v, "slab 0x%llx of %s: a cpu partial slab of ERA_FROZEN_PARTIAL must be "
+                         "frozen (I6)",
+                    (unsigned long long)slab->base, s->name);
+    }
+    if (listed != reached)
+        violation(v, "%s: %lu slabs say they are on a CPU, %lu are reached from the CPUs",
+                s->name, listed, reached);
+}
+
 /* Invariant 4 (conservation) and the OP-level list rule (invariant 2). */
 static void validate_slabs(struct vstate *v)
 {
@@ -302,7 +424,8 @@ static void validate_slabs(struct vstate *v)
         if (slab->list == SLAB_ON_PRIVATE)
             violation(v, "slab 0x%llx is private between operations",
                     (unsigned long long)slab->base);
-        if (slab->frozen || slab->list == SLAB_ON_RCU)
+        if (slab->frozen || slab->list == SLAB_ON_RCU || slab->list == SLAB_ON_CPU ||
+                slab->list == SLAB_ON_CPU_PARTIAL) /* CPU lists: validate_legacy() */
             continue;
         if (slab->list == SLAB_ON_FULL ? slab->freelist != SIM_NULL
                                        : (slab->list == SLAB_ON_PARTIAL) != (slab->freelist != 0))
@@ -392,6 +515,7 @@ unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,
         validate_slab(&v, idx);
     }
     validate_sheaves(&v);
+    validate_cpu_freelists(&v);
     for (size_t i = 0; i < sim->nr_inflight; i++)
         count_held(&v, sim->inflight[i], -1, "in flight");
     for (size_t i = 0; i < sim->nr_rcu; i++)
@@ -400,8 +524,11 @@ unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,
     if (level == SIM_VALIDATE_OP && sim->nr_inflight)
         violation(&v, "%zu objects in flight between operations", sim->nr_inflight);
     validate_slabs(&v);
-    for (unsigned i = 0; i < sim->nr_caches; i++)
+    for (unsigned i = 0; i < sim->nr_caches; i++) {
         validate_cache(&v, sim->caches[i]);
+        if (cache_has_cpu_slab(sim->caches[i]))
+            validate_legacy(&v, sim->caches[i]);
+    }
     validate_zones(&v);
 out:
     free(maps);

@@ -24,10 +24,13 @@ static void report_header(struct strbuf *out, const struct replay *rp)
     strbuf_printf(out, "scenario %s", rp->scn->name);
     if (rp->scn->title[0])
         strbuf_printf(out, ": %s", rp->scn->title);
-    strbuf_printf(out, "\nmodel %s, seed %" PRIu64 ", variants", sim_model_name(cfg->model),
-                  cfg->seed);
+    char model[64];
+
+    sim_model_format(cfg, model, sizeof(model));
+    strbuf_printf(out, "\nmodel %s, seed %" PRIu64 ", variants", model, cfg->seed);
     for (v = 0; v < SIM_NR_VARIANTS; v++)
-        strbuf_printf(out, " %s=%s", sim_variant_name(v),
+        if (sim_variant_in_model(v, cfg->model))
+            strbuf_printf(out, " %s=%s", sim_variant_name(v),
                       cfg->variant[v] == SIM_AFTER ? "after" : "before");
     strbuf_printf(out,
                   "\nmachine %u cpu%s, %u node%s, %" PRIu64 " MiB per node, "
@@ -248,6 +251,7 @@ static cJSON *report_json_warning(const struct replay_warning *w)
 cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap)
 {
     cJSON *o = cJSON_CreateObject(), *a = NULL;
+    char model[64];
     unsigned v;
     size_t i;
 
@@ -257,10 +261,12 @@ cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap)
         !json_put(o, "variants", a = cJSON_CreateObject()))
         goto err_delete;
     for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (!json_put(a, sim_variant_name(v),
+        if (sim_variant_in_model(v, rp->config.model) &&
+            !json_put(a, sim_variant_name(v),
                       cJSON_CreateString(rp->config.variant[v] == SIM_AFTER ? "after" : "before")))
             goto err_delete;
-    if (!json_put(o, "model", cJSON_CreateString(sim_model_name(rp->config.model))) ||
+    sim_model_format(&rp->config, model, sizeof(model));
+    if (!json_put(o, "model", cJSON_CreateString(model)) ||
         !json_put(o, "seed", json_uint(rp->config.seed)) ||
         !json_put(o, "caches", a = cJSON_CreateArray()))
         goto err_delete;

@@ -215,12 +215,16 @@ cJSON *session_settings_json(const struct session *s)
     cJSON *o = cJSON_CreateObject(), *vars = NULL;
     unsigned v;
 
+    char model[64];
+
+    sim_model_format(&s->cfg, model, sizeof(model));
     if (!o || !json_put(o, "seed", json_uint(s->cfg.seed)) ||
-        !json_put(o, "model", json_str(sim_model_name(s->cfg.model))) ||
+        !json_put(o, "model", json_str(model)) ||
         !json_put(o, "variants", vars = cJSON_CreateObject()))
         goto err_delete;
     for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (!json_put(vars, sim_variant_name(v),
+        if (sim_variant_in_model(v, s->cfg.model) &&
+            !json_put(vars, sim_variant_name(v),
                       cJSON_CreateString(s->cfg.variant[v] == SIM_AFTER ? "after" : "before")))
             goto err_delete;
     return o;
