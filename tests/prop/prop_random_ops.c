@@ -291,6 +291,12 @@ static void random_config(struct model *m)
     cfg->freelist_random = chance(m, 50);
     cfg->rcu_mode = (enum sim_rcu_mode)below(m, 3);
     cfg->rcu_gap = 1 + below(m, 40);
+    if (m->seed % 3 == 0) { /* a third of the seeds run the legacy model, eras in turn */
+        cfg->model = SIM_MODEL_LEGACY;
+        cfg->legacy_era = (enum sim_legacy_era)(SIM_ERA_FROZEN_PARTIAL + m->seed / 3 % 3);
+        cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] =
+                cfg->legacy_era == SIM_ERA_DIRECT_LOAD ? SIM_AFTER : SIM_BEFORE;
+    }
 }
 
 static const char *describe(const struct model *m)
@@ -298,10 +304,14 @@ static const char *describe(const struct model *m)
     static char buf[200];
     const struct sim_config *c = &m->cfg;
 
+    char model[48];
+
+    sim_model_format(c, model, sizeof(model));
     snprintf(buf, sizeof(buf),
-            "%u CPUs, %u nodes, %llu MiB/node, variants %u%u%u, %s, %s, rcu %s gap %u",
-            c->nr_cpus, c->nr_nodes, (unsigned long long)(c->mem_per_node >> 20), c->variant[0],
-            c->variant[1], c->variant[2], c->freelist_hardened ? "hardened" : "plain",
+            "%s, %u CPUs, %u nodes, %llu MiB/node, variants %u%u%u%u, %s, %s, rcu %s gap %u",
+            model, c->nr_cpus, c->nr_nodes, (unsigned long long)(c->mem_per_node >> 20),
+            c->variant[0], c->variant[1], c->variant[2], c->variant[3],
+            c->freelist_hardened ? "hardened" : "plain",
             c->freelist_random ? "random" : "ordered", sim_rcu_mode_name(c->rcu_mode),
             c->rcu_gap);
     return buf;
@@ -346,7 +356,10 @@ static void check_user_counts(struct model *m)
     free(held);
 }
 
-/* Through the public API: a cache's `objects` is what users and sheaves hold. */
+/* Through the public API: a cache's `objects` is what users and sheaves hold
+ * (legacy model: and the free objects of slabs owned by CPUs, which sysfs
+ * counts as in use: cpu slabs with their lockless freelists, CPU partial
+ * slabs). */
 static void check_objects_file(struct model *m)
 {
     struct sim_snapshot *snap = snap_take(m->sim);
@@ -361,8 +374,15 @@ static void check_objects_file(struct model *m)
                 in_sheaves += snap->sheaves[i].size;
         for (size_t i = 0; i < snap->nr_rcu_objs; i++)
             rcu += slab_of(m->sim, snap->rcu_objs[i])->cache == (int)c;
+        for (size_t i = 0; i < snap->nr_slabs; i++)
+            if (snap->slabs[i].cache == (int)c &&
+                    (snap->slabs[i].place.type == SIM_PL_CPU_SLAB ||
+                            snap->slabs[i].place.type == SIM_PL_CPU_PARTIAL))
+                in_sheaves += snap->slabs[i].nr_free;
+        for (unsigned cpu = 0; cpu < snap->nr_cpus; cpu++)
+            in_sheaves += snap->caches[c].cpu_slab[cpu].nr_freelist;
         PCHECK(m, snap->caches[c].objects == live_count(m, (int)c) + in_sheaves + rcu,
-                "cache %s: objects %lu, users %u + sheaves %lu + waiting for RCU %lu",
+                "cache %s: objects %lu, users %u + sheaves (or CPUs) %lu + waiting for RCU %lu",
                 snap->caches[c].name, snap->caches[c].objects, live_count(m, (int)c),
                 in_sheaves, rcu);
     }
@@ -528,6 +548,8 @@ static bool slab_path(struct model *m, const struct slab *slab, unsigned cpu)
 {
     const struct kmem_cache *s = m->sim->caches[slab->cache];
 
+    if (cache_has_cpu_slab(s)) /* legacy: unless it is this CPU's cpu slab */
+        return s->cpu_slab[cpu].slab != slab_idx(m->sim, slab);
     return !cache_has_sheaves(s) || slab->node != (int)m->cfg.cpu_node[cpu];
 }
 
