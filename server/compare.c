@@ -114,7 +114,7 @@ static int compare_configure(const struct compare_args *a, const struct sim_conf
 {
     char name[64], va[32] = "before", vb[32] = "after", spec[128];
     const char *eq;
-    int k, m;
+    int k;
 
     side[0].cfg = *base;
     if (a->seed && !cli_parse_u64(a->seed, &side[0].cfg.seed))
@@ -126,9 +126,10 @@ static int compare_configure(const struct compare_args *a, const struct sim_conf
         for (k = 0; k < 2; k++) {
             const char *model = k ? vb : va;
 
-            if ((m = sim_model_lookup(model)) < 0)
+            if (sim_model_parse(model, &side[k].cfg))
                 return cli_usage_error("compare", "unknown model \"%s\"", model);
-            side[k].cfg.model = (enum sim_model)m;
+            if (sim_model_error(&side[k].cfg))
+                return cli_usage_error("compare", "%s", sim_model_error(&side[k].cfg));
             snprintf(side[k].label, sizeof(side[k].label), "model=%s", model);
         }
         return CLI_OK;
@@ -203,6 +204,14 @@ static int compare_run(const struct compare_args *a, const struct scenario *scn,
     return ret;
 }
 
+/* Across models, does side @k's kernel have row @row's counter at all? */
+static bool compare_counts(const struct compare_side side[2], int k, size_t row)
+{
+    if (side[0].cfg.model == side[1].cfg.model || row >= SIM_NR_STATS)
+        return true;
+    return sim_stat_in_model((unsigned)row, side[k].cfg.model);
+}
+
 static const char *compare_row_name(size_t row)
 {
     return row < SIM_NR_STATS ? sim_stat_name((unsigned)row)
@@ -243,6 +252,11 @@ cJSON *compare_json(const struct scenario *scn, const char *cache,
             !json_put(row, "change_pct",
                       has ? cJSON_CreateNumber(strtod(pct, NULL)) : cJSON_CreateNull()))
             goto err_delete;
+        /* across models: which kernels have the counter (sysfs file) */
+        if (side[0].cfg.model != side[1].cfg.model &&
+            (!json_put(row, "in_baseline", cJSON_CreateBool(compare_counts(side, 0, r))) ||
+             !json_put(row, "in_patched", cJSON_CreateBool(compare_counts(side, 1, r)))))
+            goto err_delete;
     }
     return o;
 
@@ -281,9 +295,15 @@ static void compare_print_table(const struct scenario *scn, const char *cache,
 
         if (r == SIM_NR_STATS)
             printf("\n");
+        char val[2][24];
+
         snprintf(change, sizeof(change), "%s%s", has ? pct : "-", has ? "%" : "");
-        printf("%-26s %14" PRIu64 " %14" PRIu64 " %9s\n", compare_row_name(r), side[0].v[r],
-               side[1].v[r], change);
+        for (int k = 0; k < 2; k++) /* n/a: that model's kernels have no such counter */
+            if (compare_counts(side, k, r))
+                snprintf(val[k], sizeof(val[k]), "%" PRIu64, side[k].v[r]);
+            else
+                snprintf(val[k], sizeof(val[k]), "n/a");
+        printf("%-26s %14s %14s %9s\n", compare_row_name(r), val[0], val[1], change);
     }
 }
 

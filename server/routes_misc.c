@@ -108,13 +108,10 @@ static bool compare_axis(const struct request *req, struct response *res,
             return false;
         }
         for (k = 0; k < 2; k++) {
-            int m = sim_model_lookup(k ? vb : va);
-
-            if (m < 0) {
+            if (sim_model_parse(k ? vb : va, &side[k].cfg) || sim_model_error(&side[k].cfg)) {
                 route_error(res, 400, "bad_request", "model: unknown model \"%s\"", k ? vb : va);
                 return false;
             }
-            side[k].cfg.model = (enum sim_model)m;
             snprintf(side[k].label, sizeof(side[k].label), "model=%s", k ? vb : va);
         }
         return true;

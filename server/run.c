@@ -115,18 +115,18 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
 /* Apply the command line's settings over the scenario's configuration. */
 static int run_configure(const struct run_args *a, struct sim_config *cfg)
 {
-    int i, m;
+    int i;
 
-    if (a->model) {
-        if ((m = sim_model_lookup(a->model)) < 0)
-            return cli_usage_error("run", "unknown model \"%s\"", a->model);
-        cfg->model = (enum sim_model)m;
-    }
+    if (a->model && sim_model_parse(a->model, cfg))
+        return cli_usage_error("run", "unknown model \"%s\" (sheaves, legacy or legacy:ERA)",
+                               a->model);
     if (a->seed && !cli_parse_u64(a->seed, &cfg->seed))
         return cli_usage_error("run", "--seed wants a non-negative integer, not \"%s\"", a->seed);
     for (i = 0; i < a->nr_variants; i++)
         if (!cli_set_variant(cfg, a->variants[i]))
             return CLI_USAGE;
+    if (sim_model_error(cfg))
+        return cli_usage_error("run", "%s", sim_model_error(cfg));
     return CLI_OK;
 }
 

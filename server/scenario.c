@@ -148,13 +148,11 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
 
     if ((err = scenario_get_string(ctx, root, "model", false, &model)) < 0)
         return err;
-    if (err == 0) {
-        int m = sim_model_lookup(model);
-
-        if (m < 0)
-            return scenario_fail(ctx, "key \"model\": unknown model \"%s\"", model);
-        cfg->model = (enum sim_model)m;
-    }
+    if (err == 0 && sim_model_parse(model, cfg))
+        return scenario_fail(ctx, "key \"model\": unknown model \"%s\" (sheaves, legacy, "
+                                  "legacy:ERA_FROZEN_PARTIAL, legacy:ERA_DELAYED_FREEZE or "
+                                  "legacy:ERA_DIRECT_LOAD)",
+                             model);
     if ((err = scenario_get_uint(ctx, root, "seed", false, UINT64_MAX, &seed)) < 0)
         return err;
     if (err == 0)
@@ -179,6 +177,8 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
         }
         scenario_path_pop(ctx, 0);
     }
+    if (sim_model_error(cfg))
+        return scenario_fail(ctx, "key \"model\": %s", sim_model_error(cfg));
     if (config) {
         if (!cJSON_IsObject(config))
             return scenario_fail(ctx, "key \"config\": expected an object, got %s",

@@ -41,6 +41,8 @@ enum op_key {
     KEY_SHEAF,
     KEY_OFFSET,
     KEY_VALUE,
+    KEY_CPU_PARTIAL,
+    KEY_ORDER,
     NR_OP_KEYS
 };
 
@@ -67,6 +69,8 @@ static const char *const op_keys[NR_OP_KEYS] = {
         [KEY_SHEAF] = "sheaf",
         [KEY_OFFSET] = "offset",
         [KEY_VALUE] = "value",
+        [KEY_CPU_PARTIAL] = "cpu_partial",
+        [KEY_ORDER] = "order",
 };
 
 struct op_spec {
@@ -75,7 +79,9 @@ struct op_spec {
     unsigned optional;
 };
 
-#define CREATE_KEYS (K(ALIGN) | K(FLAGS) | K(CTOR) | K(FREEPTR_OFFSET) | K(SHEAF_CAPACITY) | K(CPU))
+#define CREATE_KEYS                                                                                \
+    (K(ALIGN) | K(FLAGS) | K(CTOR) | K(FREEPTR_OFFSET) | K(SHEAF_CAPACITY) | K(CPU) |              \
+            K(CPU_PARTIAL) | K(ORDER))
 
 static const struct op_spec op_specs[SCENARIO_NR_OP_KINDS] = {
         [SCENARIO_OP_CREATE] = {"create", K(NAME) | K(OBJECT_SIZE), CREATE_KEYS},
@@ -201,6 +207,17 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
         if ((err = scenario_item_uint(ctx, item, kname, 1u << 16, &v)))
             return err;
         op->create.sheaf_capacity = (unsigned)v;
+        return 0;
+    case KEY_CPU_PARTIAL: /* sysfs cpu_partial (legacy model) */
+        if ((err = scenario_item_uint(ctx, item, kname, 1u << 16, &v)))
+            return err;
+        op->create.cpu_partial = (unsigned)v;
+        return 0;
+    case KEY_ORDER: /* sysfs order */
+        if ((err = scenario_item_uint(ctx, item, kname, 3, &v)))
+            return err;
+        op->create.set_order = true;
+        op->create.order = (unsigned)v;
         return 0;
     case KEY_CTOR:
         if (!cJSON_IsBool(item))

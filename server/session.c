@@ -176,14 +176,22 @@ int session_settings_parse(const cJSON *json, struct session_settings *st, struc
         st->seed = (uint64_t)d;
     }
     if (model) {
-        int m = cJSON_IsString(model) ? sim_model_lookup(model->valuestring) : -1;
+        struct sim_config tmp;
 
-        if (m < 0) {
-            strbuf_puts(err, "key \"model\": expected a model name (\"sheaves\")");
+        sim_config_default(&tmp);
+        if (!cJSON_IsString(model) || sim_model_parse(model->valuestring, &tmp)) {
+            strbuf_puts(err, "key \"model\": expected a model name (\"sheaves\", \"legacy\" or "
+                             "\"legacy:ERA_FROZEN_PARTIAL|ERA_DELAYED_FREEZE|ERA_DIRECT_LOAD\")");
             return SESSION_EBADINPUT;
         }
         st->has_model = true;
-        st->model = (enum sim_model)m;
+        st->model = tmp.model;
+        st->era = tmp.legacy_era;
+        if (tmp.legacy_era != SIM_ERA_DEFAULT) { /* the era names the variant too */
+            st->has_variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = true;
+            st->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] =
+                tmp.variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD];
+        }
     }
     if (variants) {
         if (!cJSON_IsObject(variants)) {
@@ -456,11 +464,17 @@ int session_build(struct session *s, struct strbuf *err)
     s->cfg = s->scn->config;
     if (s->settings.has_seed)
         s->cfg.seed = s->settings.seed;
-    if (s->settings.has_model)
+    if (s->settings.has_model) {
         s->cfg.model = s->settings.model;
+        s->cfg.legacy_era = s->settings.era;
+    }
     for (v = 0; v < SIM_NR_VARIANTS; v++)
         if (s->settings.has_variant[v])
             s->cfg.variant[v] = s->settings.variant[v];
+    if (sim_model_error(&s->cfg)) {
+        strbuf_printf(err, "key \"model\": %s", sim_model_error(&s->cfg));
+        return SESSION_EBADINPUT;
+    }
     if ((ret = session_check_machine(s, err)))
         return ret;
     s->have_rp = true;
@@ -685,6 +699,7 @@ int session_fork_inputs(struct session *s, uint64_t at, struct session *child)
     child->settings.has_seed = child->settings.has_model = true;
     child->settings.seed = s->cfg.seed;
     child->settings.model = s->cfg.model;
+    child->settings.era = s->cfg.legacy_era;
     for (v = 0; v < SIM_NR_VARIANTS; v++) {
         child->settings.has_variant[v] = true;
         child->settings.variant[v] = s->cfg.variant[v];

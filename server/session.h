@@ -83,6 +83,7 @@ struct session_settings {
     bool has_seed, has_model;
     uint64_t seed;
     enum sim_model model;
+    enum sim_legacy_era era; /* with has_model */
     bool has_variant[SIM_NR_VARIANTS];
     uint8_t variant[SIM_NR_VARIANTS];
 };
