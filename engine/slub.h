@@ -485,6 +485,7 @@ struct sim_snap_cache {
     uint32_t main[SIM_MAX_CPUS], spare[SIM_MAX_CPUS], rcu_free[SIM_MAX_CPUS];
     struct sim_snap_stats cpu_stats[SIM_MAX_CPUS];
     /* legacy model (zero in the sheaves model) */
+    bool has_cpu_slab; /* a cpu slab per CPU (not a debug cache) */
     unsigned cpu_partial, cpu_partial_slabs;
     struct sim_snap_cpu_slab {
         sim_addr_t slab;      /* c->slab, 0 when none */

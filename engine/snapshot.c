@@ -102,6 +102,7 @@ static void snap_cache(const struct sim *sim, const struct kmem_cache *s, struct
         c->rcu_free[cpu] = public_sheaf_id(sim, s->pcs[cpu].rcu_free);
         memcpy(c->cpu_stats[cpu].v, s->stats[cpu], sizeof(c->cpu_stats[cpu].v));
     }
+    c->has_cpu_slab = cache_has_cpu_slab(s);
     c->cpu_partial = s->cpu_partial;
     c->cpu_partial_slabs = s->cpu_partial_slabs;
     for (unsigned cpu = 0; cache_has_cpu_slab(s) && cpu < sim->cfg.nr_cpus; cpu++) {

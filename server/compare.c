@@ -242,7 +242,8 @@ cJSON *compare_json(const struct scenario *scn, const char *cache,
         goto err_delete;
     for (r = 0; r < COMPARE_ROWS; r++) {
         cJSON *row = cJSON_CreateObject();
-        bool has = compare_change(side[0].v[r], side[1].v[r], pct, sizeof(pct));
+        bool has = compare_counts(side, 0, r) && compare_counts(side, 1, r) &&
+                   compare_change(side[0].v[r], side[1].v[r], pct, sizeof(pct));
 
         if (!json_push(rows, row) ||
             !json_put(row, "metric", cJSON_CreateString(compare_row_name(r))) ||
@@ -291,7 +292,8 @@ static void compare_print_table(const struct scenario *scn, const char *cache,
            side[1].label);
     printf("%-26s %14s %14s %9s\n", "metric", "baseline", "patched", "change");
     for (r = 0; r < COMPARE_ROWS; r++) {
-        bool has = compare_change(side[0].v[r], side[1].v[r], pct, sizeof(pct));
+        bool has = compare_counts(side, 0, r) && compare_counts(side, 1, r) &&
+                   compare_change(side[0].v[r], side[1].v[r], pct, sizeof(pct));
 
         if (r == SIM_NR_STATS)
             printf("\n");

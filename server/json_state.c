@@ -88,6 +88,40 @@ static cJSON *json_cpu_sheaf(const struct sim_snapshot *snap, uint32_t id)
     return o;
 }
 
+/* @n addresses from snap->objs starting at @first, as hex strings. */
+static cJSON *json_objs(const struct sim_snapshot *snap, size_t first, size_t n);
+
+/* Legacy model: a CPU's cpu slab, tid, lockless freelist (in order) and
+ * CPU partial list (slab addresses, head first). */
+static cJSON *json_cpu_slab(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
+                            unsigned cpu)
+{
+    const struct sim_snap_cpu_slab *cs = &c->cpu_slab[cpu];
+    cJSON *o = cJSON_CreateObject(), *partial = NULL;
+    unsigned pos;
+    size_t i;
+
+    if (!o || !json_put(o, "slab", cs->slab ? json_hex(cs->slab) : cJSON_CreateNull()) ||
+        !json_put(o, "tid", json_uint(cs->tid)) ||
+        !json_put(o, "freelist", json_objs(snap, cs->freelist, cs->nr_freelist)) ||
+        !json_put(o, "partial", partial = cJSON_CreateArray()))
+        goto err_delete;
+    for (pos = 0; pos < cs->nr_partial; pos++)
+        for (i = 0; i < snap->nr_slabs; i++) {
+            const struct sim_snap_slab *s = &snap->slabs[i];
+
+            if (s->cache == c->id && s->place.type == SIM_PL_CPU_PARTIAL &&
+                s->place.cpu == (int)cpu && s->place.slot == (int32_t)pos &&
+                !json_push(partial, json_hex(s->addr)))
+                goto err_delete;
+        }
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
 static cJSON *json_cache_cpu(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
                              unsigned cpu)
 {
@@ -95,11 +129,13 @@ static cJSON *json_cache_cpu(const struct sim_snapshot *snap, const struct sim_s
 
     if (!o)
         return NULL;
+
     if (!json_put(o, "cpu", json_uint(cpu)) ||
         !json_put(o, "main", json_cpu_sheaf(snap, c->main[cpu])) ||
         !json_put(o, "spare", json_cpu_sheaf(snap, c->spare[cpu])) ||
         !json_put(o, "rcu_free", json_cpu_sheaf(snap, c->rcu_free[cpu])) ||
-        !json_put(o, "stats", json_stats(&c->cpu_stats[cpu]))) {
+        !json_put(o, "stats", json_stats(&c->cpu_stats[cpu])) ||
+        (c->has_cpu_slab && !json_put(o, "cpu_slab", json_cpu_slab(snap, c, cpu)))) {
         cJSON_Delete(o);
         return NULL;
     }
@@ -159,6 +195,10 @@ cJSON *json_snap_cache(const struct sim_snapshot *snap, const struct sim_snap_ca
         !json_put(o, "total_objects", json_uint(c->total_objects)) ||
         !json_put(o, "stats", json_stats(&total)) ||
         !json_put(o, "cpus", cpus = cJSON_CreateArray()))
+        goto err_delete;
+    if (c->has_cpu_slab && /* legacy model */
+        (!json_put(o, "cpu_partial", json_uint(c->cpu_partial)) ||
+         !json_put(o, "cpu_partial_slabs", json_uint(c->cpu_partial_slabs))))
         goto err_delete;
     for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
         if (!json_push(cpus, json_cache_cpu(snap, c, cpu)))

@@ -137,7 +137,18 @@ static void report_cache_topology(struct strbuf *out, const struct sim_snapshot 
 {
     unsigned cpu, n;
 
-    for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++) {
+    for (cpu = 0; c->has_cpu_slab && cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++) {
+        const struct sim_snap_cpu_slab *cs = &c->cpu_slab[cpu];
+
+        strbuf_printf(out, "cpu%u (node %u) cpu slab ", cpu, snap->cpu_node[cpu]);
+        if (cs->slab)
+            strbuf_printf(out, "0x%" PRIx64, (uint64_t)cs->slab);
+        else
+            strbuf_puts(out, "-");
+        strbuf_printf(out, ", lockless freelist %u, tid %" PRIu64 ", cpu partial %u slab%s\n",
+                      cs->nr_freelist, cs->tid, cs->nr_partial, cs->nr_partial == 1 ? "" : "s");
+    }
+    for (cpu = 0; !c->has_cpu_slab && cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++) {
         strbuf_printf(out, "cpu%u (node %u) sheaves:", cpu, snap->cpu_node[cpu]);
         report_sheaf(out, snap, "main", c->main[cpu]);
         report_sheaf(out, snap, "spare", c->spare[cpu]);

@@ -58,7 +58,7 @@ check "cpu partial counters are n/a on sheaves" grep -Eq '^cpu_partial_free +3 +
 sl compare "$root/scenarios/legacy-vs-sheaves.json" --model legacy,sheaves --json
 check "compare --json is JSON" json_doc "$TMP/out"
 check "rows say which kernels count them" \
-    grep -q '"metric":"free_frozen","baseline":16,"patched":0,"change_pct":-100,"in_baseline":true,"in_patched":false' "$TMP/out"
+    grep -q '"metric":"free_frozen","baseline":16,"patched":0,"change_pct":null,"in_baseline":true,"in_patched":false' "$TMP/out"
 sl compare "$refill" --model legacy:ERA_FROZEN_PARTIAL,legacy:ERA_DIRECT_LOAD
 check "compare across eras exits 0" test "$status" -eq 0
 check "alloc_refill 1 -> 0 across eras" grep -Eq '^alloc_refill +1 +0 ' "$TMP/out"
