@@ -442,3 +442,78 @@ test('accessibility basics: labelled controls, live line, table view, legend gly
   });
   await page.close();
 });
+
+test('legacy model: each CPU draws its cpu slab, lockless freelist and CPU partial list', async (t) => {
+  const page = await lab(t, '/?scenario=legacy-cpu-partial-drain');
+  await shotOnFailure(t, page, async () => {
+    const m = await model(page);
+    assert.equal(m.scenario, 'legacy-cpu-partial-drain');
+    // step through every event: each move finds its anchors, nothing throws
+    await press(page, 'End');
+    await waitAt(page, m.end);
+    await page.waitForTimeout(700);
+    const st = await api(base, `/api/sessions/${m.id}/state?at=${m.end}`);
+    const cache = st.state.caches[0];
+    const [c0, c1] = cache.cpus.map((c) => c.cpu_slab);
+    assert.equal(c0.freelist.length, 7);
+    assert.equal(c1.slab, null);
+    assert.equal(c1.partial.length, 1);
+    // the structure: no sheaves, a cpu slab per CPU, CPU 1's partial list holds one slab
+    assert.equal(await page.locator('#picture svg.topo g.cpuslab').count(), 2);
+    assert.equal(await page.locator('#picture svg.topo g.sheaf').count(), 0);
+    assert.match(await page.getAttribute('#picture svg.topo g.cpuslab[data-cpuslab="0"]', 'aria-label'),
+      /^CPU 0 cpu slab .+: 7 of 8 objects on its lockless freelist, tid \d+$/);
+    assert.match(await page.textContent('#picture svg.topo g.cpupartial[data-cpupartial="1"]'), /partial 1\/2/);
+    assert.equal(await page.locator('#picture svg.topo [aria-label^="CPU 1 partial slab"]').count(), 1);
+    assert.ok(await inkedPixels(page, '#picture canvas.slabmap') > 200, 'the slab map has cells drawn');
+    await page.screenshot({ path: join(OUT, 'legacy-view.png') });
+    // the table view: the per-CPU slab rows match the engine
+    await page.click('#tabbtn-table');
+    const rows = await page.$$eval('#t-cpuslabs tbody tr', (trs) => trs.map((r) => [...r.children].map((c) => c.textContent)));
+    assert.deepEqual(rows, cache.cpus.map((c) => [String(c.cpu), c.cpu_slab.slab ?? 'none', String(c.cpu_slab.freelist.length),
+      String(c.cpu_slab.tid), c.cpu_slab.partial.join(' ') || 'empty']));
+    // the narration of the drain
+    let drain = -1;
+    for (let at = 1; at <= m.end; at++) {
+      const s = await api(base, `/api/sessions/${m.id}/state?at=${at}`);
+      if (s.event?.fn === 'put_cpu_partial' && s.event.label === 'drain') { drain = at; break; }
+    }
+    assert.ok(drain > 0, 'the scenario drains the CPU partial list');
+    await page.evaluate((at) => window.__slublab.player.seek(at), drain);
+    await waitAt(page, drain);
+    assert.match(await page.textContent('#narration'), /^CPU 1 kmem_cache_free: the CPU partial list is full, so all of it is detached/);
+    noErrors(page);
+  });
+  await page.close();
+});
+
+test('compare view across models: a legacy and a sheaves kernel side by side, n/a for counters a kernel lacks', async (t) => {
+  const page = await lab(t, '/?scenario=legacy-vs-sheaves');
+  await shotOnFailure(t, page, async () => {
+    await page.click('#viewbtn-compare');
+    await page.waitForSelector('#cmp-table tbody tr');
+    await page.selectOption('#cmp-scenario', 'legacy-vs-sheaves');
+    await page.selectOption('#cmp-axis', 'model:legacy,sheaves');
+    await page.click('#cmp-run');
+    await page.waitForFunction(() => /model=legacy \(baseline\) vs model=sheaves/.test(document.querySelector('#cmp-caption')?.textContent ?? ''));
+    await page.waitForSelector('#cmp-table tr[data-metric="free_frozen"]');
+    const want = await api(base, '/api/compare?scenario=legacy-vs-sheaves&model=legacy,sheaves');
+    const cells = async (metric) => page.$$eval(`#cmp-table tr[data-metric="${metric}"] td`, (tds) => tds.map((x) => x.textContent));
+    const ff = want.rows.find((r) => r.metric === 'free_frozen');
+    assert.equal(ff.in_patched, false);
+    assert.deepEqual(await cells('free_frozen'), [String(ff.baseline), 'n/a', 'n/a']);
+    const sr = want.rows.find((r) => r.metric === 'sheaf_refill');
+    assert.deepEqual((await cells('sheaf_refill')).slice(0, 2), ['n/a', String(sr.patched)]);
+    const fs = want.rows.find((r) => r.metric === 'free_slowpath');
+    assert.deepEqual((await cells('free_slowpath')).slice(0, 2), [String(fs.baseline), String(fs.patched)]);
+    // the legacy side draws cpu slabs, the sheaves side draws sheaves
+    await page.click('#cmp-end');
+    await page.waitForFunction(() => /^operation (\d+) of \1$/.test(document.querySelector('#cmp-pos')?.textContent ?? ''));
+    await page.waitForTimeout(700);
+    assert.equal(await page.locator('#compare-view .side:nth-child(1) svg.topo g.cpuslab').count(), 2);
+    assert.equal(await page.locator('#compare-view .side:nth-child(2) svg.topo g.cpuslab').count(), 0);
+    assert.ok(await page.locator('#compare-view .side:nth-child(2) svg.topo g.sheaf').count() >= 2);
+    noErrors(page);
+  });
+  await page.close();
+});

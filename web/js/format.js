@@ -69,6 +69,7 @@ export const STATES = [
   { key: 'prefill', name: 'prefilled sheaf', desc: 'in a prefilled sheaf a caller holds', color: '#5f4b8b', ink: '#5f4b8b', glyph: 'vbar' },
   { key: 'inflight', name: 'in flight', desc: 'held by the operation in progress', color: '#222222', ink: '#222222', glyph: 'diamond' },
   { key: 'rcu_pending', name: 'pending RCU', desc: 'waiting for an RCU grace period', color: '#aa3377', ink: '#aa3377', glyph: 'cross' },
+  { key: 'cpu_freelist', name: 'lockless freelist', desc: 'on a CPU\'s lockless freelist (legacy model: free, but counted in its cpu slab\'s inuse)', color: '#00707a', ink: '#00707a', glyph: 'tri' },
   { key: 'other', name: 'elsewhere', desc: 'in a place this UI has no colour for', color: '#666666', ink: '#666666', glyph: 'question' },
 ];
 
@@ -102,6 +103,9 @@ export function placeName(p, cpu) {
     case 'inflight': return p.sheaf ? `sheaf #${p.sheaf} (in flight)` : 'the operation in progress';
     case 'rcu_pending': return 'the RCU queue';
     case 'prefill': return 'a prefilled sheaf';
+    case 'cpu_slab': return `CPU ${c}'s cpu slab`;
+    case 'cpu_freelist': return `CPU ${c}'s lockless freelist`;
+    case 'cpu_partial': return `CPU ${c}'s partial list`;
     default: return String(p.type).replace(/_/g, ' ');
   }
 }
@@ -109,12 +113,12 @@ export function placeName(p, cpu) {
 // ---- the API call an event belongs to ------------------------------------
 
 const CALLS = [
-  [/^(alloc_from_pcs|__pcs_replace_empty_main|barn_replace_empty_sheaf|___slab_alloc|get_from_partial_node)$/, 'kmem_cache_alloc'],
-  [/^(free_to_pcs|__pcs_replace_full_main|barn_replace_full_sheaf|slab_free|__pcs_install_empty_sheaf)$/, 'kmem_cache_free'],
+  [/^(alloc_from_pcs|__pcs_replace_empty_main|barn_replace_empty_sheaf|___slab_alloc|get_from_partial_node|__slab_alloc_node)$/, 'kmem_cache_alloc'],
+  [/^(free_to_pcs|__pcs_replace_full_main|barn_replace_full_sheaf|slab_free|__pcs_install_empty_sheaf|do_slab_free|__slab_free)$/, 'kmem_cache_free'],
   [/^(alloc_from_pcs_bulk|__kmem_cache_alloc_bulk|kmem_cache_alloc_bulk)$/, 'kmem_cache_alloc_bulk'],
   [/^(free_to_pcs_bulk|kmem_cache_free_bulk)$/, 'kmem_cache_free_bulk'],
   [/^(barn_shrink|__kmem_cache_do_shrink)$/, 'kmem_cache_shrink'],
-  [/^pcs_flush_all$/, 'flush_all'],
+  [/^(pcs_flush_all|flush_slab|put_partials)$/, 'flush_all'],
   [/^__kmem_cache_shutdown$/, 'kmem_cache_destroy'],
   [/^(__kfree_rcu_sheaf|kvfree_call_rcu)$/, 'kfree_rcu'],
   [/^(rcu_grace_period|rcu_free_sheaf|rcu_free_sheaf_nobarn|rcu_free_slab|kvfree_rcu_bulk)$/, 'RCU grace period'],

@@ -48,14 +48,16 @@ export function topoScene(snap, v, opts = {}) {
     const x = (c % perRow) * (cw + gap), y = Math.floor(c / perRow) * (ch + gap);
     const info = cache?.cpus?.[c];
     const sw = compact ? 26 : 38, sp = compact ? 32 : 48, sh = ch - 62;
-    const stacks = SHEAF_ROLES.map((role, k) => {
+    // legacy model: the cpu slab with its lockless freelist, and the CPU partial list
+    const legacy = info?.cpu_slab ? legacyCpu(info.cpu_slab, cache, v, x, y, sw, sp, sh) : null;
+    const stacks = legacy ? [] : SHEAF_ROLES.map((role, k) => {
       const ref = info?.[role];
       const box = { role, cpu: c, x: x + 8 + k * sp, y: y + 26, w: sw, h: sh, sheaf: null };
       if (ref && byId.has(ref.id)) box.sheaf = mk(byId.get(ref.id), role, box.x, box.y, sw, sh, { cpu: c });
       return box;
     });
     const px = x + 8 + 3 * sp + 4;
-    cpus.push({ cpu: c, node: snap.cpu_node[c] ?? 0, x, y, w: cw, h: ch, stacks, compact,
+    cpus.push({ cpu: c, node: snap.cpu_node[c] ?? 0, x, y, w: cw, h: ch, stacks, compact, legacy,
       caller: { x: px, y: y + 26, w: Math.max(24, x + cw - 8 - px), h: Math.min(44, sh / 2) },
       stats: info?.stats ?? {} });
   }
@@ -128,9 +130,27 @@ export function topoScene(snap, v, opts = {}) {
   return { w: W, h: y, cpus, hold, nodes, sheafById };
 }
 
-const GROUP_ORDER = ['node_partial', 'node_full', 'full', 'inflight'];
+/**
+ * Legacy model: a CPU's cpu slab (its lockless freelist filling it, against
+ * the objects per slab) and its partial list (one chip per slab, head first).
+ */
+function legacyCpu(cs, cache, v, x, y, sw, sp, sh) {
+  const objs = Math.max(1, cache?.objs_per_slab ?? 1);
+  const slab = { x: x + 8, y: y + 26, w: sw, h: sh, addr: cs.slab, freelist: cs.freelist.length, objects: objs, tid: cs.tid };
+  const lane = { x: x + 8 + sp, y: y + 26, w: 2 * sp - 6, h: sh, chips: /** @type {Array<Rect & {addr: string, inuse: number, objects: number, free: number}>} */ ([]) };
+  const chipW = 10, step = Math.min(chipW + 3, (lane.w - 4) / Math.max(cs.partial.length, 1));
+  cs.partial.forEach((addr, i) => {
+    const s = v.slabs.find((sl) => sl.addr === addr);
+    lane.chips.push({ addr, inuse: s?.inuse ?? 0, objects: s?.objects ?? objs, free: s?.freelist.length ?? 0,
+      x: lane.x + 2 + i * Math.max(step, 3), y: lane.y + 16, w: Math.max(2, Math.min(chipW, step - 1)), h: sh - 16 });
+  });
+  return { slab, partial: lane, count: cs.partial.length, limit: cache?.cpu_partial_slabs ?? 0 };
+}
+
+const GROUP_ORDER = ['cpu_slab', 'cpu_partial', 'node_partial', 'node_full', 'full', 'inflight'];
 const GROUP_TITLE = {
   node_partial: 'partial list', node_full: 'full list', full: 'full, on no list', inflight: 'in flight',
+  cpu_slab: 'cpu slabs', cpu_partial: 'CPU partial lists',
 };
 
 /**
@@ -270,6 +290,7 @@ export function anchor(sc, kind, id, p, cpu) {
       return T({ x: b.x + b.w / 2, y: b.y + b.h - ((Math.max(slot, 0) + 0.5) / b.capacity) * b.h });
     }
     if (p.type === 'user') return cpuBox ? T(center(cpuBox.caller)) : null;
+    if (p.type === 'cpu_freelist' && cpuBox?.legacy) return T(center(cpuBox.legacy.slab));
     if (p.type === 'rcu_pending') return T(center(topo.hold.rcu));
     if (p.type === 'inflight') return T(center(topo.hold.flight));
     if (SHEAF_ROLES.includes(p.type) && cpuBox) {
@@ -281,6 +302,8 @@ export function anchor(sc, kind, id, p, cpu) {
   }
   if (kind === 'slab') {
     if (p.type === 'pages' || p.type === 'none') return node?.zone ? T(center(node.zone)) : null;
+    if (p.type === 'cpu_slab' && cpuBox?.legacy) return T(center(cpuBox.legacy.slab));
+    if (p.type === 'cpu_partial' && cpuBox?.legacy) return T(center(cpuBox.legacy.partial));
     const r = grid.byAddr.get(String(id));
     return r ? G(center(r)) : node ? T(center(node.plist)) : null;
   }

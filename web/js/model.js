@@ -18,7 +18,7 @@ const SHEAF_STATE = {
 };
 
 /**
- * @typedef {{ s: number, sheaf?: number, slot?: number, fl?: number, place?: string }} Where
+ * @typedef {{ s: number, sheaf?: number, slot?: number, fl?: number, place?: string, cpu?: number }} Where
  * @typedef {{ cache: Cache|null, slabs: Slab[], sheaves: import('./types.js').Sheaf[],
  *             where: Map<string, Where>, codes: Map<string, Uint8Array>,
  *             counts: number[], slabOf: (addr: string) => Slab|null }} CacheView
@@ -57,6 +57,9 @@ export function cacheView(snap, cacheId) {
     sh.objects.forEach((a, i) => where.set(a, { s, sheaf: sh.id, slot: i, place: sh.place.type }));
   }
   for (const sl of slabs) sl.freelist.forEach((a, i) => where.set(a, { s: S.free, fl: i }));
+  // legacy model: each CPU's lockless freelist (its objects count in the slab's inuse)
+  (cache?.cpus || []).forEach((c) => (c.cpu_slab?.freelist || []).forEach((a, i) =>
+    where.set(a, { s: S.cpu_freelist, fl: i, place: 'cpu_freelist', cpu: c.cpu })));
   for (const a of snap.inflight || []) if (!where.has(a)) where.set(a, { s: S.inflight });
   for (const a of snap.rcu_objs || snap.rcu_pending || []) where.set(a, { s: S.rcu_pending });
   const codes = new Map();

@@ -52,6 +52,10 @@ function paintGlyph(ctx, x, y, s, st, debug) {
       break;
     case 'ring': ctx.fillRect(x + s / 4, y + s / 4, s / 2, s / 2); break;
     case 'dot': ctx.beginPath(); ctx.arc(x + c, y + c, s / 5, 0, 7); ctx.fill(); break;
+    case 'tri':
+      ctx.beginPath(); ctx.moveTo(x + c, y + 1.5); ctx.lineTo(x + s - 1.5, y + s - 1.5); ctx.lineTo(x + 1.5, y + s - 1.5);
+      ctx.closePath(); ctx.fill();
+      break;
     case 'diamond':
       ctx.beginPath(); ctx.moveTo(x + c, y + 1.5); ctx.lineTo(x + s - 1.5, y + c); ctx.lineTo(x + c, y + s - 1.5);
       ctx.lineTo(x + 1.5, y + c); ctx.closePath(); ctx.fill();
@@ -106,6 +110,24 @@ export function paintTopo(ctx, t) {
       ctx.fillStyle = '#111';
       ctx.fillText(st.role === 'rcu_free' ? 'rcu' : st.role, st.x, st.y + st.h + 3);
       if (st.sheaf) ctx.fillText(`${st.sheaf.size}/${st.sheaf.capacity}`, st.x, st.y + st.h + 16);
+    }
+    if (c.legacy) {
+      const b = c.legacy.slab, p = c.legacy.partial;
+      box(b);
+      const fh = (b.freelist / b.objects) * (b.h - 2);
+      ctx.fillStyle = STATES[S.cpu_freelist].color;
+      ctx.fillRect(b.x + 1, b.y + b.h - 1 - fh, b.w - 2, fh);
+      ctx.fillStyle = '#111';
+      ctx.fillText('cpu slab', b.x, b.y + b.h + 3);
+      if (b.addr) ctx.fillText(`${b.freelist}/${b.objects}`, b.x, b.y + b.h + 16);
+      box(p, `partial ${c.legacy.count}/${c.legacy.limit}`);
+      for (const chip of p.chips) {
+        ctx.strokeStyle = '#333';
+        ctx.strokeRect(chip.x + 0.5, chip.y + 0.5, chip.w - 1, chip.h - 1);
+        const ch = (chip.inuse / Math.max(1, chip.objects)) * (chip.h - 2);
+        ctx.fillStyle = STATES[S.user].color;
+        ctx.fillRect(chip.x + 1, chip.y + chip.h - 1 - ch, chip.w - 2, ch);
+      }
     }
     box(c.caller, 'caller');
   }

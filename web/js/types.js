@@ -8,14 +8,17 @@
  * @typedef {{ seq: number, op: number, cpu: number, node: number, cache: number, fn: string,
  *             label: string|null, moves: Move[], stats: Record<string, number>, report: string|null }} Event
  * @typedef {{ id: number, size: number, capacity: number } | null} CpuSheaf
- * @typedef {{ cpu: number, main: CpuSheaf, spare: CpuSheaf, rcu_free: CpuSheaf, stats: Record<string, number> }} CacheCpu
+ * @typedef {{ slab: string|null, tid: number, freelist: string[], partial: string[] }} CpuSlab
+ * @typedef {{ cpu: number, main: CpuSheaf, spare: CpuSheaf, rcu_free: CpuSheaf, stats: Record<string, number>,
+ *             cpu_slab?: CpuSlab }} CacheCpu
  * @typedef {{ node: number, nr_partial: number, nr_slabs: number, total_objects: number,
  *             barn: { nr_full: number, nr_empty: number, partial: number|null } }} CacheNode
  * @typedef {{ id: number, name: string, alive: boolean, object_size: number, slab_size: number,
  *             align: number, inuse: number, offset: number, red_left_pad: number, flags: string[],
  *             order: number, objs_per_slab: number, min_partial: number, sheaf_capacity: number,
  *             slabs: number, objects: number, partial: number, objects_partial: number,
- *             total_objects: number, stats: Record<string, number>, cpus: CacheCpu[], nodes: CacheNode[] }} Cache
+ *             total_objects: number, stats: Record<string, number>, cpus: CacheCpu[], nodes: CacheNode[],
+ *             cpu_partial?: number, cpu_partial_slabs?: number }} Cache
  * @typedef {{ addr: string, cache: number, node: number, order: number, objects: number, inuse: number,
  *             place: Place, freelist_head: string, freelist: string[] }} Slab
  * @typedef {{ id: number, cache: number, place: Place, size: number, capacity: number, objects: string[] }} Sheaf

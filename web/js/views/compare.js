@@ -27,6 +27,8 @@ export function createCompare(root, o) {
   const names = o.variants?.().length ? o.variants() : ['DEFERRED_FREELIST', 'BARN_REFILL', 'REFILL_RETURN', 'DETACHED_FREELIST'];
   const axis = h(doc, 'select', { id: 'cmp-axis', 'aria-label': 'What differs' },
     ...names.map((v) => h(doc, 'option', { value: `variant:${v}` }, `${v}: before vs after`)),
+    ...(names.includes('CPU_PARTIAL_DIRECT_LOAD') ? [] : [h(doc, 'option', { value: 'variant:CPU_PARTIAL_DIRECT_LOAD' }, 'CPU_PARTIAL_DIRECT_LOAD: before vs after (legacy model)')]),
+    h(doc, 'option', { value: 'model:legacy,sheaves' }, 'model: legacy (6.x) vs sheaves (7.x)'),
     h(doc, 'option', { value: 'model:sheaves,legacy' }, 'model: sheaves vs legacy'));
   const run = h(doc, 'button', { type: 'button', id: 'cmp-run' }, 'Compare');
   const msg = h(doc, 'p', { class: 'msg', role: 'status', id: 'cmp-msg' });
@@ -79,8 +81,10 @@ export function createCompare(root, o) {
   function drawTable() {
     if (!report) return;
     const rows = report.rows.filter((r) => !hideZero.checked || r.baseline || r.patched);
+    // across models a counter one kernel does not have is n/a (in_baseline / in_patched false)
+    const val = (r, side) => (r[`in_${side}`] === false ? 'n/a' : String(r[side]));
     fill(tbody, rows.map((r) => h(doc, 'tr', { dataset: { metric: r.metric } }, h(doc, 'th', { scope: 'row' }, r.metric),
-      h(doc, 'td', { class: 'num' }, String(r.baseline)), h(doc, 'td', { class: 'num' }, String(r.patched)),
+      h(doc, 'td', { class: 'num' }, val(r, 'baseline')), h(doc, 'td', { class: 'num' }, val(r, 'patched')),
       h(doc, 'td', { class: 'num' }, fmtChange(r.baseline, r.patched, r.change_pct)))));
   }
 

@@ -15,7 +15,8 @@ import { createTopology } from './topology.js';
 import { createSlabmap } from './slabmap.js';
 
 const DEST_CODE = { user: S.user, slab: S.free, main: S.main, spare: S.spare, rcu_free: S.rcu_free, barn_full: S.barn,
-  barn_empty: S.barn, barn_partial: S.barn, prefill: S.prefill, inflight: S.inflight, rcu_pending: S.rcu_pending };
+  barn_empty: S.barn, barn_partial: S.barn, prefill: S.prefill, inflight: S.inflight, rcu_pending: S.rcu_pending,
+  cpu_freelist: S.cpu_freelist };
 
 /** Places an event touched, as keys the structure highlights. */
 export function touchedKeys(e) {
@@ -33,6 +34,8 @@ export function touchedKeys(e) {
       else if (p.type === 'inflight') out.add('flight');
       else if (p.type === 'rcu_pending') out.add('rcu');
       else if (p.type === 'prefill') out.add('prefill');
+      else if (p.type === 'cpu_slab' || p.type === 'cpu_freelist') out.add(`cpuslab:${p.cpu ?? e.cpu}`);
+      else if (p.type === 'cpu_partial') out.add(`cpupartial:${p.cpu ?? e.cpu}`);
     }
   }
   return out;

@@ -71,7 +71,7 @@ export function createTopology(root, o) {
     const sheafKeys = (list) => list.filter(Boolean).map((b) => `sheaf:${b.id}`);
     const out = [];
     for (const cpu of t.cpus) {
-      const keys = [`caller:${cpu.cpu}`, ...sheafKeys(cpu.stacks.map((x) => x.sheaf))];
+      const keys = [`caller:${cpu.cpu}`, `cpuslab:${cpu.cpu}`, `cpupartial:${cpu.cpu}`, ...sheafKeys(cpu.stacks.map((x) => x.sheaf))];
       out.push(group(`cpu${cpu.cpu}`, [cpu, selKey, tk(keys)], () => cpuGroup(cpu, sel, touched)));
     }
     const hd = t.hold;
@@ -114,11 +114,38 @@ export function createTopology(root, o) {
       }
       g.append(text(st.x, st.y + st.h + 13, cpu.compact ? { main: 'main', spare: 'spr', rcu_free: 'rcu' }[st.role] : st.role === 'rcu_free' ? 'rcu' : st.role, cpu.compact ? 'tiny' : 'lbl'));
     }
+    if (cpu.legacy) legacyCpu(g, cpu, sel, touched);
     const cl = cpu.caller;
     g.append(s(doc, 'g', { class: touched.has(`caller:${cpu.cpu}`) ? 'caller touched' : 'caller' },
       s(doc, 'rect', { x: cl.x, y: cl.y, width: cl.w, height: cl.h, class: 'pocket' }),
       text(cl.x + 4, cl.y + cl.h / 2 + 4, 'caller')));
     return g;
+  }
+
+  /** Legacy model: the cpu slab filled by its lockless freelist, and the CPU partial list. */
+  function legacyCpu(g, cpu, sel, touched) {
+    const L = cpu.legacy, b = L.slab, st = STATES[S.cpu_freelist];
+    const fh = (b.freelist / b.objects) * (b.h - 2);
+    const slabG = s(doc, 'g', { class: ['cpuslab', b.addr && isSel(sel, 'slab', b.addr) && 'sel', touched.has(`cpuslab:${cpu.cpu}`) && 'touched'].filter(Boolean).join(' '),
+      dataset: { cpuslab: String(cpu.cpu) } },
+    s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: b.addr ? 'cap' : 'none' }),
+    s(doc, 'rect', { x: b.x + 1, y: b.y + b.h - 1 - fh, width: Math.max(0, b.w - 2), height: fh, fill: st.color, class: `fill g-${st.glyph}` }));
+    g.append(b.addr ? button(slabG, `CPU ${cpu.cpu} cpu slab ${shortAddr(b.addr)}: ${b.freelist} of ${b.objects} objects on its lockless freelist, tid ${b.tid}`,
+      { kind: 'slab', id: b.addr, slab: b.addr }) : slabG);
+    g.append(text(b.x, b.y + b.h + 13, 'slab', cpu.compact ? 'tiny' : 'lbl'));
+    g.append(text(b.x, b.y + b.h + 26, b.addr ? (cpu.compact ? String(b.freelist) : `${b.freelist}/${b.objects}`) : 'none', cpu.compact ? 'tiny' : 'num'));
+    const p = L.partial;
+    g.append(s(doc, 'g', { class: touched.has(`cpupartial:${cpu.cpu}`) ? 'cpupartial touched' : 'cpupartial', dataset: { cpupartial: String(cpu.cpu) } },
+      s(doc, 'rect', { x: p.x, y: p.y, width: p.w, height: p.h, class: 'pocket' }),
+      text(p.x + 3, p.y + 12, cpu.compact ? `${L.count}/${L.limit}` : `partial ${L.count}/${L.limit}`, 'tiny')));
+    for (const chip of p.chips) {
+      const ch = (chip.inuse / Math.max(1, chip.objects)) * (chip.h - 2);
+      g.append(button(s(doc, 'g', { class: ['chip', isSel(sel, 'slab', chip.addr) && 'sel'].filter(Boolean).join(' ') },
+        s(doc, 'rect', { x: chip.x, y: chip.y, width: chip.w, height: chip.h, class: 'cap' }),
+        s(doc, 'rect', { x: chip.x + 1, y: chip.y + chip.h - 1 - ch, width: Math.max(0, chip.w - 2), height: ch, fill: STATES[S.user].color })),
+      `CPU ${cpu.cpu} partial slab ${shortAddr(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
+    }
+    g.append(text(p.x, p.y + p.h + 13, 'partial', cpu.compact ? 'tiny' : 'lbl'));
   }
 
   function nodeGroup(n, sel, touched, narrow) {
