@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "internal.h"
 #include "simtest.h"
 
 /* Cfg-1: CPUs 0 and 1, @nodes nodes, CPU c on node c % nodes; t512 gets
@@ -479,6 +480,133 @@ static void test_1f(void)
     tsim_fini(&t);
 }
 
+/* 2.D: one bulk free drives the CPU partial machinery (three slow frees,
+ * the third drains), and a group on the CPU's own slab takes the fast path. */
+static void test_2d_bulk_free(void)
+{
+    for (int era = SIM_ERA_FROZEN_PARTIAL; era <= SIM_ERA_DIRECT_LOAD; era++) {
+        struct sim_config cfg;
+        struct tsim t;
+        struct counters k;
+        sim_addr_t o[25], arr[8];
+        struct sim_op op = {.kind = SIM_OP_FREE_BULK, .cpu = 1, .node = SIM_NUMA_NO_NODE};
+        struct sim_result res;
+        int a;
+
+        cfg1(&cfg, (enum sim_legacy_era)era, 1);
+        tsim_init(&t, &cfg);
+        a = create_t512(&t, 8);
+        for (int i = 0; i < 25; i++)
+            o[i] = tsim_alloc(&t, a, 0);
+        /* [f1a, f1b, f2a, f2b, f3a, f3b] */
+        for (int s = 0; s < 3; s++) {
+            arr[2 * s] = o[8 * s];
+            arr[2 * s + 1] = o[8 * s + 1];
+        }
+        op.cache = a;
+        op.count = 6;
+        op.in = arr;
+        take(&t, a, &k);
+        CHECK_EQ_U(tsim_apply(&t, &op, &res), 0);
+        CHECK_EQ_U(res.status, SIM_OK);
+        deltas(&t, a, &k, 1,
+                "free_slowpath=3 cpu_partial_free=3 cpu_partial_drain=1 free_add_partial=2");
+        CHECK_EQ_U(tsim_snap_cache(&t, a).node[0].nr_partial, 2);
+        /* CPU 0 frees two objects of its own cpu slab in one call: one fast push of 2 */
+        arr[0] = o[24];
+        arr[1] = tsim_alloc(&t, a, 0);
+        op.cpu = 0;
+        op.count = 2;
+        take(&t, a, &k);
+        CHECK_EQ_U(tsim_apply(&t, &op, &res), 0);
+        deltas(&t, a, &k, 0, "free_fastpath=2 alloc_fastpath=0");
+        CHECK_CLEAN(&t);
+        tsim_fini(&t);
+    }
+}
+
+/* Require @at_op and @at_event violations now. */
+static bool violations(struct tsim *t, unsigned at_op, unsigned at_event)
+{
+    struct sim_report rep;
+    bool ok = CHECK_EQ_U(sim_validate(t->sim, SIM_VALIDATE_OP, &rep), at_op);
+
+    if (!ok && rep.violations)
+        printf("  first: %s\n", rep.msg[0]);
+    ok &= CHECK_EQ_U(sim_validate(t->sim, SIM_VALIDATE_EVENT, &rep), at_event);
+    return ok;
+}
+
+/*
+ * Corrupt-then-validate for the legacy invariants: after 1.D (CPU 0's cpu
+ * slab with 7 objects on its lockless freelist, CPU 1's partial list [F3],
+ * node 0's partial list [F2, F1]) break one thing, require the exact count
+ * of violations, put it back, require a clean state.
+ */
+static void test_validator_catches(void)
+{
+    struct sim_config cfg;
+    struct tsim t;
+    sim_addr_t f[3];
+    struct kmem_cache *s;
+    struct kmem_cache_cpu *c0, *c1;
+    struct slab *cs, *f3, *f1, *extra;
+    int a;
+
+    cfg1(&cfg, SIM_ERA_DIRECT_LOAD, 1);
+    tsim_init(&t, &cfg);
+    a = create_t512(&t, 8);
+    three_full(&t, a, f);
+    for (int i = 0; i < 3; i++)
+        tsim_free(&t, a, 1, f[i]);
+    s = t.sim->caches[a];
+    c0 = &s->cpu_slab[0];
+    c1 = &s->cpu_slab[1];
+    cs = slab_at(t.sim, c0->slab);
+    f3 = slab_at(t.sim, c1->partial);
+    f1 = slab_of(t.sim, f[0]);
+    if (!violations(&t, 0, 0))
+        return;
+
+    cs->cpu_frozen = false; /* a cpu slab must be frozen */
+    violations(&t, 1, 1);
+    cs->cpu_frozen = true;
+
+    f1->cpu_frozen = true; /* frozen on a node partial list (I6) */
+    violations(&t, 1, 1);
+    f1->cpu_frozen = false;
+
+    f3->slabs = 2; /* the head's length is exact (I5) */
+    violations(&t, 1, 1);
+    f3->slabs = 1;
+
+    c0->tid += 1; /* tid = cpu + k * TID_STEP */
+    violations(&t, 1, 1);
+    c0->tid -= 1;
+
+    cs->cpu = 1; /* owned by the CPU that points at it */
+    violations(&t, 1, 1); /* CPU 0's slab says it belongs to CPU 1 */
+    cs->cpu = 0;
+
+    {
+        sim_addr_t head = c0->freelist; /* an object lost from the lockless freelist */
+
+        c0->freelist = peek_freepointer(t.sim, s, head, NULL);
+        violations(&t, 1, 1); /* conservation: inuse 8, users 1 + held 6 */
+        c0->freelist = head;
+    }
+
+    extra = slab_of(t.sim, f[1]); /* a node partial slab that claims a CPU list */
+    extra->list = SLAB_ON_CPU_PARTIAL;
+    extra->cpu = 1;
+    violations(&t, 2, 2); /* not reached from CPU 1; and not on node 0's list as it says */
+    extra->list = SLAB_ON_PARTIAL;
+    extra->cpu = -1;
+    violations(&t, 0, 0);
+    CHECK_CLEAN(&t);
+    tsim_fini(&t);
+}
+
 int main(void)
 {
     RUN_TEST(test_cfg1_geometry);
@@ -488,5 +616,7 @@ int main(void)
     RUN_TEST(test_1d);
     RUN_TEST(test_1e);
     RUN_TEST(test_1f);
+    RUN_TEST(test_2d_bulk_free);
+    RUN_TEST(test_validator_catches);
     return check_done();
 }
