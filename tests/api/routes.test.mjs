@@ -320,6 +320,35 @@ describe('sessions', () => {
     assert.deepEqual(r.json.rows, cli.rows);
     assert.equal(r.json.baseline, 'DEFERRED_FREELIST=before');
   });
+
+  test('the legacy model: sessions by era, compare across models, bad models refused', async () => {
+    const scn = JSON.parse(fs.readFileSync('scenarios/legacy-cpu-partial-refill.json', 'utf8'));
+    const r = await session(srv.url, { scenario: scn, model: 'legacy:ERA_DELAYED_FREEZE' });
+    const info = await api(srv.url, 'GET', `/api/sessions/${r.id}`);
+    assert.equal(info.json.settings.model, 'legacy:ERA_DELAYED_FREEZE');
+    assert.deepEqual(info.json.settings.variants, { DETACHED_FREELIST: 'after', CPU_PARTIAL_DIRECT_LOAD: 'before' });
+    // the same state as the CLI with that era
+    const end = await api(srv.url, 'GET', `/api/sessions/${r.id}/state?at=${info.json.events}`);
+    const cli = execFileSync(BIN, ['run', 'scenarios/legacy-cpu-partial-refill.json', '--model', 'legacy:ERA_DELAYED_FREEZE', '--snapshot'], { encoding: 'utf8' }).trim();
+    assert.equal(stateText(end.text), cli);
+    const cpu1 = end.json.state.caches[0].cpus[1].cpu_slab;
+    assert.match(cpu1.slab, /^0x/);
+    assert.equal(cpu1.freelist.length, 7);
+    assert.deepEqual(cpu1.partial, []);
+    // an era that contradicts the variant, an unknown era: 400 with the reason
+    const bad = await api(srv.url, 'POST', '/api/sessions', { body: { scenario: scn, model: 'legacy:ERA_DIRECT_LOAD', variants: { CPU_PARTIAL_DIRECT_LOAD: 'before' } } });
+    assert.equal(bad.status, 400);
+    assert.match(bad.json.error.message, /ERA_DIRECT_LOAD is CPU_PARTIAL_DIRECT_LOAD=after/);
+    const unknown = await api(srv.url, 'POST', '/api/sessions', { body: { scenario: scn, model: 'legacy:ERA_X' } });
+    assert.equal(unknown.status, 400);
+    const cmp = await api(srv.url, 'GET', '/api/compare?scenario=legacy-vs-sheaves&model=legacy,sheaves');
+    assert.equal(cmp.status, 200);
+    const want = JSON.parse(execFileSync(BIN, ['compare', 'scenarios/legacy-vs-sheaves.json', '--model', 'legacy,sheaves', '--json'], { encoding: 'utf8' }));
+    assert.deepEqual(cmp.json.rows, want.rows);
+    assert.equal(cmp.json.rows.find((x) => x.metric === 'sheaf_refill').in_baseline, false);
+    const nope = await api(srv.url, 'GET', '/api/compare?scenario=legacy-vs-sheaves&model=legacy:ERA_X,sheaves');
+    assert.equal(nope.status, 400);
+  });
 });
 
 describe('snapshots and diff', () => {
