@@ -65,7 +65,7 @@ static void detach_chain(struct sim *sim, uint32_t head)
  * lists, except empty slabs of nodes that already keep min_partial partial
  * slabs: those are discarded.  Opens its own events.
  */
-void __put_partials(struct sim *sim, struct kmem_cache *s, uint32_t head)
+void put_partials_to_node(struct sim *sim, struct kmem_cache *s, uint32_t head)
 {
     bool frozen_era = sim_legacy_era(&sim->cfg) == SIM_ERA_FROZEN_PARTIAL;
     unsigned len = 0, nr = 0;
@@ -114,7 +114,7 @@ void put_partials(struct sim *sim, struct kmem_cache *s, struct kmem_cache_cpu *
     c->partial = 0;
     detach_chain(sim, head);
     ev_end(sim);
-    __put_partials(sim, s, head);
+    put_partials_to_node(sim, s, head);
 }
 
 /* Push slab @idx (on no list) at the head of the current CPU's partial
@@ -151,7 +151,7 @@ static void put_cpu_partial(struct sim *sim, struct kmem_cache *s, uint32_t idx)
     push_cpu_partial(sim, c, idx);
     ev_end(sim);
     if (to_drain)
-        __put_partials(sim, s, to_drain);
+        put_partials_to_node(sim, s, to_drain);
 }
 
 /*

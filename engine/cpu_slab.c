@@ -244,7 +244,7 @@ static uint32_t pop_cpu_partial(struct kmem_cache_cpu *c, struct sim *sim)
  * The single-object slow path (kernel: ___slab_alloc), era by era.  Returns
  * the object, now the user's, or SIM_NULL when no memory could be found.
  */
-static sim_addr_t ___slab_alloc(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
+static sim_addr_t legacy_slow_alloc(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
 {
     unsigned cpu = (unsigned)sim->cpu;
     struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
@@ -314,7 +314,7 @@ new_slab:
             stat_add(sim, s, SIM_CPU_PARTIAL_ALLOC, 1);
             ev_end(sim);
             if (!node_match(ps, node)) {
-                __put_partials(sim, s, p);
+                put_partials_to_node(sim, s, p);
                 continue;
             }
             idx = p;
@@ -338,7 +338,7 @@ new_slab:
         pop_cpu_partial(c, sim);
         slab_set_cpu_list(sim, ps, SLAB_ON_PRIVATE, -1);
         ev_end(sim);
-        __put_partials(sim, s, p);
+        put_partials_to_node(sim, s, p);
     }
 
 new_objects:
@@ -387,7 +387,7 @@ sim_addr_t legacy_slab_alloc(struct sim *sim, struct kmem_cache *s, int node, ui
     struct slab *slab;
 
     if (!obj || !c->slab || !node_match(slab_at(sim, c->slab), node))
-        return ___slab_alloc(sim, s, node, gfp);
+        return legacy_slow_alloc(sim, s, node, gfp);
     slab = slab_at(sim, c->slab);
     check_freepointer_or_oops(sim, s, slab, obj);
     ev_begin(sim, s, "__slab_alloc_node", "fastpath", slab->node);
@@ -480,7 +480,7 @@ unsigned legacy_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, si
             ev_end(sim);
             continue;
         }
-        out[got] = ___slab_alloc(sim, s, SIM_NUMA_NO_NODE, SIM_GFP_KERNEL);
+        out[got] = legacy_slow_alloc(sim, s, SIM_NUMA_NO_NODE, SIM_GFP_KERNEL);
         if (!out[got])
             break;
         got++;

@@ -391,7 +391,7 @@ void legacy_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu);
 
 /* cpu_partial.c (legacy model) */
 void legacy_cache_init(struct sim *sim, struct kmem_cache *s, unsigned requested);
-void __put_partials(struct sim *sim, struct kmem_cache *s, uint32_t head);
+void put_partials_to_node(struct sim *sim, struct kmem_cache *s, uint32_t head);
 void put_partials(struct sim *sim, struct kmem_cache *s, struct kmem_cache_cpu *c);
 uint32_t get_partial(struct sim *sim, struct kmem_cache *s, int node, bool thisnode,
         sim_addr_t *chain);
