@@ -11,7 +11,10 @@
  * CPUs, kmalloc/kfree, bulk allocations and frees, kfree_rcu, grace
  * periods and barriers, flushes, shrinks, destroys of empty caches.  One
  * seed in ten is a "pressure" seed (one 4 MiB node, large objects, big
- * bulk allocations) so that memory runs out.  The validator runs after
+ * bulk allocations) so that memory runs out.  Every third seed runs the
+ * legacy model (per-CPU slabs and partial lists), its three eras in turn,
+ * with its own invariants in the validator; on either model only the
+ * counters that model's kernels have may move.  The validator runs after
  * every event (level EVENT) and every operation (level OP), which sets the
  * time budget: see PROP_OPS_MIN.  The reference model is the set of live
  * objects per cache:
@@ -858,6 +861,7 @@ static unsigned env_unsigned(const char *name, unsigned dflt)
 
 struct totals {
     unsigned long seeds, ops, events, nomem, double_frees, destroys, bulk_objs, remote_frees;
+    unsigned long legacy_seeds; /* seeds run with the legacy model */
 };
 
 static void run_seed(uint64_t seed, unsigned scale, struct totals *tot)
@@ -899,9 +903,16 @@ static void run_seed(uint64_t seed, unsigned scale, struct totals *tot)
     }
     if (!m.failed)
         drain(&m);
+    /* each model moves only the counters its kernels have (sim_stat_in_model) */
+    for (unsigned c = 0; !m.failed && c < sim_nr_caches(m.sim); c++)
+        for (unsigned i = 0; i < SIM_NR_STATS; i++)
+            PCHECK(&m, sim_stat_in_model(i, m.cfg.model) || sim_stat(m.sim, (int)c, i, -1) == 0,
+                    "%s model: counter %s moved (%llu)", sim_model_name(m.cfg.model),
+                    sim_stat_name(i), (unsigned long long)sim_stat(m.sim, (int)c, i, -1));
     if (m.failed)
         printf("    machine: %s\n", describe(&m));
     tot->seeds++;
+    tot->legacy_seeds += m.cfg.model == SIM_MODEL_LEGACY;
     tot->ops += sim_op_count(m.sim);
     tot->events += m.events;
     tot->nomem += m.nomem;
@@ -934,10 +945,10 @@ static void test_random_ops(void)
         for (unsigned i = 1; i <= seeds; i++)
             run_seed(i, scale, &tot);
     }
-    printf("     %lu seeds, %lu ops, %lu events; %lu out-of-memory results, %lu double frees "
-           "caught, %lu destroys, %lu bulk objects, %lu remote frees\n",
-            tot.seeds, tot.ops, tot.events, tot.nomem, tot.double_frees, tot.destroys,
-            tot.bulk_objs, tot.remote_frees);
+    printf("     %lu seeds (%lu legacy), %lu ops, %lu events; %lu out-of-memory results, %lu "
+           "double frees caught, %lu destroys, %lu bulk objects, %lu remote frees\n",
+            tot.seeds, tot.legacy_seeds, tot.ops, tot.events, tot.nomem, tot.double_frees,
+            tot.destroys, tot.bulk_objs, tot.remote_frees);
     if ((!one || !*one) && seeds >= PROP_SEEDS_DEFAULT) {
         /* a full run reached what it is meant to exercise */
         CHECK_GE_U(tot.seeds, seeds);
@@ -945,6 +956,7 @@ static void test_random_ops(void)
         CHECK_GT_U(tot.double_frees, 0);
         CHECK_GT_U(tot.destroys, 0);
         CHECK_GT_U(tot.remote_frees, 0);
+        CHECK_GT_U(tot.legacy_seeds, seeds / 4);
     }
 }
 
