@@ -482,6 +482,9 @@ test('legacy model: each CPU draws its cpu slab, lockless freelist and CPU parti
     await page.evaluate((at) => window.__slublab.player.seek(at), drain);
     await waitAt(page, drain);
     assert.match(await page.textContent('#narration'), /^CPU 1 kmem_cache_free: the CPU partial list is full, so all of it is detached/);
+    await page.click('#tabbtn-explain');
+    assert.match(await page.textContent('#code-panel'), /put_cpu_partial\(\)/);
+    assert.match(await page.textContent('#code-panel li[aria-current="step"]'), /Already cpu_partial_slabs slabs/);
     noErrors(page);
   });
   await page.close();
