@@ -62,4 +62,15 @@ check "rows say which kernels count them" \
 sl compare "$refill" --model legacy:ERA_FROZEN_PARTIAL,legacy:ERA_DIRECT_LOAD
 check "compare across eras exits 0" test "$status" -eq 0
 check "alloc_refill 1 -> 0 across eras" grep -Eq '^alloc_refill +1 +0 ' "$TMP/out"
+# 1.C, the unlikely branch, in the three eras (spec part 1.9)
+numa=$root/scenarios/legacy-numa-mismatch.json
+sl compare "$numa" --model legacy:ERA_DELAYED_FREEZE,legacy:ERA_DIRECT_LOAD
+check "6.8 -> 6.9: cpu_partial_alloc 1 -> 0" grep -Eq '^cpu_partial_alloc +1 +0 ' "$TMP/out"
+check "6.8 -> 6.9: free_add_partial stays 1" grep -Eq '^free_add_partial +1 +1 ' "$TMP/out"
+check "6.8 -> 6.9: no node mismatch either way" grep -Eq '^alloc_node_mismatch +0 +0 ' "$TMP/out"
+sl compare "$numa" --model legacy:ERA_FROZEN_PARTIAL,legacy:ERA_DIRECT_LOAD
+check "6.2-6.7: alloc_node_mismatch" grep -Eq '^alloc_node_mismatch +1 +0 ' "$TMP/out"
+check "6.2-6.7: deactivate_remote_frees" grep -Eq '^deactivate_remote_frees +1 +0 ' "$TMP/out"
+check "6.2-6.7: deactivate_to_tail" grep -Eq '^deactivate_to_tail +1 +0 ' "$TMP/out"
+check "6.2-6.7: no free_add_partial" grep -Eq '^free_add_partial +0 +1 ' "$TMP/out"
 finish
