@@ -82,6 +82,19 @@ static inline bool snap_equal(const struct sim_snapshot *a, const struct sim_sna
             SNAPCMP_DIFF(x->main[c] != y->main[c] || x->spare[c] != y->spare[c] ||
                                  x->rcu_free[c] != y->rcu_free[c],
                     "cache %s cpu %u sheaves", x->name, c);
+            /* legacy model: the cpu slab, tid, lockless freelist and partial list */
+            SNAPCMP_DIFF(x->cpu_slab[c].slab != y->cpu_slab[c].slab ||
+                                 x->cpu_slab[c].tid != y->cpu_slab[c].tid ||
+                                 x->cpu_slab[c].nr_freelist != y->cpu_slab[c].nr_freelist ||
+                                 x->cpu_slab[c].nr_partial != y->cpu_slab[c].nr_partial,
+                    "cache %s cpu %u cpu slab", x->name, c);
+            for (unsigned k = 0; k < x->cpu_slab[c].nr_freelist && k < y->cpu_slab[c].nr_freelist &&
+                                 x->cpu_slab[c].freelist + k < a->nr_objs &&
+                                 y->cpu_slab[c].freelist + k < b->nr_objs;
+                    k++)
+                SNAPCMP_DIFF(a->objs[x->cpu_slab[c].freelist + k] !=
+                                b->objs[y->cpu_slab[c].freelist + k],
+                        "cache %s cpu %u lockless freelist entry %u", x->name, c, k);
             for (unsigned k = 0; k < SIM_NR_STATS; k++)
                 SNAPCMP_DIFF(x->cpu_stats[c].v[k] != y->cpu_stats[c].v[k],
                         "cache %s cpu %u counter %s: %llu vs %llu", x->name, c,

@@ -8,6 +8,7 @@
 
 #include "internal.h"
 #include "simtest.h"
+#include "snapcmp.h"
 
 /* Cfg-1: CPUs 0 and 1, @nodes nodes, CPU c on node c % nodes; t512 gets
  * order 0 (8 objects per slab) through its sysfs order file. */
@@ -607,6 +608,84 @@ static void test_validator_catches(void)
     tsim_fini(&t);
 }
 
+/* A mixed workload: allocations on both CPUs, frees of held objects from
+ * either CPU, flushes.  Deterministic; its state is plain data. */
+struct wl {
+    sim_addr_t held[256];
+    unsigned nr;
+};
+
+static void workload(struct sim *sim, int a, struct wl *w, unsigned from, unsigned to)
+{
+    struct sim_result res;
+
+    for (unsigned i = from; i < to; i++) {
+        struct sim_op op = {.cache = a, .cpu = i % 2, .node = SIM_NUMA_NO_NODE};
+
+        if (i % 7 == 3 && w->nr) {
+            unsigned k = (i * 5) % w->nr;
+
+            op.kind = SIM_OP_FREE;
+            op.addr = w->held[k];
+            w->nr--;
+            w->held[k] = w->held[w->nr];
+        } else if (i % 29 == 0) {
+            op.kind = SIM_OP_FLUSH_ALL;
+        } else {
+            op.kind = SIM_OP_ALLOC;
+        }
+        if (!CHECK_EQ_U(sim_apply(sim, &op, &res), 0))
+            return;
+        if (op.kind == SIM_OP_ALLOC && res.addr && w->nr < 256)
+            w->held[w->nr++] = res.addr;
+    }
+}
+
+/* A clone mid-workload carries the cpu slabs, lockless freelists and
+ * partial lists: original and clone then evolve identically, and so does
+ * a fresh machine fed the same operations, in every era. */
+static void test_clone_and_determinism(void)
+{
+    for (int era = SIM_ERA_FROZEN_PARTIAL; era <= SIM_ERA_DIRECT_LOAD; era++) {
+        struct sim_config cfg;
+        struct tsim t, u;
+        struct sim *copy = NULL;
+        struct sim_snapshot *x, *y, *z;
+        struct wl w1 = {{0}, 0}, w2, w3 = {{0}, 0};
+        char why[160] = "";
+        int a, b;
+
+        cfg1(&cfg, (enum sim_legacy_era)era, 1);
+        tsim_init(&t, &cfg);
+        a = create_t512(&t, 8);
+        workload(t.sim, a, &w1, 0, 150);
+        if (!CHECK_EQ_U(sim_clone(t.sim, &copy), 0))
+            return;
+        w2 = w1;
+        workload(t.sim, a, &w1, 150, 300);
+        workload(copy, a, &w2, 150, 300);
+        x = snap_take(t.sim);
+        y = snap_take(copy);
+        tsim_init(&u, &cfg);
+        b = create_t512(&u, 8);
+        workload(u.sim, b, &w3, 0, 300);
+        z = snap_take(u.sim);
+        if (!CHECK(x && y && snap_equal(x, y, SNAPCMP_CLOCK, why, sizeof(why))))
+            printf("  clone: %s\n", why);
+        if (!CHECK(x && z && snap_equal(x, z, SNAPCMP_CLOCK, why, sizeof(why))))
+            printf("  fresh: %s\n", why);
+        CHECK(x && x->caches[a].has_cpu_slab && x->caches[a].cpu_slab[0].slab != 0);
+        sim_snapshot_release(x);
+        sim_snapshot_release(y);
+        sim_snapshot_release(z);
+        sim_destroy(copy);
+        CHECK_CLEAN(&t);
+        CHECK_CLEAN(&u);
+        tsim_fini(&t);
+        tsim_fini(&u);
+    }
+}
+
 int main(void)
 {
     RUN_TEST(test_cfg1_geometry);
@@ -618,5 +697,6 @@ int main(void)
     RUN_TEST(test_1f);
     RUN_TEST(test_2d_bulk_free);
     RUN_TEST(test_validator_catches);
+    RUN_TEST(test_clone_and_determinism);
     return check_done();
 }
