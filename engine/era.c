@@ -109,11 +109,13 @@ const char *sim_model_error(const struct sim_config *cfg)
 bool sim_variant_in_model(unsigned v, enum sim_model m)
 {
     switch (v) {
-    case SIM_VAR_DETACHED_FREELIST:
-        return true; /* kmem_cache_free_bulk in both */
+    case SIM_VAR_DEFERRED_FREELIST: /* the sheaf era's slab and refill changes */
+    case SIM_VAR_BARN_REFILL:
+    case SIM_VAR_REFILL_RETURN:
+        return m == SIM_MODEL_SHEAVES;
     case SIM_VAR_CPU_PARTIAL_DIRECT_LOAD:
         return m == SIM_MODEL_LEGACY;
-    default:
-        return v < SIM_NR_VARIANTS && m == SIM_MODEL_SHEAVES; /* sheaf-era changes */
+    default: /* DETACHED_FREELIST, and any change below the per-CPU layer */
+        return v < SIM_NR_VARIANTS;
     }
 }
