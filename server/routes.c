@@ -49,6 +49,7 @@ static const struct route routes[] = {
         {"POST", "/api/sessions/*/fork", route_fork},
         {"GET", "/api/sessions/*/follow", route_follow},
         {"GET", "/api/sessions/*/names", route_names},
+        {"GET", "/api/sessions/*/export", route_session_export},
         {"POST", "/api/snapshots", route_snapshot_create},
         {"GET", "/api/snapshots", route_snapshot_list},
         {"POST", "/api/snapshots/import", route_snapshot_import},

@@ -73,6 +73,8 @@ export const api = {
   step: (id, token, body) => request('POST', `${S(id)}/step`, { body, token }),
   fork: (id, at) => request('POST', `${S(id)}/fork`, { body: at == null ? {} : { at } }),
   names: (id) => request('GET', `${S(id)}/names`),
+  /** Where a download of the state at @at is: format slabinfo or sysfs (docs/export.md). */
+  exportUrl: (id, format, at) => `${S(id)}/export${q({ format, at })}`,
   followUrl: (id) => `${S(id)}/follow`,
   compare: (p) => request('GET', `/api/compare${q(p)}`),
   createSnapshot: (body) => request('POST', '/api/snapshots', { body }),

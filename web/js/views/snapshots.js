@@ -1,10 +1,11 @@
 // @ts-check
 // Snapshots: save the current step with a title and a note, copy a
 // permalink that reopens the exact session, step and view, export the
-// snapshot as JSON and the view as PNG, import a JSON snapshot (with a
-// warning when another engine version made it).
+// snapshot as JSON and the view as PNG, download the step's /proc/slabinfo
+// and /sys/kernel/slab tree for slabtop and slabinfo (docs/export.md),
+// import a JSON snapshot (with a warning when another engine version made it).
 
-import { h, fill, download } from '../dom.js';
+import { h, fill, download, downloadUrl } from '../dom.js';
 import { api } from '../api.js';
 
 /**
@@ -42,6 +43,12 @@ export function createSnapshots(root, player, o) {
     return r;
   }
 
+  /** Download the current step in @format from the server. */
+  function kernelFiles(format) {
+    const m = player.get();
+    if (m.session?.id) downloadUrl(doc, api.exportUrl(m.session.id, format, m.at));
+  }
+
   fill(root,
     h(doc, 'label', { for: 'snap-title' }, 'Title'), title,
     h(doc, 'label', { for: 'snap-note' }, 'Note'), note,
@@ -60,6 +67,9 @@ export function createSnapshots(root, player, o) {
         } catch (e) { msg.textContent = e.message; }
       } }, 'Export snapshot JSON'),
       h(doc, 'button', { type: 'button', id: 'png-export', onclick: () => o.exportPng() }, 'Export view as PNG')),
+    h(doc, 'p', { class: 'row' }, 'Kernel files at this step: ',
+      h(doc, 'button', { type: 'button', id: 'export-slabinfo', title: 'What /proc/slabinfo would show (slabtop reads it)', onclick: () => kernelFiles('slabinfo') }, '/proc/slabinfo'),
+      h(doc, 'button', { type: 'button', id: 'export-sysfs', title: 'A tar of /sys/kernel/slab (the kernel\'s slabinfo tool reads it)', onclick: () => kernelFiles('sysfs') }, '/sys/kernel/slab (tar)')),
     h(doc, 'p', { class: 'row' }, h(doc, 'label', null, 'Import a snapshot JSON ', file)),
     msg, h(doc, 'h3', null, 'Recent snapshots'), list);
 

@@ -1,0 +1,105 @@
+// tests/api/export.test.mjs: GET /api/sessions/ID/export: /proc/slabinfo
+// text and a tar of the /sys/kernel/slab tree at a position, the same bytes
+// and files as `slublab export --at N` (the CLI and the server number
+// positions alike), errors as JSON.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { BIN, api, isError, session, start, tmpdir } from './lib.mjs';
+
+const SCN = path.resolve('tests/data/export.json');
+const dir = tmpdir();
+let srv;
+let s;
+let nrEvents;
+
+before(async () => {
+  srv = await start({ dir });
+  s = await session(srv.url, { scenario: JSON.parse(fs.readFileSync(SCN, 'utf8')) });
+  nrEvents = (await api(srv.url, 'GET', `/api/sessions/${s.id}`)).json.events;
+});
+after(async () => {
+  await srv.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function cli(...args) {
+  return execFileSync(BIN, ['export', SCN, ...args], { encoding: 'utf8' });
+}
+
+// Every entry under @root: "path kind content" lines, links by their target.
+function listing(root) {
+  const out = [];
+  const walk = (rel) => {
+    for (const name of fs.readdirSync(path.join(root, rel)).sort()) {
+      const p = path.join(rel, name);
+      const st = fs.lstatSync(path.join(root, p));
+      if (st.isSymbolicLink()) out.push(`${p} -> ${fs.readlinkSync(path.join(root, p))}`);
+      else if (st.isDirectory()) { out.push(`${p}/`); walk(p); }
+      else out.push(`${p} = ${fs.readFileSync(path.join(root, p), 'utf8').trimEnd()}`);
+    }
+  };
+  walk('');
+  return out;
+}
+
+async function download(at, format) {
+  const q = at === undefined ? '' : `&at=${at}`;
+  const r = await fetch(`${srv.url}/api/sessions/${s.id}/export?format=${format}${q}`);
+  return { status: r.status, headers: r.headers, bytes: Buffer.from(await r.arrayBuffer()) };
+}
+
+test('slabinfo at the end is what slublab export prints', async () => {
+  assert.ok(nrEvents > 1000, `the scenario has events (${nrEvents})`);
+  const r = await download(undefined, 'slabinfo');
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get('content-type'), /^text\/plain/);
+  assert.match(r.headers.get('content-disposition'), /^attachment; filename="slabinfo-/);
+  assert.equal(r.bytes.toString('utf8'), cli());
+  assert.match(r.bytes.toString('utf8'), /^slabinfo - version: 2\.1\n/);
+});
+
+test('slabinfo at positions matches slublab export --at', async () => {
+  for (const at of [0, 1, 5, 777, Math.floor(nrEvents / 2), nrEvents - 1, nrEvents]) {
+    const r = await download(at, 'slabinfo');
+    assert.equal(r.status, 200, `at=${at}`);
+    assert.equal(r.bytes.toString('utf8'), cli('--at', String(at)), `at=${at}`);
+  }
+});
+
+test('the sysfs tar unpacks to the tree slublab export writes', async () => {
+  for (const at of [900, nrEvents]) {
+    const r = await download(at, 'sysfs');
+    assert.equal(r.status, 200);
+    assert.equal(r.headers.get('content-type'), 'application/x-tar');
+    assert.match(r.headers.get('content-disposition'), new RegExp(`filename="slab-${s.id}-${at}\\.tar"`));
+    const t = fs.mkdtempSync(path.join(dir, 'tar-'));
+    fs.writeFileSync(path.join(t, 'x.tar'), r.bytes);
+    execFileSync('tar', ['-xf', 'x.tar'], { cwd: t });
+    const c = fs.mkdtempSync(path.join(dir, 'cli-'));
+    cli('--at', String(at), '--sysfs', path.join(c, 'slab'));
+    const got = listing(path.join(t, 'slab'));
+    assert.deepEqual(got, listing(path.join(c, 'slab')), `at=${at}`);
+    assert.ok(got.includes('dentry_alias -> :0000192'), 'an alias is a symbolic link in the tar');
+    assert.ok(got.some((l) => /^plain\/alloc_fastpath = \d+ C3=\d+$/.test(l)), 'counter files');
+  }
+});
+
+test('bad requests get JSON errors', async () => {
+  let r = await api(srv.url, 'GET', `/api/sessions/${s.id}/export`);
+  assert.equal(r.status, 400);
+  assert.ok(isError(r, 'bad_request'));
+  r = await api(srv.url, 'GET', `/api/sessions/${s.id}/export?format=xml`);
+  assert.equal(r.status, 400);
+  r = await api(srv.url, 'GET', `/api/sessions/${s.id}/export?format=slabinfo&at=${nrEvents + 1}`);
+  assert.equal(r.status, 400);
+  assert.match(r.json.error.message, /beyond the end/);
+  r = await api(srv.url, 'GET', `/api/sessions/${s.id}/export?format=slabinfo&at=-1`);
+  assert.equal(r.status, 400);
+  r = await api(srv.url, 'GET', '/api/sessions/zzzzzzzzzz/export?format=slabinfo');
+  assert.equal(r.status, 404);
+  assert.ok(isError(r, 'not_found'));
+});
