@@ -16,6 +16,7 @@
 
 #include "../engine/slub.h"
 #include "scenario.h"
+#include "strbuf.h"
 
 enum {
     CLI_OK = 0,    /* done; every expect passed */
@@ -49,6 +50,21 @@ struct replay;
  * negative errno with the reason in rp->error (-ERANGE: @at beyond the end).
  */
 int cli_replay_at(struct replay *rp, bool has_at, uint64_t at, struct sim_snapshot **out);
+/* report_cmd.c */
+int cli_report(int argc, char **argv);
+void cli_report_usage(FILE *f);
+/*
+ * The chart file beside report @out ("x.md" -> "x-SUFFIX.svg") into @path,
+ * and in *ref its name as the report links it.  0 or -ENAMETOOLONG.
+ */
+int cli_chart_name(const char *out, const char *suffix, char *path, size_t size,
+                   const char **ref);
+/*
+ * Write report @md to @out (NULL: stdout) and, when @chart_path, @svg
+ * there; both in place.  CLI_OK, or CLI_USAGE after printing why.
+ */
+int cli_write_report(const char *cmd, const char *out, const struct strbuf *md,
+                     const char *chart_path, const struct strbuf *svg);
 
 /* True for "--help" and "-h". */
 bool cli_is_help(const char *arg);

@@ -50,6 +50,8 @@ static const struct route routes[] = {
         {"GET", "/api/sessions/*/follow", route_follow},
         {"GET", "/api/sessions/*/names", route_names},
         {"GET", "/api/sessions/*/export", route_session_export},
+        {"GET", "/api/sessions/*/report.md", route_session_report},
+        {"GET", "/api/sessions/*/report.svg", route_session_report_svg},
         {"POST", "/api/snapshots", route_snapshot_create},
         {"GET", "/api/snapshots", route_snapshot_list},
         {"POST", "/api/snapshots/import", route_snapshot_import},

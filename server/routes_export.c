@@ -9,6 +9,10 @@
  * the server agree byte for byte at the same position.  The aliases are
  * those of the session's scenario (its head replay).  Every answer needs
  * a replay from a checkpoint, so the handler runs on a worker.
+ *
+ * GET /api/sessions/ID/report.md?at=N is the Markdown report of that state
+ * (report_md.c) and report.svg its chart; the report links the chart by the
+ * file name the chart's download gets, so the two saved side by side work.
  */
 #include "routes.h"
 
@@ -19,7 +23,9 @@
 #include <string.h>
 
 #include "export.h"
+#include "report_md.h"
 #include "session.h"
+#include "svg_chart.h"
 
 /* The snapshot at the request's "at" (default: the end); 0 or an error already in @res. */
 static int export_snapshot(const struct request *req, struct response *res, struct session *s,
@@ -102,4 +108,53 @@ int route_session_export(const struct request *req, struct response *res)
     sim_snapshot_release(snap);
     strbuf_release(&sb);
     return 0;
+}
+
+/* report.md and report.svg: @svg chooses the chart. */
+static int session_report(const struct request *req, struct response *res, bool svg)
+{
+    struct report_md_info info = {0};
+    struct sim_snapshot *snap = NULL;
+    struct strbuf sb = STRBUF_INIT;
+    struct session *s;
+    char name[96], chart[96];
+    uint64_t at = 0;
+    bool ok;
+    int ret;
+
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    if ((ret = route_open_session(req, res, req->args[0], &s)))
+        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+    if (export_snapshot(req, res, s, &at, &snap)) {
+        route_close_session(req, s);
+        return 0;
+    }
+    snprintf(chart, sizeof(chart), "report-%s-%" PRIu64 "-objects.svg", req->args[0], at);
+    snprintf(name, sizeof(name), "report-%s-%" PRIu64 ".md", req->args[0], at);
+    info.scn = s->scn;
+    info.cfg = &s->cfg;
+    info.at = at;
+    info.nr_events = session_nr_events(s);
+    info.image = chart;
+    ok = svg ? svg_objects_chart(&sb, snap) : report_md_session(&sb, &info, snap);
+    route_close_session(req, s);
+    if (!ok)
+        route_error(res, 500, "internal", "out of memory");
+    else
+        export_answer(res, &sb, svg ? "image/svg+xml" : "text/markdown; charset=utf-8",
+                      svg ? chart : name);
+    sim_snapshot_release(snap);
+    strbuf_release(&sb);
+    return 0;
+}
+
+int route_session_report(const struct request *req, struct response *res)
+{
+    return session_report(req, res, false);
+}
+
+int route_session_report_svg(const struct request *req, struct response *res)
+{
+    return session_report(req, res, true);
 }

@@ -103,3 +103,42 @@ test('bad requests get JSON errors', async () => {
   assert.equal(r.status, 404);
   assert.ok(isError(r, 'not_found'));
 });
+
+test('report.md and report.svg are what slublab report -o writes, named to sit side by side', async () => {
+  for (const at of [900, nrEvents]) {
+    const md = await fetch(`${srv.url}/api/sessions/${s.id}/report.md?at=${at}`);
+    assert.equal(md.status, 200);
+    assert.match(md.headers.get('content-type'), /^text\/markdown/);
+    const name = `report-${s.id}-${at}`;
+    assert.match(md.headers.get('content-disposition'), new RegExp(`filename="${name}\\.md"`));
+    const svg = await fetch(`${srv.url}/api/sessions/${s.id}/report.svg?at=${at}`);
+    assert.equal(svg.headers.get('content-type'), 'image/svg+xml');
+    assert.match(svg.headers.get('content-disposition'), new RegExp(`filename="${name}-objects\\.svg"`));
+    const c = fs.mkdtempSync(path.join(dir, 'report-'));
+    execFileSync(BIN, ['report', SCN, '--at', String(at), '-o', path.join(c, `${name}.md`)]);
+    assert.equal(await md.text(), fs.readFileSync(path.join(c, `${name}.md`), 'utf8'));
+    assert.equal(await svg.text(), fs.readFileSync(path.join(c, `${name}-objects.svg`), 'utf8'));
+  }
+  const r = await api(srv.url, 'GET', `/api/sessions/${s.id}/report.md?at=${nrEvents + 1}`);
+  assert.equal(r.status, 400);
+  assert.ok(isError(r, 'bad_request'));
+});
+
+test('compare format=md and svg are what slublab compare --md -o writes', async () => {
+  const q = 'scenario=fresh-slab-fill&variant=DEFERRED_FREELIST';
+  const md = await fetch(`${srv.url}/api/compare?${q}&format=md`);
+  assert.equal(md.status, 200);
+  assert.match(md.headers.get('content-disposition'), /filename="compare-fresh-slab-fill\.md"/);
+  const svg = await fetch(`${srv.url}/api/compare?${q}&format=svg`);
+  assert.match(svg.headers.get('content-disposition'), /filename="compare-fresh-slab-fill-counters\.svg"/);
+  const c = fs.mkdtempSync(path.join(dir, 'cmp-'));
+  execFileSync(BIN, ['compare', 'scenarios/fresh-slab-fill.json', '--variant', 'DEFERRED_FREELIST',
+    '--md', '-o', path.join(c, 'compare-fresh-slab-fill.md')]);
+  assert.equal(await md.text(), fs.readFileSync(path.join(c, 'compare-fresh-slab-fill.md'), 'utf8'));
+  assert.equal(await svg.text(), fs.readFileSync(path.join(c, 'compare-fresh-slab-fill-counters.svg'), 'utf8'));
+  const json = await api(srv.url, 'GET', `/api/compare?${q}&format=json`);
+  assert.equal(json.status, 200);
+  assert.ok(Array.isArray(json.json.rows));
+  const bad = await api(srv.url, 'GET', `/api/compare?${q}&format=pdf`);
+  assert.equal(bad.status, 400);
+});

@@ -77,6 +77,10 @@ export const api = {
   exportUrl: (id, format, at) => `${S(id)}/export${q({ format, at })}`,
   followUrl: (id) => `${S(id)}/follow`,
   compare: (p) => request('GET', `/api/compare${q(p)}`),
+  /** Where the comparison report is: format md (Markdown) or svg (its chart). */
+  compareUrl: (p, format) => `/api/compare${q({ ...p, format })}`,
+  /** Where the Markdown report (format md) or its chart (svg) of the state at @at is. */
+  reportUrl: (id, format, at) => `${S(id)}/report.${format}${q({ at })}`,
   createSnapshot: (body) => request('POST', '/api/snapshots', { body }),
   snapshots: () => request('GET', '/api/snapshots'),
   snapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}`),

@@ -43,10 +43,15 @@ export function createSnapshots(root, player, o) {
     return r;
   }
 
-  /** Download the current step in @format from the server. */
+  /** Download the current step as kernel files (@format slabinfo or sysfs). */
   function kernelFiles(format) {
     const m = player.get();
     if (m.session?.id) downloadUrl(doc, api.exportUrl(m.session.id, format, m.at));
+  }
+  /** Download the report of the current step (@format md) or its chart (svg). */
+  function report(format) {
+    const m = player.get();
+    if (m.session?.id) downloadUrl(doc, api.reportUrl(m.session.id, format, m.at));
   }
 
   fill(root,
@@ -70,6 +75,9 @@ export function createSnapshots(root, player, o) {
     h(doc, 'p', { class: 'row' }, 'Kernel files at this step: ',
       h(doc, 'button', { type: 'button', id: 'export-slabinfo', title: 'What /proc/slabinfo would show (slabtop reads it)', onclick: () => kernelFiles('slabinfo') }, '/proc/slabinfo'),
       h(doc, 'button', { type: 'button', id: 'export-sysfs', title: 'A tar of /sys/kernel/slab (the kernel\'s slabinfo tool reads it)', onclick: () => kernelFiles('sysfs') }, '/sys/kernel/slab (tar)')),
+    h(doc, 'p', { class: 'row' }, 'Report of this step: ',
+      h(doc, 'button', { type: 'button', id: 'report-md', title: 'State and counters as Markdown, for a review', onclick: () => report('md') }, 'Markdown'),
+      h(doc, 'button', { type: 'button', id: 'report-svg', title: 'The chart the Markdown report links (save it beside the report)', onclick: () => report('svg') }, 'Chart (SVG)')),
     h(doc, 'p', { class: 'row' }, h(doc, 'label', null, 'Import a snapshot JSON ', file)),
     msg, h(doc, 'h3', null, 'Recent snapshots'), list);
 
