@@ -52,6 +52,7 @@ static const struct route routes[] = {
         {"GET", "/api/sessions/*/export", route_session_export},
         {"GET", "/api/sessions/*/report.md", route_session_report},
         {"GET", "/api/sessions/*/report.svg", route_session_report_svg},
+        {"GET", "/api/sessions/*/export.html", route_session_export_html},
         {"POST", "/api/snapshots", route_snapshot_create},
         {"GET", "/api/snapshots", route_snapshot_list},
         {"POST", "/api/snapshots/import", route_snapshot_import},

@@ -13,6 +13,9 @@
  * GET /api/sessions/ID/report.md?at=N is the Markdown report of that state
  * (report_md.c) and report.svg its chart; the report links the chart by the
  * file name the chart's download gets, so the two saved side by side work.
+ *
+ * GET /api/sessions/ID/export.html?at=N is the whole session as one HTML
+ * file that opens offline at position N (export_html.c).
  */
 #include "routes.h"
 
@@ -22,7 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "app.h"
 #include "export.h"
+#include "export_html.h"
 #include "report_md.h"
 #include "session.h"
 #include "svg_chart.h"
@@ -157,4 +162,36 @@ int route_session_report(const struct request *req, struct response *res)
 int route_session_report_svg(const struct request *req, struct response *res)
 {
     return session_report(req, res, true);
+}
+
+int route_session_export_html(const struct request *req, struct response *res)
+{
+    const struct export_html_dirs dirs = {req->app->cfg.web_dir, req->app->cfg.vendor_dir};
+    struct strbuf sb = STRBUF_INIT, err = STRBUF_INIT;
+    struct session *s;
+    char name[64];
+    uint64_t at = 0;
+    int q, ret;
+
+    if ((q = route_query_u64(req, res, "at", UINT64_MAX, &at)) < 0)
+        return 0;
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    if ((ret = route_open_session(req, res, req->args[0], &s)))
+        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+    ret = export_html(s, &dirs, at, &sb, &err);
+    route_close_session(req, s);
+    if (ret == -E2BIG)
+        route_error(res, 422, "unprocessable", "%s", strbuf_str(&err));
+    else if (ret == -ENOENT)
+        route_error(res, 500, "internal", "%s", strbuf_str(&err));
+    else if (ret)
+        route_session_error(res, ret, err.len ? strbuf_str(&err) : NULL);
+    else {
+        snprintf(name, sizeof(name), "slublab-%s.html", req->args[0]);
+        export_answer(res, &sb, "text/html; charset=utf-8", name);
+    }
+    strbuf_release(&sb);
+    strbuf_release(&err);
+    return 0;
 }

@@ -142,3 +142,34 @@ test('compare format=md and svg are what slublab compare --md -o writes', async 
   const bad = await api(srv.url, 'GET', `/api/compare?${q}&format=pdf`);
   assert.equal(bad.status, 400);
 });
+
+test('export.html: one file holding the UI, Chart.js and the session; too long a session is refused', async () => {
+  const fs2 = await session(srv.url, { scenario: 'free-storm' });
+  const end = (await api(srv.url, 'GET', `/api/sessions/${fs2.id}`)).json.events;
+  const r = await fetch(`${srv.url}/api/sessions/${fs2.id}/export.html?at=7`);
+  assert.equal(r.status, 200);
+  assert.match(r.headers.get('content-type'), /^text\/html/);
+  assert.match(r.headers.get('content-disposition'), new RegExp(`filename="slublab-${fs2.id}\\.html"`));
+  const html = await r.text();
+  assert.ok(!/<script[^>]+src=/.test(html) && !/<link[^>]+href=/.test(html), 'nothing loads from elsewhere');
+  const json = (idName) => JSON.parse(new RegExp(`<script type="application/json" id="${idName}">([^]*?)</script>`).exec(html)[1]);
+  const files = json('slublab-files');
+  assert.ok(files['js/main.js'] && files['js/views/stats.js'] && /Chart\.js/.test(files['vendor/chart.umd.js']));
+  const data = json('slublab-data');
+  assert.equal(data.at, 7);
+  assert.equal(data.events.length, end);
+  assert.equal(data.states.length, end + 1);
+  for (const at of [0, 100, end]) {
+    const st = await api(srv.url, 'GET', `/api/sessions/${fs2.id}/state?at=${at}`);
+    assert.deepEqual(data.states[at], st.json, `the stored state at ${at} is what the API answers`);
+  }
+  const ev = await api(srv.url, 'GET', `/api/sessions/${fs2.id}/events?from=0&to=${end}`);
+  assert.deepEqual(data.events, ev.json.events);
+  assert.equal(data.info.id, fs2.id);
+  let e = await api(srv.url, 'GET', `/api/sessions/${fs2.id}/export.html?at=${end + 1}`);
+  assert.equal(e.status, 400);
+  // the export scenario's states pass the size an offline copy may have
+  e = await api(srv.url, 'GET', `/api/sessions/${s.id}/export.html`);
+  assert.equal(e.status, 422);
+  assert.match(e.json.error.message, /too long for an offline copy: its states pass 32 MiB/);
+});

@@ -81,6 +81,8 @@ export const api = {
   compareUrl: (p, format) => `/api/compare${q({ ...p, format })}`,
   /** Where the Markdown report (format md) or its chart (svg) of the state at @at is. */
   reportUrl: (id, format, at) => `${S(id)}/report.${format}${q({ at })}`,
+  /** Where the offline copy of a session is: one HTML file that opens at @at. */
+  offlineUrl: (id, at) => `${S(id)}/export.html${q({ at })}`,
   createSnapshot: (body) => request('POST', '/api/snapshots', { body }),
   snapshots: () => request('GET', '/api/snapshots'),
   snapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}`),

@@ -2,7 +2,8 @@
 // Snapshots: save the current step with a title and a note, copy a
 // permalink that reopens the exact session, step and view, export the
 // snapshot as JSON and the view as PNG, download the step's /proc/slabinfo
-// and /sys/kernel/slab tree for slabtop and slabinfo (docs/export.md),
+// and /sys/kernel/slab tree for slabtop and slabinfo, the step's Markdown
+// report, an offline HTML copy of the session (docs/export.md),
 // import a JSON snapshot (with a warning when another engine version made it).
 
 import { h, fill, download, downloadUrl } from '../dom.js';
@@ -78,6 +79,8 @@ export function createSnapshots(root, player, o) {
     h(doc, 'p', { class: 'row' }, 'Report of this step: ',
       h(doc, 'button', { type: 'button', id: 'report-md', title: 'State and counters as Markdown, for a review', onclick: () => report('md') }, 'Markdown'),
       h(doc, 'button', { type: 'button', id: 'report-svg', title: 'The chart the Markdown report links (save it beside the report)', onclick: () => report('svg') }, 'Chart (SVG)')),
+    h(doc, 'p', { class: 'row' }, 'The whole session: ',
+      h(doc, 'button', { type: 'button', id: 'export-html', title: 'One HTML file that opens without the server and steps through this session', onclick: () => { const m = player.get(); if (m.session?.id) downloadUrl(doc, api.offlineUrl(m.session.id, m.at)); } }, 'Offline copy (HTML)')),
     h(doc, 'p', { class: 'row' }, h(doc, 'label', null, 'Import a snapshot JSON ', file)),
     msg, h(doc, 'h3', null, 'Recent snapshots'), list);
 
