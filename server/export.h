@@ -10,7 +10,7 @@
  * tools/mm/slabinfo read them unchanged (docs/export.md).
  *
  * The tree is built in memory first (struct sysfs_tree), then written to
- * a directory in place (files truncated and rewritten, never renamed over,
+ * a directory in place (files rewritten through their inodes, never renamed over,
  * so a bind mount of the directory or of a file keeps seeing new content)
  * or packed as a tar archive for a download.
  */
@@ -75,8 +75,9 @@ void sysfs_unique_id(const struct sim_snap_cache *c, char *buf, size_t size);
 /* sysfs_write.c */
 
 /*
- * Write @len bytes to @path in place: open with O_CREAT|O_TRUNC, never a
- * rename, so the inode stays the same.  0 or a negative errno.
+ * Write @len bytes to @path in place: created when missing, else rewritten
+ * through the same inode (never a rename), and not touched at all when it
+ * already holds those bytes.  0 or a negative errno.
  */
 int export_write_file(const char *path, const char *data, size_t len);
 /*

@@ -3,9 +3,9 @@
  *
  * A reader often sees the export through a bind mount: the slabinfo file
  * mounted over /proc/slabinfo, the tree over /sys/kernel/slab.  A bind
- * mount pins an inode, so a file is never replaced by rename: it is opened
- * with O_TRUNC and rewritten, and the tree's root directory stays the same
- * directory.  Inside the tree, entries are opened relative to the root
+ * mount pins an inode, so a file is never replaced by rename: it is
+ * rewritten through the same inode (left alone when its content is the
+ * same), and the tree's root directory stays the same directory.  Inside the tree, entries are opened relative to the root
  * (openat() and friends, symbolic links never followed), so a link in a
  * stale tree cannot send a write elsewhere.
  *
@@ -25,8 +25,10 @@
 
 static int write_all(int fd, const char *data, size_t len)
 {
+    off_t off = 0;
+
     while (len) {
-        ssize_t n = write(fd, data, len);
+        ssize_t n = pwrite(fd, data, len, off);
 
         if (n < 0) {
             if (errno == EINTR)
@@ -35,17 +37,49 @@ static int write_all(int fd, const char *data, size_t len)
         }
         data += n;
         len -= (size_t)n;
+        off += n;
     }
     return 0;
 }
 
+/* Does the file behind @fd hold exactly @data? */
+static bool same_content(int fd, const char *data, size_t len)
+{
+    char buf[4096];
+    struct stat st;
+    size_t done = 0;
+
+    if (fstat(fd, &st) || (size_t)st.st_size != len)
+        return false;
+    while (done < len) {
+        size_t want = len - done < sizeof(buf) ? len - done : sizeof(buf);
+        ssize_t n = pread(fd, buf, want, (off_t)done);
+
+        if (n <= 0 || memcmp(buf, data + done, (size_t)n))
+            return false;
+        done += (size_t)n;
+    }
+    return true;
+}
+
+/*
+ * Rewrite the file behind @fd (opened read-write, not truncated) with
+ * @data, then close it.  An unchanged file is left alone; a changed one is
+ * overwritten from offset 0 and then cut to its new length, never truncated
+ * to 0 first (ext4 flushes a file truncated to 0 and rewritten at close,
+ * which made every export wait on the disk).
+ */
 static int write_fd(int fd, const char *data, size_t len)
 {
-    int err;
+    int err = 0;
 
     if (fd < 0)
         return -errno;
-    err = write_all(fd, data, len);
+    if (!same_content(fd, data, len)) {
+        err = write_all(fd, data, len);
+        if (!err && ftruncate(fd, (off_t)len))
+            err = -errno;
+    }
     if (close(fd) && !err)
         err = -errno;
     return err;
@@ -53,7 +87,7 @@ static int write_fd(int fd, const char *data, size_t len)
 
 int export_write_file(const char *path, const char *data, size_t len)
 {
-    return write_fd(open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), data, len);
+    return write_fd(open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644), data, len);
 }
 
 /* A directory an export made: it holds an objs_per_slab file. */
@@ -161,8 +195,7 @@ static int write_entry(int root, const struct sysfs_entry *e)
             return S_ISLNK(st.st_mode) ? -errno : -EEXIST;
         return 0;
     case SYSFS_FILE:
-        return write_fd(openat(root, e->path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
-                               0644),
+        return write_fd(openat(root, e->path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644),
                         e->data, e->len);
     case SYSFS_LINK:
         if (!fstatat(root, e->path, &st, AT_SYMLINK_NOFOLLOW)) {

@@ -77,6 +77,12 @@ check "sysfs: two nodes shown as N0= N1=" grep -qE '^[0-9]+ N0=[0-9]+ N1=[0-9]+$
 check "sysfs: a zero counter is written as 0" test "$(cat "$d/plain/cpu_partial_drain")" = 0
 check "sysfs: engine-only counters are not written" test ! -e "$d/plain/engine_freeptr_reads"
 
+# the same state again: nothing is rewritten
+touch -d '2001-01-01' "$d/plain/alloc_fastpath"
+sl export "$scn" --sysfs "$d"
+check "same state: an unchanged file is not rewritten" \
+    test "$(stat -c %Y "$d/plain/alloc_fastpath")" = "$(date -d 2001-01-01 +%s)"
+
 # in place: the same inodes after a new export; content follows the new state
 ino() { stat -c %i "$1"; }
 i_si=$(ino "$si") i_dir=$(ino "$d") i_file=$(ino "$d/plain/alloc_fastpath")
