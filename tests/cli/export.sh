@@ -114,6 +114,22 @@ check "--at beyond the end: says so" grep -q "beyond the end: the scenario has $
 sl export "$scn" --at x
 check "--at x: exit 2" test "$status" -eq 2
 
+# one tree, two scenarios: a directory becomes a link and back
+cat >"$TMP/one.json" <<'EOF'
+{"format": 1, "name": "one", "caches": [{"name": "A", "object_size": 64}]}
+EOF
+cat >"$TMP/two.json" <<'EOF'
+{"format": 1, "name": "two", "caches": [{"name": "B", "object_size": 64, "aliases": ["A"]}]}
+EOF
+sl export "$TMP/one.json" --sysfs "$TMP/sw"
+check "scenario one: A is a directory" test -d "$TMP/sw/A" -a ! -L "$TMP/sw/A"
+sl export "$TMP/two.json" --sysfs "$TMP/sw"
+check "scenario two: exit 0" test "$status" -eq 0
+check "scenario two: A is now a link to :0000064" test "$(readlink "$TMP/sw/A")" = ":0000064"
+check "scenario two: B too" test "$(readlink "$TMP/sw/B")" = ":0000064"
+sl export "$TMP/one.json" --sysfs "$TMP/sw"
+check "scenario one again: A is a directory, the rest is gone" test -d "$TMP/sw/A" -a ! -L "$TMP/sw/A" -a "$(ls "$TMP/sw")" = A
+
 # a directory that is not a slab tree loses nothing
 mkdir "$TMP/home" && echo precious >"$TMP/home/notes.txt"
 sl export "$scn" --sysfs "$TMP/home"
