@@ -195,6 +195,7 @@ int route_compare(const struct request *req, struct response *res)
         return route_error(res, 404, "not_found", "no scenario named \"%.64s\"", name);
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
+    memset(side, 0, sizeof(side)); /* out_release reads side[].snap */
     if (scenario_parse(e->text, e->len, e->name, &scn, &err)) {
         route_error(res, 500, "internal", "%s", strbuf_str(&err));
         goto out_release;
@@ -204,7 +205,6 @@ int route_compare(const struct request *req, struct response *res)
         goto out_release;
     if (q == 0)
         base.seed = seed;
-    memset(side, 0, sizeof(side));
     side[0].keep_snap = side[1].keep_snap = format != NULL;
     if (!compare_axis(req, res, &base, side))
         goto out_release;
