@@ -89,8 +89,6 @@ static int export_parse_args(int argc, char **argv, struct export_args *a)
                                    a->file, arg);
         else
             a->file = arg;
-        if (m < 0)
-            return CLI_USAGE;
     }
     if (!a->file)
         return cli_usage_error("export", "which scenario file?");
