@@ -57,8 +57,7 @@ void cli_report_usage(FILE *f);
  * The chart file beside report @out ("x.md" -> "x-SUFFIX.svg") into @path,
  * and in *ref its name as the report links it.  0 or -ENAMETOOLONG.
  */
-int cli_chart_name(const char *out, const char *suffix, char *path, size_t size,
-                   const char **ref);
+int cli_chart_name(const char *out, const char *suffix, char *path, size_t size, const char **ref);
 /*
  * Write report @md to @out (NULL: stdout) and, when @chart_path, @svg
  * there; both in place.  CLI_OK, or CLI_USAGE after printing why.

@@ -18,9 +18,9 @@
 struct compare_side {
     char label[128]; /* "DEFERRED_FREELIST=before" */
     struct sim_config cfg;
-    uint64_t v[COMPARE_ROWS]; /* counters, then the slab-state files */
-    bool keep_snap;             /* set by the caller: keep the final state in snap */
-    struct sim_snapshot *snap;  /* when keep_snap: owned by the caller (sim_snapshot_release()) */
+    uint64_t v[COMPARE_ROWS];  /* counters, then the slab-state files */
+    bool keep_snap;            /* set by the caller: keep the final state in snap */
+    struct sim_snapshot *snap; /* when keep_snap: owned by the caller (sim_snapshot_release()) */
 };
 
 /*

@@ -25,7 +25,7 @@
 
 struct export_args {
     const char *file;
-    const char *at;      /* NULL: the end */
+    const char *at;       /* NULL: the end */
     const char *slabinfo; /* output file, "-" for stdout */
     const char *sysfs;    /* output directory */
     const char *model, *seed;
@@ -142,8 +142,8 @@ int cli_replay_at(struct replay *rp, bool has_at, uint64_t at, struct sim_snapsh
     *out = NULL;
     if (has_at && at <= sim_event_count(rp->sim)) {
         if (at < sim_event_count(rp->sim))
-            return export_fail(rp, -EINVAL, "--at %" PRIu64 ": the machine starts at %" PRIu64,
-                               at, sim_event_count(rp->sim));
+            return export_fail(rp, -EINVAL, "--at %" PRIu64 ": the machine starts at %" PRIu64, at,
+                               sim_event_count(rp->sim));
         rp->op_limit = 0;
         return sim_snapshot(rp->sim, out);
     }

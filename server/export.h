@@ -33,9 +33,9 @@ enum sysfs_kind {
 
 struct sysfs_entry {
     enum sysfs_kind kind;
-    char *path;  /* relative to the tree's root: "kmalloc-64", ":0000064/objects"; owned */
-    char *data;  /* FILE: content; LINK: target; DIR: NULL; owned */
-    size_t len;  /* bytes of data (FILE) */
+    char *path; /* relative to the tree's root: "kmalloc-64", ":0000064/objects"; owned */
+    char *data; /* FILE: content; LINK: target; DIR: NULL; owned */
+    size_t len; /* bytes of data (FILE) */
 };
 
 /* Entries in writing order: each directory before its files; links last. */

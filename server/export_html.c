@@ -289,8 +289,7 @@ int export_html(struct session *s, const struct export_html_dirs *dirs, uint64_t
     }
     if (end > EXPORT_HTML_MAX_EVENTS) {
         strbuf_printf(err,
-                      "the session is too long for an offline copy: %" PRIu64
-                      " events, at most %u",
+                      "the session is too long for an offline copy: %" PRIu64 " events, at most %u",
                       end, EXPORT_HTML_MAX_EVENTS);
         return -E2BIG;
     }

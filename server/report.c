@@ -38,7 +38,7 @@ static void report_header(struct strbuf *out, const struct replay *rp)
 }
 
 void report_node_values(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
-                               enum metric_kind kind, uint64_t *per_node)
+                        enum metric_kind kind, uint64_t *per_node)
 {
     size_t i;
 

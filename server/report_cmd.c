@@ -89,8 +89,7 @@ static int report_parse_args(int argc, char **argv, struct report_args *a)
     return CLI_OK;
 }
 
-int cli_chart_name(const char *out, const char *suffix, char *path, size_t size,
-                   const char **ref)
+int cli_chart_name(const char *out, const char *suffix, char *path, size_t size, const char **ref)
 {
     size_t len = strlen(out);
     const char *slash;

@@ -74,9 +74,9 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
             continue;
         strbuf_puts(out, "| ");
         md_cell(out, c->name);
-        strbuf_printf(out, " | %u | %u | %u | %u | %lu | %lu | %lu | %lu | %lu |\n",
-                      c->object_size, c->size, c->objects_per_slab, c->order, c->slabs,
-                      c->partial, c->objects, c->objects_partial, c->total_objects);
+        strbuf_printf(out, " | %u | %u | %u | %u | %lu | %lu | %lu | %lu | %lu |\n", c->object_size,
+                      c->size, c->objects_per_slab, c->order, c->slabs, c->partial, c->objects,
+                      c->objects_partial, c->total_objects);
     }
     strbuf_puts(out, "\n`objects` counts objects cached in sheaves as in use, as sysfs and "
                      "/proc/slabinfo do.\n");
@@ -109,8 +109,7 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
     for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
         strbuf_printf(out, " barn %u |", n);
     strbuf_puts(out, "\n|---|");
-    for (cpu = 0; cpu < snap->nr_cpus + snap->nr_nodes && cpu < SIM_MAX_CPUS + SIM_MAX_NODES;
-         cpu++)
+    for (cpu = 0; cpu < snap->nr_cpus + snap->nr_nodes && cpu < SIM_MAX_CPUS + SIM_MAX_NODES; cpu++)
         strbuf_puts(out, "--:|");
     strbuf_puts(out, "\n");
     for (i = 0; i < snap->nr_caches; i++) {
@@ -213,8 +212,7 @@ static void change_text(uint64_t base, uint64_t patched, char *buf, size_t len)
     if (!base)
         snprintf(buf, len, "-");
     else
-        snprintf(buf, len, "%+.1f%%",
-                 ((double)patched - (double)base) * 100.0 / (double)base);
+        snprintf(buf, len, "%+.1f%%", ((double)patched - (double)base) * 100.0 / (double)base);
 }
 
 bool report_md_compare(struct strbuf *out, const struct scenario *scn, const char *cache,

@@ -63,7 +63,8 @@ static void export_answer(struct response *res, struct strbuf *sb, const char *t
     res->len = sb->len;
     res->status = 200;
     res->content_type = type;
-    snprintf(res->disposition, sizeof(res->disposition), "attachment; filename=\"%.64s\"", filename);
+    snprintf(res->disposition, sizeof(res->disposition), "attachment; filename=\"%.64s\"",
+             filename);
 }
 
 int route_session_export(const struct request *req, struct response *res)
@@ -79,8 +80,9 @@ int route_session_export(const struct request *req, struct response *res)
     int ret;
 
     if (!format || (strcmp(format, "slabinfo") && strcmp(format, "sysfs")))
-        return route_error(res, 400, "bad_request",
-                           "format: slabinfo (/proc/slabinfo) or sysfs (a tar of /sys/kernel/slab)");
+        return route_error(
+                res, 400, "bad_request",
+                "format: slabinfo (/proc/slabinfo) or sysfs (a tar of /sys/kernel/slab)");
     sysfs = !strcmp(format, "sysfs");
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;

@@ -154,7 +154,8 @@ static void compare_report(struct response *res, const struct scenario *scn, con
     bool ok;
 
     snprintf(chart, sizeof(chart), "compare-%.40s-counters.svg", scn->name);
-    ok = svg ? svg_compare_chart(&sb, side) : report_md_compare(&sb, scn, cache, side, snaps, chart);
+    ok = svg ? svg_compare_chart(&sb, side)
+             : report_md_compare(&sb, scn, cache, side, snaps, chart);
     if (ok && (res->body = malloc(sb.len + 1))) {
         memcpy(res->body, strbuf_str(&sb), sb.len + 1);
         res->len = sb.len;

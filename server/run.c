@@ -200,8 +200,7 @@ int cli_run(int argc, char **argv)
         goto out_free_args;
     }
     cfg = scn->config;
-    if ((ret = cli_configure("run", args.model, args.seed, args.variants, args.nr_variants,
-                             &cfg)))
+    if ((ret = cli_configure("run", args.model, args.seed, args.variants, args.nr_variants, &cfg)))
         goto out_release;
     if (replay_init(&rp, scn, &cfg)) {
         fprintf(stderr, "%s\n", strbuf_str(&rp.error));

@@ -226,8 +226,7 @@ int session_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob *
  * 0 with *out owned by the caller (sim_snapshot_release()),
  * SESSION_EBADINPUT (at beyond the end), SESSION_EBROKEN or -ENOMEM.
  */
-int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out,
-                     struct strbuf *err);
+int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, struct strbuf *err);
 /* The cached state, or NULL; a reference the caller drops.  Needs no s->lock. */
 struct blob *session_state_cached(struct session *s, uint64_t at, sim_addr_t slab);
 

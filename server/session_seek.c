@@ -346,8 +346,7 @@ out_release:
     return ret;
 }
 
-int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out,
-                     struct strbuf *err)
+int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, struct strbuf *err)
 {
     struct capture c;
     int ret;

@@ -26,11 +26,20 @@ static void svg_text(struct strbuf *out, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '<': strbuf_puts(out, "&lt;"); break;
-        case '>': strbuf_puts(out, "&gt;"); break;
-        case '&': strbuf_puts(out, "&amp;"); break;
-        case '"': strbuf_puts(out, "&quot;"); break;
-        default: strbuf_append(out, s, 1);
+        case '<':
+            strbuf_puts(out, "&lt;");
+            break;
+        case '>':
+            strbuf_puts(out, "&gt;");
+            break;
+        case '&':
+            strbuf_puts(out, "&amp;");
+            break;
+        case '"':
+            strbuf_puts(out, "&quot;");
+            break;
+        default:
+            strbuf_append(out, s, 1);
         }
     }
 }
@@ -86,8 +95,9 @@ bool svg_objects_chart(struct strbuf *out, const struct sim_snapshot *snap)
                       SVG_LABEL + w_all + 6, y + 13, c->objects, c->total_objects);
         y += SVG_BAR + SVG_GAP;
     }
-    strbuf_printf(out, "<text x=\"8\" y=\"%u\" fill=\"#555\">objects / total_objects, as in "
-                       "/sys/kernel/slab</text>\n</svg>\n",
+    strbuf_printf(out,
+                  "<text x=\"8\" y=\"%u\" fill=\"#555\">objects / total_objects, as in "
+                  "/sys/kernel/slab</text>\n</svg>\n",
                   y + 14);
     return !strbuf_failed(out);
 }

@@ -46,8 +46,8 @@
 
 #define SYSFS_NAME_MAX (SIM_NAME_MAX + 16)
 
-static int sysfs_add(struct sysfs_tree *t, enum sysfs_kind kind, const char *path,
-                     const char *data, size_t len)
+static int sysfs_add(struct sysfs_tree *t, enum sysfs_kind kind, const char *path, const char *data,
+                     size_t len)
 {
     struct sysfs_entry *e;
 
@@ -130,9 +130,15 @@ static const char *const flag_files[] = {
         "red_zone",  "sanity_checks",  "store_user",    "trace",
 };
 static const uint32_t flag_bits[] = {
-        SIM_SLAB_CACHE_DMA, SIM_SLAB_TYPESAFE_BY_RCU, SIM_SLAB_HWCACHE_ALIGN,
-        SIM_SLAB_POISON,    SIM_SLAB_RECLAIM_ACCOUNT, SIM_SLAB_RED_ZONE,
-        SIM_SLAB_CONSISTENCY_CHECKS, SIM_SLAB_STORE_USER, SIM_SLAB_TRACE,
+        SIM_SLAB_CACHE_DMA,
+        SIM_SLAB_TYPESAFE_BY_RCU,
+        SIM_SLAB_HWCACHE_ALIGN,
+        SIM_SLAB_POISON,
+        SIM_SLAB_RECLAIM_ACCOUNT,
+        SIM_SLAB_RED_ZONE,
+        SIM_SLAB_CONSISTENCY_CHECKS,
+        SIM_SLAB_STORE_USER,
+        SIM_SLAB_TRACE,
 };
 
 static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *snap,
@@ -140,10 +146,9 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
 {
     static const enum metric_kind state[] = {METRIC_SLABS, METRIC_PARTIAL, METRIC_OBJECTS,
                                              METRIC_OBJECTS_PARTIAL, METRIC_TOTAL_OBJECTS};
-    static const enum metric_kind geometry[] = {METRIC_ALIGN,         METRIC_MIN_PARTIAL,
-                                                METRIC_OBJECT_SIZE,   METRIC_OBJS_PER_SLAB,
-                                                METRIC_ORDER,         METRIC_SHEAF_CAPACITY,
-                                                METRIC_SLAB_SIZE};
+    static const enum metric_kind geometry[] = {
+            METRIC_ALIGN, METRIC_MIN_PARTIAL,    METRIC_OBJECT_SIZE, METRIC_OBJS_PER_SLAB,
+            METRIC_ORDER, METRIC_SHEAF_CAPACITY, METRIC_SLAB_SIZE};
     unsigned nr_cpus = snap->nr_cpus < SIM_MAX_CPUS ? snap->nr_cpus : SIM_MAX_CPUS;
     unsigned nr_nodes = snap->nr_nodes < SIM_MAX_NODES ? snap->nr_nodes : SIM_MAX_NODES;
     struct strbuf sb = STRBUF_INIT;
@@ -225,9 +230,8 @@ static int sysfs_collect_aliases(const struct sim_snapshot *snap, const struct n
         return -ENOMEM;
     for (i = 0; i < aliases->cap; i++) {
         const struct names_entry *e = &aliases->slots[i];
-        int err;
-
         long idx = e->name ? sysfs_cache_index(snap, e->cache) : -1;
+        int err;
 
         if (idx < 0 || !snap->caches[idx].alive)
             continue;
@@ -252,7 +256,7 @@ int sysfs_tree_build(struct sysfs_tree *t, const struct sim_snapshot *snap,
                      const struct names *aliases)
 {
     struct sysfs_alias *al = NULL;
-    char (*dirs)[SYSFS_NAME_MAX] = NULL;
+    char(*dirs)[SYSFS_NAME_MAX] = NULL;
     size_t nr_al = 0, i, j;
     int err;
 

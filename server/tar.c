@@ -40,8 +40,7 @@ static bool tar_split(const char *path, char *hdr)
     return false;
 }
 
-static bool tar_entry(struct strbuf *out, const char *path, char type, const char *data,
-                      size_t len)
+static bool tar_entry(struct strbuf *out, const char *path, char type, const char *data, size_t len)
 {
     static const char zeros[TAR_BLOCK];
     char hdr[TAR_BLOCK];

@@ -132,14 +132,16 @@ static void test_slabinfo(void)
     if (!CHECK(slabinfo_text(&sb, &snap)))
         return;
     text = strbuf_str(&sb);
-    CHECK(!strncmp(text, "slabinfo - version: 2.1\n# name            <active_objs> <num_objs> ", 66));
+    CHECK(!strncmp(text, "slabinfo - version: 2.1\n# name            <active_objs> <num_objs> ",
+                   66));
     /* newest first; the destroyed cache left out */
     l1 = strstr(text, "\nc1 ");
     l2 = strstr(text, "\na_rather_long_cache_name ");
     CHECK(l1 && l2 && l1 < l2);
     CHECK(!strstr(text, "\nc2 "));
-    CHECK(strstr(text, "\na_rather_long_cache_name    120    128     64   64    2 : tunables    0    "
-                       "0    0 : slabdata      2      2      0\n") != NULL);
+    CHECK(strstr(text,
+                 "\na_rather_long_cache_name    120    128     64   64    2 : tunables    0    "
+                 "0    0 : slabdata      2      2      0\n") != NULL);
     CHECK(strstr(text, "\nc1                     0      0     64   64    1 : tunables") != NULL);
     strbuf_release(&sb);
 }
@@ -190,8 +192,8 @@ static void test_tar(void)
         entries++;
         off += 512 + (size + 511) / 512 * 512;
     }
-    CHECK_EQ_U(entries, t.nr + 1); /* the root directory, then every entry */
-    CHECK_EQ_U(links, 2);          /* the cache's own name and its alias */
+    CHECK_EQ_U(entries, t.nr + 1);  /* the root directory, then every entry */
+    CHECK_EQ_U(links, 2);           /* the cache's own name and its alias */
     CHECK_EQ_U(sb.len, off + 1024); /* two zero blocks end it */
 out_tree:
     sysfs_tree_release(&t);
