@@ -84,6 +84,23 @@ bool cli_set_variant(struct sim_config *cfg, const char *spec)
     return true;
 }
 
+int cli_configure(const char *cmd, const char *model, const char *seed, const char **variants,
+                  int nr_variants, struct sim_config *cfg)
+{
+    int i;
+
+    if (model && sim_model_parse(model, cfg))
+        return cli_usage_error(cmd, "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", model);
+    if (seed && !cli_parse_u64(seed, &cfg->seed))
+        return cli_usage_error(cmd, "--seed wants a non-negative integer, not \"%s\"", seed);
+    for (i = 0; i < nr_variants; i++)
+        if (!cli_set_variant(cfg, variants[i]))
+            return CLI_USAGE;
+    if (sim_model_error(cfg))
+        return cli_usage_error(cmd, "%s", sim_model_error(cfg));
+    return CLI_OK;
+}
+
 struct scenario *cli_load(const char *path)
 {
     struct strbuf err = STRBUF_INIT;

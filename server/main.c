@@ -28,6 +28,10 @@ static const struct command commands[] = {
         {"geometry", cli_geometry, cli_geometry_usage,
          "check the engine's cache sizing against a /sys/kernel/slab tree"},
         {"bench", cli_bench, cli_bench_usage, "run a benchmark (see docs/benchmarks.md)"},
+        {"export", cli_export, cli_export_usage,
+         "write /proc/slabinfo and a /sys/kernel/slab tree that slabtop and slabinfo read"},
+        {"report", cli_report, cli_report_usage,
+         "write a Markdown report of a scenario's state, for a review"},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

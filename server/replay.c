@@ -145,6 +145,11 @@ int replay_cache(struct replay *rp, const struct scenario_op *sop, int *id)
     if (err)
         return err;
     *id = sim_cache_lookup(rp->sim, name);
+    if (*id < 0) {
+        const struct names_entry *e = names_get(&rp->aliases, name);
+
+        *id = e ? e->cache : -1;
+    }
     if (*id < 0)
         return replay_fail(rp, -EINVAL, "key \"cache\": no cache named \"%s\" exists", name);
     return 0;
@@ -250,8 +255,14 @@ static int replay_op(struct replay *rp, const struct scenario_op *sop)
         if ((err = replay_name(rp, sop->name, op.create.name, sizeof(op.create.name))) ||
             (err = replay_apply(rp, sop, &op, &res)))
             return err;
-        if (res.status == SIM_OK && rp->default_cache < 0)
+        if (res.status != SIM_OK)
+            return 0;
+        if (rp->default_cache < 0)
             rp->default_cache = res.cache;
+        for (size_t a = 0; a < sop->nr_aliases; a++)
+            if ((err = replay_name(rp, sop->aliases[a], name, sizeof(name))) ||
+                (err = names_set(&rp->aliases, name, 0, res.cache, 0)))
+                return err == -ENOMEM ? replay_fail(rp, err, "out of memory") : err;
         return 0;
     case SCENARIO_OP_ALLOC:
     case SCENARIO_OP_KMALLOC:
@@ -378,6 +389,7 @@ void replay_release(struct replay *rp)
     sim_destroy(rp->sim);
     rp->sim = NULL;
     names_release(&rp->names);
+    names_release(&rp->aliases);
     for (i = 0; i < rp->nr_warnings; i++) {
         free(rp->warnings[i].path);
         free(rp->warnings[i].message);

@@ -68,6 +68,7 @@ struct replay {
     bool validate;            /* run sim_validate(OP) after every operation */
     int default_cache;        /* id of the first cache the scenario created, or -1 */
     struct names names;
+    struct names aliases; /* create's "aliases": alias name -> entry.cache (sysfs symlinks) */
     struct replay_expect *expects; /* one per scn->expects */
     struct replay_warning *warnings;
     size_t nr_warnings;              /* kept, <= REPLAY_MAX_WARNINGS */

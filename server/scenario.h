@@ -39,6 +39,7 @@
 #define SCENARIO_MAX_NAME   40u         /* characters in an object or mark name template */
 #define SCENARIO_MAX_SIZE   (64u << 20) /* object_size, kmalloc size; the engine may refuse less */
 #define SCENARIO_MAX_MEM_MB (1u << 20)  /* machine.mem_mb_per_node */
+#define SCENARIO_MAX_ALIASES 64u        /* create.aliases */
 
 enum scenario_op_kind {
     SCENARIO_OP_CREATE,
@@ -79,6 +80,8 @@ struct scenario_op {
     unsigned offset; /* write: bytes after the object's start (may pass its end) */
     unsigned value;  /* write: the byte written, 0..255 */
     struct sim_cache_args create; /* create; create.name is unused (name holds the template) */
+    char **aliases;               /* create: further names of the cache (sysfs aliases), owned */
+    size_t nr_aliases;            /* <= SCENARIO_MAX_ALIASES */
     unsigned long times;          /* repeat */
     struct scenario_op *ops;      /* repeat: the body, owned */
     size_t nr_ops;

@@ -41,6 +41,7 @@ enum op_key {
     KEY_SHEAF,
     KEY_OFFSET,
     KEY_VALUE,
+    KEY_ALIASES,
     KEY_CPU_PARTIAL,
     KEY_ORDER,
     NR_OP_KEYS
@@ -69,6 +70,7 @@ static const char *const op_keys[NR_OP_KEYS] = {
         [KEY_SHEAF] = "sheaf",
         [KEY_OFFSET] = "offset",
         [KEY_VALUE] = "value",
+        [KEY_ALIASES] = "aliases",
         [KEY_CPU_PARTIAL] = "cpu_partial",
         [KEY_ORDER] = "order",
 };
@@ -80,7 +82,7 @@ struct op_spec {
 };
 
 #define CREATE_KEYS                                                                                \
-    (K(ALIGN) | K(FLAGS) | K(CTOR) | K(FREEPTR_OFFSET) | K(SHEAF_CAPACITY) | K(CPU) |              \
+    (K(ALIGN) | K(FLAGS) | K(CTOR) | K(FREEPTR_OFFSET) | K(SHEAF_CAPACITY) | K(CPU) | K(ALIASES) | \
             K(CPU_PARTIAL) | K(ORDER))
 
 static const struct op_spec op_specs[SCENARIO_NR_OP_KINDS] = {
@@ -123,9 +125,42 @@ void scenario_ops_release(struct scenario_op *ops, size_t nr)
         free(ops[i].cache);
         free(ops[i].name);
         free(ops[i].sheaf);
+        for (size_t a = 0; a < ops[i].nr_aliases; a++)
+            free(ops[i].aliases[a]);
+        free(ops[i].aliases);
         scenario_ops_release(ops[i].ops, ops[i].nr_ops);
     }
     free(ops);
+}
+
+/* "aliases": an array of cache names, each as a create's "name" would be. */
+static int scenario_item_aliases(struct scenario_ctx *ctx, const cJSON *item, struct scenario_op *op)
+{
+    const cJSON *a;
+    int n, err;
+
+    if (!cJSON_IsArray(item))
+        return scenario_fail(ctx, "key \"aliases\": expected an array of names, got %s",
+                             scenario_json_type(item));
+    n = cJSON_GetArraySize(item);
+    if ((unsigned)n > SCENARIO_MAX_ALIASES)
+        return scenario_fail(ctx, "key \"aliases\": at most %u names", SCENARIO_MAX_ALIASES);
+    if (n && !(op->aliases = calloc((size_t)n, sizeof(*op->aliases))))
+        return -ENOMEM;
+    cJSON_ArrayForEach(a, item) {
+        if (!cJSON_IsString(a))
+            return scenario_fail(ctx, "key \"aliases\": expected a string, got %s",
+                                 scenario_json_type(a));
+        if ((err = scenario_check_name(ctx, "aliases", a->valuestring, false)))
+            return err;
+        if (strlen(a->valuestring) >= SIM_NAME_MAX)
+            return scenario_fail(ctx, "key \"aliases\": cache names are shorter than %d",
+                                 SIM_NAME_MAX);
+        if (!(op->aliases[op->nr_aliases] = scenario_strdup(a->valuestring)))
+            return -ENOMEM;
+        op->nr_aliases++;
+    }
+    return 0;
 }
 
 /* Parse one key of @op; the value has passed the table's key filter. */
@@ -227,6 +262,8 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
         return 0;
     case KEY_FLAGS:
         return scenario_item_flags(ctx, item, kname, &op->create.flags);
+    case KEY_ALIASES:
+        return scenario_item_aliases(ctx, item, op);
     case KEY_OPS: {
         uint64_t inner = 0;
         size_t old = scenario_path_push(ctx, "ops");
@@ -310,6 +347,12 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
         if (strlen(op->name) >= SIM_NAME_MAX)
             return scenario_fail(ctx, "key \"name\": cache names are shorter than %d",
                                  SIM_NAME_MAX);
+        for (size_t a = 0; a < op->nr_aliases; a++) {
+            int err = scenario_def_add(ctx, SCENARIO_DEF_CACHE, op->aliases[a]);
+
+            if (err)
+                return err;
+        }
         return scenario_def_add(ctx, SCENARIO_DEF_CACHE, op->name);
     case SCENARIO_OP_ALLOC:
     case SCENARIO_OP_KMALLOC:

@@ -469,6 +469,7 @@ test('legacy model: each CPU draws its cpu slab, lockless freelist and CPU parti
     await page.screenshot({ path: join(OUT, 'legacy-view.png') });
     // the table view: the per-CPU slab rows match the engine
     await page.click('#tabbtn-table');
+    await page.waitForSelector('#t-cpuslabs tbody tr');
     const rows = await page.$$eval('#t-cpuslabs tbody tr', (trs) => trs.map((r) => [...r.children].map((c) => c.textContent)));
     assert.deepEqual(rows, cache.cpus.map((c) => [String(c.cpu), c.cpu_slab.slab ?? 'none', String(c.cpu_slab.freelist.length),
       String(c.cpu_slab.tid), c.cpu_slab.partial.join(' ') || 'empty']));

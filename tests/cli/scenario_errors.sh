@@ -131,6 +131,19 @@ reject "{$HEAD, \"ops\": [{\"op\": \"alloc\", \"cpu\": 0, \"cache\": \"A\", \"na
 
 # compare rejects the same files the same way.
 printf '%s\n' "{$HEAD, \"ops\": [{\"op\": \"alloc\", \"cpux\": 0, \"cache\": \"A\"}]}" >"$TMP/c.json"
+reject "{$HEAD, \"ops\": [{\"op\": \"create\", \"name\": \"B\", \"object_size\": 8, \"aliases\": \"x\"}]}" \
+    'ops[0]: key "aliases": expected an array of names, got a string'
+reject "{$HEAD, \"ops\": [{\"op\": \"create\", \"name\": \"B\", \"object_size\": 8, \"aliases\": [1]}]}" \
+    'ops[0]: key "aliases": expected a string, got a number'
+
+# An alias names the cache it belongs to.
+printf '%s\n' "{$HEAD, \"ops\": [{\"op\": \"create\", \"name\": \"B\", \"object_size\": 8,
+  \"aliases\": [\"B-alias\"]}, {\"op\": \"alloc\", \"cpu\": 0, \"cache\": \"B-alias\"}],
+  \"expect\": [{\"at\": \"end\", \"metric\": \"B.objects\", \"op\": \">=\", \"value\": 1}]}" >"$TMP/alias.json"
+sl run "$TMP/alias.json"
+check "an alloc through an alias runs (exit $status)" [ "$status" -eq 0 ]
+check "the alias's allocation counts in its cache" grep -qF 'PASS end: B.objects >= 1' "$TMP/out"
+
 sl compare "$TMP/c.json" --variant DEFERRED_FREELIST
 check "compare rejects a malformed scenario with exit 2" [ "$status" -eq 2 ]
 check "compare names the key" grep -qF 'ops[0]: unknown key "cpux"' "$TMP/err"
