@@ -225,7 +225,7 @@ static int compare_run(const struct compare_args *a, const struct scenario *scn,
 }
 
 /* Across models, does side @k's kernel have row @row's counter at all? */
-static bool compare_counts(const struct compare_side side[2], int k, size_t row)
+bool compare_counts(const struct compare_side side[2], int k, size_t row)
 {
     if (side[0].cfg.model == side[1].cfg.model || row >= SIM_NR_STATS)
         return true;

@@ -32,6 +32,9 @@ int compare_side_run(const struct scenario *scn, const char *cache, struct compa
                      char *cache_name, struct strbuf *err);
 /* The name of row @row: a counter's sysfs name, then the slab-state files. */
 const char *compare_row_name(size_t row);
+/* False when the two sides run different models and side @k's kernels have
+ * no counter @row (shown as n/a). */
+bool compare_counts(const struct compare_side side[2], int k, size_t row);
 /* {"scenario","cache","baseline","patched","rows":[{"metric","baseline","patched","change_pct"}]}
  */
 cJSON *compare_json(const struct scenario *scn, const char *cache,

@@ -209,6 +209,18 @@ bool report_md_session(struct strbuf *out, const struct report_md_info *info,
     return !strbuf_failed(out);
 }
 
+
+/* Side @k's value of row @r, or "n/a" when its model has no such counter. */
+static const char *md_value(const struct compare_side side[2], int k, size_t r, char *buf,
+                            size_t len)
+{
+    if (!compare_counts(side, k, r))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, "%" PRIu64, side[k].v[r]);
+    return buf;
+}
+
 /* "+12.5%", or "-" when the baseline is 0; as `slublab compare` prints it. */
 static void change_text(uint64_t base, uint64_t patched, char *buf, size_t len)
 {
@@ -222,7 +234,7 @@ bool report_md_compare(struct strbuf *out, const struct scenario *scn, const cha
                        const struct compare_side side[2], const struct sim_snapshot *snaps[2],
                        const char *image)
 {
-    char change[48];
+    char change[48], v0[24], v1[24];
     size_t r, omitted = 0;
     int k;
 
@@ -249,6 +261,13 @@ bool report_md_compare(struct strbuf *out, const struct scenario *scn, const cha
             continue;
         }
         change_text(side[0].v[r], side[1].v[r], change, sizeof(change));
+        if (!compare_counts(side, 0, r) || !compare_counts(side, 1, r)) {
+            /* across models: a counter one kernel does not have */
+            strbuf_printf(out, "%-26s %14s %14s %12s %9s\n", compare_row_name(r),
+                          md_value(side, 0, r, v0, sizeof(v0)),
+                          md_value(side, 1, r, v1, sizeof(v1)), "-", "-");
+            continue;
+        }
         strbuf_printf(out, "%-26s %14" PRIu64 " %14" PRIu64 " %+12" PRId64 " %9s\n",
                       compare_row_name(r), side[0].v[r], side[1].v[r],
                       (int64_t)(side[1].v[r] - side[0].v[r]), change);
@@ -259,6 +278,12 @@ bool report_md_compare(struct strbuf *out, const struct scenario *scn, const cha
         if (!side[0].v[r] && !side[1].v[r])
             continue;
         change_text(side[0].v[r], side[1].v[r], change, sizeof(change));
+        if (!compare_counts(side, 0, r) || !compare_counts(side, 1, r)) {
+            strbuf_printf(out, "| %s | %s | %s | - | - |\n", compare_row_name(r),
+                          md_value(side, 0, r, v0, sizeof(v0)),
+                          md_value(side, 1, r, v1, sizeof(v1)));
+            continue;
+        }
         strbuf_printf(out, "| %s | %" PRIu64 " | %" PRIu64 " | %+" PRId64 " | %s |\n",
                       compare_row_name(r), side[0].v[r], side[1].v[r],
                       (int64_t)(side[1].v[r] - side[0].v[r]), change);

@@ -59,6 +59,9 @@ sl compare "$root/scenarios/legacy-vs-sheaves.json" --model legacy,sheaves --jso
 check "compare --json is JSON" json_doc "$TMP/out"
 check "rows say which kernels count them" \
     grep -q '"metric":"free_frozen","baseline":16,"patched":0,"change_pct":null,"in_baseline":true,"in_patched":false' "$TMP/out"
+sl compare "$root/scenarios/legacy-vs-sheaves.json" --model legacy,sheaves --md -o "$TMP/cmp.md"
+check "compare --md across models exits 0" test "$status" -eq 0
+check "the Markdown table marks n/a too" grep -q '^| free_frozen | 16 | n/a | - | - |$' "$TMP/cmp.md"
 sl compare "$refill" --model legacy:ERA_FROZEN_PARTIAL,legacy:ERA_DIRECT_LOAD
 check "compare across eras exits 0" test "$status" -eq 0
 check "alloc_refill 1 -> 0 across eras" grep -Eq '^alloc_refill +1 +0 ' "$TMP/out"
