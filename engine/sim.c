@@ -115,6 +115,19 @@ int sim_variant_lookup(const char *name)
     return -1;
 }
 
+int sim_variant_value_lookup(unsigned v, const char *text)
+{
+    if (!strcmp(text, "before"))
+        return SIM_BEFORE;
+    if (!strcmp(text, "after"))
+        return SIM_AFTER;
+    if (v == SIM_VAR_GFP_TRANSLATE && !strcmp(text, "coupled"))
+        return SIM_BEFORE;
+    if (v == SIM_VAR_GFP_TRANSLATE && !strcmp(text, "explicit"))
+        return SIM_AFTER;
+    return -1;
+}
+
 const char *sim_model_name(enum sim_model m)
 {
     return m == SIM_MODEL_SHEAVES ? "sheaves" : m == SIM_MODEL_LEGACY ? "legacy" : NULL;

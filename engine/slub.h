@@ -295,6 +295,9 @@ void sim_config_default(struct sim_config *cfg);
 /* Name of a variant ("DEFERRED_FREELIST"); lookup returns -1 when unknown. */
 const char *sim_variant_name(unsigned v);
 int sim_variant_lookup(const char *name);
+/* SIM_BEFORE or SIM_AFTER for @text ("before", "after", or a variant's own
+ * words: GFP_TRANSLATE=coupled|explicit); -1 when @text means neither. */
+int sim_variant_value_lookup(unsigned v, const char *text);
 const char *sim_model_name(enum sim_model m);
 const char *sim_rcu_mode_name(enum sim_rcu_mode m);
 int sim_rcu_mode_lookup(const char *name);

@@ -38,6 +38,9 @@ void cli_bench_usage(FILE *f);
 /* geometry.c */
 int cli_geometry(int argc, char **argv);
 void cli_geometry_usage(FILE *f);
+/* gfp.c */
+int cli_gfp(int argc, char **argv);
+void cli_gfp_usage(FILE *f);
 
 /* True for "--help" and "-h". */
 bool cli_is_help(const char *arg);

@@ -28,6 +28,8 @@ static const struct command commands[] = {
         {"geometry", cli_geometry, cli_geometry_usage,
          "check the engine's cache sizing against a /sys/kernel/slab tree"},
         {"bench", cli_bench, cli_bench_usage, "run a benchmark (see docs/benchmarks.md)"},
+        {"gfp", cli_gfp, cli_gfp_usage,
+         "decode a gfp mask: zone, ALLOC flags and the watermark each zone holds it to"},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
