@@ -75,6 +75,8 @@ export const api = {
   names: (id) => request('GET', `${S(id)}/names`),
   followUrl: (id) => `${S(id)}/follow`,
   compare: (p) => request('GET', `/api/compare${q(p)}`),
+  /** @param {{ mask: string, order?: string|number, context?: string, scenario?: string, variant?: string }} p */
+  gfp: (p) => request('GET', `/api/gfp${q(p)}`),
   createSnapshot: (body) => request('POST', '/api/snapshots', { body }),
   snapshots: () => request('GET', '/api/snapshots'),
   snapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}`),
