@@ -106,3 +106,23 @@ test('the gfp tab decodes masks through the server, and says why a mask is bad',
   });
   await page.close();
 });
+
+test('alloc_pages from "Do an operation": the Pages tab shows the pages held and the fast-path decision', async (t) => {
+  const page = await lab('/?scenario=default&tab=pages');
+  await shotOnFailure(t, page, async () => {
+    const m0 = await model(page);
+    await page.keyboard.press('End');
+    await waitAt(page, m0.end);
+    await page.locator('details:has(#ops) > summary').click();
+    await page.selectOption('#op-kind', 'alloc_pages');
+    await page.fill('#op-order', '9');
+    await page.fill('#op-gfp', 'GFP_KERNEL|__GFP_MOVABLE');
+    await page.click('#op-run');
+    await page.waitForFunction((end) => { const m = window.__slublab.player.get(); return m.end > end && m.at === m.end && !m.playing; }, m0.end, { timeout: 10000 });
+    await page.waitForFunction(() => /held by other users/.test(document.querySelector('section.zone .zone-line')?.textContent ?? ''));
+    assert.match(await page.textContent('section.zone .zone-line'), /, 512 held by other users; above high/);
+    assert.match(await page.textContent('#page-decision'), /^GFP_KERNEL\|__GFP_MOVABLE at order 9 was served by Normal on node 0, the preferred zone, on the fast path, held to the low watermark/);
+    assert.match(await page.textContent('#narration'), /another user of the page allocator gets an order-9 block from Normal on the fast path/);
+  });
+  await page.close();
+});
