@@ -280,13 +280,14 @@ static int slowpath(struct sim *sim, struct alloc_context *ac, sim_addr_t *addr)
             goto nopage;
         if (freed)
             continue; /* should_reclaim_retry: progress was made */
+        /* __alloc_pages_may_oom: one last look at the high watermark, then
+         * the OOM killer, except for costly, __GFP_RETRY_MAYFAIL,
+         * __GFP_THISNODE and lowmem-only requests */
+        if (!from_freelist(sim, ac, SIM_ALLOC_WMARK_HIGH | l->cpuset, "oom_probe", addr))
+            return 0;
         if (!costly && !(gfp & (SIM_GFP_RETRY_MAYFAIL | SIM_GFP_THISNODE)) &&
-                ac->highest >= SIM_ZONE_NORMAL) {
-            /* __alloc_pages_may_oom: one last look at the high watermark */
-            if (!from_freelist(sim, ac, SIM_ALLOC_WMARK_HIGH | l->cpuset, "oom_probe", addr))
-                return 0;
+                ac->highest >= SIM_ZONE_NORMAL)
             pa_event(sim, ac, "__alloc_pages_may_oom", "not_modelled");
-        }
         break;
     }
 nopage:

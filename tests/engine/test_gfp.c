@@ -635,6 +635,27 @@ static void test_validate_zones(void)
     CHECK(strstr(rep.msg[0], "in use") != NULL);
     page_of(r.t.sim, a + 4 * PAGE_SIZE)->user = 0;
     CHECK_EQ_U(sim_validate(r.t.sim, SIM_VALIDATE_OP, &rep), 0);
+    /* the held block put on the order-2 list by hand, beside its free buddy */
+    {
+        struct sim_page *p = page_of(r.t.sim, a), *head;
+        bool unmerged = false;
+
+        p->user = 0;
+        p->buddy = 2;
+        p->prev = 0;
+        p->next = z->area[2].head;
+        head = zone_page(z, z->area[2].head - 1);
+        head->prev = 1;
+        z->area[2].head = 1;
+        z->area[2].nr_free++;
+        z->free_pages += 4;
+        r.t.sim->nr_user = 0;
+        z->user_pages = 0;
+        CHECK_GE_U(sim_validate(r.t.sim, SIM_VALIDATE_OP, &rep), 1);
+        for (unsigned i = 0; i < rep.violations && i < SIM_REPORT_MSGS; i++)
+            unmerged |= strstr(rep.msg[i], "were not merged") != NULL;
+        CHECK(unmerged);
+    }
     tsim_fini(&r.t);
 }
 
