@@ -252,7 +252,7 @@ int sim_create(const struct sim_config *cfg, struct sim **out)
     sim->fail_page_order = -1;
     rng_seed(&sim->rng, cfg->seed);
     for (unsigned i = 0; i < 16; i++)
-        sim->kmalloc_cache[i] = -1;
+        sim->kmalloc_cache[i] = sim->kmalloc_dma_cache[i] = -1;
     pool_init(&sim->slabs, sizeof(struct slab));
     pool_init(&sim->sheaves, sizeof(struct slab_sheaf));
     sim->in_apply = true;
@@ -491,7 +491,7 @@ static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_r
         return -EINVAL;
     }
     for (unsigned i = 0; op->kind == SIM_OP_DESTROY && i < 16; i++) {
-        if (sim->kmalloc_cache[i] == op->cache) {
+        if (sim->kmalloc_cache[i] == op->cache || sim->kmalloc_dma_cache[i] == op->cache) {
             snprintf(res->message, sizeof(res->message),
                     "cache %s is a kmalloc cache: kmalloc() would go on using it",
                     sim->caches[op->cache]->name);

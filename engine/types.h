@@ -266,6 +266,7 @@ struct sim {
     struct kmem_cache **caches; /* [nr_caches], by id */
     unsigned nr_caches, cap_caches;
     int kmalloc_cache[16];      /* cache id per kmalloc size class, -1 until first use */
+    int kmalloc_dma_cache[16];  /* the same for dma-kmalloc-* (__GFP_DMA with a ZONE_DMA) */
 
     struct pool slabs;          /* struct slab; index 0 unused */
     struct pool sheaves;        /* struct slab_sheaf; 0 unused, 1 is the bootstrap sheaf */

@@ -568,6 +568,39 @@ static void test_dma_cache(void)
     tsim_fini(&r.t);
 }
 
+/* kmalloc with __GFP_DMA: the dma-kmalloc-* class, in ZONE_DMA, when the
+ * machine has one (kernel: kmalloc_type); the plain class otherwise */
+static void test_kmalloc_dma(void)
+{
+    for (unsigned with = 0; with < 2; with++) {
+        struct sim_config cfg;
+        struct rec r;
+        struct sim_op op = {.kind = SIM_OP_KMALLOC, .node = SIM_NUMA_NO_NODE, .size = 100,
+                .gfp = SIM_GFP_KERNEL | SIM_GFP_DMA};
+        struct sim_result res;
+        const struct zone *dma;
+
+        sim_config_default(&cfg);
+        cfg.dma_bytes = with ? 16ull << 20 : 0;
+        rec_init(&r, &cfg);
+        if (!r.t.sim)
+            return;
+        CHECK_OK(tsim_apply(&r.t, &op, &res));
+        CHECK_EQ_I(res.status, SIM_OK);
+        CHECK_EQ_STR(tsim_snap_cache(&r.t, res.cache).name, with ? "dma-kmalloc-128" : "kmalloc-128");
+        CHECK_EQ_STR(sim_zone_name(r.last_page.zone), with ? "DMA" : "Normal");
+        if (with) {
+            dma = &r.t.sim->zones[r.t.sim->zone_of_type[0][SIM_ZONE_DMA]];
+            CHECK(res.addr - dma->start < (uint64_t)dma->pages << PAGE_SHIFT);
+            /* a kmalloc cache: destroying it is refused */
+            op = (struct sim_op){.kind = SIM_OP_DESTROY, .node = SIM_NUMA_NO_NODE, .cache = res.cache};
+            CHECK_EQ_I(sim_apply(r.t.sim, &op, &res), -EINVAL);
+        }
+        CHECK_CLEAN(&r.t);
+        tsim_fini(&r.t);
+    }
+}
+
 /* Bad input: the op is refused and nothing changes */
 static void test_bad_ops(void)
 {
@@ -674,6 +707,7 @@ int main(void)
     RUN_TEST(test_order_fallback);
     RUN_TEST(test_slab_first_try_mask);
     RUN_TEST(test_dma_cache);
+    RUN_TEST(test_kmalloc_dma);
     RUN_TEST(test_bad_ops);
     RUN_TEST(test_validate_zones);
     return check_done();
