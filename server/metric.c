@@ -38,6 +38,27 @@ bool metric_is_zone(const struct metric *m)
     return m->kind >= METRIC_ZONE_FREE_PAGES && m->kind <= METRIC_ZONE_WMARK_HIGH;
 }
 
+bool metric_zone_name_ok(const char *name, unsigned nr_nodes)
+{
+    const char *at = strchr(name, '@');
+    size_t len = at ? (size_t)(at - name) : strlen(name);
+    unsigned long node = 0;
+    bool known = false;
+
+    for (unsigned t = 0; t < SIM_NR_ZONE_TYPES; t++)
+        known |= strlen(sim_zone_name(t)) == len && !strncmp(sim_zone_name(t), name, len);
+    if (!known)
+        return false;
+    if (at) {
+        char *end;
+
+        node = strtoul(at + 1, &end, 10);
+        if (end == at + 1 || *end)
+            return false;
+    }
+    return node < nr_nodes;
+}
+
 /* A zone's metric from a snapshot: -ENOENT when the machine has no such zone. */
 static int metric_zone_eval(const struct sim_snapshot *snap, const struct metric *m,
                             uint64_t *out)

@@ -60,6 +60,8 @@ int metric_parse(const char *text, unsigned nr_cpus, struct metric *m, const cha
 const char *metric_file_name(enum metric_kind kind);
 /* True for the zone kinds (the name before the dot is a zone, not a cache). */
 bool metric_is_zone(const struct metric *m);
+/* True when @name is DMA, DMA32, Normal or Movable, optionally @N with N < @nr_nodes. */
+bool metric_zone_name_ok(const char *name, unsigned nr_nodes);
 /* True when metric_eval() needs a snapshot for @m (everything but counters). */
 bool metric_needs_snapshot(const struct metric *m);
 /*

@@ -84,4 +84,32 @@ want="--order wants" bad_mask GFP_KERNEL --order 11
 want="--context wants" bad_mask GFP_KERNEL --context irq
 want="which mask" bad_mask
 want="node 3" bad_mask GFP_KERNEL --node 3
+
+# scenarios: the page allocator's keys, ops and metrics refuse bad input with the reason
+bad_scenario() {
+    echo "$1" >"$TMP/bad.json"
+    sl run "$TMP/bad.json"
+    check "bad scenario exits 2: $1" [ "$status" -eq 2 ]
+    check "bad scenario says \"$2\": $1" grep -qF -- "$2" "$TMP/err"
+}
+bad_scenario '{"format":1,"name":"x","machine":{"dma_mb":5},"ops":[]}' 'must be multiples of 4'
+bad_scenario '{"format":1,"name":"x","machine":{"dma_mb":20},"ops":[]}' 'above the limit 16'
+bad_scenario '{"format":1,"name":"x","config":{"alloc_layout":"bogus"},"ops":[]}' 'is not kernel, renumbered or renumbered-forced'
+bad_scenario '{"format":1,"name":"x","variants":{"GFP_TRANSLATE":"coupled"},"config":{"alloc_layout":"renumbered"},"ops":[]}' 'renumbered-forced to run it anyway'
+bad_scenario '{"format":1,"name":"x","variants":{"GFP_TRANSLATE":"sideways"},"ops":[]}' 'expected "before" or "after"'
+bad_scenario '{"format":1,"name":"x","config":{"min_free_kbytes":300000},"ops":[]}' 'above the limit 262144'
+bad_scenario '{"format":1,"name":"x","ops":[{"op":"alloc_pages","order":11}]}' 'above the limit 10'
+bad_scenario '{"format":1,"name":"x","ops":[{"op":"alloc_pages","context":"irq"}]}' 'is not task, atomic or rt'
+bad_scenario '{"format":1,"name":"x","ops":[{"op":"alloc_pages","gfp":"GFP_DMA|GFP_DMA32"}]}' 'GFP_ZONE_BAD'
+bad_scenario '{"format":1,"name":"x","ops":[{"op":"free_pages","name":"nope"}]}' 'no earlier operation allocates "nope"'
+bad_scenario '{"format":1,"name":"x","ops":[{"op":"alloc_pages","name":"a","order":2},{"op":"free_pages","name":"a","order":1}]}' 'has order 2, not 1'
+bad_scenario '{"format":1,"name":"x","ops":[],"expect":[{"at":"end","metric":"Bogus.free_pages","op":"==","value":1}]}' '"Bogus" is not a zone'
+bad_scenario '{"format":1,"name":"x","ops":[],"expect":[{"at":"end","metric":"Normal@1.free_pages","op":"==","value":1}]}' '"Normal@1" is not a zone'
+
+# the variant's own words work everywhere a variant is named
+cat >"$TMP/words.json" <<'JSON'
+{"format": 1, "name": "words", "variants": {"GFP_TRANSLATE": "coupled"}, "ops": []}
+JSON
+sl gfp GFP_ATOMIC --scenario "$TMP/words.json"
+check "variants: GFP_TRANSLATE coupled" grep -q 'GFP_TRANSLATE=coupled' "$TMP/out"
 finish
