@@ -12,9 +12,9 @@
  * with ALLOC_NO_WATERMARKS or ALLOC_OOM when the context allows, and, if the
  * caller may block, reclaims and retries.  The model has no compaction and
  * no OOM killer: where the kernel would compact or kill, an event says so
- * and nothing is gained; direct reclaim frees up to cfg.reclaim_pages of the
- * reclaimable blocks held by SIM_OP_ALLOC_PAGES users (oldest first).
- * kswapd is woken (an event) but does not run inside an operation.
+ * and nothing is gained; reclaim (vmscan.c) frees reclaimable blocks held
+ * by SIM_OP_ALLOC_PAGES users: direct reclaim up to cfg.reclaim_pages, and
+ * kswapd, once woken, at the end of the operation when cfg.kswapd is set.
  *
  * A decision is recorded in sim->pa and attached to the event of whoever
  * asked for the pages (new_slab, __alloc_pages); the allocator emits events
@@ -192,43 +192,18 @@ static void wake_kswapd(struct sim *sim, struct alloc_context *ac)
     if (ac->kswapd_woken)
         return;
     ac->kswapd_woken = true;
+    for (unsigned i = 0; i < ac->nr_zones; i++)
+        sim->kswapd_woken |= 1u << sim->zones[ac->zonelist[i]].node;
     pa_event(sim, ac, "wake_all_kswapds", "wake");
 }
 
-/* The zone of @addr serves @ac's zonelist. */
-static bool in_zonelist(const struct sim *sim, const struct alloc_context *ac, sim_addr_t addr)
-{
-    const struct zone *z = zone_of(sim, addr);
-
-    for (unsigned i = 0; i < ac->nr_zones; i++)
-        if (&sim->zones[ac->zonelist[i]] == z)
-            return true;
-    return false;
-}
-
-/* Direct reclaim, modelled: free up to cfg.reclaim_pages of the oldest
- * reclaimable user blocks in the zonelist.  Returns the pages freed. */
+/* Direct reclaim, modelled (vmscan.c): up to cfg.reclaim_pages from the
+ * zonelist's zones.  Returns the pages freed. */
 static unsigned long direct_reclaim(struct sim *sim, struct alloc_context *ac)
 {
-    unsigned long freed = 0;
-    size_t i = 0;
+    unsigned long freed = reclaim_user_blocks(sim, ac->zonelist, ac->nr_zones,
+            sim->cfg.reclaim_pages);
 
-    while (freed < sim->cfg.reclaim_pages && i < sim->nr_user) {
-        struct user_block b = sim->user[i];
-        struct zone *z = zone_of(sim, b.addr);
-
-        if (!(b.gfp & (SIM_GFP_MOVABLE | SIM_GFP_RECLAIMABLE)) || !in_zonelist(sim, ac, b.addr)) {
-            i++;
-            continue;
-        }
-        page_of(sim, b.addr)->user = 0;
-        z->user_pages -= 1ul << b.order;
-        page_free(sim, b.addr, b.order);
-        freed += 1ul << b.order;
-        for (size_t k = i; k + 1 < sim->nr_user; k++)
-            sim->user[k] = sim->user[k + 1];
-        sim->nr_user--;
-    }
     pa_event(sim, ac, "__alloc_pages_direct_reclaim", freed ? "reclaimed" : "no_progress");
     return freed;
 }

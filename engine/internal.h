@@ -144,6 +144,11 @@ struct alloc_layout {
 };
 const struct alloc_layout *alloc_layout_of(unsigned layout);
 
+/* vmscan.c */
+unsigned long reclaim_user_blocks(struct sim *sim, const int *zones, unsigned nr,
+        unsigned long want);
+void kswapd_run(struct sim *sim);
+
 /* alloc_pages.c */
 void zones_create(struct sim *sim);
 int alloc_pages(struct sim *sim, const struct kmem_cache *s, uint32_t gfp, int node,

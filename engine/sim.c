@@ -705,9 +705,11 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
         break;
     }
     if (!ret) {
+        kswapd_run(sim);
         sim->op++;
         rcu_tick(sim);
     }
+    sim->kswapd_woken = 0;
     sim->in_apply = false;
     SIM_BUG_ON(sim->nr_inflight != 0 || sim->ev.open);
     return ret;

@@ -284,6 +284,8 @@ struct sim_config {
     unsigned reclaim_pages;   /* what one direct reclaim frees (pages of reclaimable
                                * alloc_pages blocks, oldest first); 0: no progress */
     uint8_t alloc_layout;     /* enum sim_alloc_layout */
+    bool kswapd;              /* kswapd, once woken, reclaims at the end of the operation
+                               * up to each zone's high watermark (same pages as reclaim_pages) */
 };
 
 /* 0 when @cfg's zones, watermark parameters and ALLOC layout make a

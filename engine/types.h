@@ -297,6 +297,7 @@ struct sim {
     uint32_t gfp;                /* gfp of the operation being applied */
     struct sim_gfp_ctx gfp_ctx;  /* its calling context */
     struct sim_page_alloc pa;    /* the last decision, attached to events */
+    uint32_t kswapd_woken;       /* nodes whose kswapd this operation woke; 0 between operations */
     struct user_block *user;     /* SIM_OP_ALLOC_PAGES blocks held, oldest first */
     size_t nr_user, cap_user;
 };

@@ -27,7 +27,7 @@ static const char *const machine_keys[] = {"cpus",         "nodes", "cpu_node", 
 static const char *const config_keys[] = {"freelist_hardened", "freelist_random", "slab_debug",
                                            "rcu_mode", "rcu_gap", "min_free_kbytes",
                                            "watermark_scale_factor", "cma", "reclaim_pages",
-                                           "alloc_layout", NULL};
+                                           "kswapd", "alloc_layout", NULL};
 
 void scenario_release(struct scenario *scn)
 {

@@ -3,7 +3,7 @@
  *
  * machine.dma_mb and machine.dma32_mb add ZONE_DMA and ZONE_DMA32 to node 0
  * (sim_config.dma_bytes, dma32_bytes); config.min_free_kbytes,
- * watermark_scale_factor, cma, reclaim_pages and alloc_layout set the
+ * watermark_scale_factor, cma, reclaim_pages, kswapd and alloc_layout set the
  * watermarks and the modelled reclaim (docs/scenario-format.md).  The
  * engine's sim_zones_check() has the last word on what makes a machine, so
  * its reason is the scenario's error.
@@ -49,7 +49,8 @@ int scenario_parse_config_zones(struct scenario_ctx *ctx, const cJSON *config,
         return err;
     if (err == 0)
         cfg->reclaim_pages = (unsigned)v;
-    if ((err = scenario_get_bool(ctx, config, "cma", false, &cfg->cma)) < 0)
+    if ((err = scenario_get_bool(ctx, config, "cma", false, &cfg->cma)) < 0 ||
+        (err = scenario_get_bool(ctx, config, "kswapd", false, &cfg->kswapd)) < 0)
         return err;
     if ((err = scenario_get_string(ctx, config, "alloc_layout", false, &layout)) < 0)
         return err;

@@ -477,6 +477,41 @@ static void test_reclaim(void)
     tsim_fini(&r.t);
 }
 
+/* Spec 3.B's end: kswapd, when modelled, runs after the operation that woke
+ * it and reclaims back up to the high watermark */
+static void test_kswapd(void)
+{
+    struct sim_config cfg;
+    struct rec r;
+
+    spec_config(&cfg);
+    rec_init(&r, &cfg);
+    if (!r.t.sim)
+        return;
+    fill_to(&r, 150); /* movable blocks: reclaimable (kswapd would undo the filling) */
+    r.t.sim->cfg.kswapd = true;
+    CHECK(pages(&r, SIM_GFP_KERNEL, 0) != 0);
+    CHECK(strstr(r.trail, "wake_all_kswapds/wake") != NULL);
+    CHECK(strstr(r.trail, "balance_pgdat/balanced") != NULL);
+    CHECK_GE_U(r.t.sim->zones[0].free_pages, 192);
+    CHECK_LT_U(r.t.sim->zones[0].free_pages, 192 + 1);
+    /* above low: kswapd is not woken, nothing runs */
+    CHECK(pages(&r, SIM_GFP_KERNEL, 0) != 0);
+    CHECK_EQ_STR(r.trail, "__alloc_pages/fast ");
+    /* nothing reclaimable left: kswapd makes no progress */
+    r.t.quiet = true;
+    while (r.t.sim->nr_user)
+        free_block(&r, r.t.sim->user[0].addr, r.t.sim->user[0].order);
+    while (r.t.sim->zones[0].free_pages > 150)
+        if (!pages(&r, SIM_GFP_ATOMIC, 0))
+            break;
+    r.t.quiet = false;
+    CHECK(pages(&r, SIM_GFP_KERNEL, 0) != 0);
+    CHECK(strstr(r.trail, "balance_pgdat/no_progress") != NULL);
+    CHECK_CLEAN(&r.t);
+    tsim_fini(&r.t);
+}
+
 /* Spec 3.D: SLUB's order fallback when no block of the preferred order is
  * left: the quiet first try fails, the minimum order succeeds */
 static void test_order_fallback(void)
@@ -704,6 +739,7 @@ int main(void)
     RUN_TEST(test_between_low_and_min);
     RUN_TEST(test_below_min);
     RUN_TEST(test_reclaim);
+    RUN_TEST(test_kswapd);
     RUN_TEST(test_order_fallback);
     RUN_TEST(test_slab_first_try_mask);
     RUN_TEST(test_dma_cache);
