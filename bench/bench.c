@@ -44,6 +44,8 @@ static const struct {
          "alloc+free pairs on the sheaf fast path, events off/on, against glibc"},
         {"free-bulk", bench_free_bulk,
          "kmem_cache_free_bulk to slabs, DETACHED_FREELIST before/after"},
+        {"gfp-equiv", bench_gfp_equiv,
+         "gfp_to_alloc_flags coupled == explicit over every 24-bit mask, and their speed"},
 };
 
 void cli_bench_usage(FILE *f)

@@ -27,5 +27,6 @@ double bench_median(double *v, unsigned n);
 int bench_fresh_slab(const struct bench_opts *o);
 int bench_fastpath(const struct bench_opts *o);
 int bench_free_bulk(const struct bench_opts *o);
+int bench_gfp_equiv(const struct bench_opts *o);
 
 #endif /* SLUBLAB_BENCH_BENCH_H */

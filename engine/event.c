@@ -135,6 +135,7 @@ void ev_deliver(struct sim *sim)
     e.stats = deltas;
     e.nr_stats = n;
     e.report = ev->report;
+    e.page = ev->page;
     ev->open = false; /* the callback may snapshot or validate */
     sim->seq++;
     sim->event_fn(&e, sim->event_arg);

@@ -3,8 +3,10 @@
  *
  * Scenarios and outputs spell masks the way the kmem tracepoints do
  * ("GFP_KERNEL|__GFP_ZERO"): composite masks first, longest first, then
- * the remaining single bits.  The page allocator does not act on most
- * bits yet; they are parsed and carried so later models can.
+ * the remaining single bits, in the kernel's order.  Bit values are those of
+ * include/linux/gfp_types.h for a kernel with KASAN_HW_TAGS=n, LOCKDEP=n
+ * and SLAB_OBJ_EXT=y (so __GFP_NO_OBJ_EXT is bit 24).  What the bits make
+ * the page allocator do is alloc_flags.c's business.
  */
 #include "internal.h"
 
@@ -17,38 +19,47 @@ struct name_bits {
     uint32_t bits;
 };
 
+/* In the order of the kernel's tracepoints (include/trace/events/mmflags.h):
+ * printing takes the first entry whose bits are all set, then the next. */
 static const struct name_bits gfp_names[] = {
+    {"GFP_TRANSHUGE", SIM_GFP_TRANSHUGE},
+    {"GFP_TRANSHUGE_LIGHT", SIM_GFP_TRANSHUGE_LIGHT},
+    {"GFP_HIGHUSER_MOVABLE", SIM_GFP_HIGHUSER_MOVABLE},
+    {"GFP_HIGHUSER", SIM_GFP_HIGHUSER},
+    {"GFP_USER", SIM_GFP_KERNEL | SIM_GFP_HARDWALL},
     {"GFP_KERNEL_ACCOUNT", SIM_GFP_KERNEL | SIM_GFP_ACCOUNT},
     {"GFP_KERNEL", SIM_GFP_KERNEL},
     {"GFP_NOFS", SIM_GFP_RECLAIM | SIM_GFP_IO},
-    {"GFP_NOIO", SIM_GFP_RECLAIM},
     {"GFP_ATOMIC", SIM_GFP_ATOMIC},
+    {"GFP_NOIO", SIM_GFP_RECLAIM},
     {"GFP_NOWAIT", SIM_GFP_NOWAIT},
     {"GFP_DMA", SIM_GFP_DMA},
-    {"GFP_DMA32", SIM_GFP_DMA32},
-    {"__GFP_DMA", SIM_GFP_DMA},
     {"__GFP_HIGHMEM", SIM_GFP_HIGHMEM},
-    {"__GFP_DMA32", SIM_GFP_DMA32},
-    {"__GFP_MOVABLE", SIM_GFP_MOVABLE},
-    {"__GFP_RECLAIMABLE", SIM_GFP_RECLAIMABLE},
+    {"GFP_DMA32", SIM_GFP_DMA32},
     {"__GFP_HIGH", SIM_GFP_HIGH},
     {"__GFP_IO", SIM_GFP_IO},
     {"__GFP_FS", SIM_GFP_FS},
-    {"__GFP_ZERO", SIM_GFP_ZERO},
-    {"__GFP_RECLAIM", SIM_GFP_RECLAIM},
-    {"__GFP_DIRECT_RECLAIM", SIM_GFP_DIRECT_RECLAIM},
-    {"__GFP_KSWAPD_RECLAIM", SIM_GFP_KSWAPD_RECLAIM},
-    {"__GFP_WRITE", SIM_GFP_WRITE},
     {"__GFP_NOWARN", SIM_GFP_NOWARN},
     {"__GFP_RETRY_MAYFAIL", SIM_GFP_RETRY_MAYFAIL},
     {"__GFP_NOFAIL", SIM_GFP_NOFAIL},
     {"__GFP_NORETRY", SIM_GFP_NORETRY},
-    {"__GFP_MEMALLOC", SIM_GFP_MEMALLOC},
     {"__GFP_COMP", SIM_GFP_COMP},
+    {"__GFP_ZERO", SIM_GFP_ZERO},
     {"__GFP_NOMEMALLOC", SIM_GFP_NOMEMALLOC},
-    {"__GFP_HARDWALL", SIM_GFP_HARDWALL},
+    {"__GFP_MEMALLOC", SIM_GFP_MEMALLOC},
     {"__GFP_THISNODE", SIM_GFP_THISNODE},
+    {"__GFP_RECLAIMABLE", SIM_GFP_RECLAIMABLE},
+    {"__GFP_MOVABLE", SIM_GFP_MOVABLE},
     {"__GFP_ACCOUNT", SIM_GFP_ACCOUNT},
+    {"__GFP_WRITE", SIM_GFP_WRITE},
+    {"__GFP_RECLAIM", SIM_GFP_RECLAIM},
+    {"__GFP_DIRECT_RECLAIM", SIM_GFP_DIRECT_RECLAIM},
+    {"__GFP_KSWAPD_RECLAIM", SIM_GFP_KSWAPD_RECLAIM},
+    {"__GFP_ZEROTAGS", SIM_GFP_ZEROTAGS},
+    {"__GFP_NO_OBJ_EXT", SIM_GFP_NO_OBJ_EXT},
+    /* accepted when parsing, never printed (the names above win) */
+    {"__GFP_DMA", SIM_GFP_DMA},
+    {"__GFP_DMA32", SIM_GFP_DMA32},
 };
 
 #define NR_GFP_NAMES (sizeof(gfp_names) / sizeof(gfp_names[0]))
@@ -99,7 +110,7 @@ size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len)
     for (size_t i = 0; i < NR_GFP_NAMES && left; i++) {
         const struct name_bits *nb = &gfp_names[i];
 
-        if ((left & nb->bits) != nb->bits || !strncmp(nb->name, "GFP_DMA", 7))
+        if ((left & nb->bits) != nb->bits)
             continue;
         n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
                 n ? "|" : "", nb->name);
@@ -109,6 +120,27 @@ size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len)
         n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s0x%x",
                 n ? "|" : "", left);
     return n;
+}
+
+int sim_gfp_check(uint32_t gfp, char *msg, size_t len)
+{
+    char names[256];
+
+    if (gfp & ~SIM_GFP_BITS_MASK) {
+        snprintf(msg, len, "gfp 0x%x has bits no kernel defines (0x%x; bit 9 is unused since 6.3)",
+                gfp, gfp & ~SIM_GFP_BITS_MASK);
+        return -EINVAL;
+    }
+    sim_gfp_format(gfp, names, sizeof(names));
+    if (sim_gfp_zone(gfp) < 0) {
+        snprintf(msg, len, "gfp %s asks for two zones at once (GFP_ZONE_BAD)", names);
+        return -EINVAL;
+    }
+    if ((gfp & SIM_GFP_MOVABLE) && (gfp & SIM_GFP_RECLAIMABLE)) {
+        snprintf(msg, len, "gfp %s is both __GFP_MOVABLE and __GFP_RECLAIMABLE", names);
+        return -EINVAL;
+    }
+    return 0;
 }
 
 static const struct name_bits flag_names[] = {

@@ -134,6 +134,33 @@ int mem_write_u64(struct sim *sim, sim_addr_t addr, uint64_t v);
 int page_alloc(struct sim *sim, int node, unsigned order, sim_addr_t *addr);
 void page_free(struct sim *sim, sim_addr_t addr, unsigned order);
 unsigned long zone_nr_free(const struct zone *z, unsigned order);
+int rmqueue_buddy(struct sim *sim, struct zone *z, unsigned order, sim_addr_t *addr);
+void zone_init(struct sim *sim, struct zone *z, int node, unsigned type, sim_addr_t start,
+        unsigned long pages);
+
+/* watermark.c */
+void setup_per_zone_wmarks(struct sim *sim);
+bool zone_watermark_ok(const struct sim *sim, const struct zone *z, unsigned order,
+        unsigned long mark, unsigned highest_zone, unsigned flags, long *threshold);
+
+/* alloc_flags.c */
+struct alloc_layout {
+    unsigned min_reserve, kswapd; /* the two bits the coupled form copies from gfp */
+    unsigned wmark_mask, no_watermarks, oom, non_block, cpuset, cma, nofragment, highatomic;
+};
+const struct alloc_layout *alloc_layout_of(unsigned layout);
+
+/* vmscan.c */
+unsigned long reclaim_user_blocks(struct sim *sim, const int *zones, unsigned nr,
+        unsigned long want);
+void kswapd_run(struct sim *sim);
+
+/* alloc_pages.c */
+void zones_create(struct sim *sim);
+int alloc_pages(struct sim *sim, const struct kmem_cache *s, uint32_t gfp, int node,
+        unsigned order, sim_addr_t *addr);
+int alloc_pages_user(struct sim *sim, int node, uint32_t gfp, unsigned order, sim_addr_t *addr);
+int free_pages_user(struct sim *sim, sim_addr_t addr, unsigned order, char *msg, size_t len);
 
 /* stats.c */
 
@@ -157,6 +184,7 @@ static inline void ev_begin(struct sim *sim, const struct kmem_cache *s, const c
     ev->node = node;
     ev->cache = s ? s->id : -1;
     ev->report = NULL;
+    ev->page = NULL;
     ev->nr_moves = 0;
 }
 

@@ -7,7 +7,10 @@
  * their first use, with SLAB_KMALLOC (natural alignment).  kmalloc(0)
  * returns ZERO_SIZE_PTR; sizes above 8 KiB go straight to the page
  * allocator in the kernel and are refused here.  kfree finds the cache
- * from the object's slab.
+ * from the object's slab.  A __GFP_DMA request on a machine with a
+ * ZONE_DMA uses the dma-kmalloc-* classes instead, created with
+ * SLAB_CACHE_DMA so their slabs come from ZONE_DMA (kernel: kmalloc_type,
+ * KMALLOC_DMA); the reclaimable and cgroup classes are not modelled.
  */
 #include "internal.h"
 
@@ -31,31 +34,35 @@ int kmalloc_index(unsigned size)
     return -1;
 }
 
-static void kmalloc_name(unsigned size, char *buf, size_t len)
+static void kmalloc_name(unsigned size, bool dma, char *buf, size_t len)
 {
+    const char *prefix = dma ? "dma-" : "";
+
     if (size >= 1024)
-        snprintf(buf, len, "kmalloc-%uk", size / 1024);
+        snprintf(buf, len, "%skmalloc-%uk", prefix, size / 1024);
     else
-        snprintf(buf, len, "kmalloc-%u", size);
+        snprintf(buf, len, "%skmalloc-%u", prefix, size);
 }
 
-/* The cache for class @i, created on first use.  Returns its id, or -1 if
- * a cache of that name was created by the user first. */
-static int kmalloc_cache(struct sim *sim, int i)
+/* The cache for class @i (the DMA class when @dma), created on first use.
+ * Returns its id, or -1 if a cache of that name was created by the user
+ * first. */
+static int kmalloc_cache(struct sim *sim, int i, bool dma)
 {
+    int *slot = dma ? &sim->kmalloc_dma_cache[i] : &sim->kmalloc_cache[i];
     struct sim_cache_args a;
     char msg[128];
     int id;
 
-    if (sim->kmalloc_cache[i] >= 0)
-        return sim->kmalloc_cache[i];
+    if (*slot >= 0)
+        return *slot;
     memset(&a, 0, sizeof(a));
-    kmalloc_name(kmalloc_sizes[i], a.name, sizeof(a.name));
+    kmalloc_name(kmalloc_sizes[i], dma, a.name, sizeof(a.name));
     a.object_size = kmalloc_sizes[i];
-    a.flags = SIM_SLAB_KMALLOC;
+    a.flags = SIM_SLAB_KMALLOC | (dma ? SIM_SLAB_CACHE_DMA : 0);
     if (kmem_cache_create(sim, &a, &id, msg, sizeof(msg)))
         return -1;
-    sim->kmalloc_cache[i] = id;
+    *slot = id;
     return id;
 }
 
@@ -77,7 +84,7 @@ int kmalloc(struct sim *sim, unsigned size, int node, uint32_t gfp, struct sim_r
         return -EINVAL;
     }
     i = kmalloc_index(size);
-    id = kmalloc_cache(sim, i);
+    id = kmalloc_cache(sim, i, (gfp & SIM_GFP_DMA) && sim->cfg.dma_bytes);
     if (id < 0) {
         snprintf(res->message, sizeof(res->message),
                 "kmalloc(%u): a user cache already has the name of its kmalloc cache", size);

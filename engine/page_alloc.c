@@ -1,7 +1,8 @@
 /*
  * page_alloc.c: the buddy page allocator beneath the slabs.
  *
- * One zone per node (ZONE_NORMAL).  Free blocks of order 0..MAX_PAGE_ORDER
+ * Every node has a ZONE_NORMAL; node 0 may also have ZONE_DMA and
+ * ZONE_DMA32 (machine config).  Free blocks of order 0..MAX_PAGE_ORDER
  * sit on per-order lists; allocation takes the smallest order that has a
  * block and splits it, putting the upper halves back (kernel:
  * __rmqueue_smallest, expand); freeing merges a block with its buddy while
@@ -9,8 +10,10 @@
  * Max-order blocks that were never handed out are not on any list: they
  * are the "untouched" tail of the zone, carved in address order when the
  * lists run dry, so an unused zone costs no host memory.  Running out of
- * memory is a result (-ENOMEM), never a crash.  Watermarks and migratetypes
- * are not modelled yet.
+ * memory is a result (-ENOMEM), never a crash.  This file is the buddy
+ * level of one zone (kernel: rmqueue_buddy); which zone, and whether its
+ * watermarks allow it, is alloc_pages.c's business.  Free lists are not
+ * split by migratetype: every free block may serve every type.
  */
 #include "internal.h"
 
@@ -61,16 +64,36 @@ static unsigned long carve_chunk(struct sim *sim, struct zone *z)
     return c * CHUNK_PAGES;
 }
 
-/* Allocate 2^@order pages on @node.  Returns 0 with the address in *addr,
- * or -ENOMEM when no block is large enough (or failure is injected). */
+/* Describe zone @z of @pages pages at @start, all free and untouched.
+ * Watermarks come later (setup_per_zone_wmarks). */
+void zone_init(struct sim *sim, struct zone *z, int node, unsigned type, sim_addr_t start,
+        unsigned long pages)
+{
+    z->node = node;
+    z->type = (uint8_t)type;
+    z->start = start;
+    z->pages = pages;
+    z->free_pages = pages;
+    z->chunk = sim_zalloc(sim, (pages / CHUNK_PAGES) * sizeof(*z->chunk));
+}
+
+/* Allocate 2^@order pages on @node's ZONE_NORMAL, ignoring watermarks.
+ * Returns 0 with the address in *addr, or -ENOMEM when no block is large
+ * enough (or failure is injected). */
 int page_alloc(struct sim *sim, int node, unsigned order, sim_addr_t *addr)
 {
-    struct zone *z = &sim->zones[node];
+    if (sim->fail_page_order >= 0 && order >= (unsigned)sim->fail_page_order)
+        return -ENOMEM;
+    return rmqueue_buddy(sim, &sim->zones[node], order, addr);
+}
+
+/* Take 2^@order pages from @z's free lists (kernel: rmqueue_buddy,
+ * __rmqueue_smallest, expand).  0 with *addr, or -ENOMEM. */
+int rmqueue_buddy(struct sim *sim, struct zone *z, unsigned order, sim_addr_t *addr)
+{
     unsigned long pfn;
     unsigned o;
 
-    if (sim->fail_page_order >= 0 && order >= (unsigned)sim->fail_page_order)
-        return -ENOMEM;
     for (o = order; o <= MAX_PAGE_ORDER; o++)
         if (z->area[o].head)
             break;

@@ -91,6 +91,7 @@ void sim_config_default(struct sim_config *cfg)
     cfg->model = SIM_MODEL_SHEAVES;
     cfg->freelist_hardened = true;
     cfg->freelist_random = false;
+    cfg->cma = true;
 }
 
 static const char *const variant_names[SIM_NR_VARIANTS] = {
@@ -98,6 +99,7 @@ static const char *const variant_names[SIM_NR_VARIANTS] = {
     [SIM_VAR_BARN_REFILL] = "BARN_REFILL",
     [SIM_VAR_REFILL_RETURN] = "REFILL_RETURN",
     [SIM_VAR_DETACHED_FREELIST] = "DETACHED_FREELIST",
+    [SIM_VAR_GFP_TRANSLATE] = "GFP_TRANSLATE",
     [SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = "CPU_PARTIAL_DIRECT_LOAD",
 };
 
@@ -111,6 +113,19 @@ int sim_variant_lookup(const char *name)
     for (unsigned i = 0; i < SIM_NR_VARIANTS; i++)
         if (!strcmp(variant_names[i], name))
             return (int)i;
+    return -1;
+}
+
+int sim_variant_value_lookup(unsigned v, const char *text)
+{
+    if (!strcmp(text, "before"))
+        return SIM_BEFORE;
+    if (!strcmp(text, "after"))
+        return SIM_AFTER;
+    if (v == SIM_VAR_GFP_TRANSLATE && !strcmp(text, "coupled"))
+        return SIM_BEFORE;
+    if (v == SIM_VAR_GFP_TRANSLATE && !strcmp(text, "explicit"))
+        return SIM_AFTER;
     return -1;
 }
 
@@ -172,6 +187,8 @@ static int check_config(const struct sim_config *cfg)
     if (cfg->rcu_mode > SIM_RCU_RANDOM ||
             (cfg->rcu_mode != SIM_RCU_MANUAL && (cfg->rcu_gap < 1 || cfg->rcu_gap > 1000000)))
         return -EINVAL;
+    if (sim_zones_check(cfg, NULL, 0))
+        return -EINVAL;
     return 0;
 }
 
@@ -218,6 +235,7 @@ void sim_destroy(struct sim *sim)
     pool_release(&sim->slabs);
     free(sim->inflight);
     free(sim->rcu);
+    free(sim->user);
     free(sim->ev.moves);
     free(sim);
 }
@@ -236,7 +254,7 @@ int sim_create(const struct sim_config *cfg, struct sim **out)
     sim->fail_page_order = -1;
     rng_seed(&sim->rng, cfg->seed);
     for (unsigned i = 0; i < 16; i++)
-        sim->kmalloc_cache[i] = -1;
+        sim->kmalloc_cache[i] = sim->kmalloc_dma_cache[i] = -1;
     pool_init(&sim->slabs, sizeof(struct slab));
     pool_init(&sim->sheaves, sizeof(struct slab_sheaf));
     sim->in_apply = true;
@@ -244,17 +262,7 @@ int sim_create(const struct sim_config *cfg, struct sim **out)
         sim_destroy(sim);
         return -ENOMEM;
     }
-    sim->nr_zones = cfg->nr_nodes;
-    sim->zones = sim_zalloc(sim, cfg->nr_nodes * sizeof(*sim->zones));
-    for (unsigned n = 0; n < cfg->nr_nodes; n++) {
-        struct zone *z = &sim->zones[n];
-
-        z->node = (int)n;
-        z->start = DIRECT_MAP_BASE + PHYS_START + n * cfg->mem_per_node;
-        z->pages = (unsigned long)(cfg->mem_per_node / PAGE_SIZE);
-        z->free_pages = z->pages;
-        z->chunk = sim_zalloc(sim, (z->pages / CHUNK_PAGES) * sizeof(*z->chunk));
-    }
+    zones_create(sim);
     /* the bootstrap sheaf: shared by caches without sheaves, never modified */
     SIM_BUG_ON(pool_get(sim, &sim->sheaves) != BOOTSTRAP_SHEAF);
     boot = pool_at(&sim->sheaves, BOOTSTRAP_SHEAF);
@@ -357,6 +365,8 @@ int sim_clone(const struct sim *src, struct sim **out)
     sim->cap_inflight = 0;
     sim->rcu = NULL;
     sim->cap_rcu = 0;
+    sim->user = NULL;
+    sim->cap_user = 0;
     memset(&sim->ev, 0, sizeof(sim->ev));
     sim->event_fn = NULL;
     sim->event_arg = NULL;
@@ -407,6 +417,12 @@ int sim_clone(const struct sim *src, struct sim **out)
             goto err;
         sim->cap_inflight = src->nr_inflight;
     }
+    if (src->nr_user) {
+        sim->user = dup_mem(src->user, src->nr_user * sizeof(*src->user));
+        if (!sim->user)
+            goto err;
+        sim->cap_user = src->nr_user;
+    }
     *out = sim;
     return 0;
 err:
@@ -448,6 +464,8 @@ static bool op_needs_cache(enum sim_op_kind kind)
     case SIM_OP_KFREE_RCU:
     case SIM_OP_GRACE_PERIOD:
     case SIM_OP_RCU_BARRIER:
+    case SIM_OP_ALLOC_PAGES:
+    case SIM_OP_FREE_PAGES:
         return false;
     default:
         return true;
@@ -496,7 +514,7 @@ static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_r
         return -EINVAL;
     }
     for (unsigned i = 0; op->kind == SIM_OP_DESTROY && i < 16; i++) {
-        if (sim->kmalloc_cache[i] == op->cache) {
+        if (sim->kmalloc_cache[i] == op->cache || sim->kmalloc_dma_cache[i] == op->cache) {
             snprintf(res->message, sizeof(res->message),
                     "cache %s is a kmalloc cache: kmalloc() would go on using it",
                     sim->caches[op->cache]->name);
@@ -516,6 +534,19 @@ static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_r
                 op->count);
         return -EINVAL;
     }
+    if (op->context > SIM_CTX_RT) {
+        snprintf(res->message, sizeof(res->message), "unknown calling context %u", op->context);
+        return -EINVAL;
+    }
+    if ((op->kind == SIM_OP_ALLOC_PAGES || op->kind == SIM_OP_FREE_PAGES) &&
+            op->order > MAX_PAGE_ORDER) {
+        snprintf(res->message, sizeof(res->message), "order %u is above MAX_PAGE_ORDER (%u)",
+                op->order, MAX_PAGE_ORDER);
+        return -EINVAL;
+    }
+    if (op->kind == SIM_OP_ALLOC_PAGES &&
+            sim_gfp_check(op->gfp ? op->gfp : SIM_GFP_KERNEL, res->message, sizeof(res->message)))
+        return -EINVAL;
     if (sim->cfg.model == SIM_MODEL_LEGACY && legacy_refuses(op->kind)) {
         snprintf(res->message, sizeof(res->message),
                 "%s: the legacy model (kernels before 6.18) has no sheaves; prefilled sheaves "
@@ -602,6 +633,8 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
         s = sim->caches[op->cache];
     sim->cpu = (int)op->cpu;
     sim->res = res;
+    sim->gfp = gfp;
+    sim->gfp_ctx = sim_gfp_ctx_of((enum sim_gfp_context)op->context, sim->cfg.cma);
     if (apply_fast(sim, op, s, gfp, res)) {
         sim->op++;
         return 0;
@@ -690,13 +723,23 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
         res->cache = s->id;
         kmem_cache_free_bulk_checked(sim, s, op->count, op->in);
         break;
+    case SIM_OP_ALLOC_PAGES:
+        if (alloc_pages_user(sim, op->node, gfp, op->order, &res->addr))
+            sim_result_msg(sim, SIM_FAILED, "alloc_pages: no page of order %u for gfp %#x",
+                    op->order, gfp);
+        break;
+    case SIM_OP_FREE_PAGES:
+        ret = free_pages_user(sim, op->addr, op->order, res->message, sizeof(res->message));
+        break;
     default:
         break;
     }
     if (!ret) {
+        kswapd_run(sim);
         sim->op++;
         rcu_tick(sim);
     }
+    sim->kswapd_woken = 0;
     sim->in_apply = false;
     SIM_BUG_ON(sim->nr_inflight != 0 || sim->ev.open);
     return ret;

@@ -110,32 +110,72 @@ static void chain_from_iter(struct sim *sim, struct kmem_cache *s, struct slab *
         set_freepointer(sim, s, prev, SIM_NULL);
 }
 
+/* The gfp bits SLUB passes to the page allocator (kernel: GFP_RECLAIM_MASK,
+ * GFP_CONSTRAINT_MASK) and those it refuses (GFP_SLAB_BUG_MASK). */
+#define GFP_RECLAIM_MASK                                                                           \
+    (SIM_GFP_RECLAIM | SIM_GFP_HIGH | SIM_GFP_IO | SIM_GFP_FS | SIM_GFP_NOWARN |                   \
+            SIM_GFP_RETRY_MAYFAIL | SIM_GFP_NOFAIL | SIM_GFP_NORETRY | SIM_GFP_MEMALLOC |          \
+            SIM_GFP_NOMEMALLOC)
+#define GFP_CONSTRAINT_MASK (SIM_GFP_HARDWALL | SIM_GFP_THISNODE)
+#define GFP_SLAB_BUG_MASK   (SIM_GFP_DMA32 | SIM_GFP_HIGHMEM | ~SIM_GFP_BITS_MASK)
+
+/* What a cache adds to every page allocation (kernel: s->allocflags). */
+static uint32_t cache_allocflags(const struct kmem_cache *s)
+{
+    uint32_t f = 0;
+
+    if (s->oo.order)
+        f |= SIM_GFP_COMP;
+    if (s->flags & SIM_SLAB_CACHE_DMA)
+        f |= SIM_GFP_DMA;
+    if (s->flags & SIM_SLAB_RECLAIM_ACCOUNT)
+        f |= SIM_GFP_RECLAIMABLE;
+    return f;
+}
+
 /*
- * Get a slab's worth of pages on @node (kernel: new_slab, allocate_slab).
- * Returns the slab's pool index with the slab on no list (private to the
- * caller), or 0 when the page allocator has no block large enough.
- * Does not count alloc_slab or nr_slabs: callers do.
+ * Get a slab's worth of pages for @gfp on @node (kernel: new_slab,
+ * allocate_slab): the preferred order quietly (NOWARN|NORETRY, and without
+ * reclaim, kswapd or reserves when the caller could block), then the
+ * minimum order with the caller's own flags (order_fallback).  The page
+ * allocator's zonelist may give pages of another node unless @gfp has
+ * __GFP_THISNODE.  Returns the slab's pool index with the slab on no list
+ * (private to the caller), or 0 when no memory was found.  Does not count
+ * alloc_slab or nr_slabs: callers do.
  */
-uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node)
+static uint32_t new_slab_gfp(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
 {
     struct kmem_order_objects oo = s->oo;
     struct slab *slab;
     sim_addr_t base;
-    uint32_t idx;
+    uint32_t idx, try;
     bool fallback = false;
 
-    ev_begin(sim, s, "new_slab", "oo", node);
-    if (page_alloc(sim, node, oo.order, &base)) {
+    if (gfp & GFP_SLAB_BUG_MASK) {
+        ev_begin(sim, s, "kmalloc_fix_flags", "unexpected_gfp", node);
+        ev_end(sim);
+        gfp &= ~GFP_SLAB_BUG_MASK;
+    }
+    gfp &= GFP_RECLAIM_MASK | GFP_CONSTRAINT_MASK;
+    gfp |= cache_allocflags(s);
+    try = (gfp | SIM_GFP_NOWARN | SIM_GFP_NORETRY) & ~SIM_GFP_NOFAIL;
+    if ((try & SIM_GFP_DIRECT_RECLAIM) && s->oo.order > s->min.order)
+        try = (try | SIM_GFP_NOMEMALLOC) & ~SIM_GFP_RECLAIM;
+    if (alloc_pages(sim, s, try, node, oo.order, &base)) {
         oo = s->min;
         fallback = true;
-        if (page_alloc(sim, node, oo.order, &base)) {
-            ev_label(sim, "nomem");
+        if (alloc_pages(sim, s, gfp, node, oo.order, &base)) {
+            ev_begin(sim, s, "new_slab", "nomem", node);
+            sim->ev.page = &sim->pa;
             ev_end(sim);
             return 0;
         }
-        ev_label(sim, "order_fallback");
-        stat_add(sim, s, SIM_ORDER_FALLBACK, 1);
     }
+    node = zone_of(sim, base)->node;
+    ev_begin(sim, s, "new_slab", fallback ? "order_fallback" : "oo", node);
+    sim->ev.page = &sim->pa;
+    if (fallback)
+        stat_add(sim, s, SIM_ORDER_FALLBACK, 1);
     idx = pool_get(sim, &sim->slabs);
     slab = slab_at(sim, idx);
     slab->cache = s->id;
@@ -304,15 +344,17 @@ void discard_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx)
     ev_end(sim);
 }
 
-/* new_slab on @node, then (unless @thisnode) on the other nodes, nearest
- * first, as the page allocator's zonelist would.  0 when all are dry. */
+/* A new slab for the operation's gfp on @node, or on another node if the
+ * page allocator's zonelist falls back (kernel: new_slab).  0 when none. */
+uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node)
+{
+    return new_slab_gfp(sim, s, node, sim->gfp);
+}
+
+/* new_slab, on @node only when @thisnode (__GFP_THISNODE).  0 when dry. */
 uint32_t new_slab_any(struct sim *sim, struct kmem_cache *s, int node, bool thisnode)
 {
-    uint32_t idx = new_slab(sim, s, node);
-
-    for (unsigned d = 1; !idx && !thisnode && d < sim->cfg.nr_nodes; d++)
-        idx = new_slab(sim, s, (int)(((unsigned)node + d) % sim->cfg.nr_nodes));
-    return idx;
+    return new_slab_gfp(sim, s, node, sim->gfp | (thisnode ? SIM_GFP_THISNODE : 0));
 }
 
 /* True when @obj is on @slab's freelist (kernel: on_freelist).  The walk

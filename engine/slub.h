@@ -38,6 +38,9 @@ enum sim_variant {
     SIM_VAR_BARN_REFILL,       /* 1b87ea06a34b: prefilled sheaves refill from the barn */
     SIM_VAR_REFILL_RETURN,     /* leftovers of a bulk-taken slab returned without __slab_free */
     SIM_VAR_DETACHED_FREELIST, /* 2015 series: bulk frees grouped per slab (before: one by one) */
+    SIM_VAR_GFP_TRANSLATE,     /* 2026 "drop the flag value coupling": gfp_to_alloc_flags tests
+                                * each bit (after, "explicit") instead of copying __GFP_HIGH and
+                                * __GFP_KSWAPD_RECLAIM across (before, "coupled") */
     SIM_VAR_CPU_PARTIAL_DIRECT_LOAD, /* 90b1e56641bb (legacy model): a CPU partial slab is loaded
                                       * under one lock section (before: unlock, freeze, relock) */
     SIM_NR_VARIANTS
@@ -171,6 +174,15 @@ uint32_t sim_flag_lookup(const char *name); /* 0 when unknown */
 #define SIM_GFP_HARDWALL       0x100000u
 #define SIM_GFP_THISNODE       0x200000u
 #define SIM_GFP_ACCOUNT        0x400000u
+#define SIM_GFP_ZEROTAGS       0x800000u
+#define SIM_GFP_NO_OBJ_EXT     0x1000000u /* KASAN_HW_TAGS=n, LOCKDEP=n, SLAB_OBJ_EXT=y */
+#define SIM_GFP_BITS_MASK      0x1fffdffu /* every defined bit; 0x200 is unused since 6.3 */
+#define SIM_GFP_HIGHUSER       (SIM_GFP_KERNEL | SIM_GFP_HARDWALL | SIM_GFP_HIGHMEM)
+#define SIM_GFP_HIGHUSER_MOVABLE (SIM_GFP_HIGHUSER | SIM_GFP_MOVABLE)
+#define SIM_GFP_TRANSHUGE_LIGHT                                                                    \
+    ((SIM_GFP_HIGHUSER_MOVABLE | SIM_GFP_COMP | SIM_GFP_NOMEMALLOC | SIM_GFP_NOWARN) &             \
+            ~SIM_GFP_RECLAIM)
+#define SIM_GFP_TRANSHUGE      (SIM_GFP_TRANSHUGE_LIGHT | SIM_GFP_DIRECT_RECLAIM)
 #define SIM_GFP_RECLAIM        (SIM_GFP_DIRECT_RECLAIM | SIM_GFP_KSWAPD_RECLAIM)
 #define SIM_GFP_KERNEL         (SIM_GFP_RECLAIM | SIM_GFP_IO | SIM_GFP_FS)
 #define SIM_GFP_ATOMIC         (SIM_GFP_HIGH | SIM_GFP_KSWAPD_RECLAIM)
@@ -180,6 +192,82 @@ uint32_t sim_flag_lookup(const char *name); /* 0 when unknown */
 int sim_gfp_parse(const char *text, uint32_t *out);
 /* Print a mask the way the kernel's tracepoints do; returns the length. */
 size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len);
+/* 0 when @gfp is a mask the kernel accepts; -EINVAL with the reason in @msg
+ * for undefined bits, two zone modifiers at once (GFP_ZONE_BAD) or
+ * __GFP_MOVABLE|__GFP_RECLAIMABLE together. */
+int sim_gfp_check(uint32_t gfp, char *msg, size_t len);
+
+/* ---- Zones, watermarks and what a gfp mask decides ------------------------ */
+
+enum sim_zone_type { SIM_ZONE_DMA, SIM_ZONE_DMA32, SIM_ZONE_NORMAL, SIM_ZONE_MOVABLE,
+    SIM_NR_ZONE_TYPES };
+const char *sim_zone_name(unsigned type); /* "DMA", "DMA32", "Normal", "Movable"; NULL if bad */
+
+enum sim_migratetype { SIM_MIGRATE_UNMOVABLE, SIM_MIGRATE_MOVABLE, SIM_MIGRATE_RECLAIMABLE,
+    SIM_MIGRATE_HIGHATOMIC };
+const char *sim_migratetype_name(unsigned mt); /* "Unmovable", ... */
+
+enum sim_wmark { SIM_WMARK_MIN, SIM_WMARK_LOW, SIM_WMARK_HIGH, SIM_WMARK_PROMO, SIM_NR_WMARK };
+
+/* ALLOC_* flags of the page allocator (mm/internal.h), in the kernel's layout. */
+#define SIM_ALLOC_WMARK_MIN     0x00u
+#define SIM_ALLOC_WMARK_LOW     0x01u
+#define SIM_ALLOC_WMARK_HIGH    0x02u
+#define SIM_ALLOC_WMARK_MASK    0x03u
+#define SIM_ALLOC_NO_WATERMARKS 0x04u
+#define SIM_ALLOC_OOM           0x08u
+#define SIM_ALLOC_NON_BLOCK     0x10u
+#define SIM_ALLOC_MIN_RESERVE   0x20u
+#define SIM_ALLOC_CPUSET        0x40u
+#define SIM_ALLOC_CMA           0x80u
+#define SIM_ALLOC_NOFRAGMENT    0x100u
+#define SIM_ALLOC_HIGHATOMIC    0x200u
+#define SIM_ALLOC_KSWAPD        0x800u
+
+/* Where the ALLOC_* bits live: the kernel's layout, or a renumbered one
+ * (ALLOC_MIN_RESERVE 0x1000, ALLOC_KSWAPD 0x2000) that breaks the coupled
+ * translation.  With RENUMBERED, sim_create() refuses GFP_TRANSLATE=before
+ * as the kernel's static assertions would; RENUMBERED_FORCED runs it anyway. */
+enum sim_alloc_layout { SIM_ALLOC_LAYOUT_KERNEL, SIM_ALLOC_LAYOUT_RENUMBERED,
+    SIM_ALLOC_LAYOUT_RENUMBERED_FORCED };
+const char *sim_alloc_layout_name(unsigned layout); /* "kernel", "renumbered", "renumbered-forced" */
+int sim_alloc_layout_lookup(const char *name);     /* -1 when unknown */
+
+/* Calling context of an allocation (what gfp_to_alloc_flags reads besides gfp). */
+enum sim_gfp_context { SIM_CTX_TASK, SIM_CTX_ATOMIC, SIM_CTX_RT };
+const char *sim_gfp_context_name(unsigned c); /* "task", "atomic", "rt" */
+int sim_gfp_context_lookup(const char *name);
+
+struct sim_gfp_ctx {
+    bool in_task;     /* not in hard or soft interrupt */
+    bool rt_or_dl;    /* the task is realtime or deadline */
+    bool pf_memalloc; /* the task is reclaiming (PF_MEMALLOC) */
+    bool oom_victim;  /* the task was chosen by the OOM killer */
+    bool cma;         /* CONFIG_CMA */
+};
+/* The context for @c with CMA as given. */
+struct sim_gfp_ctx sim_gfp_ctx_of(enum sim_gfp_context c, bool cma);
+
+/* gfp_zone(): the highest zone type @gfp may use, or -EINVAL (GFP_ZONE_BAD). */
+int sim_gfp_zone(uint32_t gfp);
+/* gfp_migratetype(): enum sim_migratetype. */
+unsigned sim_gfp_migratetype(uint32_t gfp);
+/* gfp_to_alloc_flags(): the flags of the first slow-path attempt, in
+ * @layout's bits, by the coupled (@translate SIM_BEFORE) or explicit form. */
+unsigned sim_gfp_to_alloc_flags(uint32_t gfp, unsigned order, const struct sim_gfp_ctx *ctx,
+        unsigned translate, unsigned layout);
+/* alloc_flags_nofragment(): the fast path's KSWAPD and NOFRAGMENT bits for
+ * a preferred zone of @zone_type on a machine with (@dma32) a ZONE_DMA32. */
+unsigned sim_alloc_flags_nofragment(uint32_t gfp, unsigned zone_type, bool dma32,
+        unsigned translate, unsigned layout);
+/* __gfp_pfmemalloc_flags(): ALLOC_NO_WATERMARKS, ALLOC_OOM or 0. */
+unsigned sim_gfp_pfmemalloc_flags(uint32_t gfp, const struct sim_gfp_ctx *ctx, unsigned layout);
+/* The watermark @mark after the reserve cuts @flags grant (__zone_watermark_ok). */
+long sim_effective_min(unsigned flags, long mark, unsigned layout);
+/* Names of ALLOC_* flags, "WMARK_MIN|CPUSET|KSWAPD"; unknown bits in hex. */
+size_t sim_alloc_flags_format(unsigned flags, unsigned layout, char *buf, size_t len);
+/* Convert flags between layouts (bits a layout has no name for are dropped). */
+unsigned sim_alloc_flags_to_kernel(unsigned flags, unsigned layout);
 
 /* ---- Configuration ---------------------------------------------------- */
 
@@ -202,9 +290,23 @@ struct sim_config {
         SIM_RCU_RANDOM,   /* also at exponentially distributed gaps of mean rcu_gap */
     } rcu_mode;
     unsigned rcu_gap; /* operations; 1..1000000 when rcu_mode is not manual */
+    /* zones beyond each node's ZONE_NORMAL of mem_per_node (node 0 only, as on x86-64) */
+    uint64_t dma_bytes;       /* ZONE_DMA: 0 (none), 4, 8, 12 or 16 MiB at physical 0 */
+    uint64_t dma32_bytes;     /* ZONE_DMA32: 0 or a multiple of 4 MiB up to 4080 MiB at 16 MiB */
+    unsigned min_free_kbytes; /* 0: sqrt(16 * lowmem KiB) clamped to 128..262144, as the kernel */
+    unsigned watermark_scale_factor; /* 0: 10 (0.1 % of a zone); at most 3000 */
+    bool cma;                 /* CONFIG_CMA: movable requests get ALLOC_CMA (no CMA pages) */
+    unsigned reclaim_pages;   /* what one direct reclaim frees (pages of reclaimable
+                               * alloc_pages blocks, oldest first); 0: no progress */
+    uint8_t alloc_layout;     /* enum sim_alloc_layout */
+    bool kswapd;              /* kswapd, once woken, reclaims at the end of the operation
+                               * up to each zone's high watermark (same pages as reclaim_pages) */
     enum sim_legacy_era legacy_era; /* the legacy model's era (SIM_ERA_DEFAULT: by variant) */
 };
 
+/* 0 when @cfg's zones, watermark parameters and ALLOC layout make a
+ * machine; else -EINVAL with the reason in @msg (may be NULL). */
+int sim_zones_check(const struct sim_config *cfg, char *msg, size_t len);
 /* Fill @cfg with the defaults: 2 CPUs, 1 node, 64 MiB, every variant after,
  * hardened on, random off, seed 1. Cannot fail. */
 void sim_config_default(struct sim_config *cfg);
@@ -213,6 +315,9 @@ const char *sim_variant_name(unsigned v);
 /* True when variant @v changes what model @m does (outputs list only those). */
 bool sim_variant_in_model(unsigned v, enum sim_model m);
 int sim_variant_lookup(const char *name);
+/* SIM_BEFORE or SIM_AFTER for @text ("before", "after", or a variant's own
+ * words: GFP_TRANSLATE=coupled|explicit); -1 when @text means neither. */
+int sim_variant_value_lookup(unsigned v, const char *text);
 const char *sim_model_name(enum sim_model m);
 const char *sim_rcu_mode_name(enum sim_rcu_mode m);
 int sim_rcu_mode_lookup(const char *name);
@@ -272,6 +377,8 @@ enum sim_op_kind {
     SIM_OP_REFILL_SHEAF, /* kmem_cache_refill_sheaf(cache, &sheaf, count): res.sheaf */
     SIM_OP_RETURN_SHEAF, /* kmem_cache_return_sheaf(cache, sheaf) */
     SIM_OP_FREE_BULK,    /* kmem_cache_free_bulk(cache, count, in) */
+    SIM_OP_ALLOC_PAGES,  /* alloc_pages_node(node, gfp, order) by a user other than SLUB: res.addr */
+    SIM_OP_FREE_PAGES,   /* __free_pages(addr, order) of a block SIM_OP_ALLOC_PAGES gave */
     SIM_NR_OPS
 };
 
@@ -303,6 +410,8 @@ struct sim_op {
     const sim_addr_t *in;  /* free_bulk: the count objects to free */
     uint32_t sheaf;        /* alloc_from_sheaf, refill_sheaf, return_sheaf: a prefilled sheaf id */
     struct sim_cache_args create;
+    unsigned order;        /* alloc_pages, free_pages */
+    uint8_t context;       /* enum sim_gfp_context of the caller (0: task) */
 };
 
 enum sim_status {
@@ -371,6 +480,27 @@ struct sim_stat_delta {
     int64_t delta;
 };
 
+/* A page allocator decision (__alloc_pages), attached to the event that
+ * asked for the pages and to the allocator's own notable events. */
+struct sim_page_alloc {
+    uint32_t gfp;          /* the mask the page allocator saw */
+    unsigned order;
+    unsigned alloc_flags;  /* of the attempt that decided (machine's layout) */
+    int node;              /* zone that served it (or the last one tested) */
+    unsigned zone;         /* enum sim_zone_type */
+    int preferred_node;    /* first zone of the zonelist */
+    unsigned preferred_zone;
+    unsigned highest_zone; /* gfp_zone() */
+    unsigned migratetype;
+    const char *path;      /* "fast", "slow", "reserve", "reclaim", "oom_probe", "nofail" */
+    const char *mark;      /* watermark tested: "min", "low", "high" or "none" */
+    unsigned long free;    /* free pages of that zone before the allocation */
+    long threshold;        /* free - (2^order - 1) had to exceed this (cut mark + lowmem reserve) */
+    sim_addr_t addr;       /* the block, or 0 when the allocation failed */
+    bool pfmemalloc;       /* taken ignoring watermarks */
+    unsigned layout;       /* enum sim_alloc_layout of alloc_flags */
+};
+
 struct sim_event {
     uint64_t seq;   /* 0, 1, 2, ... over the machine's lifetime */
     uint64_t op;    /* index of the operation that caused it */
@@ -384,6 +514,7 @@ struct sim_event {
     const struct sim_stat_delta *stats;
     size_t nr_stats;
     const char *report; /* SLUB's report for misuse, else NULL */
+    const struct sim_page_alloc *page; /* page allocator decision, else NULL */
 };
 
 typedef void (*sim_event_fn)(const struct sim_event *ev, void *arg);
@@ -498,11 +629,15 @@ struct sim_snap_cache {
 
 struct sim_snap_zone {
     int node;
-    const char *name;    /* "Normal" */
+    const char *name;    /* "DMA", "DMA32", "Normal" */
     uint64_t start;      /* first address */
     unsigned long pages; /* managed pages */
     unsigned long free_pages;
     unsigned long nr_free[SIM_MAX_ORDER + 1]; /* free blocks per order */
+    unsigned type;       /* enum sim_zone_type */
+    unsigned long watermark[SIM_NR_WMARK];           /* min, low, high, promo */
+    unsigned long lowmem_reserve[SIM_NR_ZONE_TYPES]; /* against requests that could use zone j */
+    unsigned long user_pages; /* pages held by SIM_OP_ALLOC_PAGES users */
 };
 
 struct sim_snapshot {
@@ -531,6 +666,37 @@ struct sim_snapshot {
  * -EIO on a machine broken by an earlier -ENOMEM of sim_apply(). */
 int sim_snapshot(const struct sim *sim, struct sim_snapshot **out);
 void sim_snapshot_release(struct sim_snapshot *snap);
+
+/* What a gfp mask decides on this machine (the `slublab gfp` table). */
+struct sim_gfp_zone_mark {
+    int node;
+    unsigned zone; /* enum sim_zone_type */
+    unsigned long free_pages;
+    unsigned long watermark[SIM_NR_WMARK];
+    unsigned long lowmem_reserve; /* against the request's highest zone */
+    long fast_threshold;          /* low + lowmem_reserve */
+    long slow_threshold;          /* min cut by the slow-path flags + lowmem_reserve */
+    long retry_threshold;         /* after pfmemalloc_flags; -1: no watermark at all */
+};
+
+struct sim_gfp_decoding {
+    uint32_t gfp;
+    unsigned order;
+    unsigned zone;        /* gfp_zone(), mapped to a zone the machine has */
+    unsigned migratetype;
+    unsigned fast_flags;  /* first attempt: WMARK_LOW, nofragment, CMA */
+    unsigned slow_flags;  /* gfp_to_alloc_flags() */
+    unsigned retry_flags; /* the retry's flags: slow_flags unless pfmemalloc_flags replaces them */
+    bool can_reclaim, costly;
+    unsigned nr_zones;    /* zonelist of the node asked for, in order */
+    struct sim_gfp_zone_mark zones[SIM_MAX_NODES * SIM_NR_ZONE_TYPES];
+};
+
+/* Decode @gfp for an allocation of @order on @node (SIM_NUMA_NO_NODE: 0)
+ * in context @ctx (cma is taken from the machine).  Returns 0, or -EINVAL
+ * with a reason in @msg for a mask sim_gfp_check() refuses. */
+int sim_gfp_decode(const struct sim *sim, uint32_t gfp, unsigned order, int node,
+        enum sim_gfp_context ctx, struct sim_gfp_decoding *out, char *msg, size_t len);
 
 /* ---- Validation ----------------------------------------------------------- */
 

@@ -240,7 +240,13 @@ int sim_snapshot(const struct sim *sim, struct sim_snapshot **out)
         struct sim_snap_zone *o = &snap->zones[i];
 
         o->node = z->node;
-        o->name = "Normal";
+        o->name = sim_zone_name(z->type);
+        o->type = z->type;
+        o->user_pages = z->user_pages;
+        for (unsigned w = 0; w < SIM_NR_WMARK; w++)
+            o->watermark[w] = z->wmark[w];
+        for (unsigned t = 0; t < SIM_NR_ZONE_TYPES; t++)
+            o->lowmem_reserve[t] = z->lowmem_reserve[t];
         o->start = z->start;
         o->pages = z->pages;
         o->free_pages = z->free_pages;

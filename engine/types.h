@@ -67,6 +67,8 @@ struct sim_page {
     uint32_t slab;        /* slab pool index for every page of a slab, else 0 */
     uint32_t prev, next;  /* free_area list links (zone-relative pfn + 1); valid iff buddy */
     uint8_t buddy;        /* order of the free block this page heads, or PAGE_BUDDY_NONE */
+    uint8_t user;         /* order + 1 of the SIM_OP_ALLOC_PAGES block this page heads, or 0;
+                           * never with buddy or slab; validate_zones() */
 };
 
 /* Pages are described in chunks of one max-order block, created when that
@@ -80,6 +82,10 @@ struct free_area {
 
 struct zone {
     int node;
+    uint8_t type;             /* enum sim_zone_type; zones[n] is node n's ZONE_NORMAL */
+    unsigned long wmark[SIM_NR_WMARK]; /* min <= low <= high <= promo; validate_zones() */
+    unsigned long lowmem_reserve[SIM_NR_ZONE_TYPES]; /* 0 for types <= own type */
+    unsigned long user_pages; /* pages held by alloc_pages users; validate_zones() */
     sim_addr_t start;         /* address of the first page */
     unsigned long pages;      /* managed pages, a multiple of CHUNK_PAGES */
     unsigned long free_pages; /* == sum of nr_free[o] << o + untouched pages */
@@ -221,6 +227,7 @@ struct event_builder {
     const char *fn, *label;
     int node, cache;
     const char *report;
+    const struct sim_page_alloc *page; /* attached page allocator decision, or NULL */
     struct sim_move *moves;        /* [cap_moves] */
     size_t nr_moves, cap_moves;
     int64_t delta[SIM_NR_STATS];   /* counter changes since the event opened */
@@ -280,6 +287,7 @@ struct sim {
     struct kmem_cache **caches; /* [nr_caches], by id */
     unsigned nr_caches, cap_caches;
     int kmalloc_cache[16];      /* cache id per kmalloc size class, -1 until first use */
+    int kmalloc_dma_cache[16];  /* the same for dma-kmalloc-* (__GFP_DMA with a ZONE_DMA) */
 
     struct pool slabs;          /* struct slab; index 0 unused */
     struct pool sheaves;        /* struct slab_sheaf; 0 unused, 1 is the bootstrap sheaf */
@@ -304,6 +312,22 @@ struct sim {
     bool in_apply;               /* oom_jmp is armed */
     jmp_buf oom_jmp;             /* where a failed host allocation unwinds to */
     int fail_page_order;         /* page allocations of this order or more fail; -1 off */
+
+    /* the page allocator (alloc_pages.c) */
+    int zone_of_type[SIM_MAX_NODES][SIM_NR_ZONE_TYPES]; /* index in zones[], or -1 */
+    uint32_t gfp;                /* gfp of the operation being applied */
+    struct sim_gfp_ctx gfp_ctx;  /* its calling context */
+    struct sim_page_alloc pa;    /* the last decision, attached to events */
+    uint32_t kswapd_woken;       /* nodes whose kswapd this operation woke; 0 between operations */
+    struct user_block *user;     /* SIM_OP_ALLOC_PAGES blocks held, oldest first */
+    size_t nr_user, cap_user;
+};
+
+/* A block of pages held by a user other than SLUB (SIM_OP_ALLOC_PAGES). */
+struct user_block {
+    sim_addr_t addr;
+    uint8_t order;
+    uint32_t gfp; /* reclaimable iff __GFP_MOVABLE or __GFP_RECLAIMABLE */
 };
 
 #define BOOTSTRAP_SHEAF 1u

@@ -435,14 +435,51 @@ static void validate_slabs(struct vstate *v)
     }
 }
 
-/* The buddy allocator: counts, block marks, and no free page inside a slab. */
+/* Blocks held by alloc_pages users: marked at their head, counted per zone,
+ * neither free nor a slab's. */
+static void validate_user_blocks(struct vstate *v)
+{
+    const struct sim *sim = v->sim;
+    unsigned long held[SIM_MAX_NODES * SIM_NR_ZONE_TYPES] = {0};
+
+    for (size_t i = 0; i < sim->nr_user; i++) {
+        const struct user_block *b = &sim->user[i];
+        const struct zone *z = zone_of(sim, b->addr);
+        const struct sim_page *p = page_of(sim, b->addr);
+
+        if (!z || !p || p->user != b->order + 1 || p->buddy != PAGE_BUDDY_NONE || p->slab ||
+                ((b->addr - z->start) >> PAGE_SHIFT) % (1ul << b->order)) {
+            violation(v, "alloc_pages block 0x%llx (order %u) is not marked held",
+                    (unsigned long long)b->addr, b->order);
+            continue;
+        }
+        held[z - sim->zones] += 1ul << b->order;
+    }
+    for (unsigned i = 0; i < sim->nr_zones; i++)
+        if (held[i] != sim->zones[i].user_pages)
+            violation(v, "zone %u: user_pages %lu, alloc_pages blocks hold %lu", i,
+                    sim->zones[i].user_pages, held[i]);
+}
+
+/* The buddy allocator: counts, block marks and alignment, no free page
+ * inside a slab, no free block beside a free buddy of its order, ordered
+ * watermarks. */
 static void validate_zones(struct vstate *v)
 {
     const struct sim *sim = v->sim;
 
+    validate_user_blocks(v);
     for (unsigned i = 0; i < sim->nr_zones; i++) {
         const struct zone *z = &sim->zones[i];
         unsigned long free = (z->pages / CHUNK_PAGES - z->untouched) * CHUNK_PAGES;
+
+        for (unsigned w = 1; w < SIM_NR_WMARK; w++)
+            if (z->wmark[w] < z->wmark[w - 1])
+                violation(v, "zone %u: watermark %u (%lu) below watermark %u (%lu)", i, w,
+                        z->wmark[w], w - 1, z->wmark[w - 1]);
+        if (z->free_pages + z->user_pages > z->pages)
+            violation(v, "zone %u: %lu free and %lu user pages in %lu", i, z->free_pages,
+                    z->user_pages, z->pages);
 
         for (unsigned o = 0; o <= MAX_PAGE_ORDER; o++) {
             unsigned long n = 0;
@@ -455,8 +492,18 @@ static void validate_zones(struct vstate *v)
                     break;
                 }
                 for (unsigned long k = 0; k < 1ul << o; k++)
-                    if (zone_page(z, h - 1 + k)->slab)
-                        violation(v, "zone %u: free page %lu belongs to a slab", i, h - 1 + k);
+                    if (zone_page(z, h - 1 + k)->slab || zone_page(z, h - 1 + k)->user)
+                        violation(v, "zone %u: free page %lu is in use", i, h - 1 + k);
+                if ((h - 1) % (1ul << o))
+                    violation(v, "zone %u: order-%u block at pfn %u is not aligned", i, o, h - 1);
+                if (o < MAX_PAGE_ORDER) {
+                    unsigned long buddy = (h - 1) ^ (1ul << o);
+                    const struct sim_page *b = buddy < z->pages ? zone_page(z, buddy) : NULL;
+
+                    if (b && b->buddy == o)
+                        violation(v, "zone %u: free order-%u blocks %u and %lu were not merged",
+                                i, o, h - 1, buddy);
+                }
                 h = p->next;
             }
             if (n != z->area[o].nr_free)

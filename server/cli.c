@@ -76,11 +76,11 @@ bool cli_set_variant(struct sim_config *cfg, const char *spec)
         fprintf(stderr, "slublab: unknown variant \"%s\"\n", name);
         return false;
     }
-    if (strcmp(eq + 1, "before") != 0 && strcmp(eq + 1, "after") != 0) {
+    if (sim_variant_value_lookup((unsigned)id, eq + 1) < 0) {
         fprintf(stderr, "slublab: variant %s: \"%s\" is neither before nor after\n", name, eq + 1);
         return false;
     }
-    cfg->variant[id] = strcmp(eq + 1, "after") == 0 ? SIM_AFTER : SIM_BEFORE;
+    cfg->variant[id] = (uint8_t)sim_variant_value_lookup((unsigned)id, eq + 1);
     return true;
 }
 

@@ -64,6 +64,9 @@ int cli_chart_name(const char *out, const char *suffix, char *path, size_t size,
  */
 int cli_write_report(const char *cmd, const char *out, const struct strbuf *md,
                      const char *chart_path, const struct strbuf *svg);
+/* gfp.c */
+int cli_gfp(int argc, char **argv);
+void cli_gfp_usage(FILE *f);
 
 /* True for "--help" and "-h". */
 bool cli_is_help(const char *arg);

@@ -124,6 +124,38 @@ const char *json_stat_name(unsigned item, char *buf, size_t len)
     return buf;
 }
 
+/* A page allocator decision (docs/events.md, "page"). */
+cJSON *json_page_alloc(const struct sim_page_alloc *pa)
+{
+    cJSON *o = cJSON_CreateObject();
+    char gfp[256], flags[160];
+
+    if (!o)
+        return NULL;
+    sim_gfp_format(pa->gfp, gfp, sizeof(gfp));
+    sim_alloc_flags_format(pa->alloc_flags, pa->layout, flags, sizeof(flags));
+    if (!json_put(o, "gfp", json_hex(pa->gfp)) || !json_put(o, "gfp_names", json_str(gfp)) ||
+        !json_put(o, "order", json_uint(pa->order)) ||
+        !json_put(o, "alloc_flags", json_hex(pa->alloc_flags)) ||
+        !json_put(o, "alloc_flags_names", json_str(flags)) ||
+        !json_put(o, "path", json_str(pa->path)) || !json_put(o, "node", json_int(pa->node)) ||
+        !json_put(o, "zone", json_str(sim_zone_name(pa->zone))) ||
+        !json_put(o, "preferred_node", json_int(pa->preferred_node)) ||
+        !json_put(o, "preferred_zone", json_str(sim_zone_name(pa->preferred_zone))) ||
+        !json_put(o, "highest_zone", json_str(sim_zone_name(pa->highest_zone))) ||
+        !json_put(o, "migratetype", json_str(sim_migratetype_name(pa->migratetype))) ||
+        !json_put(o, "mark", json_str(pa->mark)) || !json_put(o, "free", json_uint(pa->free)) ||
+        !json_put(o, "threshold", json_int(pa->threshold)) ||
+        !json_put(o, "addr", pa->addr ? json_hex(pa->addr) : cJSON_CreateNull()) ||
+        !json_put(o, "pfmemalloc", cJSON_CreateBool(pa->pfmemalloc)))
+        goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
 cJSON *json_event(const struct sim_event *ev)
 {
     cJSON *o = cJSON_CreateObject(), *moves = NULL, *stats = NULL;
@@ -148,6 +180,8 @@ cJSON *json_event(const struct sim_event *ev)
                       json_int(ev->stats[i].delta)))
             goto err_delete;
     if (!json_put(o, "report", json_str(ev->report)))
+        goto err_delete;
+    if (ev->page && !json_put(o, "page", json_page_alloc(ev->page)))
         goto err_delete;
     return o;
 

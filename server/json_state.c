@@ -270,7 +270,7 @@ static cJSON *json_sheaf(const struct sim_snapshot *snap, const struct sim_snap_
 
 static cJSON *json_zone(const struct sim_snap_zone *z)
 {
-    cJSON *o = cJSON_CreateObject(), *nr_free = NULL;
+    cJSON *o = cJSON_CreateObject(), *nr_free = NULL, *wm = NULL, *lr = NULL;
     unsigned i;
 
     if (!o)
@@ -282,6 +282,17 @@ static cJSON *json_zone(const struct sim_snap_zone *z)
         goto err_delete;
     for (i = 0; i <= SIM_MAX_ORDER; i++)
         if (!json_push(nr_free, json_uint(z->nr_free[i])))
+            goto err_delete;
+    if (!json_put(o, "user_pages", json_uint(z->user_pages)) ||
+        !json_put(o, "watermarks", wm = cJSON_CreateObject()) ||
+        !json_put(wm, "min", json_uint(z->watermark[SIM_WMARK_MIN])) ||
+        !json_put(wm, "low", json_uint(z->watermark[SIM_WMARK_LOW])) ||
+        !json_put(wm, "high", json_uint(z->watermark[SIM_WMARK_HIGH])) ||
+        !json_put(wm, "promo", json_uint(z->watermark[SIM_WMARK_PROMO])) ||
+        !json_put(o, "lowmem_reserve", lr = cJSON_CreateObject()))
+        goto err_delete;
+    for (i = 0; i < SIM_NR_ZONE_TYPES; i++)
+        if (!json_put(lr, sim_zone_name(i), json_uint(z->lowmem_reserve[i])))
             goto err_delete;
     return o;
 

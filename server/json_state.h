@@ -41,6 +41,7 @@ bool json_push(cJSON *arr, cJSON *item);
 /* A place: {type, cpu?, node?, slot?, slab?, sheaf?}; -1/0 fields are omitted. */
 cJSON *json_place(const struct sim_place *pl);
 /* One event: {seq, op, cpu, node, cache, fn, label, moves, stats, report}. */
+cJSON *json_page_alloc(const struct sim_page_alloc *pa);
 cJSON *json_event(const struct sim_event *ev);
 /* Names of the SLAB_* flags set in @flags, as an array of strings. */
 cJSON *json_flags(uint32_t flags);

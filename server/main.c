@@ -32,6 +32,8 @@ static const struct command commands[] = {
          "write /proc/slabinfo and a /sys/kernel/slab tree that slabtop and slabinfo read"},
         {"report", cli_report, cli_report_usage,
          "write a Markdown report of a scenario's state, for a review"},
+        {"gfp", cli_gfp, cli_gfp_usage,
+         "decode a gfp mask: zone, ALLOC flags and the watermark each zone holds it to"},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

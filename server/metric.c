@@ -9,6 +9,7 @@
 #include "metric.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,7 +26,64 @@ static const char *const metric_files[METRIC_NR_KINDS] = {
         [METRIC_ORDER] = "order",
         [METRIC_MIN_PARTIAL] = "min_partial",
         [METRIC_SHEAF_CAPACITY] = "sheaf_capacity",
+        [METRIC_ZONE_FREE_PAGES] = "free_pages",
+        [METRIC_ZONE_USER_PAGES] = "user_pages",
+        [METRIC_ZONE_WMARK_MIN] = "wmark_min",
+        [METRIC_ZONE_WMARK_LOW] = "wmark_low",
+        [METRIC_ZONE_WMARK_HIGH] = "wmark_high",
 };
+
+bool metric_is_zone(const struct metric *m)
+{
+    return m->kind >= METRIC_ZONE_FREE_PAGES && m->kind <= METRIC_ZONE_WMARK_HIGH;
+}
+
+bool metric_zone_name_ok(const char *name, unsigned nr_nodes)
+{
+    const char *at = strchr(name, '@');
+    size_t len = at ? (size_t)(at - name) : strlen(name);
+    unsigned long node = 0;
+    bool known = false;
+
+    for (unsigned t = 0; t < SIM_NR_ZONE_TYPES; t++)
+        known |= strlen(sim_zone_name(t)) == len && !strncmp(sim_zone_name(t), name, len);
+    if (!known)
+        return false;
+    if (at) {
+        char *end;
+
+        node = strtoul(at + 1, &end, 10);
+        if (end == at + 1 || *end)
+            return false;
+    }
+    return node < nr_nodes;
+}
+
+/* A zone's metric from a snapshot: -ENOENT when the machine has no such zone. */
+static int metric_zone_eval(const struct sim_snapshot *snap, const struct metric *m,
+                            uint64_t *out)
+{
+    char name[SIM_NAME_MAX];
+    const char *at = strchr(m->cache, '@');
+    int node = at ? atoi(at + 1) : 0;
+    size_t i;
+
+    snprintf(name, sizeof(name), "%.*s", at ? (int)(at - m->cache) : (int)strlen(m->cache),
+             m->cache);
+    for (i = 0; i < snap->nr_zones; i++) {
+        const struct sim_snap_zone *z = &snap->zones[i];
+
+        if (z->node != node || strcmp(z->name, name) != 0)
+            continue;
+        *out = m->kind == METRIC_ZONE_FREE_PAGES   ? z->free_pages
+               : m->kind == METRIC_ZONE_USER_PAGES ? z->user_pages
+               : m->kind == METRIC_ZONE_WMARK_MIN  ? z->watermark[SIM_WMARK_MIN]
+               : m->kind == METRIC_ZONE_WMARK_LOW  ? z->watermark[SIM_WMARK_LOW]
+                                                   : z->watermark[SIM_WMARK_HIGH];
+        return 0;
+    }
+    return -ENOENT;
+}
 
 const char *metric_file_name(enum metric_kind kind)
 {
@@ -81,6 +139,10 @@ int metric_parse(const char *text, unsigned nr_cpus, struct metric *m, const cha
     m->cpu = -1;
     if (!metric_parse_leaf(leaf ? leaf + 1 : text, m)) {
         *why = "names no counter and no cache file (see docs/scenario-format.md)";
+        return -EINVAL;
+    }
+    if (!leaf && metric_is_zone(m)) {
+        *why = "a zone metric needs its zone: DMA.free_pages, Normal@1.wmark_min";
         return -EINVAL;
     }
     if (!leaf)
@@ -149,6 +211,11 @@ uint64_t metric_cache_file(const struct sim_snap_cache *c, enum metric_kind kind
     case METRIC_SHEAF_CAPACITY:
         return c->sheaf_capacity;
     case METRIC_STAT:
+    case METRIC_ZONE_FREE_PAGES:
+    case METRIC_ZONE_USER_PAGES:
+    case METRIC_ZONE_WMARK_MIN:
+    case METRIC_ZONE_WMARK_LOW:
+    case METRIC_ZONE_WMARK_HIGH:
     case METRIC_NR_KINDS:
         break;
     }
@@ -161,6 +228,8 @@ int metric_eval(const struct sim *sim, const struct sim_snapshot *snap, const st
     int cache = m->cache[0] ? sim_cache_lookup(sim, m->cache) : default_cache;
     size_t i;
 
+    if (metric_is_zone(m))
+        return metric_zone_eval(snap, m, out);
     if (cache < 0 || (unsigned)cache >= sim_nr_caches(sim))
         return -ENOENT;
     if (m->kind == METRIC_STAT) {

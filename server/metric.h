@@ -34,11 +34,18 @@ enum metric_kind {
     METRIC_ORDER,
     METRIC_MIN_PARTIAL,
     METRIC_SHEAF_CAPACITY,
+    /* a zone's page counts and watermarks: "ZONE.free_pages", ZONE being
+     * DMA, DMA32 or Normal (node 0) or Normal@N (node N) */
+    METRIC_ZONE_FREE_PAGES,
+    METRIC_ZONE_USER_PAGES,
+    METRIC_ZONE_WMARK_MIN,
+    METRIC_ZONE_WMARK_LOW,
+    METRIC_ZONE_WMARK_HIGH,
     METRIC_NR_KINDS
 };
 
 struct metric {
-    char cache[SIM_NAME_MAX]; /* "" for the default cache */
+    char cache[SIM_NAME_MAX]; /* "" for the default cache; the zone for zone kinds */
     int cpu;                  /* -1: all CPUs; >= 0 only for METRIC_STAT */
     enum metric_kind kind;
     unsigned item; /* enum sim_stat_item; valid iff kind == METRIC_STAT */
@@ -51,6 +58,10 @@ struct metric {
 int metric_parse(const char *text, unsigned nr_cpus, struct metric *m, const char **why);
 /* sysfs file name of a non-stat kind ("slabs"), or NULL for METRIC_STAT. */
 const char *metric_file_name(enum metric_kind kind);
+/* True for the zone kinds (the name before the dot is a zone, not a cache). */
+bool metric_is_zone(const struct metric *m);
+/* True when @name is DMA, DMA32, Normal or Movable, optionally @N with N < @nr_nodes. */
+bool metric_zone_name_ok(const char *name, unsigned nr_nodes);
 /* True when metric_eval() needs a snapshot for @m (everything but counters). */
 bool metric_needs_snapshot(const struct metric *m);
 /*

@@ -202,6 +202,8 @@ void replay_op_init(const struct scenario_op *sop, enum sim_op_kind kind, struct
     op->node = sop->node;
     op->gfp = sop->gfp;
     op->cache = -1;
+    op->order = sop->order;
+    op->context = sop->context;
 }
 
 /* Evaluate the expects whose "at" is @at. */
@@ -310,6 +312,13 @@ static int replay_op(struct replay *rp, const struct scenario_op *sop)
         if ((err = replay_name(rp, sop->name, name, sizeof(name))))
             return err;
         return replay_check(rp, name);
+    case SCENARIO_OP_ALLOC_PAGES:
+        replay_op_init(sop, SIM_OP_ALLOC_PAGES, &op);
+        if ((err = replay_apply(rp, sop, &op, &res)))
+            return err;
+        return replay_define(rp, sop, res.status == SIM_OK ? res.addr : 0, -1);
+    case SCENARIO_OP_FREE_PAGES:
+        return replay_free(rp, sop);
     case SCENARIO_OP_REPEAT:
         rp->depth++;
         for (it = 0, err = 0; it < sop->times && !err; it++) {

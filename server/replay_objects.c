@@ -15,6 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The engine operation of a free, kfree or free_pages. */
+static enum sim_op_kind replay_free_kind(const struct scenario_op *sop)
+{
+    return sop->kind == SCENARIO_OP_KFREE        ? SIM_OP_KFREE
+           : sop->kind == SCENARIO_OP_FREE_PAGES ? SIM_OP_FREE_PAGES
+                                                 : SIM_OP_FREE;
+}
+
 /* Free one named object (not a bulk entry) and forget the name. */
 static int replay_free_one(struct replay *rp, const struct scenario_op *sop, const char *name,
                            int cache)
@@ -24,7 +32,7 @@ static int replay_free_one(struct replay *rp, const struct scenario_op *sop, con
     struct sim_op op;
     char note[REPLAY_NAME_MAX + 64];
 
-    replay_op_init(sop, sop->kind == SCENARIO_OP_KFREE ? SIM_OP_KFREE : SIM_OP_FREE, &op);
+    replay_op_init(sop, replay_free_kind(sop), &op);
     op.addr = e->addr;
     op.cache = cache >= 0 ? cache : e->cache;
     names_remove(&rp->names, name); /* a free forgets the name, whatever its result */
@@ -48,7 +56,7 @@ int replay_free(struct replay *rp, const struct scenario_op *sop)
     if (sop->cache && (err = replay_cache(rp, sop, &cache)))
         return err;
     if (sop->has_addr) {
-        replay_op_init(sop, sop->kind == SCENARIO_OP_KFREE ? SIM_OP_KFREE : SIM_OP_FREE, &op);
+        replay_op_init(sop, replay_free_kind(sop), &op);
         op.addr = sop->addr;
         op.cache = cache;
         return replay_apply(rp, sop, &op, &res);

@@ -35,6 +35,7 @@ static const struct route routes[] = {
         {"GET", "/api/scenarios/*", route_scenario},
         {"GET", "/api/compare", route_compare},
         {"GET", "/api/diff", route_diff},
+        {"GET", "/api/gfp", route_gfp},
         {"POST", "/api/sessions", route_session_create},
         {"GET", "/api/sessions", route_session_list},
         {"GET", "/api/sessions/*", route_session_get},

@@ -120,6 +120,9 @@ int route_scenarios(const struct request *req, struct response *res);
 int route_scenario(const struct request *req, struct response *res);
 int route_compare(const struct request *req, struct response *res);
 
+/* routes_gfp.c */
+int route_gfp(const struct request *req, struct response *res);
+
 /* routes_sessions.c */
 int route_session_create(const struct request *req, struct response *res);
 int route_session_list(const struct request *req, struct response *res);

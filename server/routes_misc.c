@@ -131,11 +131,11 @@ static bool compare_axis(const struct request *req, struct response *res,
     for (k = 0; k < 2; k++) {
         const char *v = k ? vb : va;
 
-        if (strcmp(v, "before") != 0 && strcmp(v, "after") != 0) {
+        if (sim_variant_value_lookup((unsigned)id, v) < 0) {
             route_error(res, 400, "bad_request", "variant: \"%s\" is neither before nor after", v);
             return false;
         }
-        side[k].cfg.variant[id] = strcmp(v, "after") == 0 ? SIM_AFTER : SIM_BEFORE;
+        side[k].cfg.variant[id] = (uint8_t)sim_variant_value_lookup((unsigned)id, v);
         snprintf(side[k].label, sizeof(side[k].label), "%s=%s", name, v);
     }
     return true;

@@ -23,9 +23,11 @@ static const char *const top_keys[] = {"format", "name",    "title",    "descrip
                                        "seed",   "machine", "variants", "config",      "caches",
                                        "ops",    "expect",  NULL};
 static const char *const machine_keys[] = {"cpus",         "nodes", "cpu_node", "mem_mb_per_node",
-                                           "present_cpus", NULL};
+                                           "present_cpus", "dma_mb", "dma32_mb", NULL};
 static const char *const config_keys[] = {"freelist_hardened", "freelist_random", "slab_debug",
-                                           "rcu_mode", "rcu_gap", NULL};
+                                           "rcu_mode", "rcu_gap", "min_free_kbytes",
+                                           "watermark_scale_factor", "cma", "reclaim_pages",
+                                           "kswapd", "alloc_layout", NULL};
 
 void scenario_release(struct scenario *scn)
 {
@@ -106,6 +108,8 @@ static int scenario_parse_machine(struct scenario_ctx *ctx, const cJSON *m, stru
         return err;
     if (err == 0)
         cfg->present_cpus = (unsigned)v;
+    if ((err = scenario_parse_machine_zones(ctx, m, cfg)))
+        return err;
     scenario_path_pop(ctx, 0);
     return 0;
 }
@@ -169,11 +173,10 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
 
             if (id < 0)
                 return scenario_fail(ctx, "unknown variant \"%s\"", v->string);
-            if (!cJSON_IsString(v) ||
-                (strcmp(v->valuestring, "before") != 0 && strcmp(v->valuestring, "after") != 0))
+            if (!cJSON_IsString(v) || sim_variant_value_lookup((unsigned)id, v->valuestring) < 0)
                 return scenario_fail(ctx, "key \"%s\": expected \"before\" or \"after\"",
                                      v->string);
-            cfg->variant[id] = strcmp(v->valuestring, "after") == 0 ? SIM_AFTER : SIM_BEFORE;
+            cfg->variant[id] = (uint8_t)sim_variant_value_lookup((unsigned)id, v->valuestring);
         }
         scenario_path_pop(ctx, 0);
     }
@@ -192,6 +195,8 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
             return err;
         if ((err = scenario_parse_rcu(ctx, config, cfg)))
             return err;
+        if ((err = scenario_parse_config_zones(ctx, config, cfg)))
+            return err;
         if (cJSON_GetObjectItemCaseSensitive(config, "slab_debug") &&
             (err = scenario_item_flags(ctx, cJSON_GetObjectItemCaseSensitive(config, "slab_debug"),
                                        "slab_debug", &cfg->slab_debug)))
@@ -202,7 +207,7 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
                                       "SLAB_TRACE)");
         scenario_path_pop(ctx, 0);
     }
-    return 0;
+    return scenario_check_zones(ctx, cfg);
 }
 
 /* Strings of the top level: name is required, title and description are not. */

@@ -62,6 +62,8 @@ enum scenario_op_kind {
     SCENARIO_OP_FREE_BULK,
     SCENARIO_OP_MARK,
     SCENARIO_OP_REPEAT,
+    SCENARIO_OP_ALLOC_PAGES, /* alloc_pages by a user other than SLUB */
+    SCENARIO_OP_FREE_PAGES,
     SCENARIO_NR_OP_KINDS
 };
 
@@ -85,6 +87,8 @@ struct scenario_op {
     unsigned long times;          /* repeat */
     struct scenario_op *ops;      /* repeat: the body, owned */
     size_t nr_ops;
+    unsigned order;               /* alloc_pages, free_pages: 0..10 */
+    uint8_t context;              /* enum sim_gfp_context: "task" (0), "atomic", "rt" */
 };
 
 enum scenario_cmp { SCENARIO_EQ, SCENARIO_NE, SCENARIO_LT, SCENARIO_LE, SCENARIO_GT, SCENARIO_GE };

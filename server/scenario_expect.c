@@ -67,7 +67,12 @@ static int scenario_parse_expect(struct scenario_ctx *ctx, const cJSON *obj,
     e->cmp = (enum scenario_cmp)k;
     if (metric_parse(metric, ctx->nr_cpus, &e->metric, &why))
         return scenario_fail(ctx, "key \"metric\": \"%s\": %s", metric, why);
-    if (e->metric.cache[0] && !strstr(e->metric.cache, "kmalloc-") &&
+    if (metric_is_zone(&e->metric) && !metric_zone_name_ok(e->metric.cache, ctx->nr_nodes))
+        return scenario_fail(ctx,
+                             "key \"metric\": \"%s\" is not a zone: DMA, DMA32 or Normal, or "
+                             "Normal@N for node N",
+                             e->metric.cache);
+    if (e->metric.cache[0] && !metric_is_zone(&e->metric) && !strstr(e->metric.cache, "kmalloc-") &&
         !scenario_def_find(ctx, SCENARIO_DEF_CACHE, e->metric.cache))
         return scenario_fail(ctx, "key \"metric\": no cache named \"%s\" is created",
                              e->metric.cache);

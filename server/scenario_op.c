@@ -42,8 +42,9 @@ enum op_key {
     KEY_OFFSET,
     KEY_VALUE,
     KEY_ALIASES,
-    KEY_CPU_PARTIAL,
     KEY_ORDER,
+    KEY_CONTEXT,
+    KEY_CPU_PARTIAL,
     NR_OP_KEYS
 };
 
@@ -71,8 +72,9 @@ static const char *const op_keys[NR_OP_KEYS] = {
         [KEY_OFFSET] = "offset",
         [KEY_VALUE] = "value",
         [KEY_ALIASES] = "aliases",
-        [KEY_CPU_PARTIAL] = "cpu_partial",
         [KEY_ORDER] = "order",
+        [KEY_CONTEXT] = "context",
+        [KEY_CPU_PARTIAL] = "cpu_partial",
 };
 
 struct op_spec {
@@ -87,9 +89,10 @@ struct op_spec {
 
 static const struct op_spec op_specs[SCENARIO_NR_OP_KINDS] = {
         [SCENARIO_OP_CREATE] = {"create", K(NAME) | K(OBJECT_SIZE), CREATE_KEYS},
-        [SCENARIO_OP_ALLOC] = {"alloc", K(CPU) | K(CACHE), K(NODE) | K(GFP) | K(NAME)},
+        [SCENARIO_OP_ALLOC] = {"alloc", K(CPU) | K(CACHE), K(NODE) | K(GFP) | K(NAME) | K(CONTEXT)},
         [SCENARIO_OP_FREE] = {"free", K(CPU), K(CACHE) | K(NAME) | K(ADDR)},
-        [SCENARIO_OP_KMALLOC] = {"kmalloc", K(CPU) | K(SIZE), K(NODE) | K(GFP) | K(NAME)},
+        [SCENARIO_OP_KMALLOC] = {"kmalloc", K(CPU) | K(SIZE),
+                                 K(NODE) | K(GFP) | K(NAME) | K(CONTEXT)},
         [SCENARIO_OP_KFREE] = {"kfree", K(CPU), K(NAME) | K(ADDR)},
         [SCENARIO_OP_ALLOC_BULK] = {"alloc_bulk", K(CPU) | K(CACHE) | K(COUNT), K(GFP) | K(NAME)},
         [SCENARIO_OP_FLUSH_ALL] = {"flush_all", K(CACHE), K(CPU)},
@@ -106,6 +109,9 @@ static const struct op_spec op_specs[SCENARIO_NR_OP_KINDS] = {
         [SCENARIO_OP_FREE_BULK] = {"free_bulk", K(CPU) | K(CACHE) | K(NAME), 0},
         [SCENARIO_OP_MARK] = {"mark", K(NAME), 0},
         [SCENARIO_OP_REPEAT] = {"repeat", K(TIMES) | K(OPS), 0},
+        [SCENARIO_OP_ALLOC_PAGES] = {"alloc_pages", 0,
+                                     K(CPU) | K(NODE) | K(GFP) | K(ORDER) | K(NAME) | K(CONTEXT)},
+        [SCENARIO_OP_FREE_PAGES] = {"free_pages", 0, K(CPU) | K(NAME) | K(ADDR) | K(ORDER)},
 };
 
 const char *scenario_op_name(enum scenario_op_kind kind)
@@ -222,6 +228,18 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
             return err;
         op->value = (unsigned)v;
         return 0;
+    case KEY_ORDER:
+        if (op->kind == SCENARIO_OP_CREATE) { /* the cache's sysfs order file */
+            if ((err = scenario_item_uint(ctx, item, kname, 3, &v)))
+                return err;
+            op->create.set_order = true;
+            op->create.order = (unsigned)v;
+            return 0;
+        }
+        if ((err = scenario_item_uint(ctx, item, kname, SIM_MAX_ORDER, &v)))
+            return err;
+        op->order = (unsigned)v;
+        return 0;
     case KEY_TIMES:
         if ((err = scenario_item_uint(ctx, item, kname, SCENARIO_MAX_TIMES, &v)))
             return err;
@@ -247,12 +265,6 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
         if ((err = scenario_item_uint(ctx, item, kname, 1u << 16, &v)))
             return err;
         op->create.cpu_partial = (unsigned)v;
-        return 0;
-    case KEY_ORDER: /* sysfs order */
-        if ((err = scenario_item_uint(ctx, item, kname, 3, &v)))
-            return err;
-        op->create.set_order = true;
-        op->create.order = (unsigned)v;
         return 0;
     case KEY_CTOR:
         if (!cJSON_IsBool(item))
@@ -290,6 +302,7 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
     case KEY_GFP:
     case KEY_NAME:
     case KEY_SHEAF:
+    case KEY_CONTEXT:
         break;
     case NR_OP_KEYS:
         return -EINVAL;
@@ -299,10 +312,24 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
         return scenario_fail(ctx, "key \"%s\": expected a string, got %s", kname,
                              scenario_json_type(item));
     switch (key) {
-    case KEY_GFP:
+    case KEY_GFP: {
+        char why[300];
+
         if (sim_gfp_parse(item->valuestring, &op->gfp))
             return scenario_fail(ctx, "key \"gfp\": \"%s\" is not a gfp mask", item->valuestring);
+        if (op->kind == SCENARIO_OP_ALLOC_PAGES && sim_gfp_check(op->gfp, why, sizeof(why)))
+            return scenario_fail(ctx, "key \"gfp\": %s", why);
         return 0;
+    }
+    case KEY_CONTEXT: {
+        int c = sim_gfp_context_lookup(item->valuestring);
+
+        if (c < 0)
+            return scenario_fail(ctx, "key \"context\": \"%s\" is not task, atomic or rt",
+                                 item->valuestring);
+        op->context = (uint8_t)c;
+        return 0;
+    }
     default:
         /* free and kfree may name one element of a bulk: "b[3]" */
         err = scenario_check_name(ctx, kname, item->valuestring,
@@ -328,6 +355,7 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
     case SCENARIO_OP_KFREE:
     case SCENARIO_OP_KFREE_RCU:
     case SCENARIO_OP_WRITE:
+    case SCENARIO_OP_FREE_PAGES:
         if (!op->name == !op->has_addr)
             return scenario_fail(ctx, "give exactly one of \"name\" and \"addr\"");
         if (op->kind == SCENARIO_OP_FREE && op->has_addr && !op->cache)
@@ -356,6 +384,7 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
         return scenario_def_add(ctx, SCENARIO_DEF_CACHE, op->name);
     case SCENARIO_OP_ALLOC:
     case SCENARIO_OP_KMALLOC:
+    case SCENARIO_OP_ALLOC_PAGES:
         return op->name ? scenario_def_add(ctx, SCENARIO_DEF_OBJECT, op->name) : 0;
     case SCENARIO_OP_ALLOC_BULK:
         return op->name ? scenario_def_add(ctx, SCENARIO_DEF_BULK, op->name) : 0;
@@ -364,6 +393,7 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
     case SCENARIO_OP_KFREE_RCU:
     case SCENARIO_OP_WRITE:
     case SCENARIO_OP_FREE_BULK:
+    case SCENARIO_OP_FREE_PAGES:
         return op->name && !ctx->runtime_refs ? scenario_check_object_ref(ctx, op->name) : 0;
     case SCENARIO_OP_ALLOC_FROM_SHEAF:
         return op->name ? scenario_def_add(ctx, SCENARIO_DEF_OBJECT, op->name) : 0;

@@ -77,6 +77,12 @@ int scenario_item_addr(struct scenario_ctx *ctx, const cJSON *item, const char *
 /* An array of SLAB_* flag names, OR-ed into *flags; 0 or -EINVAL. */
 int scenario_item_flags(struct scenario_ctx *ctx, const cJSON *item, const char *key,
                         uint32_t *flags);
+/* scenario_zones.c: machine.dma_mb/dma32_mb, the page allocator's config
+ * keys, and the engine's verdict on them; 0 or -EINVAL. */
+int scenario_parse_machine_zones(struct scenario_ctx *ctx, const cJSON *m, struct sim_config *cfg);
+int scenario_parse_config_zones(struct scenario_ctx *ctx, const cJSON *config,
+                                struct sim_config *cfg);
+int scenario_check_zones(struct scenario_ctx *ctx, const struct sim_config *cfg);
 /* Copy a string, or NULL on host OOM. */
 char *scenario_strdup(const char *s);
 

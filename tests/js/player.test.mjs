@@ -62,6 +62,9 @@ test('buildOp: form values to scenario operations', () => {
   assert.match(buildOp('alloc_bulk', { cpu: '0', cache: 'A', count: 'x' }).error, /whole number/);
   assert.match(buildOp('free', { cpu: '0', object: 'zz' }).error, /not an address/);
   assert.match(buildOp('nope', {}).error, /unknown/);
+  assert.deepEqual(buildOp('alloc_pages', { cpu: '0', node: '', gfp: 'GFP_ATOMIC', order: '3', name: 'rx' }).op,
+    { op: 'alloc_pages', cpu: 0, gfp: 'GFP_ATOMIC', order: 3, name: 'rx' });
+  assert.match(buildOp('alloc_pages', { order: 'big' }).error, /order must be a whole number/);
   assert.ok(OP_KINDS.every((k) => k.required.every((r) => k.fields.includes(r))));
 });
 

@@ -83,6 +83,8 @@ export const api = {
   reportUrl: (id, format, at) => `${S(id)}/report.${format}${q({ at })}`,
   /** Where the offline copy of a session is: one HTML file that opens at @at. */
   offlineUrl: (id, at) => `${S(id)}/export.html${q({ at })}`,
+  /** @param {{ mask: string, order?: string|number, context?: string, scenario?: string, variant?: string }} p */
+  gfp: (p) => request('GET', `/api/gfp${q(p)}`),
   createSnapshot: (body) => request('POST', '/api/snapshots', { body }),
   snapshots: () => request('GET', '/api/snapshots'),
   snapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}`),

@@ -177,9 +177,17 @@ function cond(c, e, f, ctx) {
   return false;
 }
 
+/** A field of the page allocator decision an event carries (docs/events.md), or null. */
+function pageFact(p, k) {
+  if (!p) return null;
+  const v = k === 'gfp' ? p.gfp_names : k === 'flags' ? p.alloc_flags_names : p[k];
+  return v === undefined ? null : v;
+}
+
 /** The value of placeholder @k, or null when unknown. */
 function value(k, e, f, ctx) {
   if (k.startsWith('stat:')) return f.st(k.slice(5));
+  if (k.startsWith('page:')) return pageFact(e.page, k.slice(5));
   switch (k) {
     case 'n': return f.n;
     case 'slabs': return f.slabs.length;

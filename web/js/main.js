@@ -70,6 +70,10 @@ const caches = createCaches($('caches'), player);
 const inspector = lazy('./views/inspector.js', (x) => x.createInspector($('tab-inspect'), player));
 const statetable = lazy('./views/statetable.js', (x) => x.createStateTable($('tab-table')));
 const opsform = lazy('./views/opsform.js', (x) => x.createOpsForm($('ops'), player));
+const gfpview = lazy('./views/gfp.js', (x) => x.createGfp($('tab-gfp'), { api, scenario: () => player.get().session?.info?.scenario?.name ?? '' }));
+const pages = lazy('./views/pages.js', (x) => x.createPages($('tab-pages'), {
+  onDecode: (mask, order) => { showTab('gfp'); gfpview.render(player.get()); const ask = () => (gfpview.view ? gfpview.view.ask(mask, order) : setTimeout(ask, 20)); ask(); },
+}));
 const breakpoints = createBreakpoints($('breakpoints'), player);
 // Views used now and then load when first opened.
 let snapshotsP = null, editorP = null, compareP = null;
@@ -80,7 +84,7 @@ const editor = () => (editorP ??= import('./views/scenario.js').then((x) => x.cr
 const compare = () => (compareP ??= import('./views/compare.js').then((x) => x.createCompare($('compare-view'), { win, variants: () => Object.keys(player.get().session?.info?.settings?.variants ?? {}) })));
 
 // ---- tabs and views
-const TABS = ['explain', 'counters', 'inspect', 'table', 'share'];
+const TABS = ['explain', 'counters', 'inspect', 'table', 'share', 'pages', 'gfp'];
 function showTab(t) {
   tab = t;
   if (t === 'share') snapshots();
@@ -180,6 +184,8 @@ function render() {
   if (tab === 'counters') stats.render(m);
   if (tab === 'inspect') inspector.render(m);
   if (tab === 'table') statetable.render(m);
+  if (tab === 'pages') pages.render(m);
+  if (tab === 'gfp') gfpview.render(m);
   if (debug.firstDrawMs === null) {
     debug.firstDrawMs = performance.now(); // since navigation start
     debug.bootMs = performance.now() - t0; // since this module ran

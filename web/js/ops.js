@@ -28,9 +28,10 @@ export const OP_KINDS = [
   { op: 'refill_sheaf', call: 'kmem_cache_refill_sheaf', fields: ['cpu', 'sheaf', 'count', 'gfp'], required: ['cpu', 'sheaf', 'count'] },
   { op: 'return_sheaf', call: 'kmem_cache_return_sheaf', fields: ['cpu', 'sheaf'], required: ['cpu', 'sheaf'] },
   { op: 'write', call: 'a write by the caller (a bug on purpose)', fields: ['cpu', 'object', 'offset', 'count', 'value'], required: ['object', 'count', 'value'] },
+  { op: 'alloc_pages', call: 'alloc_pages by another user', fields: ['cpu', 'node', 'gfp', 'order', 'name'], required: [] },
 ];
 
-const INTS = new Set(['cpu', 'node', 'size', 'count', 'object_size', 'align', 'sheaf_capacity', 'offset', 'value']);
+const INTS = new Set(['cpu', 'node', 'size', 'count', 'object_size', 'align', 'sheaf_capacity', 'offset', 'value', 'order']);
 
 /**
  * An operation object from form values (strings).  Empty optional values

@@ -38,7 +38,7 @@ export function createOpsForm(root, player) {
       el = h(doc, 'select', { id }, objs.length ? objs.map((a) => opt(a, `${shortAddr(a, 6)}`)) : opt('', 'no allocated object in this cache'));
       const sel = m.selection;
       if (sel?.kind === 'object' && objs.includes(sel.id)) el.value = sel.id;
-    } else el = h(doc, 'input', { id, type: ['size', 'count', 'object_size', 'align', 'sheaf_capacity', 'offset', 'value'].includes(f) ? 'number' : 'text', min: 0,
+    } else el = h(doc, 'input', { id, type: ['size', 'count', 'object_size', 'align', 'sheaf_capacity', 'offset', 'value', 'order'].includes(f) ? 'number' : 'text', min: 0,
       placeholder: f === 'gfp' ? 'GFP_KERNEL' : f === 'flags' ? 'SLAB_RED_ZONE, SLAB_POISON' : '' });
     inputs[f] = el;
     return h(doc, 'label', null, `${f} `, el);
