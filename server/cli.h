@@ -39,6 +39,13 @@ void cli_bench_usage(FILE *f);
 int cli_geometry(int argc, char **argv);
 void cli_geometry_usage(FILE *f);
 
+/* ktrace_cli.c */
+int cli_replay(int argc, char **argv);
+void cli_replay_usage(FILE *f);
+/* import.c */
+int cli_import(int argc, char **argv);
+void cli_import_usage(FILE *f);
+
 /* True for "--help" and "-h". */
 bool cli_is_help(const char *arg);
 /*

@@ -27,6 +27,10 @@ static const struct command commands[] = {
         {"serve", cli_serve, cli_serve_usage, "serve the lab over HTTP: the JSON API and the UI"},
         {"geometry", cli_geometry, cli_geometry_usage,
          "check the engine's cache sizing against a /sys/kernel/slab tree"},
+        {"replay", cli_replay, cli_replay_usage,
+         "replay a real kernel's kmem trace (ftrace text, plain or gzip)"},
+        {"import", cli_import, cli_import_usage,
+         "write a scenario with a real kernel's caches (/sys/kernel/slab, /proc/slabinfo)"},
         {"bench", cli_bench, cli_bench_usage, "run a benchmark (see docs/benchmarks.md)"},
 };
 
