@@ -22,6 +22,7 @@
 
 #include "ktrace_replay.h"
 #include "ktrace_session.h"
+#include "scenario_write.h"
 #include "strbuf.h"
 
 void cli_replay_usage(FILE *f)
@@ -80,33 +81,25 @@ static void draw_progress(uint64_t done, uint64_t total, void *arg)
 static int write_scenario(struct ktrace_replay *kr, const char *path, const char *name)
 {
     cJSON *scn = ktrace_replay_scenario(kr, name);
+    struct strbuf err = STRBUF_INIT;
     char *text;
-    FILE *f;
-    int ok;
+    int ret;
 
     if (!scn)
         return cli_usage_error("replay", "out of memory building the scenario");
     text = cJSON_PrintUnformatted(scn);
-    cJSON_Delete(scn);
-    if (!text)
-        return cli_usage_error("replay", "out of memory printing the scenario");
-    f = strcmp(path, "-") ? fopen(path, "w") : stdout;
-    if (!f) {
-        free(text);
-        return cli_usage_error("replay", "cannot write %s: %s", path, strerror(errno));
-    }
-    ok = fputs(text, f) >= 0 && fputc('\n', f) != EOF;
-    if (f != stdout)
-        ok = fclose(f) == 0 && ok;
-    if (strlen(text) > SCENARIO_MAX_BYTES)
+    if (text && strlen(text) > SCENARIO_MAX_BYTES)
         fprintf(stderr,
                 "slublab replay: warning: the scenario is %zu MiB, more than the %u MiB a "
                 "scenario may have: replay a shorter trace to open it\n",
                 strlen(text) >> 20, SCENARIO_MAX_BYTES >> 20);
-    free(text);
-    if (!ok)
-        return cli_usage_error("replay", "cannot write %s", path);
-    return CLI_OK;
+    cJSON_free(text);
+    ret = scenario_write_file(scn, path, &err);
+    cJSON_Delete(scn);
+    if (ret)
+        ret = cli_usage_error("replay", "%s", strbuf_str(&err));
+    strbuf_release(&err);
+    return ret ? CLI_USAGE : CLI_OK;
 }
 
 /* The file's name without directories and .gz/.txt, as a scenario name. */

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenario_write.h"
+
 #define KMALLOC_MAX_CACHE_SIZE 8192u
 #define PROGRESS_LINES         (64u << 10)
 
@@ -255,34 +257,19 @@ static void record_gfp_node(cJSON *op, const struct sim_op *s)
 static void record_create(struct ktrace_replay *kr, const struct sim_cache_args *a,
                           const struct sysfs_cache *sc)
 {
-    cJSON *op = cJSON_CreateObject(), *flags;
+    const char **names = NULL;
+    size_t n = 0;
 
-    if (!op)
-        return;
-    cJSON_AddStringToObject(op, "op", "create");
-    cJSON_AddStringToObject(op, "name", a->name);
-    cJSON_AddNumberToObject(op, "object_size", a->object_size);
-    if (a->align)
-        cJSON_AddNumberToObject(op, "align", a->align);
-    flags = cJSON_AddArrayToObject(op, "flags");
-    for (uint32_t bit = 1; bit; bit <<= 1)
-        if ((a->flags & bit) && sim_flag_name(bit))
-            cJSON_AddItemToArray(flags, cJSON_CreateString(sim_flag_name(bit)));
-    if (a->ctor)
-        cJSON_AddBoolToObject(op, "ctor", true);
-    if (a->sheaf_capacity)
-        cJSON_AddNumberToObject(op, "sheaf_capacity", a->sheaf_capacity);
-    if (sc && (sc->nr_aliases || strcmp(sc->name, a->name))) {
-        /* the other names of the merged cache; the traced one names it */
-        cJSON *al = cJSON_AddArrayToObject(op, "aliases");
-
-        if (strcmp(sc->name, a->name))
-            cJSON_AddItemToArray(al, cJSON_CreateString(sc->name));
-        for (size_t i = 0; i < sc->nr_aliases && i < 63; i++)
-            if (strlen(sc->aliases[i]) < SIM_NAME_MAX && strcmp(sc->aliases[i], a->name))
-                cJSON_AddItemToArray(al, cJSON_CreateString(sc->aliases[i]));
+    if (sc) { /* the other names of the merged cache; the traced one names it */
+        names = calloc(sc->nr_aliases + 1, sizeof(*names));
+        if (!names)
+            return;
+        names[n++] = sc->name;
+        for (size_t i = 0; i < sc->nr_aliases; i++)
+            names[n++] = sc->aliases[i];
     }
-    record(kr, op);
+    record(kr, scenario_write_cache(a, names, n, true));
+    free(names);
 }
 
 /* ---- applying ---- */
@@ -813,32 +800,27 @@ uint64_t ktrace_replay_events(const struct ktrace_replay *kr)
 
 cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
 {
-    cJSON *s, *m;
+    struct scenario_write_machine m = {
+            .cpus = kr->cfg.nr_cpus,
+            .present_cpus = kr->cfg.present_cpus,
+            .nodes = kr->cfg.nr_nodes,
+            .mem_mb = (unsigned)(kr->cfg.mem_per_node >> 20),
+            .model = kr->cfg.model,
+            .seed = kr->cfg.seed,
+    };
+    char d[256];
+    cJSON *s;
 
     if (!kr->ops || !kr->sim)
         return NULL;
-    s = cJSON_CreateObject();
-    if (!s)
-        return NULL;
-    cJSON_AddNumberToObject(s, "format", 1);
-    cJSON_AddStringToObject(s, "name", name);
-    cJSON_AddStringToObject(s, "title",
-            kr->kernel[0] ? "A kmem trace of a real kernel" : "A kmem trace");
-    if (kr->kernel[0]) {
-        char d[256];
-
+    if (kr->kernel[0])
         snprintf(d, sizeof(d), "Replayed from a kmem trace of Linux %s by `slublab replay`.",
                 kr->kernel);
-        cJSON_AddStringToObject(s, "description", d);
-    }
-    cJSON_AddStringToObject(s, "model", sim_model_name(kr->cfg.model));
-    cJSON_AddNumberToObject(s, "seed", (double)kr->cfg.seed);
-    m = cJSON_AddObjectToObject(s, "machine");
-    cJSON_AddNumberToObject(m, "cpus", kr->cfg.nr_cpus);
-    cJSON_AddNumberToObject(m, "nodes", kr->cfg.nr_nodes);
-    cJSON_AddNumberToObject(m, "mem_mb_per_node", (double)(kr->cfg.mem_per_node >> 20));
-    if (kr->cfg.present_cpus)
-        cJSON_AddNumberToObject(m, "present_cpus", kr->cfg.present_cpus);
+    else
+        snprintf(d, sizeof(d), "Replayed from a kmem trace by `slublab replay`.");
+    s = scenario_write_new(name, "A kmem trace of a real kernel", d, &m);
+    if (!s)
+        return NULL;
     cJSON_AddItemToObject(s, "ops", kr->ops);
     kr->ops = NULL;
     return s;
