@@ -44,6 +44,8 @@ static const struct {
          "alloc+free pairs on the sheaf fast path, events off/on, against glibc"},
         {"free-bulk", bench_free_bulk,
          "kmem_cache_free_bulk to slabs, DETACHED_FREELIST before/after"},
+        {"replay-trace", bench_replay_trace,
+         "a kernel kmem trace replayed, events off: parse only, text, gzip"},
 };
 
 void cli_bench_usage(FILE *f)
@@ -57,7 +59,9 @@ void cli_bench_usage(FILE *f)
     fputs("\n"
           "  --json       one JSON object: {\"rows\":[...]}\n"
           "  --rounds N   measured rounds per configuration (default 5); medians are shown\n"
-          "  --scale X    multiply the amount of work (default 1.0)\n",
+          "  --scale X    multiply the amount of work (default 1.0)\n"
+          "  --trace FILE replay-trace: the trace (default: the shared sample, else the\n"
+          "               slice in tests/data)\n",
             f);
 }
 
@@ -84,6 +88,8 @@ int cli_bench(int argc, char **argv)
             o.scale = strtod(argv[++i], &end);
             if (*end || !(o.scale > 0.0) || o.scale > 100.0)
                 return cli_usage_error("bench", "--scale must be in (0, 100]");
+        } else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
+            o.trace = argv[++i];
         } else if (!name && argv[i][0] != '-') {
             name = argv[i];
         } else {

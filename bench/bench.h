@@ -17,6 +17,7 @@ struct bench_opts {
     bool json;
     unsigned rounds;   /* measured rounds; the median is reported */
     double scale;      /* work multiplier (1.0 = the documented size) */
+    const char *trace; /* --trace FILE (replay-trace); NULL: its default */
 };
 
 /* Monotonic nanoseconds. */
@@ -27,5 +28,6 @@ double bench_median(double *v, unsigned n);
 int bench_fresh_slab(const struct bench_opts *o);
 int bench_fastpath(const struct bench_opts *o);
 int bench_free_bulk(const struct bench_opts *o);
+int bench_replay_trace(const struct bench_opts *o);
 
 #endif /* SLUBLAB_BENCH_BENCH_H */
