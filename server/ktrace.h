@@ -49,8 +49,8 @@ struct ktrace_event {
     size_t call_site_len;
     unsigned bytes_req;     /* allocations: requested and ... */
     unsigned bytes_alloc;   /* ... actual size (s->size; kmalloc: the class) */
-    uint32_t gfp;           /* gfp_flags=, parsed; 0 when absent or unknown */
-    bool gfp_unknown;       /* gfp_flags= present but not understood */
+    const char *gfp_text;   /* gfp_flags= as printed ("GFP_KERNEL|__GFP_ZERO"); NULL: absent */
+    size_t gfp_len;         /* (ktrace_parse_gfp() reads it; callers may cache the result) */
     int node;               /* node=, or SIM_NUMA_NO_NODE */
     const char *reason;     /* KTRACE_BAD: why, a static string */
 };
@@ -61,6 +61,9 @@ struct ktrace_event {
  * input is KTRACE_BAD with ev->reason set.
  */
 enum ktrace_kind ktrace_parse_line(const char *line, size_t len, struct ktrace_event *ev);
+/* gfp_flags text as the tracepoint prints it ("GFP_KERNEL|__GFP_ZERO",
+ * "none") into a mask; false (nothing stored) when a name is unknown. */
+bool ktrace_parse_gfp(const char *text, size_t len, uint32_t *out);
 /* "#P:2" in a header comment: the number of CPUs; false when absent. */
 bool ktrace_header_cpus(const char *line, size_t len, unsigned *out);
 /* "# kernel: 6.18.44" (written by scripts/record-kmem-trace): the release;

@@ -114,9 +114,9 @@ static size_t skip_spaces(const char *l, size_t len, size_t i)
 
 static size_t token_end(const char *l, size_t len, size_t i)
 {
-    while (i < len && l[i] != ' ')
-        i++;
-    return i;
+    const char *sp = i < len ? memchr(l + i, ' ', len - i) : NULL;
+
+    return sp ? (size_t)(sp - l) : len;
 }
 
 /* "253.136746:" or "1234:" (counter clocks) */
@@ -151,28 +151,23 @@ static enum ktrace_kind event_kind(const char *s, size_t n)
     return KTRACE_OTHER;
 }
 
-static void parse_gfp(struct ktrace_event *ev, const char *v, size_t n)
+bool ktrace_parse_gfp(const char *v, size_t n, uint32_t *out)
 {
     char buf[256];
 
     if (field_is(v, n, "GFP_KERNEL")) { /* the common case, without a copy */
-        ev->gfp = SIM_GFP_KERNEL;
-        return;
+        *out = SIM_GFP_KERNEL;
+        return true;
     }
-    if (field_is(v, n, "none") || field_is(v, n, "0x0")) {
-        ev->gfp = 0;
-        return;
+    if (n == 0 || field_is(v, n, "none") || field_is(v, n, "0x0")) {
+        *out = 0;
+        return true;
     }
-    if (n >= sizeof(buf)) {
-        ev->gfp_unknown = true;
-        return;
-    }
+    if (n >= sizeof(buf))
+        return false;
     memcpy(buf, v, n);
     buf[n] = 0;
-    if (sim_gfp_parse(buf, &ev->gfp)) {
-        ev->gfp = 0;
-        ev->gfp_unknown = true;
-    }
+    return sim_gfp_parse(buf, out) == 0;
 }
 
 enum ktrace_kind ktrace_parse_line(const char *l, size_t len, struct ktrace_event *ev)
@@ -210,13 +205,15 @@ enum ktrace_kind ktrace_parse_line(const char *l, size_t len, struct ktrace_even
     if (ev->kind == KTRACE_OTHER)
         return KTRACE_OTHER;
     for (i = e + 1; (i = skip_spaces(l, len, i)) < len; i = e) {
-        size_t k = i, kn, v, vn;
+        size_t k, kn, v, vn;
+
+        const char *eq;
 
         e = token_end(l, len, i);
-        while (k < e && l[k] != '=')
-            k++;
-        if (k == e)
+        eq = memchr(l + i, '=', e - i);
+        if (!eq)
             return bad(ev, "a field without '='");
+        k = (size_t)(eq - l);
         kn = k - i;
         v = k + 1;
         vn = e - v;
@@ -242,7 +239,8 @@ enum ktrace_kind ktrace_parse_line(const char *l, size_t len, struct ktrace_even
                 return bad(ev, "bytes_alloc= is not a 32-bit number");
             has_alloc = true;
         } else if (field_is(l + i, kn, "gfp_flags")) {
-            parse_gfp(ev, l + v, vn);
+            ev->gfp_text = l + v;
+            ev->gfp_len = vn;
         } else if (field_is(l + i, kn, "node")) {
             unsigned n;
 
@@ -306,16 +304,18 @@ bool ktrace_header_kernel(const char *l, size_t len, const char **out, size_t *o
 
 bool ktrace_is_rcu_call_site(const char *s, size_t n)
 {
-    static const char *const prefixes[] = {"rcu_do_batch", "rcu_core", "kfree_rcu",
-            "kvfree_rcu", "rcu_free_sheaf", "rcu_free_sheaf_nobarn"};
+#define P(s) {s, sizeof(s) - 1}
+    static const struct {
+        const char *name;
+        size_t len;
+    } prefixes[] = {P("rcu_do_batch"), P("rcu_core"), P("kfree_rcu"), P("kvfree_rcu"),
+            P("rcu_free_sheaf")};
+#undef P
 
-    if (!s)
+    if (!s || n < 8 || (s[0] != 'r' && s[0] != 'k'))
         return false;
-    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++) {
-        size_t p = strlen(prefixes[i]);
-
-        if (n >= p && !memcmp(s, prefixes[i], p))
+    for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+        if (n >= prefixes[i].len && !memcmp(s, prefixes[i].name, prefixes[i].len))
             return true;
-    }
     return false;
 }

@@ -603,6 +603,34 @@ static int do_free(struct ktrace_replay *kr, const struct ktrace_event *ev, stru
     return 0;
 }
 
+/* The event's gfp mask, through a small cache of the texts seen last
+ * (a trace repeats a handful of them); unknown names count and leave 0. */
+static uint32_t gfp_of(struct ktrace_replay *kr, const struct ktrace_event *ev)
+{
+    struct ktrace_gfp_slot *g;
+    uint32_t mask;
+    size_t i;
+
+    if (!ev->gfp_text)
+        return 0;
+    for (i = 0; i < KTRACE_GFP_CACHE; i++) {
+        g = &kr->gfp_cache[i];
+        if (g->len == ev->gfp_len && !memcmp(g->text, ev->gfp_text, g->len))
+            return g->mask;
+    }
+    if (!ktrace_parse_gfp(ev->gfp_text, ev->gfp_len, &mask)) {
+        kr->n.gfp_unknown++;
+        return 0;
+    }
+    if (ev->gfp_len < sizeof(g->text)) {
+        g = &kr->gfp_cache[kr->gfp_next++ % KTRACE_GFP_CACHE];
+        memcpy(g->text, ev->gfp_text, ev->gfp_len);
+        g->len = ev->gfp_len;
+        g->mask = mask;
+    }
+    return mask;
+}
+
 static int replay_event(struct ktrace_replay *kr, const struct ktrace_event *ev)
 {
     struct sim_op op;
@@ -618,9 +646,7 @@ static int replay_event(struct ktrace_replay *kr, const struct ktrace_event *ev)
         op.node = SIM_NUMA_NO_NODE;
         kr->n.nodes_ignored++;
     }
-    op.gfp = ev->gfp;
-    if (ev->gfp_unknown)
-        kr->n.gfp_unknown++;
+    op.gfp = gfp_of(kr, ev);
     if ((ev->kind == KTRACE_ALLOC || ev->kind == KTRACE_KMALLOC) && ev->ptr)
         free_untraced(kr, ev->ptr, op.cpu);
     switch (ev->kind) {

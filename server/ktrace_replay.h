@@ -65,6 +65,13 @@ struct ktrace_counts {
 struct ktrace_cache;
 struct ktrace_ptr;
 
+#define KTRACE_GFP_CACHE 16
+struct ktrace_gfp_slot {
+    char text[120]; /* a gfp_flags text; len 0: empty */
+    size_t len;
+    uint32_t mask;
+};
+
 struct ktrace_replay {
     struct sim *sim;            /* owned; NULL until the first event */
     struct sim_config cfg;
@@ -87,6 +94,8 @@ struct ktrace_replay {
     struct ktrace_ptr *ptrs;     /* pointer -> engine object, linear probing */
     size_t ptr_slots, nr_ptrs;
     uint64_t next_obj;           /* object name counter for opts.record */
+    struct ktrace_gfp_slot gfp_cache[KTRACE_GFP_CACHE]; /* parsed gfp texts, round robin */
+    unsigned gfp_next;
     const struct ktrace_opts *o;
 };
 

@@ -39,7 +39,7 @@ static void test_parse_real_lines(void)
     CHECK(ev.call_site_len == 12 && !memcmp(ev.call_site, "copy_process", 12));
     CHECK_EQ_U(ev.bytes_req, 5824);
     CHECK_EQ_U(ev.bytes_alloc, 5824);
-    CHECK_EQ_U(ev.gfp, SIM_GFP_KERNEL);
+    CHECK(ev.gfp_len == 10 && !memcmp(ev.gfp_text, "GFP_KERNEL", 10));
     CHECK_EQ_I(ev.node, SIM_NUMA_NO_NODE);
 
     /* a task name with spaces and a bracket, CPU 1 */
@@ -59,7 +59,15 @@ static void test_parse_real_lines(void)
                                    "accounted=true"),
                        &ev),
                KTRACE_KMALLOC);
-    CHECK_EQ_U(ev.gfp, SIM_GFP_KERNEL | SIM_GFP_ACCOUNT | SIM_GFP_ZERO);
+    {
+        uint32_t gfp = 0;
+
+        CHECK(ktrace_parse_gfp(ev.gfp_text, ev.gfp_len, &gfp));
+        CHECK_EQ_U(gfp, SIM_GFP_KERNEL | SIM_GFP_ACCOUNT | SIM_GFP_ZERO);
+        CHECK(ktrace_parse_gfp("none", 4, &gfp));
+        CHECK_EQ_U(gfp, 0);
+        CHECK(!ktrace_parse_gfp("__GFP_FUTURE", 12, &gfp));
+    }
     CHECK_EQ_I(ev.node, 0);
     CHECK_EQ_U(ev.bytes_alloc, 16);
     CHECK(ev.name == NULL);
@@ -76,12 +84,11 @@ static void test_parse_real_lines(void)
                        &ev),
                KTRACE_KFREE);
     CHECK_EQ_U(ev.ptr, 16);
-    /* an unknown gfp name is kept as a note, not an error */
+    /* an unknown gfp name is no parse error (the replay counts it) */
     CHECK_EQ_I(ktrace_parse_line(L("a-1 [000] ..... 1.0: kmalloc: call_site=x ptr=10 "
                                    "bytes_req=1 bytes_alloc=8 gfp_flags=__GFP_FUTURE"),
                        &ev),
                KTRACE_KMALLOC);
-    CHECK(ev.gfp_unknown);
     CHECK(ktrace_is_rcu_call_site("rcu_do_batch", 12));
     CHECK(ktrace_is_rcu_call_site("kfree_rcu_work", 14));
     CHECK(!ktrace_is_rcu_call_site("__fput", 6));
@@ -294,6 +301,8 @@ static const char small_trace[] =
         "a b-1 [000] ..... 1.9: kmem_cache_alloc: call_site=f ptr=00000000000000e1 "
         "name=other bytes_req=64 bytes_alloc=64 gfp_flags=GFP_ATOMIC node=-1\n"
         "a b-1 [000] ..... 2.0: kfree: call_site=h ptr=00000000000000b1\n"
+        "a b-1 [000] ..... 2.0: kmalloc: call_site=g ptr=00000000000000f1 bytes_req=8 "
+        "bytes_alloc=8 gfp_flags=GFP_KERNEL|__GFP_FUTURE\n"
         "a b-1 [000] ..... 2.1: sched_switch: prev=a next=b\n"
         "this is not a trace line\n";
 
@@ -314,11 +323,12 @@ static void test_replay_small(void)
         goto out;
     CHECK_EQ_U(kr.cfg.nr_cpus, 4);
     CHECK_EQ_STR(kr.kernel, "6.18.0-test");
-    CHECK_EQ_U(ktrace_replay_events(&kr), 11);
+    CHECK_EQ_U(ktrace_replay_events(&kr), 12);
+    CHECK_EQ_U(kr.n.gfp_unknown, 1);
     CHECK_EQ_U(kr.n.kind[KTRACE_OTHER], 1);
     CHECK_EQ_U(kr.n.kind[KTRACE_BAD], 1);
     CHECK_EQ_U(kr.n.applied[KTRACE_ALLOC], 3);
-    CHECK_EQ_U(kr.n.applied[KTRACE_KMALLOC], 1);
+    CHECK_EQ_U(kr.n.applied[KTRACE_KMALLOC], 2);
     CHECK_EQ_U(kr.n.applied[KTRACE_FREE], 1);
     CHECK_EQ_U(kr.n.applied[KTRACE_KFREE], 1);
     CHECK_EQ_U(kr.n.large_kmalloc, 1);
@@ -341,7 +351,7 @@ static void test_replay_small(void)
     }
     CHECK_GE_I(sim_cache_lookup(kr.sim, "kmalloc-96"), 0);
     /* one create per cache and one op per replayed event */
-    CHECK_EQ_I(cJSON_GetArraySize(kr.ops), 2 + 3 + 1 + 1 + 1);
+    CHECK_EQ_I(cJSON_GetArraySize(kr.ops), 2 + 3 + 2 + 1 + 1);
 out:
     ktrace_replay_release(&kr);
     ktrace_close(r);
