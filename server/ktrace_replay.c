@@ -840,10 +840,10 @@ cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
     if (!kr->ops || !kr->sim)
         return NULL;
     if (kr->kernel[0])
-        snprintf(d, sizeof(d), "Replayed from a kmem trace of Linux %s by `slublab replay`.",
+        snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace of Linux %s.",
                 kr->kernel);
     else
-        snprintf(d, sizeof(d), "Replayed from a kmem trace by `slublab replay`.");
+        snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace.");
     s = scenario_write_new(name, "A kmem trace of a real kernel", d, &m);
     if (!s)
         return NULL;

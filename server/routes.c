@@ -20,6 +20,7 @@
 #include "follow.h"
 #include "json_state.h"
 #include "session.h"
+#include "traces.h"
 
 typedef int (*route_fn)(const struct request *req, struct response *res);
 
@@ -49,6 +50,8 @@ static const struct route routes[] = {
         {"POST", "/api/sessions/*/fork", route_fork},
         {"GET", "/api/sessions/*/follow", route_follow},
         {"GET", "/api/sessions/*/names", route_names},
+        {"POST", "/api/traces", route_trace_create},
+        {"GET", "/api/traces/*", route_trace_get},
         {"POST", "/api/snapshots", route_snapshot_create},
         {"GET", "/api/snapshots", route_snapshot_list},
         {"POST", "/api/snapshots/import", route_snapshot_import},
