@@ -132,7 +132,7 @@ static bool parse_slabinfo_line(const char *line, struct import_cache *c, unsign
             perslab > 65535 || !pps || pps > 1024 || (pps & (pps - 1)))
         return false;
     memset(c, 0, sizeof(*c));
-    snprintf(c->args.name, sizeof(c->args.name), "%s", name);
+    snprintf(c->args.name, sizeof(c->args.name), "%.*s", SIM_NAME_MAX - 1, name);
     c->args.object_size = (unsigned)objsize;
     c->objects = active;
     c->has_objects = true;

@@ -198,7 +198,8 @@ static void pick_name(struct sysfs_cache *c)
 {
     size_t pick = c->nr_aliases;
 
-    qsort(c->aliases, c->nr_aliases, sizeof(*c->aliases), cmp_str);
+    if (c->nr_aliases > 1)
+        qsort(c->aliases, c->nr_aliases, sizeof(*c->aliases), cmp_str);
     for (size_t i = 0; i < c->nr_aliases; i++)
         if (sysfs_is_kmalloc_name(c->aliases[i]))
             c->kmalloc = true;
