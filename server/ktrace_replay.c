@@ -385,6 +385,13 @@ static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr,
         id = -2; /* resolved by the first kmalloc */
     } else if (kr->o->sysfs) {
         sc = sysfs_slab_find(kr->o->sysfs, name, len);
+        if (sc && sc->kernel[SYSFS_SLAB_SIZE] != ev->bytes_alloc) {
+            /* the tree and the trace disagree: another machine or boot (task_struct
+             * depends on the CPU's FPU state size); the tree's geometry is used */
+            if (kr->n.size_mismatch < KTRACE_MAX_UNKNOWN)
+                snprintf(kr->mismatch[kr->n.size_mismatch], SIM_NAME_MAX, "%.*s", (int)len, name);
+            kr->n.size_mismatch++;
+        }
         if (sc) {
             op.create = sc->args;
             snprintf(op.create.name, sizeof(op.create.name), "%.*s", (int)len, name);
@@ -917,6 +924,14 @@ void ktrace_replay_report(struct strbuf *out, const struct ktrace_replay *kr, co
     line_if(out, n->cpus_folded, "events on CPUs beyond the machine (folded modulo)");
     line_if(out, n->nodes_ignored, "node= beyond the machine (any node used)");
     line_if(out, n->gfp_unknown, "gfp_flags not understood (GFP_KERNEL used)");
+    line_if(out, n->size_mismatch, "caches whose --sysfs slab_size is not the trace's bytes_alloc "
+                                   "(the tree's is used)");
+    if (n->size_mismatch) {
+        strbuf_puts(out, "             they are:");
+        for (uint64_t i = 0; i < n->size_mismatch && i < KTRACE_MAX_UNKNOWN; i++)
+            strbuf_printf(out, " %s", kr->mismatch[i]);
+        strbuf_puts(out, n->size_mismatch > KTRACE_MAX_UNKNOWN ? " ...\n" : "\n");
+    }
     strbuf_printf(out, "  %-10zu objects live at the end\n", kr->nr_ptrs);
     if (kr->o && kr->o->validate)
         strbuf_printf(out, "validation after every operation: %u violation%s%s%s\n",

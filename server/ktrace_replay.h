@@ -58,6 +58,7 @@ struct ktrace_counts {
     uint64_t nodes_ignored;        /* node= beyond the machine's nodes */
     uint64_t gfp_unknown;          /* gfp_flags= not understood (GFP_KERNEL used) */
     uint64_t caches_created;
+    uint64_t size_mismatch;        /* --sysfs caches whose slab_size is not the trace's bytes_alloc */
     uint64_t sim_failed, sim_misuse, sim_rejected; /* engine outcomes */
     unsigned violations;           /* validator */
 };
@@ -80,6 +81,7 @@ struct ktrace_replay {
     const char *cpus_from;      /* "--cpus", "the #P: header", "the highest CPU seen" */
     char unknown[KTRACE_MAX_UNKNOWN][SIM_NAME_MAX]; /* unknown cache names, first seen */
     unsigned nr_unknown;
+    char mismatch[KTRACE_MAX_UNKNOWN][SIM_NAME_MAX]; /* size_mismatch names, first seen */
     char first_bad[160];        /* first KTRACE_BAD line: number and reason */
     char first_engine[256];     /* first engine failure or rejection, with its line */
     char validate_msg[200];     /* first violation */

@@ -79,6 +79,8 @@ check "--sysfs: exit 0" test "$status" -eq 0
 check "--sysfs: names the kernel" grep -q 'from Linux 6.18.44-fc-v782' "$TMP/out"
 check "--sysfs: no violation" grep -q ' 0 violations' "$TMP/out"
 check "--sysfs: task_struct as the tree shows it" grep -qE '^task_struct .* 4248 +4288$' "$TMP/out"
+# the tree was captured on another boot: task_struct's size (FPU state) differs from the trace's
+check "--sysfs: the size disagreement is reported" grep -qE '^ +they are:.* task_struct' "$TMP/out"
 
 # --db: a session the server lists
 sl replay "$slice" --db "$TMP/lab.db"
