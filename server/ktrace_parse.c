@@ -90,10 +90,15 @@ static enum ktrace_kind bad(struct ktrace_event *ev, const char *why)
 static size_t find_cpu_field(const char *l, size_t len, unsigned *cpu)
 {
     for (size_t i = 1; i + 2 < len; i++) {
-        size_t j = i + 1;
+        const char *br = memchr(l + i, '[', len - 2 - i);
+        size_t j;
         unsigned v = 0;
 
-        if (l[i] != '[' || l[i - 1] != ' ' || !is_digit(l[j]))
+        if (!br)
+            return 0;
+        i = (size_t)(br - l);
+        j = i + 1;
+        if (l[i - 1] != ' ' || !is_digit(l[j]))
             continue;
         while (j < len && is_digit(l[j]) && v <= KTRACE_MAX_CPU)
             v = v * 10 + (unsigned)(l[j++] - '0');
@@ -225,12 +230,10 @@ enum ktrace_kind ktrace_parse_line(const char *l, size_t len, struct ktrace_even
             ev->name = l + v;
             ev->name_len = vn;
         } else if (field_is(l + i, kn, "call_site")) {
-            size_t s = 0;
+            const char *plus = memchr(l + v, '+', vn);
 
-            while (s < vn && l[v + s] != '+')
-                s++;
             ev->call_site = l + v;
-            ev->call_site_len = s;
+            ev->call_site_len = plus ? (size_t)(plus - (l + v)) : vn;
         } else if (field_is(l + i, kn, "bytes_req")) {
             if (!parse_u32(l + v, vn, &ev->bytes_req))
                 return bad(ev, "bytes_req= is not a 32-bit number");
