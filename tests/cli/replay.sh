@@ -87,6 +87,23 @@ sl replay "$slice" --db "$TMP/lab.db"
 check "--db: exit 0" test "$status" -eq 0
 id=$(sed -n 's/^session \([a-z0-9]*\) saved in .*/\1/p' "$TMP/out")
 check "--db: session id printed" test -n "$id"
+# the server opens it
+"$BIN" serve --port 0 --db "$TMP/lab.db" --quiet >"$TMP/serve.out" 2>&1 &
+srv=$!
+url=
+for _ in $(seq 100); do
+    url=$(grep -oE 'http://[^ ]+' "$TMP/serve.out" | head -1 | sed 's|/$||')
+    [ -n "$url" ] && break
+    sleep 0.1
+done
+if [ -n "$url" ] && command -v curl >/dev/null; then
+    curl -s "$url/api/sessions/$id" >"$TMP/session.json"
+    check "--db: the server opens the session" grep -q '"name":"kmem-trace-slice"' "$TMP/session.json"
+else
+    bad "--db: the server did not start"
+fi
+kill "$srv" 2>/dev/null
+wait "$srv" 2>/dev/null
 if command -v sqlite3 >/dev/null; then
     check "--db: session stored" test "$(sqlite3 "$TMP/lab.db" "select count(*) from sessions where id = '$id'")" = 1
 else
