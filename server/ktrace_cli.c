@@ -200,6 +200,7 @@ int cli_replay(int argc, char **argv)
         o.sysfs = &tree;
     }
     o.record = out || db;
+    o.max_ops = SCENARIO_MAX_STEPS; /* what a scenario may expand to */
     if (progress) {
         o.progress = draw_progress;
         o.progress_arg = &pg;

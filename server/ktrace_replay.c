@@ -227,8 +227,10 @@ static void record_obj_name(char *buf, size_t len, uint64_t obj)
 
 static void record(struct ktrace_replay *kr, cJSON *op)
 {
-    if (op)
+    if (op) {
         cJSON_AddItemToArray(kr->ops, op);
+        kr->nr_recorded++;
+    }
 }
 
 static cJSON *record_op(const char *kind, unsigned cpu)
@@ -799,6 +801,12 @@ int ktrace_replay_run(struct ktrace_replay *kr, struct ktrace_reader *r,
         ret = replay_event(kr, &ev);
         if (ret)
             return ret;
+        if (o->record && o->max_ops && kr->nr_recorded > o->max_ops) {
+            strbuf_printf(err, "the trace makes more than %" PRIu64 " operations (by line %" PRIu64
+                          "): too many to keep as a scenario or session",
+                          o->max_ops, kr->n.lines);
+            return -E2BIG;
+        }
     }
     kr->n.overlong = ktrace_reader_overlong(r);
     if (o->progress)

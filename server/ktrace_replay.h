@@ -33,6 +33,7 @@ struct ktrace_opts {
     const struct sysfs_tree *sysfs; /* caches as the kernel made them; NULL: from the trace */
     bool validate;                 /* sim_validate(OP) after every operation */
     bool record;                   /* keep the operations as scenario JSON (kr->ops) */
+    uint64_t max_ops;              /* record: stop with -E2BIG beyond this many (0: no limit) */
     /* Called every 64 Ki lines with the input consumed and its size (0: unknown). */
     void (*progress)(uint64_t done, uint64_t total, void *arg);
     void *progress_arg;
@@ -96,6 +97,7 @@ struct ktrace_replay {
     struct ktrace_ptr *ptrs;     /* pointer -> engine object, linear probing */
     size_t ptr_slots, nr_ptrs;
     uint64_t next_obj;           /* object name counter for opts.record */
+    uint64_t nr_recorded;        /* operations in ops */
     struct ktrace_gfp_slot gfp_cache[KTRACE_GFP_CACHE]; /* parsed gfp texts, round robin */
     unsigned gfp_next;
     const struct ktrace_opts *o;
@@ -106,7 +108,8 @@ struct ktrace_replay {
  * problem with single events is counted in kr->n), -EIO when the input
  * ended in an error (kr->read_error; what was read is replayed), -EINVAL
  * when the machine cannot be built (CPUs beyond SIM_MAX_CPUS without
- * --cpus; message in @err), -ENOMEM, -ECANCELED.  Call
+ * --cpus; message in @err), -E2BIG when opts.max_ops was passed (message
+ * in @err), -ENOMEM, -ECANCELED.  Call
  * ktrace_replay_release() in every case.
  */
 int ktrace_replay_run(struct ktrace_replay *kr, struct ktrace_reader *r,

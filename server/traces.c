@@ -233,6 +233,7 @@ static void *job_run(void *arg)
 {
     struct trace_job *j = arg;
     struct ktrace_opts o = {.cpus = j->cpus, .model = j->model, .record = true,
+            .max_ops = j->app->cfg.lim.max_ops, /* what a session may hold: memory stays bounded */
             .progress = job_progress, .progress_arg = j, .cancel = &j->cancel};
     struct ktrace_reader *r = NULL;
     struct ktrace_replay kr;
@@ -256,8 +257,8 @@ static void *job_run(void *arg)
         goto out;
     }
     if (ret) {
-        job_fail(j, ret == -ENOMEM ? "internal" : "unprocessable", "%s",
-                 ret == -ENOMEM ? "out of memory" : strbuf_str(&err));
+        job_fail(j, ret == -ENOMEM ? "internal" : ret == -E2BIG ? "session_limit" : "unprocessable",
+                 "%s", ret == -ENOMEM ? "out of memory" : strbuf_str(&err));
         goto out;
     }
     ktrace_replay_report(&rep, &kr, "upload");

@@ -164,6 +164,25 @@ describe('trace uploads', () => {
     assert.match(resp, /256 MiB/);
   });
 
+  test('more operations than a session may hold: session_limit, early', async () => {
+    const small = await start({ args: ['--max-ops', '200'] });
+    try {
+      const r = await api(small.url, 'POST', '/api/traces', { raw: fs.readFileSync(SLICE) });
+      assert.equal(r.status, 202);
+      let job;
+      for (let i = 0; i < 600; i++) {
+        job = (await api(small.url, 'GET', `/api/traces/${r.json.id}`)).json;
+        if (job.state === 'failed' || job.state === 'done') break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      assert.equal(job.state, 'failed');
+      assert.equal(job.error.code, 'session_limit');
+      assert.match(job.error.message, /more than 200 operations/);
+    } finally {
+      await small.stop();
+    }
+  });
+
   test('no temporary file left behind', async () => {
     assert.deepEqual(fs.readdirSync(uploads).filter((f) => f.startsWith('slublab-trace-')), []);
   });

@@ -388,6 +388,27 @@ static void test_replay_cpus(void)
     strbuf_release(&err);
 }
 
+/* A recording limit stops the replay with its reason instead of growing. */
+static void test_replay_max_ops(void)
+{
+    struct ktrace_reader *r;
+    struct ktrace_replay kr;
+    struct ktrace_opts o;
+    struct strbuf err = STRBUF_INIT;
+
+    memset(&o, 0, sizeof(o));
+    o.record = true;
+    o.max_ops = 100;
+    if (!CHECK_OK(ktrace_open("tests/data/kmem-trace-slice.txt.gz", &r, &err)))
+        return;
+    CHECK_EQ_I(ktrace_replay_run(&kr, r, &o, &err), -E2BIG);
+    CHECK(strstr(strbuf_str(&err), "more than 100 operations") != NULL);
+    CHECK_EQ_U(kr.nr_recorded, 101);
+    ktrace_replay_release(&kr);
+    ktrace_close(r);
+    strbuf_release(&err);
+}
+
 static void test_replay_slice(void)
 {
     struct ktrace_reader *r;
@@ -426,6 +447,7 @@ int main(void)
     RUN_TEST(test_reader_gzip);
     RUN_TEST(test_replay_small);
     RUN_TEST(test_replay_cpus);
+    RUN_TEST(test_replay_max_ops);
     RUN_TEST(test_replay_slice);
     return check_done();
 }
