@@ -233,7 +233,8 @@ static void *job_run(void *arg)
 {
     struct trace_job *j = arg;
     struct ktrace_opts o = {.cpus = j->cpus, .model = j->model, .record = true,
-            .max_ops = j->app->cfg.lim.max_ops, /* what a session may hold: memory stays bounded */
+            .max_ops = j->app->cfg.lim.max_ops < TRACES_MAX_OPS ? j->app->cfg.lim.max_ops
+                                                                : TRACES_MAX_OPS,
             .progress = job_progress, .progress_arg = j, .cancel = &j->cancel};
     struct ktrace_reader *r = NULL;
     struct ktrace_replay kr;
@@ -274,6 +275,8 @@ static void *job_run(void *arg)
     }
     scn = ktrace_replay_scenario(&kr, "kernel-trace");
     text = scn ? cJSON_PrintUnformatted(scn) : NULL;
+    cJSON_Delete(scn); /* only the text goes on: the session parses it again */
+    scn = NULL;
     ktrace_replay_release(&kr); /* the machine is rebuilt by the session */
     if (!text) {
         job_fail(j, "internal", "out of memory");

@@ -22,6 +22,10 @@
 #define TRACES_MAX_RUNNING 2
 #define TRACES_MAX_KEPT    64
 #define TRACES_ID_LEN      10
+/* Engine operations a trace may make (or --max-ops when lower): the session
+ * is built from the scenario text, whose parse tree costs about 400 bytes an
+ * operation, so this bounds a job's memory near 500 MB. */
+#define TRACES_MAX_OPS     1000000ull
 
 struct app;
 struct request;
