@@ -66,6 +66,10 @@ enum ktrace_kind ktrace_parse_line(const char *line, size_t len, struct ktrace_e
 bool ktrace_parse_gfp(const char *text, size_t len, uint32_t *out);
 /* "#P:2" in a header comment: the number of CPUs; false when absent. */
 bool ktrace_header_cpus(const char *line, size_t len, unsigned *out);
+/* "# entries-in-buffer/entries-written: 33937/40000": what the ring buffer
+ * kept and what was written (more when it overwrote the oldest); false when
+ * absent. */
+bool ktrace_header_entries(const char *line, size_t len, uint64_t *in_buffer, uint64_t *written);
 /* "# kernel: 6.18.44" (written by scripts/record-kmem-trace): the release;
  * false when absent.  *out points into the line. */
 bool ktrace_header_kernel(const char *line, size_t len, const char **out, size_t *out_len);

@@ -286,6 +286,35 @@ bool ktrace_header_cpus(const char *l, size_t len, unsigned *out)
     return false;
 }
 
+static bool parse_u64_at(const char *l, size_t len, size_t *i, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t start = *i;
+
+    while (*i < len && is_digit(l[*i]) && *i - start < 19)
+        v = v * 10 + (uint64_t)(l[(*i)++] - '0');
+    *out = v;
+    return *i > start;
+}
+
+bool ktrace_header_entries(const char *l, size_t len, uint64_t *in_buffer, uint64_t *written)
+{
+    static const char key[] = "entries-in-buffer/entries-written: ";
+    size_t n = sizeof(key) - 1;
+
+    if (!len || l[0] != '#')
+        return false;
+    for (size_t i = 0; i + n < len; i++) {
+        size_t j = i + n;
+
+        if (memcmp(l + i, key, n))
+            continue;
+        return parse_u64_at(l, len, &j, in_buffer) && j < len && l[j++] == '/' &&
+               parse_u64_at(l, len, &j, written);
+    }
+    return false;
+}
+
 bool ktrace_header_kernel(const char *l, size_t len, const char **out, size_t *out_len)
 {
     static const char key[] = "# kernel: ";

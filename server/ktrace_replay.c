@@ -786,8 +786,12 @@ int ktrace_replay_run(struct ktrace_replay *kr, struct ktrace_reader *r,
             const char *kv;
             size_t kl;
 
+            uint64_t kept, written;
+
             if (ktrace_header_kernel(line, len, &kv, &kl))
                 snprintf(kr->kernel, sizeof(kr->kernel), "%.*s", (int)kl, kv);
+            if (ktrace_header_entries(line, len, &kept, &written) && written > kept)
+                kr->n.lost = written - kept;
         } else {
             header = false;
         }
@@ -896,6 +900,8 @@ void ktrace_replay_report(struct strbuf *out, const struct ktrace_replay *kr, co
     if (kr->first_bad[0])
         strbuf_printf(out, "             first: %s\n", kr->first_bad);
     line_if(out, n->overlong, "lines over 64 KiB (skipped)");
+    line_if(out, n->lost, "events lost before the first line: the trace buffer was full and "
+                          "overwrote them (entries-written > entries-in-buffer)");
     if (kr->truncated)
         strbuf_printf(out, "  input ended early: %s\n", kr->read_error);
     strbuf_printf(out,

@@ -59,6 +59,7 @@ struct ktrace_counts {
     uint64_t nodes_ignored;        /* node= beyond the machine's nodes */
     uint64_t gfp_unknown;          /* gfp_flags= not understood (GFP_KERNEL used) */
     uint64_t caches_created;
+    uint64_t lost;                 /* written - in buffer, from the header: events overwritten */
     uint64_t size_mismatch;        /* --sysfs caches whose slab_size is not the trace's bytes_alloc */
     uint64_t sim_failed, sim_misuse, sim_rejected; /* engine outcomes */
     unsigned violations;           /* validator */

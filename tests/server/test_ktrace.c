@@ -150,6 +150,13 @@ static void test_parse_bad_lines(void)
         CHECK(ktrace_header_cpus(L("# entries-in-buffer/entries-written: 3/3   #P:12"), &cpus));
         CHECK_EQ_U(cpus, 12);
         CHECK(!ktrace_header_cpus(L("# entries-in-buffer/entries-written: 3/3   #P:"), &cpus));
+        uint64_t kept = 0, written = 0;
+
+        CHECK(ktrace_header_entries(L("# entries-in-buffer/entries-written: 33937/40000   #P:2"),
+                                    &kept, &written));
+        CHECK_EQ_U(kept, 33937);
+        CHECK_EQ_U(written, 40000);
+        CHECK(!ktrace_header_entries(L("# entries-in-buffer/entries-written: 12"), &kept, &written));
         CHECK(ktrace_header_kernel(L("# kernel: 6.18.44-fc-v782\r"), &kv, &kl));
         CHECK(kl == 15 && !memcmp(kv, "6.18.44-fc-v782", 15));
     }
@@ -282,7 +289,7 @@ static void test_reader_gzip(void)
 
 static const char small_trace[] =
         "# tracer: nop\n"
-        "# entries-in-buffer/entries-written: 12/12   #P:4\n"
+        "# entries-in-buffer/entries-written: 12/15   #P:4\n"
         "# kernel: 6.18.0-test\n"
         "a b-1 [000] ..... 1.0: kmem_cache_alloc: call_site=f+0x1/0x2 ptr=00000000000000a1 "
         "name=thing bytes_req=184 bytes_alloc=192 gfp_flags=GFP_KERNEL node=-1\n"
@@ -325,6 +332,7 @@ static void test_replay_small(void)
     CHECK_EQ_STR(kr.kernel, "6.18.0-test");
     CHECK_EQ_U(ktrace_replay_events(&kr), 12);
     CHECK_EQ_U(kr.n.gfp_unknown, 1);
+    CHECK_EQ_U(kr.n.lost, 3);
     CHECK_EQ_U(kr.n.kind[KTRACE_OTHER], 1);
     CHECK_EQ_U(kr.n.kind[KTRACE_BAD], 1);
     CHECK_EQ_U(kr.n.applied[KTRACE_ALLOC], 3);
