@@ -682,11 +682,11 @@ static int count_cpus(struct ktrace_replay *kr, struct ktrace_reader *r, unsigne
     const char *line;
     size_t len;
     unsigned max = 0, hdr = 0;
-    bool any = false, header = true;
+    bool header = true;
     struct ktrace_event ev;
-    int got;
 
-    while ((got = ktrace_next_line(r, &line, &len)) > 0) {
+    /* a read error shows again, with the lines before it, in the second pass */
+    while (ktrace_next_line(r, &line, &len) > 0) {
         if (header && len && line[0] == '#') {
             if (ktrace_header_cpus(line, len, &hdr)) {
                 kr->cpus_from = "the #P: header";
@@ -696,18 +696,11 @@ static int count_cpus(struct ktrace_replay *kr, struct ktrace_reader *r, unsigne
             continue;
         }
         header = false;
-        if (is_kmem(ktrace_parse_line(line, len, &ev))) {
-            any = true;
-            if (ev.cpu > max)
-                max = ev.cpu;
-        }
+        if (is_kmem(ktrace_parse_line(line, len, &ev)) && ev.cpu > max)
+            max = ev.cpu;
     }
-    (void)any;
     kr->cpus_from = "the highest CPU seen";
     *out = max + 1;
-    if (got < 0) {
-        /* replayed as far as it reads; the error shows again in pass two */
-    }
     return ktrace_rewind(r);
 }
 
