@@ -402,6 +402,12 @@ int cli_import(int argc, char **argv)
 
         if (c[i].kmalloc_size) {
             classes++;
+        } else if (!scenario_write_name_ok(c[i].args.name)) {
+            fprintf(stderr, "slublab import: %s left out: a scenario name has 1 to %u "
+                    "characters, without spaces, quotes, backslashes, brackets or braces\n",
+                    c[i].args.name, SCENARIO_MAX_NAME);
+            skipped++;
+            continue;
         } else if (!creatable(sim, &c[i].args, why, sizeof(why))) {
             fprintf(stderr, "slublab import: %s left out: %s\n", c[i].args.name, why);
             skipped++;

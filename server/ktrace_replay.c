@@ -270,7 +270,12 @@ static void record_create(struct ktrace_replay *kr, const struct sim_cache_args 
         for (size_t i = 0; i < sc->nr_aliases; i++)
             names[n++] = sc->aliases[i];
     }
-    record(kr, scenario_write_cache(a, names, n, true));
+    {
+        struct sim_cache_args b = *a; /* a trace may print names a scenario cannot use */
+
+        scenario_write_name(a->name, b.name, sizeof(b.name));
+        record(kr, scenario_write_cache(&b, names, n, true));
+    }
     free(names);
 }
 
@@ -499,10 +504,13 @@ static int do_alloc(struct ktrace_replay *kr, const struct ktrace_event *ev, str
         char nm[32];
 
         if (j) {
+            char cn[SIM_NAME_MAX];
+
+            scenario_write_name(c->name, cn, sizeof(cn));
             if (op->kind == SIM_OP_KMALLOC)
                 cJSON_AddNumberToObject(j, "size", op->size);
             else
-                cJSON_AddStringToObject(j, "cache", c->name);
+                cJSON_AddStringToObject(j, "cache", cn);
             record_gfp_node(j, op);
             record_obj_name(nm, sizeof(nm), p->obj);
             cJSON_AddStringToObject(j, "name", nm);

@@ -2,7 +2,8 @@
  * scenario_write.c: scenario JSON from slublab's own data (see
  * scenario_write.h).  Keys and limits follow docs/scenario-format.md:
  * numbers are plain integers, flags are their SLAB_* names, at most
- * SCENARIO_MAX_ALIASES aliases of at most SIM_NAME_MAX - 1 characters.
+ * SCENARIO_MAX_ALIASES aliases, names as scenario_check_template() takes
+ * them (an alias that is not one is left out).
  */
 #include "scenario_write.h"
 
@@ -41,6 +42,34 @@ cJSON *scenario_write_new(const char *name, const char *title, const char *descr
     return s;
 }
 
+static bool name_char_ok(unsigned char c)
+{
+    return c > ' ' && c < 0x7f && !strchr("\"\\{}[]", c);
+}
+
+bool scenario_write_name_ok(const char *name)
+{
+    size_t len = strlen(name);
+
+    if (!len || len > SCENARIO_MAX_NAME)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!name_char_ok((unsigned char)name[i]))
+            return false;
+    return true;
+}
+
+void scenario_write_name(const char *in, char *out, size_t len)
+{
+    size_t i = 0;
+
+    for (; in[i] && i < SCENARIO_MAX_NAME && i + 1 < len; i++)
+        out[i] = name_char_ok((unsigned char)in[i]) ? in[i] : '_';
+    if (!i && len > 1)
+        out[i++] = '_';
+    out[i] = 0;
+}
+
 cJSON *scenario_write_cache(const struct sim_cache_args *a, const char *const *aliases, size_t nr,
                             bool as_op)
 {
@@ -70,7 +99,8 @@ cJSON *scenario_write_cache(const struct sim_cache_args *a, const char *const *a
     for (size_t i = 0; i < nr && kept < SCENARIO_MAX_ALIASES; i++) {
         cJSON *arr = cJSON_GetObjectItemCaseSensitive(c, "aliases");
 
-        if (strlen(aliases[i]) >= SIM_NAME_MAX || !strcmp(aliases[i], a->name))
+        if (!scenario_write_name_ok(aliases[i]) || strlen(aliases[i]) >= SIM_NAME_MAX ||
+                !strcmp(aliases[i], a->name))
             continue;
         if (!arr)
             arr = cJSON_AddArrayToObject(c, "aliases");

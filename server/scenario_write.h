@@ -34,6 +34,12 @@ cJSON *scenario_write_new(const char *name, const char *title, const char *descr
  */
 cJSON *scenario_write_cache(const struct sim_cache_args *a, const char *const *aliases, size_t nr,
                             bool as_op);
+/* True when @name may name a cache in a scenario (1..SCENARIO_MAX_NAME
+ * characters, no space, quote, backslash, bracket or brace). */
+bool scenario_write_name_ok(const char *name);
+/* @in made a valid name in @out (@len > SCENARIO_MAX_NAME): other characters
+ * become '_', and it is cut to SCENARIO_MAX_NAME.  Cannot fail. */
+void scenario_write_name(const char *in, char *out, size_t len);
 /* Print @scn to @path ("-": stdout), one line.  0, or -errno with the reason in @err. */
 int scenario_write_file(const cJSON *scn, const char *path, struct strbuf *err);
 

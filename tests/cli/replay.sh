@@ -73,6 +73,16 @@ awk 'f && NF == 7 { print $1, $2, $3 } /^cache +objects/ { f = 1 }' "$TMP/o.out"
 check "-o: run ends with the replay's caches" diff "$TMP/run.caches" "$TMP/replay.caches"
 check "-o: caches compared" test "$(wc -l <"$TMP/replay.caches")" -gt 30
 
+# names a scenario cannot hold are made into valid ones in -o
+printf 'a-1 [000] ..... 1.0: kmem_cache_alloc: call_site=f ptr=a1 name=we"ird{x} bytes_req=64 bytes_alloc=64\n' >"$TMP/weird.txt"
+printf 'a-1 [000] ..... 1.0: kmem_cache_alloc: call_site=f ptr=a2 name=%s bytes_req=64 bytes_alloc=64\n' \
+    "$(printf 'c%.0s' $(seq 45))" >>"$TMP/weird.txt"
+sl replay "$TMP/weird.txt" -o "$TMP/weird.json"
+check "odd names: exit 0" test "$status" -eq 0
+sl run "$TMP/weird.json"
+check "odd names: the scenario runs" test "$status" -eq 0
+check "odd names: made valid" grep -q '^/sys/kernel/slab/we_ird_x_/$' "$TMP/out"
+
 # --sysfs: the kernel's caches and its release
 sl replay "$slice" --sysfs "$tree" --validate
 check "--sysfs: exit 0" test "$status" -eq 0

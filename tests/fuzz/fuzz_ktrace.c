@@ -8,7 +8,7 @@
  * line with a reason, and every pointer it returns inside the line; then
  * the whole input is replayed on a 4-CPU machine with the validator on,
  * which must find no violation (the engine's SIM_BUG_ON aborts on any
- * state no input may reach).  Run from the repository root; see
+ * state no input may reach), and the scenario it records must parse.  Run from the repository root; see
  * CMakeLists.txt (SLUBLAB_FUZZ).
  */
 #include <errno.h>
@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "ktrace_replay.h"
+#include "scenario.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -58,7 +59,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort(); /* --cpus is given: only a read error may stop it */
         if (kr.n.violations)
             abort();
-        cJSON_Delete(ktrace_replay_scenario(&kr, "fuzz"));
+        if (ret == 0 && kr.sim) { /* what -o writes must parse */
+            cJSON *scn = ktrace_replay_scenario(&kr, "fuzz");
+            char *text = scn ? cJSON_PrintUnformatted(scn) : NULL;
+            struct scenario *parsed = NULL;
+            int pr = text ? scenario_parse(text, strlen(text), "fuzz", &parsed, &err) : 0;
+
+            if (pr && pr != -ENOMEM) {
+                fprintf(stderr, "%s\n", strbuf_str(&err));
+                abort();
+            }
+            scenario_release(parsed);
+            cJSON_free(text);
+            cJSON_Delete(scn);
+        }
         ktrace_replay_release(&kr);
     }
     ktrace_close(r);
