@@ -84,6 +84,24 @@ bool cli_set_variant(struct sim_config *cfg, const char *spec)
     return true;
 }
 
+int cli_configure(const char *cmd, const char *model, const char *seed, const char **variants,
+                  int nr_variants, struct sim_config *cfg)
+{
+    int i, m;
+
+    if (model) {
+        if ((m = sim_model_lookup(model)) < 0)
+            return cli_usage_error(cmd, "unknown model \"%s\"", model);
+        cfg->model = (enum sim_model)m;
+    }
+    if (seed && !cli_parse_u64(seed, &cfg->seed))
+        return cli_usage_error(cmd, "--seed wants a non-negative integer, not \"%s\"", seed);
+    for (i = 0; i < nr_variants; i++)
+        if (!cli_set_variant(cfg, variants[i]))
+            return CLI_USAGE;
+    return CLI_OK;
+}
+
 struct scenario *cli_load(const char *path)
 {
     struct strbuf err = STRBUF_INIT;

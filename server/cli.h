@@ -16,6 +16,7 @@
 
 #include "../engine/slub.h"
 #include "scenario.h"
+#include "strbuf.h"
 
 enum {
     CLI_OK = 0,    /* done; every expect passed */
@@ -38,6 +39,31 @@ void cli_bench_usage(FILE *f);
 /* geometry.c */
 int cli_geometry(int argc, char **argv);
 void cli_geometry_usage(FILE *f);
+/* export.c */
+int cli_export(int argc, char **argv);
+void cli_export_usage(FILE *f);
+struct replay;
+/*
+ * Run @rp (after replay_init()) and snapshot its machine after the first
+ * @at events when @has_at (the sessions' position numbering), else at the
+ * end.  0 with *out owned by the caller (sim_snapshot_release()), or a
+ * negative errno with the reason in rp->error (-ERANGE: @at beyond the end).
+ */
+int cli_replay_at(struct replay *rp, bool has_at, uint64_t at, struct sim_snapshot **out);
+/* report_cmd.c */
+int cli_report(int argc, char **argv);
+void cli_report_usage(FILE *f);
+/*
+ * The chart file beside report @out ("x.md" -> "x-SUFFIX.svg") into @path,
+ * and in *ref its name as the report links it.  0 or -ENAMETOOLONG.
+ */
+int cli_chart_name(const char *out, const char *suffix, char *path, size_t size, const char **ref);
+/*
+ * Write report @md to @out (NULL: stdout) and, when @chart_path, @svg
+ * there; both in place.  CLI_OK, or CLI_USAGE after printing why.
+ */
+int cli_write_report(const char *cmd, const char *out, const struct strbuf *md,
+                     const char *chart_path, const struct strbuf *svg);
 
 /* ktrace_cli.c */
 int cli_replay(int argc, char **argv);
@@ -58,6 +84,10 @@ int cli_option(int argc, char **argv, int *i, const char *name, const char **val
 bool cli_parse_u64(const char *s, uint64_t *out);
 /* Apply "NAME=before|after" to @cfg; false after printing why to stderr. */
 bool cli_set_variant(struct sim_config *cfg, const char *spec);
+/* Apply --model, --seed and --variant values (NULL: not given) over @cfg:
+ * CLI_OK, or CLI_USAGE after printing why. */
+int cli_configure(const char *cmd, const char *model, const char *seed, const char **variants,
+                  int nr_variants, struct sim_config *cfg);
 /* Load @path; on failure print the message to stderr and return NULL. */
 struct scenario *cli_load(const char *path);
 /* Print "slublab <cmd>: <message>\n" to stderr and return CLI_USAGE. */

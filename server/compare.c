@@ -22,6 +22,8 @@
 #include "json_state.h"
 #include "metric.h"
 #include "replay.h"
+#include "report_md.h"
+#include "svg_chart.h"
 
 struct compare_args {
     const char *file;
@@ -30,6 +32,8 @@ struct compare_args {
     const char *cache;   /* NULL: the first cache the scenario creates */
     const char *seed;
     bool json;
+    bool md;         /* the Markdown comparison report (report_md.c) */
+    const char *out; /* -o: where the report goes; NULL: stdout */
 };
 
 static const enum metric_kind compare_files[] = {
@@ -38,7 +42,7 @@ static const enum metric_kind compare_files[] = {
 void cli_compare_usage(FILE *f)
 {
     fputs("usage: slublab compare FILE (--variant NAME[=A,B] | --model A,B) [--cache NAME]\n"
-          "                       [--seed N] [--json]\n"
+          "                       [--seed N] [--json | --md [-o OUT.md]]\n"
           "\n"
           "Run the scenario FILE twice, as the baseline and as the patched kernel, and\n"
           "print every counter (summed over CPUs) and the slab-state files of one cache\n"
@@ -51,6 +55,10 @@ void cli_compare_usage(FILE *f)
           "  --seed N             override the scenario's seed (both runs)\n"
           "  --json               "
           "{\"rows\":[{\"metric\",\"baseline\",\"patched\",\"change_pct\"}]}\n"
+          "  --md                 a Markdown report: the table in cover-letter form, then\n"
+          "                       the end state of both runs (docs/export.md)\n"
+          "  -o OUT.md            with --md: write it to OUT.md and its chart to\n"
+          "                       OUT-counters.svg (default: stdout, no chart)\n"
           "\n"
           "Exit status: 0 on success, 2 for usage errors, invalid scenarios and\n"
           "operations the engine rejects.\n",
@@ -67,7 +75,11 @@ static int compare_parse_args(int argc, char **argv, struct compare_args *a)
 
         if (strcmp(arg, "--json") == 0)
             a->json = true;
-        else if ((m = cli_option(argc, argv, &i, "--variant", &value)) > 0)
+        else if (strcmp(arg, "--md") == 0)
+            a->md = true;
+        else if ((m = cli_option(argc, argv, &i, "-o", &value)) > 0)
+            a->out = value;
+        else if (m == 0 && (m = cli_option(argc, argv, &i, "--variant", &value)) > 0)
             a->variant = value;
         else if (m == 0 && (m = cli_option(argc, argv, &i, "--model", &value)) > 0)
             a->models = value;
@@ -88,6 +100,10 @@ static int compare_parse_args(int argc, char **argv, struct compare_args *a)
         return cli_usage_error("compare", "which scenario file?");
     if (!a->variant == !a->models)
         return cli_usage_error("compare", "give exactly one of --variant and --model");
+    if (a->json && a->md)
+        return cli_usage_error("compare", "--json and --md exclude each other");
+    if (a->out && !a->md)
+        return cli_usage_error("compare", "-o goes with --md");
     return CLI_OK;
 }
 
@@ -182,6 +198,10 @@ int compare_side_run(const struct scenario *scn, const char *cache_arg, struct c
             side->v[SIM_NR_STATS + k] = metric_cache_file(&snap->caches[i], compare_files[k]);
     }
     ret = 0;
+    if (side->keep_snap) {
+        side->snap = snap;
+        snap = NULL;
+    }
 out_release:
     sim_snapshot_release(snap);
     replay_release(&rp);
@@ -203,7 +223,7 @@ static int compare_run(const struct compare_args *a, const struct scenario *scn,
     return ret;
 }
 
-static const char *compare_row_name(size_t row)
+const char *compare_row_name(size_t row)
 {
     return row < SIM_NR_STATS ? sim_stat_name((unsigned)row)
                               : metric_file_name(compare_files[row - SIM_NR_STATS]);
@@ -287,6 +307,27 @@ static void compare_print_table(const struct scenario *scn, const char *cache,
     }
 }
 
+static int compare_print_md(const struct compare_args *a, const struct scenario *scn,
+                            const char *cache, const struct compare_side side[2])
+{
+    const struct sim_snapshot *snaps[2] = {side[0].snap, side[1].snap};
+    struct strbuf md = STRBUF_INIT, svg = STRBUF_INIT;
+    const char *ref = NULL;
+    char chart[4096];
+    int ret;
+
+    if (a->out && cli_chart_name(a->out, "counters", chart, sizeof(chart), &ref))
+        return cli_usage_error("compare", "-o: the name is too long");
+    if (!report_md_compare(&md, scn, cache, side, snaps, ref) ||
+        (ref && !svg_compare_chart(&svg, side)))
+        ret = cli_usage_error("compare", "out of memory");
+    else
+        ret = cli_write_report("compare", a->out, &md, ref ? chart : NULL, &svg);
+    strbuf_release(&md);
+    strbuf_release(&svg);
+    return ret;
+}
+
 int cli_compare(int argc, char **argv)
 {
     struct compare_args args = {0};
@@ -304,14 +345,19 @@ int cli_compare(int argc, char **argv)
     if (!(scn = cli_load(args.file)))
         return CLI_USAGE;
     memset(side, 0, sizeof(side));
+    side[0].keep_snap = side[1].keep_snap = args.md;
     if (!(ret = compare_configure(&args, &scn->config, side)) &&
         !(ret = compare_run(&args, scn, &side[0], cache[0])) &&
         !(ret = compare_run(&args, scn, &side[1], cache[1]))) {
         if (args.json)
             ret = compare_print_json(scn, cache[0], side);
+        else if (args.md)
+            ret = compare_print_md(&args, scn, cache[0], side);
         else
             compare_print_table(scn, cache[0], side);
     }
+    sim_snapshot_release(side[0].snap);
+    sim_snapshot_release(side[1].snap);
     scenario_release(scn);
     return ret;
 }

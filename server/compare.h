@@ -18,7 +18,9 @@
 struct compare_side {
     char label[128]; /* "DEFERRED_FREELIST=before" */
     struct sim_config cfg;
-    uint64_t v[COMPARE_ROWS]; /* counters, then the slab-state files */
+    uint64_t v[COMPARE_ROWS];  /* counters, then the slab-state files */
+    bool keep_snap;            /* set by the caller: keep the final state in snap */
+    struct sim_snapshot *snap; /* when keep_snap: owned by the caller (sim_snapshot_release()) */
 };
 
 /*
@@ -28,6 +30,8 @@ struct compare_side {
  */
 int compare_side_run(const struct scenario *scn, const char *cache, struct compare_side *side,
                      char *cache_name, struct strbuf *err);
+/* The name of row @row: a counter's sysfs name, then the slab-state files. */
+const char *compare_row_name(size_t row);
 /* {"scenario","cache","baseline","patched","rows":[{"metric","baseline","patched","change_pct"}]}
  */
 cJSON *compare_json(const struct scenario *scn, const char *cache,

@@ -32,6 +32,10 @@ static const struct command commands[] = {
         {"import", cli_import, cli_import_usage,
          "write a scenario with a real kernel's caches (/sys/kernel/slab, /proc/slabinfo)"},
         {"bench", cli_bench, cli_bench_usage, "run a benchmark (see docs/benchmarks.md)"},
+        {"export", cli_export, cli_export_usage,
+         "write /proc/slabinfo and a /sys/kernel/slab tree that slabtop and slabinfo read"},
+        {"report", cli_report, cli_report_usage,
+         "write a Markdown report of a scenario's state, for a review"},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

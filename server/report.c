@@ -37,9 +37,8 @@ static void report_header(struct strbuf *out, const struct replay *rp)
                   cfg->freelist_hardened ? "on" : "off", cfg->freelist_random ? "on" : "off");
 }
 
-/* Per-node values of a slab-state file, from the snapshot's slab list. */
-static void report_node_values(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
-                               enum metric_kind kind, uint64_t *per_node)
+void report_node_values(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
+                        enum metric_kind kind, uint64_t *per_node)
 {
     size_t i;
 

@@ -148,6 +148,12 @@ int route_snapshot_import(const struct request *req, struct response *res);
 int route_snapshot_open(const struct request *req, struct response *res);
 int route_diff(const struct request *req, struct response *res);
 
+/* routes_export.c */
+int route_session_export(const struct request *req, struct response *res);
+int route_session_report(const struct request *req, struct response *res);
+int route_session_report_svg(const struct request *req, struct response *res);
+int route_session_export_html(const struct request *req, struct response *res);
+
 /* static.c: files of the UI and the one vendor file */
 int route_static(const struct request *req, struct response *res);
 

@@ -15,7 +15,9 @@
 #include "app.h"
 #include "compare.h"
 #include "json_state.h"
+#include "report_md.h"
 #include "scenario.h"
+#include "svg_chart.h"
 
 int route_health(const struct request *req, struct response *res)
 {
@@ -142,9 +144,39 @@ static bool compare_axis(const struct request *req, struct response *res,
     return true;
 }
 
+/* The comparison as a Markdown report (@svg false) or its chart, as downloads. */
+static void compare_report(struct response *res, const struct scenario *scn, const char *cache,
+                           const struct compare_side side[2], bool svg)
+{
+    const struct sim_snapshot *snaps[2] = {side[0].snap, side[1].snap};
+    struct strbuf sb = STRBUF_INIT;
+    char chart[96];
+    bool ok;
+
+    snprintf(chart, sizeof(chart), "compare-%.40s-counters.svg", scn->name);
+    ok = svg ? svg_compare_chart(&sb, side)
+             : report_md_compare(&sb, scn, cache, side, snaps, chart);
+    if (ok && (res->body = malloc(sb.len + 1))) {
+        memcpy(res->body, strbuf_str(&sb), sb.len + 1);
+        res->len = sb.len;
+        res->status = 200;
+        res->content_type = svg ? "image/svg+xml" : "text/markdown; charset=utf-8";
+        if (svg)
+            snprintf(res->disposition, sizeof(res->disposition), "attachment; filename=\"%.64s\"",
+                     chart);
+        else
+            snprintf(res->disposition, sizeof(res->disposition),
+                     "attachment; filename=\"compare-%.40s.md\"", scn->name);
+    } else {
+        route_error(res, 500, "internal", "out of memory");
+    }
+    strbuf_release(&sb);
+}
+
 int route_compare(const struct request *req, struct response *res)
 {
     const char *name = route_query(req, "scenario"), *cache = route_query(req, "cache");
+    const char *format = route_query(req, "format");
     const struct catalog_entry *e;
     struct compare_side side[2];
     char cache_name[2][SIM_NAME_MAX] = {"", ""};
@@ -156,10 +188,15 @@ int route_compare(const struct request *req, struct response *res)
 
     if (!name)
         return route_error(res, 400, "bad_request", "which scenario? (scenario=NAME)");
+    if (format && strcmp(format, "json") == 0)
+        format = NULL;
+    if (format && strcmp(format, "md") && strcmp(format, "svg"))
+        return route_error(res, 400, "bad_request", "format: json, md or svg");
     if (!(e = app_scenario(req->app, name)))
         return route_error(res, 404, "not_found", "no scenario named \"%.64s\"", name);
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
+    memset(side, 0, sizeof(side)); /* out_release reads side[].snap */
     if (scenario_parse(e->text, e->len, e->name, &scn, &err)) {
         route_error(res, 500, "internal", "%s", strbuf_str(&err));
         goto out_release;
@@ -169,7 +206,7 @@ int route_compare(const struct request *req, struct response *res)
         goto out_release;
     if (q == 0)
         base.seed = seed;
-    memset(side, 0, sizeof(side));
+    side[0].keep_snap = side[1].keep_snap = format != NULL;
     if (!compare_axis(req, res, &base, side))
         goto out_release;
     if (compare_side_run(scn, cache, &side[0], cache_name[0], &err) ||
@@ -177,8 +214,13 @@ int route_compare(const struct request *req, struct response *res)
         route_error(res, 422, "unprocessable", "%s", strbuf_str(&err));
         goto out_release;
     }
-    route_json(res, 200, compare_json(scn, cache_name[0], side));
+    if (format)
+        compare_report(res, scn, cache_name[0], side, strcmp(format, "svg") == 0);
+    else
+        route_json(res, 200, compare_json(scn, cache_name[0], side));
 out_release:
+    sim_snapshot_release(side[0].snap);
+    sim_snapshot_release(side[1].snap);
     strbuf_release(&err);
     scenario_release(scn);
     return 0;

@@ -112,24 +112,6 @@ static int run_parse_args(int argc, char **argv, struct run_args *a)
     return CLI_OK;
 }
 
-/* Apply the command line's settings over the scenario's configuration. */
-static int run_configure(const struct run_args *a, struct sim_config *cfg)
-{
-    int i, m;
-
-    if (a->model) {
-        if ((m = sim_model_lookup(a->model)) < 0)
-            return cli_usage_error("run", "unknown model \"%s\"", a->model);
-        cfg->model = (enum sim_model)m;
-    }
-    if (a->seed && !cli_parse_u64(a->seed, &cfg->seed))
-        return cli_usage_error("run", "--seed wants a non-negative integer, not \"%s\"", a->seed);
-    for (i = 0; i < a->nr_variants; i++)
-        if (!cli_set_variant(cfg, a->variants[i]))
-            return CLI_USAGE;
-    return CLI_OK;
-}
-
 /* Print @json on one line of @out; false when the host ran out of memory. */
 static bool run_print_json(FILE *out, cJSON *json)
 {
@@ -218,7 +200,7 @@ int cli_run(int argc, char **argv)
         goto out_free_args;
     }
     cfg = scn->config;
-    if ((ret = run_configure(&args, &cfg)))
+    if ((ret = cli_configure("run", args.model, args.seed, args.variants, args.nr_variants, &cfg)))
         goto out_release;
     if (replay_init(&rp, scn, &cfg)) {
         fprintf(stderr, "%s\n", strbuf_str(&rp.error));

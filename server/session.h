@@ -221,6 +221,12 @@ uint64_t session_memory(const struct session *s);
  */
 int session_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob **out,
                   struct strbuf *err);
+/*
+ * The engine snapshot at position @at (the one session_state() prints):
+ * 0 with *out owned by the caller (sim_snapshot_release()),
+ * SESSION_EBADINPUT (at beyond the end), SESSION_EBROKEN or -ENOMEM.
+ */
+int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, struct strbuf *err);
 /* The cached state, or NULL; a reference the caller drops.  Needs no s->lock. */
 struct blob *session_state_cached(struct session *s, uint64_t at, sim_addr_t slab);
 

@@ -346,6 +346,27 @@ out_release:
     return ret;
 }
 
+int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, struct strbuf *err)
+{
+    struct capture c;
+    int ret;
+
+    *out = NULL;
+    if (at > s->log.nr_events) {
+        strbuf_printf(err, "at: %" PRIu64 " is beyond the end (%" PRIu64 " events)", at,
+                      s->log.nr_events);
+        return SESSION_EBADINPUT;
+    }
+    memset(&c, 0, sizeof(c));
+    ret = session_seek(s, at, &c);
+    if (!ret) {
+        *out = c.snap;
+        c.snap = NULL;
+    }
+    capture_release(&c);
+    return ret;
+}
+
 /* ---- ranges: events, series, search ------------------------------------------------- */
 
 /*

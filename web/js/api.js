@@ -73,8 +73,16 @@ export const api = {
   step: (id, token, body) => request('POST', `${S(id)}/step`, { body, token }),
   fork: (id, at) => request('POST', `${S(id)}/fork`, { body: at == null ? {} : { at } }),
   names: (id) => request('GET', `${S(id)}/names`),
+  /** Where a download of the state at @at is: format slabinfo or sysfs (docs/export.md). */
+  exportUrl: (id, format, at) => `${S(id)}/export${q({ format, at })}`,
   followUrl: (id) => `${S(id)}/follow`,
   compare: (p) => request('GET', `/api/compare${q(p)}`),
+  /** Where the comparison report is: format md (Markdown) or svg (its chart). */
+  compareUrl: (p, format) => `/api/compare${q({ ...p, format })}`,
+  /** Where the Markdown report (format md) or its chart (svg) of the state at @at is. */
+  reportUrl: (id, format, at) => `${S(id)}/report.${format}${q({ at })}`,
+  /** Where the offline copy of a session is: one HTML file that opens at @at. */
+  offlineUrl: (id, at) => `${S(id)}/export.html${q({ at })}`,
   createSnapshot: (body) => request('POST', '/api/snapshots', { body }),
   snapshots: () => request('GET', '/api/snapshots'),
   snapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}`),

@@ -56,6 +56,14 @@ export function download(doc, name, text, type = 'text/plain') {
   setTimeout(() => URL.revokeObjectURL(url), 5000);
 }
 
+/** Download what the server answers at @url (it names the file: Content-Disposition). */
+export function downloadUrl(doc, url) {
+  const a = h(doc, 'a', { href: url, download: '', hidden: true });
+  doc.body.append(a);
+  a.click();
+  a.remove();
+}
+
 /** A canvas sized for the device pixel ratio; returns its 2D context, scaled. */
 export function sizeCanvas(canvas, w, h) {
   const dpr = globalThis.devicePixelRatio || 1;

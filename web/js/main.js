@@ -24,7 +24,8 @@ win.__slublab = debug;
 
 // Start what the first picture needs before building anything: the words,
 // and for a plain page the default scenario's session.
-const query = new URLSearchParams(win.location.search);
+// an offline copy (web/offline/loader.js) says which session and step to open
+const query = new URLSearchParams(/** @type {any} */ (win).__slublabOffline?.query ?? win.location.search);
 const words = api.texts();
 const early = ['follow', 'snapshot', 'session'].some((k) => query.has(k)) ? null
   : api.createSession({ scenario: query.get('scenario') || 'default' });

@@ -3,7 +3,7 @@
 // models), side by side and stepped together by operation, with the
 // counter table of /api/compare in the style of mm patch cover letters.
 
-import { h, fill, download } from '../dom.js';
+import { h, fill, download, downloadUrl } from '../dom.js';
 import { api } from '../api.js';
 import { createPlayer } from '../state.js';
 import { createPicture } from './picture.js';
@@ -53,12 +53,14 @@ export function createCompare(root, o) {
     h(doc, 'div', { class: 'cmp-body' },
       h(doc, 'div', { class: 'sides' }, sides.map((s) => s.root)),
       h(doc, 'div', null, table, h(doc, 'p', { class: 'row' }, h(doc, 'label', null, hideZero, ' hide counters that are 0 on both sides'),
-        btn('cmp-csv', 'Table as CSV', () => exportCsv())))));
+        btn('cmp-csv', 'Table as CSV', () => exportCsv()),
+        btn('cmp-md', 'Markdown report', () => { if (query) downloadUrl(doc, api.compareUrl(query, 'md')); }),
+        btn('cmp-svg', 'Report chart (SVG)', () => { if (query) downloadUrl(doc, api.compareUrl(query, 'svg')); })))));
   api.scenarios().then((r) => { for (const x of r.scenarios) scen.append(h(doc, 'option', { value: x.name }, x.name)); }).catch(() => {});
   hideZero.addEventListener('change', () => drawTable());
   run.addEventListener('click', () => start());
 
-  let k = 0, report = null;
+  let k = 0, report = null, query = null;
   for (const s of sides) {
     s.picture = createPicture(s.pic, { onSelect: () => {}, win: o.win });
     s.player.subscribe((m) => o.win.requestAnimationFrame(() => {
@@ -101,6 +103,7 @@ export function createCompare(root, o) {
     try {
       const q = kind === 'variant' ? { scenario, variant: val } : { scenario, model: val };
       report = await api.compare(q);
+      query = q;
       doc.getElementById('cmp-caption')?.replaceChildren(`${report.scenario}, cache ${report.cache}: ${report.baseline} (baseline) vs ${report.patched} (patched)`);
       drawTable();
       const settings = kind === 'variant' ? [{ variants: { [val]: 'before' } }, { variants: { [val]: 'after' } }]

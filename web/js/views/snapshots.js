@@ -1,10 +1,12 @@
 // @ts-check
 // Snapshots: save the current step with a title and a note, copy a
 // permalink that reopens the exact session, step and view, export the
-// snapshot as JSON and the view as PNG, import a JSON snapshot (with a
-// warning when another engine version made it).
+// snapshot as JSON and the view as PNG, download the step's /proc/slabinfo
+// and /sys/kernel/slab tree for slabtop and slabinfo, the step's Markdown
+// report, an offline HTML copy of the session (docs/export.md),
+// import a JSON snapshot (with a warning when another engine version made it).
 
-import { h, fill, download } from '../dom.js';
+import { h, fill, download, downloadUrl } from '../dom.js';
 import { api } from '../api.js';
 
 /**
@@ -42,6 +44,17 @@ export function createSnapshots(root, player, o) {
     return r;
   }
 
+  /** Download the current step as kernel files (@format slabinfo or sysfs). */
+  function kernelFiles(format) {
+    const m = player.get();
+    if (m.session?.id) downloadUrl(doc, api.exportUrl(m.session.id, format, m.at));
+  }
+  /** Download the report of the current step (@format md) or its chart (svg). */
+  function report(format) {
+    const m = player.get();
+    if (m.session?.id) downloadUrl(doc, api.reportUrl(m.session.id, format, m.at));
+  }
+
   fill(root,
     h(doc, 'label', { for: 'snap-title' }, 'Title'), title,
     h(doc, 'label', { for: 'snap-note' }, 'Note'), note,
@@ -60,6 +73,14 @@ export function createSnapshots(root, player, o) {
         } catch (e) { msg.textContent = e.message; }
       } }, 'Export snapshot JSON'),
       h(doc, 'button', { type: 'button', id: 'png-export', onclick: () => o.exportPng() }, 'Export view as PNG')),
+    h(doc, 'p', { class: 'row' }, 'Kernel files at this step: ',
+      h(doc, 'button', { type: 'button', id: 'export-slabinfo', title: 'What /proc/slabinfo would show (slabtop reads it)', onclick: () => kernelFiles('slabinfo') }, '/proc/slabinfo'),
+      h(doc, 'button', { type: 'button', id: 'export-sysfs', title: 'A tar of /sys/kernel/slab (the kernel\'s slabinfo tool reads it)', onclick: () => kernelFiles('sysfs') }, '/sys/kernel/slab (tar)')),
+    h(doc, 'p', { class: 'row' }, 'Report of this step: ',
+      h(doc, 'button', { type: 'button', id: 'report-md', title: 'State and counters as Markdown, for a review', onclick: () => report('md') }, 'Markdown'),
+      h(doc, 'button', { type: 'button', id: 'report-svg', title: 'The chart the Markdown report links (save it beside the report)', onclick: () => report('svg') }, 'Chart (SVG)')),
+    h(doc, 'p', { class: 'row' }, 'The whole session: ',
+      h(doc, 'button', { type: 'button', id: 'export-html', title: 'One HTML file that opens without the server and steps through this session', onclick: () => { const m = player.get(); if (m.session?.id) downloadUrl(doc, api.offlineUrl(m.session.id, m.at)); } }, 'Offline copy (HTML)')),
     h(doc, 'p', { class: 'row' }, h(doc, 'label', null, 'Import a snapshot JSON ', file)),
     msg, h(doc, 'h3', null, 'Recent snapshots'), list);
 

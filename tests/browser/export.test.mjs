@@ -1,0 +1,143 @@
+// The Share tab's downloads of the step the lab shows: /proc/slabinfo and
+// the /sys/kernel/slab tar (the same bytes the export route answers for
+// that step), the Markdown report and its chart; the compare view's report;
+// the offline HTML copy, opened from file:// with the network blocked.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { startServer, startBrowser, openPage, shotOnFailure, waitAt, model, press } from './helpers.mjs';
+
+let server, browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await startBrowser();
+});
+after(async () => {
+  await browser?.stop();
+  await server?.stop();
+});
+
+test('share tab: download /proc/slabinfo and the sysfs tar of the current step', async (t) => {
+  const page = await openPage(browser.ctx, `${server.url}/?scenario=free-storm`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await shotOnFailure(t, page, async () => {
+    await press(page, 'ArrowRight', 30);
+    await waitAt(page, 30);
+    const m = await model(page);
+    await page.click('#tabbtn-share');
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-slabinfo')]);
+    assert.equal(dl.suggestedFilename(), `slabinfo-${m.id}-30`);
+    const text = readFileSync(await dl.path(), 'utf8');
+    const want = await (await fetch(`${server.url}/api/sessions/${m.id}/export?format=slabinfo&at=30`)).text();
+    assert.equal(text, want);
+    assert.match(text, /^slabinfo - version: 2\.1\n# name /);
+    // the last step differs from step 30
+    const end = await (await fetch(`${server.url}/api/sessions/${m.id}/export?format=slabinfo`)).text();
+    assert.notEqual(text, end, 'the download is of the shown step, not the end');
+    const [tar] = await Promise.all([page.waitForEvent('download'), page.click('#export-sysfs')]);
+    assert.equal(tar.suggestedFilename(), `slab-${m.id}-30.tar`);
+    const bytes = readFileSync(await tar.path());
+    assert.equal(bytes.subarray(257, 262).toString('latin1'), 'ustar');
+    assert.equal(bytes.subarray(0, 5).toString('latin1'), 'slab/');
+    // the Markdown report of the step and its chart, named to sit side by side
+    const [md] = await Promise.all([page.waitForEvent('download'), page.click('#report-md')]);
+    assert.equal(md.suggestedFilename(), `report-${m.id}-30.md`);
+    const report = readFileSync(await md.path(), 'utf8');
+    assert.match(report, /^# slublab report: free-storm at step 30 of \d+\n/);
+    assert.ok(report.includes(`](report-${m.id}-30-objects.svg)`));
+    const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#report-svg')]);
+    assert.equal(svg.suggestedFilename(), `report-${m.id}-30-objects.svg`);
+    assert.match(readFileSync(await svg.path(), 'utf8'), /^<svg xmlns=/);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('compare view: the Markdown report of the comparison', async (t) => {
+  const page = await openPage(browser.ctx, `${server.url}/?scenario=fresh-slab-fill`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await shotOnFailure(t, page, async () => {
+    await page.click('#viewbtn-compare');
+    await page.waitForSelector('#cmp-table tbody tr');
+    const [md] = await Promise.all([page.waitForEvent('download'), page.click('#cmp-md')]);
+    assert.equal(md.suggestedFilename(), 'compare-fresh-slab-fill.md');
+    const text = readFileSync(await md.path(), 'utf8');
+    assert.match(text, /^# slublab comparison: fresh-slab-fill, cache A\n/);
+    assert.match(text, /\nengine_freeptr_reads +60 +0 +-60 +-100\.0%\n/);
+    const [svg] = await Promise.all([page.waitForEvent('download'), page.click('#cmp-svg')]);
+    assert.equal(svg.suggestedFilename(), 'compare-fresh-slab-fill-counters.svg');
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('offline copy: one HTML file opens from file:// with no network and steps through the session', async (t) => {
+  const page = await openPage(browser.ctx, `${server.url}/?scenario=free-storm`);
+  await page.waitForSelector('body[data-ready="1"]');
+  const dir = mkdtempSync(join(tmpdir(), 'slublab-offline-'));
+  let off = null;
+  await shotOnFailure(t, page, async () => {
+    await press(page, 'ArrowRight', 40);
+    await waitAt(page, 40);
+    const m = await model(page);
+    await page.click('#tabbtn-share');
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-html')]);
+    assert.equal(dl.suggestedFilename(), `slublab-${m.id}.html`);
+    const file = join(dir, 'copy.html');
+    copyFileSync(await dl.path(), file);
+    const html = readFileSync(file, 'utf8');
+    assert.ok(!/<script[^>]+src=/.test(html), 'no external script');
+    assert.ok(!/<link[^>]+href=/.test(html), 'no external stylesheet');
+    assert.ok(html.includes('Chart.js'), 'Chart.js is inlined');
+    // the network off (the browser's offline mode), and any request but file:,
+    // blob: and data: aborted and recorded
+    await browser.ctx.setOffline(true);
+    off = await browser.ctx.newPage();
+    const errors = [], remote = [];
+    off.on('pageerror', (e) => errors.push(e.message));
+    off.on('console', (c) => { if (c.type() === 'error') errors.push(c.text()); });
+    await off.route('**/*', (r) => {
+      const u = r.request().url();
+      if (u.startsWith('file:') || u.startsWith('blob:') || u.startsWith('data:')) return r.continue();
+      remote.push(u);
+      return r.abort();
+    });
+    await off.goto(pathToFileURL(file).href);
+    await off.waitForSelector('body[data-ready="1"]');
+    await waitAt(off, 40);
+    const state = async (at) => (await fetch(`${server.url}/api/sessions/${m.id}/state?at=${at}`)).json();
+    const scrub = () => off.getAttribute('#scrubber', 'aria-valuetext');
+    const serverText = await page.getAttribute('#scrubber', 'aria-valuetext');
+    assert.equal(await scrub(), serverText, 'the copy opens at the step it was made at');
+    await press(off, 'ArrowRight', 3);
+    await waitAt(off, 43);
+    const s43 = await state(43);
+    assert.match(await scrub(), new RegExp(`^step 43 of \\d+: ${s43.event.fn} ${s43.event.label}`));
+    await press(off, 'ArrowLeft', 10);
+    await waitAt(off, 33);
+    const s33 = await state(33);
+    assert.match(await scrub(), new RegExp(`^step 33 of \\d+: ${s33.event.fn} ${s33.event.label}`));
+    // the state table shows the engine's numbers at that step
+    await off.keyboard.press('End');
+    const end = (await model(page)).end;
+    await waitAt(off, end);
+    const last = await state(end);
+    const cache = last.state.caches.find((c) => c.alive);
+    await off.click('#tabbtn-table');
+    const want = `Cache ${cache.name}: ${cache.slabs} slabs, ${cache.objects} of ${cache.total_objects} objects in use`;
+    await off.waitForFunction((w) => document.querySelector('#tab-table')?.textContent.includes(w), want);
+    // the counters chart draws from the embedded events (Chart.js inlined)
+    await off.click('#tabbtn-counters');
+    await off.waitForSelector('#tab-counters canvas');
+    assert.deepEqual(remote, [], 'nothing was fetched from the network');
+    assert.deepEqual(errors, []);
+  });
+  await browser.ctx.setOffline(false);
+  await off?.close();
+  await page.close();
+  rmSync(dir, { recursive: true, force: true });
+});
