@@ -92,6 +92,19 @@ check "--sysfs: task_struct as the tree shows it" grep -qE '^task_struct .* 4248
 # the tree was captured on another boot: task_struct's size (FPU state) differs from the trace's
 check "--sysfs: the size disagreement is reported" grep -qE '^ +they are:.* task_struct' "$TMP/out"
 
+# trace -> scenario -> export: /proc/slabinfo agrees with the replay, and the
+# merged caches' other names come back as symbolic links
+sl replay "$slice" --sysfs "$tree" -o "$TMP/sysfs-trace.json"
+cp "$TMP/out" "$TMP/sysfs-trace.out"
+sl export "$TMP/sysfs-trace.json" --slabinfo "$TMP/slabinfo" --sysfs "$TMP/slab"
+check "export: exit 0" test "$status" -eq 0
+awk 'f && NF == 7 { print $1, $2, $3 } /^cache +objects/ { f = 1 }' "$TMP/sysfs-trace.out" | sort >"$TMP/a"
+awk 'NR > 2 && $3 > 0 { print $1, $2, $3 }' "$TMP/slabinfo" | sort >"$TMP/b"
+check "export: slabinfo has the replay's objects" diff "$TMP/a" "$TMP/b"
+check "export: an alias of the trace's cache is a link" test -L "$TMP/slab/eventpoll_pwq"
+check "export: the traced name is a link to the same cache" \
+    test "$(readlink "$TMP/slab/anon_vma_chain")" = "$(readlink "$TMP/slab/eventpoll_pwq")"
+
 # --db: a session the server lists
 sl replay "$slice" --db "$TMP/lab.db"
 check "--db: exit 0" test "$status" -eq 0
