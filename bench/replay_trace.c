@@ -21,9 +21,9 @@
 #include "../server/cli.h"
 #include "../server/ktrace_replay.h"
 
-#define DEFAULT_TRACE "/work/shared/data/kmem-trace-sample.txt.gz"
+#define DEFAULT_TRACE  "/work/shared/data/kmem-trace-sample.txt.gz"
 #define FALLBACK_TRACE "tests/data/kmem-trace-slice.txt.gz"
-#define TARGET_EVENTS 1000000ul /* per round at scale 1 */
+#define TARGET_EVENTS  1000000ul /* per round at scale 1 */
 
 struct blob_buf {
     char *p;
@@ -129,8 +129,9 @@ static double replay_rate(const struct blob_buf *buf, unsigned long reps, bool p
 int bench_replay_trace(const struct bench_opts *o)
 {
     static const char *const rows[3] = {"parse_only", "text", "gzip"};
-    const char *path = o->trace ? o->trace
-                                : access(DEFAULT_TRACE, R_OK) == 0 ? DEFAULT_TRACE : FALLBACK_TRACE;
+    const char *path = o->trace                           ? o->trace
+                       : access(DEFAULT_TRACE, R_OK) == 0 ? DEFAULT_TRACE
+                                                          : FALLBACK_TRACE;
     struct blob_buf raw = {0}, text = {0};
     double *v[3], *c[3], med[3], cmed[3];
     unsigned long events = 0, reps;
@@ -167,7 +168,7 @@ int bench_replay_trace(const struct bench_opts *o)
         c[k] = calloc(o->rounds, sizeof(double));
     }
     for (unsigned r = 0; r < o->rounds && v[0] && v[1] && v[2] && c[0] && c[1] && c[2];
-            r++) { /* interleaved */
+         r++) { /* interleaved */
         v[0][r] = replay_rate(&text, reps, true, cpus, &c[0][r]);
         v[1][r] = replay_rate(&text, reps, false, cpus, &c[1][r]);
         v[2][r] = replay_rate(&raw, reps, false, cpus, &c[2][r]);
@@ -191,10 +192,9 @@ int bench_replay_trace(const struct bench_opts *o)
                        k ? "," : "", rows[k], med[k], cmed[k]);
             printf("]}\n");
         } else {
-            printf("trace %s: %lu kmem events, replayed %lu times per round\n", path, events,
-                   reps);
-            printf("%-12s %16s %12s %16s %12s\n", "input", "events/s", "vs target",
-                   "events/cpu-s", "vs target");
+            printf("trace %s: %lu kmem events, replayed %lu times per round\n", path, events, reps);
+            printf("%-12s %16s %12s %16s %12s\n", "input", "events/s", "vs target", "events/cpu-s",
+                   "vs target");
             for (int k = 0; k < 3; k++)
                 printf("%-12s %16.0f %12.2f %16.0f %12.2f\n", rows[k], med[k], med[k] / 1e6,
                        cmed[k], cmed[k] / 1e6);

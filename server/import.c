@@ -33,10 +33,10 @@ struct import_cache {
     struct sim_cache_args args;
     const char *const *aliases; /* sysfs only; owned by the tree */
     size_t nr_aliases;
-    unsigned long objects;      /* allocated now */
+    unsigned long objects; /* allocated now */
     bool has_objects;
-    unsigned kmalloc_size;      /* an engine kmalloc class: its size; else 0 */
-    unsigned slab_bytes;        /* bytes per slab, for the memory estimate */
+    unsigned kmalloc_size; /* an engine kmalloc class: its size; else 0 */
+    unsigned slab_bytes;   /* bytes per slab, for the memory estimate */
     unsigned long slabs;
 };
 
@@ -67,8 +67,7 @@ void cli_import_usage(FILE *f)
 /* The engine's kmalloc class of a plain kmalloc-N name, else 0. */
 static unsigned kmalloc_class(const char *n)
 {
-    static const unsigned sizes[] = {8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096,
-            8192};
+    static const unsigned sizes[] = {8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048, 4096, 8192};
     char buf[32];
 
     for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
@@ -129,7 +128,7 @@ static bool parse_slabinfo_line(const char *line, struct import_cache *c, unsign
                name, &active, &num, &objsize, &perslab, &pps, &tl, &tb, &ts, &as, &ns, &sa) != 12)
         return false;
     if (strlen(name) >= SIM_NAME_MAX || !objsize || objsize > SCENARIO_MAX_SIZE || !perslab ||
-            perslab > 65535 || !pps || pps > 1024 || (pps & (pps - 1)))
+        perslab > 65535 || !pps || pps > 1024 || (pps & (pps - 1)))
         return false;
     memset(c, 0, sizeof(*c));
     snprintf(c->args.name, sizeof(c->args.name), "%.*s", SIM_NAME_MAX - 1, name);
@@ -166,8 +165,7 @@ static int read_slabinfo(const char *path, unsigned cpus, struct import_cache **
             if (strncmp(line, "slabinfo - version: 2.1", 23)) {
                 fclose(f);
                 free(c);
-                return cli_usage_error("import", "%s: not a /proc/slabinfo version 2.1 file",
-                                       path);
+                return cli_usage_error("import", "%s: not a /proc/slabinfo version 2.1 file", path);
             }
             continue;
         }
@@ -176,8 +174,7 @@ static int read_slabinfo(const char *path, unsigned cpus, struct import_cache **
         if (n == SYSFS_MAX_CACHES || !parse_slabinfo_line(line, &c[n], &objs, &pages)) {
             fclose(f);
             free(c);
-            return cli_usage_error("import", "%s: line %zu is not a slabinfo line", path,
-                                   lineno);
+            return cli_usage_error("import", "%s: line %zu is not a slabinfo line", path, lineno);
         }
         c[n].kmalloc_size = kmalloc_class(c[n].args.name);
         if (sysfs_is_kmalloc_name(c[n].args.name))
@@ -281,8 +278,8 @@ static bool creatable(struct sim *sim, struct sim_cache_args *a, char *why, size
 
         b.align = 0;
         if (!sim_cache_geometry(&b, cpus, &gb) &&
-                (sim_cache_geometry(a, cpus, &ga) ||
-                 (ga.size == gb.size && ga.align == gb.align && ga.order == gb.order)))
+            (sim_cache_geometry(a, cpus, &ga) ||
+             (ga.size == gb.size && ga.align == gb.align && ga.order == gb.order)))
             a->align = 0;
     }
     memset(&op, 0, sizeof(op));
@@ -352,11 +349,13 @@ int cli_import(int argc, char **argv)
             cpus = SIM_MAX_CPUS;
         status = from_sysfs(&tree, &c, &nr);
         strbuf_printf(&desc, "The caches of %s%s%s, imported from %s by `slublab import`.",
-                      tree.kernel[0] ? "Linux " : "a Linux machine", tree.kernel,
-                      "", tree.live ? "/sys/kernel/slab" : "a /sys/kernel/slab tree");
+                      tree.kernel[0] ? "Linux " : "a Linux machine", tree.kernel, "",
+                      tree.live ? "/sys/kernel/slab" : "a /sys/kernel/slab tree");
         if (populate && nr && !c[0].has_objects) {
-            status = cli_usage_error("import", "--populate: %s has no object counts "
-                                     "(objects files)", sysfs);
+            status = cli_usage_error("import",
+                                     "--populate: %s has no object counts "
+                                     "(objects files)",
+                                     sysfs);
             goto out;
         }
     } else {
@@ -375,8 +374,8 @@ int cli_import(int argc, char **argv)
     }
     if (status)
         goto out;
-    m = (struct scenario_write_machine){.cpus = cpus, .present_cpus = cpus, .nodes = 1,
-            .model = SIM_MODEL_SHEAVES, .seed = 1};
+    m = (struct scenario_write_machine){
+            .cpus = cpus, .present_cpus = cpus, .nodes = 1, .model = SIM_MODEL_SHEAVES, .seed = 1};
     for (size_t i = 0; i < nr; i++)
         if (populate && c[i].has_objects)
             mem += (uint64_t)c[i].slab_bytes * (c[i].slabs + 1);
@@ -403,7 +402,8 @@ int cli_import(int argc, char **argv)
         if (c[i].kmalloc_size) {
             classes++;
         } else if (!scenario_write_name_ok(c[i].args.name)) {
-            fprintf(stderr, "slublab import: %s left out: a scenario name has 1 to %u "
+            fprintf(stderr,
+                    "slublab import: %s left out: a scenario name has 1 to %u "
                     "characters, without spaces, quotes, backslashes, brackets or braces\n",
                     c[i].args.name, SCENARIO_MAX_NAME);
             skipped++;
@@ -413,11 +413,11 @@ int cli_import(int argc, char **argv)
             skipped++;
             continue;
         } else {
-            cJSON_AddItemToArray(caches, scenario_write_cache(&c[i].args, c[i].aliases,
-                                                              c[i].nr_aliases, false));
+            cJSON_AddItemToArray(
+                    caches, scenario_write_cache(&c[i].args, c[i].aliases, c[i].nr_aliases, false));
             written++;
-            aliases += c[i].nr_aliases < SCENARIO_MAX_ALIASES ? c[i].nr_aliases
-                                                               : SCENARIO_MAX_ALIASES;
+            aliases +=
+                    c[i].nr_aliases < SCENARIO_MAX_ALIASES ? c[i].nr_aliases : SCENARIO_MAX_ALIASES;
         }
         if (populate && c[i].has_objects && c[i].objects)
             cJSON_AddItemToArray(ops, populate_op(&c[i]));
@@ -431,9 +431,11 @@ int cli_import(int argc, char **argv)
             "%s%zu left out\n",
             written, aliases, classes, populate ? ", populated, " : ", ", skipped);
     if (slabinfo)
-        fprintf(stderr, "slublab import: /proc/slabinfo lacks the alignment (inferred; %u "
+        fprintf(stderr,
+                "slublab import: /proc/slabinfo lacks the alignment (inferred; %u "
                 "caches matched none), flags, constructors, aliases, sheaf capacity and CPU "
-                "count (%u assumed)\n", unmatched, cpus);
+                "count (%u assumed)\n",
+                unmatched, cpus);
 out:
     sim_destroy(sim);
     cJSON_Delete(scn);

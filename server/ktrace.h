@@ -41,18 +41,18 @@ enum ktrace_kind {
 
 struct ktrace_event {
     enum ktrace_kind kind;
-    unsigned cpu;           /* from the [NNN] field */
-    uint64_t ptr;           /* ptr=: hashed but stable within one boot */
-    const char *name;       /* name= (kmem_cache_*), pointing into the line; NULL: absent */
+    unsigned cpu;     /* from the [NNN] field */
+    uint64_t ptr;     /* ptr=: hashed but stable within one boot */
+    const char *name; /* name= (kmem_cache_*), pointing into the line; NULL: absent */
     size_t name_len;
-    const char *call_site;  /* call_site= symbol without +off/len; NULL: absent */
+    const char *call_site; /* call_site= symbol without +off/len; NULL: absent */
     size_t call_site_len;
-    unsigned bytes_req;     /* allocations: requested and ... */
-    unsigned bytes_alloc;   /* ... actual size (s->size; kmalloc: the class) */
-    const char *gfp_text;   /* gfp_flags= as printed ("GFP_KERNEL|__GFP_ZERO"); NULL: absent */
-    size_t gfp_len;         /* (ktrace_parse_gfp() reads it; callers may cache the result) */
-    int node;               /* node=, or SIM_NUMA_NO_NODE */
-    const char *reason;     /* KTRACE_BAD: why, a static string */
+    unsigned bytes_req;   /* allocations: requested and ... */
+    unsigned bytes_alloc; /* ... actual size (s->size; kmalloc: the class) */
+    const char *gfp_text; /* gfp_flags= as printed ("GFP_KERNEL|__GFP_ZERO"); NULL: absent */
+    size_t gfp_len;       /* (ktrace_parse_gfp() reads it; callers may cache the result) */
+    int node;             /* node=, or SIM_NUMA_NO_NODE */
+    const char *reason;   /* KTRACE_BAD: why, a static string */
 };
 
 /*

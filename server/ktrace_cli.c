@@ -119,8 +119,8 @@ static void trace_name(const char *path, char *out, size_t len)
 
 int cli_replay(int argc, char **argv)
 {
-    const char *file = NULL, *sysfs = NULL, *cpus = NULL, *model = NULL, *seed = NULL,
-               *mem = NULL, *out = NULL, *db = NULL, *value;
+    const char *file = NULL, *sysfs = NULL, *cpus = NULL, *model = NULL, *seed = NULL, *mem = NULL,
+               *out = NULL, *db = NULL, *value;
     bool progress = isatty(STDERR_FILENO);
     struct ktrace_opts o;
     struct sysfs_tree tree;

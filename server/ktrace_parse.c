@@ -336,12 +336,15 @@ bool ktrace_header_kernel(const char *l, size_t len, const char **out, size_t *o
 
 bool ktrace_is_rcu_call_site(const char *s, size_t n)
 {
-#define P(s) {s, sizeof(s) - 1}
+#define P(s)             \
+    {                    \
+        s, sizeof(s) - 1 \
+    }
     static const struct {
         const char *name;
         size_t len;
     } prefixes[] = {P("rcu_do_batch"), P("rcu_core"), P("kfree_rcu"), P("kvfree_rcu"),
-            P("rcu_free_sheaf")};
+                    P("rcu_free_sheaf")};
 #undef P
 
     if (!s || n < 8 || (s[0] != 'r' && s[0] != 'k'))

@@ -22,20 +22,20 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define CHUNK (64u << 10)
+#define CHUNK   (64u << 10)
 #define BUF_CAP (KTRACE_MAX_LINE + 1 + CHUNK)
 
 struct ktrace_reader {
-    int fd;                 /* -1 for a memory buffer */
+    int fd; /* -1 for a memory buffer */
     const unsigned char *mem;
     size_t mem_len, mem_pos;
-    uint64_t pos, size;     /* raw bytes consumed; input size (0: unknown) */
+    uint64_t pos, size; /* raw bytes consumed; input size (0: unknown) */
     bool started, gz, in_eof, done, skipping;
-    z_stream z;             /* valid when gz */
+    z_stream z; /* valid when gz */
     unsigned char in[CHUNK];
-    size_t in_len, in_off;  /* plain input not yet copied to buf */
-    char *buf;              /* BUF_CAP bytes */
-    size_t start, end;      /* unread text is buf[start..end) */
+    size_t in_len, in_off; /* plain input not yet copied to buf */
+    char *buf;             /* BUF_CAP bytes */
+    size_t start, end;     /* unread text is buf[start..end) */
     uint64_t overlong;
     char error[160];
 };
@@ -209,12 +209,12 @@ static int fill(struct ktrace_reader *r)
             }
         } else if (ret == Z_BUF_ERROR && r->in_eof && r->z.avail_in == 0) {
             snprintf(r->error, sizeof(r->error),
-                    "gzip stream cut short after %llu compressed bytes",
-                    (unsigned long long)r->pos);
+                     "gzip stream cut short after %llu compressed bytes",
+                     (unsigned long long)r->pos);
             return -EIO;
         } else if (ret != Z_OK && ret != Z_BUF_ERROR) {
             snprintf(r->error, sizeof(r->error), "gzip data is corrupt (%s) near byte %llu",
-                    r->z.msg ? r->z.msg : "inflate failed", (unsigned long long)r->pos);
+                     r->z.msg ? r->z.msg : "inflate failed", (unsigned long long)r->pos);
             return -EIO;
         }
         if (r->z.avail_out < room)

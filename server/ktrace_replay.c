@@ -35,18 +35,18 @@
 enum ptr_kind { PTR_SLAB, PTR_LARGE };
 
 struct ktrace_cache {
-    char *name;   /* as the trace prints it; owned */
+    char *name; /* as the trace prints it; owned */
     size_t len;
-    int id;       /* engine cache id; -1: unknown (events are counted) */
+    int id; /* engine cache id; -1: unknown (events are counted) */
     uint64_t hash;
 };
 
 struct ktrace_ptr {
-    uint64_t key;     /* ptr= value; 0: empty slot */
-    sim_addr_t addr;  /* the engine object (PTR_SLAB) */
-    int32_t cache;    /* its engine cache */
-    uint8_t kind;     /* enum ptr_kind */
-    uint64_t obj;     /* object number, for recorded names */
+    uint64_t key;    /* ptr= value; 0: empty slot */
+    sim_addr_t addr; /* the engine object (PTR_SLAB) */
+    int32_t cache;   /* its engine cache */
+    uint8_t kind;    /* enum ptr_kind */
+    uint64_t obj;    /* object number, for recorded names */
 };
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -285,7 +285,7 @@ static void note_engine(struct ktrace_replay *kr, const struct sim_result *res, 
 {
     if (!kr->first_engine[0])
         snprintf(kr->first_engine, sizeof(kr->first_engine), "line %" PRIu64 " (%s): %.200s",
-                kr->n.lines, what, res->message);
+                 kr->n.lines, what, res->message);
 }
 
 /* sim_apply() and the bookkeeping of its outcome; true when the op was carried out. */
@@ -305,7 +305,7 @@ static bool apply(struct ktrace_replay *kr, const struct sim_op *op, struct sim_
         if (sim_validate(kr->sim, SIM_VALIDATE_OP, &rep)) {
             if (!kr->n.violations)
                 snprintf(kr->validate_msg, sizeof(kr->validate_msg), "line %" PRIu64 ": %.150s",
-                        kr->n.lines, rep.msg[0]);
+                         kr->n.lines, rep.msg[0]);
             kr->n.violations += rep.violations;
         }
     }
@@ -350,17 +350,17 @@ static unsigned kmalloc_name_size(const char *n, size_t len)
 static void args_from_event(struct ktrace_replay *kr, const struct ktrace_event *ev,
                             struct sim_cache_args *a)
 {
-    unsigned req = ev->bytes_req && ev->bytes_req <= ev->bytes_alloc ? ev->bytes_req
-                                                                       : ev->bytes_alloc;
+    unsigned req =
+            ev->bytes_req && ev->bytes_req <= ev->bytes_alloc ? ev->bytes_req : ev->bytes_alloc;
 
     a->object_size = req;
     for (unsigned align = 0; align <= 4096; align = align ? align * 2 : 8) {
         struct sim_geometry g;
 
         a->align = align;
-        if (!sim_cache_geometry(a, kr->cfg.present_cpus ? kr->cfg.present_cpus
-                                                         : kr->cfg.nr_cpus, &g) &&
-                g.size == ev->bytes_alloc)
+        if (!sim_cache_geometry(a, kr->cfg.present_cpus ? kr->cfg.present_cpus : kr->cfg.nr_cpus,
+                                &g) &&
+            g.size == ev->bytes_alloc)
             return;
     }
     a->align = 0;
@@ -368,8 +368,8 @@ static void args_from_event(struct ktrace_replay *kr, const struct ktrace_event 
 }
 
 /* The cache of an allocation event, created on its first use. */
-static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr,
-                                            const struct ktrace_event *ev, unsigned cpu)
+static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr, const struct ktrace_event *ev,
+                                            unsigned cpu)
 {
     const char *name = ev->name ? ev->name : "(no name=)";
     size_t len = ev->name ? ev->name_len : strlen(name);
@@ -720,9 +720,9 @@ static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, 
     sim_config_default(&kr->cfg);
     if (cpus > SIM_MAX_CPUS) {
         strbuf_printf(err,
-                "the trace has %u CPUs (%s) but the engine models at most %u: give --cpus N "
-                "to fold them",
-                cpus, kr->cpus_from, SIM_MAX_CPUS);
+                      "the trace has %u CPUs (%s) but the engine models at most %u: give --cpus N "
+                      "to fold them",
+                      cpus, kr->cpus_from, SIM_MAX_CPUS);
         return -EINVAL;
     }
     kr->cfg.nr_cpus = cpus ? cpus : 1;
@@ -736,8 +736,8 @@ static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, 
     ret = sim_create(&kr->cfg, &kr->sim);
     if (ret) {
         strbuf_printf(err, "the engine refused the machine (%u CPUs, %s model): %s",
-                kr->cfg.nr_cpus, sim_model_name(o->model),
-                ret == -ENOMEM ? "out of memory" : "invalid configuration");
+                      kr->cfg.nr_cpus, sim_model_name(o->model),
+                      ret == -ENOMEM ? "out of memory" : "invalid configuration");
         return ret;
     }
     return 0;
@@ -800,14 +800,15 @@ int ktrace_replay_run(struct ktrace_replay *kr, struct ktrace_reader *r,
         kr->n.kind[k]++;
         if (k == KTRACE_BAD && !kr->first_bad[0])
             snprintf(kr->first_bad, sizeof(kr->first_bad), "line %" PRIu64 ": %s", kr->n.lines,
-                    ev.reason);
+                     ev.reason);
         if (!is_kmem(k))
             continue;
         ret = replay_event(kr, &ev);
         if (ret)
             return ret;
         if (o->record && o->max_ops && kr->nr_recorded > o->max_ops) {
-            strbuf_printf(err, "the trace makes more than %" PRIu64 " operations (by line %" PRIu64
+            strbuf_printf(err,
+                          "the trace makes more than %" PRIu64 " operations (by line %" PRIu64
                           "): too many to keep as a scenario or session",
                           o->max_ops, kr->n.lines);
             return -E2BIG;
@@ -841,7 +842,7 @@ void ktrace_replay_release(struct ktrace_replay *kr)
 uint64_t ktrace_replay_events(const struct ktrace_replay *kr)
 {
     return kr->n.kind[KTRACE_ALLOC] + kr->n.kind[KTRACE_FREE] + kr->n.kind[KTRACE_KMALLOC] +
-            kr->n.kind[KTRACE_KFREE];
+           kr->n.kind[KTRACE_KFREE];
 }
 
 cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
@@ -860,8 +861,7 @@ cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
     if (!kr->ops || !kr->sim)
         return NULL;
     if (kr->kernel[0])
-        snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace of Linux %s.",
-                kr->kernel);
+        snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace of Linux %s.", kr->kernel);
     else
         snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace.");
     s = scenario_write_new(name, "A kmem trace of a real kernel", d, &m);
@@ -888,30 +888,33 @@ void ktrace_replay_report(struct strbuf *out, const struct ktrace_replay *kr, co
     if (kr->kernel[0])
         strbuf_printf(out, " from Linux %s", kr->kernel);
     strbuf_printf(out, "\nmodel %s, %u CPU%s (from %s), %u node, %" PRIu64 " MiB per node\n",
-            sim_model_name(kr->cfg.model), kr->cfg.nr_cpus, kr->cfg.nr_cpus == 1 ? "" : "s",
-            kr->cpus_from ? kr->cpus_from : "?", kr->cfg.nr_nodes, kr->cfg.mem_per_node >> 20);
+                  sim_model_name(kr->cfg.model), kr->cfg.nr_cpus, kr->cfg.nr_cpus == 1 ? "" : "s",
+                  kr->cpus_from ? kr->cpus_from : "?", kr->cfg.nr_nodes,
+                  kr->cfg.mem_per_node >> 20);
     strbuf_printf(out,
-            "\n%" PRIu64 " lines: %" PRIu64 " kmem events (%" PRIu64 " kmem_cache_alloc, %" PRIu64
-            " kmem_cache_free, %" PRIu64 " kmalloc, %" PRIu64 " kfree)\n",
-            n->lines, events, n->kind[KTRACE_ALLOC], n->kind[KTRACE_FREE],
-            n->kind[KTRACE_KMALLOC], n->kind[KTRACE_KFREE]);
+                  "\n%" PRIu64 " lines: %" PRIu64 " kmem events (%" PRIu64
+                  " kmem_cache_alloc, %" PRIu64 " kmem_cache_free, %" PRIu64 " kmalloc, %" PRIu64
+                  " kfree)\n",
+                  n->lines, events, n->kind[KTRACE_ALLOC], n->kind[KTRACE_FREE],
+                  n->kind[KTRACE_KMALLOC], n->kind[KTRACE_KFREE]);
     line_if(out, n->kind[KTRACE_NONE], "comments and blank lines");
     line_if(out, n->kind[KTRACE_OTHER], "events of other tracepoints (ignored)");
     line_if(out, n->kind[KTRACE_BAD], "unreadable lines (skipped)");
     if (kr->first_bad[0])
         strbuf_printf(out, "             first: %s\n", kr->first_bad);
     line_if(out, n->overlong, "lines over 64 KiB (skipped)");
-    line_if(out, n->lost, "events lost before the first line: the trace buffer was full and "
-                          "overwrote them (entries-written > entries-in-buffer)");
+    line_if(out, n->lost,
+            "events lost before the first line: the trace buffer was full and "
+            "overwrote them (entries-written > entries-in-buffer)");
     if (kr->truncated)
         strbuf_printf(out, "  input ended early: %s\n", kr->read_error);
     strbuf_printf(out,
-            "\nreplayed %" PRIu64 " operations on %" PRIu64 " caches: %" PRIu64 " alloc, %" PRIu64
-            " free, %" PRIu64 " kmalloc, %" PRIu64 " kfree\n",
-            n->applied[KTRACE_ALLOC] + n->applied[KTRACE_FREE] + n->applied[KTRACE_KMALLOC] +
-                    n->applied[KTRACE_KFREE],
-            (uint64_t)(kr->sim ? sim_nr_caches(kr->sim) : 0), n->applied[KTRACE_ALLOC], n->applied[KTRACE_FREE],
-            n->applied[KTRACE_KMALLOC], n->applied[KTRACE_KFREE]);
+                  "\nreplayed %" PRIu64 " operations on %" PRIu64 " caches: %" PRIu64
+                  " alloc, %" PRIu64 " free, %" PRIu64 " kmalloc, %" PRIu64 " kfree\n",
+                  n->applied[KTRACE_ALLOC] + n->applied[KTRACE_FREE] + n->applied[KTRACE_KMALLOC] +
+                          n->applied[KTRACE_KFREE],
+                  (uint64_t)(kr->sim ? sim_nr_caches(kr->sim) : 0), n->applied[KTRACE_ALLOC],
+                  n->applied[KTRACE_FREE], n->applied[KTRACE_KMALLOC], n->applied[KTRACE_KFREE]);
     strbuf_puts(out, "not replayed:\n");
     line_if(out, n->free_before, "kmem_cache_free of objects allocated before the trace");
     line_if(out, n->kfree_before, "kfree of objects allocated before the trace");
@@ -931,16 +934,19 @@ void ktrace_replay_report(struct strbuf *out, const struct ktrace_replay *kr, co
     if (kr->first_engine[0])
         strbuf_printf(out, "             first: %s\n", kr->first_engine);
     strbuf_puts(out, "notes:\n");
-    line_if(out, n->rcu_frees, "frees deferred by RCU (call site in the RCU callback machinery; "
-                               "replayed when they ran)");
-    line_if(out, n->realloc_live, "untraced frees (a pointer allocated again while live: freed "
-                                   "at its reuse; kfree_rcu via an rcu_free sheaf frees so)");
+    line_if(out, n->rcu_frees,
+            "frees deferred by RCU (call site in the RCU callback machinery; "
+            "replayed when they ran)");
+    line_if(out, n->realloc_live,
+            "untraced frees (a pointer allocated again while live: freed "
+            "at its reuse; kfree_rcu via an rcu_free sheaf frees so)");
     line_if(out, n->cache_mismatch, "kmem_cache_free naming another cache than the allocation");
     line_if(out, n->cpus_folded, "events on CPUs beyond the machine (folded modulo)");
     line_if(out, n->nodes_ignored, "node= beyond the machine (any node used)");
     line_if(out, n->gfp_unknown, "gfp_flags not understood (GFP_KERNEL used)");
-    line_if(out, n->size_mismatch, "caches whose --sysfs slab_size is not the trace's bytes_alloc "
-                                   "(the tree's is used)");
+    line_if(out, n->size_mismatch,
+            "caches whose --sysfs slab_size is not the trace's bytes_alloc "
+            "(the tree's is used)");
     if (n->size_mismatch) {
         strbuf_puts(out, "             they are:");
         for (uint64_t i = 0; i < n->size_mismatch && i < KTRACE_MAX_UNKNOWN; i++)
@@ -949,20 +955,20 @@ void ktrace_replay_report(struct strbuf *out, const struct ktrace_replay *kr, co
     }
     strbuf_printf(out, "  %-10zu objects live at the end\n", kr->nr_ptrs);
     if (kr->o && kr->o->validate)
-        strbuf_printf(out, "validation after every operation: %u violation%s%s%s\n",
-                n->violations, n->violations == 1 ? "" : "s", n->violations ? "; first: " : "",
-                kr->validate_msg);
+        strbuf_printf(out, "validation after every operation: %u violation%s%s%s\n", n->violations,
+                      n->violations == 1 ? "" : "s", n->violations ? "; first: " : "",
+                      kr->validate_msg);
     if (!kr->sim || sim_snapshot(kr->sim, &snap))
         return;
     strbuf_printf(out, "\n%-28s %8s %8s %6s %5s %6s %6s\n", "cache", "objects", "total", "slabs",
-            "order", "objsz", "size");
+                  "order", "objsz", "size");
     for (size_t i = 0; i < snap->nr_caches; i++) {
         const struct sim_snap_cache *c = &snap->caches[i];
 
         if (!c->alive || !c->slabs)
             continue;
         strbuf_printf(out, "%-28s %8lu %8lu %6lu %5u %6u %6u\n", c->name, c->objects,
-                c->total_objects, c->slabs, c->order, c->object_size, c->size);
+                      c->total_objects, c->slabs, c->order, c->object_size, c->size);
     }
     sim_snapshot_release(snap);
 }

@@ -26,14 +26,14 @@
 #define KTRACE_MAX_UNKNOWN    8u    /* unknown cache names kept for the report */
 
 struct ktrace_opts {
-    unsigned cpus;                 /* 0: the #P: header, else the highest CPU seen + 1 */
+    unsigned cpus; /* 0: the #P: header, else the highest CPU seen + 1 */
     enum sim_model model;
-    uint64_t seed;                 /* 0: the engine's default */
-    unsigned mem_mb;               /* per node; 0: KTRACE_DEFAULT_MEM_MB */
+    uint64_t seed;                  /* 0: the engine's default */
+    unsigned mem_mb;                /* per node; 0: KTRACE_DEFAULT_MEM_MB */
     const struct sysfs_tree *sysfs; /* caches as the kernel made them; NULL: from the trace */
-    bool validate;                 /* sim_validate(OP) after every operation */
-    bool record;                   /* keep the operations as scenario JSON (kr->ops) */
-    uint64_t max_ops;              /* record: stop with -E2BIG beyond this many (0: no limit) */
+    bool validate;                  /* sim_validate(OP) after every operation */
+    bool record;                    /* keep the operations as scenario JSON (kr->ops) */
+    uint64_t max_ops;               /* record: stop with -E2BIG beyond this many (0: no limit) */
     /* Called every 64 Ki lines with the input consumed and its size (0: unknown). */
     void (*progress)(uint64_t done, uint64_t total, void *arg);
     void *progress_arg;
@@ -42,27 +42,27 @@ struct ktrace_opts {
 };
 
 struct ktrace_counts {
-    uint64_t lines;                /* lines read */
-    uint64_t kind[KTRACE_BAD + 1]; /* lines by enum ktrace_kind */
-    uint64_t overlong;             /* lines over KTRACE_MAX_LINE, skipped */
+    uint64_t lines;                     /* lines read */
+    uint64_t kind[KTRACE_BAD + 1];      /* lines by enum ktrace_kind */
+    uint64_t overlong;                  /* lines over KTRACE_MAX_LINE, skipped */
     uint64_t applied[KTRACE_KFREE + 1]; /* engine operations by event kind */
-    uint64_t free_before;          /* kmem_cache_free of an object allocated before the trace */
-    uint64_t kfree_before;         /* kfree of an object allocated before the trace */
-    uint64_t kfree_null;           /* kfree(NULL) */
-    uint64_t large_kmalloc;        /* kmalloc above 8 KiB: the page allocator */
-    uint64_t large_kfree;          /* their kfree */
-    uint64_t unknown_cache;        /* events of a cache nothing describes */
-    uint64_t rcu_frees;            /* frees from the RCU callback machinery */
-    uint64_t realloc_live;         /* untraced frees: a live pointer allocated again */
-    uint64_t cache_mismatch;       /* kmem_cache_free name= differs from the allocation's */
-    uint64_t cpus_folded;          /* CPU >= machine CPUs: folded modulo */
-    uint64_t nodes_ignored;        /* node= beyond the machine's nodes */
-    uint64_t gfp_unknown;          /* gfp_flags= not understood (GFP_KERNEL used) */
+    uint64_t free_before;    /* kmem_cache_free of an object allocated before the trace */
+    uint64_t kfree_before;   /* kfree of an object allocated before the trace */
+    uint64_t kfree_null;     /* kfree(NULL) */
+    uint64_t large_kmalloc;  /* kmalloc above 8 KiB: the page allocator */
+    uint64_t large_kfree;    /* their kfree */
+    uint64_t unknown_cache;  /* events of a cache nothing describes */
+    uint64_t rcu_frees;      /* frees from the RCU callback machinery */
+    uint64_t realloc_live;   /* untraced frees: a live pointer allocated again */
+    uint64_t cache_mismatch; /* kmem_cache_free name= differs from the allocation's */
+    uint64_t cpus_folded;    /* CPU >= machine CPUs: folded modulo */
+    uint64_t nodes_ignored;  /* node= beyond the machine's nodes */
+    uint64_t gfp_unknown;    /* gfp_flags= not understood (GFP_KERNEL used) */
     uint64_t caches_created;
-    uint64_t lost;                 /* written - in buffer, from the header: events overwritten */
-    uint64_t size_mismatch;        /* --sysfs caches whose slab_size is not the trace's bytes_alloc */
+    uint64_t lost;          /* written - in buffer, from the header: events overwritten */
+    uint64_t size_mismatch; /* --sysfs caches whose slab_size is not the trace's bytes_alloc */
     uint64_t sim_failed, sim_misuse, sim_rejected; /* engine outcomes */
-    unsigned violations;           /* validator */
+    unsigned violations;                           /* validator */
 };
 
 struct ktrace_cache;
@@ -76,29 +76,29 @@ struct ktrace_gfp_slot {
 };
 
 struct ktrace_replay {
-    struct sim *sim;            /* owned; NULL until the first event */
+    struct sim *sim; /* owned; NULL until the first event */
     struct sim_config cfg;
     struct ktrace_counts n;
-    char kernel[128];           /* from "# kernel:" or --sysfs, else "" */
-    const char *cpus_from;      /* "--cpus", "the #P: header", "the highest CPU seen" */
+    char kernel[128];      /* from "# kernel:" or --sysfs, else "" */
+    const char *cpus_from; /* "--cpus", "the #P: header", "the highest CPU seen" */
     char unknown[KTRACE_MAX_UNKNOWN][SIM_NAME_MAX]; /* unknown cache names, first seen */
     unsigned nr_unknown;
     char mismatch[KTRACE_MAX_UNKNOWN][SIM_NAME_MAX]; /* size_mismatch names, first seen */
-    char first_bad[160];        /* first KTRACE_BAD line: number and reason */
-    char first_engine[256];     /* first engine failure or rejection, with its line */
-    char validate_msg[200];     /* first violation */
-    bool truncated;             /* the input ended in an error (read_error) */
+    char first_bad[160];                             /* first KTRACE_BAD line: number and reason */
+    char first_engine[256]; /* first engine failure or rejection, with its line */
+    char validate_msg[200]; /* first violation */
+    bool truncated;         /* the input ended in an error (read_error) */
     char read_error[160];
-    cJSON *ops;                 /* opts.record: scenario operations; owned */
+    cJSON *ops; /* opts.record: scenario operations; owned */
     /* internal */
     struct ktrace_cache *caches; /* owned, by creation order */
     size_t nr_caches, cap_caches;
-    int *cache_index;            /* hash of names -> index in caches, -1 empty */
+    int *cache_index; /* hash of names -> index in caches, -1 empty */
     size_t cache_slots;
-    struct ktrace_ptr *ptrs;     /* pointer -> engine object, linear probing */
+    struct ktrace_ptr *ptrs; /* pointer -> engine object, linear probing */
     size_t ptr_slots, nr_ptrs;
-    uint64_t next_obj;           /* object name counter for opts.record */
-    uint64_t nr_recorded;        /* operations in ops */
+    uint64_t next_obj;                                  /* object name counter for opts.record */
+    uint64_t nr_recorded;                               /* operations in ops */
     struct ktrace_gfp_slot gfp_cache[KTRACE_GFP_CACHE]; /* parsed gfp texts, round robin */
     unsigned gfp_next;
     const struct ktrace_opts *o;

@@ -37,8 +37,8 @@ int ktrace_session_store(struct store *st, const cJSON *scenario, char *id, size
     s = session_new(&lim);
     if (!s)
         goto out;
-    ret = session_set_scenario(s, text, strlen(text), cJSON_IsString(name) ? name->valuestring
-                                                                            : "kmem-trace");
+    ret = session_set_scenario(s, text, strlen(text),
+                               cJSON_IsString(name) ? name->valuestring : "kmem-trace");
     if (ret) {
         strbuf_printf(err, "the scenario was refused (%s)", strerror(-ret));
         goto out;

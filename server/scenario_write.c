@@ -100,7 +100,7 @@ cJSON *scenario_write_cache(const struct sim_cache_args *a, const char *const *a
         cJSON *arr = cJSON_GetObjectItemCaseSensitive(c, "aliases");
 
         if (!scenario_write_name_ok(aliases[i]) || strlen(aliases[i]) >= SIM_NAME_MAX ||
-                !strcmp(aliases[i], a->name))
+            !strcmp(aliases[i], a->name))
             continue;
         if (!arr)
             arr = cJSON_AddArrayToObject(c, "aliases");

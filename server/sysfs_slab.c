@@ -23,12 +23,11 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static const char *const geometry_files[SYSFS_NR_GEOMETRY] = {"slab_size", "align",
-        "objs_per_slab", "order", "min_partial"};
+static const char *const geometry_files[SYSFS_NR_GEOMETRY] = {"slab_size", "align", "objs_per_slab",
+                                                              "order", "min_partial"};
 
 /* First line of DIR/NAME/FILE into buf; false if unreadable. */
-static bool read_line(const char *dir, const char *name, const char *file, char *buf,
-                      size_t len)
+static bool read_line(const char *dir, const char *name, const char *file, char *buf, size_t len)
 {
     char path[PATH_MAX];
     FILE *f;
@@ -113,7 +112,7 @@ static bool load_cache(const char *dir, const char *name, struct sysfs_cache *c)
     memset(c, 0, sizeof(*c));
     snprintf(c->dir, sizeof(c->dir), "%s", name);
     if (!read_uint(dir, name, "object_size", &c->args.object_size) ||
-            !read_uint(dir, name, "align", &c->args.align))
+        !read_uint(dir, name, "align", &c->args.align))
         return false;
     for (int i = 0; i < SYSFS_NR_GEOMETRY; i++)
         if (!read_uint(dir, name, geometry_files[i], &c->kernel[i]))
@@ -124,8 +123,8 @@ static bool load_cache(const char *dir, const char *name, struct sysfs_cache *c)
     c->args.ctor = read_flag(dir, name, "ctor");
     read_uint(dir, name, "sheaf_capacity", &c->sheaf_capacity);
     c->has_counts = read_ulong(dir, name, "objects", &c->objects) &&
-            read_ulong(dir, name, "total_objects", &c->total_objects) &&
-            read_ulong(dir, name, "slabs", &c->slabs);
+                    read_ulong(dir, name, "total_objects", &c->total_objects) &&
+                    read_ulong(dir, name, "slabs", &c->slabs);
     c->kmalloc = sysfs_is_kmalloc_name(name);
     return true;
 }
@@ -311,8 +310,7 @@ static bool same(const char *s, const char *name, size_t len)
     return strlen(s) == len && !memcmp(s, name, len);
 }
 
-const struct sysfs_cache *sysfs_slab_find(const struct sysfs_tree *t, const char *name,
-                                          size_t len)
+const struct sysfs_cache *sysfs_slab_find(const struct sysfs_tree *t, const char *name, size_t len)
 {
     for (size_t i = 0; i < t->nr; i++) {
         const struct sysfs_cache *c = &t->caches[i];

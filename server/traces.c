@@ -38,21 +38,21 @@ struct trace_job {
     char id[TRACES_ID_LEN + 1];
     struct trace_jobs *tj;
     struct app *app;
-    char path[256];            /* the uploaded trace; removed by the thread */
-    uint64_t bytes;            /* its size */
-    unsigned cpus;             /* ?cpus=, 0: from the trace */
+    char path[256]; /* the uploaded trace; removed by the thread */
+    uint64_t bytes; /* its size */
+    unsigned cpus;  /* ?cpus=, 0: from the trace */
     enum sim_model model;
     pthread_t thread;
-    volatile bool cancel;      /* set by traces_free() */
+    volatile bool cancel; /* set by traces_free() */
     /* under tj->lock */
     enum job_state state;
-    uint64_t done, total;      /* input consumed and its size */
+    uint64_t done, total; /* input consumed and its size */
     uint64_t events;
     char session[SESSION_ID_LEN + 1], token[SESSION_TOKEN_LEN + 1];
-    char *report;              /* owned */
-    const char *code;          /* failed: an error code of routes.h */
+    char *report;     /* owned */
+    const char *code; /* failed: an error code of routes.h */
     char message[300];
-    uint64_t age;              /* creation order */
+    uint64_t age; /* creation order */
 };
 
 struct trace_jobs {
@@ -232,10 +232,15 @@ static int job_session(struct trace_job *j, const char *text, struct strbuf *err
 static void *job_run(void *arg)
 {
     struct trace_job *j = arg;
-    struct ktrace_opts o = {.cpus = j->cpus, .model = j->model, .record = true,
-            .max_ops = j->app->cfg.lim.max_ops < TRACES_MAX_OPS ? j->app->cfg.lim.max_ops
-                                                                : TRACES_MAX_OPS,
-            .progress = job_progress, .progress_arg = j, .cancel = &j->cancel};
+    struct ktrace_opts o = {.cpus = j->cpus,
+                            .model = j->model,
+                            .record = true,
+                            .max_ops = j->app->cfg.lim.max_ops < TRACES_MAX_OPS
+                                               ? j->app->cfg.lim.max_ops
+                                               : TRACES_MAX_OPS,
+                            .progress = job_progress,
+                            .progress_arg = j,
+                            .cancel = &j->cancel};
     struct ktrace_reader *r = NULL;
     struct ktrace_replay kr;
     struct strbuf err = STRBUF_INIT, rep = STRBUF_INIT;
@@ -258,7 +263,10 @@ static void *job_run(void *arg)
         goto out;
     }
     if (ret) {
-        job_fail(j, ret == -ENOMEM ? "internal" : ret == -E2BIG ? "session_limit" : "unprocessable",
+        job_fail(j,
+                 ret == -ENOMEM  ? "internal"
+                 : ret == -E2BIG ? "session_limit"
+                                 : "unprocessable",
                  "%s", ret == -ENOMEM ? "out of memory" : strbuf_str(&err));
         goto out;
     }
@@ -269,7 +277,8 @@ static void *job_run(void *arg)
     j->state = JOB_BUILDING;
     pthread_mutex_unlock(&j->tj->lock);
     if (!ktrace_replay_events(&kr)) {
-        job_fail(j, "unprocessable", "no kmem events in the upload (kmem_cache_alloc, "
+        job_fail(j, "unprocessable",
+                 "no kmem events in the upload (kmem_cache_alloc, "
                  "kmem_cache_free, kmalloc, kfree as /sys/kernel/tracing/trace prints them)");
         goto out;
     }
@@ -284,9 +293,10 @@ static void *job_run(void *arg)
     }
     strbuf_reset(&err);
     if ((ret = job_session(j, text, &err))) {
-        job_fail(j, ret == SESSION_ELIMIT ? "session_limit"
-                    : ret == -EBUSY     ? "busy"
-                    : ret == SESSION_EBADINPUT || ret == SESSION_EUNPROCESSABLE ? "unprocessable"
+        job_fail(j,
+                 ret == SESSION_ELIMIT                                       ? "session_limit"
+                 : ret == -EBUSY                                             ? "busy"
+                 : ret == SESSION_EBADINPUT || ret == SESSION_EUNPROCESSABLE ? "unprocessable"
                                                                              : "internal",
                  "the session cannot be built: %s", strbuf_str(&err));
         goto out;
@@ -322,7 +332,7 @@ static int free_slot(struct trace_jobs *tj)
         if (!j)
             return i;
         if ((j->state == JOB_DONE || j->state == JOB_FAILED) && !j->path[0] &&
-                (oldest < 0 || j->age < tj->jobs[oldest]->age))
+            (oldest < 0 || j->age < tj->jobs[oldest]->age))
             oldest = i;
     }
     if (oldest >= 0) {
@@ -373,7 +383,7 @@ int route_trace_create(const struct request *req, struct response *res)
     memcpy(j->path, up->path, sizeof(j->path));
     pthread_mutex_lock(&tj->lock);
     if (atomic_load(&req->app->stopping) || tj->running >= TRACES_MAX_RUNNING ||
-            (slot = free_slot(tj)) < 0) {
+        (slot = free_slot(tj)) < 0) {
         pthread_mutex_unlock(&tj->lock);
         free(j);
         snprintf(res->retry_after, sizeof(res->retry_after), "5");

@@ -25,7 +25,7 @@
 /* Engine operations a trace may make (or --max-ops when lower): the session
  * is built from the scenario text, whose parse tree costs about 400 bytes an
  * operation, so this bounds a job's memory near 500 MB. */
-#define TRACES_MAX_OPS     1000000ull
+#define TRACES_MAX_OPS 1000000ull
 
 struct app;
 struct request;
@@ -34,11 +34,11 @@ struct trace_jobs;
 
 /* A body being written to a temporary file. */
 struct trace_upload {
-    int fd;          /* -1 once handed to a job or closed */
-    char path[256];  /* the temporary file; removed unless a job took it */
-    uint64_t len;    /* bytes written */
-    bool too_large;  /* passed TRACES_MAX_BYTES: the rest is dropped */
-    int error;       /* a write failed: -errno */
+    int fd;         /* -1 once handed to a job or closed */
+    char path[256]; /* the temporary file; removed unless a job took it */
+    uint64_t len;   /* bytes written */
+    bool too_large; /* passed TRACES_MAX_BYTES: the rest is dropped */
+    int error;      /* a write failed: -errno */
 };
 
 /* True for the request whose body http.c streams to a file. */

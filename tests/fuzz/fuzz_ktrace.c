@@ -8,8 +8,8 @@
  * line with a reason, and every pointer it returns inside the line; then
  * the whole input is replayed on a 4-CPU machine with the validator on,
  * which must find no violation (the engine's SIM_BUG_ON aborts on any
- * state no input may reach), and the scenario it records must parse.  Run from the repository root; see
- * CMakeLists.txt (SLUBLAB_FUZZ).
+ * state no input may reach), and the scenario it records must parse.  Run from the repository root;
+ * see CMakeLists.txt (SLUBLAB_FUZZ).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -31,8 +31,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     struct ktrace_reader *r;
     struct ktrace_replay kr;
-    struct ktrace_opts o = {.cpus = 4, .model = SIM_MODEL_SHEAVES, .validate = true,
-            .mem_mb = 8, .record = true};
+    struct ktrace_opts o = {
+            .cpus = 4, .model = SIM_MODEL_SHEAVES, .validate = true, .mem_mb = 8, .record = true};
     struct strbuf err = STRBUF_INIT;
     const char *line;
     size_t len;
@@ -47,8 +47,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (k != ev.kind || k > KTRACE_BAD || (k == KTRACE_BAD && !ev.reason))
             abort();
         if (!inside(ev.name, ev.name_len, line, len) ||
-                !inside(ev.call_site, ev.call_site_len, line, len) ||
-                !inside(ev.gfp_text, ev.gfp_len, line, len))
+            !inside(ev.call_site, ev.call_site_len, line, len) ||
+            !inside(ev.gfp_text, ev.gfp_len, line, len))
             abort();
         if (len > KTRACE_MAX_LINE)
             abort();

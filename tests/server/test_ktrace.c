@@ -31,7 +31,7 @@ static void test_parse_real_lines(void)
                                    "ptr=0000000006a14bc0 name=task_struct bytes_req=5824 "
                                    "bytes_alloc=5824 gfp_flags=GFP_KERNEL node=-1 "
                                    "accounted=true"),
-                       &ev),
+                                 &ev),
                KTRACE_ALLOC);
     CHECK_EQ_U(ev.cpu, 0);
     CHECK_EQ_U(ev.ptr, 0x6a14bc0);
@@ -46,7 +46,7 @@ static void test_parse_real_lines(void)
     CHECK_EQ_I(ktrace_parse_line(L(" npm install [x]-5366    [001] .....   253.137769: "
                                    "kmem_cache_free: call_site=__fput+0x141/0x2a0 "
                                    "ptr=0000000088980b79 name=lsm_file_cache"),
-                       &ev),
+                                 &ev),
                KTRACE_FREE);
     CHECK_EQ_U(ev.cpu, 1);
     CHECK_EQ_U(ev.ptr, 0x88980b79);
@@ -57,7 +57,7 @@ static void test_parse_real_lines(void)
                                    "bytes_req=11 bytes_alloc=16 "
                                    "gfp_flags=GFP_KERNEL_ACCOUNT|__GFP_ZERO node=0 "
                                    "accounted=true"),
-                       &ev),
+                                 &ev),
                KTRACE_KMALLOC);
     {
         uint32_t gfp = 0;
@@ -75,19 +75,19 @@ static void test_parse_real_lines(void)
     /* kfree(NULL); no irq-info flags column; a counter clock */
     CHECK_EQ_I(ktrace_parse_line(L("bash-5383 [007] 253136816: kfree: "
                                    "call_site=ida_alloc_range+0x39b/0x400 ptr=0000000000000000"),
-                       &ev),
+                                 &ev),
                KTRACE_KFREE);
     CHECK_EQ_U(ev.cpu, 7);
     CHECK_EQ_U(ev.ptr, 0);
     /* CRLF */
-    CHECK_EQ_I(ktrace_parse_line(L("a-1 [000] ..... 1.0: kfree: call_site=x ptr=0000000000000010\r"),
-                       &ev),
+    CHECK_EQ_I(ktrace_parse_line(
+                       L("a-1 [000] ..... 1.0: kfree: call_site=x ptr=0000000000000010\r"), &ev),
                KTRACE_KFREE);
     CHECK_EQ_U(ev.ptr, 16);
     /* an unknown gfp name is no parse error (the replay counts it) */
     CHECK_EQ_I(ktrace_parse_line(L("a-1 [000] ..... 1.0: kmalloc: call_site=x ptr=10 "
                                    "bytes_req=1 bytes_alloc=8 gfp_flags=__GFP_FUTURE"),
-                       &ev),
+                                 &ev),
                KTRACE_KMALLOC);
     CHECK(ktrace_is_rcu_call_site("rcu_do_batch", 12));
     CHECK(ktrace_is_rcu_call_site("kfree_rcu_work", 14));
@@ -100,22 +100,22 @@ static void test_parse_bad_lines(void)
     static const char nul[] = "a-1 [000] ..... 1.0: kfree: call_site=x\0 ptr=10";
     static const char nul_ptr[] = "a-1 [000] ..... 1.0: kfree: call_site=x ptr=1\0";
     static const char *const bad[] = {
-            "",                                                   /* (blank: NONE, below) */
-            "garbage",                                            /* no CPU field */
-            "[000] 1.0: kfree: ptr=10",                           /* CPU field at the start */
-            "a-1 [000] ..... xyz: kfree: ptr=10",                 /* no timestamp */
-            "a-1 [000] ..... 1.0:",                               /* truncated after it */
-            "a-1 [000] ..... 1.0: kfree",                         /* no ':' after the event */
-            "a-1 [000] ..... 1.0: kfree: call_site=x",            /* truncated: no ptr */
-            "a-1 [000] ..... 1.0: kfree: call_site=x ptr=",       /* truncated value */
-            "a-1 [000] ..... 1.0: kfree: ptr=00000000000000001",  /* 17 hex digits */
-            "a-1 [000] ..... 1.0: kfree: ptr=0000zz",             /* not hex */
+            "",                                                  /* (blank: NONE, below) */
+            "garbage",                                           /* no CPU field */
+            "[000] 1.0: kfree: ptr=10",                          /* CPU field at the start */
+            "a-1 [000] ..... xyz: kfree: ptr=10",                /* no timestamp */
+            "a-1 [000] ..... 1.0:",                              /* truncated after it */
+            "a-1 [000] ..... 1.0: kfree",                        /* no ':' after the event */
+            "a-1 [000] ..... 1.0: kfree: call_site=x",           /* truncated: no ptr */
+            "a-1 [000] ..... 1.0: kfree: call_site=x ptr=",      /* truncated value */
+            "a-1 [000] ..... 1.0: kfree: ptr=00000000000000001", /* 17 hex digits */
+            "a-1 [000] ..... 1.0: kfree: ptr=0000zz",            /* not hex */
             "a-1 [000] ..... 1.0: kmalloc: ptr=10 bytes_alloc=4294967296", /* above 32 bits */
             "a-1 [000] ..... 1.0: kmalloc: ptr=10 bytes_alloc=99999999999999999999",
-            "a-1 [000] ..... 1.0: kmalloc: ptr=10 bytes_req=8",   /* no bytes_alloc */
+            "a-1 [000] ..... 1.0: kmalloc: ptr=10 bytes_req=8", /* no bytes_alloc */
             "a-1 [000] ..... 1.0: kfree: ptr=10 node=-2",
-            "a-1 [000] ..... 1.0: kfree: ptrx",                   /* a field without '=' */
-            "a-1 [99999] ..... 1.0: kfree: ptr=10",               /* CPU out of range */
+            "a-1 [000] ..... 1.0: kfree: ptrx",     /* a field without '=' */
+            "a-1 [99999] ..... 1.0: kfree: ptr=10", /* CPU out of range */
     };
 
     CHECK_EQ_I(ktrace_parse_line(L(""), &ev), KTRACE_NONE);
@@ -156,7 +156,8 @@ static void test_parse_bad_lines(void)
                                     &kept, &written));
         CHECK_EQ_U(kept, 33937);
         CHECK_EQ_U(written, 40000);
-        CHECK(!ktrace_header_entries(L("# entries-in-buffer/entries-written: 12"), &kept, &written));
+        CHECK(!ktrace_header_entries(L("# entries-in-buffer/entries-written: 12"), &kept,
+                                     &written));
         CHECK(ktrace_header_kernel(L("# kernel: 6.18.44-fc-v782\r"), &kv, &kl));
         CHECK(kl == 15 && !memcmp(kv, "6.18.44-fc-v782", 15));
     }
