@@ -46,6 +46,8 @@ static const struct {
          "kmem_cache_free_bulk to slabs, DETACHED_FREELIST before/after"},
         {"gfp-equiv", bench_gfp_equiv,
          "gfp_to_alloc_flags coupled == explicit over every 24-bit mask, and their speed"},
+        {"replay-trace", bench_replay_trace,
+         "a kernel kmem trace replayed, events off: parse only, text, gzip"},
 };
 
 void cli_bench_usage(FILE *f)
@@ -59,7 +61,9 @@ void cli_bench_usage(FILE *f)
     fputs("\n"
           "  --json       one JSON object: {\"rows\":[...]}\n"
           "  --rounds N   measured rounds per configuration (default 5); medians are shown\n"
-          "  --scale X    multiply the amount of work (default 1.0)\n",
+          "  --scale X    multiply the amount of work (default 1.0)\n"
+          "  --trace FILE replay-trace: the trace (default: the shared sample, else the\n"
+          "               slice in tests/data)\n",
             f);
 }
 
@@ -86,6 +90,8 @@ int cli_bench(int argc, char **argv)
             o.scale = strtod(argv[++i], &end);
             if (*end || !(o.scale > 0.0) || o.scale > 100.0)
                 return cli_usage_error("bench", "--scale must be in (0, 100]");
+        } else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
+            o.trace = argv[++i];
         } else if (!name && argv[i][0] != '-') {
             name = argv[i];
         } else {

@@ -17,6 +17,7 @@ struct bench_opts {
     bool json;
     unsigned rounds;   /* measured rounds; the median is reported */
     double scale;      /* work multiplier (1.0 = the documented size) */
+    const char *trace; /* --trace FILE (replay-trace); NULL: its default */
 };
 
 /* Monotonic nanoseconds. */
@@ -28,5 +29,6 @@ int bench_fresh_slab(const struct bench_opts *o);
 int bench_fastpath(const struct bench_opts *o);
 int bench_free_bulk(const struct bench_opts *o);
 int bench_gfp_equiv(const struct bench_opts *o);
+int bench_replay_trace(const struct bench_opts *o);
 
 #endif /* SLUBLAB_BENCH_BENCH_H */

@@ -19,6 +19,7 @@
 #include "follow.h"
 #include "registry.h"
 #include "scenario.h"
+#include "traces.h"
 
 void app_config_default(struct app_config *cfg)
 {
@@ -182,6 +183,10 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "cannot start the follow thread");
         return ret;
     }
+    if ((ret = traces_new(&app->traces))) {
+        strbuf_puts(err, "out of memory");
+        return ret;
+    }
     return 0;
 }
 
@@ -189,6 +194,7 @@ void app_release(struct app *app)
 {
     size_t i;
 
+    traces_free(app->traces); /* its jobs register sessions: before the registry */
     follow_hub_free(app->follow);
     registry_free(app->reg);
     for (i = 0; i < app->nr_scenarios; i++) {

@@ -22,6 +22,7 @@
 
 struct registry;
 struct follow_hub;
+struct trace_jobs;
 
 struct app_config {
     const char *listen;       /* address to bind, "127.0.0.1" */
@@ -58,6 +59,7 @@ struct app {
     struct catalog_entry *scenarios; /* sorted by name */
     size_t nr_scenarios;
     atomic_bool stopping; /* shutting down: answer 503, start nothing */
+    struct trace_jobs *traces; /* kernel trace uploads being replayed (traces.h) */
 };
 
 /* The defaults of `slublab serve`. */

@@ -68,6 +68,13 @@ int cli_write_report(const char *cmd, const char *out, const struct strbuf *md,
 int cli_gfp(int argc, char **argv);
 void cli_gfp_usage(FILE *f);
 
+/* ktrace_cli.c */
+int cli_replay(int argc, char **argv);
+void cli_replay_usage(FILE *f);
+/* import.c */
+int cli_import(int argc, char **argv);
+void cli_import_usage(FILE *f);
+
 /* True for "--help" and "-h". */
 bool cli_is_help(const char *arg);
 /*

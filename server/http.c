@@ -6,6 +6,8 @@
  * it is freed.  Its life:
  *   first call    set up, check Content-Length (413 at once when too big);
  *   upload calls  append to the body, 413 once it passes HTTP_MAX_BODY;
+ *                 POST /api/traces instead writes it to a temporary file
+ *                 (traces.h), up to TRACES_MAX_BYTES;
  *   last call     dispatch without blocking; on ROUTE_WOULD_BLOCK suspend
  *                 the connection and queue the request for a worker;
  *   worker        dispatch again, blocking allowed, then resume;
@@ -35,6 +37,7 @@
 #include "app.h"
 #include "follow.h"
 #include "routes.h"
+#include "traces.h"
 
 #define HTTP_MAX_QUERY   32
 #define HTTP_DISCARD_MAX (16u << 20) /* body bytes dropped after a 413 before hanging up */
@@ -53,6 +56,7 @@ struct http_req {
     char *body;
     size_t len, cap;
     bool too_large;
+    struct trace_upload *upload; /* POST /api/traces: the body goes to a file (traces.h) */
     enum http_state state;
     struct query_param query[HTTP_MAX_QUERY];
     size_t nr_query;
@@ -259,6 +263,14 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         hr->method = method;
         hr->version = version;
         *req_cls = hr;
+        if (traces_is_upload(method, url)) {
+            /* a trace is streamed to a temporary file, up to 256 MiB */
+            if (http_content_length_over(conn, TRACES_MAX_BYTES))
+                return http_fail(hr, 413, "too_large", "the trace is larger than 256 MiB");
+            if (traces_upload_begin(&hr->upload))
+                return http_fail(hr, 503, "busy", "cannot store the upload");
+            return MHD_YES;
+        }
         if (http_content_length_too_big(conn)) {
             /* a body we would drop anyway is refused before it is sent;
              * a slightly large one is read and dropped, so that the client,
@@ -277,6 +289,10 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         size_t n = *upload_data_size;
 
         *upload_data_size = 0;
+        if (hr->upload) {
+            traces_upload_write(hr->upload, upload_data, n);
+            return hr->upload->len > TRACES_MAX_BYTES + HTTP_DISCARD_MAX ? MHD_NO : MHD_YES;
+        }
         if (hr->too_large) {
             /* libmicrohttpd takes a response only before or after the body:
              * drop the rest and answer 413 at its end, or hang up on a client
@@ -308,6 +324,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
     }
     if (hr->too_large)
         return http_fail(hr, 413, "too_large", "the body is larger than 1 MiB");
+    if (hr->upload && hr->upload->too_large)
+        return http_fail(hr, 413, "too_large", "the trace is larger than 256 MiB");
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_collect_query, hr);
     hr->req.app = srv->app;
     hr->req.method = method;
@@ -318,6 +336,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
     hr->req.body = hr->body;
     hr->req.body_len = hr->len;
+    hr->req.upload = hr->upload;
     hr->req.may_block = false;
     if (atomic_load(&srv->app->stopping))
         return http_fail(hr, 503, "busy", "the server is shutting down");
@@ -340,6 +359,7 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **req_cl
     if (!hr)
         return;
     response_release(&hr->res);
+    traces_upload_free(hr->upload);
     free(hr->body);
     free(hr);
     *req_cls = NULL;

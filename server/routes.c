@@ -20,6 +20,7 @@
 #include "follow.h"
 #include "json_state.h"
 #include "session.h"
+#include "traces.h"
 
 typedef int (*route_fn)(const struct request *req, struct response *res);
 
@@ -54,6 +55,8 @@ static const struct route routes[] = {
         {"GET", "/api/sessions/*/report.md", route_session_report},
         {"GET", "/api/sessions/*/report.svg", route_session_report_svg},
         {"GET", "/api/sessions/*/export.html", route_session_export_html},
+        {"POST", "/api/traces", route_trace_create},
+        {"GET", "/api/traces/*", route_trace_get},
         {"POST", "/api/snapshots", route_snapshot_create},
         {"GET", "/api/snapshots", route_snapshot_list},
         {"POST", "/api/snapshots/import", route_snapshot_import},

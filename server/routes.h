@@ -37,6 +37,7 @@
 
 struct app;
 struct follower;
+struct trace_upload;
 
 struct query_param {
     const char *key, *value;
@@ -53,6 +54,7 @@ struct request {
     size_t body_len;
     const char *args[ROUTE_MAX_ARGS]; /* the path's "*" segments, set by the router */
     bool may_block;                   /* see above */
+    struct trace_upload *upload;      /* POST /api/traces: the body, streamed to a file (traces.h) */
 };
 
 struct response {

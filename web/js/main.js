@@ -14,6 +14,7 @@ import { createTimeline } from './views/timeline.js';
 import { createExplain } from './views/explain.js';
 import { createCaches } from './views/caches.js';
 import { createBreakpoints } from './views/breakpoints.js';
+import { createTraceOpen } from './views/trace.js';
 
 const doc = document, win = window;
 const $ = (id) => doc.getElementById(id);
@@ -319,6 +320,13 @@ async function boot() {
       sel.value = player.get().session?.info?.scenario?.name ?? '';
     }).catch(() => {});
   };
+  createTraceOpen($('trace-open'), { doc, win, open: async (id, token) => {
+    keepToken(id, token);
+    await player.open({ id, token, at: 0 });
+    snapInfo = null;
+    showView('lab');
+    /** @type {any} */ ($('scenario-select')).value = '';
+  } });
   $('scenario-select').addEventListener('change', (ev) => {
     const name = ev.target.value;
     if (name) player.create(name).then(() => { snapInfo = null; showView('lab'); }).catch(() => {});

@@ -1,0 +1,64 @@
+/*
+ * traces.h: kernel trace uploads (POST /api/traces), replayed in the
+ * background into a session.
+ *
+ * http.c streams the body of POST /api/traces into a temporary file as it
+ * arrives (struct trace_upload; at most TRACES_MAX_BYTES, 413 beyond), so
+ * a 256 MiB trace never sits in memory.  The handler hands the file to a
+ * job: a thread of its own replays it (ktrace_replay.c), builds the
+ * session the UI opens and registers it; GET /api/traces/ID reports the
+ * job's state and progress, then the session's id and token and the
+ * replay's report.  At most TRACES_MAX_RUNNING jobs run at once (503
+ * beyond); the last TRACES_MAX_KEPT jobs are remembered.
+ */
+#ifndef SLUBLAB_SERVER_TRACES_H
+#define SLUBLAB_SERVER_TRACES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define TRACES_MAX_BYTES   (256ull << 20) /* an uploaded trace, at most */
+#define TRACES_MAX_RUNNING 2
+#define TRACES_MAX_KEPT    64
+#define TRACES_ID_LEN      10
+/* Engine operations a trace may make (or --max-ops when lower): the session
+ * is built from the scenario text, whose parse tree costs about 400 bytes an
+ * operation, so this bounds a job's memory near 500 MB. */
+#define TRACES_MAX_OPS 1000000ull
+
+struct app;
+struct request;
+struct response;
+struct trace_jobs;
+
+/* A body being written to a temporary file. */
+struct trace_upload {
+    int fd;         /* -1 once handed to a job or closed */
+    char path[256]; /* the temporary file; removed unless a job took it */
+    uint64_t len;   /* bytes written */
+    bool too_large; /* passed TRACES_MAX_BYTES: the rest is dropped */
+    int error;      /* a write failed: -errno */
+};
+
+/* True for the request whose body http.c streams to a file. */
+bool traces_is_upload(const char *method, const char *url);
+/* A new temporary file for an upload.  0, or -errno (nothing to free). */
+int traces_upload_begin(struct trace_upload **out);
+/* Append @n bytes; past TRACES_MAX_BYTES only counts (too_large).  Cannot fail:
+ * a write error is kept in up->error. */
+void traces_upload_write(struct trace_upload *up, const char *data, size_t n);
+/* Close and remove the file unless a job took it; NULL is fine. */
+void traces_upload_free(struct trace_upload *up);
+
+/* The job table.  0 or -ENOMEM. */
+int traces_new(struct trace_jobs **out);
+/* Cancel running replays, wait for every job thread, free everything; NULL is fine. */
+void traces_free(struct trace_jobs *tj);
+
+/* POST /api/traces: start a job on req->upload (202), or 400/413/503. */
+int route_trace_create(const struct request *req, struct response *res);
+/* GET /api/traces/ID: the job's state. */
+int route_trace_get(const struct request *req, struct response *res);
+
+#endif /* SLUBLAB_SERVER_TRACES_H */

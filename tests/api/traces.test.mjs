@@ -1,0 +1,189 @@
+// tests/api/traces.test.mjs: POST /api/traces and GET /api/traces/ID
+// against a real server: a kernel trace (the committed slice of a real
+// capture) is uploaded plain and gzip, replayed in the background with its
+// progress readable, and opened as a session whose replay agrees with
+// `slublab replay`; bad uploads fail with their status, and no temporary
+// file is left behind.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { after, before, describe, test } from 'node:test';
+
+import { BIN, api, isError, raw, start, statusOf, tmpdir } from './lib.mjs';
+
+const SLICE = path.resolve('tests/data/kmem-trace-slice.txt.gz');
+const dir = tmpdir();
+const uploads = path.join(dir, 'tmp');
+let srv;
+
+before(async () => {
+  fs.mkdirSync(uploads);
+  process.env.TMPDIR = uploads; // the server's temporary files go here
+  srv = await start({ dir });
+});
+
+after(async () => {
+  if (srv) await srv.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function upload(bytes, query = '') {
+  return api(srv.url, 'POST', `/api/traces${query}`, {
+    raw: bytes, headers: { 'content-type': 'application/octet-stream' },
+  });
+}
+
+// Poll a job until it is done or failed; returns every state seen and the last body.
+async function wait(id, ms = 120000) {
+  const seen = [];
+  const end = Date.now() + ms;
+  for (;;) {
+    const r = await api(srv.url, 'GET', `/api/traces/${id}`);
+    assert.equal(r.status, 200, r.text);
+    if (!seen.length || seen[seen.length - 1].state !== r.json.state) seen.push(r.json);
+    if (r.json.state === 'done' || r.json.state === 'failed') return { seen, last: r.json };
+    if (Date.now() > end) throw new Error(`job ${id} still ${r.json.state}`);
+    await new Promise((res) => setTimeout(res, 100));
+  }
+}
+
+// The cache table at the end of `slublab replay` of the same trace.
+function cliCaches(file) {
+  const out = execFileSync(BIN, ['replay', file], { encoding: 'utf8' });
+  const rows = {};
+  let inTable = false;
+  for (const line of out.split('\n')) {
+    if (/^cache +objects/.test(line)) { inTable = true; continue; }
+    const f = line.trim().split(/ +/);
+    if (inTable && f.length === 7) rows[f[0]] = { objects: Number(f[1]), total: Number(f[2]) };
+  }
+  return rows;
+}
+
+describe('trace uploads', () => {
+  let job;
+
+  test('gzip upload: 202, then progress, then a session', async () => {
+    const bytes = fs.readFileSync(SLICE);
+    const r = await upload(bytes);
+    assert.equal(r.status, 202, r.text);
+    assert.match(r.json.id, /^[a-z2-7]{10}$/);
+    assert.equal(r.json.state, 'replaying');
+    assert.equal(r.json.bytes, bytes.length);
+    assert.equal(r.json.links.self, `/api/traces/${r.json.id}`);
+    const { seen, last } = await wait(r.json.id);
+    job = last;
+    assert.equal(last.state, 'done', JSON.stringify(last.error));
+    assert.equal(last.error, null);
+    assert.equal(last.progress, 1);
+    assert.equal(last.events, 1488);
+    for (const s of seen) assert.ok(s.progress >= 0 && s.progress <= 1);
+    assert.match(last.report, /1500 lines: 1488 kmem events/);
+    assert.match(last.session.id, /^[a-z2-7]{10}$/);
+    assert.match(last.session.token, /^[0-9a-f]{32}$/);
+  });
+
+  test('the session replays what `slublab replay` does', async () => {
+    const s = await api(srv.url, 'GET', `/api/sessions/${job.session.id}`);
+    assert.equal(s.status, 200, s.text);
+    assert.equal(s.json.scenario.name, 'kernel-trace');
+    assert.equal(s.json.machine.cpus, 2);
+    const st = await api(srv.url, 'GET', `/api/sessions/${job.session.id}/state?at=${s.json.events}`);
+    assert.equal(st.status, 200, st.text);
+    const want = cliCaches(SLICE);
+    assert.ok(Object.keys(want).length > 30);
+    let compared = 0;
+    for (const c of st.json.state.caches) {
+      if (!want[c.name]) continue;
+      assert.equal(c.objects, want[c.name].objects, `${c.name} objects`);
+      assert.equal(c.total_objects, want[c.name].total, `${c.name} total_objects`);
+      compared++;
+    }
+    assert.equal(compared, Object.keys(want).length);
+    // its token writes: the session takes more operations
+    const ops = await api(srv.url, 'POST', `/api/sessions/${job.session.id}/ops`, {
+      token: job.session.token, body: { ops: [{ op: 'kmalloc', cpu: 0, size: 64, name: 'x' }] },
+    });
+    assert.equal(ops.status, 200, ops.text);
+  });
+
+  test('plain text upload: the same events', async () => {
+    const r = await upload(zlib.gunzipSync(fs.readFileSync(SLICE)));
+    assert.equal(r.status, 202, r.text);
+    const { last } = await wait(r.json.id);
+    assert.equal(last.state, 'done');
+    assert.equal(last.events, 1488);
+  });
+
+  test('garbage: failed, with the report', async () => {
+    const r = await upload(Buffer.from('this is\nnot a trace\n'));
+    assert.equal(r.status, 202);
+    const { last } = await wait(r.json.id);
+    assert.equal(last.state, 'failed');
+    assert.equal(last.error.code, 'unprocessable');
+    assert.match(last.error.message, /no kmem events/);
+    assert.match(last.report, /\b2 +unreadable lines/);
+    assert.equal(last.session, null);
+  });
+
+  test('a gzip stream cut short: failed, says so', async () => {
+    const bytes = fs.readFileSync(SLICE);
+    const r = await upload(bytes.subarray(0, bytes.length >> 1));
+    assert.equal(r.status, 202);
+    const { last } = await wait(r.json.id);
+    assert.equal(last.state, 'failed');
+    assert.match(last.error.message, /cut short/);
+  });
+
+  test('bad requests', async () => {
+    let r = await upload(Buffer.alloc(0));
+    assert.equal(r.status, 400);
+    assert.ok(isError(r, 'bad_request'));
+    r = await upload(fs.readFileSync(SLICE), '?model=nonesuch');
+    assert.equal(r.status, 400);
+    assert.ok(isError(r, 'bad_request'));
+    r = await upload(fs.readFileSync(SLICE), '?cpus=65');
+    assert.equal(r.status, 400);
+    r = await api(srv.url, 'GET', '/api/traces/zzzzzzzzzz');
+    assert.equal(r.status, 404);
+    assert.ok(isError(r, 'not_found'));
+    r = await api(srv.url, 'GET', '/api/traces/NOT-AN-ID');
+    assert.equal(r.status, 404);
+    r = await api(srv.url, 'DELETE', '/api/traces/zzzzzzzzzz');
+    assert.equal(r.status, 405);
+  });
+
+  test('over 256 MiB: 413 before the body is sent', async () => {
+    const host = new URL(srv.url).host;
+    const resp = await raw(srv.url, `POST /api/traces HTTP/1.1\r\nHost: ${host}\r\n` +
+      'Content-Length: 268435457\r\n\r\n');
+    assert.equal(statusOf(resp), 413, resp);
+    assert.match(resp, /"code":"too_large"/);
+    assert.match(resp, /256 MiB/);
+  });
+
+  test('more operations than a session may hold: session_limit, early', async () => {
+    const small = await start({ args: ['--max-ops', '200'] });
+    try {
+      const r = await api(small.url, 'POST', '/api/traces', { raw: fs.readFileSync(SLICE) });
+      assert.equal(r.status, 202);
+      let job;
+      for (let i = 0; i < 600; i++) {
+        job = (await api(small.url, 'GET', `/api/traces/${r.json.id}`)).json;
+        if (job.state === 'failed' || job.state === 'done') break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      assert.equal(job.state, 'failed');
+      assert.equal(job.error.code, 'session_limit');
+      assert.match(job.error.message, /more than 200 operations/);
+    } finally {
+      await small.stop();
+    }
+  });
+
+  test('no temporary file left behind', async () => {
+    assert.deepEqual(fs.readdirSync(uploads).filter((f) => f.startsWith('slublab-trace-')), []);
+  });
+});

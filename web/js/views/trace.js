@@ -1,0 +1,93 @@
+// @ts-check
+// "Open a kernel trace": upload a kmem trace (ftrace text, plain or gzip,
+// as scripts/record-kmem-trace writes it) to POST /api/traces, show the
+// upload and then the server's replay progress (GET /api/traces/ID), and
+// open the session it makes.  On failure the server's message and the
+// replay's report are shown.  No allocator logic: the server replays.
+import { h, fill } from '../dom.js';
+
+const POLL_MS = 250;
+
+/**
+ * @param {HTMLElement} root  where the control lives (in the header)
+ * @param {{ doc: Document, win: Window, open: (id: string, token: string) => Promise<void> }} o
+ */
+export function createTraceOpen(root, { doc, win, open }) {
+  const input = /** @type {HTMLInputElement} */ (h(doc, 'input', {
+    type: 'file', id: 'trace-file', accept: '.txt,.gz,.trace,text/plain,application/gzip', hidden: true,
+    'aria-label': 'A kernel kmem trace file',
+  }));
+  const button = h(doc, 'button', { type: 'button', id: 'trace-open-btn', onclick: () => input.click() }, 'Open a kernel trace');
+  const bar = /** @type {HTMLProgressElement} */ (h(doc, 'progress', { id: 'trace-progress', max: '1', value: '0', hidden: true, 'aria-label': 'Trace replay progress' }));
+  const status = h(doc, 'span', { id: 'trace-status', class: 'trace-status', role: 'status', 'aria-live': 'polite' });
+  const report = h(doc, 'details', { id: 'trace-report', class: 'trace-report', hidden: true },
+    h(doc, 'summary', null, 'Replay report'), h(doc, 'pre', null));
+  fill(root, button, input, bar, status, report);
+
+  /** @param {string} text @param {boolean} [err] */
+  const say = (text, err = false) => { status.textContent = text; status.classList.toggle('err', err); };
+  const showReport = (text) => {
+    report.hidden = !text;
+    /** @type {HTMLElement} */ (report.querySelector('pre')).textContent = text ?? '';
+  };
+
+  /** POST the file with upload progress; resolves to the job. */
+  function upload(file) {
+    return new Promise((resolve, reject) => {
+      const xhr = new XMLHttpRequest();
+      xhr.open('POST', '/api/traces');
+      xhr.setRequestHeader('Content-Type', 'application/octet-stream');
+      xhr.upload.onprogress = (ev) => {
+        if (!ev.lengthComputable) return;
+        bar.value = ev.loaded / ev.total;
+        say(`Uploading ${file.name}: ${Math.floor((ev.loaded / ev.total) * 100)}%`);
+      };
+      xhr.onload = () => {
+        let json = null;
+        try { json = JSON.parse(xhr.responseText); } catch { /* not JSON */ }
+        if (xhr.status === 202 && json?.id) resolve(json);
+        else reject(new Error(json?.error?.message ?? `the server answered ${xhr.status}`));
+      };
+      xhr.onerror = () => reject(new Error('the server cannot be reached'));
+      xhr.send(file);
+    });
+  }
+
+  async function poll(id) {
+    for (;;) {
+      const res = await fetch(`/api/traces/${encodeURIComponent(id)}`);
+      const job = await res.json();
+      if (!res.ok) throw new Error(job?.error?.message ?? `HTTP ${res.status}`);
+      bar.value = job.progress;
+      if (job.state === 'replaying') say(`Replaying the trace: ${Math.floor(job.progress * 100)}%`);
+      else if (job.state === 'building') say(`Building the session from ${job.events} events…`);
+      if (job.state === 'done' || job.state === 'failed') return job;
+      await new Promise((r) => win.setTimeout(r, POLL_MS));
+    }
+  }
+
+  input.addEventListener('change', async () => {
+    const file = input.files?.[0];
+    input.value = '';
+    if (!file) return;
+    button.setAttribute('disabled', '');
+    bar.hidden = false;
+    bar.value = 0;
+    showReport(null);
+    try {
+      const job = await poll((await upload(file)).id);
+      showReport(job.report);
+      if (job.state === 'failed') {
+        say(`The trace could not be opened: ${job.error.message}`, true);
+        return;
+      }
+      say(`${file.name}: ${job.events} events replayed`);
+      await open(job.session.id, job.session.token);
+    } catch (err) {
+      say(`The trace could not be opened: ${err.message}`, true);
+    } finally {
+      bar.hidden = true;
+      button.removeAttribute('disabled');
+    }
+  });
+}
