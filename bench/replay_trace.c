@@ -105,7 +105,7 @@ static double replay_rate(const struct blob_buf *buf, unsigned long reps, bool p
                 events += k >= KTRACE_ALLOC && k <= KTRACE_KFREE;
             }
         } else {
-            struct ktrace_opts o = {.cpus = cpus, .model = SIM_MODEL_SHEAVES};
+            struct ktrace_opts o = {.cpus = cpus};
             struct ktrace_replay kr;
             struct strbuf err = STRBUF_INIT;
             int ret = ktrace_replay_run(&kr, r, &o, &err);
@@ -145,7 +145,7 @@ int bench_replay_trace(const struct bench_opts *o)
     }
     { /* one untimed replay: the event count and the CPUs */
         struct ktrace_reader *r;
-        struct ktrace_opts ko = {.model = SIM_MODEL_SHEAVES};
+        struct ktrace_opts ko = {0};
         struct ktrace_replay kr;
         struct strbuf err = STRBUF_INIT;
 

@@ -375,7 +375,7 @@ int cli_import(int argc, char **argv)
     if (status)
         goto out;
     m = (struct scenario_write_machine){
-            .cpus = cpus, .present_cpus = cpus, .nodes = 1, .model = SIM_MODEL_SHEAVES, .seed = 1};
+            .cpus = cpus, .present_cpus = cpus, .nodes = 1, .seed = 1};
     for (size_t i = 0; i < nr; i++)
         if (populate && c[i].has_objects)
             mem += (uint64_t)c[i].slab_bytes * (c[i].slabs + 1);

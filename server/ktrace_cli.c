@@ -40,7 +40,7 @@ void cli_replay_usage(FILE *f)
           "                from each cache's first event: name=, bytes_req, bytes_alloc)\n"
           "  --cpus N      CPUs of the machine (default: the #P: header, else the highest\n"
           "                CPU in the trace + 1); events on higher CPUs are folded modulo N\n"
-          "  --model M     sheaves (default) or legacy\n"
+          "  --model M     sheaves (default), legacy or legacy:ERA\n"
           "  --seed N      the engine's seed (default 1)\n"
           "  --mem-mb N    memory per node in MiB (default 1024; backed only when used)\n"
           "  --validate    check every invariant after each operation\n"
@@ -176,13 +176,14 @@ int cli_replay(int argc, char **argv)
             return cli_usage_error("replay", "--cpus must be 1..%d", SIM_MAX_CPUS);
         o.cpus = (unsigned)v;
     }
-    o.model = SIM_MODEL_SHEAVES;
     if (model) {
-        int m = sim_model_lookup(model);
+        struct sim_config tmp;
 
-        if (m < 0)
-            return cli_usage_error("replay", "unknown model \"%s\" (sheaves or legacy)", model);
-        o.model = (enum sim_model)m;
+        sim_config_default(&tmp);
+        if (sim_model_parse(model, &tmp) || sim_model_error(&tmp))
+            return cli_usage_error("replay", "unknown model \"%s\" (sheaves, legacy or legacy:ERA)",
+                                   model);
+        o.model = model;
     }
     if (seed && (!cli_parse_u64(seed, &o.seed) || !o.seed))
         return cli_usage_error("replay", "--seed wants a positive integer, not \"%s\"", seed);

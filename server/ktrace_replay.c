@@ -727,7 +727,10 @@ static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, 
     }
     kr->cfg.nr_cpus = cpus ? cpus : 1;
     kr->cfg.nr_nodes = 1;
-    kr->cfg.model = o->model;
+    if (o->model && (sim_model_parse(o->model, &kr->cfg) || sim_model_error(&kr->cfg))) {
+        strbuf_printf(err, "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", o->model);
+        return -EINVAL;
+    }
     if (o->seed)
         kr->cfg.seed = o->seed;
     kr->cfg.mem_per_node = (uint64_t)(o->mem_mb ? o->mem_mb : KTRACE_DEFAULT_MEM_MB) << 20;
@@ -736,7 +739,7 @@ static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, 
     ret = sim_create(&kr->cfg, &kr->sim);
     if (ret) {
         strbuf_printf(err, "the engine refused the machine (%u CPUs, %s model): %s",
-                      kr->cfg.nr_cpus, sim_model_name(o->model),
+                      kr->cfg.nr_cpus, sim_model_name(kr->cfg.model),
                       ret == -ENOMEM ? "out of memory" : "invalid configuration");
         return ret;
     }
@@ -847,12 +850,13 @@ uint64_t ktrace_replay_events(const struct ktrace_replay *kr)
 
 cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
 {
+    char model[64]; /* filled below; m keeps only its address */
     struct scenario_write_machine m = {
             .cpus = kr->cfg.nr_cpus,
             .present_cpus = kr->cfg.present_cpus,
             .nodes = kr->cfg.nr_nodes,
             .mem_mb = (unsigned)(kr->cfg.mem_per_node >> 20),
-            .model = kr->cfg.model,
+            .model = model,
             .seed = kr->cfg.seed,
     };
     char d[256];
@@ -860,6 +864,7 @@ cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
 
     if (!kr->ops || !kr->sim)
         return NULL;
+    sim_model_format(&kr->cfg, model, sizeof(model));
     if (kr->kernel[0])
         snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace of Linux %s.", kr->kernel);
     else
@@ -883,12 +888,14 @@ void ktrace_replay_report(struct strbuf *out, const struct ktrace_replay *kr, co
     const struct ktrace_counts *n = &kr->n;
     struct sim_snapshot *snap = NULL;
     uint64_t events = ktrace_replay_events(kr);
+    char model[64];
 
+    sim_model_format(&kr->cfg, model, sizeof(model));
     strbuf_printf(out, "kmem trace %s", label);
     if (kr->kernel[0])
         strbuf_printf(out, " from Linux %s", kr->kernel);
     strbuf_printf(out, "\nmodel %s, %u CPU%s (from %s), %u node, %" PRIu64 " MiB per node\n",
-                  sim_model_name(kr->cfg.model), kr->cfg.nr_cpus, kr->cfg.nr_cpus == 1 ? "" : "s",
+                  model, kr->cfg.nr_cpus, kr->cfg.nr_cpus == 1 ? "" : "s",
                   kr->cpus_from ? kr->cpus_from : "?", kr->cfg.nr_nodes,
                   kr->cfg.mem_per_node >> 20);
     strbuf_printf(out,

@@ -27,7 +27,7 @@
 
 struct ktrace_opts {
     unsigned cpus; /* 0: the #P: header, else the highest CPU seen + 1 */
-    enum sim_model model;
+    const char *model; /* "sheaves", "legacy" or "legacy:ERA" (sim_model_parse); NULL: sheaves */
     uint64_t seed;                  /* 0: the engine's default */
     unsigned mem_mb;                /* per node; 0: KTRACE_DEFAULT_MEM_MB */
     const struct sysfs_tree *sysfs; /* caches as the kernel made them; NULL: from the trace */

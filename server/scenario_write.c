@@ -27,7 +27,7 @@ cJSON *scenario_write_new(const char *name, const char *title, const char *descr
         cJSON_AddStringToObject(s, "title", title);
     if (description)
         cJSON_AddStringToObject(s, "description", description);
-    cJSON_AddStringToObject(s, "model", sim_model_name(m->model));
+    cJSON_AddStringToObject(s, "model", m->model ? m->model : "sheaves");
     cJSON_AddNumberToObject(s, "seed", (double)(m->seed ? m->seed : 1));
     mach = cJSON_AddObjectToObject(s, "machine");
     if (!mach) {

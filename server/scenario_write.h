@@ -18,7 +18,7 @@
 struct scenario_write_machine {
     unsigned cpus, present_cpus, nodes; /* present_cpus 0: not written */
     unsigned mem_mb;                    /* per node */
-    enum sim_model model;
+    const char *model; /* as sim_model_format() writes it; NULL: "sheaves" */
     uint64_t seed;
 };
 

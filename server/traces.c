@@ -41,7 +41,7 @@ struct trace_job {
     char path[256]; /* the uploaded trace; removed by the thread */
     uint64_t bytes; /* its size */
     unsigned cpus;  /* ?cpus=, 0: from the trace */
-    enum sim_model model;
+    char model[64]; /* as sim_model_format() writes it */
     pthread_t thread;
     volatile bool cancel; /* set by traces_free() */
     /* under tj->lock */
@@ -350,7 +350,8 @@ int route_trace_create(const struct request *req, struct response *res)
     struct trace_job *j;
     const char *model = route_query(req, "model");
     uint64_t cpus = 0;
-    int slot, m = SIM_MODEL_SHEAVES;
+    struct sim_config mc;
+    int slot;
     cJSON *o;
 
     if (!up)
@@ -366,9 +367,10 @@ int route_trace_create(const struct request *req, struct response *res)
         return route_error(res, 400, "bad_request", "the trace is empty");
     if (route_query_u64(req, res, "cpus", SIM_MAX_CPUS, &cpus) < 0)
         return 0;
-    if (model && (m = sim_model_lookup(model)) < 0)
-        return route_error(res, 400, "bad_request", "unknown model \"%s\" (sheaves or legacy)",
-                           model);
+    sim_config_default(&mc);
+    if (model && (sim_model_parse(model, &mc) || sim_model_error(&mc)))
+        return route_error(res, 400, "bad_request",
+                           "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", model);
     if (!(j = calloc(1, sizeof(*j))) || ids_random(j->id, TRACES_ID_LEN)) {
         free(j);
         return route_error(res, 500, "internal", "out of memory");
@@ -378,7 +380,7 @@ int route_trace_create(const struct request *req, struct response *res)
     j->bytes = up->len;
     j->total = up->len;
     j->cpus = (unsigned)cpus;
-    j->model = (enum sim_model)m;
+    sim_model_format(&mc, j->model, sizeof(j->model));
     j->state = JOB_REPLAYING;
     memcpy(j->path, up->path, sizeof(j->path));
     pthread_mutex_lock(&tj->lock);

@@ -36,7 +36,8 @@ export async function start({ db, args = [], dir } = {}) {
         resolve(m[1].replace(/\/$/, ''));
       }
     });
-    proc.on('exit', (code) => {
+    // 'close', not 'exit': it comes after stderr is drained, so the message is whole.
+    proc.on('close', (code) => {
       clearTimeout(timer);
       reject(new Error(`the server exited (${code}) before it listened; stderr: ${stderr}`));
     });

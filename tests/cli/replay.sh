@@ -133,14 +133,17 @@ else
     skip "--db: sqlite3 is not installed"
 fi
 
-# --model legacy: replayed on the legacy model where the engine has it
+# --model legacy and legacy:ERA: the same trace on the per-CPU-slab kernels
 sl replay "$slice" --model legacy
-if [ "$status" -eq 2 ] && grep -q 'refused the machine' "$TMP/err"; then
-    skip "--model legacy: this engine does not build the legacy model yet"
-else
-    check "--model legacy: exit 0" test "$status" -eq 0
-    check "--model legacy: named" grep -q '^model legacy' "$TMP/out"
-fi
+check "--model legacy: exit 0" test "$status" -eq 0
+check "--model legacy: named with its era" grep -q '^model legacy:ERA_DIRECT_LOAD,' "$TMP/out"
+sl replay "$slice" --model legacy:frozen_partial --validate -o "$TMP/legacy.json"
+check "--model legacy:ERA: exit 0 with the validator on" test "$status" -eq 0
+check "--model legacy:ERA: the era named" grep -q '^model legacy:ERA_FROZEN_PARTIAL,' "$TMP/out"
+check "--model legacy:ERA: the scenario keeps the era" grep -q '"model": *"legacy:ERA_FROZEN_PARTIAL"' "$TMP/legacy.json"
+sl replay "$slice" --model legacy:nope
+check "--model legacy:nope: exit 2" test "$status" -eq 2
+check "--model legacy:nope: says why" grep -q 'unknown model "legacy:nope"' "$TMP/err"
 
 # usage errors
 sl replay

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct ktrace_reader *r;
     struct ktrace_replay kr;
     struct ktrace_opts o = {
-            .cpus = 4, .model = SIM_MODEL_SHEAVES, .validate = true, .mem_mb = 8, .record = true};
+            .cpus = 4, .validate = true, .mem_mb = 8, .record = true};
     struct strbuf err = STRBUF_INIT;
     const char *line;
     size_t len;
