@@ -425,7 +425,14 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
     }
     if (got == n)
         return n;
-    /* failure: everything obtained goes back to slabs */
+    return alloc_bulk_give_back(sim, s, out, got, n);
+}
+
+/* kmem_cache_alloc_bulk is all or nothing: on a shortfall the @got objects
+ * obtained go back to their slabs and the operation fails.  Returns 0. */
+unsigned alloc_bulk_give_back(struct sim *sim, struct kmem_cache *s, sim_addr_t *out,
+        unsigned got, unsigned n)
+{
     ev_begin(sim, s, "kmem_cache_alloc_bulk", "give_back", cpu_node(sim));
     for (unsigned i = 0; i < got; i++)
         inflight_add(sim, out[i], place_none(SIM_PL_USER));

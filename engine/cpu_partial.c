@@ -288,16 +288,7 @@ void legacy_slab_free_slow(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         return;
     }
     if (slab->inuse == 0 && n->partial.nr >= s->min_partial) {
-        if (prior) {
-            remove_partial(sim, s, idx, SLAB_ON_PRIVATE);
-            stat_add(sim, s, SIM_FREE_REMOVE_PARTIAL, 1);
-        } else {
-            set_slab_list(sim, slab, SLAB_ON_PRIVATE);
-        }
-        stat_add(sim, s, SIM_FREE_SLAB, 1);
-        ev_label(sim, "discard");
-        ev_end(sim);
-        discard_slab(sim, s, idx, "empty");
+        slab_free_discard(sim, s, idx, prior);
         return;
     }
     if (!has_cpu_partial && !prior) {

@@ -487,14 +487,7 @@ unsigned legacy_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, si
     }
     if (got == n)
         return n;
-    ev_begin(sim, s, "kmem_cache_alloc_bulk", "give_back", cpu_node(sim));
-    for (unsigned i = 0; i < got; i++)
-        inflight_add(sim, out[i], place_none(SIM_PL_USER));
-    ev_end(sim);
-    bulk_free_to_slabs(sim, s, out, got, false);
-    sim_result_msg(sim, SIM_FAILED, "kmem_cache_alloc_bulk %s: only %u of %u objects available",
-            s->name, got, n);
-    return 0;
+    return alloc_bulk_give_back(sim, s, out, got, n);
 }
 
 /*

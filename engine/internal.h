@@ -321,6 +321,7 @@ void add_full(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 void remove_full(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 uint32_t node_partial_first(const struct kmem_cache *s, int node);
 uint32_t node_partial_next(const struct sim *sim, uint32_t idx);
+void slab_free_discard(struct sim *sim, struct kmem_cache *s, uint32_t idx, bool on_partial);
 void slab_free_to_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         const sim_addr_t *objs, unsigned cnt, struct sim_place from);
 void free_to_partial_list(struct sim *sim, struct kmem_cache *s, uint32_t idx,
@@ -369,6 +370,8 @@ void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_add
 void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj);
 void kmem_cache_free_bulk_checked(struct sim *sim, struct kmem_cache *s, unsigned n,
         const sim_addr_t *p);
+unsigned alloc_bulk_give_back(struct sim *sim, struct kmem_cache *s, sim_addr_t *out,
+        unsigned got, unsigned n);
 unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n,
         sim_addr_t *out);
 void flush_all(struct sim *sim, struct kmem_cache *s);

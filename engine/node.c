@@ -84,6 +84,26 @@ uint32_t node_partial_next(const struct sim *sim, uint32_t idx)
 }
 
 /*
+ * __slab_free's slab_empty: the last object came back and the node keeps
+ * min_partial slabs already, so slab @idx leaves its list (@on_partial: the
+ * node partial list, else none) and goes back to the page allocator.  Ends
+ * the caller's event, labelled "discard", before discard_slab's own.
+ */
+void slab_free_discard(struct sim *sim, struct kmem_cache *s, uint32_t idx, bool on_partial)
+{
+    if (on_partial) {
+        remove_partial(sim, s, idx, SLAB_ON_PRIVATE);
+        stat_add(sim, s, SIM_FREE_REMOVE_PARTIAL, 1);
+    } else {
+        set_slab_list(sim, slab_at(sim, idx), SLAB_ON_PRIVATE);
+    }
+    stat_add(sim, s, SIM_FREE_SLAB, 1);
+    ev_label(sim, "discard");
+    ev_end(sim);
+    discard_slab(sim, s, idx, "empty");
+}
+
+/*
  * Return objects to their slab (kernel: __slab_free).  @head..@tail is a
  * chain of @cnt objects of slab @idx, already linked through their free
  * pointers; they come from @from (a sheaf slot, the user, or in flight).
@@ -125,16 +145,7 @@ void slab_free_to_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
     } else if (!was_full && slab->list != SLAB_ON_PARTIAL) {
         label = "not_listed"; /* being processed elsewhere (a refill's private list) */
     } else if (slab->inuse == 0 && n->partial.nr >= s->min_partial) {
-        if (!was_full) {
-            remove_partial(sim, s, idx, SLAB_ON_PRIVATE);
-            stat_add(sim, s, SIM_FREE_REMOVE_PARTIAL, 1);
-        } else {
-            set_slab_list(sim, slab, SLAB_ON_PRIVATE);
-        }
-        stat_add(sim, s, SIM_FREE_SLAB, 1);
-        ev_label(sim, "discard");
-        ev_end(sim);
-        discard_slab(sim, s, idx, "empty");
+        slab_free_discard(sim, s, idx, !was_full);
         return;
     } else if (was_full) {
         add_partial(sim, s, idx, true);
