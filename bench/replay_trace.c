@@ -21,7 +21,7 @@
 #include "../server/cli.h"
 #include "../server/ktrace_replay.h"
 
-#define DEFAULT_TRACE  "/work/shared/data/kmem-trace-sample.txt.gz"
+#define DEFAULT_TRACE  "tests/data/kmem-trace-sample.txt.gz"
 #define FALLBACK_TRACE "tests/data/kmem-trace-slice.txt.gz"
 #define TARGET_EVENTS  1000000ul /* per round at scale 1 */
 

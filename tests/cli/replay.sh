@@ -1,15 +1,14 @@
 #!/usr/bin/env bash
 # slublab replay: a real kernel's kmem trace on the engine.  The committed
 # slice of a trace captured on a 6.18 kernel is replayed plain, gzip, with
-# CRLF line ends and cut short; the whole capture (not in the repository:
-# /work/shared/data or $SLUBLAB_KMEM_SAMPLE) with the validator on when it
-# is there, else that check is skipped.  -o must give a scenario that
+# CRLF line ends and cut short; the whole capture (tests/data, or
+# $SLUBLAB_KMEM_SAMPLE) with the validator on.  -o must give a scenario that
 # `slublab run` replays to the same caches, --db a stored session.
 . "$(dirname "$0")/lib.bash"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 slice=$root/tests/data/kmem-trace-slice.txt.gz
 tree=$root/tests/data/sys-kernel-slab
-sample=${SLUBLAB_KMEM_SAMPLE:-/work/shared/data/kmem-trace-sample.txt.gz}
+sample=${SLUBLAB_KMEM_SAMPLE:-$root/tests/data/kmem-trace-sample.txt.gz}
 
 # the number on the report line that ends with $2
 count() { awk -v what="$2" 'index($0, what) && $1 ~ /^[0-9]+$/ { print $1; exit }' "$1"; }

@@ -4,7 +4,7 @@
  *
  * The calibration fixture of 4.2 (kmalloc-8 ... kmalloc-8k on a 2-CPU
  * machine: order, objects per slab, min_partial) extended to every kmalloc
- * class with the lines of /work/shared/data/proc-slabinfo.txt captured on
+ * class with the lines of tests/data/proc-slabinfo.txt captured on
  * the same machine; the worked layout examples of 3.1 (inuse, free pointer
  * offset, slot size); sheaf capacities on each side of every size-class
  * boundary; and the alignment rules, the kmalloc ones through the kmalloc
