@@ -13,14 +13,17 @@
  *                        with a zero value left out (slabs, partial,
  *                        objects, objects_partial, total_objects), as a
  *                        CONFIG_NUMA kernel prints it even on one node
+ *   per-CPU slabs        cpu_slabs, cpu_partial, slabs_cpu_partial
+ *                        (sysfs_cpu.c): the legacy model's cpu slabs and
+ *                        CPU partial lists; constant zeros in the sheaves
+ *                        model, as in the kernels without cpu slabs
  *   counters             show_stat(): "TOTAL C0=.. C1=..\n", CPUs with a
  *                        zero count left out; every kernel counter, as with
  *                        CONFIG_SLUB_STATS (the engine_* ones are slublab's
  *                        own and are not written)
  *
  * Files the engine cannot fill honestly are not written: ctor (the kernel
- * prints the constructor's symbol), usersize, cpu_slabs, cpu_partial,
- * slabs_cpu_partial (the sheaves model has no per-CPU slabs),
+ * prints the constructor's symbol), usersize,
  * remote_node_defrag_ratio, and the write-only triggers shrink and
  * validate.  Readers such as tools/mm/slabinfo take a missing file as 0.
  *
@@ -174,6 +177,18 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
                 strbuf_printf(&sb, " N%u=%" PRIu64, n, per_node[n]);
         strbuf_puts(&sb, "\n");
         err = sysfs_add_file(t, dir, metric_file_name(state[k]), &sb);
+    }
+    if (!err) {
+        sysfs_cpu_slabs(&sb, snap, c);
+        err = sysfs_add_file(t, dir, "cpu_slabs", &sb);
+    }
+    if (!err) {
+        sysfs_cpu_partial(&sb, snap, c);
+        err = sysfs_add_file(t, dir, "cpu_partial", &sb);
+    }
+    if (!err) {
+        sysfs_slabs_cpu_partial(&sb, snap, c);
+        err = sysfs_add_file(t, dir, "slabs_cpu_partial", &sb);
     }
     for (i = 0; !err && i < SIM_NR_STATS; i++) {
         const char *name = sim_stat_name(i);
