@@ -7,7 +7,8 @@
  *   geometry and flags   "%u\n" (aliases, align, cache_dma, destroy_by_rcu,
  *                        hwcache_align, min_partial, object_size,
  *                        objs_per_slab, order, poison, reclaim_account,
- *                        red_zone, sanity_checks, sheaf_capacity, slab_size,
+ *                        red_zone, sanity_checks, sheaf_capacity (sheaves
+ *                        model only: it came with 6.18), slab_size,
  *                        store_user, trace)
  *   slab state           show_slab_objects(): "TOTAL N0=.. N1=..\n", nodes
  *                        with a zero value left out (slabs, partial,
@@ -18,7 +19,8 @@
  *                        CPU partial lists; constant zeros in the sheaves
  *                        model, as in the kernels without cpu slabs
  *   counters             show_stat(): "TOTAL C0=.. C1=..\n", CPUs with a
- *                        zero count left out; every kernel counter, as with
+ *                        zero count left out; every counter of the model's
+ *                        kernels (sim_stat_in_model()), as with
  *                        CONFIG_SLUB_STATS (the engine_* ones are slublab's
  *                        own and are not written)
  *
@@ -162,6 +164,8 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
     strbuf_printf(&sb, "%u\n", nr_aliases);
     err = sysfs_add_file(t, dir, "aliases", &sb);
     for (k = 0; !err && k < sizeof(geometry) / sizeof(geometry[0]); k++) {
+        if (geometry[k] == METRIC_SHEAF_CAPACITY && snap->model != SIM_MODEL_SHEAVES)
+            continue; /* came with the sheaves (6.18) */
         strbuf_printf(&sb, "%" PRIu64 "\n", metric_cache_file(c, geometry[k]));
         err = sysfs_add_file(t, dir, metric_file_name(geometry[k]), &sb);
     }
@@ -194,7 +198,7 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
         const char *name = sim_stat_name(i);
         uint64_t sum = 0;
 
-        if (!strncmp(name, "engine_", 7))
+        if (!strncmp(name, "engine_", 7) || !sim_stat_in_model(i, snap->model))
             continue;
         for (cpu = 0; cpu < nr_cpus; cpu++)
             sum += c->cpu_stats[cpu].v[i];
