@@ -46,21 +46,19 @@ else
 fi
 [ "$have_tools" = 1 ] || finish
 
-# ---- the export and the values it must show ----
-sl run "$scn" --snapshot && cp "$TMP/out" "$TMP/snap.json"
-sl run "$scn" --json && cp "$TMP/out" "$TMP/summary.json"
-node "$here/export_expect.mjs" state "$TMP/snap.json" "$TMP/summary.json" "$TMP/want"
-mkdir "$TMP/x"
-sl export "$scn" --slabinfo "$TMP/x/slabinfo" --sysfs "$TMP/x/slab"
-check "export: exit 0" test "$status" -eq 0
+# ---- the exports and the values they must show ----
+# export_state SCENARIO DIR: the expected values in DIR/want, the export in DIR/x
+export_state() {
+    mkdir -p "$2/x"
+    sl run "$1" --snapshot && cp "$TMP/out" "$2/snap.json"
+    sl run "$1" --json && cp "$TMP/out" "$2/summary.json"
+    node "$here/export_expect.mjs" state "$2/snap.json" "$2/summary.json" "$2/want"
+    sl export "$1" --slabinfo "$2/x/slabinfo" --sysfs "$2/x/slab"
+    check "export of $(basename "$1"): exit 0" test "$status" -eq 0
+}
+export_state "$scn" "$TMP"
 # a legacy machine: cpu slabs and CPU partial lists (tests/data/export-legacy.json)
-lscn=$here/../data/export-legacy.json
-sl run "$lscn" --snapshot && cp "$TMP/out" "$TMP/lsnap.json"
-sl run "$lscn" --json && cp "$TMP/out" "$TMP/lsummary.json"
-node "$here/export_expect.mjs" state "$TMP/lsnap.json" "$TMP/lsummary.json" "$TMP/lwant"
-mkdir "$TMP/l"
-sl export "$lscn" --slabinfo "$TMP/l/slabinfo" --sysfs "$TMP/l/slab"
-check "legacy export: exit 0" test "$status" -eq 0
+export_state "$here/../data/export-legacy.json" "$TMP/legacy"
 want=$TMP/want
 tree=$TMP/x/slab
 val() { if [ -f "$want/$1/$2" ]; then awk '{ print $1 }' "$want/$1/$2"; else echo 0; fi; } # total of an expected file (0: a zero counter)
@@ -82,8 +80,8 @@ slabtop -o >"$TMP/slabtop.txt"
 "$slabinfo_bin" -D >"$TMP/si-activity.txt"
 "$slabinfo_bin" -n >"$TMP/si-numa.txt"
 "$slabinfo_bin" -T >"$TMP/si-totals.txt"
-mount --bind "$TMP/l/slabinfo" /proc/slabinfo
-mount --bind "$TMP/l/slab" /sys/kernel/slab
+mount --bind "$TMP/legacy/x/slabinfo" /proc/slabinfo
+mount --bind "$TMP/legacy/x/slab" /sys/kernel/slab
 "$slabinfo_bin" -B >"$TMP/li-list.txt"
 "$slabinfo_bin" -r t512 >"$TMP/li-report.txt"
 EOF
@@ -157,8 +155,8 @@ check "slabinfo -T: caches" \
     grep -qE "^Slabcaches : +$(wc -l <"$want/slabinfo.tsv") " "$TMP/si-totals.txt"
 
 # ---- tools/mm/slabinfo on the legacy export: cpu slabs and CPU partial lists ----
-want=$TMP/lwant
-tree=$TMP/l/slab
+want=$TMP/legacy/want
+tree=$TMP/legacy/x/slab
 list_want "$TMP/li-want"
 awk 'NR > 1 { print $1, $2, $3, $5, $6, $7 }' "$TMP/li-list.txt" | sort >"$TMP/li-got"
 check "legacy slabinfo: every cache's objects, size, slabs/partial/cpu, objects per slab, order" \
