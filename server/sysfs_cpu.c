@@ -7,8 +7,9 @@
  *   cpu_slabs          show_slab_objects(SO_CPU): for every CPU, 1 for its
  *                      cpu slab on that slab's node, plus the head's
  *                      slab->slabs (the length of its CPU partial list) on
- *                      the head's node; "TOTAL N0=.. N1=..\n", nodes with 0
- *                      left out, as for slabs and objects
+ *                      the head's node; a CPU without a cpu slab is skipped,
+ *                      its partial list with it; "TOTAL N0=.. N1=..\n",
+ *                      nodes with 0 left out, as for slabs and objects
  *   cpu_partial        s->cpu_partial, "%u\n" (objects; 0 for a debug
  *                      cache, which has no CPU partial list)
  *   slabs_cpu_partial  "OBJECTS(SLABS)" over all CPUs, then " C%d=OBJ(SLABS)"
