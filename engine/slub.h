@@ -659,6 +659,7 @@ struct sim_snapshot {
     sim_addr_t *rcu_objs; /* objects waiting in the non-sheaf kfree_rcu path, in queue order */
     size_t nr_rcu_objs;
     unsigned nr_rcu_callbacks; /* callbacks waiting for a grace period */
+    enum sim_model model;      /* the machine's model: which kernel's files to show */
 };
 
 /* A plain-data copy of the whole state; may be called from the event callback.

@@ -164,6 +164,7 @@ int sim_snapshot(const struct sim *sim, struct sim_snapshot **out)
     snap->op = sim->op;
     snap->nr_cpus = sim->cfg.nr_cpus;
     snap->nr_nodes = sim->cfg.nr_nodes;
+    snap->model = sim->cfg.model;
     memcpy(snap->cpu_node, sim->cfg.cpu_node, sizeof(snap->cpu_node));
 
     snap->caches = calloc(sim->nr_caches ? sim->nr_caches : 1, sizeof(*snap->caches));

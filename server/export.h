@@ -72,6 +72,22 @@ void sysfs_tree_release(struct sysfs_tree *t);
 /* The kernel's create_unique_id() name of a cache: ':', flag letters, '-', size. */
 void sysfs_unique_id(const struct sim_snap_cache *c, char *buf, size_t size);
 
+/* sysfs_cpu.c */
+
+/*
+ * The per-CPU slab files of cache @c, appended to @sb in mm/slub.c's
+ * formats: cpu_slabs (show_slab_objects(SO_CPU)), cpu_partial and
+ * slabs_cpu_partial; in the sheaves model "0", "0" and "0(0)", as the
+ * kernels without cpu slabs show them.  Cannot fail (a failed append
+ * shows in strbuf_failed(@sb)).
+ */
+void sysfs_cpu_slabs(struct strbuf *sb, const struct sim_snapshot *snap,
+                     const struct sim_snap_cache *c);
+void sysfs_cpu_partial(struct strbuf *sb, const struct sim_snapshot *snap,
+                       const struct sim_snap_cache *c);
+void sysfs_slabs_cpu_partial(struct strbuf *sb, const struct sim_snapshot *snap,
+                             const struct sim_snap_cache *c);
+
 /* sysfs_write.c */
 
 /*

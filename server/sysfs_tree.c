@@ -7,20 +7,25 @@
  *   geometry and flags   "%u\n" (aliases, align, cache_dma, destroy_by_rcu,
  *                        hwcache_align, min_partial, object_size,
  *                        objs_per_slab, order, poison, reclaim_account,
- *                        red_zone, sanity_checks, sheaf_capacity, slab_size,
+ *                        red_zone, sanity_checks, sheaf_capacity (sheaves
+ *                        model only: it came with 6.18), slab_size,
  *                        store_user, trace)
  *   slab state           show_slab_objects(): "TOTAL N0=.. N1=..\n", nodes
  *                        with a zero value left out (slabs, partial,
  *                        objects, objects_partial, total_objects), as a
  *                        CONFIG_NUMA kernel prints it even on one node
+ *   per-CPU slabs        cpu_slabs, cpu_partial, slabs_cpu_partial
+ *                        (sysfs_cpu.c): the legacy model's cpu slabs and
+ *                        CPU partial lists; constant zeros in the sheaves
+ *                        model, as in the kernels without cpu slabs
  *   counters             show_stat(): "TOTAL C0=.. C1=..\n", CPUs with a
- *                        zero count left out; every kernel counter, as with
+ *                        zero count left out; every counter of the model's
+ *                        kernels (sim_stat_in_model()), as with
  *                        CONFIG_SLUB_STATS (the engine_* ones are slublab's
  *                        own and are not written)
  *
  * Files the engine cannot fill honestly are not written: ctor (the kernel
- * prints the constructor's symbol), usersize, cpu_slabs, cpu_partial,
- * slabs_cpu_partial (the sheaves model has no per-CPU slabs),
+ * prints the constructor's symbol), usersize,
  * remote_node_defrag_ratio, and the write-only triggers shrink and
  * validate.  Readers such as tools/mm/slabinfo take a missing file as 0.
  *
@@ -159,6 +164,8 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
     strbuf_printf(&sb, "%u\n", nr_aliases);
     err = sysfs_add_file(t, dir, "aliases", &sb);
     for (k = 0; !err && k < sizeof(geometry) / sizeof(geometry[0]); k++) {
+        if (geometry[k] == METRIC_SHEAF_CAPACITY && snap->model != SIM_MODEL_SHEAVES)
+            continue; /* came with the sheaves (6.18) */
         strbuf_printf(&sb, "%" PRIu64 "\n", metric_cache_file(c, geometry[k]));
         err = sysfs_add_file(t, dir, metric_file_name(geometry[k]), &sb);
     }
@@ -175,11 +182,23 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
         strbuf_puts(&sb, "\n");
         err = sysfs_add_file(t, dir, metric_file_name(state[k]), &sb);
     }
+    if (!err) {
+        sysfs_cpu_slabs(&sb, snap, c);
+        err = sysfs_add_file(t, dir, "cpu_slabs", &sb);
+    }
+    if (!err) {
+        sysfs_cpu_partial(&sb, snap, c);
+        err = sysfs_add_file(t, dir, "cpu_partial", &sb);
+    }
+    if (!err) {
+        sysfs_slabs_cpu_partial(&sb, snap, c);
+        err = sysfs_add_file(t, dir, "slabs_cpu_partial", &sb);
+    }
     for (i = 0; !err && i < SIM_NR_STATS; i++) {
         const char *name = sim_stat_name(i);
         uint64_t sum = 0;
 
-        if (!strncmp(name, "engine_", 7))
+        if (!strncmp(name, "engine_", 7) || !sim_stat_in_model(i, snap->model))
             continue;
         for (cpu = 0; cpu < nr_cpus; cpu++)
             sum += c->cpu_stats[cpu].v[i];

@@ -60,22 +60,58 @@ check "sysfs: only directories and links at the top (tools/mm/slabinfo needs it)
     test -z "$(find "$d" -mindepth 1 -maxdepth 1 ! -type d ! -type l)"
 
 # every expected file, byte for byte: per-node slab state, per-CPU counters, geometry
-mismatch=0
-nfiles=0
-for cdir in "$TMP/want"/*/; do
-    c=$(basename "$cdir")
-    for f in "$cdir"*; do
-        nfiles=$((nfiles + 1))
-        if ! cmp -s "$f" "$d/$c/$(basename "$f")"; then
-            mismatch=$((mismatch + 1))
-            [ "$mismatch" -le 5 ] && echo "  $c/$(basename "$f"): want '$(cat "$f")' got '$(cat "$d/$c/$(basename "$f")" 2>&1)'"
-        fi
+# compare_tree WANT TREE: sets nfiles and mismatch
+compare_tree() {
+    mismatch=0
+    nfiles=0
+    for cdir in "$1"/*/; do
+        c=$(basename "$cdir")
+        for f in "$cdir"*; do
+            nfiles=$((nfiles + 1))
+            if ! cmp -s "$f" "$2/$c/$(basename "$f")"; then
+                mismatch=$((mismatch + 1))
+                [ "$mismatch" -le 5 ] && echo "  $c/$(basename "$f"): want '$(cat "$f")' got '$(cat "$2/$c/$(basename "$f")" 2>&1)'"
+            fi
+        done
     done
-done
+}
+compare_tree "$TMP/want" "$d"
 check "sysfs: $nfiles files hold the engine's values" test "$mismatch" -eq 0 -a "$nfiles" -gt 50
 check "sysfs: two nodes shown as N0= N1=" grep -qE '^[0-9]+ N0=[0-9]+ N1=[0-9]+$' "$d/dentry_like/slabs"
-check "sysfs: a zero counter is written as 0" test "$(cat "$d/plain/cpu_partial_drain")" = 0
+check "sysfs: a zero counter is written as 0" test "$(cat "$d/plain/sheaf_prefill_oversize")" = 0
 check "sysfs: engine-only counters are not written" test ! -e "$d/plain/engine_freeptr_reads"
+check "sysfs: sheaves: no counter of the legacy kernels" test ! -e "$d/plain/cpu_partial_drain" -a ! -e "$d/plain/cpuslab_flush"
+check "sysfs: sheaves: no cpu slabs, as in 7.x" \
+    test "$(cat "$d/plain/cpu_slabs") $(cat "$d/plain/cpu_partial") $(cat "$d/plain/slabs_cpu_partial")" = "0 0 0(0)"
+
+# a legacy machine: cpu slabs and CPU partial lists, counted as 6.2-6.17 count them
+lscn=$here/../data/export-legacy.json
+sl run "$lscn" --snapshot && cp "$TMP/out" "$TMP/lsnap.json"
+sl run "$lscn" --json && cp "$TMP/out" "$TMP/lsummary.json"
+expect state "$TMP/lsnap.json" "$TMP/lsummary.json" "$TMP/lwant"
+mkdir "$TMP/l"
+sl export "$lscn" --slabinfo "$TMP/l/slabinfo" --sysfs "$TMP/l/slab"
+check "legacy: exit 0" test "$status" -eq 0
+ld=$TMP/l/slab
+compare_tree "$TMP/lwant" "$ld"
+check "legacy: $nfiles files hold the engine's values" test "$mismatch" -eq 0 -a "$nfiles" -gt 20
+awk 'NR > 2 { print $1, $2, $3, $4, $5, $6, $15 }' "$TMP/l/slabinfo" >"$TMP/lgot.tsv"
+check "legacy slabinfo: CPU partial slabs' free objects count as active, as get_slabinfo() counts" \
+    diff <(tac "$TMP/lwant/slabinfo.tsv") "$TMP/lgot.tsv"
+# what the scenario builds (tests/data/export-legacy.json): cpu slabs on both nodes,
+# partial lists on CPUs 1 and 3, CPU 3 without a cpu slab
+check "legacy cpu_slabs: per node" grep -qE '^[1-9][0-9]* N0=[1-9][0-9]* N1=[1-9][0-9]*$' "$ld/t512/cpu_slabs"
+nr_cpu_list_slabs=$(node -e 'const s=JSON.parse(require("fs").readFileSync(process.argv[1]));
+console.log(s.slabs.filter((x) => x.place.type === "cpu_slab" || x.place.type === "cpu_partial").length)' "$TMP/lsnap.json")
+check "legacy cpu_slabs: a partial list without a cpu slab is not counted" \
+    test "$(cut -d' ' -f1 "$ld/t512/cpu_slabs")" -lt "$nr_cpu_list_slabs"
+check "legacy slabs_cpu_partial: CPUs 1 and 3" grep -qE '^[0-9]+\([0-9]+\) C1=[0-9]+\(1\) C3=[0-9]+\(1\)$' "$ld/t512/slabs_cpu_partial"
+check "legacy cpu_partial: the cache's cpu_partial key" test "$(cat "$ld/t512/cpu_partial")" = 24
+check "legacy debug cache: no cpu slab, no CPU partial list" \
+    test "$(cat "$ld/dbg/cpu_slabs") $(cat "$ld/dbg/cpu_partial") $(cat "$ld/dbg/slabs_cpu_partial")" = "0 0 0(0)"
+check "legacy: a zero counter of the legacy kernels is written as 0" test "$(cat "$ld/t512/cpuslab_flush")" = 0
+check "legacy: no sheaf counter, no sheaf_capacity (they came with 6.18)" \
+    test ! -e "$ld/t512/barn_get" -a ! -e "$ld/t512/sheaf_flush" -a ! -e "$ld/t512/sheaf_capacity"
 
 # the same state again: nothing is rewritten
 touch -d '2001-01-01' "$d/plain/alloc_fastpath"

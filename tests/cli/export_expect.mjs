@@ -57,9 +57,29 @@ if (mode === 'state') {
             objects_partial: node((s) => (partial(s) ? s.inuse : 0)),
             total_objects: node((s) => s.objects),
         };
+        // per-CPU slabs (legacy model; a sheaves or debug cache has none):
+        // cpu_slabs counts a CPU's cpu slab on its node and, only if it has
+        // one, its partial list on the node of the list's head
+        const nodeOf = (addr) => slabs.find((s) => s.addr === addr).node;
+        const cpuSlabs = Array(snap.nr_nodes).fill(0);
+        const partials = [];
+        for (const x of c.cpus) {
+            const cs = x.cpu_slab;
+            const n = cs ? cs.partial.length : 0;
+            if (n) partials.push(` C${x.cpu}=${Math.floor((n * c.objs_per_slab) / 2)}(${n})`);
+            if (!cs || !cs.slab) continue;
+            cpuSlabs[nodeOf(cs.slab)]++;
+            if (n) cpuSlabs[nodeOf(cs.partial[0])] += n;
+        }
+        const nrPartial = c.cpus.reduce((a, x) => a + (x.cpu_slab ? x.cpu_slab.partial.length : 0), 0);
+        files.cpu_slabs = cpuSlabs;
         for (const [f, v] of Object.entries(files)) fs.writeFileSync(path.join(dir, f), perNode(v));
+        fs.writeFileSync(path.join(dir, 'cpu_partial'), `${c.cpu_partial ?? 0}\n`);
+        fs.writeFileSync(path.join(dir, 'slabs_cpu_partial'),
+            `${Math.floor((nrPartial * c.objs_per_slab) / 2)}(${nrPartial})${partials.join('')}\n`);
+        // sheaf_capacity came with the sheaves (6.18)
         for (const f of ['object_size', 'slab_size', 'align', 'objs_per_slab', 'order',
-            'min_partial', 'sheaf_capacity'])
+            'min_partial', ...(summary.model === 'sheaves' ? ['sheaf_capacity'] : [])])
             fs.writeFileSync(path.join(dir, f), `${c[f]}\n`);
         const sc = summary.caches.find((x) => x.id === c.id);
         const cpuStats = sc.cpus.map((x) => x.stats);

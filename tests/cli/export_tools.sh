@@ -46,18 +46,25 @@ else
 fi
 [ "$have_tools" = 1 ] || finish
 
-# ---- the export and the values it must show ----
-sl run "$scn" --snapshot && cp "$TMP/out" "$TMP/snap.json"
-sl run "$scn" --json && cp "$TMP/out" "$TMP/summary.json"
-node "$here/export_expect.mjs" state "$TMP/snap.json" "$TMP/summary.json" "$TMP/want"
-mkdir "$TMP/x"
-sl export "$scn" --slabinfo "$TMP/x/slabinfo" --sysfs "$TMP/x/slab"
-check "export: exit 0" test "$status" -eq 0
+# ---- the exports and the values they must show ----
+# export_state SCENARIO DIR: the expected values in DIR/want, the export in DIR/x
+export_state() {
+    mkdir -p "$2/x"
+    sl run "$1" --snapshot && cp "$TMP/out" "$2/snap.json"
+    sl run "$1" --json && cp "$TMP/out" "$2/summary.json"
+    node "$here/export_expect.mjs" state "$2/snap.json" "$2/summary.json" "$2/want"
+    sl export "$1" --slabinfo "$2/x/slabinfo" --sysfs "$2/x/slab"
+    check "export of $(basename "$1"): exit 0" test "$status" -eq 0
+}
+export_state "$scn" "$TMP"
+# a legacy machine: cpu slabs and CPU partial lists (tests/data/export-legacy.json)
+export_state "$here/../data/export-legacy.json" "$TMP/legacy"
 want=$TMP/want
+tree=$TMP/x/slab
 val() { if [ -f "$want/$1/$2" ]; then awk '{ print $1 }' "$want/$1/$2"; else echo 0; fi; } # total of an expected file (0: a zero counter)
 dirname_of() {                               # the tree's directory for cache $1
     local l
-    l=$(readlink "$TMP/x/slab/$1") && echo "$l" || echo "$1"
+    l=$(readlink "$tree/$1") && echo "$l" || echo "$1"
 }
 
 # ---- run every tool once, inside the namespace ----
@@ -73,6 +80,10 @@ slabtop -o >"$TMP/slabtop.txt"
 "$slabinfo_bin" -D >"$TMP/si-activity.txt"
 "$slabinfo_bin" -n >"$TMP/si-numa.txt"
 "$slabinfo_bin" -T >"$TMP/si-totals.txt"
+mount --bind "$TMP/legacy/x/slabinfo" /proc/slabinfo
+mount --bind "$TMP/legacy/x/slab" /sys/kernel/slab
+"$slabinfo_bin" -B >"$TMP/li-list.txt"
+"$slabinfo_bin" -r t512 >"$TMP/li-report.txt"
 EOF
 if ! "${ns[@]}" bash "$TMP/inside.sh" 2>"$TMP/ns.err"; then
     if grep -qiE 'permission denied|operation not permitted' "$TMP/ns.err"; then
@@ -96,14 +107,18 @@ awk '{ print $1, $2, $3, $7, $5 }' "$want/slabinfo.tsv" | sort >"$TMP/st-want"
 check "slabtop: every cache's objects, active, slabs and objects per slab" diff "$TMP/st-want" "$TMP/st-got"
 
 # ---- tools/mm/slabinfo ----
-# Name Objects Objsize Space Slabs/Part/Cpu O/S O %Fr %Ef Flg
-: >"$TMP/si-want"
-for c in $(awk '{ print $1 }' "$want/slabinfo.tsv"); do
-    echo "$(dirname_of "$c") $(val "$c" objects) $(val "$c" object_size) $(val "$c" slabs)/$(val "$c" partial)/0 $(val "$c" objs_per_slab) $(val "$c" order)" >>"$TMP/si-want"
-done
-sort -o "$TMP/si-want" "$TMP/si-want"
+# Name Objects Objsize Space Slabs/Part/Cpu O/S O %Fr %Ef Flg; Slabs is slabs - cpu_slabs
+# list_want OUT: the expected columns of every cache of $want
+list_want() {
+    : >"$1"
+    for c in $(awk '{ print $1 }' "$want/slabinfo.tsv"); do
+        echo "$(dirname_of "$c") $(val "$c" objects) $(val "$c" object_size) $(($(val "$c" slabs) - $(val "$c" cpu_slabs)))/$(val "$c" partial)/$(val "$c" cpu_slabs) $(val "$c" objs_per_slab) $(val "$c" order)" >>"$1"
+    done
+    sort -o "$1" "$1"
+}
+list_want "$TMP/si-want"
 awk 'NR > 1 { print $1, $2, $3, $5, $6, $7 }' "$TMP/si-list.txt" | sort >"$TMP/si-got"
-check "slabinfo: every cache's objects, size, slabs/partial, objects per slab, order" \
+check "slabinfo: every cache's objects, size, slabs/partial/cpu, objects per slab, order" \
     diff "$TMP/si-want" "$TMP/si-got"
 for c in dentry_like inode_like; do
     names=$(find "$TMP/x/slab" -maxdepth 1 -type l -lname "$(dirname_of "$c")" -printf '%f\n' | sort | xargs)
@@ -138,4 +153,22 @@ awk 'NR > 3 && NF == 3' "$TMP/si-numa.txt" | sort | awk '{ print $1, $2, $3 }' >
 check "slabinfo -n: slabs per node" diff "$TMP/numa-want" "$TMP/numa-got"
 check "slabinfo -T: caches" \
     grep -qE "^Slabcaches : +$(wc -l <"$want/slabinfo.tsv") " "$TMP/si-totals.txt"
+
+# ---- tools/mm/slabinfo on the legacy export: cpu slabs and CPU partial lists ----
+want=$TMP/legacy/want
+tree=$TMP/legacy/x/slab
+list_want "$TMP/li-want"
+awk 'NR > 1 { print $1, $2, $3, $5, $6, $7 }' "$TMP/li-list.txt" | sort >"$TMP/li-got"
+check "legacy slabinfo: every cache's objects, size, slabs/partial/cpu, objects per slab, order" \
+    diff "$TMP/li-want" "$TMP/li-got"
+check "legacy slabinfo: the Cpu column is not 0" test "$(val t512 cpu_slabs)" -gt 0
+r=$TMP/li-report.txt
+check "legacy slabinfo -r: CpuSlab" grep -qE "  CpuSlab: +$(val t512 cpu_slabs) " "$r"
+check "legacy slabinfo -r: Full = slabs - partial - cpu_slabs" \
+    grep -qE "  Full   : +$(($(val t512 slabs) - $(val t512 partial) - $(val t512 cpu_slabs))) " "$r"
+check "legacy slabinfo -r: Cpu partial list alloc/free" \
+    grep -qE "^Cpu partial list +$(val t512 cpu_partial_alloc) +$(val t512 cpu_partial_free) " "$r"
+check "legacy slabinfo -r: CPU partial frees happened" test "$(val t512 cpu_partial_free)" -gt 0
+check "legacy slabinfo -r: RemoteObj/SlabFrozen" \
+    grep -qE "^RemoteObj/SlabFrozen +$(val t512 deactivate_remote_frees) +$(val t512 free_frozen) " "$r"
 finish

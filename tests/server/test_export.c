@@ -202,12 +202,71 @@ out:
     names_release(&al);
 }
 
+/* The per-CPU slab files on a hand-made legacy machine: 3 CPUs, 2 nodes. */
+static void test_cpu_files(void)
+{
+    struct sim_snap_cache caches[2];
+    struct sim_snap_slab slabs[5];
+    struct sim_snapshot snap;
+    struct strbuf sb = STRBUF_INIT;
+
+    snap_init(&snap, caches, 2);
+    snap.nr_cpus = 3;
+    snap.nr_nodes = 2;
+    snap.model = SIM_MODEL_LEGACY;
+    memset(slabs, 0, sizeof(slabs));
+    snap.slabs = slabs;
+    snap.nr_slabs = 5;
+    caches[0].has_cpu_slab = true;
+    caches[0].objects_per_slab = 21; /* odd: the estimate rounds down */
+    caches[0].cpu_partial = 52;
+    /* CPU 0: cpu slab 0x1000 (node 1), partial list of 2 headed by 0x3000 (node 0) */
+    slabs[0] = (struct sim_snap_slab){
+            .addr = 0x1000, .node = 1, .place = {.type = SIM_PL_CPU_SLAB, .cpu = 0}};
+    slabs[1] = (struct sim_snap_slab){
+            .addr = 0x3000, .node = 0, .place = {.type = SIM_PL_CPU_PARTIAL, .cpu = 0, .slot = 0}};
+    slabs[2] = (struct sim_snap_slab){
+            .addr = 0x4000, .node = 1, .place = {.type = SIM_PL_CPU_PARTIAL, .cpu = 0, .slot = 1}};
+    caches[0].cpu_slab[0] = (struct sim_snap_cpu_slab){.slab = 0x1000, .nr_partial = 2};
+    /* CPU 2: a partial list of 1 and no cpu slab: cpu_slabs skips the CPU */
+    slabs[3] = (struct sim_snap_slab){
+            .addr = 0x5000, .node = 1, .place = {.type = SIM_PL_CPU_PARTIAL, .cpu = 2, .slot = 0}};
+    caches[0].cpu_slab[2] = (struct sim_snap_cpu_slab){.nr_partial = 1};
+    /* the second cache's slab at 0x1000 must not be taken for the first's */
+    slabs[4] = (struct sim_snap_slab){
+            .addr = 0x1000, .cache = 1, .node = 0, .place = {.type = SIM_PL_CPU_SLAB, .cpu = 0}};
+
+    sysfs_cpu_slabs(&sb, &snap, &caches[0]);
+    CHECK_EQ_STR(strbuf_str(&sb), "3 N0=2 N1=1\n");
+    strbuf_reset(&sb);
+    sysfs_slabs_cpu_partial(&sb, &snap, &caches[0]);
+    CHECK_EQ_STR(strbuf_str(&sb), "31(3) C0=21(2) C2=10(1)\n");
+    strbuf_reset(&sb);
+    sysfs_cpu_partial(&sb, &snap, &caches[0]);
+    CHECK_EQ_STR(strbuf_str(&sb), "52\n");
+    strbuf_reset(&sb);
+    /* a cache without cpu slabs (a debug cache) */
+    sysfs_cpu_slabs(&sb, &snap, &caches[1]);
+    sysfs_cpu_partial(&sb, &snap, &caches[1]);
+    sysfs_slabs_cpu_partial(&sb, &snap, &caches[1]);
+    CHECK_EQ_STR(strbuf_str(&sb), "0\n0\n0(0)\n");
+    strbuf_reset(&sb);
+    /* the sheaves model: the kernel without cpu slabs prints constants */
+    snap.model = SIM_MODEL_SHEAVES;
+    sysfs_cpu_slabs(&sb, &snap, &caches[0]);
+    sysfs_cpu_partial(&sb, &snap, &caches[0]);
+    sysfs_slabs_cpu_partial(&sb, &snap, &caches[0]);
+    CHECK_EQ_STR(strbuf_str(&sb), "0\n0\n0(0)\n");
+    strbuf_release(&sb);
+}
+
 int main(void)
 {
     RUN_TEST(test_unique_id);
     RUN_TEST(test_tree_names);
     RUN_TEST(test_stat_files);
     RUN_TEST(test_slabinfo);
+    RUN_TEST(test_cpu_files);
     RUN_TEST(test_tar);
     return check_done();
 }
