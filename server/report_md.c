@@ -61,6 +61,43 @@ static unsigned md_sheaf_size(const struct sim_snapshot *snap, uint32_t id)
     return sh ? sh->size : 0;
 }
 
+/* The legacy model's per-CPU caching: each CPU's cpu slab and partial list. */
+static void report_md_cpu_slabs(struct strbuf *out, const struct sim_snapshot *snap)
+{
+    unsigned nr_cpus = snap->nr_cpus < SIM_MAX_CPUS ? snap->nr_cpus : SIM_MAX_CPUS, cpu;
+    size_t i;
+
+    strbuf_puts(out, "\nPer-CPU slabs (objects on the cpu slab's lockless freelist / slabs on "
+                     "the CPU partial list; - when the CPU has no cpu slab) and each cache's "
+                     "cpu_partial:\n\n| cache |");
+    for (cpu = 0; cpu < nr_cpus; cpu++)
+        strbuf_printf(out, " CPU %u |", cpu);
+    strbuf_puts(out, " cpu_partial |\n|---|");
+    for (cpu = 0; cpu <= nr_cpus; cpu++)
+        strbuf_puts(out, "--:|");
+    strbuf_puts(out, "\n");
+    for (i = 0; i < snap->nr_caches; i++) {
+        const struct sim_snap_cache *c = &snap->caches[i];
+
+        if (!c->alive)
+            continue;
+        strbuf_puts(out, "| ");
+        md_cell(out, c->name);
+        strbuf_puts(out, " |");
+        for (cpu = 0; cpu < nr_cpus; cpu++) {
+            const struct sim_snap_cpu_slab *cs = &c->cpu_slab[cpu];
+
+            if (!c->has_cpu_slab)
+                strbuf_puts(out, " n/a |"); /* a debug cache: no cpu slabs */
+            else if (cs->slab)
+                strbuf_printf(out, " %u / %u |", cs->nr_freelist, cs->nr_partial);
+            else
+                strbuf_printf(out, " - / %u |", cs->nr_partial);
+        }
+        strbuf_printf(out, " %u |\n", c->cpu_partial);
+    }
+}
+
 void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
 {
     uint64_t per_node[SIM_MAX_NODES];
@@ -81,8 +118,11 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
                       c->size, c->objects_per_slab, c->order, c->slabs, c->partial, c->objects,
                       c->objects_partial, c->total_objects);
     }
-    strbuf_puts(out, "\n`objects` counts objects cached in sheaves as in use, as sysfs and "
-                     "/proc/slabinfo do.\n");
+    strbuf_puts(out, snap->model == SIM_MODEL_LEGACY
+                             ? "\n`objects` counts every object of a cpu slab as in use, free or "
+                               "not, as sysfs and /proc/slabinfo do.\n"
+                             : "\n`objects` counts objects cached in sheaves as in use, as sysfs "
+                               "and /proc/slabinfo do.\n");
     if (snap->nr_nodes > 1) {
         strbuf_puts(out, "\nSlabs per node (partial in parentheses):\n\n| cache |");
         for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
@@ -104,6 +144,10 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
                 strbuf_printf(out, " %" PRIu64 " (%u) |", per_node[n], c->node[n].nr_partial);
             strbuf_puts(out, "\n");
         }
+    }
+    if (snap->model == SIM_MODEL_LEGACY) {
+        report_md_cpu_slabs(out, snap);
+        return;
     }
     strbuf_puts(out, "\nPer-CPU sheaves (objects in main / spare) and barns (full / empty "
                      "sheaves):\n\n| cache |");

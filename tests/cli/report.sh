@@ -48,6 +48,21 @@ check "report without a file: exit 2" test "$status" -eq 2
 sl report --help
 check "report --help" grep -q 'usage: slublab report' "$TMP/out"
 
+# the legacy model: each CPU's cpu slab (lockless freelist / partial list) instead of sheaves
+leg=$here/../data/export-legacy.json
+sl run "$leg" --json && cp "$TMP/out" "$TMP/legacy.json"
+sl report "$leg"
+check "legacy report: exit 0" test "$status" -eq 0
+check "legacy report: no sheaves table" not grep -q 'Per-CPU sheaves' "$TMP/out"
+js 'const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
+for (const c of d.caches) if (c.alive)
+  console.log(`| ${c.name.replace(/_/g, "\\_")} | ${c.cpus.map((x) => !x.cpu_slab ? "n/a"
+    : `${x.cpu_slab.slab ? x.cpu_slab.freelist.length : "-"} / ${x.cpu_slab.partial.length}`).join(" | ")} | ${c.cpu_partial || 0} |`);' \
+    "$TMP/legacy.json" >"$TMP/leg-want"
+grep -F -f "$TMP/leg-want" -x "$TMP/out" >"$TMP/leg-got"
+check "legacy report: each CPU's cpu slab and partial list, as run --json has them" diff "$TMP/leg-want" "$TMP/leg-got"
+check "legacy report: a CPU with a partial list but no cpu slab" grep -qE '^\| t512 \|.* - / [1-9]' "$TMP/out"
+
 # compare --md: the cover-letter block and the table hold compare --json's rows
 fsf=$here/../../scenarios/fresh-slab-fill.json
 sl compare "$fsf" --variant DEFERRED_FREELIST --json && cp "$TMP/out" "$TMP/cmp.json"
