@@ -50,6 +50,25 @@ struct replay;
  * negative errno with the reason in rp->error (-ERANGE: @at beyond the end).
  */
 int cli_replay_at(struct replay *rp, bool has_at, uint64_t at, struct sim_snapshot **out);
+/* What the commands that show a scenario's state at a position (export,
+ * report) share: the file, --at, --model, --seed and --variant. */
+struct cli_state_args {
+    const char *file;
+    const char *at; /* NULL: the end */
+    const char *model, *seed;
+    const char **variants; /* owned (free()), room for every argument */
+    int nr_variants;
+};
+/* Take argv[*i] when it is one of those: 1 taken, 0 not one of them, or -1
+ * after printing why. */
+int cli_state_arg(const char *cmd, int argc, char **argv, int *i, struct cli_state_args *a);
+/* Load a->file, apply the options and replay it to --at: CLI_OK with *scn
+ * (scenario_release()), *cfg, @rp (replay_release(), also on failure), *snap
+ * (sim_snapshot_release()) and *at (the position), or CLI_USAGE after
+ * printing why. */
+int cli_state_open(const char *cmd, const struct cli_state_args *a, struct scenario **scn,
+                   struct sim_config *cfg, struct replay *rp, struct sim_snapshot **snap,
+                   uint64_t *at);
 /* report_cmd.c */
 int cli_report(int argc, char **argv);
 void cli_report_usage(FILE *f);

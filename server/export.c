@@ -24,13 +24,9 @@
 #include "strbuf.h"
 
 struct export_args {
-    const char *file;
-    const char *at;       /* NULL: the end */
+    struct cli_state_args st;
     const char *slabinfo; /* output file, "-" for stdout */
     const char *sysfs;    /* output directory */
-    const char *model, *seed;
-    const char **variants;
-    int nr_variants;
 };
 
 void cli_export_usage(FILE *f)
@@ -62,35 +58,18 @@ static int export_parse_args(int argc, char **argv, struct export_args *a)
     const char *value;
     int i, m;
 
-    a->variants = calloc((size_t)argc, sizeof(*a->variants));
-    if (!a->variants)
-        return cli_usage_error("export", "out of memory");
     for (i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-
-        if ((m = cli_option(argc, argv, &i, "--variant", &value)) > 0)
-            a->variants[a->nr_variants++] = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--model", &value)) > 0)
-            a->model = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--seed", &value)) > 0)
-            a->seed = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--at", &value)) > 0)
-            a->at = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--slabinfo", &value)) > 0)
+        if ((m = cli_state_arg("export", argc, argv, &i, &a->st)) == 0 &&
+            (m = cli_option(argc, argv, &i, "--slabinfo", &value)) > 0)
             a->slabinfo = value;
         else if (m == 0 && (m = cli_option(argc, argv, &i, "--sysfs", &value)) > 0)
             a->sysfs = value;
-        else if (m < 0)
+        else if (m == 0)
+            return cli_usage_error("export", "unknown option \"%s\"", argv[i]);
+        if (m < 0)
             return CLI_USAGE;
-        else if (arg[0] == '-' && arg[1] != '\0')
-            return cli_usage_error("export", "unknown option \"%s\"", arg);
-        else if (a->file)
-            return cli_usage_error("export", "one scenario file at a time (\"%s\", then \"%s\")",
-                                   a->file, arg);
-        else
-            a->file = arg;
     }
-    if (!a->file)
+    if (!a->st.file)
         return cli_usage_error("export", "which scenario file?");
     if (a->sysfs && !a->sysfs[0])
         return cli_usage_error("export", "--sysfs wants a directory");
@@ -209,6 +188,67 @@ static int export_output(const struct export_args *a, const struct replay *rp,
     return ret;
 }
 
+int cli_state_arg(const char *cmd, int argc, char **argv, int *i, struct cli_state_args *a)
+{
+    const char *arg = argv[*i], *value;
+    int m;
+
+    if (!a->variants && !(a->variants = calloc((size_t)argc, sizeof(*a->variants)))) {
+        cli_usage_error(cmd, "out of memory");
+        return -1;
+    }
+    if ((m = cli_option(argc, argv, i, "--variant", &value)) > 0)
+        a->variants[a->nr_variants++] = value;
+    else if (m == 0 && (m = cli_option(argc, argv, i, "--model", &value)) > 0)
+        a->model = value;
+    else if (m == 0 && (m = cli_option(argc, argv, i, "--seed", &value)) > 0)
+        a->seed = value;
+    else if (m == 0 && (m = cli_option(argc, argv, i, "--at", &value)) > 0)
+        a->at = value;
+    else if (m < 0)
+        return -1;
+    else if (arg[0] == '-' && arg[1] != '\0')
+        return 0; /* an option of the command's own */
+    else if (a->file) {
+        cli_usage_error(cmd, "one scenario file at a time (\"%s\", then \"%s\")", a->file, arg);
+        return -1;
+    } else {
+        a->file = arg;
+    }
+    return 1;
+}
+
+int cli_state_open(const char *cmd, const struct cli_state_args *a, struct scenario **scn,
+                   struct sim_config *cfg, struct replay *rp, struct sim_snapshot **snap,
+                   uint64_t *at)
+{
+    int err;
+
+    *at = 0;
+    *snap = NULL;
+    if (a->at && !cli_parse_u64(a->at, at))
+        return cli_usage_error(cmd, "--at wants a non-negative integer, not \"%s\"", a->at);
+    if (!(*scn = cli_load(a->file)))
+        return CLI_USAGE;
+    *cfg = (*scn)->config;
+    if (cli_configure(cmd, a->model, a->seed, a->variants, a->nr_variants, cfg))
+        return CLI_USAGE;
+    if (replay_init(rp, *scn, cfg)) {
+        fprintf(stderr, "%s\n", strbuf_str(&rp->error));
+        return CLI_USAGE;
+    }
+    if ((err = cli_replay_at(rp, a->at != NULL, *at, snap))) {
+        if (rp->error.len)
+            fprintf(stderr, "%s\n", strbuf_str(&rp->error));
+        else
+            fprintf(stderr, "slublab %s: %s\n", cmd, strerror(-err));
+        return CLI_USAGE;
+    }
+    if (!a->at)
+        *at = sim_event_count(rp->sim);
+    return CLI_OK;
+}
+
 int cli_export(int argc, char **argv)
 {
     struct export_args args = {0};
@@ -216,46 +256,19 @@ int cli_export(int argc, char **argv)
     struct sim_snapshot *snap = NULL;
     struct scenario *scn = NULL;
     struct sim_config cfg;
-    uint64_t at = 0;
-    int ret, err;
+    uint64_t at;
+    int ret;
 
     if (argc > 1 && cli_is_help(argv[1])) {
         cli_export_usage(stdout);
         return CLI_OK;
     }
-    if ((ret = export_parse_args(argc, argv, &args)))
-        goto out_free_args;
-    if (args.at && !cli_parse_u64(args.at, &at)) {
-        ret = cli_usage_error("export", "--at wants a non-negative integer, not \"%s\"", args.at);
-        goto out_free_args;
-    }
-    if (!(scn = cli_load(args.file))) {
-        ret = CLI_USAGE;
-        goto out_free_args;
-    }
-    cfg = scn->config;
-    if ((ret = cli_configure("export", args.model, args.seed, args.variants, args.nr_variants,
-                             &cfg)))
-        goto out_release;
-    if (replay_init(&rp, scn, &cfg)) {
-        fprintf(stderr, "%s\n", strbuf_str(&rp.error));
-        ret = CLI_USAGE;
-        goto out_release;
-    }
-    if ((err = cli_replay_at(&rp, args.at != NULL, at, &snap))) {
-        if (rp.error.len)
-            fprintf(stderr, "%s\n", strbuf_str(&rp.error));
-        else
-            fprintf(stderr, "slublab export: %s\n", strerror(-err));
-        ret = CLI_USAGE;
-        goto out_release;
-    }
-    ret = export_output(&args, &rp, snap);
-out_release:
+    if (!(ret = export_parse_args(argc, argv, &args)) &&
+        !(ret = cli_state_open("export", &args.st, &scn, &cfg, &rp, &snap, &at)))
+        ret = export_output(&args, &rp, snap);
     sim_snapshot_release(snap);
     replay_release(&rp);
     scenario_release(scn);
-out_free_args:
-    free(args.variants);
+    free(args.st.variants);
     return ret;
 }

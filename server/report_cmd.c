@@ -22,12 +22,8 @@
 #include "svg_chart.h"
 
 struct report_args {
-    const char *file;
-    const char *at;  /* NULL: the end */
+    struct cli_state_args st;
     const char *out; /* NULL: stdout */
-    const char *model, *seed;
-    const char **variants;
-    int nr_variants;
 };
 
 void cli_report_usage(FILE *f)
@@ -56,33 +52,16 @@ static int report_parse_args(int argc, char **argv, struct report_args *a)
     const char *value;
     int i, m;
 
-    a->variants = calloc((size_t)argc, sizeof(*a->variants));
-    if (!a->variants)
-        return cli_usage_error("report", "out of memory");
     for (i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-
-        if ((m = cli_option(argc, argv, &i, "--variant", &value)) > 0)
-            a->variants[a->nr_variants++] = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--model", &value)) > 0)
-            a->model = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--seed", &value)) > 0)
-            a->seed = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--at", &value)) > 0)
-            a->at = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "-o", &value)) > 0)
+        if ((m = cli_state_arg("report", argc, argv, &i, &a->st)) == 0 &&
+            (m = cli_option(argc, argv, &i, "-o", &value)) > 0)
             a->out = value;
-        else if (m < 0)
+        else if (m == 0)
+            return cli_usage_error("report", "unknown option \"%s\"", argv[i]);
+        if (m < 0)
             return CLI_USAGE;
-        else if (arg[0] == '-' && arg[1] != '\0')
-            return cli_usage_error("report", "unknown option \"%s\"", arg);
-        else if (a->file)
-            return cli_usage_error("report", "one scenario file at a time (\"%s\", then \"%s\")",
-                                   a->file, arg);
-        else
-            a->file = arg;
     }
-    if (!a->file)
+    if (!a->st.file)
         return cli_usage_error("report", "which scenario file?");
     if (a->out && !a->out[0])
         return cli_usage_error("report", "-o wants a file name");
@@ -147,62 +126,41 @@ int cli_report(int argc, char **argv)
     struct sim_config cfg;
     char chart[4096];
     const char *ref = NULL;
-    uint64_t at = 0;
-    int ret, err;
+    uint64_t at;
+    int ret;
 
     if (argc > 1 && cli_is_help(argv[1])) {
         cli_report_usage(stdout);
         return CLI_OK;
     }
     if ((ret = report_parse_args(argc, argv, &args)))
-        goto out_free_args;
-    if (args.at && !cli_parse_u64(args.at, &at)) {
-        ret = cli_usage_error("report", "--at wants a non-negative integer, not \"%s\"", args.at);
-        goto out_free_args;
-    }
+        goto out;
     if (args.out && cli_chart_name(args.out, "objects", chart, sizeof(chart), &ref)) {
         ret = cli_usage_error("report", "-o: the name is too long");
-        goto out_free_args;
+        goto out;
     }
-    if (!(scn = cli_load(args.file))) {
-        ret = CLI_USAGE;
-        goto out_free_args;
-    }
-    cfg = scn->config;
-    if ((ret = cli_configure("report", args.model, args.seed, args.variants, args.nr_variants,
-                             &cfg)))
-        goto out_release;
-    if (replay_init(&rp, scn, &cfg)) {
-        fprintf(stderr, "%s\n", strbuf_str(&rp.error));
-        ret = CLI_USAGE;
-        goto out_release;
-    }
-    if ((err = cli_replay_at(&rp, args.at != NULL, at, &snap))) {
-        fprintf(stderr, "%s\n", rp.error.len ? strbuf_str(&rp.error) : strerror(-err));
-        ret = CLI_USAGE;
-        goto out_release;
-    }
+    if ((ret = cli_state_open("report", &args.st, &scn, &cfg, &rp, &snap, &at)))
+        goto out;
     info.scn = scn;
     info.cfg = &cfg;
-    info.at = args.at ? at : sim_event_count(rp.sim);
-    info.nr_events = info.at;
-    if (args.at && report_total_events(scn, &cfg, &info.nr_events)) {
+    info.at = at;
+    info.nr_events = at;
+    if (args.st.at && report_total_events(scn, &cfg, &info.nr_events)) {
         ret = cli_usage_error("report", "out of memory");
-        goto out_release;
+        goto out;
     }
     info.image = ref;
     if (!report_md_session(&md, &info, snap) || (ref && !svg_objects_chart(&svg, snap))) {
         ret = cli_usage_error("report", "out of memory");
-        goto out_release;
+        goto out;
     }
     ret = cli_write_report("report", args.out, &md, ref ? chart : NULL, &svg);
-out_release:
+out:
     strbuf_release(&md);
     strbuf_release(&svg);
     sim_snapshot_release(snap);
     replay_release(&rp);
     scenario_release(scn);
-out_free_args:
-    free(args.variants);
+    free(args.st.variants);
     return ret;
 }
