@@ -117,6 +117,12 @@ async function api(base, path, init) {
   return text;
 }
 
+/** Remove a temporary directory, retrying while a closing Chromium still writes to it. */
+function removeDir(d) {
+  try { rmSync(d, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 }); }
+  catch (err) { say(`cannot remove ${d}: ${err.message}`); }
+}
+
 // ---- the server: ours, on a free port with a temporary database
 let server = null;
 function startServer(bin) {
@@ -138,19 +144,22 @@ function startServer(bin) {
   });
 }
 async function stopServer() {
-  if (!server) return;
   const s = server;
-  server = null;
+  if (!s) return;
   if (!s.exited) {
     s.proc.kill('SIGTERM');
     await new Promise((ok) => { s.proc.on('exit', ok); setTimeout(() => { s.proc.kill('SIGKILL'); ok(); }, 3000); });
   }
-  rmSync(s.dir, { recursive: true, force: true });
+  removeDir(s.dir);
+  if (server === s) server = null;
 }
-function stopServerNow() {
-  // on a signal: no time for promises
+let browser = null;
+let launching = null; // while Chromium starts
+let interrupted = null; // the signal that ends the script
+function cleanUpNow() {
+  // on a signal or at exit: no time for promises
   if (server && !server.exited) server.proc.kill('SIGKILL');
-  if (server) rmSync(server.dir, { recursive: true, force: true });
+  if (server) removeDir(server.dir);
   server = null;
 }
 
@@ -212,10 +221,19 @@ async function main() {
   let id = o.session;
 
   if (!o.server) writeMarkdown(o);
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => { stopServerNow(); process.exit(130); });
-  process.on('exit', stopServerNow);
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.on(sig, async () => {
+      if (interrupted) return;
+      interrupted = sig;
+      // close Chromium (playwright-core then removes its profile), then the server
+      const b = browser ?? await launching?.catch(() => null);
+      await Promise.race([b?.close().catch(() => {}), new Promise((ok) => { setTimeout(ok, 5000); })]);
+      cleanUpNow();
+      process.exit(130);
+    });
+  }
+  process.on('exit', cleanUpNow);
 
-  let browser = null, profile = null;
   try {
     if (!base) {
       base = await startServer(o.bin);
@@ -257,12 +275,12 @@ async function main() {
     const runs = o.compare ? ` (patched run: ${o.model ? `model ${o.model.split(',')[1]}` : `${o.variants[0]} after`})` : '';
 
     const { chromium } = await import('playwright-core');
-    profile = mkdtempSync(join(tmpdir(), 'slublab-report-chromium-'));
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: o.chromium, headless: true, args: CHROMIUM_ARGS,
-      viewport: { width: 1400, height: 900 }, reducedMotion: 'reduce',
-    });
-    await shootLab(browser, base, id, at, out);
+    // a temporary profile that playwright-core removes, on process exit too
+    launching = chromium.launch({ executablePath: o.chromium, headless: true, args: CHROMIUM_ARGS,
+      handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+    browser = await launching;
+    const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, reducedMotion: 'reduce' });
+    await shootLab(ctx, base, id, at, out);
     const images = [
       [`${stem}-main.png`, `The lab's picture of the allocator: ${name}${runs} at step ${at} of ${end}, ${what}`],
       [`${stem}-counters.png`, `The counters chart of ${name}${runs} over its ${end} steps, the cursor at step ${at} (${what})`],
@@ -270,7 +288,7 @@ async function main() {
     if (o.compare) {
       const shipped = JSON.parse(await api(base, '/api/scenarios')).scenarios.map((x) => x.name);
       if (shipped.includes(name)) {
-        const caption = await shootCompare(browser, base, o, name, out);
+        const caption = await shootCompare(ctx, base, o, name, out);
         images.push([`${stem}-compare.png`, `The compare view at the end of both runs: ${caption || name}`]);
       } else {
         say(`the compare view runs shipped scenarios only; ${name} is not one, so there is no ${stem}-compare.png`);
@@ -281,13 +299,16 @@ async function main() {
     say(`wrote ${o.out} and ${images.map(([f]) => f).join(', ')}`);
   } finally {
     await browser?.close().catch(() => {});
-    if (profile) rmSync(profile, { recursive: true, force: true });
     await stopServer();
   }
 }
 
 main().catch((err) => {
-  stopServerNow();
+  cleanUpNow();
+  if (interrupted) {
+    say(`stopped by ${interrupted}`);
+    process.exit(130);
+  }
   if (err instanceof Usage) {
     say(err.message);
     if (/required|unknown option|needs|one scenario file|give a/.test(err.message)) process.stderr.write(USAGE + '\n');

@@ -5,7 +5,7 @@
 // nothing written; the script's server gone when it ends.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -102,4 +102,25 @@ test('bad input: status 2, a message, nothing written', () => {
   }
   assert.deepEqual(readdirSync(dir).filter((f) => f.startsWith('bad')), [], 'nothing written');
   assert.ok(!existsSync(out));
+});
+
+test('interrupted: status 130, its server stopped, its temporary database removed', async () => {
+  const out = join(dir, 'int.md');
+  const proc = spawn(process.execPath, [SCRIPT, 'scenarios/free-storm.json', '--at', '30', '-o', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  await new Promise((ok, fail) => {
+    const timer = setTimeout(() => fail(new Error(`no server line: ${stderr}`)), 20000);
+    proc.stderr.on('data', (d) => { stderr += d; if (/server http/.test(stderr)) { clearTimeout(timer); ok(); } });
+  });
+  // the script makes a session and starts Chromium next: stop it in the middle
+  const dbDirs = () => readdirSync(tmpdir()).filter((f) => f.startsWith('slublab-report-'));
+  const mine = dbDirs();
+  proc.kill('SIGTERM');
+  const status = await new Promise((ok) => proc.on('exit', (c) => ok(c)));
+  assert.equal(status, 130, stderr);
+  await assertServerGone(stderr);
+  const left = dbDirs();
+  // other runs may be going on: only those that existed while ours ran can be ours
+  assert.ok(mine.length >= 1, 'the script made its temporary directory');
+  assert.ok(mine.some((d) => !left.includes(d)), `a temporary directory of the script was removed: ${mine} / ${left}`);
 });
