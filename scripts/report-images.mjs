@@ -156,6 +156,7 @@ async function stopServer() {
 let browser = null;
 let launching = null; // while Chromium starts
 let interrupted = null; // the signal that ends the script
+let written = null; // the report, once written
 function cleanUpNow() {
   // on a signal or at exit: no time for promises
   if (server && !server.exited) server.proc.kill('SIGKILL');
@@ -220,7 +221,7 @@ async function main() {
   let base = o.server;
   let id = o.session;
 
-  if (!o.server) writeMarkdown(o);
+  if (!o.server) { writeMarkdown(o); written = o.out; }
   for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
     process.on(sig, async () => {
       if (interrupted) return;
@@ -261,6 +262,7 @@ async function main() {
     if (at > end) throw new Usage(`--at ${at} is beyond the end of the session (${end} events)`);
     if (o.server) {
       writeFileSync(o.out, await api(base, `/api/sessions/${encodeURIComponent(id)}/report.md?at=${at}`));
+      written = o.out;
       // the chart the report links, under the name it links it by
       const md = readFileSync(o.out, 'utf8');
       const svg = /\]\(([^)\s/]+\.svg)\)/.exec(md);
@@ -278,7 +280,9 @@ async function main() {
     // a temporary profile that playwright-core removes, on process exit too
     launching = chromium.launch({ executablePath: o.chromium, headless: true, args: CHROMIUM_ARGS,
       handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
-    browser = await launching;
+    browser = await launching.catch((err) => {
+      throw new Usage(`cannot start Chromium at ${o.chromium}: ${String(err.message).split('\n')[0]}`);
+    });
     const ctx = await browser.newContext({ viewport: { width: 1400, height: 900 }, reducedMotion: 'reduce' });
     await shootLab(ctx, base, id, at, out);
     const images = [
@@ -311,9 +315,11 @@ main().catch((err) => {
   }
   if (err instanceof Usage) {
     say(err.message);
+    if (written) say(`${written} is written without its Images section`);
     if (/required|unknown option|needs|one scenario file|give a/.test(err.message)) process.stderr.write(USAGE + '\n');
     process.exit(2);
   }
   say(`failed: ${err.stack || err.message}`);
+  if (written) say(`${written} is written without its Images section`);
   process.exit(1);
 });

@@ -104,6 +104,19 @@ test('bad input: status 2, a message, nothing written', () => {
   assert.ok(!existsSync(out));
 });
 
+test('a browser that does not start: status 2, the report kept without pictures, the server stopped', async () => {
+  const out = join(dir, 'nobrowser.md');
+  const r = run(['scenarios/free-storm.json', '--at', '3', '-o', out], { CHROMIUM: '/bin/false' });
+  assert.equal(r.status, 2, r.stderr);
+  assert.match(r.stderr, /cannot start Chromium at \/bin\/false/);
+  assert.match(r.stderr, /nobrowser\.md is written without its Images section/);
+  await assertServerGone(r.stderr);
+  const md = readFileSync(out, 'utf8');
+  assert.match(md, /^# slublab report: free-storm at step 3 of/);
+  assert.ok(!md.includes('## Images'));
+  assert.ok(!existsSync(join(dir, 'nobrowser-main.png')));
+});
+
 test('interrupted: status 130, its server stopped, its temporary database removed', async () => {
   const out = join(dir, 'int.md');
   const proc = spawn(process.execPath, [SCRIPT, 'scenarios/free-storm.json', '--at', '30', '-o', out], { cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'] });
