@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ROOT } from './helpers.mjs';
+import { ROOT, startServer, api } from './helpers.mjs';
 
 const SCRIPT = join(ROOT, 'scripts/report-images.mjs');
 let dir;
@@ -136,4 +136,29 @@ test('interrupted: status 130, its server stopped, its temporary database remove
   // other runs may be going on: only those that existed while ours ran can be ours
   assert.ok(mine.length >= 1, 'the script made its temporary directory');
   assert.ok(mine.some((d) => !left.includes(d)), `a temporary directory of the script was removed: ${mine} / ${left}`);
+});
+
+test('a running server: the session\'s report.md and its chart, the pictures of that session at the step', async () => {
+  const server = await startServer();
+  try {
+    const { id } = await api(server.url, '/api/sessions', { method: 'POST', body: JSON.stringify({ scenario: 'remote-free' }) });
+    const out = join(dir, 'srv.md');
+    const r = spawnSync(process.execPath, [SCRIPT, '--server', server.url, '--session', id, '--at', '12', '-o', out], { cwd: ROOT, encoding: 'utf8', timeout: 120000 });
+    assert.equal(r.status, 0, r.stderr);
+    assert.ok(!/server http/.test(r.stderr), 'no server of its own');
+    const md = readFileSync(out, 'utf8');
+    assert.equal(md.slice(0, md.indexOf('\n## Images\n')), await (await fetch(`${server.url}/api/sessions/${id}/report.md?at=12`)).text());
+    const svg = /\]\((report-[^)]+-objects\.svg)\)/.exec(md)[1];
+    assert.match(readFileSync(join(dir, svg), 'utf8'), /^<svg xmlns=/);
+    assert.match(md, /!\[[^\]]*remote-free at step 12 of \d+, after \w+[^\]]*\]\(srv-main\.png\)/);
+    assert.ok(pngSize(join(dir, 'srv-main.png')).w >= 200);
+    const bad = spawnSync(process.execPath, [SCRIPT, '--server', server.url, '--session', 'nosuchsession', '-o', join(dir, 'srvbad.md')], { cwd: ROOT, encoding: 'utf8' });
+    assert.equal(bad.status, 2);
+    assert.match(bad.stderr, /no session nosuchsession at http/);
+    assert.ok(!existsSync(join(dir, 'srvbad.md')));
+    // the server it used is still there
+    assert.equal((await fetch(`${server.url}/api/sessions/${id}`)).status, 200);
+  } finally {
+    await server.stop();
+  }
 });
