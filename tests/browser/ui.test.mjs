@@ -461,6 +461,10 @@ test('legacy model: each CPU draws its cpu slab, lockless freelist and CPU parti
     // the structure: no sheaves, a cpu slab per CPU, CPU 1's partial list holds one slab
     assert.equal(await page.locator('#picture svg.topo g.cpuslab').count(), 2);
     assert.equal(await page.locator('#picture svg.topo g.sheaf').count(), 0);
+    // no barn and no prefilled sheaves before sheaves: the boxes say so instead of showing zeros
+    assert.equal(await page.locator('#picture svg.topo g.barn').count(), 0);
+    assert.match(await page.textContent('#picture svg.topo g.nobarn'), /no barn/);
+    assert.match(await page.textContent('#picture svg.topo g.hold[data-hold="prefill"]'), /prefilled.*none/);
     assert.match(await page.getAttribute('#picture svg.topo g.cpuslab[data-cpuslab="0"]', 'aria-label'),
       /^CPU 0 cpu slab .+: 7 of 8 objects on its lockless freelist, tid \d+$/);
     assert.match(await page.textContent('#picture svg.topo g.cpupartial[data-cpupartial="1"]'), /partial 1\/2/);

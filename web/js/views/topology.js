@@ -76,21 +76,24 @@ export function createTopology(root, o) {
     }
     const hd = t.hold;
     const holdBox = (b, title, kind, sub) => group(`hold-${kind}`, [b, title, sub, selKey, tk([kind, ...sheafKeys(b.sheaves ?? [])])], () => {
-      const g = s(doc, 'g', { class: ['hold', touched.has(kind) && 'touched'].filter(Boolean).join(' ') },
+      const g = s(doc, 'g', { class: ['hold', touched.has(kind) && 'touched'].filter(Boolean).join(' '), 'data-hold': kind },
         s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box' }),
         text(b.x + 8, b.y + 16, title, 'ttl'), text(b.x + 8, b.y + 32, sub));
       for (const sh of b.sheaves ?? []) g.append(sheaf(sh, sel, touched));
       return g;
     });
     const narrow = t.w < 900;
+    // the legacy model (cpu slabs) has no barns and no prefilled sheaves: their boxes say so
+    const legacy = t.cpus.some((c) => c.legacy);
     out.push(holdBox(hd.flight, 'in flight', 'flight', `${plural(hd.flight.sheaves.length, 'sheaf', 'sheaves')}, ${plural(hd.flight.objects, narrow ? 'object' : 'loose object')}`));
-    out.push(holdBox(hd.prefill, 'prefilled', 'prefill', narrow ? plural(hd.prefill.sheaves.length, 'sheaf', 'sheaves') : `${plural(hd.prefill.sheaves.length, 'sheaf', 'sheaves')} held by callers`));
+    out.push(holdBox(hd.prefill, 'prefilled', 'prefill', legacy ? (narrow ? 'none' : 'none before sheaves')
+      : narrow ? plural(hd.prefill.sheaves.length, 'sheaf', 'sheaves') : `${plural(hd.prefill.sheaves.length, 'sheaf', 'sheaves')} held by callers`));
     out.push(holdBox(hd.rcu, narrow ? 'RCU' : 'pending RCU', 'rcu', narrow ? plural(hd.rcu.sheaves.length + hd.rcu.objects, 'item') : `${plural(hd.rcu.sheaves.length, 'sheaf', 'sheaves')}, ${plural(hd.rcu.objects, 'object')}`));
     out.push(holdBox(hd.other, narrow ? 'other' : 'other places', 'other', plural(hd.other.sheaves.length, 'sheaf', 'sheaves')));
     for (const n of t.nodes) {
       const b = n.barn;
       const keys = [`barn:${n.node}`, `plist:${n.node}`, `pages:${n.node}`, ...sheafKeys([...b.full, ...b.empty, b.partial])];
-      out.push(group(`node${n.node}`, [n, selKey, tk(keys), narrow], () => nodeGroup(n, sel, touched, narrow)));
+      out.push(group(`node${n.node}`, [n, selKey, tk(keys), narrow, legacy], () => nodeGroup(n, sel, touched, narrow, legacy)));
     }
     const kids = root.children;
     if (kids.length === out.length) {
@@ -148,11 +151,24 @@ export function createTopology(root, o) {
     g.append(text(p.x, p.y + p.h + 13, 'partial', cpu.compact ? 'tiny' : 'lbl'));
   }
 
-  function nodeGroup(n, sel, touched, narrow) {
+  function nodeGroup(n, sel, touched, narrow, legacy) {
     const g = s(doc, 'g', { class: 'node' },
       s(doc, 'rect', { x: n.x, y: n.y, width: n.w, height: n.h, class: 'box' }),
       text(n.x + 8, n.y + 16, `node ${n.node}`, 'ttl'));
     const b = n.barn;
+    if (legacy) {
+      g.append(s(doc, 'g', { class: 'nobarn' },
+        s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box2' }),
+        text(b.x + 6, b.y + 15, 'no barn', 'ttl'),
+        text(b.x + 6, b.y + 32, narrow ? 'legacy model' : 'barns came with sheaves (7.x)')));
+    } else {
+      nodeBarn(g, n, b, sel, touched);
+    }
+    nodeRest(g, n, sel, touched, narrow);
+    return g;
+  }
+
+  function nodeBarn(g, n, b, sel, touched) {
     const barn = button(s(doc, 'g', { class: ['barn', isSel(sel, 'barn', n.node) && 'sel', touched.has(`barn:${n.node}`) && 'touched'].filter(Boolean).join(' ') },
       s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box2' }),
       text(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl'),
@@ -165,6 +181,9 @@ export function createTopology(root, o) {
       g.append(sheaf(b.partial, sel, touched, `node ${n.node} barn partial sheaf #${b.partial.id}: ${b.partial.size} of ${b.partial.capacity}`));
       g.append(text(b.partial.x - 14, b.partial.y - 4, 'partial'));
     }
+  }
+
+  function nodeRest(g, n, sel, touched, narrow) {
     const pl = n.plist;
     g.append(s(doc, 'g', { class: touched.has(`plist:${n.node}`) ? 'plist touched' : 'plist' },
       s(doc, 'rect', { x: pl.x, y: pl.y, width: pl.w, height: pl.h, class: 'box2' }),
@@ -186,7 +205,6 @@ export function createTopology(root, o) {
       ...z.orders.filter((ob) => ob.order % 2 === 0).map((ob) => text(ob.x, z.y + z.h - 8, String(ob.order), 'tiny')),
     ), `node ${n.node} page allocator: ${z.zone ? z.zone.free_pages : 0} free pages; free blocks per order ${z.zone ? z.zone.nr_free.join(', ') : ''}`, { kind: 'zone', id: n.node });
     g.append(zg);
-    return g;
   }
   return { render };
 }
