@@ -746,6 +746,20 @@ err_delete:
     return NULL;
 }
 
+/* The counters the session's model counts, by sysfs name in kernel order:
+ * the UI offers these for charts, tables and breakpoints. */
+static cJSON *session_counters_json(const struct session *s)
+{
+    cJSON *arr = cJSON_CreateArray();
+
+    for (unsigned i = 0; arr && i < SIM_NR_STATS; i++)
+        if (sim_stat_in_model(i, s->cfg.model) && !json_push(arr, json_str(sim_stat_name(i)))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    return arr;
+}
+
 cJSON *session_info(struct session *s)
 {
     cJSON *o = cJSON_CreateObject(), *scn = NULL, *warn = NULL, *ck = NULL, *mem = NULL;
@@ -759,6 +773,7 @@ cJSON *session_info(struct session *s)
         !json_put(scn, "description", json_str(s->scn->description)) ||
         !json_put(o, "settings", session_settings_json(s)) ||
         !json_put(o, "machine", session_machine_json(s)) ||
+        !json_put(o, "counters", session_counters_json(s)) ||
         !json_put(o, "events", json_uint(s->log.nr_events)) ||
         !json_put(o, "ops", json_uint(s->log.nr_ops)) ||
         !json_put(o, "position", json_uint(s->position)) ||

@@ -329,6 +329,13 @@ describe('sessions', () => {
     assert.equal(info.json.settings.variants.CPU_PARTIAL_DIRECT_LOAD, 'before');
     for (const v of ['DEFERRED_FREELIST', 'BARN_REFILL', 'REFILL_RETURN']) /* sheaf-era changes */
       assert.ok(!(v in info.json.settings.variants), `${v} is not a variant of the legacy model`);
+    // the counters each model counts, as the engine lists them
+    assert.ok(info.json.counters.includes('cpu_partial_drain') && info.json.counters.includes('engine_pages_in'));
+    assert.ok(!info.json.counters.includes('barn_get'), 'no barn_get before sheaves');
+    const sh = await session(srv.url, { scenario: scn, model: 'sheaves' });
+    const shInfo = await api(srv.url, 'GET', `/api/sessions/${sh.id}`);
+    assert.ok(shInfo.json.counters.includes('barn_get') && shInfo.json.counters.includes('alloc_fastpath'));
+    assert.ok(!shInfo.json.counters.includes('cpu_partial_drain'), 'no CPU partial lists with sheaves');
     // the same state as the CLI with that era
     const end = await api(srv.url, 'GET', `/api/sessions/${r.id}/state?at=${info.json.events}`);
     const cli = execFileSync(BIN, ['run', 'scenarios/legacy-cpu-partial-refill.json', '--model', 'legacy:ERA_DELAYED_FREEZE', '--snapshot'], { encoding: 'utf8' }).trim();

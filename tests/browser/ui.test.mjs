@@ -465,6 +465,13 @@ test('legacy model: each CPU draws its cpu slab, lockless freelist and CPU parti
     assert.equal(await page.locator('#picture svg.topo g.barn').count(), 0);
     assert.match(await page.textContent('#picture svg.topo g.nobarn'), /no barn/);
     assert.match(await page.textContent('#picture svg.topo g.hold[data-hold="prefill"]'), /prefilled.*none/);
+    // breakpoints, the counter list and the chart offer only what a legacy kernel counts
+    assert.equal(await page.isVisible('#bp-barn_put_fail'), false);
+    assert.equal(await page.isVisible('#bp-cpu_partial_drain'), true);
+    const offered = await page.$$eval('#bp-counter option', (os) => os.filter((o) => !o.hidden).map((o) => o.value));
+    assert.ok(offered.includes('cpu_partial_drain') && !offered.includes('barn_get'), offered.join(' '));
+    assert.deepEqual(await page.evaluate(() => window.__slublab.player.get().chartCounters),
+      ['alloc_fastpath', 'free_fastpath', 'alloc_slab', 'cpu_partial_drain']);
     assert.match(await page.getAttribute('#picture svg.topo g.cpuslab[data-cpuslab="0"]', 'aria-label'),
       /^CPU 0 cpu slab .+: 7 of 8 objects on its lockless freelist, tid \d+$/);
     assert.match(await page.textContent('#picture svg.topo g.cpupartial[data-cpupartial="1"]'), /partial 1\/2/);

@@ -7,7 +7,7 @@ import {
   narrate, opCall, placeName, shortAddr, addrAdd, lo48, toCSV, STATES,
   fmtChange, stepText, hexLines, statsText, hasSentence, sysfsLine,
 } from '../../web/js/format.js';
-import { counterMeaning, COUNTER_NAMES, SHEAVES_COUNTERS } from '../../web/js/counters.js';
+import { counterMeaning, COUNTER_NAMES, SHEAVES_COUNTERS, chartCountersFor, modelCounters, DEFAULT_CHART } from '../../web/js/counters.js';
 import { outlineFor, outlined } from '../../web/js/outline.js';
 import { setTexts } from '../../web/js/texts.js';
 
@@ -115,4 +115,17 @@ test('templates agree in number: one object returns, two objects return', () => 
     moves: Array.from({ length: n }, (_, i) => ({ kind: 'object', id: `0x${(0x1000 + i * 64).toString(16)}`, from: { type: 'inflight' }, to: { type: 'slab', slab: '0xffff888100001000' } })) });
   assert.equal(narrate(mk(1)), 'CPU 0: 1 object returns to slab …01000, which stays where it is.');
   assert.equal(narrate(mk(2)), 'CPU 0: 2 objects return to slab …01000, which stays where it is.');
+});
+
+test('counters of the session\'s model: the server\'s list, the chart kept to what the model counts', () => {
+  assert.deepEqual(modelCounters({ counters: ['alloc_fastpath', 'cpu_partial_drain'] }), ['alloc_fastpath', 'cpu_partial_drain']);
+  assert.deepEqual(modelCounters(null), SHEAVES_COUNTERS); // an older server that does not say
+  const legacy = COUNTER_NAMES.filter((c) => !/^(sheaf_|barn_|free_rcu_sheaf)/.test(c));
+  // the default chart on a legacy session: barn_put_fail gives way to cpu_partial_drain
+  assert.deepEqual(chartCountersFor(DEFAULT_CHART.slice(0, 4), legacy),
+    ['alloc_fastpath', 'free_fastpath', 'alloc_slab', 'cpu_partial_drain']);
+  assert.deepEqual(chartCountersFor(DEFAULT_CHART.slice(0, 4), SHEAVES_COUNTERS), DEFAULT_CHART.slice(0, 4));
+  // a user's choice is kept where the model counts it, and not topped up past four
+  assert.deepEqual(chartCountersFor(['sheaf_flush', 'free_slowpath', 'alloc_slowpath', 'alloc_slab', 'free_fastpath'], legacy),
+    ['free_slowpath', 'alloc_slowpath', 'alloc_slab', 'free_fastpath']);
 });

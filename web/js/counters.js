@@ -20,6 +20,16 @@ export const COUNTER_NAMES = NAMES;
 export const SHEAVES_COUNTERS = COUNTER_NAMES.slice(0, 26).concat(COUNTER_NAMES.slice(41));
 
 /**
+ * The counters the session's model counts, as the server lists them
+ * (GET /api/sessions/{id} "counters"); the sheaves era's when it does not say.
+ * @param {{ counters?: string[] }|null|undefined} info
+ * @returns {string[]}
+ */
+export function modelCounters(info) {
+  return info?.counters ?? SHEAVES_COUNTERS;
+}
+
+/**
  * What bumps counter @name, in one sentence.
  * @param {string} name
  */
@@ -27,8 +37,21 @@ export function counterMeaning(name) {
   return texts().counters[name] ?? 'A counter this version of the UI does not describe yet.';
 }
 
-/** Counters a teacher usually wants on the chart first. */
-export const DEFAULT_CHART = ['alloc_fastpath', 'free_fastpath', 'alloc_slab', 'barn_put_fail'];
+/** Counters a teacher usually wants on the chart first: the first four the model counts. */
+export const DEFAULT_CHART = ['alloc_fastpath', 'free_fastpath', 'alloc_slab', 'barn_put_fail', 'cpu_partial_drain'];
+
+/**
+ * The chart's counters for a session whose model counts @names: those of
+ * @chosen it counts, topped up from DEFAULT_CHART to four.
+ * @param {string[]} chosen
+ * @param {string[]} names
+ */
+export function chartCountersFor(chosen, names) {
+  const has = new Set(names);
+  const out = chosen.filter((c) => has.has(c));
+  for (const c of DEFAULT_CHART) if (out.length < 4 && has.has(c) && !out.includes(c)) out.push(c);
+  return out;
+}
 
 /** Notable kinds of events for the timeline markers and breakpoints. */
 export const NOTABLE = [
@@ -37,4 +60,5 @@ export const NOTABLE = [
   { key: 'barn_put_fail', title: 'barn_put_fail', counter: 'barn_put_fail', search: { counter: 'barn_put_fail' }, glyph: '!' },
   { key: 'sheaf_flush', title: 'sheaf flush', counter: 'sheaf_flush', search: { counter: 'sheaf_flush' }, glyph: '↓' },
   { key: 'grace_period', title: 'grace period', counter: null, search: { fn: 'rcu_grace_period' }, glyph: 'R' },
+  { key: 'cpu_partial_drain', title: 'CPU partial drain', counter: 'cpu_partial_drain', search: { counter: 'cpu_partial_drain' }, glyph: '⇊' },
 ];

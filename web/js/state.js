@@ -6,7 +6,7 @@
 // the actions; subscribe() tells them when to render.
 
 import { api, ApiError } from './api.js';
-import { NOTABLE, DEFAULT_CHART } from './counters.js';
+import { NOTABLE, DEFAULT_CHART, chartCountersFor, modelCounters } from './counters.js';
 
 /** @typedef {import('./types.js').StateResponse} StateResponse */
 /** @typedef {import('./types.js').Event} Event */
@@ -103,7 +103,7 @@ export function createPlayer() {
     allEvents: false,
     markers: /** @type {any[]} */ ([]),
     series: null,
-    chartCounters: [...DEFAULT_CHART],
+    chartCounters: DEFAULT_CHART.slice(0, 4),
     playing: false, speed: 4, by: /** @type {'event'|'op'} */ ('event'),
     breakpoints: /** @type {Breakpoint[]} */ ([]),
     hitBreakpoint: /** @type {Breakpoint|null} */ (null),
@@ -302,6 +302,7 @@ export function createPlayer() {
         const guess = o.follow ? null : (o.at ?? 0);
         const [info] = await Promise.all([api.session(o.id), guess != null ? fetchState(guess, o.id).catch(() => null) : null]);
         m.session = { id: o.id, token: o.token ?? null, info };
+        m.chartCounters = chartCountersFor(m.chartCounters, modelCounters(info));
         m.end = info.events; m.ops = info.ops;
         m.events = new Map(); m.allEvents = false; m.markers = []; m.series = null;
         m.cur = null; m.prev = null; m.selection = null; m.bytes = null; m.hitBreakpoint = null;

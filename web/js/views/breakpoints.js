@@ -3,7 +3,7 @@
 // increases; "run to breakpoint" asks the server to search ahead.
 
 import { h, fill } from '../dom.js';
-import { NOTABLE, SHEAVES_COUNTERS } from '../counters.js';
+import { NOTABLE, COUNTER_NAMES, modelCounters } from '../counters.js';
 import { makeBreakpoint } from '../state.js';
 
 export function createBreakpoints(root, player) {
@@ -12,9 +12,10 @@ export function createBreakpoints(root, player) {
     const b = makeBreakpoint({ kind: 'notable', name: n.key });
     const cb = h(doc, 'input', { type: 'checkbox', id: `bp-${n.key}`, value: b.key });
     cb.addEventListener('change', () => (cb.checked ? player.addBreakpoint(b) : player.removeBreakpoint(b.key)));
-    return { cb, b, label: h(doc, 'label', null, cb, ` stop when ${b.title === 'a slab is discarded' ? b.title : n.key === 'new_slab' ? 'a new slab is made' : `${b.title} happens`}`) };
+    return { cb, b, n, label: h(doc, 'label', null, cb, ` stop when ${b.title === 'a slab is discarded' ? b.title : n.key === 'new_slab' ? 'a new slab is made' : `${b.title} happens`}`) };
   });
-  const counter = h(doc, 'select', { id: 'bp-counter', 'aria-label': 'Counter' }, SHEAVES_COUNTERS.map((c) => h(doc, 'option', { value: c }, c)));
+  // every counter is built once; render() shows those of the session's model
+  const counter = h(doc, 'select', { id: 'bp-counter', 'aria-label': 'Counter' }, COUNTER_NAMES.map((c) => h(doc, 'option', { value: c }, c)));
   const addCounter = h(doc, 'button', { type: 'button', id: 'bp-add-counter', onclick: () => player.addBreakpoint(makeBreakpoint({ kind: 'counter', name: counter.value })) }, 'Add');
   const fn = h(doc, 'input', { type: 'text', id: 'bp-fn', placeholder: 'new_slab', 'aria-label': 'Kernel function' });
   const label = h(doc, 'input', { type: 'text', id: 'bp-label', placeholder: 'label (optional)', 'aria-label': 'Label' });
@@ -25,9 +26,18 @@ export function createBreakpoints(root, player) {
     h(doc, 'p', { class: 'row' }, h(doc, 'span', null, 'stop when '), counter, h(doc, 'span', null, ' increases '), addCounter),
     h(doc, 'p', { class: 'row' }, h(doc, 'span', null, 'stop at '), fn, label, addFn),
     list, runTo);
-  let key = '';
+  let key = '', modelKey = '';
+  /** Offer only what the session's model counts (a legacy kernel has no barn_put_fail). */
+  function showModel(names) {
+    const has = new Set(names);
+    for (const c of checks) c.label.hidden = c.n.counter != null && !has.has(c.n.counter);
+    for (const o of counter.options) o.hidden = o.disabled = !has.has(o.value);
+    if (!has.has(counter.value)) counter.value = names[0] ?? '';
+  }
   return {
     render(m) {
+      const names = modelCounters(m.session?.info);
+      if (names.join() !== modelKey) { modelKey = names.join(); showModel(names); }
       const k = m.breakpoints.map((b) => b.key).join('|') + (m.hitBreakpoint?.key ?? '');
       if (k === key) return;
       key = k;

@@ -5,7 +5,7 @@
 
 import { h, fill, download } from '../dom.js';
 import { chart as getChart } from '../vendor.js';
-import { COUNTER_NAMES, SHEAVES_COUNTERS, counterMeaning } from '../counters.js';
+import { COUNTER_NAMES, counterMeaning, modelCounters } from '../counters.js';
 import { toCSV, sysfsLine } from '../format.js';
 import { perCpuStats } from '../model.js';
 
@@ -23,7 +23,8 @@ export function createStats(root, player) {
   const canvas = h(doc, 'canvas', { id: 'chart', role: 'img', 'aria-label': 'Counters over the run' });
   const chooser = h(doc, 'fieldset', { class: 'chooser' }, h(doc, 'legend', null, 'Counters on the chart'));
   const boxes = new Map();
-  for (const name of SHEAVES_COUNTERS) {
+  // a box for every counter; render() shows those of the session's model
+  for (const name of COUNTER_NAMES) {
     const cb = h(doc, 'input', { type: 'checkbox', value: name, id: `cc-${name}` });
     cb.addEventListener('change', () => {
       const names = [...boxes.values()].filter((b) => b.checked).map((b) => b.value).slice(0, 6);
@@ -46,7 +47,7 @@ export function createStats(root, player) {
     h(doc, 'div', { class: 'row' }, csvTable, csvSeries, h(doc, 'label', null, showZero, ' show zero counters')), table);
 
   /** @type {any} */ let chart = null;
-  let seriesRef = null, tableKey = '', last = null;
+  let seriesRef = null, tableKey = '', last = null, modelKey = '';
   const cursor = { id: 'cursor', afterDatasetsDraw(c) {
     const at = c.options.plugins.cursor?.at;
     if (at == null) return;
@@ -104,7 +105,7 @@ export function createStats(root, player) {
   function rows(m) {
     const cache = m.cur?.state?.caches?.find((c) => c.id === m.cacheId);
     const per = perCpuStats(cache);
-    const names = [...new Set([...SHEAVES_COUNTERS, ...Object.keys(cache?.stats ?? {})])]
+    const names = [...new Set([...modelCounters(m.session?.info), ...Object.keys(cache?.stats ?? {})])]
       .sort((a, b) => COUNTER_NAMES.indexOf(a) - COUNTER_NAMES.indexOf(b));
     return { cache, names: names.map((n) => ({ name: n, total: cache?.stats?.[n] ?? 0, per: per[n] ?? (cache?.cpus ?? []).map(() => 0) })) };
   }
@@ -127,6 +128,12 @@ export function createStats(root, player) {
   return {
     render(m) {
       last = m;
+      const model = modelCounters(m.session?.info);
+      if (model.join() !== modelKey) {
+        modelKey = model.join();
+        const has = new Set(model);
+        for (const [n, cb] of boxes) /** @type {HTMLElement} */ (cb.parentElement).hidden = !has.has(n);
+      }
       for (const [n, cb] of boxes) cb.checked = m.chartCounters.includes(n);
       if (m.series && m.series !== seriesRef) { seriesRef = m.series; buildChart(m); }
       if (chart && chart.options.plugins.cursor.at !== m.at) { chart.options.plugins.cursor.at = m.at; chart.draw(); }
