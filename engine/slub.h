@@ -307,6 +307,10 @@ struct sim_config {
 /* 0 when @cfg's zones, watermark parameters and ALLOC layout make a
  * machine; else -EINVAL with the reason in @msg (may be NULL). */
 int sim_zones_check(const struct sim_config *cfg, char *msg, size_t len);
+/* The min_free_kbytes and watermark_scale_factor @sim's watermarks were made
+ * from: the config's, or the kernel's defaults where it leaves them 0. */
+unsigned long sim_min_free_kbytes(const struct sim *sim);
+unsigned sim_watermark_scale_factor(const struct sim *sim);
 /* Fill @cfg with the defaults: 2 CPUs, 1 node, 64 MiB, every variant after,
  * hardened on, random off, seed 1. Cannot fail. */
 void sim_config_default(struct sim_config *cfg);

@@ -27,22 +27,43 @@ static unsigned long int_sqrt(unsigned long x)
 
 static const unsigned lowmem_reserve_ratio[SIM_NR_ZONE_TYPES] = {256, 256, 32, 0};
 
+static unsigned long nr_free_buffer_pages(const struct sim *sim)
+{
+    unsigned long lowmem = 0;
+
+    for (unsigned i = 0; i < sim->nr_zones; i++)
+        if (sim->zones[i].type != SIM_ZONE_MOVABLE)
+            lowmem += sim->zones[i].pages;
+    return lowmem;
+}
+
+/* The machine's min_free_kbytes, or sqrt(16 * lowmem KiB) clamped to
+ * 128..262144 when the config leaves it 0 (kernel: calculate_min_free_kbytes). */
+unsigned long sim_min_free_kbytes(const struct sim *sim)
+{
+    unsigned long kbytes = sim->cfg.min_free_kbytes;
+
+    if (!kbytes) {
+        kbytes = int_sqrt(nr_free_buffer_pages(sim) * (PAGE_SIZE / 1024) * 16);
+        kbytes = kbytes < 128 ? 128 : kbytes > 262144 ? 262144 : kbytes;
+    }
+    return kbytes;
+}
+
+unsigned sim_watermark_scale_factor(const struct sim *sim)
+{
+    return sim->cfg.watermark_scale_factor ? sim->cfg.watermark_scale_factor : 10;
+}
+
 /* Per-zone watermarks and lowmem reserves of every zone (kernel:
  * calculate_min_free_kbytes, __setup_per_zone_wmarks,
  * setup_per_zone_lowmem_reserve).  Cannot fail. */
 void setup_per_zone_wmarks(struct sim *sim)
 {
-    unsigned long lowmem = 0, pages_min, kbytes = sim->cfg.min_free_kbytes;
-    unsigned factor = sim->cfg.watermark_scale_factor ? sim->cfg.watermark_scale_factor : 10;
+    unsigned long lowmem = nr_free_buffer_pages(sim), pages_min;
+    unsigned factor = sim_watermark_scale_factor(sim);
 
-    for (unsigned i = 0; i < sim->nr_zones; i++)
-        if (sim->zones[i].type != SIM_ZONE_MOVABLE)
-            lowmem += sim->zones[i].pages;
-    if (!kbytes) {
-        kbytes = int_sqrt(lowmem * (PAGE_SIZE / 1024) * 16);
-        kbytes = kbytes < 128 ? 128 : kbytes > 262144 ? 262144 : kbytes;
-    }
-    pages_min = kbytes / (PAGE_SIZE / 1024);
+    pages_min = sim_min_free_kbytes(sim) / (PAGE_SIZE / 1024);
     for (unsigned i = 0; i < sim->nr_zones; i++) {
         struct zone *z = &sim->zones[i];
         unsigned long share = (unsigned long)((uint64_t)pages_min * z->pages / lowmem);

@@ -6,7 +6,9 @@
  * counters), with the kernel's " N<node>=<v>" suffix on slab-state files
  * when the machine has several nodes, and " C<cpu>=<n>" after each counter
  * total (show_stat() in mm/slub.c: only non-zero CPUs).  Only non-zero
- * counters are listed; `slublab compare` lists them all.
+ * counters are listed; `slublab compare` lists them all.  After the caches
+ * come the zones as /proc/zoneinfo names them (pages free, min, low, high,
+ * managed, protection), under the watermark parameters in effect.
  */
 #include "report.h"
 
@@ -15,6 +17,8 @@
 
 #include "json_state.h"
 #include "metric.h"
+
+#define REPORT_MAX_ZONES (SIM_MAX_NODES * SIM_NR_ZONE_TYPES)
 
 static void report_header(struct strbuf *out, const struct replay *rp)
 {
@@ -184,6 +188,74 @@ void report_warnings(struct strbuf *out, const struct replay *rp)
                       rp->nr_warnings_total - rp->nr_warnings);
 }
 
+/* The snapshot's zones in /proc/zoneinfo order: by node, then zone type. */
+static size_t report_zone_order(const struct sim_snapshot *snap, const struct sim_snap_zone **order)
+{
+    size_t i, n = 0;
+    int node;
+    unsigned t;
+
+    for (node = 0; node < SIM_MAX_NODES; node++)
+        for (t = 0; t < SIM_NR_ZONE_TYPES; t++)
+            for (i = 0; i < snap->nr_zones && n < REPORT_MAX_ZONES; i++)
+                if (snap->zones[i].node == node && snap->zones[i].type == t)
+                    order[n++] = &snap->zones[i];
+    return n;
+}
+
+/* A /proc/zoneinfo-like section: the watermark parameters, then per zone
+ * its free and managed pages, min/low/high and protection (lowmem_reserve). */
+static void report_zones(struct strbuf *out, const struct replay *rp,
+                         const struct sim_snapshot *snap)
+{
+    const struct sim_snap_zone *order[REPORT_MAX_ZONES];
+    size_t i, n = report_zone_order(snap, order);
+    unsigned t;
+
+    strbuf_printf(out,
+                  "\nzones: min_free_kbytes %lu, watermark_scale_factor %u, kswapd %s, cma %s\n",
+                  sim_min_free_kbytes(rp->sim), sim_watermark_scale_factor(rp->sim),
+                  rp->config.kswapd ? "on" : "off", rp->config.cma ? "on" : "off");
+    for (i = 0; i < n; i++) {
+        const struct sim_snap_zone *z = order[i];
+
+        strbuf_printf(out,
+                      "Node %d, zone %8s\n  pages free     %lu\n        min      %lu\n"
+                      "        low      %lu\n        high     %lu\n        managed  %lu\n"
+                      "        protection: (",
+                      z->node, z->name, z->free_pages, z->watermark[SIM_WMARK_MIN],
+                      z->watermark[SIM_WMARK_LOW], z->watermark[SIM_WMARK_HIGH], z->pages);
+        for (t = 0; t < SIM_NR_ZONE_TYPES; t++)
+            strbuf_printf(out, "%s%lu", t ? ", " : "", z->lowmem_reserve[t]);
+        strbuf_puts(out, ")\n");
+    }
+}
+
+static cJSON *report_json_zone(const struct sim_snap_zone *z)
+{
+    cJSON *o = cJSON_CreateObject(), *prot = NULL;
+    unsigned t;
+
+    if (!o)
+        return NULL;
+    if (!json_put(o, "node", json_int(z->node)) || !json_put(o, "zone", json_str(z->name)) ||
+        !json_put(o, "pages_free", json_uint(z->free_pages)) ||
+        !json_put(o, "min", json_uint(z->watermark[SIM_WMARK_MIN])) ||
+        !json_put(o, "low", json_uint(z->watermark[SIM_WMARK_LOW])) ||
+        !json_put(o, "high", json_uint(z->watermark[SIM_WMARK_HIGH])) ||
+        !json_put(o, "managed", json_uint(z->pages)) ||
+        !json_put(o, "protection", prot = cJSON_CreateArray()))
+        goto err_delete;
+    for (t = 0; t < SIM_NR_ZONE_TYPES; t++)
+        if (!json_push(prot, json_uint(z->lowmem_reserve[t])))
+            goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
 static void report_expects(struct strbuf *out, const struct replay *rp)
 {
     size_t i, passed = 0;
@@ -219,6 +291,7 @@ void report_text(struct strbuf *out, const struct replay *rp, const struct sim_s
         report_cache_stats(out, snap, c);
         report_cache_topology(out, snap, c);
     }
+    report_zones(out, rp, snap);
     report_expects(out, rp);
 }
 
@@ -260,10 +333,11 @@ static cJSON *report_json_warning(const struct replay_warning *w)
 
 cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap)
 {
+    const struct sim_snap_zone *zones[REPORT_MAX_ZONES];
     cJSON *o = cJSON_CreateObject(), *a = NULL;
     char model[64];
     unsigned v;
-    size_t i;
+    size_t i, n;
 
     if (!o)
         return NULL;
@@ -283,7 +357,17 @@ cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap)
     for (i = 0; i < snap->nr_caches; i++)
         if (!json_push(a, json_snap_cache(snap, &snap->caches[i])))
             goto err_delete;
-    if (!json_put(o, "expects", a = cJSON_CreateArray()))
+    n = report_zone_order(snap, zones);
+    if (!json_put(o, "zones", a = cJSON_CreateArray()))
+        goto err_delete;
+    for (i = 0; i < n; i++)
+        if (!json_push(a, report_json_zone(zones[i])))
+            goto err_delete;
+    if (!json_put(o, "min_free_kbytes", json_uint(sim_min_free_kbytes(rp->sim))) ||
+        !json_put(o, "watermark_scale_factor", json_uint(sim_watermark_scale_factor(rp->sim))) ||
+        !cJSON_AddBoolToObject(o, "kswapd", rp->config.kswapd) ||
+        !cJSON_AddBoolToObject(o, "cma", rp->config.cma) ||
+        !json_put(o, "expects", a = cJSON_CreateArray()))
         goto err_delete;
     for (i = 0; i < rp->scn->nr_expects; i++)
         if (!json_push(a, report_json_expect(&rp->scn->expects[i], &rp->expects[i])))

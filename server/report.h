@@ -4,8 +4,10 @@
  * Two renderings of one replay: a sysfs-style text report (per cache the
  * files of /sys/kernel/slab/<cache>/, counters in the kernel's show_stat()
  * format `alloc_fastpath 12 C0=10 C1=2`, per-CPU sheaves and per-node
- * barns, then the expects), and a JSON summary with keys in a fixed order:
- * scenario, variants, model, seed, caches, expects, warnings, ok.  The HTTP
+ * barns, then the zones in /proc/zoneinfo's words, then the expects), and a
+ * JSON summary with keys in a fixed order: scenario, variants, model, seed,
+ * caches, zones, min_free_kbytes, watermark_scale_factor, kswapd, cma,
+ * expects, warnings, ok.  The HTTP
  * server will serve the same texts.
  */
 #ifndef SLUBLAB_SERVER_REPORT_H

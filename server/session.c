@@ -725,6 +725,7 @@ int session_fork_inputs(struct session *s, uint64_t at, struct session *child)
 
 static cJSON *session_machine_json(const struct session *s)
 {
+    const struct sim *sim = s->have_rp ? s->rp.sim : NULL;
     cJSON *o = cJSON_CreateObject(), *cpu_node = NULL;
     unsigned c;
 
@@ -738,6 +739,16 @@ static cJSON *session_machine_json(const struct session *s)
     if (!json_put(o, "mem_mb_per_node", json_uint(s->cfg.mem_per_node / MIB)) ||
         !cJSON_AddBoolToObject(o, "freelist_hardened", s->cfg.freelist_hardened) ||
         !cJSON_AddBoolToObject(o, "freelist_random", s->cfg.freelist_random))
+        goto err_delete;
+    /* the zones and watermark parameters in effect (the engine's defaults filled in) */
+    if (!json_put(o, "dma_mb", json_uint(s->cfg.dma_bytes / MIB)) ||
+        !json_put(o, "dma32_mb", json_uint(s->cfg.dma32_bytes / MIB)) ||
+        !json_put(o, "min_free_kbytes",
+                  sim ? json_uint(sim_min_free_kbytes(sim)) : cJSON_CreateNull()) ||
+        !json_put(o, "watermark_scale_factor",
+                  sim ? json_uint(sim_watermark_scale_factor(sim)) : cJSON_CreateNull()) ||
+        !cJSON_AddBoolToObject(o, "kswapd", s->cfg.kswapd) ||
+        !cJSON_AddBoolToObject(o, "cma", s->cfg.cma))
         goto err_delete;
     return o;
 

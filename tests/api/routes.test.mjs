@@ -96,6 +96,44 @@ describe('sessions', () => {
     assert.ok(list.json.sessions.some((x) => x.id === s.id));
   });
 
+  test('the machine shows its zones and watermark parameters', async () => {
+    // the default machine: one Normal zone, min_free_kbytes computed by the engine
+    const def = await api(srv.url, 'GET', `/api/sessions/${s.id}`);
+    const m = def.json.machine;
+    assert.equal(m.mem_mb_per_node, 64, 'the old keys stay');
+    assert.equal(m.dma_mb, 0);
+    assert.equal(m.dma32_mb, 0);
+    assert.equal(m.watermark_scale_factor, 10);
+    assert.equal(m.kswapd, false);
+    assert.equal(m.cma, true);
+    // min_free_kbytes is shared among the zones as their min watermarks (4 KiB pages,
+    // each share rounded down): compare with the zones of the session's state
+    const zonesOf = async (id) => (await api(srv.url, 'GET', `/api/sessions/${id}/state?at=0`)).json.state.zones;
+    const minSum = (zones) => zones.reduce((a, z) => a + z.watermarks.min, 0);
+    let zones = await zonesOf(s.id);
+    assert.deepEqual(zones.map((z) => z.name), ['Normal']);
+    assert.equal(minSum(zones), m.min_free_kbytes / 4);
+    // a scenario with DMA and DMA32 zones and its own min_free_kbytes
+    const scn = JSON.parse(fs.readFileSync('scenarios/dma-cache.json', 'utf8'));
+    const d = await session(srv.url, { scenario: scn });
+    const dm = (await api(srv.url, 'GET', `/api/sessions/${d.id}`)).json.machine;
+    assert.equal(dm.dma_mb, scn.machine.dma_mb);
+    assert.equal(dm.dma32_mb, scn.machine.dma32_mb);
+    assert.equal(dm.min_free_kbytes, scn.config.min_free_kbytes);
+    zones = await zonesOf(d.id);
+    assert.deepEqual(zones.map((z) => z.name).sort(), ['DMA', 'DMA32', 'Normal']);
+    const sum = minSum(zones);
+    assert.ok(sum <= dm.min_free_kbytes / 4 && sum > dm.min_free_kbytes / 4 - zones.length,
+      `min watermarks ${sum} share ${dm.min_free_kbytes} KiB`);
+    // the configuration keys reach the machine
+    const cfg = { ...scn, config: { ...scn.config, watermark_scale_factor: 200, kswapd: true, cma: false } };
+    const k = await session(srv.url, { scenario: cfg });
+    const km = (await api(srv.url, 'GET', `/api/sessions/${k.id}`)).json.machine;
+    assert.equal(km.watermark_scale_factor, 200);
+    assert.equal(km.kswapd, true);
+    assert.equal(km.cma, false);
+  });
+
   test('an inline scenario with settings', async () => {
     const scn = JSON.parse(fs.readFileSync('scenarios/fast-paths.json', 'utf8'));
     const r = await session(srv.url, {

@@ -52,7 +52,7 @@ check "--json exits 0" [ "$status" -eq 0 ]
 check "--json is one line" [ "$(wc -l <"$TMP/out")" -eq 1 ]
 check "--json parses" json_doc "$TMP/out"
 keys=$(json_keys "$TMP/out")
-check "--json keys in order ($keys)" [ "$keys" = "scenario,variants,model,seed,caches,expects,warnings,ok" ]
+check "--json keys in order ($keys)" [ "$keys" = "scenario,variants,model,seed,caches,zones,min_free_kbytes,watermark_scale_factor,kswapd,cma,expects,warnings,ok" ]
 check "--json ok is true" grep -q '"ok":true}$' "$TMP/out"
 check "--json addresses are hex strings" grep -Eq '"random":"0x[0-9a-f]+"' "$TMP/out"
 
@@ -134,6 +134,93 @@ sl compare "$TMP/s.json" --variant DEFERRED_FREELIST --json
 cp "$TMP/out" "$TMP/c1"
 sl compare "$TMP/s.json" --variant DEFERRED_FREELIST --json
 check "compare is deterministic" cmp -s "$TMP/out" "$TMP/c1"
+
+# ---- zones: the text section and --json against --snapshot and `slublab gfp` ----
+# For a machine with DMA and DMA32 zones and for the default machine: the text's
+# /proc/zoneinfo-like blocks equal --json's zones; those equal the final
+# snapshot's zones (free, managed, watermarks, lowmem_reserve) in node/zone
+# order; their watermarks equal what `slublab gfp` reports for the same machine
+# (fresh: free = managed); min_free_kbytes is the scenario's, or sqrt(16 * lowmem
+# KiB) computed here, and the min watermarks share it.
+root=$(cd "$(dirname "$0")/../.." && pwd)
+zones_check='
+const fs = require("fs");
+const [text, json, snap, gfp, scn] = process.argv.slice(1).map((f) => fs.readFileSync(f, "utf8"));
+const sum = JSON.parse(json), st = JSON.parse(snap), g = JSON.parse(gfp), sc = JSON.parse(scn);
+const fail = (m) => { console.log(m); process.exit(1); };
+const eq = (a, b, m) => { if (JSON.stringify(a) !== JSON.stringify(b)) fail(`${m}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`); };
+const types = ["DMA", "DMA32", "Normal", "Movable"];
+// the text section, parsed as /proc/zoneinfo
+const sec = text.split("\n\n").find((b) => b.startsWith("zones: "));
+if (!sec) fail("no zones section");
+const head = sec.split("\n")[0];
+eq(head, `zones: min_free_kbytes ${sum.min_free_kbytes}, watermark_scale_factor ${sum.watermark_scale_factor}, ` +
+   `kswapd ${sum.kswapd ? "on" : "off"}, cma ${sum.cma ? "on" : "off"}`, "header");
+const parsed = [];
+for (const l of sec.split("\n").slice(1)) {
+  let m;
+  if ((m = /^Node (\d+), zone +(\S+)$/.exec(l))) parsed.push({ node: +m[1], zone: m[2] });
+  else if ((m = /^  pages free +(\d+)$/.exec(l))) parsed.at(-1).pages_free = +m[1];
+  else if ((m = /^ {8}(min|low|high|managed) +(\d+)$/.exec(l))) parsed.at(-1)[m[1]] = +m[2];
+  else if ((m = /^ {8}protection: \((.*)\)$/.exec(l))) parsed.at(-1).protection = m[1].split(", ").map(Number);
+  else fail(`unexpected line "${l}"`);
+}
+eq(parsed, sum.zones, "text zones vs --json zones");
+// --json zones vs the snapshot, which lists them in its own order
+const want = st.zones.slice().sort((a, b) => a.node - b.node || types.indexOf(a.name) - types.indexOf(b.name))
+  .map((z) => ({ node: z.node, zone: z.name, pages_free: z.free_pages, min: z.watermarks.min, low: z.watermarks.low,
+                 high: z.watermarks.high, managed: z.pages, protection: types.map((t) => z.lowmem_reserve[t]) }));
+eq(sum.zones, want, "--json zones vs --snapshot zones");
+// the zonelist of GFP_KERNEL on node 0 (fresh machine)
+for (const m of g.zonelist) {
+  const z = sum.zones.find((x) => x.node === m.node && x.zone === m.zone);
+  if (!z) fail(`gfp zone ${m.node}/${m.zone} missing`);
+  eq([z.min, z.low, z.high], [m.watermarks.min, m.watermarks.low, m.watermarks.high], `${m.zone} watermarks vs gfp`);
+  eq(z.managed, m.free_pages, `${m.zone} managed vs gfp free on a fresh machine`);
+  eq(z.protection[types.indexOf("Normal")], m.lowmem_reserve, `${m.zone} protection vs gfp lowmem_reserve`);
+}
+const mc = sc.machine || {}, cfg = sc.config || {};
+const mib = (mc.mem_mb_per_node || 64) * (mc.nodes || 1) + (mc.dma_mb || 0) + (mc.dma32_mb || 0);
+eq(sum.zones.reduce((a, z) => a + z.managed, 0), mib * 256, "managed pages total the machine");
+const auto = Math.min(262144, Math.max(128, Math.floor(Math.sqrt(16 * mib * 1024))));
+eq(sum.min_free_kbytes, cfg.min_free_kbytes || auto, "min_free_kbytes");
+const mins = sum.zones.reduce((a, z) => a + z.min, 0), pmin = sum.min_free_kbytes / 4;
+if (!(mins <= pmin && mins > pmin - sum.zones.length)) fail(`min watermarks ${mins} do not share ${pmin} pages`);
+eq(sum.watermark_scale_factor, cfg.watermark_scale_factor || 10, "watermark_scale_factor");
+console.log(sum.zones.map((z) => z.zone).join(","));
+'
+if command -v node >/dev/null 2>&1; then
+    for name in dma-cache default; do
+        f=$root/scenarios/$name.json
+        sl run "$f"; cp "$TMP/out" "$TMP/z.txt"
+        sl run "$f" --json; cp "$TMP/out" "$TMP/z.json"
+        sl run "$f" --snapshot; cp "$TMP/out" "$TMP/z.snap"
+        sl gfp GFP_KERNEL --json --scenario "$f"; cp "$TMP/out" "$TMP/z.gfp"
+        got=$(node -e "$zones_check" "$TMP/z.txt" "$TMP/z.json" "$TMP/z.snap" "$TMP/z.gfp" "$f" 2>&1)
+        case $name in
+        dma-cache) want=DMA,DMA32,Normal ;;
+        *) want=Normal ;;
+        esac
+        check "$name: zones agree with --snapshot and gfp ($got)" [ "$got" = "$want" ]
+    done
+    # the section follows the caches and precedes the expects
+    check "zones section between the caches and the expects" \
+        sh -c "awk '/^\\/sys\\/kernel\\/slab\\//{c=NR} /^zones: /{z=NR} /^expects\$/{e=NR} END{exit !(c && c<z && z<e)}' '$TMP/z.txt'"
+    # watermark settings reach the report
+    sed 's/"min_free_kbytes": 4096/"min_free_kbytes": 2048, "watermark_scale_factor": 300, "kswapd": true, "cma": false/' \
+        "$root/scenarios/dma-cache.json" >"$TMP/zw.json"
+    sl run "$TMP/zw.json"
+    check "configured watermark parameters in the zones header" \
+        grep -qx 'zones: min_free_kbytes 2048, watermark_scale_factor 300, kswapd on, cma off' "$TMP/out"
+    cp "$TMP/out" "$TMP/z.txt"
+    sl run "$TMP/zw.json" --json; cp "$TMP/out" "$TMP/z.json"
+    sl run "$TMP/zw.json" --snapshot; cp "$TMP/out" "$TMP/z.snap"
+    sl gfp GFP_KERNEL --json --scenario "$TMP/zw.json"; cp "$TMP/out" "$TMP/z.gfp"
+    got=$(node -e "$zones_check" "$TMP/z.txt" "$TMP/z.json" "$TMP/z.snap" "$TMP/z.gfp" "$TMP/zw.json" 2>&1)
+    check "configured machine: zones agree with --snapshot and gfp ($got)" [ "$got" = "DMA,DMA32,Normal" ]
+else
+    skip "zones checks need node"
+fi
 
 # ---- the complete example of docs/scenario-format.md runs and passes ----
 doc="$(dirname "$0")/../../docs/scenario-format.md"
