@@ -109,6 +109,50 @@ describe('trace uploads', () => {
     assert.equal(ops.status, 200, ops.text);
   });
 
+  test('the full sample: each phase named, building reported as operations applied', async () => {
+    const bytes = fs.readFileSync(path.resolve('tests/data/kmem-trace-sample.txt.gz'));
+    const r = await upload(bytes);
+    assert.equal(r.status, 202, r.text);
+    const samples = [];
+    const end = Date.now() + 300000;
+    let last;
+    for (;;) {
+      last = (await api(srv.url, 'GET', `/api/traces/${r.json.id}`)).json;
+      samples.push(last);
+      if (last.state === 'done' || last.state === 'failed') break;
+      assert.ok(Date.now() < end, `still ${last.state}`);
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    assert.equal(last.state, 'done', JSON.stringify(last.error));
+    for (const s of samples.slice(0, -1)) {
+      assert.equal(s.session, null, 'no session before done');
+      assert.equal(s.phase, s.state === 'replaying' ? 'replaying the trace' : 'building the session');
+      assert.ok(s.phase_progress >= 0 && s.phase_progress <= 1, `${s.phase_progress}`);
+    }
+    const building = samples.filter((s) => s.state === 'building');
+    assert.ok(building.length > 0, 'the building phase is seen (it takes seconds)');
+    const total = building[0].ops_total;
+    assert.ok(total > 30000, `operations recorded: ${total}`);
+    let prev = -1;
+    for (const s of building) {
+      assert.equal(s.progress, 1, 'the replay share stays at 1');
+      assert.equal(s.ops_total, total);
+      assert.ok(s.ops >= 0 && s.ops <= total);
+      assert.ok(s.ops === total || s.ops % 1024 === 0, `reported every 1024 operations (${s.ops})`);
+      assert.equal(s.phase_progress, s.ops / total);
+      assert.ok(s.phase_progress >= prev, `monotonic: ${prev} then ${s.phase_progress}`);
+      prev = s.phase_progress;
+    }
+    assert.equal(last.phase, null);
+    assert.equal(last.phase_progress, 1);
+    assert.equal(last.ops, total);
+    assert.equal(last.ops_total, total);
+    assert.match(last.session.id, /^[a-z2-7]{10}$/);
+    const info = await api(srv.url, 'GET', `/api/sessions/${last.session.id}`);
+    assert.equal(info.status, 200, info.text);
+    assert.equal(info.json.ops, total, 'the session holds every recorded operation');
+  });
+
   test('plain text upload: the same events', async () => {
     const r = await upload(zlib.gunzipSync(fs.readFileSync(SLICE)));
     assert.equal(r.status, 202, r.text);
