@@ -160,9 +160,10 @@ struct session {
     uint64_t pos_saved;   /* the position the store has */
     int hook_err;         /* an error seen by the event callback */
     char created[32];     /* ISO 8601 UTC, set by the registry */
-    /* Optional, set before session_build(): called by its forward run with
-     * the operations applied so far, every SESSION_PROGRESS_EVERY of them
-     * (so a caller may take a lock there), not at the end. */
+    /* Optional, set before session_build() and cleared after it: called by
+     * the forward run with the operations applied so far, every
+     * SESSION_PROGRESS_EVERY of them (so a caller may take a lock there),
+     * not at the end. */
     void (*build_progress)(uint64_t ops, void *arg);
     void *build_progress_arg;
 };

@@ -1,17 +1,18 @@
 // Browser test of "Open a kernel trace": a small slice of a real kmem trace
 // (tests/data) is uploaded from the header's control, its progress shown,
-// and the replay opens as a session the lab steps through; the full sample
-// shows its phases in order, the session build with a growing share; a file
-// that is no trace shows the server's reason and the replay report.
+// and the replay opens as a session the lab steps through; a large
+// synthetic trace shows its phases in order, the session build with a
+// growing share; a file that is no trace shows the server's reason and the
+// replay report.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { synthTrace } from '../js/synth-trace.mjs';
 import { startServer, startBrowser, openPage, shotOnFailure, api, model, press, ROOT } from './helpers.mjs';
 
 const SLICE = join(ROOT, 'tests/data/kmem-trace-slice.txt.gz');
-const SAMPLE = join(ROOT, 'tests/data/kmem-trace-sample.txt.gz'); // 34k events: its session takes a while to build
 let server, browser, base, dir;
 
 before(async () => {
@@ -70,7 +71,9 @@ test('open a kernel trace: the dialog names each phase, building with its share'
         phase: status.dataset.phase ?? '', text: status.textContent, label: bar.getAttribute('aria-label'),
       })).observe(status, { childList: true, characterData: true, subtree: true, attributes: true });
     });
-    await page.setInputFiles('#trace-file', SAMPLE);
+    const big = join(dir, 'big-trace.txt.gz');
+    writeFileSync(big, synthTrace(100000)); // 200k events: the session's build lasts several polls
+    await page.setInputFiles('#trace-file', big);
     await page.waitForFunction(() => /events replayed/.test(document.querySelector('#trace-status').textContent),
       null, { timeout: 240000 });
     await page.waitForFunction(() => window.__slublab.player.get().session?.info?.scenario?.name === 'kernel-trace',
@@ -90,7 +93,7 @@ test('open a kernel trace: the dialog names each phase, building with its share'
       prev = Number(m[1]);
       assert.equal(s.label, 'Session building progress');
     }
-    assert.match(seen[seen.length - 1].text, /kmem-trace-sample\.txt\.gz: \d+ events replayed/);
+    assert.match(seen[seen.length - 1].text, /big-trace\.txt\.gz: 200000 events replayed/);
     await page.waitForSelector('#trace-progress', { state: 'hidden' });
     assert.deepEqual(page.errors, [], 'the console has no errors');
   });
