@@ -327,7 +327,7 @@ int scenario_parse(const char *text, size_t len, const char *label, struct scena
         ret = -ERANGE;
     if (ret)
         goto err_release;
-    free(ctx.defs);
+    scenario_defs_release(&ctx);
     strbuf_release(&ctx.path);
     *out = scn;
     return 0;
@@ -335,7 +335,7 @@ int scenario_parse(const char *text, size_t len, const char *label, struct scena
 err_release:
     if (ret == -ENOMEM && !err->len)
         strbuf_printf(err, "%s: out of memory", label);
-    free(ctx.defs);
+    scenario_defs_release(&ctx);
     strbuf_release(&ctx.path);
     scenario_release(scn);
     return ret;
@@ -391,7 +391,7 @@ int scenario_parse_op_list(const struct cJSON *arr, const char *label, unsigned 
         ret = -ERANGE;
     if (ret == -ENOMEM && !err->len)
         strbuf_printf(err, "%s: out of memory", label);
-    free(ctx.defs);
+    scenario_defs_release(&ctx);
     strbuf_release(&ctx.path);
     if (ret) {
         scenario_ops_release(list, n);

@@ -8,12 +8,84 @@
  * produce it: "o3" matches a definition "o{i}", and "o{i}" matches "o{i}".
  * That catches typos and use-before-definition at load time; the replay
  * (replay.c) checks what is actually live when the operation runs.
+ *
+ * A kernel trace makes scenarios of a million operations, each freeing a
+ * name defined earlier, so the definitions are indexed: plain names in a
+ * hash table (by kind and name), templates in a list.  A plain reference is
+ * then a lookup plus a walk of the templates; a template reference (only
+ * inside a repeat) still walks every definition.
  */
 #include "scenario_parse.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+static size_t scenario_name_hash(enum scenario_def_kind kind, const char *name)
+{
+    uint64_t h = 14695981039346656037ULL ^ (uint64_t)kind; /* FNV-1a */
+
+    for (; *name; name++)
+        h = (h ^ (unsigned char)*name) * 1099511628211ULL;
+    return (size_t)(h ^ (h >> 32));
+}
+
+/* The hash slot holding a plain @name of @kind, or the free slot where it goes. */
+static size_t scenario_hash_slot(const struct scenario_ctx *ctx, enum scenario_def_kind kind,
+                                 const char *name)
+{
+    size_t mask = ctx->hash_cap - 1, i = scenario_name_hash(kind, name) & mask;
+
+    for (;; i = (i + 1) & mask) {
+        size_t d = ctx->names_hash[i];
+
+        if (!d || (ctx->defs[d - 1].kind == kind && !strcmp(ctx->defs[d - 1].name, name)))
+            return i;
+    }
+}
+
+/* Index defs[@idx], a plain name. */
+static int scenario_hash_add(struct scenario_ctx *ctx, size_t idx)
+{
+    const struct scenario_def *def = &ctx->defs[idx];
+    size_t slot;
+
+    if (2 * (ctx->hash_nr + 1) > ctx->hash_cap) {
+        size_t cap = ctx->hash_cap ? 2 * ctx->hash_cap : 64, *old = ctx->names_hash;
+        size_t old_cap = ctx->hash_cap, i;
+
+        ctx->names_hash = calloc(cap, sizeof(*ctx->names_hash));
+        if (!ctx->names_hash) {
+            ctx->names_hash = old;
+            return -ENOMEM;
+        }
+        ctx->hash_cap = cap;
+        for (i = 0; i < old_cap; i++)
+            if (old[i]) {
+                const struct scenario_def *o = &ctx->defs[old[i] - 1];
+
+                ctx->names_hash[scenario_hash_slot(ctx, o->kind, o->name)] = old[i];
+            }
+        free(old);
+    }
+    slot = scenario_hash_slot(ctx, def->kind, def->name);
+    if (!ctx->names_hash[slot]) {
+        ctx->names_hash[slot] = idx + 1;
+        ctx->hash_nr++;
+    }
+    return 0;
+}
+
+void scenario_defs_release(struct scenario_ctx *ctx)
+{
+    free(ctx->defs);
+    free(ctx->names_hash);
+    free(ctx->tpls);
+    ctx->defs = NULL;
+    ctx->names_hash = ctx->tpls = NULL;
+    ctx->nr_defs = ctx->cap_defs = ctx->hash_cap = ctx->hash_nr = ctx->nr_tpls = ctx->cap_tpls = 0;
+}
 
 int scenario_def_add(struct scenario_ctx *ctx, enum scenario_def_kind kind, const char *name)
 {
@@ -29,6 +101,18 @@ int scenario_def_add(struct scenario_ctx *ctx, enum scenario_def_kind kind, cons
     ctx->defs[ctx->nr_defs].kind = kind;
     ctx->defs[ctx->nr_defs].name = name;
     ctx->nr_defs++;
+    if (!strstr(name, "{i}"))
+        return scenario_hash_add(ctx, ctx->nr_defs - 1);
+    if (ctx->nr_tpls == ctx->cap_tpls) {
+        size_t cap = ctx->cap_tpls ? 2 * ctx->cap_tpls : 16;
+        size_t *t = realloc(ctx->tpls, cap * sizeof(*t));
+
+        if (!t)
+            return -ENOMEM;
+        ctx->tpls = t;
+        ctx->cap_tpls = cap;
+    }
+    ctx->tpls[ctx->nr_tpls++] = ctx->nr_defs - 1;
     return 0;
 }
 
@@ -58,6 +142,17 @@ bool scenario_def_find(const struct scenario_ctx *ctx, enum scenario_def_kind ki
 {
     size_t i;
 
+    if (!strstr(ref, "{i}")) { /* a plain name: defined as itself, or covered by a template */
+        if (ctx->hash_cap && ctx->names_hash[scenario_hash_slot(ctx, kind, ref)])
+            return true;
+        for (i = 0; i < ctx->nr_tpls; i++) {
+            const struct scenario_def *d = &ctx->defs[ctx->tpls[i]];
+
+            if (d->kind == kind && scenario_template_covers(d->name, ref))
+                return true;
+        }
+        return false;
+    }
     for (i = 0; i < ctx->nr_defs; i++) {
         const char *def = ctx->defs[i].name;
 

@@ -41,6 +41,10 @@ struct scenario_ctx {
     unsigned depth;            /* repeats enclosing the op being parsed */
     struct scenario_def *defs; /* names defined so far, document order */
     size_t nr_defs, cap_defs;
+    /* an index of defs: the plain names hashed (slot: def index + 1, 0 free),
+     * and the templates (names with "{i}") listed */
+    size_t *names_hash, hash_cap, hash_nr;
+    size_t *tpls, nr_tpls, cap_tpls;
     bool runtime_refs; /* appended ops: cache and object names are checked by the replay */
     bool out_of_range; /* the error is a cpu or node beyond the machine (-ERANGE) */
 };
@@ -90,6 +94,8 @@ char *scenario_strdup(const char *s);
 
 /* Record a name definition; -ENOMEM only. */
 int scenario_def_add(struct scenario_ctx *ctx, enum scenario_def_kind kind, const char *name);
+/* Free the definitions and their index. */
+void scenario_defs_release(struct scenario_ctx *ctx);
 /* True when a definition of @kind matches @ref (templates "{i}" on either side). */
 bool scenario_def_find(const struct scenario_ctx *ctx, enum scenario_def_kind kind,
                        const char *ref);

@@ -6,7 +6,8 @@
  * The head replay carries two hooks while it runs forward: the event
  * callback feeds the timeline, and the replay hook logs each engine
  * operation, counts it against the session's limit and takes a checkpoint
- * every lim.ckpt_events events.  Appending is all or nothing: the batch runs
+ * every lim.ckpt_events events (and, when its owner asked, reports how far
+ * the build has come every SESSION_PROGRESS_EVERY operations).  Appending is all or nothing: the batch runs
  * on the head, and if it fails the log, timeline, checkpoints, names and
  * warnings go back to where they were and the head machine is rebuilt from
  * the last checkpoint (a bounded replay).
@@ -377,6 +378,8 @@ static int session_on_op(struct replay *rp, const struct sim_op *op, const struc
     if (s->log.nr_ops > s->lim.max_ops)
         return replay_fail(rp, -E2BIG, "the session reached its limit of %" PRIu64 " operations",
                            s->lim.max_ops);
+    if (s->build_progress && !(s->log.nr_ops % SESSION_PROGRESS_EVERY))
+        s->build_progress(s->log.nr_ops, s->build_progress_arg);
     if (seq - s->ckpt_seq >= s->ckpt_every || s->log.nr_ops - s->ckpt_op >= s->ckpt_every)
         err = session_ckpt_add(s);
     else if (session_memory(s) > s->lim.memory) {

@@ -160,7 +160,16 @@ struct session {
     uint64_t pos_saved;   /* the position the store has */
     int hook_err;         /* an error seen by the event callback */
     char created[32];     /* ISO 8601 UTC, set by the registry */
+    /* Optional, set before session_build() and cleared after it: called by
+     * the forward run with the operations applied so far, every
+     * SESSION_PROGRESS_EVERY of them (so a caller may take a lock there),
+     * not at the end. */
+    void (*build_progress)(uint64_t ops, void *arg);
+    void *build_progress_arg;
 };
+
+/* Operations between two build_progress calls. */
+#define SESSION_PROGRESS_EVERY 1024
 
 /* The defaults: 64 CPUs, 8 nodes, 4 GiB per node, 128 MiB, 4M operations, 256 events. */
 void session_limits_default(struct session_limits *lim);

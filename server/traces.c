@@ -5,7 +5,9 @@
  * its thread ends.  Its life: "replaying" (the trace is read and replayed;
  * progress is the share of the file consumed), "building" (the replayed
  * operations become a scenario and a session is built from it, as POST
- * /api/sessions builds one, so the session's limits apply), then "done"
+ * /api/sessions builds one, so the session's limits apply; its progress is
+ * the operations the session has applied out of those recorded, which the
+ * session reports every SESSION_PROGRESS_EVERY operations), then "done"
  * with the session's id and token, or "failed" with an error code and
  * message.  Every field a reader sees is written under the table's lock;
  * the thread works on its own copies in between.  traces_free() sets the
@@ -33,6 +35,8 @@
 enum job_state { JOB_REPLAYING, JOB_BUILDING, JOB_DONE, JOB_FAILED };
 
 static const char *const state_names[] = {"replaying", "building", "done", "failed"};
+/* What a running job is doing, as the UI labels it. */
+static const char *const phase_names[] = {"replaying the trace", "building the session"};
 
 struct trace_job {
     char id[TRACES_ID_LEN + 1];
@@ -48,6 +52,7 @@ struct trace_job {
     enum job_state state;
     uint64_t done, total; /* input consumed and its size */
     uint64_t events;
+    uint64_t built, recorded; /* building: operations the session applied, of those recorded */
     char session[SESSION_ID_LEN + 1], token[SESSION_TOKEN_LEN + 1];
     char *report;     /* owned */
     const char *code; /* failed: an error code of routes.h */
@@ -195,6 +200,15 @@ static void job_fail(struct trace_job *j, const char *code, const char *fmt, ...
     pthread_mutex_unlock(&j->tj->lock);
 }
 
+static void job_build_progress(uint64_t ops, void *arg)
+{
+    struct trace_job *j = arg;
+
+    pthread_mutex_lock(&j->tj->lock);
+    j->built = ops < j->recorded ? ops : j->recorded;
+    pthread_mutex_unlock(&j->tj->lock);
+}
+
 /* Build, store and register the session of @scn.  0 or an errno with @err set. */
 static int job_session(struct trace_job *j, const char *text, struct strbuf *err)
 {
@@ -207,10 +221,15 @@ static int job_session(struct trace_job *j, const char *text, struct strbuf *err
         session_free(s);
         return -ENOMEM;
     }
-    if ((ret = session_build(s, err))) {
+    s->build_progress = job_build_progress;
+    s->build_progress_arg = j;
+    ret = session_build(s, err);
+    s->build_progress = NULL;
+    if (ret) {
         session_free(s);
         return ret;
     }
+    job_build_progress(UINT64_MAX, j); /* every operation applied */
     if (store_scenario_put(app->store, s->scn->name, text, strlen(text), false, &row)) {
         session_free(s);
         strbuf_puts(err, "cannot store the scenario");
@@ -273,6 +292,7 @@ static void *job_run(void *arg)
     ktrace_replay_report(&rep, &kr, "upload");
     pthread_mutex_lock(&j->tj->lock);
     j->events = ktrace_replay_events(&kr);
+    j->recorded = kr.nr_recorded;
     j->report = strbuf_failed(&rep) ? NULL : strdup(strbuf_str(&rep));
     j->state = JOB_BUILDING;
     pthread_mutex_unlock(&j->tj->lock);
@@ -437,12 +457,24 @@ int route_trace_get(const struct request *req, struct response *res)
         double progress = j->state == JOB_DONE ? 1.0
                           : j->total           ? (double)j->done / (double)j->total
                                                : 0.0;
+        double built = j->state == JOB_DONE ? 1.0
+                       : j->recorded        ? (double)j->built / (double)j->recorded
+                                            : 0.0;
 
         cJSON_AddStringToObject(o, "id", j->id);
         cJSON_AddStringToObject(o, "state", state_names[j->state]);
         cJSON_AddNumberToObject(o, "bytes", (double)j->bytes);
         cJSON_AddNumberToObject(o, "progress", progress > 1.0 ? 1.0 : progress);
         cJSON_AddNumberToObject(o, "events", (double)j->events);
+        if (j->state == JOB_REPLAYING || j->state == JOB_BUILDING)
+            cJSON_AddStringToObject(o, "phase", phase_names[j->state]);
+        else
+            cJSON_AddNullToObject(o, "phase");
+        cJSON_AddNumberToObject(o, "phase_progress",
+                                j->state == JOB_REPLAYING ? (progress > 1.0 ? 1.0 : progress)
+                                                          : built > 1.0 ? 1.0 : built);
+        cJSON_AddNumberToObject(o, "ops", (double)j->built);
+        cJSON_AddNumberToObject(o, "ops_total", (double)j->recorded);
         if (j->state == JOB_DONE) {
             e = cJSON_AddObjectToObject(o, "session");
             cJSON_AddStringToObject(e, "id", j->session);

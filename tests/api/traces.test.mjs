@@ -1,7 +1,8 @@
 // tests/api/traces.test.mjs: POST /api/traces and GET /api/traces/ID
 // against a real server: a kernel trace (the committed slice of a real
 // capture) is uploaded plain and gzip, replayed in the background with its
-// progress readable, and opened as a session whose replay agrees with
+// progress readable (a large synthetic trace shows the session's build
+// advancing), and opened as a session whose replay agrees with
 // `slublab replay`; bad uploads fail with their status, and no temporary
 // file is left behind.
 import assert from 'node:assert/strict';
@@ -12,6 +13,7 @@ import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 
 import { BIN, api, isError, raw, start, statusOf, tmpdir } from './lib.mjs';
+import { synthTrace } from '../js/synth-trace.mjs';
 
 const SLICE = path.resolve('tests/data/kmem-trace-slice.txt.gz');
 const dir = tmpdir();
@@ -107,6 +109,52 @@ describe('trace uploads', () => {
       token: job.session.token, body: { ops: [{ op: 'kmalloc', cpu: 0, size: 64, name: 'x' }] },
     });
     assert.equal(ops.status, 200, ops.text);
+  });
+
+  test('a large trace: each phase named, building reported as operations applied', async () => {
+    // 200k events: the session's build lasts long enough to be polled
+    const r = await upload(synthTrace(100000));
+    assert.equal(r.status, 202, r.text);
+    const samples = [];
+    const end = Date.now() + 300000;
+    let last;
+    for (;;) {
+      last = (await api(srv.url, 'GET', `/api/traces/${r.json.id}`)).json;
+      samples.push(last);
+      if (last.state === 'done' || last.state === 'failed') break;
+      assert.ok(Date.now() < end, `still ${last.state}`);
+      await new Promise((res) => setTimeout(res, 20));
+    }
+    assert.equal(last.state, 'done', JSON.stringify(last.error));
+    for (const s of samples.slice(0, -1)) {
+      assert.equal(s.session, null, 'no session before done');
+      assert.equal(s.phase, s.state === 'replaying' ? 'replaying the trace' : 'building the session');
+      assert.ok(s.phase_progress >= 0 && s.phase_progress <= 1, `${s.phase_progress}`);
+    }
+    const building = samples.filter((s) => s.state === 'building');
+    assert.ok(building.length > 0, 'the building phase is seen (it takes seconds)');
+    const total = building[0].ops_total;
+    assert.equal(total, 200001, 'the cache and 200k operations recorded');
+    let prev = -1;
+    for (const s of building) {
+      assert.equal(s.progress, 1, 'the replay share stays at 1');
+      assert.equal(s.ops_total, total);
+      assert.ok(s.ops >= 0 && s.ops <= total);
+      assert.ok(s.ops === total || s.ops % 1024 === 0, `reported every 1024 operations (${s.ops})`);
+      assert.ok(Math.abs(s.phase_progress - s.ops / total) < 1e-12, `${s.phase_progress} is ${s.ops} / ${total}`);
+      assert.ok(s.phase_progress >= prev, `monotonic: ${prev} then ${s.phase_progress}`);
+      prev = s.phase_progress;
+    }
+    assert.ok(building.some((s) => s.phase_progress > 0 && s.phase_progress < 1),
+      `a share between 0 and 1 is seen: ${building.map((s) => s.ops).join(' ')}`);
+    assert.equal(last.phase, null);
+    assert.equal(last.phase_progress, 1);
+    assert.equal(last.ops, total);
+    assert.equal(last.ops_total, total);
+    assert.match(last.session.id, /^[a-z2-7]{10}$/);
+    const info = await api(srv.url, 'GET', `/api/sessions/${last.session.id}`);
+    assert.equal(info.status, 200, info.text);
+    assert.equal(info.json.ops, total, 'the session holds every recorded operation');
   });
 
   test('plain text upload: the same events', async () => {

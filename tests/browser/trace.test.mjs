@@ -1,12 +1,15 @@
 // Browser test of "Open a kernel trace": a small slice of a real kmem trace
 // (tests/data) is uploaded from the header's control, its progress shown,
-// and the replay opens as a session the lab steps through; a file that is
-// no trace shows the server's reason and the replay report.
+// and the replay opens as a session the lab steps through; a large
+// synthetic trace shows its phases in order, the session build with a
+// growing share; a file that is no trace shows the server's reason and the
+// replay report.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { synthTrace } from '../js/synth-trace.mjs';
 import { startServer, startBrowser, openPage, shotOnFailure, api, model, press, ROOT } from './helpers.mjs';
 
 const SLICE = join(ROOT, 'tests/data/kmem-trace-slice.txt.gz');
@@ -50,6 +53,48 @@ test('open a kernel trace: upload, progress, then the replay as a session', asyn
     await press(page, 'End');
     await page.waitForFunction((end) => document.body.dataset.at === String(end), m.end);
     assert.match(await page.textContent('#caches'), /task_struct/);
+    assert.deepEqual(page.errors, [], 'the console has no errors');
+  });
+  await page.close();
+});
+
+test('open a kernel trace: the dialog names each phase, building with its share', async (t) => {
+  const page = await openPage(browser.ctx, base + '/');
+  await page.waitForSelector('body[data-ready="1"]');
+  await shotOnFailure(t, page, async () => {
+    // every status the dialog shows, in order, with the phase it names
+    await page.evaluate(() => {
+      const status = document.querySelector('#trace-status');
+      const bar = document.querySelector('#trace-progress');
+      window.__traceSeen = [];
+      new MutationObserver(() => window.__traceSeen.push({
+        phase: status.dataset.phase ?? '', text: status.textContent, label: bar.getAttribute('aria-label'),
+      })).observe(status, { childList: true, characterData: true, subtree: true, attributes: true });
+    });
+    const big = join(dir, 'big-trace.txt.gz');
+    writeFileSync(big, synthTrace(100000)); // 200k events: the session's build lasts several polls
+    await page.setInputFiles('#trace-file', big);
+    await page.waitForFunction(() => /events replayed/.test(document.querySelector('#trace-status').textContent),
+      null, { timeout: 240000 });
+    await page.waitForFunction(() => window.__slublab.player.get().session?.info?.scenario?.name === 'kernel-trace',
+      null, { timeout: 60000 });
+    const seen = await page.evaluate(() => window.__traceSeen);
+    const first = seen.findIndex((s) => s.phase === 'building');
+    assert.ok(first > 0, `the building phase is shown: ${JSON.stringify(seen.slice(0, 5))}`);
+    assert.ok(seen.slice(0, first).some((s) => s.phase === 'uploading' || s.phase === 'replaying'),
+      'an upload or replay label comes before it');
+    assert.ok(seen.slice(first).every((s) => s.phase !== 'replaying' && s.phase !== 'uploading'), 'and never again after');
+    let prev = -1;
+    for (const s of seen.filter((x) => x.phase === 'building')) {
+      const m = /^Building the session: (\d+)% \((\d+) of (\d+) operations\)$/.exec(s.text);
+      assert.ok(m, s.text);
+      assert.ok(Number(m[2]) <= Number(m[3]));
+      assert.ok(Number(m[1]) >= prev, `the share grows: ${prev} then ${m[1]}`);
+      prev = Number(m[1]);
+      assert.equal(s.label, 'Session building progress');
+    }
+    assert.match(seen[seen.length - 1].text, /big-trace\.txt\.gz: 200000 events replayed/);
+    await page.waitForSelector('#trace-progress', { state: 'hidden' });
     assert.deepEqual(page.errors, [], 'the console has no errors');
   });
   await page.close();

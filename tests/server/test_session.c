@@ -502,6 +502,51 @@ static void test_search_and_step(void)
     free(text);
 }
 
+struct progress_seen {
+    uint64_t ops[16];
+    size_t nr;
+};
+
+static void on_build_progress(uint64_t ops, void *arg)
+{
+    struct progress_seen *p = arg;
+
+    if (p->nr < 16)
+        p->ops[p->nr] = ops;
+    p->nr++;
+}
+
+/* A build reports the operations applied every SESSION_PROGRESS_EVERY, in order. */
+static void test_build_progress(void)
+{
+    static const char text[] =
+            "{\"format\":1,\"name\":\"progress\",\"machine\":{\"cpus\":2,\"nodes\":1},"
+            "\"caches\":[{\"name\":\"A\",\"object_size\":64}],"
+            "\"ops\":[{\"op\":\"repeat\",\"times\":2500,\"ops\":["
+            "{\"op\":\"alloc\",\"cpu\":0,\"cache\":\"A\",\"name\":\"x{i}\"},"
+            "{\"op\":\"free\",\"cpu\":1,\"name\":\"x{i}\"}]}]}";
+    struct session_limits lim;
+    struct strbuf err = STRBUF_INIT;
+    struct progress_seen seen = {{0}, 0};
+    struct session *s;
+
+    session_limits_default(&lim);
+    s = session_new(&lim);
+    CHECK_OK(session_set_scenario(s, text, sizeof(text) - 1, "test"));
+    s->build_progress = on_build_progress;
+    s->build_progress_arg = &seen;
+    if (!CHECK_OK(session_build(s, &err)))
+        printf("  %s\n", strbuf_str(&err));
+    s->build_progress = NULL;
+    /* the cache's creation and 5000 operations: called at 1024 .. 4096 */
+    CHECK_EQ_U(session_nr_ops(s), 5001);
+    CHECK_EQ_U(seen.nr, 5001 / SESSION_PROGRESS_EVERY);
+    for (size_t i = 0; i < seen.nr && i < 16; i++)
+        CHECK_EQ_U(seen.ops[i], (i + 1) * SESSION_PROGRESS_EVERY);
+    strbuf_release(&err);
+    session_free(s);
+}
+
 int main(void)
 {
     RUN_TEST(test_seek_dense);
@@ -513,5 +558,6 @@ int main(void)
     RUN_TEST(test_fork_agrees);
     RUN_TEST(test_series_totals);
     RUN_TEST(test_search_and_step);
+    RUN_TEST(test_build_progress);
     return check_done();
 }

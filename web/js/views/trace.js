@@ -1,8 +1,10 @@
 // @ts-check
 // "Open a kernel trace": upload a kmem trace (ftrace text, plain or gzip,
 // as scripts/record-kmem-trace writes it) to POST /api/traces, show the
-// upload and then the server's replay progress (GET /api/traces/ID), and
-// open the session it makes.  On failure the server's message and the
+// upload, then each phase of the server's job with its label and progress
+// (GET /api/traces/ID: replaying the trace, then building the session,
+// whose progress is the operations applied of those recorded), and open
+// the session it makes.  On failure the server's message and the
 // replay's report are shown.  No allocator logic: the server replays.
 import { h, fill } from '../dom.js';
 
@@ -24,8 +26,14 @@ export function createTraceOpen(root, { doc, win, open }) {
     h(doc, 'summary', null, 'Replay report'), h(doc, 'pre', null));
   fill(root, button, input, bar, status, report);
 
-  /** @param {string} text @param {boolean} [err] */
-  const say = (text, err = false) => { status.textContent = text; status.classList.toggle('err', err); };
+  /** @param {string} text @param {boolean} [err] @param {string} [phase] what the bar shows */
+  const say = (text, err = false, phase = '') => {
+    status.textContent = text;
+    status.classList.toggle('err', err);
+    status.dataset.phase = phase;
+    bar.setAttribute('aria-label', phase === 'building' ? 'Session building progress'
+      : phase === 'replaying' ? 'Trace replay progress' : 'Trace upload progress');
+  };
   const showReport = (text) => {
     report.hidden = !text;
     /** @type {HTMLElement} */ (report.querySelector('pre')).textContent = text ?? '';
@@ -40,7 +48,7 @@ export function createTraceOpen(root, { doc, win, open }) {
       xhr.upload.onprogress = (ev) => {
         if (!ev.lengthComputable) return;
         bar.value = ev.loaded / ev.total;
-        say(`Uploading ${file.name}: ${Math.floor((ev.loaded / ev.total) * 100)}%`);
+        say(`Uploading ${file.name}: ${Math.floor((ev.loaded / ev.total) * 100)}%`, false, 'uploading');
       };
       xhr.onload = () => {
         let json = null;
@@ -58,9 +66,16 @@ export function createTraceOpen(root, { doc, win, open }) {
       const res = await fetch(`/api/traces/${encodeURIComponent(id)}`);
       const job = await res.json();
       if (!res.ok) throw new Error(job?.error?.message ?? `HTTP ${res.status}`);
-      bar.value = job.progress;
-      if (job.state === 'replaying') say(`Replaying the trace: ${Math.floor(job.progress * 100)}%`);
-      else if (job.state === 'building') say(`Building the session from ${job.events} events…`);
+      // phase_progress is the running phase's share; older servers only give progress
+      const share = job.phase_progress ?? job.progress;
+      bar.value = share;
+      const pct = `${Math.floor(share * 100)}%`;
+      if (job.state === 'replaying') say(`Replaying the trace: ${pct}`, false, 'replaying');
+      else if (job.state === 'building') {
+        say(job.ops_total
+          ? `Building the session: ${pct} (${job.ops} of ${job.ops_total} operations)`
+          : `Building the session from ${job.events} events…`, false, 'building');
+      }
       if (job.state === 'done' || job.state === 'failed') return job;
       await new Promise((r) => win.setTimeout(r, POLL_MS));
     }
