@@ -251,6 +251,24 @@ bool route_parse_addr(const char *s, uint64_t *out)
     return true;
 }
 
+cJSON *route_links(const char *id, const char *const links[][2], size_t n)
+{
+    cJSON *o = cJSON_CreateObject();
+    char buf[128];
+
+    for (size_t i = 0; o && i < n; i++) {
+        const char *hole = strstr(links[i][1], "%s");
+
+        snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(hole - links[i][1]), links[i][1], id,
+                 hole + 2);
+        if (!json_put(o, links[i][0], cJSON_CreateString(buf))) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
+    }
+    return o;
+}
+
 cJSON *route_body(const struct request *req, struct response *res)
 {
     const char *end = NULL;

@@ -92,6 +92,9 @@ int route_query_u64(const struct request *req, struct response *res, const char 
                     uint64_t *out);
 /* Parse "0x..." (1 to 16 hex digits); false when it is not one. */
 bool route_parse_addr(const char *s, uint64_t *out);
+/* A "links" object: key @links[i][0] -> @links[i][1], a path holding "%s"
+ * once, with @id in its place.  NULL when out of memory. */
+cJSON *route_links(const char *id, const char *const links[][2], size_t n);
 /* The body as JSON; NULL after filling @res with a 400 (empty or malformed). */
 cJSON *route_body(const struct request *req, struct response *res);
 /* Reject keys of @obj not in @allowed (NULL-terminated): false after a 400. */

@@ -95,31 +95,13 @@ static void publish(const struct request *req, const struct session *s)
 /* The links of a session, for clients to follow. */
 static cJSON *session_links(const char *id)
 {
-    char buf[96];
-    cJSON *o = cJSON_CreateObject();
+    static const char *const links[][2] = {
+            {"self", "/api/sessions/%s"},       {"state", "/api/sessions/%s/state"},
+            {"stream", "/api/sessions/%s/follow"}, {"follow", "/?follow=%s"},
+            {"view", "/?session=%s"},
+    };
 
-    if (!o)
-        return NULL;
-    snprintf(buf, sizeof(buf), "/api/sessions/%s", id);
-    if (!json_put(o, "self", cJSON_CreateString(buf)))
-        goto err_delete;
-    snprintf(buf, sizeof(buf), "/api/sessions/%s/state", id);
-    if (!json_put(o, "state", cJSON_CreateString(buf)))
-        goto err_delete;
-    snprintf(buf, sizeof(buf), "/api/sessions/%s/follow", id);
-    if (!json_put(o, "stream", cJSON_CreateString(buf)))
-        goto err_delete;
-    snprintf(buf, sizeof(buf), "/?follow=%s", id);
-    if (!json_put(o, "follow", cJSON_CreateString(buf)))
-        goto err_delete;
-    snprintf(buf, sizeof(buf), "/?session=%s", id);
-    if (!json_put(o, "view", cJSON_CreateString(buf)))
-        goto err_delete;
-    return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
+    return route_links(id, links, sizeof(links) / sizeof(links[0]));
 }
 
 /* The answer to a new session (created, forked, opened): 201 with its token. */
@@ -545,7 +527,9 @@ int route_search(const struct request *req, struct response *res)
     return route_json(res, 200, out);
 }
 
-int route_log(const struct request *req, struct response *res)
+/* Answer 200 with document @doc of the request's session. */
+static int session_document(const struct request *req, struct response *res,
+                            cJSON *(*doc)(const struct session *))
 {
     struct session *s;
     cJSON *o;
@@ -553,22 +537,19 @@ int route_log(const struct request *req, struct response *res)
 
     if (ret)
         return ret == ROUTE_WOULD_BLOCK ? ret : 0;
-    o = session_log(s);
+    o = doc(s);
     route_close_session(req, s);
     return route_json(res, 200, o);
 }
 
+int route_log(const struct request *req, struct response *res)
+{
+    return session_document(req, res, session_log);
+}
+
 int route_names(const struct request *req, struct response *res)
 {
-    struct session *s;
-    cJSON *o;
-    int ret = open_session(req, res, &s);
-
-    if (ret)
-        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
-    o = session_names(s);
-    route_close_session(req, s);
-    return route_json(res, 200, o);
+    return session_document(req, res, session_names);
 }
 
 /*

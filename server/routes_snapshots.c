@@ -140,25 +140,13 @@ static int load_snapshot(const struct request *req, struct response *res, struct
 
 static cJSON *snapshot_links(const char *id)
 {
-    char buf[96];
-    cJSON *o = cJSON_CreateObject();
+    static const char *const links[][2] = {
+            {"self", "/api/snapshots/%s"},
+            {"export", "/api/snapshots/%s/export"},
+            {"permalink", "/?snapshot=%s"},
+    };
 
-    if (!o)
-        return NULL;
-    snprintf(buf, sizeof(buf), "/api/snapshots/%s", id);
-    if (!json_put(o, "self", cJSON_CreateString(buf)))
-        goto err_delete;
-    snprintf(buf, sizeof(buf), "/api/snapshots/%s/export", id);
-    if (!json_put(o, "export", cJSON_CreateString(buf)))
-        goto err_delete;
-    snprintf(buf, sizeof(buf), "/?snapshot=%s", id);
-    if (!json_put(o, "permalink", cJSON_CreateString(buf)))
-        goto err_delete;
-    return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
+    return route_links(id, links, sizeof(links) / sizeof(links[0]));
 }
 
 /* Store @sn under a fresh id (or its own when @keep_id); answer 201. */

@@ -100,6 +100,10 @@ describe('sessions', () => {
     // the default machine: one Normal zone, min_free_kbytes computed by the engine
     const def = await api(srv.url, 'GET', `/api/sessions/${s.id}`);
     const m = def.json.machine;
+    assert.deepEqual(def.json.links, {
+      self: `/api/sessions/${s.id}`, state: `/api/sessions/${s.id}/state`,
+      stream: `/api/sessions/${s.id}/follow`, follow: `/?follow=${s.id}`, view: `/?session=${s.id}`,
+    });
     assert.equal(m.mem_mb_per_node, 64, 'the old keys stay');
     assert.equal(m.dma_mb, 0);
     assert.equal(m.dma32_mb, 0);
@@ -405,6 +409,8 @@ describe('snapshots and diff', () => {
     assert.equal(snap.status, 201);
     assert.match(snap.json.id, /^[a-z2-7]{8}$/);
     assert.equal(snap.json.links.permalink, `/?snapshot=${snap.json.id}`);
+    assert.deepEqual(snap.json.links, { self: `/api/snapshots/${snap.json.id}`,
+      export: `/api/snapshots/${snap.json.id}/export`, permalink: `/?snapshot=${snap.json.id}` });
     const got = await api(srv.url, 'GET', `/api/snapshots/${snap.json.id}`);
     assert.equal(got.status, 200);
     assert.equal(got.json.status, 'verified');
