@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../server/cli.h"
+#include "cli/cli.h"
 
 uint64_t bench_now_ns(void)
 {

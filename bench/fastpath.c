@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/slub.h"
-#include "../server/cli.h"
+#include "slub.h"
+#include "cli/cli.h"
 
 #define PAIRS 2000000ul
 

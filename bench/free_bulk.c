@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../engine/slub.h"
-#include "../server/cli.h"
+#include "slub.h"
+#include "cli/cli.h"
 
 #define OBJECTS_PER_ROUND 200000u
 

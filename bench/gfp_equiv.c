@@ -18,8 +18,8 @@
 
 #include <stdlib.h>
 
-#include "../engine/slub.h"
-#include "../server/cli.h"
+#include "slub.h"
+#include "cli/cli.h"
 
 #define NR_MASKS (1u << 24)
 

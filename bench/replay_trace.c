@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../server/cli.h"
-#include "../server/ktrace_replay.h"
+#include "cli/cli.h"
+#include "ktrace/ktrace_replay.h"
 
 #define DEFAULT_TRACE  "tests/data/kmem-trace-sample.txt.gz"
 #define FALLBACK_TRACE "tests/data/kmem-trace-slice.txt.gz"

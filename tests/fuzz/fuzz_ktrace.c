@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ktrace_replay.h"
-#include "scenario.h"
+#include "ktrace/ktrace_replay.h"
+#include "scenario/scenario.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

@@ -23,8 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "app.h"
-#include "routes.h"
+#include "http/app.h"
+#include "http/routes.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -10,8 +10,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "export.h"
-#include "names.h"
+#include "kfiles/kfiles.h"
+#include "scenario/names.h"
 
 /* A snapshot of @n caches, all alive, no slabs; caller frees caches. */
 static void snap_init(struct sim_snapshot *snap, struct sim_snap_cache *caches, size_t n)

@@ -17,8 +17,8 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "ktrace.h"
-#include "ktrace_replay.h"
+#include "ktrace/ktrace.h"
+#include "ktrace/ktrace_replay.h"
 
 #define L(s) (s), strlen(s)
 

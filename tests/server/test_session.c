@@ -14,10 +14,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "json_state.h"
-#include "replay.h"
-#include "session.h"
-#include "session_internal.h"
+#include "present/json_state.h"
+#include "scenario/replay.h"
+#include "session/session.h"
+#include "session/session_internal.h"
 
 struct ref {
     char **state; /* state[n]: the snapshot JSON after n events, or NULL when not wanted */

@@ -1,0 +1,131 @@
+/*
+ * cli.c: argument helpers shared by the subcommands (see cli.h).
+ *
+ * Deliberately not getopt: options after the file name must work
+ * (`slublab run x.json --json`), and getopt_long is not in C17 or POSIX.
+ * Messages go to stderr prefixed with the subcommand, and usage errors
+ * always mean exit status 2.
+ */
+#include "cli/cli.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/strbuf.h"
+
+bool cli_is_help(const char *arg)
+{
+    return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
+}
+
+int cli_option(int argc, char **argv, int *i, const char *name, const char **value)
+{
+    const char *arg = argv[*i];
+    size_t len = strlen(name);
+
+    if (strncmp(arg, name, len) != 0)
+        return 0;
+    if (arg[len] == '=') {
+        *value = arg + len + 1;
+        return 1;
+    }
+    if (arg[len] != '\0')
+        return 0;
+    if (*i + 1 >= argc) {
+        fprintf(stderr, "slublab: option %s needs a value\n", name);
+        return -1;
+    }
+    *value = argv[++*i];
+    return 1;
+}
+
+bool cli_parse_u64(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+
+    if (!*s)
+        return false;
+    for (; *s; s++) {
+        unsigned d = (unsigned)(*s - '0');
+
+        if (*s < '0' || *s > '9' || v > (UINT64_MAX - d) / 10)
+            return false;
+        v = v * 10 + d;
+    }
+    *out = v;
+    return true;
+}
+
+bool cli_set_variant(struct sim_config *cfg, const char *spec)
+{
+    const char *eq = strchr(spec, '=');
+    char name[64];
+    size_t len;
+    int id;
+
+    if (!eq || (len = (size_t)(eq - spec)) == 0 || len >= sizeof(name)) {
+        fprintf(stderr, "slublab: --variant wants NAME=before or NAME=after, not \"%s\"\n", spec);
+        return false;
+    }
+    memcpy(name, spec, len);
+    name[len] = '\0';
+    id = sim_variant_lookup(name);
+    if (id < 0) {
+        fprintf(stderr, "slublab: unknown variant \"%s\"\n", name);
+        return false;
+    }
+    if (sim_variant_value_lookup((unsigned)id, eq + 1) < 0) {
+        fprintf(stderr, "slublab: variant %s: \"%s\" is neither before nor after\n", name, eq + 1);
+        return false;
+    }
+    cfg->variant[id] = (uint8_t)sim_variant_value_lookup((unsigned)id, eq + 1);
+    return true;
+}
+
+int cli_configure(const char *cmd, const char *model, const char *seed, const char **variants,
+                  int nr_variants, struct sim_config *cfg)
+{
+    int i;
+
+    if (model && sim_model_parse(model, cfg))
+        return cli_usage_error(cmd, "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", model);
+    if (seed && !cli_parse_u64(seed, &cfg->seed))
+        return cli_usage_error(cmd, "--seed wants a non-negative integer, not \"%s\"", seed);
+    for (i = 0; i < nr_variants; i++)
+        if (!cli_set_variant(cfg, variants[i]))
+            return CLI_USAGE;
+    if (sim_model_error(cfg))
+        return cli_usage_error(cmd, "%s", sim_model_error(cfg));
+    return CLI_OK;
+}
+
+struct scenario *cli_load(const char *path)
+{
+    struct strbuf err = STRBUF_INIT;
+    struct scenario *scn = NULL;
+    int ret = scenario_load(path, &scn, &err);
+
+    if (ret) {
+        if (err.len)
+            fprintf(stderr, "%s\n", strbuf_str(&err));
+        else
+            fprintf(stderr, "%s: %s\n", path, strerror(-ret));
+        scn = NULL;
+    }
+    strbuf_release(&err);
+    return scn;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+
+    fprintf(stderr, "slublab %s: ", cmd);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "\n(see slublab %s --help)\n", cmd);
+    return CLI_USAGE;
+}

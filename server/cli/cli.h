@@ -1,0 +1,118 @@
+/*
+ * cli.h: the subcommands of the slublab program and their shared helpers.
+ *
+ * Each subcommand is `int cli_<name>(int argc, char **argv)` with argv[0]
+ * the subcommand's name; it returns the process exit status (CLI_OK,
+ * CLI_FAIL, CLI_USAGE) and main.c, the only caller of exit(), returns it.
+ * Options may come before or after the file and take their value either
+ * as the next argument or after '=' (`--seed 3`, `--seed=3`).
+ */
+#ifndef SLUBLAB_SERVER_CLI_H
+#define SLUBLAB_SERVER_CLI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "slub.h"
+#include "scenario/scenario.h"
+#include "base/strbuf.h"
+
+enum {
+    CLI_OK = 0,    /* done; every expect passed */
+    CLI_FAIL = 1,  /* ran, but an expect failed (or validation found a violation) */
+    CLI_USAGE = 2, /* bad arguments, unreadable or invalid scenario, rejected operation */
+};
+
+/* run.c */
+int cli_run(int argc, char **argv);
+void cli_run_usage(FILE *f);
+/* serve.c */
+int cli_serve(int argc, char **argv);
+void cli_serve_usage(FILE *f);
+/* compare.c */
+int cli_compare(int argc, char **argv);
+void cli_compare_usage(FILE *f);
+/* bench/bench.c */
+int cli_bench(int argc, char **argv);
+void cli_bench_usage(FILE *f);
+/* geometry.c */
+int cli_geometry(int argc, char **argv);
+void cli_geometry_usage(FILE *f);
+/* export.c */
+int cli_export(int argc, char **argv);
+void cli_export_usage(FILE *f);
+struct replay;
+/*
+ * Run @rp (after replay_init()) and snapshot its machine after the first
+ * @at events when @has_at (the sessions' position numbering), else at the
+ * end.  0 with *out owned by the caller (sim_snapshot_release()), or a
+ * negative errno with the reason in rp->error (-ERANGE: @at beyond the end).
+ */
+int cli_replay_at(struct replay *rp, bool has_at, uint64_t at, struct sim_snapshot **out);
+/* What the commands that show a scenario's state at a position (export,
+ * report) share: the file, --at, --model, --seed and --variant. */
+struct cli_state_args {
+    const char *file;
+    const char *at; /* NULL: the end */
+    const char *model, *seed;
+    const char **variants; /* owned (free()), room for every argument */
+    int nr_variants;
+};
+/* Take argv[*i] when it is one of those: 1 taken, 0 not one of them, or -1
+ * after printing why. */
+int cli_state_arg(const char *cmd, int argc, char **argv, int *i, struct cli_state_args *a);
+/* Load a->file, apply the options and replay it to --at: CLI_OK with *scn
+ * (scenario_release()), *cfg, @rp (replay_release(), also on failure), *snap
+ * (sim_snapshot_release()) and *at (the position), or CLI_USAGE after
+ * printing why. */
+int cli_state_open(const char *cmd, const struct cli_state_args *a, struct scenario **scn,
+                   struct sim_config *cfg, struct replay *rp, struct sim_snapshot **snap,
+                   uint64_t *at);
+/* report_cmd.c */
+int cli_report(int argc, char **argv);
+void cli_report_usage(FILE *f);
+/*
+ * The chart file beside report @out ("x.md" -> "x-SUFFIX.svg") into @path,
+ * and in *ref its name as the report links it.  0 or -ENAMETOOLONG.
+ */
+int cli_chart_name(const char *out, const char *suffix, char *path, size_t size, const char **ref);
+/*
+ * Write report @md to @out (NULL: stdout) and, when @chart_path, @svg
+ * there; both in place.  CLI_OK, or CLI_USAGE after printing why.
+ */
+int cli_write_report(const char *cmd, const char *out, const struct strbuf *md,
+                     const char *chart_path, const struct strbuf *svg);
+/* gfp.c */
+int cli_gfp(int argc, char **argv);
+void cli_gfp_usage(FILE *f);
+
+/* ktrace_cli.c */
+int cli_replay(int argc, char **argv);
+void cli_replay_usage(FILE *f);
+/* import.c */
+int cli_import(int argc, char **argv);
+void cli_import_usage(FILE *f);
+
+/* True for "--help" and "-h". */
+bool cli_is_help(const char *arg);
+/*
+ * Match argv[*i] against option @name ("--seed").  Returns 1 and sets
+ * *value (advancing *i past a separate value), 0 when argv[*i] is another
+ * argument, or -1 after printing "option needs a value" to stderr.
+ */
+int cli_option(int argc, char **argv, int *i, const char *name, const char **value);
+/* Parse a decimal unsigned integer; false (nothing stored) when invalid. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+/* Apply "NAME=before|after" to @cfg; false after printing why to stderr. */
+bool cli_set_variant(struct sim_config *cfg, const char *spec);
+/* Apply --model, --seed and --variant values (NULL: not given) over @cfg:
+ * CLI_OK, or CLI_USAGE after printing why. */
+int cli_configure(const char *cmd, const char *model, const char *seed, const char **variants,
+                  int nr_variants, struct sim_config *cfg);
+/* Load @path; on failure print the message to stderr and return NULL. */
+struct scenario *cli_load(const char *path);
+/* Print "slublab <cmd>: <message>\n" to stderr and return CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+#endif /* SLUBLAB_SERVER_CLI_H */

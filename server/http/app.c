@@ -1,0 +1,220 @@
+/*
+ * app.c: the server's shared state (see app.h): defaults, start-up and
+ * shut-down, and the catalogue of shipped scenarios.
+ *
+ * The catalogue is read once at start-up from the scenario directory: each
+ * *.json file that parses is listed under its "name", and its text is put
+ * in the store so that sessions refer to a row, never to a file that may
+ * change later.  A file that does not parse is reported on stderr and left
+ * out; the server still starts.
+ */
+#include "http/app.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "http/follow.h"
+#include "session/registry.h"
+#include "scenario/scenario.h"
+#include "http/traces.h"
+
+void app_config_default(struct app_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->listen = "127.0.0.1";
+    cfg->port = 8080;
+    cfg->db = "slublab.db";
+    cfg->web_dir = "web";
+    cfg->vendor_dir = "node_modules/chart.js/dist";
+    cfg->scenario_dir = "scenarios";
+    cfg->max_live = 64;
+    cfg->workers = 8;
+    cfg->http_threads = 2;
+    cfg->timeout = 30;
+    cfg->max_connections = 1000;
+    cfg->max_queue = 1024;
+    cfg->follow_ms = 100;
+    cfg->follow_rate = 400;
+    cfg->search_budget = 4000000;
+    session_limits_default(&cfg->lim);
+}
+
+static int catalog_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct catalog_entry *)a)->name, ((const struct catalog_entry *)b)->name);
+}
+
+static char *app_strdup(const char *s)
+{
+    size_t len = strlen(s) + 1;
+    char *p = malloc(len);
+
+    if (p)
+        memcpy(p, s, len);
+    return p;
+}
+
+/* Read @path whole; NULL when it cannot be read or is too large. */
+static char *app_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    char *buf = NULL;
+    long size;
+
+    if (!f)
+        return NULL;
+    if (fseek(f, 0, SEEK_END) == 0 && (size = ftell(f)) >= 0 && size <= (long)SCENARIO_MAX_BYTES &&
+        fseek(f, 0, SEEK_SET) == 0 && (buf = malloc((size_t)size + 1))) {
+        *len = fread(buf, 1, (size_t)size, f);
+        buf[*len] = '\0';
+        if (*len != (size_t)size) {
+            free(buf);
+            buf = NULL;
+        }
+    }
+    fclose(f);
+    return buf;
+}
+
+/* Add one scenario file to the catalogue; false only on host OOM. */
+static bool app_catalog_add(struct app *app, const char *path, size_t *cap)
+{
+    struct strbuf err = STRBUF_INIT;
+    struct scenario *scn = NULL;
+    struct catalog_entry *e;
+    size_t len;
+    char *text = app_read_file(path, &len);
+    bool ok = true;
+
+    if (!text || scenario_parse(text, len, path, &scn, &err)) {
+        fprintf(stderr, "slublab serve: skipping %s: %s\n", path,
+                text ? strbuf_str(&err) : "cannot read it");
+        goto out_free;
+    }
+    if (app_scenario(app, scn->name)) {
+        fprintf(stderr, "slublab serve: skipping %s: a scenario named \"%s\" is already listed\n",
+                path, scn->name);
+        goto out_free;
+    }
+    if (app->nr_scenarios == *cap) {
+        size_t ncap = *cap ? *cap * 2 : 16;
+
+        e = realloc(app->scenarios, ncap * sizeof(*e));
+        if (!e) {
+            ok = false;
+            goto out_free;
+        }
+        app->scenarios = e;
+        *cap = ncap;
+    }
+    e = &app->scenarios[app->nr_scenarios];
+    memset(e, 0, sizeof(*e));
+    e->name = app_strdup(scn->name);
+    e->title = app_strdup(scn->title);
+    e->description = app_strdup(scn->description);
+    if (!e->name || !e->title || !e->description ||
+        store_scenario_put(app->store, scn->name, text, len, true, &e->row)) {
+        free(e->name);
+        free(e->title);
+        free(e->description);
+        ok = false;
+        goto out_free;
+    }
+    e->text = text;
+    e->len = len;
+    text = NULL;
+    app->nr_scenarios++;
+    /* kept sorted as it grows, so app_scenario() can bsearch */
+    qsort(app->scenarios, app->nr_scenarios, sizeof(*app->scenarios), catalog_cmp);
+out_free:
+    free(text);
+    scenario_release(scn);
+    strbuf_release(&err);
+    return ok;
+}
+
+static int app_load_catalog(struct app *app, struct strbuf *err)
+{
+    DIR *d = opendir(app->cfg.scenario_dir);
+    struct dirent *de;
+    char path[4096];
+    size_t cap = 0;
+
+    if (!d) {
+        fprintf(stderr, "slublab serve: no scenarios: %s: %s\n", app->cfg.scenario_dir,
+                strerror(errno));
+        return 0;
+    }
+    while ((de = readdir(d))) {
+        size_t len = strlen(de->d_name);
+
+        if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0 || de->d_name[0] == '.')
+            continue;
+        snprintf(path, sizeof(path), "%s/%s", app->cfg.scenario_dir, de->d_name);
+        if (!app_catalog_add(app, path, &cap)) {
+            closedir(d);
+            strbuf_puts(err, "out of memory reading the scenarios");
+            return -ENOMEM;
+        }
+    }
+    closedir(d);
+    return 0;
+}
+
+int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
+{
+    int ret;
+
+    memset(app, 0, sizeof(*app));
+    app->cfg = *cfg;
+    atomic_init(&app->stopping, false);
+    if ((ret = store_open(cfg->db, &app->store, err)))
+        return ret;
+    if ((ret = app_load_catalog(app, err)))
+        return ret;
+    if ((ret = registry_new(app, cfg->max_live, &app->reg))) {
+        strbuf_puts(err, "out of memory");
+        return ret;
+    }
+    if ((ret = follow_hub_new(cfg->follow_ms, cfg->follow_rate, &app->follow))) {
+        strbuf_puts(err, "cannot start the follow thread");
+        return ret;
+    }
+    if ((ret = traces_new(&app->traces))) {
+        strbuf_puts(err, "out of memory");
+        return ret;
+    }
+    return 0;
+}
+
+void app_release(struct app *app)
+{
+    size_t i;
+
+    traces_free(app->traces); /* its jobs register sessions: before the registry */
+    follow_hub_free(app->follow);
+    registry_free(app->reg);
+    for (i = 0; i < app->nr_scenarios; i++) {
+        free(app->scenarios[i].name);
+        free(app->scenarios[i].title);
+        free(app->scenarios[i].description);
+        free(app->scenarios[i].text);
+    }
+    free(app->scenarios);
+    store_close(app->store);
+    memset(app, 0, sizeof(*app));
+}
+
+const struct catalog_entry *app_scenario(const struct app *app, const char *name)
+{
+    struct catalog_entry key;
+
+    if (!app->nr_scenarios)
+        return NULL;
+    memset(&key, 0, sizeof(key));
+    key.name = (char *)(uintptr_t)name;
+    return bsearch(&key, app->scenarios, app->nr_scenarios, sizeof(key), catalog_cmp);
+}

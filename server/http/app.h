@@ -1,0 +1,74 @@
+/*
+ * app.h: what every request handler can reach: the configuration, the
+ * store, the live sessions, the follow hub and the scenario catalogue.
+ *
+ * One struct app per server (and per fuzzer run).  app_init() opens the
+ * store, reads the shipped scenarios (their texts go into the store too, so
+ * a session keeps the text it was built from even if the file changes) and
+ * creates the registry and the follow hub; app_release() undoes it.  The
+ * request handlers (routes_*.c) take it from struct request.
+ */
+#ifndef SLUBLAB_SERVER_APP_H
+#define SLUBLAB_SERVER_APP_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session/session.h"
+#include "session/store.h"
+#include "base/strbuf.h"
+
+struct registry;
+struct follow_hub;
+struct trace_jobs;
+
+struct app_config {
+    const char *listen;       /* address to bind, "127.0.0.1" */
+    unsigned port;            /* 0: any free port */
+    const char *db;           /* SQLite file, or ":memory:" */
+    const char *web_dir;      /* the UI's files */
+    const char *vendor_dir;   /* where chart.umd.js lives */
+    const char *scenario_dir; /* the shipped scenarios */
+    unsigned max_live;        /* sessions kept in memory at once */
+    unsigned workers;         /* threads running engine work */
+    unsigned http_threads;    /* libmicrohttpd's polling threads */
+    unsigned timeout;         /* seconds an idle connection lives */
+    unsigned max_connections;
+    unsigned max_queue;     /* engine requests waiting for a worker, at most */
+    unsigned follow_ms;     /* least milliseconds between two updates to a follower */
+    unsigned follow_rate;   /* follower updates a second over all followers, at most (0: any) */
+    uint64_t search_budget; /* events one search request may replay */
+    struct session_limits lim;
+    bool quiet; /* no request log, no libmicrohttpd messages */
+};
+
+struct catalog_entry {
+    char *name, *title, *description; /* owned */
+    char *text;                       /* the file, owned */
+    size_t len;
+    int64_t row; /* its scenarios row in the store */
+};
+
+struct app {
+    struct app_config cfg;
+    struct store *store;
+    struct registry *reg;
+    struct follow_hub *follow;
+    struct catalog_entry *scenarios; /* sorted by name */
+    size_t nr_scenarios;
+    atomic_bool stopping; /* shutting down: answer 503, start nothing */
+    struct trace_jobs *traces; /* kernel trace uploads being replayed (traces.h) */
+};
+
+/* The defaults of `slublab serve`. */
+void app_config_default(struct app_config *cfg);
+/* Open everything.  0, or a negative errno with the reason in @err; then app_release(). */
+int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err);
+/* Close everything; a zeroed app is fine. */
+void app_release(struct app *app);
+/* The shipped scenario named @name, or NULL. */
+const struct catalog_entry *app_scenario(const struct app *app, const char *name);
+
+#endif /* SLUBLAB_SERVER_APP_H */

@@ -1,0 +1,536 @@
+/*
+ * follow.c: the follow hub (see follow.h).
+ *
+ * A follower's stream starts like any response: libmicrohttpd sends the
+ * headers and the first message, which follow_read() returns.  When
+ * libmicrohttpd asks for more, everything so far has been handed to the
+ * kernel; follow_read() then suspends the connection for good and the hub
+ * thread takes the stream over, writing each later message straight to the
+ * socket (as an HTTP/1.1 chunk) with a non-blocking send().  So a follower
+ * costs the connection threads nothing after its first message, and a
+ * presenter's requests never queue behind two hundred followers' writes.
+ * The connection goes back to libmicrohttpd only to end: when the follower
+ * hangs up (a send fails), when its socket stays full, or at shutdown;
+ * follow_read() then ends the stream and libmicrohttpd finishes and frees
+ * it (its free callback is follow_detach()).
+ *
+ * Two mutexes.  topic_lock guards the topics' latest values (one topic per
+ * followed session: position, end and a version number), the dirty flag and
+ * the thread's condition variable; the presenter's publish takes only it,
+ * briefly.  lock guards the followers and the topics' copies the thread
+ * writes from; the thread holds it while it writes to sockets.  Lock order:
+ * lock, then topic_lock, then libmicrohttpd's.
+ *
+ * While some follower is behind its topic the hub thread ticks every
+ * FOLLOW_TICK_MS and writes to each whose interval has passed, as many as a
+ * token bucket of `rate` a second allows, round-robin; otherwise it sleeps
+ * until a publish or the next heartbeat check.  The thread runs at nice 19:
+ * followers wait when the machine is busy, the presenter does not.  A
+ * message that the socket takes only in part is kept and finished first on
+ * the next tick, so chunks are never interleaved.
+ */
+#include "http/follow.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#define TOPIC_ID_MAX   32
+#define FOLLOW_TICK_MS 5   /* the hub thread's pace while followers are behind */
+#define FOLLOW_MSG_MAX 320 /* bytes of one framed message, at most */
+#define FOLLOW_STALL   30  /* seconds a follower's socket may stay full */
+
+struct topic {
+    char id[TOPIC_ID_MAX + 1];
+    uint64_t at, events, ops, version;         /* the latest: topic_lock */
+    uint64_t c_at, c_events, c_ops, c_version; /* the hub thread's copy: lock */
+    unsigned followers;                        /* both locks to change */
+    struct topic *next;                        /* both locks to change */
+};
+
+enum follower_state {
+    FS_NEW,     /* libmicrohttpd sends the headers and the first message */
+    FS_DIRECT,  /* suspended; the hub thread writes to the socket */
+    FS_CLOSING, /* resumed to end: follow_read() ends the stream */
+};
+
+struct follower {
+    struct follow_hub *hub;
+    struct topic *topic;
+    struct MHD_Connection *conn; /* NULL until bound */
+    bool chunked;                /* the response is chunked (HTTP/1.1) */
+    enum follower_state state;
+    int fd;                     /* the socket, in FS_DIRECT */
+    uint64_t sent;              /* the topic version last sent */
+    struct timespec last_write; /* of the last whole message */
+    char pend[FOLLOW_MSG_MAX];  /* the unsent rest of a message */
+    size_t pend_off, pend_len;
+    struct follower *prev, *next;
+};
+
+struct follow_hub {
+    pthread_mutex_t lock;       /* the followers and the copies; held while writing */
+    pthread_mutex_t topic_lock; /* the latest values, dirty, wake: held briefly */
+    pthread_cond_t wake;        /* with topic_lock */
+    pthread_t thread;
+    bool thread_started;
+    bool stopping; /* both locks to change */
+    bool dirty;    /* a topic changed, or a follower is behind: topic_lock */
+    unsigned interval_ms;
+    unsigned rate;           /* messages a second, at most; 0: no limit */
+    double burst;            /* messages at once, at most */
+    struct follower *cursor; /* where the round-robin goes on */
+    struct topic *topics;
+    struct follower *followers;
+};
+
+static void now_mono(struct timespec *ts)
+{
+    clock_gettime(CLOCK_MONOTONIC, ts);
+}
+
+static double elapsed(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
+}
+
+/* The message for @f: the topic's position, or a heartbeat comment. */
+static int follow_message(const struct follower *f, bool heartbeat, char *buf, size_t size)
+{
+    const struct topic *t = f->topic;
+
+    if (heartbeat)
+        return snprintf(buf, size, ": ping\n\n");
+    return snprintf(buf, size,
+                    "%sevent: position\ndata: {\"session\":\"%s\",\"at\":%" PRIu64
+                    ",\"events\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"version\":%" PRIu64 "}\n\n",
+                    f->state == FS_NEW ? "retry: 3000\n" : "", t->id, t->c_at, t->c_events,
+                    t->c_ops, t->c_version);
+}
+
+/* Under the lock: hand @f back to libmicrohttpd to end its stream. */
+static void follow_close(struct follower *f)
+{
+    if (f->state != FS_DIRECT)
+        return;
+    f->state = FS_CLOSING;
+    MHD_resume_connection(f->conn);
+}
+
+/* Under the lock: push @f's pending bytes; false when the socket failed. */
+static bool follow_flush(struct follower *f)
+{
+    while (f->pend_off < f->pend_len) {
+        ssize_t n = send(f->fd, f->pend + f->pend_off, f->pend_len - f->pend_off,
+                         MSG_DONTWAIT | MSG_NOSIGNAL);
+
+        if (n < 0)
+            return errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR;
+        f->pend_off += (size_t)n;
+    }
+    f->pend_off = f->pend_len = 0;
+    return true;
+}
+
+/* Under the lock: write one message to @f's socket (framed as a chunk). */
+static void follow_write(struct follower *f, bool heartbeat, const struct timespec *now)
+{
+    char body[FOLLOW_MSG_MAX - 16];
+    int n = follow_message(f, heartbeat, body, sizeof(body));
+
+    if (n <= 0 || (size_t)n >= sizeof(body))
+        return;
+    if (f->chunked)
+        f->pend_len = (size_t)snprintf(f->pend, sizeof(f->pend), "%x\r\n%s\r\n", (unsigned)n, body);
+    else
+        f->pend_len = (size_t)snprintf(f->pend, sizeof(f->pend), "%s", body);
+    f->pend_off = 0;
+    if (!heartbeat)
+        f->sent = f->topic->c_version;
+    f->last_write = *now;
+    if (!follow_flush(f))
+        follow_close(f);
+}
+
+/*
+ * Under the lock: serve up to @budget followers in FS_DIRECT that have
+ * something to send, going round the list from where the last call
+ * stopped.  Returns how many messages went out; *pending counts followers
+ * still behind their topic (due now or after their interval).
+ */
+static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *pending)
+{
+    struct follower *f = hub->cursor ? hub->cursor : hub->followers, *start = f;
+    struct timespec now;
+    unsigned sent = 0;
+
+    now_mono(&now);
+    *pending = 0;
+    while (f) {
+        struct follower *next = f->next ? f->next : hub->followers;
+
+        if (f->state == FS_DIRECT) {
+            double idle = elapsed(&f->last_write, &now);
+            bool behind = f->sent < f->topic->c_version;
+
+            if (f->pend_len) { /* finish the last message first */
+                if (!follow_flush(f))
+                    follow_close(f);
+                else if (f->pend_len && idle >= FOLLOW_STALL)
+                    follow_close(f); /* nobody reads it */
+                if (behind)
+                    ++*pending;
+            } else if (sent < budget && ((behind && idle * 1000.0 >= hub->interval_ms) ||
+                                         idle >= FOLLOW_HEARTBEAT)) {
+                follow_write(f, !behind, &now);
+                sent++;
+            } else if (behind) {
+                ++*pending;
+            }
+        }
+        f = next;
+        if (f == start)
+            break;
+    }
+    hub->cursor = f;
+    return sent;
+}
+
+/* Under topic_lock: copy every topic's latest values for the hub thread. */
+static void follow_copy(struct follow_hub *hub)
+{
+    struct topic *t;
+
+    for (t = hub->topics; t; t = t->next) {
+        t->c_at = t->at;
+        t->c_events = t->events;
+        t->c_ops = t->ops;
+        t->c_version = t->version;
+    }
+}
+
+static void *follow_thread(void *arg)
+{
+    struct follow_hub *hub = arg;
+    struct timespec last, now;
+    double tokens = 0;
+
+    /* Followers come after the presenter: on a busy machine this thread
+     * waits for the CPU, not the presenter's requests (Linux threads have
+     * their own nice value; failing to set it changes nothing else).  The
+     * presenter's publish takes only topic_lock, which this thread holds
+     * for a copy, never while it writes to sockets. */
+    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+    now_mono(&last);
+    pthread_mutex_lock(&hub->topic_lock);
+    while (!hub->stopping) {
+        unsigned pending;
+        double dt;
+
+        if (!hub->dirty) {
+            struct timespec until;
+
+            /* nothing to deliver: look at heartbeats once a second */
+            clock_gettime(CLOCK_REALTIME, &until);
+            until.tv_sec += 1;
+            pthread_cond_timedwait(&hub->wake, &hub->topic_lock, &until);
+        } else {
+            struct timespec tick = {0, FOLLOW_TICK_MS * 1000000L};
+
+            pthread_mutex_unlock(&hub->topic_lock);
+            nanosleep(&tick, NULL);
+            pthread_mutex_lock(&hub->topic_lock);
+        }
+        if (hub->stopping)
+            break;
+        hub->dirty = false;
+        pthread_mutex_unlock(&hub->topic_lock);
+
+        pthread_mutex_lock(&hub->lock);
+        pthread_mutex_lock(&hub->topic_lock);
+        follow_copy(hub);
+        pthread_mutex_unlock(&hub->topic_lock);
+        /* a token bucket: at most `rate` messages a second, evenly spread */
+        now_mono(&now);
+        dt = elapsed(&last, &now);
+        last = now;
+        tokens = hub->rate ? tokens + dt * hub->rate : (double)UINT32_MAX;
+        if (tokens > hub->burst)
+            tokens = hub->burst;
+        tokens -= follow_serve(hub, (unsigned)tokens, &pending);
+        pthread_mutex_unlock(&hub->lock);
+
+        pthread_mutex_lock(&hub->topic_lock);
+        if (pending)
+            hub->dirty = true;
+    }
+    pthread_mutex_unlock(&hub->topic_lock);
+    return NULL;
+}
+
+int follow_hub_new(unsigned interval_ms, unsigned rate, struct follow_hub **out)
+{
+    struct follow_hub *hub = calloc(1, sizeof(*hub));
+
+    if (!hub)
+        return -ENOMEM;
+    hub->interval_ms = interval_ms;
+    hub->rate = rate;
+    hub->burst = rate ? (rate / 20 > 1 ? rate / 20 : 1) : (double)UINT32_MAX;
+    if (pthread_mutex_init(&hub->lock, NULL)) {
+        free(hub);
+        return -ENOMEM;
+    }
+    if (pthread_mutex_init(&hub->topic_lock, NULL)) {
+        pthread_mutex_destroy(&hub->lock);
+        free(hub);
+        return -ENOMEM;
+    }
+    if (pthread_cond_init(&hub->wake, NULL)) {
+        pthread_mutex_destroy(&hub->topic_lock);
+        pthread_mutex_destroy(&hub->lock);
+        free(hub);
+        return -ENOMEM;
+    }
+    *out = hub;
+    if (pthread_create(&hub->thread, NULL, follow_thread, hub)) {
+        follow_hub_free(hub);
+        return -EAGAIN;
+    }
+    hub->thread_started = true;
+    return 0;
+}
+
+void follow_hub_stop(struct follow_hub *hub)
+{
+    struct follower *f;
+
+    if (!hub)
+        return;
+    pthread_mutex_lock(&hub->lock);
+    pthread_mutex_lock(&hub->topic_lock);
+    hub->stopping = true;
+    for (f = hub->followers; f; f = f->next)
+        follow_close(f);
+    pthread_cond_broadcast(&hub->wake);
+    pthread_mutex_unlock(&hub->topic_lock);
+    pthread_mutex_unlock(&hub->lock);
+    if (hub->thread_started) {
+        pthread_join(hub->thread, NULL);
+        hub->thread_started = false;
+    }
+}
+
+void follow_hub_free(struct follow_hub *hub)
+{
+    struct topic *t, *next;
+
+    if (!hub)
+        return;
+    follow_hub_stop(hub);
+    while (hub->followers) /* responses libmicrohttpd never freed */
+        follow_detach(hub->followers);
+    for (t = hub->topics; t; t = next) {
+        next = t->next;
+        free(t);
+    }
+    pthread_cond_destroy(&hub->wake);
+    pthread_mutex_destroy(&hub->topic_lock);
+    pthread_mutex_destroy(&hub->lock);
+    free(hub);
+}
+
+static struct topic *follow_topic(struct follow_hub *hub, const char *id)
+{
+    struct topic *t;
+
+    for (t = hub->topics; t; t = t->next)
+        if (strcmp(t->id, id) == 0)
+            return t;
+    return NULL;
+}
+
+void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
+                    uint64_t ops)
+{
+    struct topic *t;
+
+    pthread_mutex_lock(&hub->topic_lock);
+    t = follow_topic(hub, id);
+    if (t && (t->at != at || t->events != events || t->ops != ops)) {
+        t->at = at;
+        t->events = events;
+        t->ops = ops;
+        t->version++;
+        if (!hub->dirty) {
+            hub->dirty = true;
+            pthread_cond_signal(&hub->wake);
+        }
+    }
+    pthread_mutex_unlock(&hub->topic_lock);
+}
+
+unsigned follow_count(struct follow_hub *hub, const char *id)
+{
+    struct topic *t;
+    unsigned n;
+
+    pthread_mutex_lock(&hub->topic_lock);
+    t = follow_topic(hub, id);
+    n = t ? t->followers : 0;
+    pthread_mutex_unlock(&hub->topic_lock);
+    return n;
+}
+
+struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
+                               uint64_t ops)
+{
+    struct follower *f = calloc(1, sizeof(*f));
+    struct topic *t;
+
+    if (!f || strlen(id) > TOPIC_ID_MAX) {
+        free(f);
+        return NULL;
+    }
+    f->fd = -1;
+    pthread_mutex_lock(&hub->lock);
+    pthread_mutex_lock(&hub->topic_lock);
+    if (hub->stopping)
+        goto err_unlock;
+    t = follow_topic(hub, id);
+    if (!t) {
+        if (!(t = calloc(1, sizeof(*t))))
+            goto err_unlock;
+        snprintf(t->id, sizeof(t->id), "%s", id);
+        t->version = 1;
+        t->next = hub->topics;
+        hub->topics = t;
+    }
+    if (!t->followers || t->at != at || t->events != events || t->ops != ops) {
+        t->at = at;
+        t->events = events;
+        t->ops = ops;
+        t->version++;
+    }
+    t->followers++;
+    f->hub = hub;
+    f->topic = t;
+    now_mono(&f->last_write);
+    f->next = hub->followers;
+    if (f->next)
+        f->next->prev = f;
+    hub->followers = f;
+    pthread_mutex_unlock(&hub->topic_lock);
+    pthread_mutex_unlock(&hub->lock);
+    return f;
+
+err_unlock:
+    pthread_mutex_unlock(&hub->topic_lock);
+    pthread_mutex_unlock(&hub->lock);
+    free(f);
+    return NULL;
+}
+
+void follow_bind(struct follower *f, struct MHD_Connection *conn, bool chunked)
+{
+    pthread_mutex_lock(&f->hub->lock);
+    f->conn = conn;
+    f->chunked = chunked;
+    pthread_mutex_unlock(&f->hub->lock);
+}
+
+/* The socket of @conn, made to send small writes at once; -1 when unknown. */
+static int follow_socket(struct MHD_Connection *conn)
+{
+    const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    int one = 1, zero = 0;
+
+    if (!ci)
+        return -1;
+    setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    setsockopt(ci->connect_fd, IPPROTO_TCP, TCP_CORK, &zero, sizeof(zero));
+    return ci->connect_fd;
+}
+
+ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+    struct follower *f = cls;
+    struct follow_hub *hub = f->hub;
+    ssize_t ret;
+    int n;
+
+    (void)pos;
+    pthread_mutex_lock(&hub->lock);
+    if (hub->stopping || f->state == FS_CLOSING) {
+        ret = MHD_CONTENT_READER_END_OF_STREAM;
+    } else if (!f->sent) {
+        /* the first message goes out with the headers, from the latest values */
+        pthread_mutex_lock(&hub->topic_lock);
+        follow_copy(hub);
+        pthread_mutex_unlock(&hub->topic_lock);
+        n = follow_message(f, false, buf, max);
+        ret = n > 0 && (size_t)n < max ? n : MHD_CONTENT_READER_END_WITH_ERROR;
+        f->sent = f->topic->c_version;
+        now_mono(&f->last_write);
+    } else if ((f->fd = follow_socket(f->conn)) < 0) {
+        ret = MHD_CONTENT_READER_END_WITH_ERROR;
+    } else {
+        /* all sent so far has left: the hub thread writes from now on */
+        f->state = FS_DIRECT;
+        MHD_suspend_connection(f->conn);
+        pthread_mutex_lock(&hub->topic_lock);
+        if (f->sent < f->topic->version && !hub->dirty) {
+            hub->dirty = true;
+            pthread_cond_signal(&hub->wake);
+        }
+        pthread_mutex_unlock(&hub->topic_lock);
+        ret = 0;
+    }
+    pthread_mutex_unlock(&hub->lock);
+    return ret;
+}
+
+void follow_detach(void *cls)
+{
+    struct follower *f = cls;
+    struct follow_hub *hub;
+    struct topic **pp;
+
+    if (!f)
+        return;
+    hub = f->hub;
+    pthread_mutex_lock(&hub->lock);
+    if (hub->cursor == f)
+        hub->cursor = f->next;
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        hub->followers = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    pthread_mutex_lock(&hub->topic_lock);
+    if (--f->topic->followers == 0) {
+        for (pp = &hub->topics; *pp && *pp != f->topic; pp = &(*pp)->next)
+            ;
+        if (*pp)
+            *pp = f->topic->next;
+        free(f->topic);
+    }
+    pthread_mutex_unlock(&hub->topic_lock);
+    pthread_mutex_unlock(&hub->lock);
+    free(f);
+}

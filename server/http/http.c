@@ -1,0 +1,527 @@
+/*
+ * http.c: libmicrohttpd glue and the worker pool (see http.h).
+ *
+ * Per request, *req_cls holds a struct http_req from the first call to the
+ * completion callback (MHD_OPTION_NOTIFY_COMPLETED), which is the one place
+ * it is freed.  Its life:
+ *   first call    set up, check Content-Length (413 at once when too big);
+ *   upload calls  append to the body, 413 once it passes HTTP_MAX_BODY;
+ *                 POST /api/traces instead writes it to a temporary file
+ *                 (traces.h), up to TRACES_MAX_BYTES;
+ *   last call     dispatch without blocking; on ROUTE_WOULD_BLOCK suspend
+ *                 the connection and queue the request for a worker;
+ *   worker        dispatch again, blocking allowed, then resume;
+ *   resumed call  queue the response the worker left.
+ * The connection is suspended before the request is queued, under the
+ * queue's lock, so a worker's resume never comes before the suspend.
+ *
+ * Every response carries Content-Security-Policy: default-src 'self',
+ * X-Content-Type-Options: nosniff and a Cache-Control (no-store for the
+ * API, no-cache for the UI's files).
+ */
+#include "http/http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "http/app.h"
+#include "http/follow.h"
+#include "http/routes.h"
+#include "http/traces.h"
+
+#define HTTP_MAX_QUERY   32
+#define HTTP_DISCARD_MAX (16u << 20) /* body bytes dropped after a 413 before hanging up */
+#define CSP              "default-src 'self'"
+
+enum http_state {
+    HR_READING, /* before the last call */
+    HR_QUEUED,  /* suspended, waiting for or running on a worker */
+    HR_READY,   /* a worker left the response in res */
+};
+
+struct http_req {
+    struct http_server *srv;
+    struct MHD_Connection *conn;
+    const char *url, *method, *version; /* libmicrohttpd's, valid until completion */
+    char *body;
+    size_t len, cap;
+    bool too_large;
+    struct trace_upload *upload; /* POST /api/traces: the body goes to a file (traces.h) */
+    enum http_state state;
+    struct query_param query[HTTP_MAX_QUERY];
+    size_t nr_query;
+    struct request req;
+    struct response res;
+    struct http_req *next; /* worker queue */
+};
+
+struct http_server {
+    struct app *app;
+    struct MHD_Daemon *daemon;
+    unsigned port;
+    char url[96];
+    pthread_mutex_t lock; /* the queue */
+    pthread_cond_t work;
+    struct http_req *head, *tail;
+    unsigned queued;
+    bool stopping;
+    pthread_t *workers;
+    unsigned nr_workers;
+};
+
+static void http_log(void *cls, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
+
+static void http_log(void *cls, const char *fmt, va_list ap)
+{
+    const struct http_server *srv = cls;
+
+    if (srv->app->cfg.quiet)
+        return;
+    fputs("slublab serve: libmicrohttpd: ", stderr);
+    vfprintf(stderr, fmt, ap);
+}
+
+static void blob_free_cb(void *cls)
+{
+    blob_put(cls);
+}
+
+static enum MHD_Result http_queue(struct http_req *hr)
+{
+    struct response *res = &hr->res;
+    const bool api = strncmp(hr->url, "/api", 4) == 0;
+    struct MHD_Response *r;
+    enum MHD_Result ret;
+
+    if (res->follower) {
+        r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, follow_read, res->follower,
+                                              follow_detach);
+        if (r) {
+            follow_bind(res->follower, hr->conn,
+                        hr->version && !strcmp(hr->version, MHD_HTTP_VERSION_1_1));
+            res->follower = NULL; /* the response frees it */
+        }
+    } else if (res->blob) {
+        r = MHD_create_response_from_buffer_with_free_callback_cls(res->blob->len, res->blob->text,
+                                                                   blob_free_cb, res->blob);
+        if (r)
+            res->blob = NULL;
+    } else if (res->body) {
+        r = MHD_create_response_from_buffer_with_free_callback(res->len, res->body, free);
+        if (r)
+            res->body = NULL;
+    } else {
+        r = MHD_create_response_from_buffer(0, (void *)(uintptr_t) "", MHD_RESPMEM_PERSISTENT);
+    }
+    if (!r)
+        return MHD_NO;
+    if (res->content_type)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, res->content_type);
+    MHD_add_response_header(r, "Content-Security-Policy", CSP);
+    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
+    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
+                            api || !res->cache ? "no-store" : "no-cache");
+    if (res->allow[0])
+        MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, res->allow);
+    if (res->retry_after[0])
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, res->retry_after);
+    if (res->disposition[0])
+        MHD_add_response_header(r, "Content-Disposition", res->disposition);
+    ret = MHD_queue_response(hr->conn, res->status ? res->status : 500, r);
+    MHD_destroy_response(r);
+    return ret;
+}
+
+/* Answer at once with an error (never on the first call but for 413). */
+static enum MHD_Result http_fail(struct http_req *hr, unsigned status, const char *code,
+                                 const char *msg)
+{
+    route_error(&hr->res, status, code, "%s", msg);
+    return http_queue(hr);
+}
+
+static enum MHD_Result http_collect_query(void *cls, enum MHD_ValueKind kind, const char *key,
+                                          const char *value)
+{
+    struct http_req *hr = cls;
+
+    (void)kind;
+    if (hr->nr_query < HTTP_MAX_QUERY) {
+        hr->query[hr->nr_query].key = key;
+        hr->query[hr->nr_query].value = value;
+        hr->nr_query++;
+    }
+    return MHD_YES;
+}
+
+/* Queue @hr for a worker, suspending its connection.  False when the queue is full or closed. */
+static bool http_enqueue(struct http_server *srv, struct http_req *hr)
+{
+    bool ok;
+
+    pthread_mutex_lock(&srv->lock);
+    ok = !srv->stopping && srv->queued < srv->app->cfg.max_queue;
+    if (ok) {
+        hr->state = HR_QUEUED;
+        MHD_suspend_connection(hr->conn);
+        hr->next = NULL;
+        if (srv->tail)
+            srv->tail->next = hr;
+        else
+            srv->head = hr;
+        srv->tail = hr;
+        srv->queued++;
+        pthread_cond_signal(&srv->work);
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return ok;
+}
+
+static void *http_worker(void *arg)
+{
+    struct http_server *srv = arg;
+
+    pthread_mutex_lock(&srv->lock);
+    for (;;) {
+        struct http_req *hr;
+
+        while (!srv->head && !srv->stopping)
+            pthread_cond_wait(&srv->work, &srv->lock);
+        if (!srv->head)
+            break; /* stopping, and the queue is drained */
+        hr = srv->head;
+        srv->head = hr->next;
+        if (!srv->head)
+            srv->tail = NULL;
+        srv->queued--;
+        pthread_mutex_unlock(&srv->lock);
+
+        hr->req.may_block = true;
+        if (router_dispatch(&hr->req, &hr->res) == ROUTE_WOULD_BLOCK)
+            route_error(&hr->res, 500, "internal", "the handler would not run");
+        hr->state = HR_READY;
+        MHD_resume_connection(hr->conn);
+
+        pthread_mutex_lock(&srv->lock);
+    }
+    pthread_mutex_unlock(&srv->lock);
+    return NULL;
+}
+
+/* The declared Content-Length is over @limit. */
+static bool http_content_length_over(struct MHD_Connection *conn, unsigned long long limit)
+{
+    const char *cl =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    unsigned long long v = 0;
+
+    if (!cl)
+        return false;
+    for (; *cl >= '0' && *cl <= '9'; cl++) {
+        if (v > limit)
+            return true;
+        v = v * 10 + (unsigned long long)(*cl - '0');
+    }
+    return v > limit;
+}
+
+static bool http_content_length_too_big(struct MHD_Connection *conn)
+{
+    return http_content_length_over(conn, HTTP_MAX_BODY);
+}
+
+static bool http_content_length_too_big_to_read(struct MHD_Connection *conn)
+{
+    return http_content_length_over(conn, HTTP_DISCARD_MAX);
+}
+
+static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
+                                   const char *method, const char *version, const char *upload_data,
+                                   size_t *upload_data_size, void **req_cls)
+{
+    struct http_server *srv = cls;
+    struct http_req *hr = *req_cls;
+    int ret;
+
+    if (!hr) {
+        if (!(hr = calloc(1, sizeof(*hr))))
+            return MHD_NO;
+        hr->srv = srv;
+        hr->conn = conn;
+        hr->url = url;
+        hr->method = method;
+        hr->version = version;
+        *req_cls = hr;
+        if (traces_is_upload(method, url)) {
+            /* a trace is streamed to a temporary file, up to 256 MiB */
+            if (http_content_length_over(conn, TRACES_MAX_BYTES))
+                return http_fail(hr, 413, "too_large", "the trace is larger than 256 MiB");
+            if (traces_upload_begin(&hr->upload))
+                return http_fail(hr, 503, "busy", "cannot store the upload");
+            return MHD_YES;
+        }
+        if (http_content_length_too_big(conn)) {
+            /* a body we would drop anyway is refused before it is sent;
+             * a slightly large one is read and dropped, so that the client,
+             * still writing, does not see the connection reset */
+            hr->too_large = true;
+            if (http_content_length_too_big_to_read(conn))
+                return http_fail(hr, 413, "too_large", "the body is larger than 1 MiB");
+        }
+        return MHD_YES; /* answering now would cost keep-alive */
+    }
+    if (hr->state == HR_READY)
+        return http_queue(hr);
+    if (hr->state == HR_QUEUED)
+        return MHD_YES; /* not ours to answer yet */
+    if (*upload_data_size) {
+        size_t n = *upload_data_size;
+
+        *upload_data_size = 0;
+        if (hr->upload) {
+            traces_upload_write(hr->upload, upload_data, n);
+            return hr->upload->len > TRACES_MAX_BYTES + HTTP_DISCARD_MAX ? MHD_NO : MHD_YES;
+        }
+        if (hr->too_large) {
+            /* libmicrohttpd takes a response only before or after the body:
+             * drop the rest and answer 413 at its end, or hang up on a client
+             * that will not stop sending */
+            hr->len += n;
+            return hr->len > HTTP_DISCARD_MAX ? MHD_NO : MHD_YES;
+        }
+        if (hr->len + n > HTTP_MAX_BODY) {
+            hr->too_large = true;
+            free(hr->body);
+            hr->body = NULL;
+            hr->len += n;
+            return MHD_YES;
+        }
+        if (hr->len + n > hr->cap) {
+            size_t cap = hr->cap ? hr->cap : 4096;
+            char *b;
+
+            while (cap < hr->len + n)
+                cap *= 2;
+            if (!(b = realloc(hr->body, cap)))
+                return MHD_NO;
+            hr->body = b;
+            hr->cap = cap;
+        }
+        memcpy(hr->body + hr->len, upload_data, n);
+        hr->len += n;
+        return MHD_YES;
+    }
+    if (hr->too_large)
+        return http_fail(hr, 413, "too_large", "the body is larger than 1 MiB");
+    if (hr->upload && hr->upload->too_large)
+        return http_fail(hr, 413, "too_large", "the trace is larger than 256 MiB");
+    MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_collect_query, hr);
+    hr->req.app = srv->app;
+    hr->req.method = method;
+    hr->req.path = url;
+    hr->req.query = hr->query;
+    hr->req.nr_query = hr->nr_query;
+    hr->req.authorization =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    hr->req.body = hr->body;
+    hr->req.body_len = hr->len;
+    hr->req.upload = hr->upload;
+    hr->req.may_block = false;
+    if (atomic_load(&srv->app->stopping))
+        return http_fail(hr, 503, "busy", "the server is shutting down");
+    ret = router_dispatch(&hr->req, &hr->res);
+    if (ret != ROUTE_WOULD_BLOCK)
+        return http_queue(hr);
+    if (!http_enqueue(srv, hr))
+        return http_fail(hr, 503, "busy", "too many requests are waiting; try again");
+    return MHD_YES;
+}
+
+static void http_completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+                           enum MHD_RequestTerminationCode toe)
+{
+    struct http_req *hr = *req_cls;
+
+    (void)cls;
+    (void)conn;
+    (void)toe;
+    if (!hr)
+        return;
+    response_release(&hr->res);
+    traces_upload_free(hr->upload);
+    free(hr->body);
+    free(hr);
+    *req_cls = NULL;
+}
+
+static int http_hex(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/*
+ * Percent-decode @s in place, as libmicrohttpd would, except that "%00"
+ * becomes 0x01: the path and arguments are C strings, and an encoded NUL
+ * must not cut "/index.html%00.js" down to "/index.html".  Every handler
+ * rejects control characters.
+ */
+static size_t http_unescape(void *cls, struct MHD_Connection *conn, char *s)
+{
+    char *w = s;
+    const char *r = s;
+
+    (void)cls;
+    (void)conn;
+    while (*r) {
+        int hi, lo;
+
+        if (r[0] == '%' && (hi = http_hex(r[1])) >= 0 && (lo = http_hex(r[2])) >= 0) {
+            int c = hi * 16 + lo;
+
+            *w++ = (char)(c ? c : 1);
+            r += 3;
+        } else {
+            *w++ = *r++;
+        }
+    }
+    *w = '\0';
+    return (size_t)(w - s);
+}
+
+/* Fill @ss from "127.0.0.1", "::1", "0.0.0.0", "localhost"; false when not an address. */
+static bool http_address(const char *listen, unsigned port, struct sockaddr_storage *ss,
+                         socklen_t *len, bool *ipv6)
+{
+    struct sockaddr_in *in4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *in6 = (struct sockaddr_in6 *)ss;
+
+    memset(ss, 0, sizeof(*ss));
+    if (!strcmp(listen, "localhost"))
+        listen = "127.0.0.1";
+    if (inet_pton(AF_INET, listen, &in4->sin_addr) == 1) {
+        in4->sin_family = AF_INET;
+        in4->sin_port = htons((uint16_t)port);
+        *len = sizeof(*in4);
+        *ipv6 = false;
+        return true;
+    }
+    if (inet_pton(AF_INET6, listen, &in6->sin6_addr) == 1) {
+        in6->sin6_family = AF_INET6;
+        in6->sin6_port = htons((uint16_t)port);
+        *len = sizeof(*in6);
+        *ipv6 = true;
+        return true;
+    }
+    return false;
+}
+
+int http_start(struct app *app, struct http_server **out, struct strbuf *err)
+{
+    struct http_server *srv = calloc(1, sizeof(*srv));
+    struct sockaddr_storage ss;
+    const union MHD_DaemonInfo *info;
+    socklen_t slen;
+    unsigned flags, i;
+    bool ipv6;
+
+    if (!srv)
+        return -ENOMEM;
+    srv->app = app;
+    pthread_mutex_init(&srv->lock, NULL);
+    pthread_cond_init(&srv->work, NULL);
+    if (!http_address(app->cfg.listen, app->cfg.port, &ss, &slen, &ipv6)) {
+        strbuf_printf(err, "--listen: \"%s\" is not an IPv4 or IPv6 address", app->cfg.listen);
+        goto err_free;
+    }
+    srv->nr_workers = app->cfg.workers ? app->cfg.workers : 1;
+    srv->workers = calloc(srv->nr_workers, sizeof(*srv->workers));
+    if (!srv->workers)
+        goto err_free;
+    for (i = 0; i < srv->nr_workers; i++) {
+        if (pthread_create(&srv->workers[i], NULL, http_worker, srv)) {
+            srv->nr_workers = i;
+            strbuf_puts(err, "cannot start the worker threads");
+            goto err_stop;
+        }
+    }
+    flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+            MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0);
+    srv->daemon = MHD_start_daemon(flags, (uint16_t)app->cfg.port, NULL, NULL, http_access, srv,
+                                   MHD_OPTION_EXTERNAL_LOGGER, http_log, srv, MHD_OPTION_SOCK_ADDR,
+                                   (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
+                                   (unsigned)(app->cfg.http_threads ? app->cfg.http_threads : 1),
+                                   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->cfg.timeout,
+                                   MHD_OPTION_CONNECTION_LIMIT, (unsigned)app->cfg.max_connections,
+                                   MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv,
+                                   MHD_OPTION_UNESCAPE_CALLBACK, http_unescape, srv,
+                                   MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
+    if (!srv->daemon) {
+        strbuf_printf(err, "cannot listen on %s port %u (in use, or not an address of this host)",
+                      app->cfg.listen, app->cfg.port);
+        goto err_stop;
+    }
+    info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
+    srv->port = info ? info->port : app->cfg.port;
+    snprintf(srv->url, sizeof(srv->url), ipv6 ? "http://[%s]:%u/" : "http://%s:%u/",
+             strcmp(app->cfg.listen, "localhost") ? app->cfg.listen : "127.0.0.1", srv->port);
+    *out = srv;
+    return 0;
+
+err_stop:
+    http_stop(srv);
+    return -EIO;
+err_free:
+    pthread_cond_destroy(&srv->work);
+    pthread_mutex_destroy(&srv->lock);
+    free(srv->workers);
+    free(srv);
+    return -EINVAL;
+}
+
+unsigned http_port(const struct http_server *srv)
+{
+    return srv->port;
+}
+
+const char *http_url(const struct http_server *srv)
+{
+    return srv->url;
+}
+
+void http_stop(struct http_server *srv)
+{
+    unsigned i;
+
+    if (!srv)
+        return;
+    atomic_store(&srv->app->stopping, true);
+    /* workers finish the queue and resume every suspended request */
+    pthread_mutex_lock(&srv->lock);
+    srv->stopping = true;
+    pthread_cond_broadcast(&srv->work);
+    pthread_mutex_unlock(&srv->lock);
+    for (i = 0; i < srv->nr_workers; i++)
+        pthread_join(srv->workers[i], NULL);
+    /* followers end their streams and are suspended no more */
+    follow_hub_stop(srv->app->follow);
+    if (srv->daemon)
+        MHD_stop_daemon(srv->daemon);
+    pthread_cond_destroy(&srv->work);
+    pthread_mutex_destroy(&srv->lock);
+    free(srv->workers);
+    free(srv);
+}

@@ -1,0 +1,503 @@
+/*
+ * traces.c: kernel trace uploads and their replay jobs (see traces.h).
+ *
+ * A job owns its temporary file from the handler on and removes it when
+ * its thread ends.  Its life: "replaying" (the trace is read and replayed;
+ * progress is the share of the file consumed), "building" (the replayed
+ * operations become a scenario and a session is built from it, as POST
+ * /api/sessions builds one, so the session's limits apply; its progress is
+ * the operations the session has applied out of those recorded, which the
+ * session reports every SESSION_PROGRESS_EVERY operations), then "done"
+ * with the session's id and token, or "failed" with an error code and
+ * message.  Every field a reader sees is written under the table's lock;
+ * the thread works on its own copies in between.  traces_free() sets the
+ * cancel flag the replay polls, then joins every thread.
+ */
+#include "http/traces.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "http/app.h"
+#include "base/ids.h"
+#include "present/json_state.h"
+#include "ktrace/ktrace_replay.h"
+#include "session/registry.h"
+#include "http/routes.h"
+
+enum job_state { JOB_REPLAYING, JOB_BUILDING, JOB_DONE, JOB_FAILED };
+
+static const char *const state_names[] = {"replaying", "building", "done", "failed"};
+/* What a running job is doing, as the UI labels it. */
+static const char *const phase_names[] = {"replaying the trace", "building the session"};
+
+struct trace_job {
+    char id[TRACES_ID_LEN + 1];
+    struct trace_jobs *tj;
+    struct app *app;
+    char path[256]; /* the uploaded trace; removed by the thread */
+    uint64_t bytes; /* its size */
+    unsigned cpus;  /* ?cpus=, 0: from the trace */
+    char model[64]; /* as sim_model_format() writes it */
+    pthread_t thread;
+    volatile bool cancel; /* set by traces_free() */
+    /* under tj->lock */
+    enum job_state state;
+    uint64_t done, total; /* input consumed and its size */
+    uint64_t events;
+    uint64_t built, recorded; /* building: operations the session applied, of those recorded */
+    char session[SESSION_ID_LEN + 1], token[SESSION_TOKEN_LEN + 1];
+    char *report;     /* owned */
+    const char *code; /* failed: an error code of routes.h */
+    char message[300];
+    uint64_t age; /* creation order */
+};
+
+struct trace_jobs {
+    pthread_mutex_t lock;
+    struct trace_job *jobs[TRACES_MAX_KEPT]; /* NULL: free slot */
+    unsigned running;
+    uint64_t clock;
+};
+
+/* ---- uploads ---- */
+
+bool traces_is_upload(const char *method, const char *url)
+{
+    return method && url && !strcmp(method, "POST") && !strcmp(url, "/api/traces");
+}
+
+int traces_upload_begin(struct trace_upload **out)
+{
+    struct trace_upload *up = calloc(1, sizeof(*up));
+    const char *dir = getenv("TMPDIR");
+
+    if (!up)
+        return -ENOMEM;
+    snprintf(up->path, sizeof(up->path), "%s/slublab-trace-XXXXXX",
+             dir && dir[0] && strlen(dir) < 200 ? dir : "/tmp");
+    up->fd = mkstemp(up->path);
+    if (up->fd < 0) {
+        int e = errno;
+
+        free(up);
+        return -e;
+    }
+    *out = up;
+    return 0;
+}
+
+void traces_upload_write(struct trace_upload *up, const char *data, size_t n)
+{
+    if (up->too_large || up->len + n > TRACES_MAX_BYTES) {
+        up->too_large = true;
+        up->len += n;
+        return;
+    }
+    up->len += n;
+    while (n && !up->error) {
+        ssize_t w = write(up->fd, data, n);
+
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            up->error = w < 0 ? -errno : -EIO;
+            break;
+        }
+        data += w;
+        n -= (size_t)w;
+    }
+}
+
+void traces_upload_free(struct trace_upload *up)
+{
+    if (!up)
+        return;
+    if (up->fd >= 0)
+        close(up->fd);
+    if (up->path[0])
+        unlink(up->path);
+    free(up);
+}
+
+/* ---- the job table ---- */
+
+int traces_new(struct trace_jobs **out)
+{
+    struct trace_jobs *tj = calloc(1, sizeof(*tj));
+
+    if (!tj)
+        return -ENOMEM;
+    if (pthread_mutex_init(&tj->lock, NULL)) {
+        free(tj);
+        return -ENOMEM;
+    }
+    *out = tj;
+    return 0;
+}
+
+static void job_free(struct trace_job *j)
+{
+    if (!j)
+        return;
+    if (j->path[0])
+        unlink(j->path);
+    free(j->report);
+    free(j);
+}
+
+void traces_free(struct trace_jobs *tj)
+{
+    if (!tj)
+        return;
+    pthread_mutex_lock(&tj->lock);
+    for (size_t i = 0; i < TRACES_MAX_KEPT; i++)
+        if (tj->jobs[i])
+            tj->jobs[i]->cancel = true;
+    pthread_mutex_unlock(&tj->lock);
+    for (size_t i = 0; i < TRACES_MAX_KEPT; i++) {
+        if (!tj->jobs[i])
+            continue;
+        pthread_join(tj->jobs[i]->thread, NULL); /* every kept job's thread is joinable */
+        job_free(tj->jobs[i]);
+    }
+    pthread_mutex_destroy(&tj->lock);
+    free(tj);
+}
+
+/* ---- the job thread ---- */
+
+static void job_progress(uint64_t done, uint64_t total, void *arg)
+{
+    struct trace_job *j = arg;
+
+    pthread_mutex_lock(&j->tj->lock);
+    j->done = done;
+    j->total = total;
+    pthread_mutex_unlock(&j->tj->lock);
+}
+
+static void job_fail(struct trace_job *j, const char *code, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
+
+static void job_fail(struct trace_job *j, const char *code, const char *fmt, ...)
+{
+    va_list ap;
+
+    pthread_mutex_lock(&j->tj->lock);
+    j->state = JOB_FAILED;
+    j->code = code;
+    va_start(ap, fmt);
+    vsnprintf(j->message, sizeof(j->message), fmt, ap);
+    va_end(ap);
+    pthread_mutex_unlock(&j->tj->lock);
+}
+
+static void job_build_progress(uint64_t ops, void *arg)
+{
+    struct trace_job *j = arg;
+
+    pthread_mutex_lock(&j->tj->lock);
+    j->built = ops < j->recorded ? ops : j->recorded;
+    pthread_mutex_unlock(&j->tj->lock);
+}
+
+/* Build, store and register the session of @scn.  0 or an errno with @err set. */
+static int job_session(struct trace_job *j, const char *text, struct strbuf *err)
+{
+    struct app *app = j->app;
+    struct session *s = session_new(&app->cfg.lim);
+    int64_t row;
+    int ret;
+
+    if (!s || session_set_scenario(s, text, strlen(text), "kernel trace")) {
+        session_free(s);
+        return -ENOMEM;
+    }
+    s->build_progress = job_build_progress;
+    s->build_progress_arg = j;
+    ret = session_build(s, err);
+    s->build_progress = NULL;
+    if (ret) {
+        session_free(s);
+        return ret;
+    }
+    job_build_progress(UINT64_MAX, j); /* every operation applied */
+    if (store_scenario_put(app->store, s->scn->name, text, strlen(text), false, &row)) {
+        session_free(s);
+        strbuf_puts(err, "cannot store the scenario");
+        return -EIO;
+    }
+    s->scenario_id = row;
+    if ((ret = registry_add(app->reg, s))) { /* frees s on failure */
+        strbuf_puts(err, ret == -EBUSY ? "every session slot is busy" : "cannot store the session");
+        return ret;
+    }
+    pthread_mutex_lock(&j->tj->lock);
+    snprintf(j->session, sizeof(j->session), "%s", s->id);
+    snprintf(j->token, sizeof(j->token), "%s", s->token);
+    pthread_mutex_unlock(&j->tj->lock);
+    registry_put(app->reg, s);
+    return 0;
+}
+
+static void *job_run(void *arg)
+{
+    struct trace_job *j = arg;
+    struct ktrace_opts o = {.cpus = j->cpus,
+                            .model = j->model,
+                            .record = true,
+                            .max_ops = j->app->cfg.lim.max_ops < TRACES_MAX_OPS
+                                               ? j->app->cfg.lim.max_ops
+                                               : TRACES_MAX_OPS,
+                            .progress = job_progress,
+                            .progress_arg = j,
+                            .cancel = &j->cancel};
+    struct ktrace_reader *r = NULL;
+    struct ktrace_replay kr;
+    struct strbuf err = STRBUF_INIT, rep = STRBUF_INIT;
+    cJSON *scn = NULL;
+    char *text = NULL;
+    int ret;
+
+    memset(&kr, 0, sizeof(kr));
+    if ((ret = ktrace_open(j->path, &r, &err))) {
+        job_fail(j, "internal", "cannot read the upload: %s", strbuf_str(&err));
+        goto out;
+    }
+    ret = ktrace_replay_run(&kr, r, &o, &err);
+    if (ret == -ECANCELED) {
+        job_fail(j, "busy", "the server is shutting down");
+        goto out;
+    }
+    if (ret == -EIO) {
+        job_fail(j, "unprocessable", "the trace is unreadable: %s", kr.read_error);
+        goto out;
+    }
+    if (ret) {
+        job_fail(j,
+                 ret == -ENOMEM  ? "internal"
+                 : ret == -E2BIG ? "session_limit"
+                                 : "unprocessable",
+                 "%s", ret == -ENOMEM ? "out of memory" : strbuf_str(&err));
+        goto out;
+    }
+    ktrace_replay_report(&rep, &kr, "upload");
+    pthread_mutex_lock(&j->tj->lock);
+    j->events = ktrace_replay_events(&kr);
+    j->recorded = kr.nr_recorded;
+    j->report = strbuf_failed(&rep) ? NULL : strdup(strbuf_str(&rep));
+    j->state = JOB_BUILDING;
+    pthread_mutex_unlock(&j->tj->lock);
+    if (!ktrace_replay_events(&kr)) {
+        job_fail(j, "unprocessable",
+                 "no kmem events in the upload (kmem_cache_alloc, "
+                 "kmem_cache_free, kmalloc, kfree as /sys/kernel/tracing/trace prints them)");
+        goto out;
+    }
+    scn = ktrace_replay_scenario(&kr, "kernel-trace");
+    text = scn ? cJSON_PrintUnformatted(scn) : NULL;
+    cJSON_Delete(scn); /* only the text goes on: the session parses it again */
+    scn = NULL;
+    ktrace_replay_release(&kr); /* the machine is rebuilt by the session */
+    if (!text) {
+        job_fail(j, "internal", "out of memory");
+        goto out;
+    }
+    strbuf_reset(&err);
+    if ((ret = job_session(j, text, &err))) {
+        job_fail(j,
+                 ret == SESSION_ELIMIT                                       ? "session_limit"
+                 : ret == -EBUSY                                             ? "busy"
+                 : ret == SESSION_EBADINPUT || ret == SESSION_EUNPROCESSABLE ? "unprocessable"
+                                                                             : "internal",
+                 "the session cannot be built: %s", strbuf_str(&err));
+        goto out;
+    }
+    pthread_mutex_lock(&j->tj->lock);
+    j->state = JOB_DONE;
+    pthread_mutex_unlock(&j->tj->lock);
+out:
+    ktrace_replay_release(&kr);
+    ktrace_close(r);
+    cJSON_free(text);
+    cJSON_Delete(scn);
+    strbuf_release(&err);
+    strbuf_release(&rep);
+    unlink(j->path);
+    pthread_mutex_lock(&j->tj->lock);
+    j->path[0] = 0;
+    j->tj->running--;
+    pthread_mutex_unlock(&j->tj->lock);
+    return NULL;
+}
+
+/* ---- routes ---- */
+
+/* A free slot, evicting the oldest finished job; -1 when all are running. */
+static int free_slot(struct trace_jobs *tj)
+{
+    int oldest = -1;
+
+    for (int i = 0; i < TRACES_MAX_KEPT; i++) {
+        struct trace_job *j = tj->jobs[i];
+
+        if (!j)
+            return i;
+        if ((j->state == JOB_DONE || j->state == JOB_FAILED) && !j->path[0] &&
+            (oldest < 0 || j->age < tj->jobs[oldest]->age))
+            oldest = i;
+    }
+    if (oldest >= 0) {
+        pthread_join(tj->jobs[oldest]->thread, NULL); /* it has ended: path[0] is 0 */
+        job_free(tj->jobs[oldest]);
+        tj->jobs[oldest] = NULL;
+    }
+    return oldest;
+}
+
+int route_trace_create(const struct request *req, struct response *res)
+{
+    struct trace_jobs *tj = req->app->traces;
+    struct trace_upload *up = req->upload;
+    struct trace_job *j;
+    const char *model = route_query(req, "model");
+    uint64_t cpus = 0;
+    struct sim_config mc;
+    int slot;
+    cJSON *o;
+
+    if (!up)
+        return route_error(res, 400, "bad_request",
+                           "POST /api/traces takes a kmem trace as its body (ftrace text, plain "
+                           "or gzip)");
+    if (up->too_large)
+        return route_error(res, 413, "too_large", "the trace is larger than 256 MiB");
+    if (up->error)
+        return route_error(res, 500, "internal", "cannot keep the upload: %s",
+                           strerror(-up->error));
+    if (!up->len)
+        return route_error(res, 400, "bad_request", "the trace is empty");
+    if (route_query_u64(req, res, "cpus", SIM_MAX_CPUS, &cpus) < 0)
+        return 0;
+    sim_config_default(&mc);
+    if (model && (sim_model_parse(model, &mc) || sim_model_error(&mc)))
+        return route_error(res, 400, "bad_request",
+                           "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", model);
+    if (!(j = calloc(1, sizeof(*j))) || ids_random(j->id, TRACES_ID_LEN)) {
+        free(j);
+        return route_error(res, 500, "internal", "out of memory");
+    }
+    j->tj = tj;
+    j->app = req->app;
+    j->bytes = up->len;
+    j->total = up->len;
+    j->cpus = (unsigned)cpus;
+    sim_model_format(&mc, j->model, sizeof(j->model));
+    j->state = JOB_REPLAYING;
+    memcpy(j->path, up->path, sizeof(j->path));
+    pthread_mutex_lock(&tj->lock);
+    if (atomic_load(&req->app->stopping) || tj->running >= TRACES_MAX_RUNNING ||
+        (slot = free_slot(tj)) < 0) {
+        pthread_mutex_unlock(&tj->lock);
+        free(j);
+        snprintf(res->retry_after, sizeof(res->retry_after), "5");
+        return route_error(res, 503, "busy", "%u traces are being replayed; try again",
+                           TRACES_MAX_RUNNING);
+    }
+    j->age = ++tj->clock;
+    if (pthread_create(&j->thread, NULL, job_run, j)) {
+        pthread_mutex_unlock(&tj->lock);
+        free(j);
+        return route_error(res, 503, "busy", "cannot start a replay thread");
+    }
+    tj->jobs[slot] = j;
+    tj->running++;
+    up->path[0] = 0; /* the job's now */
+    pthread_mutex_unlock(&tj->lock);
+    o = cJSON_CreateObject();
+    if (o) {
+        char self[64];
+
+        snprintf(self, sizeof(self), "/api/traces/%s", j->id);
+        cJSON_AddStringToObject(o, "id", j->id);
+        cJSON_AddStringToObject(o, "state", "replaying");
+        cJSON_AddNumberToObject(o, "bytes", (double)up->len);
+        cJSON_AddItemToObject(o, "links", cJSON_CreateObject());
+        cJSON_AddStringToObject(cJSON_GetObjectItemCaseSensitive(o, "links"), "self", self);
+    }
+    return route_json(res, 202, o);
+}
+
+int route_trace_get(const struct request *req, struct response *res)
+{
+    struct trace_jobs *tj = req->app->traces;
+    const char *id = req->args[0];
+    struct trace_job *j = NULL;
+    cJSON *o = cJSON_CreateObject(), *e;
+
+    if (!ids_valid(id, TRACES_ID_LEN)) {
+        cJSON_Delete(o);
+        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+    }
+    if (!o)
+        return route_error(res, 500, "internal", "out of memory");
+    pthread_mutex_lock(&tj->lock);
+    for (size_t i = 0; i < TRACES_MAX_KEPT && !j; i++)
+        if (tj->jobs[i] && !strcmp(tj->jobs[i]->id, id))
+            j = tj->jobs[i];
+    if (j) {
+        double progress = j->state == JOB_DONE ? 1.0
+                          : j->total           ? (double)j->done / (double)j->total
+                                               : 0.0;
+        double built = j->state == JOB_DONE ? 1.0
+                       : j->recorded        ? (double)j->built / (double)j->recorded
+                                            : 0.0;
+
+        cJSON_AddStringToObject(o, "id", j->id);
+        cJSON_AddStringToObject(o, "state", state_names[j->state]);
+        cJSON_AddNumberToObject(o, "bytes", (double)j->bytes);
+        cJSON_AddNumberToObject(o, "progress", progress > 1.0 ? 1.0 : progress);
+        cJSON_AddNumberToObject(o, "events", (double)j->events);
+        if (j->state == JOB_REPLAYING || j->state == JOB_BUILDING)
+            cJSON_AddStringToObject(o, "phase", phase_names[j->state]);
+        else
+            cJSON_AddNullToObject(o, "phase");
+        cJSON_AddNumberToObject(o, "phase_progress",
+                                j->state == JOB_REPLAYING ? (progress > 1.0 ? 1.0 : progress)
+                                                          : built > 1.0 ? 1.0 : built);
+        cJSON_AddNumberToObject(o, "ops", (double)j->built);
+        cJSON_AddNumberToObject(o, "ops_total", (double)j->recorded);
+        if (j->state == JOB_DONE) {
+            e = cJSON_AddObjectToObject(o, "session");
+            cJSON_AddStringToObject(e, "id", j->session);
+            cJSON_AddStringToObject(e, "token", j->token);
+        } else {
+            cJSON_AddNullToObject(o, "session");
+        }
+        if (j->report)
+            cJSON_AddStringToObject(o, "report", j->report);
+        else
+            cJSON_AddNullToObject(o, "report");
+        if (j->state == JOB_FAILED) {
+            e = cJSON_AddObjectToObject(o, "error");
+            cJSON_AddStringToObject(e, "code", j->code);
+            cJSON_AddStringToObject(e, "message", j->message);
+        } else {
+            cJSON_AddNullToObject(o, "error");
+        }
+    }
+    pthread_mutex_unlock(&tj->lock);
+    if (!j) {
+        cJSON_Delete(o);
+        return route_error(res, 404, "not_found", "no trace \"%s\"", id);
+    }
+    return route_json(res, 200, o);
+}

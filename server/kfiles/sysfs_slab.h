@@ -1,0 +1,67 @@
+/*
+ * sysfs_slab.h: reading a /sys/kernel/slab-style tree.
+ *
+ * One reader for every command that takes a real kernel's caches:
+ * `slublab geometry`, `slublab import --sysfs` and `slublab replay --sysfs`.
+ * Each cache directory gives its creation inputs (object_size, align, the
+ * flag files, ctor), the geometry the kernel computed and, when present,
+ * its object counts.  Symbolic links are aliases: with merging, the real
+ * directory is a unique id (":0000192", ":A-0000128") and every name,
+ * the first cache's own included, is a link to it.
+ */
+#ifndef SLUBLAB_SERVER_SYSFS_SLAB_H
+#define SLUBLAB_SERVER_SYSFS_SLAB_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "slub.h"
+#include "base/strbuf.h"
+
+#define SYSFS_MAX_CACHES 4096
+
+enum {
+    SYSFS_SLAB_SIZE,
+    SYSFS_ALIGN,
+    SYSFS_OBJS_PER_SLAB,
+    SYSFS_ORDER,
+    SYSFS_MIN_PARTIAL,
+    SYSFS_NR_GEOMETRY
+};
+
+struct sysfs_cache {
+    char dir[256];                      /* directory name: a cache name or a unique id */
+    char name[SIM_NAME_MAX];            /* the engine cache's name (sysfs_slab_read() picks it) */
+    struct sim_cache_args args;         /* creation inputs; args.name == name */
+    unsigned kernel[SYSFS_NR_GEOMETRY]; /* what the kernel computed */
+    unsigned sheaf_capacity;            /* 0 when the file is absent */
+    bool kmalloc;                       /* a kmalloc-* name (itself or an alias) */
+    bool has_counts;                    /* objects, total_objects and slabs were read */
+    unsigned long objects, total_objects, slabs;
+    char **aliases; /* link names pointing here, sorted, without name; owned */
+    size_t nr_aliases;
+};
+
+struct sysfs_tree {
+    struct sysfs_cache *caches; /* sorted by name; owned */
+    size_t nr;
+    unsigned nproc;   /* .nproc of a capture, the live machine's CPUs, or 0 */
+    char kernel[128]; /* .kernel of a capture, uname -r when live, or "" */
+    bool live;        /* the tree is /sys/kernel/slab */
+};
+
+/*
+ * Read the tree at @dir.  The engine name of a unique-id directory is the
+ * first kmalloc-* alias if there is one (kmalloc caches are created first
+ * at boot, and tracepoints print the first cache's name), else the
+ * alphabetically first alias.  Returns 0, or -errno with the reason in
+ * @err.  Directories without object_size/align are skipped.
+ */
+int sysfs_slab_read(const char *dir, struct sysfs_tree *t, struct strbuf *err);
+void sysfs_slab_release(struct sysfs_tree *t);
+/* The cache named @name (its engine name, directory or an alias), or NULL. */
+const struct sysfs_cache *sysfs_slab_find(const struct sysfs_tree *t, const char *name, size_t len);
+/* kmalloc-64, kmalloc-cg-1k, kmalloc-rcl-8, dma-kmalloc-192, ... */
+bool sysfs_is_kmalloc_name(const char *name);
+
+#endif /* SLUBLAB_SERVER_SYSFS_SLAB_H */

@@ -1,0 +1,981 @@
+/*
+ * ktrace_replay.c: a kmem trace as engine operations (see ktrace_replay.h).
+ *
+ * Two tables make each event cost one hash lookup or two:
+ *  - caches, by the name the tracepoint prints.  A cache is created on the
+ *    engine at its first allocation: from --sysfs (object_size, align,
+ *    flags, ctor, sheaf_capacity as the kernel shows them; a name that is
+ *    an alias resolves to its merged cache), else from the event itself:
+ *    object_size = bytes_req and the smallest alignment for which the
+ *    engine's slab_size equals bytes_alloc (s->size).  Plain kmalloc-N
+ *    names go to the engine's kmalloc classes.  A name nothing describes
+ *    is remembered as unknown, so its later events are counted quickly.
+ *  - pointers: the hashed ptr= value (stable within one boot) to the
+ *    engine object allocated for it, its cache, and for kmalloc above
+ *    8 KiB a mark that it never was a slab object.  Open addressing with
+ *    linear probing and backward-shift deletion; 0 (NULL) is the empty key.
+ *
+ * The machine's CPU count is --cpus, else the header's "#P:", else the
+ * highest [CPU] in the trace + 1 (a first pass reads the trace for it).
+ * CPUs beyond the machine are folded modulo its count and counted.
+ */
+#include "ktrace/ktrace_replay.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenario/scenario_write.h"
+
+#define KMALLOC_MAX_CACHE_SIZE 8192u
+#define PROGRESS_LINES         (64u << 10)
+
+enum ptr_kind { PTR_SLAB, PTR_LARGE };
+
+struct ktrace_cache {
+    char *name; /* as the trace prints it; owned */
+    size_t len;
+    int id; /* engine cache id; -1: unknown (events are counted) */
+    uint64_t hash;
+};
+
+struct ktrace_ptr {
+    uint64_t key;    /* ptr= value; 0: empty slot */
+    sim_addr_t addr; /* the engine object (PTR_SLAB) */
+    int32_t cache;   /* its engine cache */
+    uint8_t kind;    /* enum ptr_kind */
+    uint64_t obj;    /* object number, for recorded names */
+};
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t hash_ptr(uint64_t k)
+{
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return k;
+}
+
+/* ---- the pointer table ---- */
+
+static int ptrs_grow(struct ktrace_replay *kr)
+{
+    size_t cap = kr->ptr_slots ? kr->ptr_slots * 2 : 4096;
+    struct ktrace_ptr *n = calloc(cap, sizeof(*n));
+
+    if (!n)
+        return -ENOMEM;
+    for (size_t i = 0; i < kr->ptr_slots; i++) {
+        size_t j;
+
+        if (!kr->ptrs[i].key)
+            continue;
+        for (j = hash_ptr(kr->ptrs[i].key) & (cap - 1); n[j].key; j = (j + 1) & (cap - 1))
+            ;
+        n[j] = kr->ptrs[i];
+    }
+    free(kr->ptrs);
+    kr->ptrs = n;
+    kr->ptr_slots = cap;
+    return 0;
+}
+
+static struct ktrace_ptr *ptr_find(struct ktrace_replay *kr, uint64_t key)
+{
+    size_t mask = kr->ptr_slots - 1;
+
+    if (!kr->ptr_slots)
+        return NULL;
+    for (size_t j = hash_ptr(key) & mask; kr->ptrs[j].key; j = (j + 1) & mask)
+        if (kr->ptrs[j].key == key)
+            return &kr->ptrs[j];
+    return NULL;
+}
+
+/* The slot for @key, new or existing (key set); NULL when out of memory. */
+static struct ktrace_ptr *ptr_insert(struct ktrace_replay *kr, uint64_t key)
+{
+    size_t mask, j;
+
+    if ((kr->nr_ptrs + 1) * 2 > kr->ptr_slots && ptrs_grow(kr))
+        return NULL;
+    mask = kr->ptr_slots - 1;
+    for (j = hash_ptr(key) & mask; kr->ptrs[j].key; j = (j + 1) & mask)
+        if (kr->ptrs[j].key == key)
+            return &kr->ptrs[j];
+    kr->ptrs[j].key = key;
+    kr->nr_ptrs++;
+    return &kr->ptrs[j];
+}
+
+static void ptr_remove(struct ktrace_replay *kr, struct ktrace_ptr *p)
+{
+    size_t mask = kr->ptr_slots - 1, i = (size_t)(p - kr->ptrs), j = i;
+
+    for (;;) {
+        size_t home;
+
+        j = (j + 1) & mask;
+        if (!kr->ptrs[j].key)
+            break;
+        home = hash_ptr(kr->ptrs[j].key) & mask;
+        /* move j back to i unless its home lies cyclically in (i, j] */
+        if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
+            continue;
+        kr->ptrs[i] = kr->ptrs[j];
+        i = j;
+    }
+    kr->ptrs[i].key = 0;
+    kr->nr_ptrs--;
+}
+
+/* ---- the cache table ---- */
+
+static struct ktrace_cache *cache_find(struct ktrace_replay *kr, const char *name, size_t len,
+                                       uint64_t h)
+{
+    size_t mask = kr->cache_slots - 1;
+
+    if (!kr->cache_slots)
+        return NULL;
+    for (size_t j = h & mask; kr->cache_index[j] >= 0; j = (j + 1) & mask) {
+        struct ktrace_cache *c = &kr->caches[kr->cache_index[j]];
+
+        if (c->hash == h && c->len == len && !memcmp(c->name, name, len))
+            return c;
+    }
+    return NULL;
+}
+
+static int cache_index_rebuild(struct ktrace_replay *kr, size_t slots)
+{
+    int *idx = malloc(slots * sizeof(*idx));
+
+    if (!idx)
+        return -ENOMEM;
+    for (size_t j = 0; j < slots; j++)
+        idx[j] = -1;
+    for (size_t i = 0; i < kr->nr_caches; i++) {
+        size_t j;
+
+        for (j = kr->caches[i].hash & (slots - 1); idx[j] >= 0; j = (j + 1) & (slots - 1))
+            ;
+        idx[j] = (int)i;
+    }
+    free(kr->cache_index);
+    kr->cache_index = idx;
+    kr->cache_slots = slots;
+    return 0;
+}
+
+static struct ktrace_cache *cache_add(struct ktrace_replay *kr, const char *name, size_t len,
+                                      uint64_t h, int id)
+{
+    struct ktrace_cache *c;
+
+    if (kr->nr_caches == kr->cap_caches) {
+        size_t cap = kr->cap_caches ? kr->cap_caches * 2 : 64;
+        struct ktrace_cache *n = realloc(kr->caches, cap * sizeof(*n));
+
+        if (!n)
+            return NULL;
+        kr->caches = n;
+        kr->cap_caches = cap;
+    }
+    c = &kr->caches[kr->nr_caches];
+    c->name = malloc(len + 1);
+    if (!c->name)
+        return NULL;
+    memcpy(c->name, name, len);
+    c->name[len] = 0;
+    c->len = len;
+    c->id = id;
+    c->hash = h;
+    kr->nr_caches++;
+    if (kr->nr_caches * 2 > kr->cache_slots) {
+        if (cache_index_rebuild(kr, kr->cache_slots ? kr->cache_slots * 2 : 128)) {
+            kr->nr_caches--;
+            free(c->name);
+            return NULL;
+        }
+    } else {
+        size_t mask = kr->cache_slots - 1, j;
+
+        for (j = h & mask; kr->cache_index[j] >= 0; j = (j + 1) & mask)
+            ;
+        kr->cache_index[j] = (int)(kr->nr_caches - 1);
+    }
+    return c;
+}
+
+/* ---- recording ---- */
+
+static void record_obj_name(char *buf, size_t len, uint64_t obj)
+{
+    snprintf(buf, len, "o%" PRIu64, obj);
+}
+
+static void record(struct ktrace_replay *kr, cJSON *op)
+{
+    if (op) {
+        cJSON_AddItemToArray(kr->ops, op);
+        kr->nr_recorded++;
+    }
+}
+
+static cJSON *record_op(const char *kind, unsigned cpu)
+{
+    cJSON *op = cJSON_CreateObject();
+
+    if (!op)
+        return NULL;
+    cJSON_AddStringToObject(op, "op", kind);
+    cJSON_AddNumberToObject(op, "cpu", cpu);
+    return op;
+}
+
+static void record_gfp_node(cJSON *op, const struct sim_op *s)
+{
+    if (s->gfp && s->gfp != SIM_GFP_KERNEL) {
+        char buf[256];
+
+        sim_gfp_format(s->gfp, buf, sizeof(buf));
+        cJSON_AddStringToObject(op, "gfp", buf);
+    }
+    if (s->node != SIM_NUMA_NO_NODE)
+        cJSON_AddNumberToObject(op, "node", s->node);
+}
+
+static void record_create(struct ktrace_replay *kr, const struct sim_cache_args *a,
+                          const struct sysfs_cache *sc)
+{
+    const char **names = NULL;
+    size_t n = 0;
+
+    if (sc) { /* the other names of the merged cache; the traced one names it */
+        names = calloc(sc->nr_aliases + 1, sizeof(*names));
+        if (!names)
+            return;
+        names[n++] = sc->name;
+        for (size_t i = 0; i < sc->nr_aliases; i++)
+            names[n++] = sc->aliases[i];
+    }
+    {
+        struct sim_cache_args b = *a; /* a trace may print names a scenario cannot use */
+
+        scenario_write_name(a->name, b.name, sizeof(b.name));
+        record(kr, scenario_write_cache(&b, names, n, true));
+    }
+    free(names);
+}
+
+/* ---- applying ---- */
+
+static void note_engine(struct ktrace_replay *kr, const struct sim_result *res, const char *what)
+{
+    if (!kr->first_engine[0])
+        snprintf(kr->first_engine, sizeof(kr->first_engine), "line %" PRIu64 " (%s): %.200s",
+                 kr->n.lines, what, res->message);
+}
+
+/* sim_apply() and the bookkeeping of its outcome; true when the op was carried out. */
+static bool apply(struct ktrace_replay *kr, const struct sim_op *op, struct sim_result *res,
+                  const char *what)
+{
+    int ret = sim_apply(kr->sim, op, res);
+
+    if (ret) {
+        kr->n.sim_rejected++;
+        note_engine(kr, res, what);
+        return false;
+    }
+    if (kr->o->validate) {
+        struct sim_report rep;
+
+        if (sim_validate(kr->sim, SIM_VALIDATE_OP, &rep)) {
+            if (!kr->n.violations)
+                snprintf(kr->validate_msg, sizeof(kr->validate_msg), "line %" PRIu64 ": %.150s",
+                         kr->n.lines, rep.msg[0]);
+            kr->n.violations += rep.violations;
+        }
+    }
+    if (res->status == SIM_FAILED) {
+        kr->n.sim_failed++;
+        note_engine(kr, res, what);
+        return false;
+    }
+    if (res->status == SIM_MISUSE || res->status == SIM_CRASHED) {
+        kr->n.sim_misuse++;
+        note_engine(kr, res, what);
+        return false;
+    }
+    return true;
+}
+
+static void remember_unknown(struct ktrace_replay *kr, const char *name, size_t len)
+{
+    if (kr->nr_unknown < KTRACE_MAX_UNKNOWN)
+        snprintf(kr->unknown[kr->nr_unknown++], SIM_NAME_MAX, "%.*s", (int)len, name);
+}
+
+/* A plain kmalloc-N name: its size, else 0. */
+static unsigned kmalloc_name_size(const char *n, size_t len)
+{
+    unsigned v = 0;
+    size_t i = 8;
+
+    if (len < 9 || memcmp(n, "kmalloc-", 8))
+        return 0;
+    while (i < len && n[i] >= '0' && n[i] <= '9' && v < 100000)
+        v = v * 10 + (unsigned)(n[i++] - '0');
+    if (i < len && n[i] == 'k' && i + 1 == len)
+        v *= 1024;
+    else if (i != len)
+        return 0;
+    return v <= KMALLOC_MAX_CACHE_SIZE ? v : 0;
+}
+
+/* Arguments of a cache seen only in the trace: object_size and the
+ * smallest alignment that gives slab_size == bytes_alloc. */
+static void args_from_event(struct ktrace_replay *kr, const struct ktrace_event *ev,
+                            struct sim_cache_args *a)
+{
+    unsigned req =
+            ev->bytes_req && ev->bytes_req <= ev->bytes_alloc ? ev->bytes_req : ev->bytes_alloc;
+
+    a->object_size = req;
+    for (unsigned align = 0; align <= 4096; align = align ? align * 2 : 8) {
+        struct sim_geometry g;
+
+        a->align = align;
+        if (!sim_cache_geometry(a, kr->cfg.present_cpus ? kr->cfg.present_cpus : kr->cfg.nr_cpus,
+                                &g) &&
+            g.size == ev->bytes_alloc)
+            return;
+    }
+    a->align = 0;
+    a->object_size = ev->bytes_alloc;
+}
+
+/* The cache of an allocation event, created on its first use. */
+static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr, const struct ktrace_event *ev,
+                                            unsigned cpu)
+{
+    const char *name = ev->name ? ev->name : "(no name=)";
+    size_t len = ev->name ? ev->name_len : strlen(name);
+    uint64_t h = hash_bytes(name, len);
+    struct ktrace_cache *c = cache_find(kr, name, len, h);
+    const struct sysfs_cache *sc = NULL;
+    struct sim_op op;
+    struct sim_result res;
+    int id = -1;
+
+    if (c)
+        return c;
+    memset(&op, 0, sizeof(op));
+    op.kind = SIM_OP_CREATE;
+    op.cpu = cpu;
+    op.node = SIM_NUMA_NO_NODE;
+    if (!ev->name || len >= SIM_NAME_MAX) {
+        /* nothing to create it from */
+    } else if (kmalloc_name_size(name, len)) {
+        id = -2; /* resolved by the first kmalloc */
+    } else if (kr->o->sysfs) {
+        sc = sysfs_slab_find(kr->o->sysfs, name, len);
+        if (sc && sc->kernel[SYSFS_SLAB_SIZE] != ev->bytes_alloc) {
+            /* the tree and the trace disagree: another machine or boot (task_struct
+             * depends on the CPU's FPU state size); the tree's geometry is used */
+            if (kr->n.size_mismatch < KTRACE_MAX_UNKNOWN)
+                snprintf(kr->mismatch[kr->n.size_mismatch], SIM_NAME_MAX, "%.*s", (int)len, name);
+            kr->n.size_mismatch++;
+        }
+        if (sc) {
+            op.create = sc->args;
+            snprintf(op.create.name, sizeof(op.create.name), "%.*s", (int)len, name);
+            op.create.sheaf_capacity = sc->sheaf_capacity;
+            if (sc->kmalloc)
+                op.create.flags |= SIM_SLAB_KMALLOC;
+        }
+    } else {
+        snprintf(op.create.name, sizeof(op.create.name), "%.*s", (int)len, name);
+        args_from_event(kr, ev, &op.create);
+        sc = NULL;
+    }
+    if (id == -1 && op.create.name[0]) {
+        if (apply(kr, &op, &res, "kmem_cache_create")) {
+            id = res.cache;
+            kr->n.caches_created++;
+            if (kr->ops)
+                record_create(kr, &op.create, sc);
+        }
+    }
+    if (id == -1)
+        remember_unknown(kr, name, len);
+    return cache_add(kr, name, len, h, id);
+}
+
+/*
+ * @ptr comes back from an allocation while the engine still holds it: the
+ * kernel freed it without a traced free (kfree_rcu through an rcu_free
+ * sheaf, kmem_cache_free_bulk).  Free the engine object now, on the same
+ * CPU, so the cache's counts follow the kernel's.
+ */
+static void free_untraced(struct ktrace_replay *kr, uint64_t ptr, unsigned cpu)
+{
+    struct ktrace_ptr *p = ptr_find(kr, ptr);
+    struct sim_op op;
+    struct sim_result res;
+    uint64_t obj;
+
+    if (!p)
+        return;
+    kr->n.realloc_live++;
+    if (p->kind == PTR_LARGE) {
+        ptr_remove(kr, p);
+        return;
+    }
+    memset(&op, 0, sizeof(op));
+    op.kind = SIM_OP_FREE;
+    op.cpu = cpu;
+    op.cache = p->cache;
+    op.addr = p->addr;
+    op.node = SIM_NUMA_NO_NODE;
+    obj = p->obj;
+    ptr_remove(kr, p);
+    if (!apply(kr, &op, &res, "untraced free"))
+        return;
+    if (kr->ops) {
+        cJSON *j = record_op("free", cpu);
+        char nm[32];
+
+        if (j) {
+            record_obj_name(nm, sizeof(nm), obj);
+            cJSON_AddStringToObject(j, "name", nm);
+        }
+        record(kr, j);
+    }
+}
+
+static int do_alloc(struct ktrace_replay *kr, const struct ktrace_event *ev, struct sim_op *op)
+{
+    struct ktrace_cache *c = cache_for_alloc(kr, ev, op->cpu);
+    struct sim_result res;
+    struct ktrace_ptr *p;
+    unsigned ksize;
+
+    if (!c)
+        return -ENOMEM;
+    if (c->id == -1) {
+        kr->n.unknown_cache++;
+        return 0;
+    }
+    ksize = c->id == -2 ? kmalloc_name_size(c->name, c->len) : 0;
+    if (ksize) {
+        op->kind = SIM_OP_KMALLOC;
+        op->size = ksize;
+    } else {
+        op->kind = SIM_OP_ALLOC;
+        op->cache = c->id;
+    }
+    if (!apply(kr, op, &res, "kmem_cache_alloc"))
+        return 0;
+    if (c->id == -2)
+        c->id = res.cache;
+    kr->n.applied[KTRACE_ALLOC]++;
+    p = ptr_insert(kr, ev->ptr);
+    if (!p)
+        return -ENOMEM;
+    p->addr = res.addr;
+    p->cache = op->kind == SIM_OP_KMALLOC ? res.cache : c->id;
+    p->kind = PTR_SLAB;
+    p->obj = kr->next_obj++;
+    if (kr->ops) {
+        cJSON *j = record_op(op->kind == SIM_OP_KMALLOC ? "kmalloc" : "alloc", op->cpu);
+        char nm[32];
+
+        if (j) {
+            char cn[SIM_NAME_MAX];
+
+            scenario_write_name(c->name, cn, sizeof(cn));
+            if (op->kind == SIM_OP_KMALLOC)
+                cJSON_AddNumberToObject(j, "size", op->size);
+            else
+                cJSON_AddStringToObject(j, "cache", cn);
+            record_gfp_node(j, op);
+            record_obj_name(nm, sizeof(nm), p->obj);
+            cJSON_AddStringToObject(j, "name", nm);
+        }
+        record(kr, j);
+    }
+    return 0;
+}
+
+static int do_kmalloc(struct ktrace_replay *kr, const struct ktrace_event *ev, struct sim_op *op)
+{
+    struct sim_result res;
+    struct ktrace_ptr *p;
+
+    if (ev->bytes_alloc > KMALLOC_MAX_CACHE_SIZE) {
+        kr->n.large_kmalloc++;
+        if (ev->ptr) {
+            p = ptr_insert(kr, ev->ptr);
+            if (!p)
+                return -ENOMEM;
+            p->kind = PTR_LARGE;
+            p->addr = 0;
+            p->cache = -1;
+        }
+        return 0;
+    }
+    op->kind = SIM_OP_KMALLOC;
+    op->size = ev->bytes_alloc ? ev->bytes_alloc : 1;
+    if (!apply(kr, op, &res, "kmalloc"))
+        return 0;
+    kr->n.applied[KTRACE_KMALLOC]++;
+    p = ptr_insert(kr, ev->ptr);
+    if (!p)
+        return -ENOMEM;
+    p->addr = res.addr;
+    p->cache = res.cache;
+    p->kind = PTR_SLAB;
+    p->obj = kr->next_obj++;
+    if (kr->ops) {
+        cJSON *j = record_op("kmalloc", op->cpu);
+        char nm[32];
+
+        if (j) {
+            cJSON_AddNumberToObject(j, "size", op->size);
+            record_gfp_node(j, op);
+            record_obj_name(nm, sizeof(nm), p->obj);
+            cJSON_AddStringToObject(j, "name", nm);
+        }
+        record(kr, j);
+    }
+    return 0;
+}
+
+static int do_free(struct ktrace_replay *kr, const struct ktrace_event *ev, struct sim_op *op)
+{
+    struct ktrace_ptr *p = ev->ptr ? ptr_find(kr, ev->ptr) : NULL;
+    struct sim_result res;
+    uint64_t obj;
+
+    if (ev->kind == KTRACE_KFREE && !ev->ptr) {
+        kr->n.kfree_null++;
+        return 0;
+    }
+    if (ktrace_is_rcu_call_site(ev->call_site, ev->call_site_len))
+        kr->n.rcu_frees++;
+    if (!p) {
+        if (ev->kind == KTRACE_KFREE)
+            kr->n.kfree_before++;
+        else
+            kr->n.free_before++;
+        return 0;
+    }
+    if (p->kind == PTR_LARGE) {
+        kr->n.large_kfree++;
+        ptr_remove(kr, p);
+        return 0;
+    }
+    if (ev->kind == KTRACE_FREE) {
+        if (ev->name) {
+            uint64_t h = hash_bytes(ev->name, ev->name_len);
+            struct ktrace_cache *c = cache_find(kr, ev->name, ev->name_len, h);
+
+            if (!c || c->id != p->cache)
+                kr->n.cache_mismatch++;
+        }
+        op->kind = SIM_OP_FREE;
+        op->cache = p->cache;
+    } else {
+        op->kind = SIM_OP_KFREE;
+    }
+    op->addr = p->addr;
+    obj = p->obj;
+    ptr_remove(kr, p); /* gone in the kernel whatever the engine says */
+    if (!apply(kr, op, &res, ev->kind == KTRACE_FREE ? "kmem_cache_free" : "kfree"))
+        return 0;
+    kr->n.applied[ev->kind]++;
+    if (kr->ops) {
+        cJSON *j = record_op(ev->kind == KTRACE_FREE ? "free" : "kfree", op->cpu);
+        char nm[32];
+
+        if (j) {
+            record_obj_name(nm, sizeof(nm), obj);
+            cJSON_AddStringToObject(j, "name", nm);
+        }
+        record(kr, j);
+    }
+    return 0;
+}
+
+/* The event's gfp mask, through a small cache of the texts seen last
+ * (a trace repeats a handful of them); unknown names count and leave 0. */
+static uint32_t gfp_of(struct ktrace_replay *kr, const struct ktrace_event *ev)
+{
+    struct ktrace_gfp_slot *g;
+    uint32_t mask;
+    size_t i;
+
+    if (!ev->gfp_text)
+        return 0;
+    for (i = 0; i < KTRACE_GFP_CACHE; i++) {
+        g = &kr->gfp_cache[i];
+        if (g->len == ev->gfp_len && !memcmp(g->text, ev->gfp_text, g->len))
+            return g->mask;
+    }
+    if (!ktrace_parse_gfp(ev->gfp_text, ev->gfp_len, &mask)) {
+        kr->n.gfp_unknown++;
+        return 0;
+    }
+    if (ev->gfp_len < sizeof(g->text)) {
+        g = &kr->gfp_cache[kr->gfp_next++ % KTRACE_GFP_CACHE];
+        memcpy(g->text, ev->gfp_text, ev->gfp_len);
+        g->len = ev->gfp_len;
+        g->mask = mask;
+    }
+    return mask;
+}
+
+static int replay_event(struct ktrace_replay *kr, const struct ktrace_event *ev)
+{
+    struct sim_op op;
+
+    memset(&op, 0, sizeof(op));
+    op.cpu = ev->cpu;
+    if (op.cpu >= kr->cfg.nr_cpus) {
+        op.cpu %= kr->cfg.nr_cpus;
+        kr->n.cpus_folded++;
+    }
+    op.node = ev->node;
+    if (op.node != SIM_NUMA_NO_NODE && (op.node < 0 || (unsigned)op.node >= kr->cfg.nr_nodes)) {
+        op.node = SIM_NUMA_NO_NODE;
+        kr->n.nodes_ignored++;
+    }
+    op.gfp = gfp_of(kr, ev);
+    if ((ev->kind == KTRACE_ALLOC || ev->kind == KTRACE_KMALLOC) && ev->ptr)
+        free_untraced(kr, ev->ptr, op.cpu);
+    switch (ev->kind) {
+    case KTRACE_ALLOC:
+        return do_alloc(kr, ev, &op);
+    case KTRACE_KMALLOC:
+        return do_kmalloc(kr, ev, &op);
+    case KTRACE_FREE:
+    case KTRACE_KFREE:
+        return do_free(kr, ev, &op);
+    default:
+        return 0;
+    }
+}
+
+static bool is_kmem(enum ktrace_kind k)
+{
+    return k == KTRACE_ALLOC || k == KTRACE_FREE || k == KTRACE_KMALLOC || k == KTRACE_KFREE;
+}
+
+/* First pass: the CPU count from "#P:" or the highest [CPU].  0 or -EIO. */
+static int count_cpus(struct ktrace_replay *kr, struct ktrace_reader *r, unsigned *out)
+{
+    const char *line;
+    size_t len;
+    unsigned max = 0, hdr = 0;
+    bool header = true;
+    struct ktrace_event ev;
+
+    /* a read error shows again, with the lines before it, in the second pass */
+    while (ktrace_next_line(r, &line, &len) > 0) {
+        if (header && len && line[0] == '#') {
+            if (ktrace_header_cpus(line, len, &hdr)) {
+                kr->cpus_from = "the #P: header";
+                *out = hdr;
+                return ktrace_rewind(r);
+            }
+            continue;
+        }
+        header = false;
+        if (is_kmem(ktrace_parse_line(line, len, &ev)) && ev.cpu > max)
+            max = ev.cpu;
+    }
+    kr->cpus_from = "the highest CPU seen";
+    *out = max + 1;
+    return ktrace_rewind(r);
+}
+
+static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, unsigned cpus,
+                         struct strbuf *err)
+{
+    int ret;
+
+    sim_config_default(&kr->cfg);
+    if (cpus > SIM_MAX_CPUS) {
+        strbuf_printf(err,
+                      "the trace has %u CPUs (%s) but the engine models at most %u: give --cpus N "
+                      "to fold them",
+                      cpus, kr->cpus_from, SIM_MAX_CPUS);
+        return -EINVAL;
+    }
+    kr->cfg.nr_cpus = cpus ? cpus : 1;
+    kr->cfg.nr_nodes = 1;
+    if (o->model && (sim_model_parse(o->model, &kr->cfg) || sim_model_error(&kr->cfg))) {
+        strbuf_printf(err, "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", o->model);
+        return -EINVAL;
+    }
+    if (o->seed)
+        kr->cfg.seed = o->seed;
+    kr->cfg.mem_per_node = (uint64_t)(o->mem_mb ? o->mem_mb : KTRACE_DEFAULT_MEM_MB) << 20;
+    if (o->sysfs && o->sysfs->nproc)
+        kr->cfg.present_cpus = o->sysfs->nproc < SIM_MAX_CPUS ? o->sysfs->nproc : SIM_MAX_CPUS;
+    ret = sim_create(&kr->cfg, &kr->sim);
+    if (ret) {
+        strbuf_printf(err, "the engine refused the machine (%u CPUs, %s model): %s",
+                      kr->cfg.nr_cpus, sim_model_name(kr->cfg.model),
+                      ret == -ENOMEM ? "out of memory" : "invalid configuration");
+        return ret;
+    }
+    return 0;
+}
+
+int ktrace_replay_run(struct ktrace_replay *kr, struct ktrace_reader *r,
+                      const struct ktrace_opts *o, struct strbuf *err)
+{
+    const char *line;
+    size_t len;
+    unsigned cpus = o->cpus;
+    int got, ret;
+    bool header = true;
+
+    memset(kr, 0, sizeof(*kr));
+    kr->o = o;
+    if (o->sysfs && o->sysfs->kernel[0])
+        snprintf(kr->kernel, sizeof(kr->kernel), "%s", o->sysfs->kernel);
+    if (cpus) {
+        kr->cpus_from = "--cpus";
+    } else {
+        ret = count_cpus(kr, r, &cpus);
+        if (ret) {
+            strbuf_printf(err, "%s", ktrace_reader_error(r));
+            return ret;
+        }
+    }
+    ret = build_machine(kr, o, cpus, err);
+    if (ret)
+        return ret;
+    if (o->record) {
+        kr->ops = cJSON_CreateArray();
+        if (!kr->ops)
+            return -ENOMEM;
+    }
+    while ((got = ktrace_next_line(r, &line, &len)) > 0) {
+        struct ktrace_event ev;
+        enum ktrace_kind k;
+
+        kr->n.lines++;
+        if (o->progress && kr->n.lines % PROGRESS_LINES == 0) {
+            o->progress(ktrace_reader_pos(r), ktrace_reader_size(r), o->progress_arg);
+            if (o->cancel && *o->cancel)
+                return -ECANCELED;
+        }
+        if (header && len && line[0] == '#') {
+            const char *kv;
+            size_t kl;
+
+            uint64_t kept, written;
+
+            if (ktrace_header_kernel(line, len, &kv, &kl))
+                snprintf(kr->kernel, sizeof(kr->kernel), "%.*s", (int)kl, kv);
+            if (ktrace_header_entries(line, len, &kept, &written) && written > kept)
+                kr->n.lost = written - kept;
+        } else {
+            header = false;
+        }
+        k = ktrace_parse_line(line, len, &ev);
+        kr->n.kind[k]++;
+        if (k == KTRACE_BAD && !kr->first_bad[0])
+            snprintf(kr->first_bad, sizeof(kr->first_bad), "line %" PRIu64 ": %s", kr->n.lines,
+                     ev.reason);
+        if (!is_kmem(k))
+            continue;
+        ret = replay_event(kr, &ev);
+        if (ret)
+            return ret;
+        if (o->record && o->max_ops && kr->nr_recorded > o->max_ops) {
+            strbuf_printf(err,
+                          "the trace makes more than %" PRIu64 " operations (by line %" PRIu64
+                          "): too many to keep as a scenario or session",
+                          o->max_ops, kr->n.lines);
+            return -E2BIG;
+        }
+    }
+    kr->n.overlong = ktrace_reader_overlong(r);
+    if (o->progress)
+        o->progress(ktrace_reader_pos(r), ktrace_reader_size(r), o->progress_arg);
+    if (got < 0) {
+        kr->truncated = true;
+        snprintf(kr->read_error, sizeof(kr->read_error), "%s", ktrace_reader_error(r));
+        return -EIO;
+    }
+    return 0;
+}
+
+void ktrace_replay_release(struct ktrace_replay *kr)
+{
+    if (!kr)
+        return;
+    sim_destroy(kr->sim);
+    for (size_t i = 0; i < kr->nr_caches; i++)
+        free(kr->caches[i].name);
+    free(kr->caches);
+    free(kr->cache_index);
+    free(kr->ptrs);
+    cJSON_Delete(kr->ops);
+    memset(kr, 0, sizeof(*kr));
+}
+
+uint64_t ktrace_replay_events(const struct ktrace_replay *kr)
+{
+    return kr->n.kind[KTRACE_ALLOC] + kr->n.kind[KTRACE_FREE] + kr->n.kind[KTRACE_KMALLOC] +
+           kr->n.kind[KTRACE_KFREE];
+}
+
+cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
+{
+    char model[64]; /* filled below; m keeps only its address */
+    struct scenario_write_machine m = {
+            .cpus = kr->cfg.nr_cpus,
+            .present_cpus = kr->cfg.present_cpus,
+            .nodes = kr->cfg.nr_nodes,
+            .mem_mb = (unsigned)(kr->cfg.mem_per_node >> 20),
+            .model = model,
+            .seed = kr->cfg.seed,
+    };
+    char d[256];
+    cJSON *s;
+
+    if (!kr->ops || !kr->sim)
+        return NULL;
+    sim_model_format(&kr->cfg, model, sizeof(model));
+    if (kr->kernel[0])
+        snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace of Linux %s.", kr->kernel);
+    else
+        snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace.");
+    s = scenario_write_new(name, "A kmem trace of a real kernel", d, &m);
+    if (!s)
+        return NULL;
+    cJSON_AddItemToObject(s, "ops", kr->ops);
+    kr->ops = NULL;
+    return s;
+}
+
+static void line_if(struct strbuf *out, uint64_t v, const char *what)
+{
+    if (v)
+        strbuf_printf(out, "  %-10" PRIu64 " %s\n", v, what);
+}
+
+void ktrace_replay_report(struct strbuf *out, const struct ktrace_replay *kr, const char *label)
+{
+    const struct ktrace_counts *n = &kr->n;
+    struct sim_snapshot *snap = NULL;
+    uint64_t events = ktrace_replay_events(kr);
+    char model[64];
+
+    sim_model_format(&kr->cfg, model, sizeof(model));
+    strbuf_printf(out, "kmem trace %s", label);
+    if (kr->kernel[0])
+        strbuf_printf(out, " from Linux %s", kr->kernel);
+    strbuf_printf(out, "\nmodel %s, %u CPU%s (from %s), %u node, %" PRIu64 " MiB per node\n",
+                  model, kr->cfg.nr_cpus, kr->cfg.nr_cpus == 1 ? "" : "s",
+                  kr->cpus_from ? kr->cpus_from : "?", kr->cfg.nr_nodes,
+                  kr->cfg.mem_per_node >> 20);
+    strbuf_printf(out,
+                  "\n%" PRIu64 " lines: %" PRIu64 " kmem events (%" PRIu64
+                  " kmem_cache_alloc, %" PRIu64 " kmem_cache_free, %" PRIu64 " kmalloc, %" PRIu64
+                  " kfree)\n",
+                  n->lines, events, n->kind[KTRACE_ALLOC], n->kind[KTRACE_FREE],
+                  n->kind[KTRACE_KMALLOC], n->kind[KTRACE_KFREE]);
+    line_if(out, n->kind[KTRACE_NONE], "comments and blank lines");
+    line_if(out, n->kind[KTRACE_OTHER], "events of other tracepoints (ignored)");
+    line_if(out, n->kind[KTRACE_BAD], "unreadable lines (skipped)");
+    if (kr->first_bad[0])
+        strbuf_printf(out, "             first: %s\n", kr->first_bad);
+    line_if(out, n->overlong, "lines over 64 KiB (skipped)");
+    line_if(out, n->lost,
+            "events lost before the first line: the trace buffer was full and "
+            "overwrote them (entries-written > entries-in-buffer)");
+    if (kr->truncated)
+        strbuf_printf(out, "  input ended early: %s\n", kr->read_error);
+    strbuf_printf(out,
+                  "\nreplayed %" PRIu64 " operations on %" PRIu64 " caches: %" PRIu64
+                  " alloc, %" PRIu64 " free, %" PRIu64 " kmalloc, %" PRIu64 " kfree\n",
+                  n->applied[KTRACE_ALLOC] + n->applied[KTRACE_FREE] + n->applied[KTRACE_KMALLOC] +
+                          n->applied[KTRACE_KFREE],
+                  (uint64_t)(kr->sim ? sim_nr_caches(kr->sim) : 0), n->applied[KTRACE_ALLOC],
+                  n->applied[KTRACE_FREE], n->applied[KTRACE_KMALLOC], n->applied[KTRACE_KFREE]);
+    strbuf_puts(out, "not replayed:\n");
+    line_if(out, n->free_before, "kmem_cache_free of objects allocated before the trace");
+    line_if(out, n->kfree_before, "kfree of objects allocated before the trace");
+    line_if(out, n->kfree_null, "kfree(NULL)");
+    line_if(out, n->large_kmalloc, "large kmalloc (above 8 KiB: the page allocator, not slab)");
+    line_if(out, n->large_kfree, "kfree of a large kmalloc");
+    line_if(out, n->unknown_cache, "allocations from unknown caches");
+    if (kr->nr_unknown) {
+        strbuf_puts(out, "             unknown:");
+        for (unsigned i = 0; i < kr->nr_unknown; i++)
+            strbuf_printf(out, " %s", kr->unknown[i]);
+        strbuf_puts(out, "\n");
+    }
+    line_if(out, n->sim_failed, "simulated failures (out of memory)");
+    line_if(out, n->sim_misuse, "reported as misuse by the engine");
+    line_if(out, n->sim_rejected, "rejected by the engine");
+    if (kr->first_engine[0])
+        strbuf_printf(out, "             first: %s\n", kr->first_engine);
+    strbuf_puts(out, "notes:\n");
+    line_if(out, n->rcu_frees,
+            "frees deferred by RCU (call site in the RCU callback machinery; "
+            "replayed when they ran)");
+    line_if(out, n->realloc_live,
+            "untraced frees (a pointer allocated again while live: freed "
+            "at its reuse; kfree_rcu via an rcu_free sheaf frees so)");
+    line_if(out, n->cache_mismatch, "kmem_cache_free naming another cache than the allocation");
+    line_if(out, n->cpus_folded, "events on CPUs beyond the machine (folded modulo)");
+    line_if(out, n->nodes_ignored, "node= beyond the machine (any node used)");
+    line_if(out, n->gfp_unknown, "gfp_flags not understood (GFP_KERNEL used)");
+    line_if(out, n->size_mismatch,
+            "caches whose --sysfs slab_size is not the trace's bytes_alloc "
+            "(the tree's is used)");
+    if (n->size_mismatch) {
+        strbuf_puts(out, "             they are:");
+        for (uint64_t i = 0; i < n->size_mismatch && i < KTRACE_MAX_UNKNOWN; i++)
+            strbuf_printf(out, " %s", kr->mismatch[i]);
+        strbuf_puts(out, n->size_mismatch > KTRACE_MAX_UNKNOWN ? " ...\n" : "\n");
+    }
+    strbuf_printf(out, "  %-10zu objects live at the end\n", kr->nr_ptrs);
+    if (kr->o && kr->o->validate)
+        strbuf_printf(out, "validation after every operation: %u violation%s%s%s\n", n->violations,
+                      n->violations == 1 ? "" : "s", n->violations ? "; first: " : "",
+                      kr->validate_msg);
+    if (!kr->sim || sim_snapshot(kr->sim, &snap))
+        return;
+    strbuf_printf(out, "\n%-28s %8s %8s %6s %5s %6s %6s\n", "cache", "objects", "total", "slabs",
+                  "order", "objsz", "size");
+    for (size_t i = 0; i < snap->nr_caches; i++) {
+        const struct sim_snap_cache *c = &snap->caches[i];
+
+        if (!c->alive || !c->slabs)
+            continue;
+        strbuf_printf(out, "%-28s %8lu %8lu %6lu %5u %6u %6u\n", c->name, c->objects,
+                      c->total_objects, c->slabs, c->order, c->object_size, c->size);
+    }
+    sim_snapshot_release(snap);
+}

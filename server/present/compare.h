@@ -1,0 +1,43 @@
+/*
+ * compare.h: one scenario run twice, baseline and patched, as a table of
+ * counters: what `slublab compare` prints and GET /api/compare returns.
+ */
+#ifndef SLUBLAB_SERVER_COMPARE_H
+#define SLUBLAB_SERVER_COMPARE_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "slub.h"
+#include "scenario/scenario.h"
+#include "base/strbuf.h"
+
+#define COMPARE_ROWS (SIM_NR_STATS + 5) /* every counter, then the slab-state files */
+
+struct compare_side {
+    char label[128]; /* "DEFERRED_FREELIST=before" */
+    struct sim_config cfg;
+    uint64_t v[COMPARE_ROWS];  /* counters, then the slab-state files */
+    bool keep_snap;            /* set by the caller: keep the final state in snap */
+    struct sim_snapshot *snap; /* when keep_snap: owned by the caller (sim_snapshot_release()) */
+};
+
+/*
+ * Run @scn with side->cfg and read the rows of cache @cache (NULL: the first
+ * one the scenario creates), whose name goes to @cache_name (SIM_NAME_MAX
+ * bytes).  0, or -1 with the reason in @err.
+ */
+int compare_side_run(const struct scenario *scn, const char *cache, struct compare_side *side,
+                     char *cache_name, struct strbuf *err);
+/* The name of row @row: a counter's sysfs name, then the slab-state files. */
+const char *compare_row_name(size_t row);
+/* False when the two sides run different models and side @k's kernels have
+ * no counter @row (shown as n/a). */
+bool compare_counts(const struct compare_side side[2], int k, size_t row);
+/* {"scenario","cache","baseline","patched","rows":[{"metric","baseline","patched","change_pct"}]}
+ */
+cJSON *compare_json(const struct scenario *scn, const char *cache,
+                    const struct compare_side side[2]);
+
+#endif /* SLUBLAB_SERVER_COMPARE_H */

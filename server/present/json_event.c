@@ -1,0 +1,191 @@
+/*
+ * json_event.c: JSON scalars and engine events (see json_state.h and
+ * docs/events.md).
+ *
+ * Each builder creates its object, adds keys in the documented order and,
+ * on the first failed addition, deletes what it built and returns NULL:
+ * json_put() and json_push() delete the orphan item themselves, so a chain
+ * of `if (!json_put(...) || ...)` leaks nothing.  cJSON prints integers
+ * below 10^15 as plain digits; larger ones go out as raw digit strings so
+ * no counter is ever printed in exponent form or rounded.  Events are the
+ * hot path of `run --events` (one per state change), so nothing here looks
+ * anything up: an event carries every name it needs.
+ */
+#include "present/json_state.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+#define JSON_PLAIN_LIMIT 1000000000000000ull /* 10^15: cJSON prints below it exactly */
+
+cJSON *json_uint(uint64_t v)
+{
+    char digits[24];
+
+    if (v < JSON_PLAIN_LIMIT)
+        return cJSON_CreateNumber((double)v);
+    snprintf(digits, sizeof(digits), "%" PRIu64, v);
+    return cJSON_CreateRaw(digits);
+}
+
+cJSON *json_int(int64_t v)
+{
+    char digits[24];
+
+    if (v > -(int64_t)JSON_PLAIN_LIMIT && v < (int64_t)JSON_PLAIN_LIMIT)
+        return cJSON_CreateNumber((double)v);
+    snprintf(digits, sizeof(digits), "%" PRId64, v);
+    return cJSON_CreateRaw(digits);
+}
+
+cJSON *json_hex(uint64_t v)
+{
+    char text[24];
+
+    snprintf(text, sizeof(text), "0x%" PRIx64, v);
+    return cJSON_CreateString(text);
+}
+
+cJSON *json_str(const char *s)
+{
+    return s ? cJSON_CreateString(s) : cJSON_CreateNull();
+}
+
+bool json_put(cJSON *obj, const char *key, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (!cJSON_AddItemToObject(obj, key, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+bool json_push(cJSON *arr, cJSON *item)
+{
+    if (!item)
+        return false;
+    if (!cJSON_AddItemToArray(arr, item)) {
+        cJSON_Delete(item);
+        return false;
+    }
+    return true;
+}
+
+cJSON *json_place(const struct sim_place *pl)
+{
+    cJSON *o = cJSON_CreateObject();
+    const char *type = sim_place_name(pl->type);
+
+    if (!o)
+        return NULL;
+    if (!json_put(o, "type", json_str(type ? type : "?")) ||
+        (pl->cpu >= 0 && !json_put(o, "cpu", json_int(pl->cpu))) ||
+        (pl->node >= 0 && !json_put(o, "node", json_int(pl->node))) ||
+        (pl->slot >= 0 && !json_put(o, "slot", json_int(pl->slot))) ||
+        (pl->slab && !json_put(o, "slab", json_hex(pl->slab))) ||
+        (pl->sheaf && !json_put(o, "sheaf", json_uint(pl->sheaf))))
+        goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static const char *const move_kinds[] = {"object", "slab", "sheaf"};
+
+static cJSON *json_move(const struct sim_move *mv)
+{
+    cJSON *o = cJSON_CreateObject();
+    bool sheaf = mv->kind == SIM_MOVE_SHEAF;
+
+    if (!o)
+        return NULL;
+    if (!json_put(o, "kind", json_str(mv->kind <= SIM_MOVE_SHEAF ? move_kinds[mv->kind] : "?")) ||
+        !json_put(o, "id", sheaf ? json_uint(mv->id) : json_hex(mv->id)) ||
+        !json_put(o, "from", json_place(&mv->from)) || !json_put(o, "to", json_place(&mv->to)))
+        goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+const char *json_stat_name(unsigned item, char *buf, size_t len)
+{
+    const char *name = sim_stat_name(item);
+
+    if (name)
+        return name;
+    snprintf(buf, len, "stat_%u", item);
+    return buf;
+}
+
+/* A page allocator decision (docs/events.md, "page"). */
+cJSON *json_page_alloc(const struct sim_page_alloc *pa)
+{
+    cJSON *o = cJSON_CreateObject();
+    char gfp[256], flags[160];
+
+    if (!o)
+        return NULL;
+    sim_gfp_format(pa->gfp, gfp, sizeof(gfp));
+    sim_alloc_flags_format(pa->alloc_flags, pa->layout, flags, sizeof(flags));
+    if (!json_put(o, "gfp", json_hex(pa->gfp)) || !json_put(o, "gfp_names", json_str(gfp)) ||
+        !json_put(o, "order", json_uint(pa->order)) ||
+        !json_put(o, "alloc_flags", json_hex(pa->alloc_flags)) ||
+        !json_put(o, "alloc_flags_names", json_str(flags)) ||
+        !json_put(o, "path", json_str(pa->path)) || !json_put(o, "node", json_int(pa->node)) ||
+        !json_put(o, "zone", json_str(sim_zone_name(pa->zone))) ||
+        !json_put(o, "preferred_node", json_int(pa->preferred_node)) ||
+        !json_put(o, "preferred_zone", json_str(sim_zone_name(pa->preferred_zone))) ||
+        !json_put(o, "highest_zone", json_str(sim_zone_name(pa->highest_zone))) ||
+        !json_put(o, "migratetype", json_str(sim_migratetype_name(pa->migratetype))) ||
+        !json_put(o, "mark", json_str(pa->mark)) || !json_put(o, "free", json_uint(pa->free)) ||
+        !json_put(o, "threshold", json_int(pa->threshold)) ||
+        !json_put(o, "addr", pa->addr ? json_hex(pa->addr) : cJSON_CreateNull()) ||
+        !json_put(o, "pfmemalloc", cJSON_CreateBool(pa->pfmemalloc)))
+        goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+cJSON *json_event(const struct sim_event *ev)
+{
+    cJSON *o = cJSON_CreateObject(), *moves = NULL, *stats = NULL;
+    char buf[32];
+    size_t i;
+
+    if (!o)
+        return NULL;
+    if (!json_put(o, "seq", json_uint(ev->seq)) || !json_put(o, "op", json_uint(ev->op)) ||
+        !json_put(o, "cpu", json_int(ev->cpu)) || !json_put(o, "node", json_int(ev->node)) ||
+        !json_put(o, "cache", json_int(ev->cache)) || !json_put(o, "fn", json_str(ev->fn)) ||
+        !json_put(o, "label", json_str(ev->label)) ||
+        !json_put(o, "moves", moves = cJSON_CreateArray()))
+        goto err_delete;
+    for (i = 0; i < ev->nr_moves; i++)
+        if (!json_push(moves, json_move(&ev->moves[i])))
+            goto err_delete;
+    if (!json_put(o, "stats", stats = cJSON_CreateObject()))
+        goto err_delete;
+    for (i = 0; i < ev->nr_stats; i++)
+        if (!json_put(stats, json_stat_name(ev->stats[i].item, buf, sizeof(buf)),
+                      json_int(ev->stats[i].delta)))
+            goto err_delete;
+    if (!json_put(o, "report", json_str(ev->report)))
+        goto err_delete;
+    if (ev->page && !json_put(o, "page", json_page_alloc(ev->page)))
+        goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}

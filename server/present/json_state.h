@@ -1,0 +1,69 @@
+/*
+ * json_state.h: engine events and snapshots as JSON (cJSON trees).
+ * json_event.c builds scalars and events, json_state.c snapshots.
+ *
+ * One converter for every consumer: `slublab run --events` prints these
+ * trees one per line, `run --json` embeds the per-cache objects, and the
+ * HTTP server sends the same trees (and json_slab_bytes() for one slab).  The shapes are documented in
+ * docs/events.md.  Keys are added in a fixed order and nothing depends on
+ * host pointers, so the printed text is deterministic byte for byte.
+ *
+ * Conventions: object and slab addresses (and other 64-bit addresses) are
+ * lowercase hex strings "0xffff888000001000"; sheaf ids are integers with
+ * null for "none"; counters are integers (printed as raw digits when too
+ * large for a double to print plainly).  Every function returns a new tree
+ * the caller owns (cJSON_Delete), or NULL when the host ran out of memory.
+ */
+#ifndef SLUBLAB_SERVER_JSON_STATE_H
+#define SLUBLAB_SERVER_JSON_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "slub.h"
+
+/* Scalars: an exact unsigned/signed integer, a hex address string. */
+cJSON *json_uint(uint64_t v);
+cJSON *json_int(int64_t v);
+cJSON *json_hex(uint64_t v);
+/* A string, or null for NULL. */
+cJSON *json_str(const char *s);
+/* sysfs name of counter @item; "stat_<n>" in @buf for unknown items.  Never NULL. */
+const char *json_stat_name(unsigned item, char *buf, size_t len);
+/* Add @item under @key; on failure delete @item and return false. */
+bool json_put(cJSON *obj, const char *key, cJSON *item);
+/* Append @item to array @arr; on failure delete @item and return false. */
+bool json_push(cJSON *arr, cJSON *item);
+
+/* A place: {type, cpu?, node?, slot?, slab?, sheaf?}; -1/0 fields are omitted. */
+cJSON *json_place(const struct sim_place *pl);
+/* One event: {seq, op, cpu, node, cache, fn, label, moves, stats, report}. */
+cJSON *json_page_alloc(const struct sim_page_alloc *pa);
+cJSON *json_event(const struct sim_event *ev);
+/* Names of the SLAB_* flags set in @flags, as an array of strings. */
+cJSON *json_flags(uint32_t flags);
+/* Non-zero counters of @st by sysfs name, in enum order. */
+cJSON *json_stats(const struct sim_snap_stats *st);
+/* One cache of @snap: geometry, slab-state files, stats, per-CPU sheaves, per-node state. */
+cJSON *json_snap_cache(const struct sim_snapshot *snap, const struct sim_snap_cache *c);
+/* The whole snapshot: {seq, op, nr_cpus, nr_nodes, cpu_node, caches, slabs, sheaves, zones,
+ * inflight}. */
+cJSON *json_snapshot(const struct sim_snapshot *snap);
+/*
+ * The bytes of slab @sl of @snap, read from @sim (the machine @snap was taken
+ * from, in the same state): {addr, cache, order, size, length, truncated,
+ * bytes (hex, at most JSON_SLAB_MAX_BYTES), freeptrs: [{object, at, stored,
+ * decoded}] for each object on its freelist}.
+ */
+#define JSON_SLAB_MAX_BYTES 65536u
+cJSON *json_slab_bytes(const struct sim *sim, const struct sim_snapshot *snap,
+                       const struct sim_snap_slab *sl);
+/* The slab at @addr in @snap, or NULL. */
+const struct sim_snap_slab *json_find_slab(const struct sim_snapshot *snap, sim_addr_t addr);
+/* The sheaf with id @id in @snap, or NULL. */
+const struct sim_snap_sheaf *json_find_sheaf(const struct sim_snapshot *snap, uint32_t id);
+
+#endif /* SLUBLAB_SERVER_JSON_STATE_H */

@@ -1,0 +1,33 @@
+/*
+ * report.h: what `slublab run` prints once a scenario has run.
+ *
+ * Two renderings of one replay: a sysfs-style text report (per cache the
+ * files of /sys/kernel/slab/<cache>/, counters in the kernel's show_stat()
+ * format `alloc_fastpath 12 C0=10 C1=2`, per-CPU sheaves and per-node
+ * barns, then the zones in /proc/zoneinfo's words, then the expects), and a
+ * JSON summary with keys in a fixed order: scenario, variants, model, seed,
+ * caches, zones, min_free_kbytes, watermark_scale_factor, kswapd, cma,
+ * expects, warnings, ok.  The HTTP
+ * server will serve the same texts.
+ */
+#ifndef SLUBLAB_SERVER_REPORT_H
+#define SLUBLAB_SERVER_REPORT_H
+
+#include <cjson/cJSON.h>
+
+#include "scenario/metric.h"
+#include "scenario/replay.h"
+#include "base/strbuf.h"
+
+/* Append the warnings of @rp, one "warning: ..." line each. */
+void report_warnings(struct strbuf *out, const struct replay *rp);
+/* Per-node values (SIM_MAX_NODES of them) of slab-state file @kind of cache @c,
+ * from the snapshot's slab list.  Cannot fail. */
+void report_node_values(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
+                        enum metric_kind kind, uint64_t *per_node);
+/* Append the text report of @rp's machine, as captured in @snap. */
+void report_text(struct strbuf *out, const struct replay *rp, const struct sim_snapshot *snap);
+/* The JSON summary; caller owns it.  NULL when the host ran out of memory. */
+cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap);
+
+#endif /* SLUBLAB_SERVER_REPORT_H */

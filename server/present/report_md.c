@@ -1,0 +1,349 @@
+/*
+ * report_md.c: Markdown reports for reviews (see report_md.h).
+ *
+ * A session report is the state at one position: the settings, a state
+ * summary (per cache the sysfs slab-state files, per node and per CPU),
+ * the non-zero counters per CPU, and a chart (an SVG written next to the
+ * report by the CLI, see svg_chart.c).  A comparison report is the
+ * `slublab compare` table in the form mm patch cover letters use (a fixed
+ * width block of baseline, patched, delta and change, ready to paste into
+ * an email) followed by the same rows as a Markdown table and the state
+ * summary of both runs.  Everything is derived from engine snapshots and
+ * counters; the text is a pure function of them, so reports diff cleanly.
+ */
+#include "present/report_md.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "present/json_state.h"
+#include "scenario/metric.h"
+#include "present/report.h"
+
+/* A table cell: '|' escaped, so a cache name cannot break the table. */
+static void md_cell(struct strbuf *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|' || *s == '\\' || *s == '<' || *s == '*' || *s == '_' || *s == '`')
+            strbuf_append(out, "\\", 1);
+        strbuf_append(out, s, 1);
+    }
+}
+
+static void md_settings(struct strbuf *out, const struct scenario *scn,
+                        const struct sim_config *cfg)
+{
+    unsigned v, n = 0;
+    char model[64];
+
+    sim_model_format(cfg, model, sizeof(model));
+    strbuf_puts(out, "| setting | value |\n|---|---|\n| scenario | ");
+    md_cell(out, scn->name);
+    strbuf_printf(out, " |\n| model | %s |\n| seed | %" PRIu64 " |\n| variants |", model,
+                  cfg->seed);
+    for (v = 0; v < SIM_NR_VARIANTS; v++)
+        if (sim_variant_in_model(v, cfg->model))
+            strbuf_printf(out, "%s %s=%s", n++ ? "," : "", sim_variant_name(v),
+                          cfg->variant[v] == SIM_AFTER ? "after" : "before");
+    strbuf_printf(out,
+                  " |\n| machine | %u CPU%s, %u node%s, %" PRIu64 " MiB per node, "
+                  "freelist_hardened %s, freelist_random %s |\n",
+                  cfg->nr_cpus, cfg->nr_cpus == 1 ? "" : "s", cfg->nr_nodes,
+                  cfg->nr_nodes == 1 ? "" : "s", cfg->mem_per_node >> 20,
+                  cfg->freelist_hardened ? "on" : "off", cfg->freelist_random ? "on" : "off");
+}
+
+static unsigned md_sheaf_size(const struct sim_snapshot *snap, uint32_t id)
+{
+    const struct sim_snap_sheaf *sh = id ? json_find_sheaf(snap, id) : NULL;
+
+    return sh ? sh->size : 0;
+}
+
+/* The legacy model's per-CPU caching: each CPU's cpu slab and partial list. */
+static void report_md_cpu_slabs(struct strbuf *out, const struct sim_snapshot *snap)
+{
+    unsigned nr_cpus = snap->nr_cpus < SIM_MAX_CPUS ? snap->nr_cpus : SIM_MAX_CPUS, cpu;
+    size_t i;
+
+    strbuf_puts(out, "\nPer-CPU slabs (objects on the cpu slab's lockless freelist / slabs on "
+                     "the CPU partial list; - when the CPU has no cpu slab) and each cache's "
+                     "cpu_partial:\n\n| cache |");
+    for (cpu = 0; cpu < nr_cpus; cpu++)
+        strbuf_printf(out, " CPU %u |", cpu);
+    strbuf_puts(out, " cpu_partial |\n|---|");
+    for (cpu = 0; cpu <= nr_cpus; cpu++)
+        strbuf_puts(out, "--:|");
+    strbuf_puts(out, "\n");
+    for (i = 0; i < snap->nr_caches; i++) {
+        const struct sim_snap_cache *c = &snap->caches[i];
+
+        if (!c->alive)
+            continue;
+        strbuf_puts(out, "| ");
+        md_cell(out, c->name);
+        strbuf_puts(out, " |");
+        for (cpu = 0; cpu < nr_cpus; cpu++) {
+            const struct sim_snap_cpu_slab *cs = &c->cpu_slab[cpu];
+
+            if (!c->has_cpu_slab)
+                strbuf_puts(out, " n/a |"); /* a debug cache: no cpu slabs */
+            else if (cs->slab)
+                strbuf_printf(out, " %u / %u |", cs->nr_freelist, cs->nr_partial);
+            else
+                strbuf_printf(out, " - / %u |", cs->nr_partial);
+        }
+        strbuf_printf(out, " %u |\n", c->cpu_partial);
+    }
+}
+
+void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
+{
+    uint64_t per_node[SIM_MAX_NODES];
+    unsigned n, cpu;
+    size_t i;
+
+    strbuf_puts(out, "| cache | object size | slab size | objects per slab | order | slabs | "
+                     "partial | objects | objects_partial | total_objects |\n"
+                     "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|\n");
+    for (i = 0; i < snap->nr_caches; i++) {
+        const struct sim_snap_cache *c = &snap->caches[i];
+
+        if (!c->alive)
+            continue;
+        strbuf_puts(out, "| ");
+        md_cell(out, c->name);
+        strbuf_printf(out, " | %u | %u | %u | %u | %lu | %lu | %lu | %lu | %lu |\n", c->object_size,
+                      c->size, c->objects_per_slab, c->order, c->slabs, c->partial, c->objects,
+                      c->objects_partial, c->total_objects);
+    }
+    strbuf_puts(out, snap->model == SIM_MODEL_LEGACY
+                             ? "\n`objects` counts every object of a cpu slab as in use, free or "
+                               "not, as sysfs and /proc/slabinfo do.\n"
+                             : "\n`objects` counts objects cached in sheaves as in use, as sysfs "
+                               "and /proc/slabinfo do.\n");
+    if (snap->nr_nodes > 1) {
+        strbuf_puts(out, "\nSlabs per node (partial in parentheses):\n\n| cache |");
+        for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
+            strbuf_printf(out, " node %u |", n);
+        strbuf_puts(out, "\n|---|");
+        for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
+            strbuf_puts(out, "--:|");
+        strbuf_puts(out, "\n");
+        for (i = 0; i < snap->nr_caches; i++) {
+            const struct sim_snap_cache *c = &snap->caches[i];
+
+            if (!c->alive)
+                continue;
+            strbuf_puts(out, "| ");
+            md_cell(out, c->name);
+            strbuf_puts(out, " |");
+            report_node_values(snap, c, METRIC_SLABS, per_node);
+            for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
+                strbuf_printf(out, " %" PRIu64 " (%u) |", per_node[n], c->node[n].nr_partial);
+            strbuf_puts(out, "\n");
+        }
+    }
+    if (snap->model == SIM_MODEL_LEGACY) {
+        report_md_cpu_slabs(out, snap);
+        return;
+    }
+    strbuf_puts(out, "\nPer-CPU sheaves (objects in main / spare) and barns (full / empty "
+                     "sheaves):\n\n| cache |");
+    for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
+        strbuf_printf(out, " CPU %u |", cpu);
+    for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
+        strbuf_printf(out, " barn %u |", n);
+    strbuf_puts(out, "\n|---|");
+    for (cpu = 0; cpu < snap->nr_cpus + snap->nr_nodes && cpu < SIM_MAX_CPUS + SIM_MAX_NODES; cpu++)
+        strbuf_puts(out, "--:|");
+    strbuf_puts(out, "\n");
+    for (i = 0; i < snap->nr_caches; i++) {
+        const struct sim_snap_cache *c = &snap->caches[i];
+
+        if (!c->alive)
+            continue;
+        strbuf_puts(out, "| ");
+        md_cell(out, c->name);
+        strbuf_puts(out, " |");
+        for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
+            strbuf_printf(out, " %u / %u |", md_sheaf_size(snap, c->main[cpu]),
+                          md_sheaf_size(snap, c->spare[cpu]));
+        for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
+            strbuf_printf(out, " %u / %u |", c->barn[n].nr_full, c->barn[n].nr_empty);
+        strbuf_puts(out, "\n");
+    }
+}
+
+void report_md_counters(struct strbuf *out, const struct sim_snapshot *snap)
+{
+    unsigned nr_cpus = snap->nr_cpus < SIM_MAX_CPUS ? snap->nr_cpus : SIM_MAX_CPUS, k, cpu;
+    size_t i;
+
+    for (i = 0; i < snap->nr_caches; i++) {
+        const struct sim_snap_cache *c = &snap->caches[i];
+        bool any = false;
+
+        if (!c->alive)
+            continue;
+        strbuf_puts(out, "\n### ");
+        md_cell(out, c->name);
+        strbuf_puts(out, "\n\n");
+        for (k = 0; k < SIM_NR_STATS; k++) {
+            uint64_t sum = 0;
+
+            for (cpu = 0; cpu < nr_cpus; cpu++)
+                sum += c->cpu_stats[cpu].v[k];
+            if (!sum)
+                continue;
+            if (!any) {
+                strbuf_puts(out, "| counter | total |");
+                for (cpu = 0; cpu < nr_cpus; cpu++)
+                    strbuf_printf(out, " CPU %u |", cpu);
+                strbuf_puts(out, "\n|---|--:|");
+                for (cpu = 0; cpu < nr_cpus; cpu++)
+                    strbuf_puts(out, "--:|");
+                strbuf_puts(out, "\n");
+                any = true;
+            }
+            strbuf_printf(out, "| %s | %" PRIu64 " |", sim_stat_name(k), sum);
+            for (cpu = 0; cpu < nr_cpus; cpu++)
+                strbuf_printf(out, " %" PRIu64 " |", c->cpu_stats[cpu].v[k]);
+            strbuf_puts(out, "\n");
+        }
+        if (!any)
+            strbuf_puts(out, "Every counter is 0.\n");
+    }
+}
+
+bool report_md_session(struct strbuf *out, const struct report_md_info *info,
+                       const struct sim_snapshot *snap)
+{
+    const struct scenario *scn = info->scn;
+
+    strbuf_puts(out, "# slublab report: ");
+    md_cell(out, scn->name);
+    strbuf_printf(out, " at step %" PRIu64 " of %" PRIu64 "\n\n", info->at, info->nr_events);
+    if (scn->title[0]) {
+        strbuf_puts(out, "**");
+        md_cell(out, scn->title);
+        strbuf_puts(out, "**\n\n");
+    }
+    if (scn->description[0]) {
+        md_cell(out, scn->description);
+        strbuf_puts(out, "\n\n");
+    }
+    md_settings(out, scn, info->cfg);
+    strbuf_printf(out,
+                  "| position | step %" PRIu64 " of %" PRIu64 ": the state after %" PRIu64
+                  " engine event%s |\n",
+                  info->at, info->nr_events, info->at, info->at == 1 ? "" : "s");
+    strbuf_puts(out, "\n## State\n\n");
+    report_md_state(out, snap);
+    if (info->image) {
+        strbuf_puts(out, "\n![Objects of each cache: in use (sheaves included) and free on "
+                         "partial slabs](");
+        strbuf_puts(out, info->image);
+        strbuf_puts(out, ")\n");
+    }
+    strbuf_puts(out, "\n## Counters\n\nNon-zero counters, by CPU (`engine_*` counters exist "
+                     "only in slublab).\n");
+    report_md_counters(out, snap);
+    return !strbuf_failed(out);
+}
+
+
+/* Side @k's value of row @r, or "n/a" when its model has no such counter. */
+static const char *md_value(const struct compare_side side[2], int k, size_t r, char *buf,
+                            size_t len)
+{
+    if (!compare_counts(side, k, r))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, "%" PRIu64, side[k].v[r]);
+    return buf;
+}
+
+/* "+12.5%", or "-" when the baseline is 0; as `slublab compare` prints it. */
+static void change_text(uint64_t base, uint64_t patched, char *buf, size_t len)
+{
+    if (!base)
+        snprintf(buf, len, "-");
+    else
+        snprintf(buf, len, "%+.1f%%", ((double)patched - (double)base) * 100.0 / (double)base);
+}
+
+bool report_md_compare(struct strbuf *out, const struct scenario *scn, const char *cache,
+                       const struct compare_side side[2], const struct sim_snapshot *snaps[2],
+                       const char *image)
+{
+    char change[48], v0[24], v1[24];
+    size_t r, omitted = 0;
+    int k;
+
+    strbuf_puts(out, "# slublab comparison: ");
+    md_cell(out, scn->name);
+    strbuf_puts(out, ", cache ");
+    md_cell(out, cache);
+    strbuf_puts(out, "\n\n");
+    if (scn->title[0]) {
+        strbuf_puts(out, "**");
+        md_cell(out, scn->title);
+        strbuf_puts(out, "**\n\n");
+    }
+    strbuf_puts(out, "- baseline: `");
+    strbuf_puts(out, side[0].label);
+    strbuf_puts(out, "`\n- patched: `");
+    strbuf_puts(out, side[1].label);
+    strbuf_puts(out, "`\n\n## Counters\n\nFor a cover letter (counters that are 0 in both runs "
+                     "left out):\n\n```\n");
+    strbuf_printf(out, "%-26s %14s %14s %12s %9s\n", "", "baseline", "patched", "delta", "change");
+    for (r = 0; r < COMPARE_ROWS; r++) {
+        if (!side[0].v[r] && !side[1].v[r]) {
+            omitted++;
+            continue;
+        }
+        change_text(side[0].v[r], side[1].v[r], change, sizeof(change));
+        if (!compare_counts(side, 0, r) || !compare_counts(side, 1, r)) {
+            /* across models: a counter one kernel does not have */
+            strbuf_printf(out, "%-26s %14s %14s %12s %9s\n", compare_row_name(r),
+                          md_value(side, 0, r, v0, sizeof(v0)),
+                          md_value(side, 1, r, v1, sizeof(v1)), "-", "-");
+            continue;
+        }
+        strbuf_printf(out, "%-26s %14" PRIu64 " %14" PRIu64 " %+12" PRId64 " %9s\n",
+                      compare_row_name(r), side[0].v[r], side[1].v[r],
+                      (int64_t)(side[1].v[r] - side[0].v[r]), change);
+    }
+    strbuf_puts(out, "```\n\n| metric | baseline | patched | delta | change |\n"
+                     "|---|--:|--:|--:|--:|\n");
+    for (r = 0; r < COMPARE_ROWS; r++) {
+        if (!side[0].v[r] && !side[1].v[r])
+            continue;
+        change_text(side[0].v[r], side[1].v[r], change, sizeof(change));
+        if (!compare_counts(side, 0, r) || !compare_counts(side, 1, r)) {
+            strbuf_printf(out, "| %s | %s | %s | - | - |\n", compare_row_name(r),
+                          md_value(side, 0, r, v0, sizeof(v0)),
+                          md_value(side, 1, r, v1, sizeof(v1)));
+            continue;
+        }
+        strbuf_printf(out, "| %s | %" PRIu64 " | %" PRIu64 " | %+" PRId64 " | %s |\n",
+                      compare_row_name(r), side[0].v[r], side[1].v[r],
+                      (int64_t)(side[1].v[r] - side[0].v[r]), change);
+    }
+    strbuf_printf(out, "\n%zu metrics are 0 in both runs.\n", omitted);
+    if (image) {
+        strbuf_puts(out, "\n![Counters that changed, baseline and patched](");
+        strbuf_puts(out, image);
+        strbuf_puts(out, ")\n");
+    }
+    for (k = 0; k < 2; k++) {
+        if (!snaps[k])
+            continue;
+        strbuf_printf(out, "\n## State at the end, %s: `%s`\n\n", k ? "patched" : "baseline",
+                      side[k].label);
+        report_md_state(out, snaps[k]);
+    }
+    return !strbuf_failed(out);
+}

@@ -1,0 +1,55 @@
+/*
+ * registry.h: the sessions in memory, by id.
+ *
+ * At most max_live sessions are kept; the least recently used one that
+ * nobody holds is evicted to make room (its inputs are in the store, its
+ * position is written there first) and rebuilt by replay when it is asked
+ * for again.  A holder takes a reference with registry_get() and gives it
+ * back with registry_put(); a session is freed only when it is out of the
+ * table and its last reference is gone.
+ *
+ * A session being rebuilt is in the table already, with its lock held by
+ * the building thread: a second request for it takes a reference and waits
+ * on the session's lock, then finds it ready (or its build_err).
+ */
+#ifndef SLUBLAB_SERVER_REGISTRY_H
+#define SLUBLAB_SERVER_REGISTRY_H
+
+#include <stdbool.h>
+
+#include "session/session.h"
+#include "base/strbuf.h"
+
+struct app;
+struct registry;
+
+int registry_new(struct app *app, unsigned max_live, struct registry **out);
+/* Write every live session's position to the store and free them all; NULL is fine. */
+void registry_free(struct registry *reg);
+
+/*
+ * Take a reference to session @id.  A session not in memory is rebuilt from
+ * the store, which takes a while: with @may_block false that returns
+ * -EAGAIN instead.  Returns 0, -ENOENT (no such session), -EBUSY (no room:
+ * every live session is held), -EAGAIN or -ENOMEM.  The caller then locks
+ * s->lock and checks s->ready.
+ */
+int registry_get(struct registry *reg, const char *id, bool may_block, struct session **out);
+/* Drop a reference.  NULL is fine. */
+void registry_put(struct registry *reg, struct session *s);
+/*
+ * Register @s, freshly built: give it an id and a token, store it, and
+ * take a reference for the caller.  Returns 0, -EBUSY or an error of the
+ * store (then @s is freed).
+ */
+int registry_add(struct registry *reg, struct session *s);
+/* Record batch @seq that session @s (locked, held) just appended. */
+int registry_save_batch(struct registry *reg, struct session *s, size_t seq);
+/* Forget @s (held): it will be rebuilt from the store the next time (after a failed save). */
+void registry_drop(struct registry *reg, struct session *s);
+/* Delete session @id from memory and the store.  0 or -ENOENT. */
+int registry_delete(struct registry *reg, const char *id);
+/* Sessions in memory now. */
+unsigned registry_live(struct registry *reg);
+
+#endif /* SLUBLAB_SERVER_REGISTRY_H */

@@ -1,0 +1,273 @@
+/*
+ * session.h: a session: one scenario on one machine, played and extended by
+ * a user, seekable to any event.
+ *
+ * A session's inputs are a scenario (text), its settings (seed, model,
+ * variants) and a list of batches: batch 0 is the scenario itself, each
+ * later batch a JSON array of operations a user appended.  Each batch may
+ * carry a limit (apply only its first N engine operations), which is how a
+ * fork at a position inside a batch is written down.  The inputs are all
+ * that is stored: replaying them rebuilds the session byte for byte.
+ *
+ * What the replay builds:
+ *  - the head: a struct replay at the end, with the machine and the name
+ *    table that appended operations refer to;
+ *  - the op log (oplog.h): every engine operation and its event count;
+ *  - checkpoints: copies of the machine (sim_clone) at operation
+ *    boundaries, one every `ckpt_events` events, so the state after any
+ *    event N is one clone plus at most about ckpt_events events away.  A
+ *    clone copies every page the machine ever touched: when checkpoints
+ *    would take the session past its memory budget, the densest ones are
+ *    dropped (the gap they leave is the smallest), so spacing grows evenly
+ *    instead of losing the recent past;
+ *  - a cursor: the machine left behind by the last seek, so stepping
+ *    forward costs one operation;
+ *  - the timeline (timeline.h): counter samples and search summaries;
+ *  - a cache of the last rendered states (blob.h).
+ *
+ * Positions are event counts: position N is the state after the first N
+ * events.  N may fall inside an operation: the state is then captured from
+ * the event callback in the middle of sim_apply().
+ *
+ * Locking: every function here except session_new(), session_free() and
+ * session_state_cached() runs with s->lock held by the caller.  The fields
+ * marked "registry" are protected by the registry's lock instead
+ * (registry.c).  The state cache has its own small lock, so a cached state
+ * can be read while a long seek holds s->lock.
+ */
+#ifndef SLUBLAB_SERVER_SESSION_H
+#define SLUBLAB_SERVER_SESSION_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "slub.h"
+#include "base/blob.h"
+#include "session/oplog.h"
+#include "scenario/replay.h"
+#include "scenario/scenario.h"
+#include "base/strbuf.h"
+#include "session/timeline.h"
+
+#define SESSION_ID_LEN     10    /* characters of a session id */
+#define SESSION_TOKEN_LEN  32    /* hex characters of a write token */
+#define SESSION_CACHE      32    /* rendered states kept */
+#define SESSION_MAX_RANGE  1000u /* events per GET .../events */
+#define SESSION_MAX_POINTS 2000u /* points per series */
+
+/* Errors, as negative errnos, and what HTTP makes of them. */
+#define SESSION_EBADINPUT (-EINVAL) /* 400: the request or scenario is malformed */
+#define SESSION_EUNPROCESSABLE                                                           \
+    (-ERANGE)                    /* 422: no such object, CPU or node; the engine refused \
+                                  */
+#define SESSION_ELIMIT  (-E2BIG) /* 429: the session would pass one of its limits */
+#define SESSION_EBROKEN (-EIO)   /* 500: the replay diverged (a bug) */
+
+struct session_limits {
+    unsigned max_cpus;         /* machine.cpus allowed */
+    unsigned max_nodes;        /* machine.nodes allowed */
+    uint64_t max_mem_per_node; /* bytes of machine.mem_mb_per_node allowed */
+    uint64_t memory;           /* host bytes per session, checkpoints included (estimate) */
+    uint64_t max_ops;          /* engine operations per session */
+    uint64_t ckpt_events;      /* events between checkpoints */
+};
+
+/* Seed, model and variants over the scenario's; a flag says what is set. */
+struct session_settings {
+    bool has_seed, has_model;
+    uint64_t seed;
+    enum sim_model model;
+    enum sim_legacy_era era; /* with has_model */
+    bool has_variant[SIM_NR_VARIANTS];
+    uint8_t variant[SIM_NR_VARIANTS];
+};
+
+struct session_batch {
+    char *ops;                 /* JSON array of operations; NULL for batch 0, the scenario; owned */
+    uint64_t limit;            /* engine operations of this batch to apply; REPLAY_NO_LIMIT: all */
+    uint64_t op_start;         /* engine operations before it ... */
+    uint64_t op_end;           /* ... and after it (valid once built) */
+    uint64_t ev_start, ev_end; /* the same in events */
+};
+
+struct checkpoint {
+    struct sim *sim; /* owned; at an operation boundary; no event callback; NULL: none */
+    uint64_t seq;    /* events applied */
+    uint64_t op;     /* operations applied */
+    size_t off;      /* oplog offset of the next operation */
+    uint64_t bytes;  /* estimated host memory of sim */
+    uint64_t totals[SIM_NR_STATS]; /* the timeline's counter totals here (not for the cursor) */
+};
+
+struct session_cached {
+    uint64_t at;
+    sim_addr_t slab;   /* 0: no slab bytes asked for */
+    uint64_t used;     /* LRU clock */
+    struct blob *text; /* NULL: empty entry */
+};
+
+struct session {
+    char id[SESSION_ID_LEN + 1];
+    char token[SESSION_TOKEN_LEN + 1];
+    char parent[SESSION_ID_LEN + 1]; /* the session it was forked from, or "" */
+    struct session_limits lim;
+    pthread_mutex_t lock; /* everything below but the registry fields */
+
+    /* registry: protected by the registry's lock */
+    unsigned refs;        /* holders; the registry may evict only at 0 */
+    uint64_t last_used;   /* registry clock */
+    bool dead;            /* out of the table: freed with the last reference */
+    struct session *next; /* hash chain */
+    /* set by the thread that builds the session, under s->lock */
+    atomic_bool ready; /* built; false while a thread builds it (also read without lock) */
+    int build_err;     /* the build failed: every holder sees it */
+
+    /* inputs */
+    char *scenario_text; /* owned */
+    size_t scenario_len;
+    char *scenario_label;             /* "default" or "scenario"; owned */
+    int64_t scenario_id;              /* the store's row, or 0 */
+    struct session_settings settings; /* as requested; the full result is in cfg */
+    struct session_batch *batches;    /* [0] is the scenario */
+    size_t nr_batches, cap_batches;
+    size_t batch_bytes; /* sum of the batches' ops texts */
+
+    /* built from the inputs */
+    struct scenario *scn;
+    struct sim_config cfg;
+    struct replay rp; /* the head; rp.sim is the machine at the end */
+    bool have_rp;
+    struct oplog log;
+    struct oplog_scratch scratch; /* input arrays of the log's operations, as they are applied */
+    struct timeline tl;
+    struct checkpoint *ckpts; /* sorted by seq; ckpts[0] is the empty machine */
+    size_t nr_ckpts, cap_ckpts;
+    uint64_t ckpt_bytes; /* sum of ckpts[].bytes */
+    uint64_t ckpt_every; /* events between checkpoints now: lim.ckpt_events, more once thinned */
+    uint64_t ckpt_seq, ckpt_op; /* where the last checkpoint was taken (it may be gone) */
+    struct checkpoint cursor;
+    pthread_mutex_t cache_lock; /* cache[], cache_clock; changing them also needs s->lock */
+    struct session_cached cache[SESSION_CACHE];
+    uint64_t cache_clock;
+    uint64_t cache_bytes; /* held by cache[] */
+    uint64_t position;    /* the presenter's position */
+    uint64_t pos_saved;   /* the position the store has */
+    int hook_err;         /* an error seen by the event callback */
+    char created[32];     /* ISO 8601 UTC, set by the registry */
+    /* Optional, set before session_build() and cleared after it: called by
+     * the forward run with the operations applied so far, every
+     * SESSION_PROGRESS_EVERY of them (so a caller may take a lock there),
+     * not at the end. */
+    void (*build_progress)(uint64_t ops, void *arg);
+    void *build_progress_arg;
+};
+
+/* Operations between two build_progress calls. */
+#define SESSION_PROGRESS_EVERY 1024
+
+/* The defaults: 64 CPUs, 8 nodes, 4 GiB per node, 128 MiB, 4M operations, 256 events. */
+void session_limits_default(struct session_limits *lim);
+
+/* A new, empty session; NULL on host OOM. */
+struct session *session_new(const struct session_limits *lim);
+/* Free a session and everything it holds; NULL is fine.  Nobody may hold it. */
+void session_free(struct session *s);
+
+/* Set the inputs: copies of the scenario text and its label.  0 or -ENOMEM. */
+int session_set_scenario(struct session *s, const char *text, size_t len, const char *label);
+/* Add a batch input (restore, fork): a copy of @ops (NULL for batch 0) and its limit. */
+int session_add_batch(struct session *s, const char *ops, uint64_t limit);
+/* Parse {"seed":N,"model":"...","variants":{"NAME":"before"}}; NULL is "none".
+ * 0 or SESSION_EBADINPUT with a message. */
+int session_settings_parse(const cJSON *json, struct session_settings *st, struct strbuf *err);
+/* The full settings of a built session as that JSON (seed, model, every variant). */
+cJSON *session_settings_json(const struct session *s);
+
+/*
+ * Replay the inputs: scenario, then every batch.  Returns 0, or
+ * SESSION_EBADINPUT (the scenario does not parse), SESSION_EUNPROCESSABLE
+ * (beyond the machine or the server's machine limits, or an operation
+ * fails), SESSION_ELIMIT, -ENOMEM; the reason is in @err.
+ */
+int session_build(struct session *s, struct strbuf *err);
+
+/* What session_append() did. */
+struct session_append_result {
+    uint64_t ops_before, events_before; /* the end before the batch */
+    cJSON *warnings;                    /* warnings of the batch (caller owns) */
+};
+/*
+ * Apply @arr, an array of operations, at the end.  All or nothing: on any
+ * failure the session is as before.  Returns 0, SESSION_EBADINPUT,
+ * SESSION_EUNPROCESSABLE, SESSION_ELIMIT or -ENOMEM with the reason in @err.
+ */
+int session_append(struct session *s, const cJSON *arr, struct session_append_result *res,
+                   struct strbuf *err);
+/*
+ * Give @child (new, empty) the inputs of @s up to position @at: every
+ * operation that completed by then and the one in progress at @at.  0,
+ * SESSION_EBADINPUT (at beyond the end) or -ENOMEM.  The child is not built.
+ */
+int session_fork_inputs(struct session *s, uint64_t at, struct session *child);
+
+/* Events and operations at the end. */
+uint64_t session_nr_events(const struct session *s);
+uint64_t session_nr_ops(const struct session *s);
+/* Estimated host bytes: head, log, timeline, checkpoints, cursor, cache. */
+uint64_t session_memory(const struct session *s);
+
+/*
+ * The JSON of the state at position @at, with the bytes of slab @slab when
+ * it is not 0: {"at", "event", "state", "slab"}.  Served from the cache
+ * when possible.  Returns 0 and a reference in *out (blob_put() it),
+ * SESSION_EBADINPUT (at beyond the end), -ENOENT (no such slab at @at),
+ * SESSION_EBROKEN or -ENOMEM.
+ */
+int session_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob **out,
+                  struct strbuf *err);
+/*
+ * The engine snapshot at position @at (the one session_state() prints):
+ * 0 with *out owned by the caller (sim_snapshot_release()),
+ * SESSION_EBADINPUT (at beyond the end), SESSION_EBROKEN or -ENOMEM.
+ */
+int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, struct strbuf *err);
+/* The cached state, or NULL; a reference the caller drops.  Needs no s->lock. */
+struct blob *session_state_cached(struct session *s, uint64_t at, sim_addr_t slab);
+
+/* Events with seq in [from, to), to - from <= SESSION_MAX_RANGE: {"from","to","events"}. */
+int session_events(struct session *s, uint64_t from, uint64_t to, cJSON **out);
+/*
+ * Counter totals (every cache and CPU) at @points positions evenly spread
+ * over [from, to]: {"from","to","source","positions","series":{name:[...]}}.
+ * Long ranges come from the timeline's samples, short ones from a replay.
+ */
+int session_series(struct session *s, const unsigned *items, size_t nr_items, uint64_t from,
+                   uint64_t to, unsigned points, cJSON **out);
+/*
+ * The next event matching @q with seq >= @from (@prev false), or the last
+ * with seq < @from - 1 (@prev true): {"found","at","event"} where at is the
+ * position just after it.  Replays at most @budget events, after which it
+ * answers found:false with "scanned_to" so the client can go on.
+ */
+int session_search(struct session *s, const struct timeline_query *q, uint64_t from, bool prev,
+                   uint64_t budget, cJSON **out);
+
+enum session_step_by { SESSION_BY_EVENT, SESSION_BY_OP };
+/* The position @count events or operation boundaries away from @at (clamped to [0, end]). */
+int session_step(struct session *s, uint64_t at, enum session_step_by by, bool prev, uint64_t count,
+                 uint64_t *target);
+
+/* {"id", "parent", "scenario", "settings", "machine", "events", "ops", "position", ...} */
+cJSON *session_info(struct session *s);
+/* The inputs: {"scenario", "settings", "batches":[{"ops","limit","ops_start",...}]} */
+cJSON *session_log(const struct session *s);
+/* The head's object names: {"name": {"addr", "cache", "bulk"}}. */
+cJSON *session_names(const struct session *s);
+
+#endif /* SLUBLAB_SERVER_SESSION_H */

@@ -1,0 +1,45 @@
+/*
+ * session_internal.h: what session.c (inputs, build, append, fork, info)
+ * and session_seek.c (positions: states, events, series, search, steps)
+ * share.  Not a public header.  Everything runs under s->lock.
+ */
+#ifndef SLUBLAB_SERVER_SESSION_INTERNAL_H
+#define SLUBLAB_SERVER_SESSION_INTERNAL_H
+
+#include "session/session.h"
+
+/* A point in the op log: after seq events and op operations, next record at off. */
+struct session_pos {
+    uint64_t seq, op;
+    size_t off;
+};
+
+/* session.c */
+
+/* Estimated host bytes of one copy of the machine, from the timeline's page high-water mark. */
+uint64_t session_sim_bytes(const struct session *s);
+/* Drop the densest checkpoints (and the cursor) until the session fits its budget. */
+void session_thin(struct session *s);
+/* Release the cursor.  Cannot fail. */
+void session_cursor_drop(struct session *s);
+
+/* session_seek.c */
+
+/* The last checkpoint with seq < @seq (@strict) or <= @seq; ckpts[0] when none. */
+const struct checkpoint *session_ckpt_before(const struct session *s, uint64_t seq, bool strict);
+/* Where a checkpoint is. */
+void session_ckpt_pos(const struct checkpoint *c, struct session_pos *p);
+/*
+ * Apply the log record at @p to @m (whose event callback the caller set)
+ * and advance @p.  Returns 0, -ENOENT at the end of the log, -ENOMEM, or
+ * SESSION_EBROKEN when the engine does not do what the log says it did.
+ */
+int session_apply_next(struct session *s, struct sim *m, struct session_pos *p);
+/* Peek at the event count of the record at @p; false at the end of the log. */
+bool session_peek_events(const struct session *s, const struct session_pos *p, uint64_t *events);
+/* Empty the state cache.  Cannot fail. */
+void session_cache_clear(struct session *s);
+/* Bytes the state cache holds. */
+uint64_t session_cache_bytes(const struct session *s);
+
+#endif /* SLUBLAB_SERVER_SESSION_INTERNAL_H */

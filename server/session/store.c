@@ -1,0 +1,708 @@
+/*
+ * store.c: the SQLite store (see store.h).
+ *
+ * Migrations are SQL scripts, migration[i] taking user_version i to i + 1,
+ * each in its own transaction with the version bump; they are the only SQL
+ * not run as a prepared statement with bound parameters (they take none).
+ * Scenario texts are stored once, found by an FNV-1a hash of the text plus
+ * the text itself, so sessions and snapshots of the same scenario share a
+ * row.  Times are SQLite's own clock, ISO 8601 UTC with milliseconds.
+ */
+#include "session/store.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "present/json_state.h"
+
+#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+
+static const char *const migrations[STORE_SCHEMA_VERSION] = {
+        /* 0 -> 1: the tables */
+        "CREATE TABLE scenarios ("
+        " id INTEGER PRIMARY KEY,"
+        " name TEXT NOT NULL,"
+        " hash TEXT NOT NULL,"
+        " builtin INTEGER NOT NULL DEFAULT 0,"
+        " text TEXT NOT NULL,"
+        " created TEXT NOT NULL);"
+        "CREATE INDEX scenarios_hash ON scenarios(hash);"
+        "CREATE TABLE sessions ("
+        " id TEXT PRIMARY KEY,"
+        " token TEXT NOT NULL,"
+        " scenario INTEGER NOT NULL REFERENCES scenarios(id),"
+        " settings TEXT NOT NULL,"
+        " parent TEXT,"
+        " position INTEGER NOT NULL DEFAULT 0,"
+        " events INTEGER NOT NULL DEFAULT 0,"
+        " created TEXT NOT NULL,"
+        " updated TEXT NOT NULL);"
+        "CREATE TABLE batches ("
+        " session TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+        " seq INTEGER NOT NULL,"
+        " ops TEXT,"
+        " op_limit INTEGER,"
+        " PRIMARY KEY (session, seq));"
+        "CREATE TABLE snapshots ("
+        " id TEXT PRIMARY KEY,"
+        " token TEXT NOT NULL,"
+        " title TEXT NOT NULL DEFAULT '',"
+        " scenario INTEGER NOT NULL REFERENCES scenarios(id),"
+        " settings TEXT NOT NULL,"
+        " batches TEXT NOT NULL,"
+        " position INTEGER NOT NULL,"
+        " engine TEXT NOT NULL,"
+        " state TEXT NOT NULL,"
+        " session TEXT,"
+        " created TEXT NOT NULL);",
+        /* 1 -> 2: listing newest first */
+        "CREATE INDEX sessions_created ON sessions(created);"
+        "CREATE INDEX snapshots_created ON snapshots(created);",
+};
+
+enum stmt {
+    ST_BEGIN,
+    ST_COMMIT,
+    ST_ROLLBACK,
+    ST_SCN_FIND,
+    ST_SCN_INSERT,
+    ST_SES_INSERT,
+    ST_BAT_INSERT,
+    ST_SES_EVENTS,
+    ST_SES_POS,
+    ST_SES_GET,
+    ST_BAT_GET,
+    ST_SES_DEL,
+    ST_SES_LIST,
+    ST_SES_COUNT,
+    ST_SNP_INSERT,
+    ST_SNP_GET,
+    ST_SNP_DEL,
+    ST_SNP_LIST,
+    ST_SNP_COUNT,
+    NR_STMTS
+};
+
+static const char *const stmt_sql[NR_STMTS] = {
+        [ST_BEGIN] = "BEGIN IMMEDIATE",
+        [ST_COMMIT] = "COMMIT",
+        [ST_ROLLBACK] = "ROLLBACK",
+        [ST_SCN_FIND] = "SELECT id FROM scenarios WHERE hash = ?1 AND text = ?2",
+        [ST_SCN_INSERT] = "INSERT INTO scenarios (name, hash, builtin, text, created)"
+                          " VALUES (?1, ?2, ?3, ?4, " NOW ")",
+        [ST_SES_INSERT] = "INSERT INTO sessions (id, token, scenario, settings, parent, position,"
+                          " events, created, updated)"
+                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, " NOW ", " NOW ")",
+        [ST_BAT_INSERT] =
+                "INSERT INTO batches (session, seq, ops, op_limit) VALUES (?1, ?2, ?3, ?4)",
+        [ST_SES_EVENTS] = "UPDATE sessions SET events = ?2, updated = " NOW " WHERE id = ?1",
+        [ST_SES_POS] = "UPDATE sessions SET position = ?2 WHERE id = ?1",
+        [ST_SES_GET] = "SELECT s.token, s.scenario, s.settings, s.parent, s.position, s.events,"
+                       " s.created, c.name, c.text"
+                       " FROM sessions s JOIN scenarios c ON c.id = s.scenario WHERE s.id = ?1",
+        [ST_BAT_GET] = "SELECT ops, op_limit FROM batches WHERE session = ?1 ORDER BY seq",
+        [ST_SES_DEL] = "DELETE FROM sessions WHERE id = ?1",
+        [ST_SES_LIST] = "SELECT s.id, c.name, s.parent, s.position, s.events, s.created"
+                        " FROM sessions s JOIN scenarios c ON c.id = s.scenario"
+                        " ORDER BY s.created DESC, s.id LIMIT ?1 OFFSET ?2",
+        [ST_SES_COUNT] = "SELECT count(*) FROM sessions",
+        [ST_SNP_INSERT] = "INSERT INTO snapshots (id, token, title, scenario, settings, batches,"
+                          " position, engine, state, session, created)"
+                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, " NOW ")",
+        [ST_SNP_GET] = "SELECT n.token, n.title, n.scenario, n.settings, n.batches, n.position,"
+                       " n.engine, n.state, n.session, n.created, c.name, c.text"
+                       " FROM snapshots n JOIN scenarios c ON c.id = n.scenario WHERE n.id = ?1",
+        [ST_SNP_DEL] = "DELETE FROM snapshots WHERE id = ?1",
+        [ST_SNP_LIST] = "SELECT n.id, n.title, c.name, n.session, n.position, n.engine, n.created"
+                        " FROM snapshots n JOIN scenarios c ON c.id = n.scenario"
+                        " ORDER BY n.created DESC, n.id LIMIT ?1 OFFSET ?2",
+        [ST_SNP_COUNT] = "SELECT count(*) FROM snapshots",
+};
+
+struct store {
+    sqlite3 *db;
+    pthread_mutex_t lock; /* one statement at a time on db */
+    sqlite3_stmt *stmt[NR_STMTS];
+};
+
+/* Log SQLite's complaint and return -EIO (or -EEXIST for a taken key). */
+static int store_fail(struct store *st, int rc, const char *what)
+{
+    if ((rc & 0xff) == SQLITE_CONSTRAINT)
+        return -EEXIST;
+    if (rc == SQLITE_NOMEM)
+        return -ENOMEM;
+    fprintf(stderr, "slublab serve: sqlite: %s: %s\n", what, sqlite3_errmsg(st->db));
+    return -EIO;
+}
+
+static sqlite3_stmt *store_stmt(struct store *st, enum stmt which)
+{
+    sqlite3_stmt *s = st->stmt[which];
+
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    return s;
+}
+
+/* Run a statement that returns no rows. */
+static int store_exec(struct store *st, sqlite3_stmt *s, const char *what)
+{
+    int rc = sqlite3_step(s);
+
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+        return store_fail(st, rc, what);
+    return 0;
+}
+
+static int bind_text(sqlite3_stmt *s, int i, const char *text)
+{
+    return text ? sqlite3_bind_text(s, i, text, -1, SQLITE_TRANSIENT) : sqlite3_bind_null(s, i);
+}
+
+static int bind_u64(sqlite3_stmt *s, int i, uint64_t v)
+{
+    return sqlite3_bind_int64(s, i, (sqlite3_int64)v);
+}
+
+static char *col_dup(sqlite3_stmt *s, int i)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+    int len = sqlite3_column_bytes(s, i);
+    char *p;
+
+    if (!t)
+        return NULL;
+    p = malloc((size_t)len + 1);
+    if (p) {
+        memcpy(p, t, (size_t)len);
+        p[len] = '\0';
+    }
+    return p;
+}
+
+static void col_copy(sqlite3_stmt *s, int i, char *buf, size_t size)
+{
+    const unsigned char *t = sqlite3_column_text(s, i);
+
+    snprintf(buf, size, "%s", t ? (const char *)t : "");
+}
+
+static uint64_t col_u64(sqlite3_stmt *s, int i)
+{
+    sqlite3_int64 v = sqlite3_column_int64(s, i);
+
+    return v < 0 ? 0 : (uint64_t)v;
+}
+
+static int store_migrate(struct store *st, struct strbuf *err)
+{
+    sqlite3_stmt *s;
+    char sql[64];
+    int version, rc;
+
+    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) != SQLITE_OK) {
+        strbuf_printf(err, "cannot read the schema version: %s", sqlite3_errmsg(st->db));
+        return -EIO;
+    }
+    rc = sqlite3_step(s);
+    version = rc == SQLITE_ROW ? sqlite3_column_int(s, 0) : -1;
+    sqlite3_finalize(s);
+    if (version < 0 || version > STORE_SCHEMA_VERSION) {
+        strbuf_printf(err, "the database has schema version %d; this slublab knows %d at most",
+                      version, STORE_SCHEMA_VERSION);
+        return -EIO;
+    }
+    for (; version < STORE_SCHEMA_VERSION; version++) {
+        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version + 1);
+        if (sqlite3_exec(st->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(st->db, migrations[version], NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(st->db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(st->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+            strbuf_printf(err, "migration %d -> %d failed: %s", version, version + 1,
+                          sqlite3_errmsg(st->db));
+            sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+            return -EIO;
+        }
+    }
+    return 0;
+}
+
+int store_open(const char *path, struct store **out, struct strbuf *err)
+{
+    static const char *const pragmas[] = {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
+                                          "PRAGMA foreign_keys = ON",
+                                          "PRAGMA busy_timeout = 10000"};
+    struct store *st = calloc(1, sizeof(*st));
+    unsigned i;
+    int rc;
+
+    if (!st)
+        return -ENOMEM;
+    if (pthread_mutex_init(&st->lock, NULL)) {
+        free(st);
+        return -ENOMEM;
+    }
+    rc = sqlite3_open_v2(path, &st->db,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        strbuf_printf(err, "%s: %s", path, st->db ? sqlite3_errmsg(st->db) : "cannot open");
+        goto err_close;
+    }
+    for (i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
+        if (sqlite3_exec(st->db, pragmas[i], NULL, NULL, NULL) != SQLITE_OK) {
+            strbuf_printf(err, "%s: %s: %s", path, pragmas[i], sqlite3_errmsg(st->db));
+            goto err_close;
+        }
+    }
+    if (store_migrate(st, err))
+        goto err_close;
+    for (i = 0; i < NR_STMTS; i++) {
+        if (sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i],
+                               NULL) != SQLITE_OK) {
+            strbuf_printf(err, "%s: preparing \"%s\": %s", path, stmt_sql[i],
+                          sqlite3_errmsg(st->db));
+            goto err_close;
+        }
+    }
+    *out = st;
+    return 0;
+
+err_close:
+    store_close(st);
+    return -EIO;
+}
+
+void store_close(struct store *st)
+{
+    unsigned i;
+
+    if (!st)
+        return;
+    for (i = 0; i < NR_STMTS; i++)
+        sqlite3_finalize(st->stmt[i]);
+    sqlite3_close(st->db);
+    pthread_mutex_destroy(&st->lock);
+    free(st);
+}
+
+int store_version(struct store *st)
+{
+    sqlite3_stmt *s;
+    int v = -1;
+
+    pthread_mutex_lock(&st->lock);
+    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK) {
+        if (sqlite3_step(s) == SQLITE_ROW)
+            v = sqlite3_column_int(s, 0);
+        sqlite3_finalize(s);
+    }
+    pthread_mutex_unlock(&st->lock);
+    return v;
+}
+
+static void store_hash(const char *text, size_t len, char out[17])
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        h ^= (unsigned char)text[i];
+        h *= 0x100000001b3ull;
+    }
+    snprintf(out, 17, "%016" PRIx64, h);
+}
+
+int store_scenario_put(struct store *st, const char *name, const char *text, size_t len,
+                       bool builtin, int64_t *id)
+{
+    char hash[17];
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (len > INT32_MAX)
+        return -E2BIG;
+    store_hash(text, len, hash);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SCN_FIND);
+    bind_text(s, 1, hash);
+    sqlite3_bind_text(s, 2, text, (int)len, SQLITE_TRANSIENT);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *id = sqlite3_column_int64(s, 0);
+        sqlite3_reset(s);
+        goto out_unlock;
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE) {
+        ret = store_fail(st, rc, "finding a scenario");
+        goto out_unlock;
+    }
+    s = store_stmt(st, ST_SCN_INSERT);
+    bind_text(s, 1, name);
+    bind_text(s, 2, hash);
+    sqlite3_bind_int(s, 3, builtin);
+    sqlite3_bind_text(s, 4, text, (int)len, SQLITE_TRANSIENT);
+    if (!(ret = store_exec(st, s, "storing a scenario")))
+        *id = sqlite3_last_insert_rowid(st->db);
+out_unlock:
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+static int store_insert_batch(struct store *st, const char *id, size_t seq,
+                              const struct store_batch *b)
+{
+    sqlite3_stmt *s = store_stmt(st, ST_BAT_INSERT);
+
+    bind_text(s, 1, id);
+    bind_u64(s, 2, seq);
+    bind_text(s, 3, b->ops);
+    if (b->limit == UINT64_MAX)
+        sqlite3_bind_null(s, 4);
+    else
+        bind_u64(s, 4, b->limit);
+    return store_exec(st, s, "storing a batch");
+}
+
+/* BEGIN; store_end() commits, or rolls back when @ret is an error. */
+static int store_begin(struct store *st)
+{
+    return store_exec(st, store_stmt(st, ST_BEGIN), "BEGIN");
+}
+
+static int store_end(struct store *st, int ret)
+{
+    if (ret) {
+        store_exec(st, store_stmt(st, ST_ROLLBACK), "ROLLBACK");
+        return ret;
+    }
+    return store_exec(st, store_stmt(st, ST_COMMIT), "COMMIT");
+}
+
+int store_session_create(struct store *st, const struct store_session *ss)
+{
+    sqlite3_stmt *s;
+    size_t i;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    if ((ret = store_begin(st)))
+        goto out_unlock;
+    s = store_stmt(st, ST_SES_INSERT);
+    bind_text(s, 1, ss->id);
+    bind_text(s, 2, ss->token);
+    sqlite3_bind_int64(s, 3, ss->scenario);
+    bind_text(s, 4, ss->settings);
+    bind_text(s, 5, ss->parent[0] ? ss->parent : NULL);
+    bind_u64(s, 6, ss->position);
+    bind_u64(s, 7, ss->events);
+    ret = store_exec(st, s, "storing a session");
+    for (i = 0; !ret && i < ss->nr_batches; i++)
+        ret = store_insert_batch(st, ss->id, i, &ss->batches[i]);
+    ret = store_end(st, ret);
+out_unlock:
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_session_add_batch(struct store *st, const char *id, size_t seq,
+                            const struct store_batch *b, uint64_t events)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    if ((ret = store_begin(st)))
+        goto out_unlock;
+    ret = store_insert_batch(st, id, seq, b);
+    if (!ret) {
+        s = store_stmt(st, ST_SES_EVENTS);
+        bind_text(s, 1, id);
+        bind_u64(s, 2, events);
+        ret = store_exec(st, s, "updating a session");
+    }
+    ret = store_end(st, ret);
+out_unlock:
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_session_set_position(struct store *st, const char *id, uint64_t position)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_POS);
+    bind_text(s, 1, id);
+    bind_u64(s, 2, position);
+    ret = store_exec(st, s, "updating a position");
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+void store_session_free(struct store_session *ss)
+{
+    size_t i;
+
+    if (!ss)
+        return;
+    free(ss->scenario_name);
+    free(ss->scenario_text);
+    free(ss->settings);
+    for (i = 0; i < ss->nr_batches; i++)
+        free(ss->batches[i].ops);
+    free(ss->batches);
+    memset(ss, 0, sizeof(*ss));
+}
+
+int store_session_load(struct store *st, const char *id, struct store_session *out)
+{
+    sqlite3_stmt *s;
+    size_t cap = 0;
+    int rc, ret = 0;
+
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_GET);
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "loading a session");
+        sqlite3_reset(s);
+        goto out_unlock;
+    }
+    snprintf(out->id, sizeof(out->id), "%s", id);
+    col_copy(s, 0, out->token, sizeof(out->token));
+    out->scenario = sqlite3_column_int64(s, 1);
+    out->settings = col_dup(s, 2);
+    col_copy(s, 3, out->parent, sizeof(out->parent));
+    out->position = col_u64(s, 4);
+    out->events = col_u64(s, 5);
+    col_copy(s, 6, out->created, sizeof(out->created));
+    out->scenario_name = col_dup(s, 7);
+    out->scenario_text = col_dup(s, 8);
+    sqlite3_reset(s);
+    if (!out->settings || !out->scenario_name || !out->scenario_text) {
+        ret = -ENOMEM;
+        goto out_unlock;
+    }
+    s = store_stmt(st, ST_BAT_GET);
+    bind_text(s, 1, id);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        struct store_batch *b;
+
+        if (out->nr_batches == cap) {
+            cap = cap ? cap * 2 : 8;
+            b = realloc(out->batches, cap * sizeof(*b));
+            if (!b) {
+                ret = -ENOMEM;
+                break;
+            }
+            out->batches = b;
+        }
+        b = &out->batches[out->nr_batches++];
+        b->ops = col_dup(s, 0);
+        b->limit = sqlite3_column_type(s, 1) == SQLITE_NULL ? UINT64_MAX : col_u64(s, 1);
+    }
+    if (!ret && rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "loading batches");
+    sqlite3_reset(s);
+out_unlock:
+    pthread_mutex_unlock(&st->lock);
+    if (ret)
+        store_session_free(out);
+    return ret;
+}
+
+/* DELETE by id; -ENOENT when nothing was there. */
+static int store_delete(struct store *st, enum stmt which, const char *id)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, which);
+    bind_text(s, 1, id);
+    ret = store_exec(st, s, "deleting");
+    if (!ret && sqlite3_changes(st->db) == 0)
+        ret = -ENOENT;
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_session_delete(struct store *st, const char *id)
+{
+    return store_delete(st, ST_SES_DEL, id);
+}
+
+/* Fill "total" from a count statement; -EIO on failure. */
+static int store_count(struct store *st, enum stmt which, cJSON *o)
+{
+    sqlite3_stmt *s = store_stmt(st, which);
+    int rc = sqlite3_step(s);
+    uint64_t n = rc == SQLITE_ROW ? col_u64(s, 0) : 0;
+
+    sqlite3_reset(s);
+    if (rc != SQLITE_ROW)
+        return store_fail(st, rc, "counting");
+    return json_put(o, "total", json_uint(n)) ? 0 : -ENOMEM;
+}
+
+/* Run a list statement into an array of objects keyed by @cols (NULL-terminated);
+ * columns named in @ints are integers. */
+static int store_list(struct store *st, enum stmt which, enum stmt count, const char *key,
+                      const char *const *cols, unsigned ints, unsigned limit, unsigned offset,
+                      cJSON **out)
+{
+    cJSON *o = cJSON_CreateObject(), *arr = NULL;
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (!o || !json_put(o, key, arr = cJSON_CreateArray())) {
+        cJSON_Delete(o);
+        return -ENOMEM;
+    }
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, which);
+    sqlite3_bind_int64(s, 1, limit);
+    sqlite3_bind_int64(s, 2, offset);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
+        cJSON *row = cJSON_CreateObject();
+        unsigned c;
+
+        if (!json_push(arr, row)) {
+            ret = -ENOMEM;
+            break;
+        }
+        for (c = 0; cols[c]; c++) {
+            const unsigned char *t = sqlite3_column_text(s, (int)c);
+            cJSON *v = (ints >> c & 1) ? json_uint(col_u64(s, (int)c))
+                       : t             ? cJSON_CreateString((const char *)t)
+                                       : cJSON_CreateNull();
+
+            if (!json_put(row, cols[c], v)) {
+                ret = -ENOMEM;
+                break;
+            }
+        }
+    }
+    if (!ret && rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "listing");
+    sqlite3_reset(s);
+    if (!ret)
+        ret = store_count(st, count, o);
+    pthread_mutex_unlock(&st->lock);
+    if (ret) {
+        cJSON_Delete(o);
+        return ret;
+    }
+    *out = o;
+    return 0;
+}
+
+int store_session_list(struct store *st, unsigned limit, unsigned offset, cJSON **out)
+{
+    static const char *const cols[] = {"id",     "scenario", "parent", "position",
+                                       "events", "created",  NULL};
+
+    return store_list(st, ST_SES_LIST, ST_SES_COUNT, "sessions", cols, (1u << 3) | (1u << 4), limit,
+                      offset, out);
+}
+
+int store_snapshot_create(struct store *st, const struct store_snapshot *sn)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SNP_INSERT);
+    bind_text(s, 1, sn->id);
+    bind_text(s, 2, sn->token);
+    bind_text(s, 3, sn->title ? sn->title : "");
+    sqlite3_bind_int64(s, 4, sn->scenario);
+    bind_text(s, 5, sn->settings);
+    bind_text(s, 6, sn->batches);
+    bind_u64(s, 7, sn->position);
+    bind_text(s, 8, sn->engine);
+    bind_text(s, 9, sn->state);
+    bind_text(s, 10, sn->session[0] ? sn->session : NULL);
+    ret = store_exec(st, s, "storing a snapshot");
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+void store_snapshot_free(struct store_snapshot *sn)
+{
+    if (!sn)
+        return;
+    free(sn->title);
+    free(sn->scenario_name);
+    free(sn->scenario_text);
+    free(sn->settings);
+    free(sn->batches);
+    free(sn->engine);
+    free(sn->state);
+    memset(sn, 0, sizeof(*sn));
+}
+
+int store_snapshot_load(struct store *st, const char *id, struct store_snapshot *out)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SNP_GET);
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "loading a snapshot");
+        sqlite3_reset(s);
+        goto out_unlock;
+    }
+    snprintf(out->id, sizeof(out->id), "%s", id);
+    col_copy(s, 0, out->token, sizeof(out->token));
+    out->title = col_dup(s, 1);
+    out->scenario = sqlite3_column_int64(s, 2);
+    out->settings = col_dup(s, 3);
+    out->batches = col_dup(s, 4);
+    out->position = col_u64(s, 5);
+    out->engine = col_dup(s, 6);
+    out->state = col_dup(s, 7);
+    col_copy(s, 8, out->session, sizeof(out->session));
+    col_copy(s, 9, out->created, sizeof(out->created));
+    out->scenario_name = col_dup(s, 10);
+    out->scenario_text = col_dup(s, 11);
+    sqlite3_reset(s);
+    if (!out->title || !out->settings || !out->batches || !out->engine || !out->state ||
+        !out->scenario_name || !out->scenario_text)
+        ret = -ENOMEM;
+out_unlock:
+    pthread_mutex_unlock(&st->lock);
+    if (ret)
+        store_snapshot_free(out);
+    return ret;
+}
+
+int store_snapshot_delete(struct store *st, const char *id)
+{
+    return store_delete(st, ST_SNP_DEL, id);
+}
+
+int store_snapshot_list(struct store *st, unsigned limit, unsigned offset, cJSON **out)
+{
+    static const char *const cols[] = {"id",       "title",  "scenario", "session",
+                                       "position", "engine", "created",  NULL};
+
+    return store_list(st, ST_SNP_LIST, ST_SNP_COUNT, "snapshots", cols, 1u << 4, limit, offset,
+                      out);
+}

@@ -1,0 +1,101 @@
+/*
+ * store.h: what the server keeps in SQLite: scenarios, sessions (their
+ * inputs, restorable by replay) and snapshots.
+ *
+ * One database file in WAL mode with synchronous=FULL, so a write is on disk
+ * before the call that made it returns: a snapshot whose save was
+ * acknowledged survives a kill of the server.  The schema is versioned with
+ * PRAGMA user_version and brought up to date by migrations when the file is
+ * opened; a file newer than this program is refused.  Every statement is
+ * prepared once with bound parameters.  One connection serves every thread,
+ * behind the store's mutex.
+ *
+ * Functions return 0 or a negative errno: -ENOENT (no such row), -EEXIST
+ * (the id is taken), -ENOMEM, -EIO (SQLite failed; the message goes to
+ * stderr).  Strings handed out are the caller's to free().
+ */
+#ifndef SLUBLAB_SERVER_STORE_H
+#define SLUBLAB_SERVER_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/strbuf.h"
+
+#define STORE_SCHEMA_VERSION 2
+#define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
+
+struct store;
+
+struct store_batch {
+    char *ops;      /* JSON array text, or NULL for the scenario */
+    uint64_t limit; /* engine operations to apply, or UINT64_MAX for all */
+};
+
+struct store_session {
+    char id[STORE_ID_MAX + 1];
+    char token[STORE_ID_MAX + 1];
+    char parent[STORE_ID_MAX + 1]; /* "" when none */
+    int64_t scenario;              /* scenarios row */
+    char *scenario_name;
+    char *scenario_text;
+    char *settings; /* JSON */
+    uint64_t position, events;
+    char created[32];
+    struct store_batch *batches;
+    size_t nr_batches;
+};
+
+struct store_snapshot {
+    char id[STORE_ID_MAX + 1];
+    char token[STORE_ID_MAX + 1];
+    char session[STORE_ID_MAX + 1]; /* the session it was taken from, or "" */
+    char *title;
+    int64_t scenario;
+    char *scenario_name;
+    char *scenario_text;
+    char *settings; /* JSON */
+    char *batches;  /* JSON: [{"ops": [...] or null, "limit": N or null}] */
+    uint64_t position;
+    char *engine; /* SIM_VERSION of the engine that rendered state */
+    char *state;  /* the rendered state JSON */
+    char created[32];
+};
+
+/* Open (creating and migrating as needed).  0, or -EIO with a message in @err. */
+int store_open(const char *path, struct store **out, struct strbuf *err);
+/* Close; NULL is fine. */
+void store_close(struct store *st);
+/* PRAGMA user_version of the open database. */
+int store_version(struct store *st);
+
+/* The row holding exactly @text (inserted when new); its id in *id. */
+int store_scenario_put(struct store *st, const char *name, const char *text, size_t len,
+                       bool builtin, int64_t *id);
+
+/* A new session with its batches, in one transaction.  -EEXIST when the id is taken. */
+int store_session_create(struct store *st, const struct store_session *ss);
+/* Append batch @seq of session @id, and its new event count. */
+int store_session_add_batch(struct store *st, const char *id, size_t seq,
+                            const struct store_batch *b, uint64_t events);
+/* Remember the presenter's position. */
+int store_session_set_position(struct store *st, const char *id, uint64_t position);
+/* Load a session, scenario text and batches included; store_session_free() it. */
+int store_session_load(struct store *st, const char *id, struct store_session *out);
+void store_session_free(struct store_session *ss);
+int store_session_delete(struct store *st, const char *id);
+/* {"sessions":[{"id","scenario","parent","position","events","created"}],"total"} */
+int store_session_list(struct store *st, unsigned limit, unsigned offset, cJSON **out);
+
+/* A new snapshot.  -EEXIST when the id is taken. */
+int store_snapshot_create(struct store *st, const struct store_snapshot *sn);
+int store_snapshot_load(struct store *st, const char *id, struct store_snapshot *out);
+void store_snapshot_free(struct store_snapshot *sn);
+int store_snapshot_delete(struct store *st, const char *id);
+/* {"snapshots":[{"id","title","scenario","session","position","engine","created"}],"total"} */
+int store_snapshot_list(struct store *st, unsigned limit, unsigned offset, cJSON **out);
+
+#endif /* SLUBLAB_SERVER_STORE_H */
