@@ -5,6 +5,8 @@
 #ifndef SLUBLAB_SERVER_COMPARE_H
 #define SLUBLAB_SERVER_COMPARE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cjson/cJSON.h>
@@ -35,6 +37,9 @@ const char *compare_row_name(size_t row);
 /* False when the two sides run different models and side @k's kernels have
  * no counter @row (shown as n/a). */
 bool compare_counts(const struct compare_side side[2], int k, size_t row);
+/* "+12.5" into @buf: the change from @base to @patched in percent of
+ * @base, or false (nothing written) when @base is 0. */
+bool compare_change(uint64_t base, uint64_t patched, char *buf, size_t len);
 /* {"scenario","cache","baseline","patched","rows":[{"metric","baseline","patched","change_pct"}]}
  */
 cJSON *compare_json(const struct scenario *scn, const char *cache,

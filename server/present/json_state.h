@@ -23,21 +23,11 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/json.h"
 #include "slub.h"
 
-/* Scalars: an exact unsigned/signed integer, a hex address string. */
-cJSON *json_uint(uint64_t v);
-cJSON *json_int(int64_t v);
-cJSON *json_hex(uint64_t v);
-/* A string, or null for NULL. */
-cJSON *json_str(const char *s);
 /* sysfs name of counter @item; "stat_<n>" in @buf for unknown items.  Never NULL. */
 const char *json_stat_name(unsigned item, char *buf, size_t len);
-/* Add @item under @key; on failure delete @item and return false. */
-bool json_put(cJSON *obj, const char *key, cJSON *item);
-/* Append @item to array @arr; on failure delete @item and return false. */
-bool json_push(cJSON *arr, cJSON *item);
-
 /* A place: {type, cpu?, node?, slot?, slab?, sheaf?}; -1/0 fields are omitted. */
 cJSON *json_place(const struct sim_place *pl);
 /* One event: {seq, op, cpu, node, cache, fn, label, moves, stats, report}. */
