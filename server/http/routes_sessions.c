@@ -17,9 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ids.h"
 #include "http/app.h"
 #include "http/follow.h"
-#include "base/ids.h"
+#include "present/json_session.h"
 #include "present/json_state.h"
 #include "session/registry.h"
 #include "session/session.h"
@@ -96,8 +97,10 @@ static void publish(const struct request *req, const struct session *s)
 static cJSON *session_links(const char *id)
 {
     static const char *const links[][2] = {
-            {"self", "/api/sessions/%s"},       {"state", "/api/sessions/%s/state"},
-            {"stream", "/api/sessions/%s/follow"}, {"follow", "/?follow=%s"},
+            {"self", "/api/sessions/%s"},
+            {"state", "/api/sessions/%s/state"},
+            {"stream", "/api/sessions/%s/follow"},
+            {"follow", "/?follow=%s"},
             {"view", "/?session=%s"},
     };
 
@@ -204,8 +207,6 @@ int route_session_create(const struct request *req, struct response *res)
         route_session_error(res, ret, strbuf_str(&err));
         goto out;
     }
-    if (ops)
-        cJSON_Delete(ar.warnings);
     if (!row && store_scenario_put(app->store, s->scn->name, text, len, false, &row)) {
         route_error(res, 500, "internal", "cannot store the scenario");
         goto out;
@@ -262,7 +263,7 @@ int route_session_get(const struct request *req, struct response *res)
 
     if (ret)
         return ret == ROUTE_WOULD_BLOCK ? ret : 0;
-    o = session_info(s);
+    o = json_session_info(s);
     if (o && !json_put(o, "followers", json_uint(follow_count(req->app->follow, s->id)))) {
         cJSON_Delete(o);
         o = NULL;
@@ -399,7 +400,7 @@ int route_state(const struct request *req, struct response *res)
         route_close_session(req, s);
         return ROUTE_WOULD_BLOCK;
     }
-    ret = b ? 0 : session_state(s, at, slab, &b, &err);
+    ret = b ? 0 : json_position_state(s, at, slab, &b, &err);
     route_close_session(req, s);
     if (ret)
         route_session_error(res, ret, strbuf_str(&err));
@@ -430,7 +431,7 @@ int route_events(const struct request *req, struct response *res)
         return ROUTE_WOULD_BLOCK;
     if ((ret = open_session(req, res, &s)))
         return 0;
-    ret = session_events(s, from, to, &out);
+    ret = json_position_events(s, from, to, &out);
     route_close_session(req, s);
     if (ret)
         return route_session_error(res, ret, NULL);
@@ -476,7 +477,7 @@ int route_series(const struct request *req, struct response *res)
         return ROUTE_WOULD_BLOCK;
     if ((ret = open_session(req, res, &s)))
         return 0;
-    ret = session_series(s, items, nr, from, to, (unsigned)points, &out);
+    ret = json_position_series(s, items, nr, from, to, (unsigned)points, &out);
     route_close_session(req, s);
     if (ret)
         return route_session_error(res, ret, NULL);
@@ -520,7 +521,7 @@ int route_search(const struct request *req, struct response *res)
         return 0;
     if (has_from)
         from = s->position;
-    ret = session_search(s, &q, from, prev, req->app->cfg.search_budget, &out);
+    ret = json_position_search(s, &q, from, prev, req->app->cfg.search_budget, &out);
     route_close_session(req, s);
     if (ret)
         return route_session_error(res, ret, NULL);
@@ -544,12 +545,12 @@ static int session_document(const struct request *req, struct response *res,
 
 int route_log(const struct request *req, struct response *res)
 {
-    return session_document(req, res, session_log);
+    return session_document(req, res, json_session_log);
 }
 
 int route_names(const struct request *req, struct response *res)
 {
-    return session_document(req, res, session_names);
+    return session_document(req, res, json_session_names);
 }
 
 /*
@@ -574,9 +575,9 @@ static int fork_session(const struct request *req, struct response *res, struct 
         if (ops && !(ret = session_append(child, ops, &ar, &err))) {
             extra = cJSON_CreateObject();
             if (!extra || !json_put(extra, "from", json_uint(ar.events_before)) ||
-                !json_put(extra, "new_warnings", ar.warnings ? ar.warnings : cJSON_CreateArray()))
+                !json_put(extra, "new_warnings",
+                          json_session_warnings(child, ar.warnings_from, 100)))
                 ret = -ENOMEM;
-            ar.warnings = NULL;
         }
     }
     if (ret) {
@@ -661,7 +662,6 @@ int route_ops(const struct request *req, struct response *res)
     if (registry_save_batch(req->app->reg, s, s->nr_batches - 1)) {
         registry_drop(req->app->reg, s);
         route_close_session(req, s);
-        cJSON_Delete(ar.warnings);
         route_error(res, 500, "internal", "cannot store the operations");
         goto out;
     }
@@ -673,11 +673,9 @@ int route_ops(const struct request *req, struct response *res)
               !json_put(o, "position", json_uint(s->position)) ||
               !json_put(o, "from", json_uint(ar.events_before)) ||
               !json_put(o, "from_ops", json_uint(ar.ops_before)) ||
-              !json_put(o, "new_warnings", ar.warnings ? ar.warnings : cJSON_CreateArray()))) {
+              !json_put(o, "new_warnings", json_session_warnings(s, ar.warnings_from, 100)))) {
         cJSON_Delete(o);
         o = NULL;
-    } else if (!o) {
-        cJSON_Delete(ar.warnings);
     }
     route_close_session(req, s);
     route_json(res, 200, o);
@@ -786,7 +784,7 @@ int route_step(const struct request *req, struct response *res)
             cJSON_Delete(body);
             return ROUTE_WOULD_BLOCK; /* nothing changed yet */
         }
-        if (!b && (ret = session_state(s, target, slab, &b, &err))) {
+        if (!b && (ret = json_position_state(s, target, slab, &b, &err))) {
             route_session_error(res, ret, strbuf_str(&err));
             goto out_close;
         }

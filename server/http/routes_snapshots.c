@@ -23,6 +23,7 @@
 #include "present/diff.h"
 #include "base/ids.h"
 #include "present/json_state.h"
+#include "present/json_session.h"
 #include "session/registry.h"
 #include "scenario/scenario.h"
 #include "session/session.h"
@@ -220,7 +221,7 @@ int route_snapshot_create(const struct request *req, struct response *res)
         goto out_close;
     }
     if (!(cut = session_new(&s->lim)) || (ret = session_fork_inputs(s, at, cut)) ||
-        (ret = session_state(s, at, 0, &b, &err))) {
+        (ret = json_position_state(s, at, 0, &b, &err))) {
         route_session_error(res, cut ? ret : -ENOMEM, strbuf_str(&err));
         goto out_close;
     }
@@ -304,7 +305,7 @@ int route_snapshot_get(const struct request *req, struct response *res)
     same_engine = !strcmp(sn.engine, SIM_VERSION);
     ret = snapshot_build(req->app, &sn, &s, &err);
     if (!ret)
-        ret = session_state(s, sn.position, 0, &b, &err);
+        ret = json_position_state(s, sn.position, 0, &b, &err);
     if (!ret && !strcmp(b->text, sn.state)) {
         status = "verified";
         read_only = false;
@@ -623,7 +624,7 @@ static cJSON *diff_side(const struct request *req, struct response *res, const c
         id[at - spec] = '\0';
         if (route_open_session(req, res, id, &s))
             return NULL;
-        ret = session_state(s, pos, 0, &b, &err);
+        ret = json_position_state(s, pos, 0, &b, &err);
         route_close_session(req, s);
         if (ret) {
             route_session_error(res, ret, strbuf_str(&err));

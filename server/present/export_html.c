@@ -28,6 +28,7 @@
 
 #include "base/blob.h"
 #include "present/json_state.h"
+#include "present/json_session.h"
 
 /* Append file @dir/@rel to @out; 0, -ENOENT or -ENOMEM. */
 static int html_read(const char *dir, const char *rel, struct strbuf *out)
@@ -184,9 +185,9 @@ static int html_data(struct session *s, const struct export_html_dirs *dirs, uin
     int ret;
 
     strbuf_printf(out, "{\"at\":%" PRIu64, at);
-    if ((ret = html_put(out, "info", session_info(s))) ||
-        (ret = html_put(out, "log", session_log(s))) ||
-        (ret = html_put(out, "names", session_names(s))))
+    if ((ret = html_put(out, "info", json_session_info(s))) ||
+        (ret = html_put(out, "log", json_session_log(s))) ||
+        (ret = html_put(out, "names", json_session_names(s))))
         return ret;
     o = cJSON_CreateObject();
     if (!o || !json_put(o, "status", cJSON_CreateString("ok")) ||
@@ -219,7 +220,7 @@ static int html_data(struct session *s, const struct export_html_dirs *dirs, uin
         uint64_t to = end - from > SESSION_MAX_RANGE ? from + SESSION_MAX_RANGE : end;
         cJSON *r = NULL, *e;
 
-        if ((ret = session_events(s, from, to, &r)))
+        if ((ret = json_position_events(s, from, to, &r)))
             return ret;
         cJSON_ArrayForEach(e, cJSON_GetObjectItem(r, "events"))
         {
@@ -240,7 +241,7 @@ static int html_data(struct session *s, const struct export_html_dirs *dirs, uin
     for (from = 0; from <= end; from++) {
         struct blob *b = NULL;
 
-        if ((ret = session_state(s, from, 0, &b, err)))
+        if ((ret = json_position_state(s, from, 0, &b, err)))
             return ret;
         bytes += b->len;
         if (from)

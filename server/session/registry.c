@@ -17,8 +17,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "http/app.h"
 #include "base/ids.h"
+#include "http/app.h"
 #include "session/store.h"
 
 #define REGISTRY_BUCKETS 256

@@ -17,8 +17,8 @@
 
 #include <stdbool.h>
 
-#include "session/session.h"
 #include "base/strbuf.h"
+#include "session/session.h"
 
 struct app;
 struct registry;

@@ -1,5 +1,5 @@
 /*
- * session.c: a session's inputs and their replay: build, append, fork,
+ * session.c: a session's inputs and their replay: build, append, fork
  * checkpoints and the memory budget (see session.h).  Positions (states,
  * events, series, search) are session_seek.c.
  *
@@ -7,10 +7,10 @@
  * callback feeds the timeline, and the replay hook logs each engine
  * operation, counts it against the session's limit and takes a checkpoint
  * every lim.ckpt_events events (and, when its owner asked, reports how far
- * the build has come every SESSION_PROGRESS_EVERY operations).  Appending is all or nothing: the batch runs
- * on the head, and if it fails the log, timeline, checkpoints, names and
- * warnings go back to where they were and the head machine is rebuilt from
- * the last checkpoint (a bounded replay).
+ * the build has come every SESSION_PROGRESS_EVERY operations).  Appending is all or nothing: the
+ * batch runs on the head, and if it fails the log, timeline, checkpoints, names and warnings go
+ * back to where they were and the head machine is rebuilt from the last checkpoint (a bounded
+ * replay).
  */
 #include "session/session.h"
 
@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "present/json_state.h"
 #include "scenario/replay_internal.h"
 #include "session/session_internal.h"
 
@@ -58,12 +57,6 @@ struct session *session_new(const struct session_limits *lim)
     s->ckpt_every = s->lim.ckpt_events;
     timeline_init(&s->tl);
     return s;
-}
-
-void session_cursor_drop(struct session *s)
-{
-    sim_destroy(s->cursor.sim);
-    memset(&s->cursor, 0, sizeof(s->cursor));
 }
 
 void session_free(struct session *s)
@@ -156,105 +149,7 @@ int session_add_batch(struct session *s, const char *ops, uint64_t limit)
 
 /* ---- settings ---------------------------------------------------------- */
 
-int session_settings_parse(const cJSON *json, struct session_settings *st, struct strbuf *err)
-{
-    const cJSON *seed, *model, *variants, *v;
-
-    memset(st, 0, sizeof(*st));
-    if (!json)
-        return 0;
-    seed = cJSON_GetObjectItemCaseSensitive(json, "seed");
-    model = cJSON_GetObjectItemCaseSensitive(json, "model");
-    variants = cJSON_GetObjectItemCaseSensitive(json, "variants");
-    if (seed) {
-        double d = cJSON_IsNumber(seed) ? seed->valuedouble : -1;
-
-        if (!(d >= 0 && d <= 9007199254740991.0) || d != (double)(uint64_t)d) {
-            strbuf_puts(err, "key \"seed\": expected an integer from 0 to 2^53 - 1");
-            return SESSION_EBADINPUT;
-        }
-        st->has_seed = true;
-        st->seed = (uint64_t)d;
-    }
-    if (model) {
-        struct sim_config tmp;
-
-        sim_config_default(&tmp);
-        if (!cJSON_IsString(model) || sim_model_parse(model->valuestring, &tmp)) {
-            strbuf_puts(err, "key \"model\": expected a model name (\"sheaves\", \"legacy\" or "
-                             "\"legacy:ERA_FROZEN_PARTIAL|ERA_DELAYED_FREEZE|ERA_DIRECT_LOAD\")");
-            return SESSION_EBADINPUT;
-        }
-        st->has_model = true;
-        st->model = tmp.model;
-        st->era = tmp.legacy_era;
-        if (tmp.legacy_era != SIM_ERA_DEFAULT) { /* the era names the variant too */
-            st->has_variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = true;
-            st->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] =
-                tmp.variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD];
-        }
-    }
-    if (variants) {
-        if (!cJSON_IsObject(variants)) {
-            strbuf_puts(err, "key \"variants\": expected an object");
-            return SESSION_EBADINPUT;
-        }
-        for (v = variants->child; v; v = v->next) {
-            int id = sim_variant_lookup(v->string);
-
-            if (id < 0) {
-                strbuf_printf(err, "key \"variants\": unknown variant \"%.64s\"", v->string);
-                return SESSION_EBADINPUT;
-            }
-            if (!cJSON_IsString(v) ||
-                (strcmp(v->valuestring, "before") != 0 && strcmp(v->valuestring, "after") != 0)) {
-                strbuf_printf(err, "key \"variants\": %s: expected \"before\" or \"after\"",
-                              v->string);
-                return SESSION_EBADINPUT;
-            }
-            st->has_variant[id] = true;
-            st->variant[id] = strcmp(v->valuestring, "after") == 0 ? SIM_AFTER : SIM_BEFORE;
-        }
-    }
-    return 0;
-}
-
-cJSON *session_settings_json(const struct session *s)
-{
-    cJSON *o = cJSON_CreateObject(), *vars = NULL;
-    unsigned v;
-
-    char model[64];
-
-    sim_model_format(&s->cfg, model, sizeof(model));
-    if (!o || !json_put(o, "seed", json_uint(s->cfg.seed)) ||
-        !json_put(o, "model", json_str(model)) ||
-        !json_put(o, "variants", vars = cJSON_CreateObject()))
-        goto err_delete;
-    for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (sim_variant_in_model(v, s->cfg.model) &&
-            !json_put(vars, sim_variant_name(v),
-                      cJSON_CreateString(s->cfg.variant[v] == SIM_AFTER ? "after" : "before")))
-            goto err_delete;
-    return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
-}
-
 /* ---- memory and checkpoints --------------------------------------------- */
-
-uint64_t session_sim_bytes(const struct session *s)
-{
-    uint64_t pages = s->tl.pages_hwm, nodes = s->cfg.nr_nodes ? s->cfg.nr_nodes : 1;
-    uint64_t node_pages = s->cfg.mem_per_node / SIM_PAGE_SIZE;
-
-    /* struct sim and caches, the zones' chunk tables, the touched chunks'
-     * page descriptors (1024 of 24 bytes), the touched pages and their slabs */
-    return 32768 + nodes * (node_pages / 1024) * sizeof(void *) +
-           (pages / 1024 + nodes) * 1024 * 24 + pages * (SIM_PAGE_SIZE + 96);
-}
 
 uint64_t session_nr_events(const struct session *s)
 {
@@ -264,91 +159,6 @@ uint64_t session_nr_events(const struct session *s)
 uint64_t session_nr_ops(const struct session *s)
 {
     return s->log.nr_ops;
-}
-
-uint64_t session_memory(const struct session *s)
-{
-    uint64_t total = session_sim_bytes(s) + s->log.cap + timeline_bytes(&s->tl) + s->ckpt_bytes +
-                     session_cache_bytes(s) + s->scenario_len + s->batch_bytes;
-
-    if (s->cursor.sim)
-        total += s->cursor.bytes;
-    if (s->have_rp)
-        total += s->rp.names.cap * (sizeof(struct names_entry) + 16);
-    return total;
-}
-
-/* Remove checkpoint @i (not 0). */
-static void session_ckpt_remove(struct session *s, size_t i)
-{
-    sim_destroy(s->ckpts[i].sim);
-    s->ckpt_bytes -= s->ckpts[i].bytes;
-    memmove(&s->ckpts[i], &s->ckpts[i + 1], (s->nr_ckpts - i - 1) * sizeof(s->ckpts[0]));
-    s->nr_ckpts--;
-}
-
-void session_thin(struct session *s)
-{
-    while (session_memory(s) > s->lim.memory) {
-        uint64_t best = UINT64_MAX;
-        size_t i, victim = 0;
-
-        if (s->cursor.sim) {
-            session_cursor_drop(s);
-            continue;
-        }
-        if (s->cache_bytes) {
-            session_cache_clear(s);
-            continue;
-        }
-        /* the checkpoint whose removal leaves the smallest gap; the oldest on ties */
-        for (i = 1; i < s->nr_ckpts; i++) {
-            uint64_t next = i + 1 < s->nr_ckpts ? s->ckpts[i + 1].seq : s->log.nr_events;
-            uint64_t gap = next - s->ckpts[i - 1].seq;
-
-            if (gap < best) {
-                best = gap;
-                victim = i;
-            }
-        }
-        if (!victim)
-            break;
-        session_ckpt_remove(s, victim);
-        /* take new ones no denser than the budget lets the old ones be */
-        if (best / 2 > s->ckpt_every)
-            s->ckpt_every = best / 2;
-    }
-}
-
-/* A checkpoint of the head, which is at the end of the log.  0, -ENOMEM or -E2BIG. */
-static int session_ckpt_add(struct session *s)
-{
-    struct checkpoint *c;
-    struct sim *copy;
-
-    if (s->nr_ckpts == s->cap_ckpts) {
-        size_t cap = s->cap_ckpts ? s->cap_ckpts * 2 : 64;
-
-        c = realloc(s->ckpts, cap * sizeof(*c));
-        if (!c)
-            return -ENOMEM;
-        s->ckpts = c;
-        s->cap_ckpts = cap;
-    }
-    if (sim_clone(s->rp.sim, &copy))
-        return -ENOMEM;
-    c = &s->ckpts[s->nr_ckpts++];
-    c->sim = copy;
-    c->seq = s->log.nr_events;
-    c->op = s->log.nr_ops;
-    c->off = s->log.len;
-    c->bytes = session_sim_bytes(s);
-    memcpy(c->totals, s->tl.totals, sizeof(c->totals));
-    s->ckpt_seq = c->seq;
-    s->ckpt_op = c->op;
-    s->ckpt_bytes += c->bytes;
-    session_thin(s);
-    return session_memory(s) > s->lim.memory ? -E2BIG : 0;
 }
 
 /* ---- the forward run ------------------------------------------------------ */
@@ -535,12 +345,7 @@ static int session_rollback(struct session *s, const struct session_pos *end,
 
     oplog_truncate(&s->log, end->off, end->op, end->seq);
     timeline_truncate(&s->tl, tm);
-    while (s->nr_ckpts > 1 && s->ckpts[s->nr_ckpts - 1].op > end->op)
-        session_ckpt_remove(s, s->nr_ckpts - 1);
-    s->ckpt_seq = s->ckpts[s->nr_ckpts - 1].seq;
-    s->ckpt_op = s->ckpts[s->nr_ckpts - 1].op;
-    if (s->cursor.sim && s->cursor.op > end->op)
-        session_cursor_drop(s);
+    session_ckpt_truncate(s, end->op);
     names_release(&s->rp.names);
     s->rp.names = *saved;
     memset(saved, 0, sizeof(*saved));
@@ -567,27 +372,6 @@ static int session_rollback(struct session *s, const struct session_pos *end,
     s->rp.sim = m;
     sim_set_event_cb(m, session_on_event, s);
     return 0;
-}
-
-/* The warnings the head recorded from index @from on, as JSON. */
-static cJSON *session_warnings_json(const struct session *s, size_t from, size_t max)
-{
-    cJSON *arr = cJSON_CreateArray();
-    size_t i;
-
-    for (i = from; arr && i < s->rp.nr_warnings && i - from < max; i++) {
-        const struct replay_warning *w = &s->rp.warnings[i];
-        cJSON *o = cJSON_CreateObject();
-
-        if (!json_push(arr, o) || !json_put(o, "path", json_str(w->path)) ||
-            !json_put(o, "op", json_str(w->op)) ||
-            !json_put(o, "status", json_str(replay_status_name(w->status))) ||
-            !json_put(o, "message", json_str(w->message))) {
-            cJSON_Delete(arr);
-            return NULL;
-        }
-    }
-    return arr;
 }
 
 int session_append(struct session *s, const cJSON *arr, struct session_append_result *res,
@@ -653,7 +437,7 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
         b->op_end = s->log.nr_ops;
         b->ev_end = s->log.nr_events;
     }
-    res->warnings = session_warnings_json(s, nr_warnings, 100);
+    res->warnings_from = nr_warnings;
 out_release:
     names_release(&saved);
     cJSON_free(text);
@@ -722,146 +506,4 @@ int session_fork_inputs(struct session *s, uint64_t at, struct session *child)
     }
     memcpy(child->parent, s->id, sizeof(child->parent));
     return 0;
-}
-
-/* ---- descriptions -------------------------------------------------------------- */
-
-static cJSON *session_machine_json(const struct session *s)
-{
-    const struct sim *sim = s->have_rp ? s->rp.sim : NULL;
-    cJSON *o = cJSON_CreateObject(), *cpu_node = NULL;
-    unsigned c;
-
-    if (!o || !json_put(o, "cpus", json_uint(s->cfg.nr_cpus)) ||
-        !json_put(o, "nodes", json_uint(s->cfg.nr_nodes)) ||
-        !json_put(o, "cpu_node", cpu_node = cJSON_CreateArray()))
-        goto err_delete;
-    for (c = 0; c < s->cfg.nr_cpus; c++)
-        if (!json_push(cpu_node, json_uint(s->cfg.cpu_node[c])))
-            goto err_delete;
-    if (!json_put(o, "mem_mb_per_node", json_uint(s->cfg.mem_per_node / MIB)) ||
-        !cJSON_AddBoolToObject(o, "freelist_hardened", s->cfg.freelist_hardened) ||
-        !cJSON_AddBoolToObject(o, "freelist_random", s->cfg.freelist_random))
-        goto err_delete;
-    /* the zones and watermark parameters in effect (the engine's defaults filled in) */
-    if (!json_put(o, "dma_mb", json_uint(s->cfg.dma_bytes / MIB)) ||
-        !json_put(o, "dma32_mb", json_uint(s->cfg.dma32_bytes / MIB)) ||
-        !json_put(o, "min_free_kbytes",
-                  sim ? json_uint(sim_min_free_kbytes(sim)) : cJSON_CreateNull()) ||
-        !json_put(o, "watermark_scale_factor",
-                  sim ? json_uint(sim_watermark_scale_factor(sim)) : cJSON_CreateNull()) ||
-        !cJSON_AddBoolToObject(o, "kswapd", s->cfg.kswapd) ||
-        !cJSON_AddBoolToObject(o, "cma", s->cfg.cma))
-        goto err_delete;
-    return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
-}
-
-/* The counters the session's model counts, by sysfs name in kernel order:
- * the UI offers these for charts, tables and breakpoints. */
-static cJSON *session_counters_json(const struct session *s)
-{
-    cJSON *arr = cJSON_CreateArray();
-
-    for (unsigned i = 0; arr && i < SIM_NR_STATS; i++)
-        if (sim_stat_in_model(i, s->cfg.model) && !json_push(arr, json_str(sim_stat_name(i)))) {
-            cJSON_Delete(arr);
-            return NULL;
-        }
-    return arr;
-}
-
-cJSON *session_info(struct session *s)
-{
-    cJSON *o = cJSON_CreateObject(), *scn = NULL, *warn = NULL, *ck = NULL, *mem = NULL;
-
-    if (!o || !json_put(o, "id", cJSON_CreateString(s->id)) ||
-        !json_put(o, "parent", s->parent[0] ? cJSON_CreateString(s->parent) : cJSON_CreateNull()) ||
-        !json_put(o, "created", cJSON_CreateString(s->created)) ||
-        !json_put(o, "scenario", scn = cJSON_CreateObject()) ||
-        !json_put(scn, "name", json_str(s->scn->name)) ||
-        !json_put(scn, "title", json_str(s->scn->title)) ||
-        !json_put(scn, "description", json_str(s->scn->description)) ||
-        !json_put(o, "settings", session_settings_json(s)) ||
-        !json_put(o, "machine", session_machine_json(s)) ||
-        !json_put(o, "counters", session_counters_json(s)) ||
-        !json_put(o, "events", json_uint(s->log.nr_events)) ||
-        !json_put(o, "ops", json_uint(s->log.nr_ops)) ||
-        !json_put(o, "position", json_uint(s->position)) ||
-        !json_put(o, "batches", json_uint(s->nr_batches)) ||
-        !json_put(o, "warnings", warn = cJSON_CreateObject()) ||
-        !json_put(warn, "count", json_uint(s->rp.nr_warnings_total)) ||
-        !json_put(warn, "first", session_warnings_json(s, 0, 20)) ||
-        !json_put(o, "checkpoints", ck = cJSON_CreateObject()) ||
-        !json_put(ck, "count", json_uint(s->nr_ckpts)) ||
-        !json_put(ck, "bytes", json_uint(s->ckpt_bytes)) ||
-        !json_put(ck, "every", json_uint(s->ckpt_every)) ||
-        !json_put(o, "memory", mem = cJSON_CreateObject()) ||
-        !json_put(mem, "bytes", json_uint(session_memory(s))) ||
-        !json_put(mem, "limit", json_uint(s->lim.memory)) ||
-        !json_put(o, "limits", cJSON_CreateObject()) ||
-        !json_put(cJSON_GetObjectItemCaseSensitive(o, "limits"), "ops", json_uint(s->lim.max_ops)))
-        goto err_delete;
-    return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
-}
-
-cJSON *session_log(const struct session *s)
-{
-    cJSON *o = cJSON_CreateObject(), *arr = NULL;
-    size_t i;
-
-    if (!o || !json_put(o, "scenario", json_str(s->scenario_label)) ||
-        !json_put(o, "settings", session_settings_json(s)) ||
-        !json_put(o, "batches", arr = cJSON_CreateArray()))
-        goto err_delete;
-    for (i = 0; i < s->nr_batches; i++) {
-        const struct session_batch *b = &s->batches[i];
-        cJSON *bo = cJSON_CreateObject(), *ops = b->ops ? cJSON_Parse(b->ops) : cJSON_CreateNull();
-
-        if (!json_push(arr, bo)) {
-            cJSON_Delete(ops);
-            goto err_delete;
-        }
-        if (!json_put(bo, "ops", ops) ||
-            !json_put(bo, "limit",
-                      b->limit == REPLAY_NO_LIMIT ? cJSON_CreateNull() : json_uint(b->limit)) ||
-            !json_put(bo, "ops_start", json_uint(b->op_start)) ||
-            !json_put(bo, "ops_end", json_uint(b->op_end)) ||
-            !json_put(bo, "events_start", json_uint(b->ev_start)) ||
-            !json_put(bo, "events_end", json_uint(b->ev_end)))
-            goto err_delete;
-    }
-    return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
-}
-
-cJSON *session_names(const struct session *s)
-{
-    cJSON *o = cJSON_CreateObject();
-    size_t i;
-
-    for (i = 0; o && i < s->rp.names.cap; i++) {
-        const struct names_entry *e = &s->rp.names.slots[i];
-        cJSON *n;
-
-        if (!e->name)
-            continue;
-        n = cJSON_CreateObject();
-        if (!json_put(o, e->name, n) || !json_put(n, "addr", json_hex(e->addr)) ||
-            !json_put(n, "cache", json_int(e->cache)) || !json_put(n, "bulk", json_uint(e->bulk))) {
-            cJSON_Delete(o);
-            return NULL;
-        }
-    }
-    return o;
 }

@@ -47,13 +47,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "slub.h"
 #include "base/blob.h"
-#include "session/oplog.h"
+#include "base/strbuf.h"
 #include "scenario/replay.h"
 #include "scenario/scenario.h"
-#include "base/strbuf.h"
+#include "session/oplog.h"
 #include "session/timeline.h"
+#include "slub.h"
 
 #define SESSION_ID_LEN     10    /* characters of a session id */
 #define SESSION_TOKEN_LEN  32    /* hex characters of a write token */
@@ -200,7 +200,7 @@ int session_build(struct session *s, struct strbuf *err);
 /* What session_append() did. */
 struct session_append_result {
     uint64_t ops_before, events_before; /* the end before the batch */
-    cJSON *warnings;                    /* warnings of the batch (caller owns) */
+    size_t warnings_from;               /* the batch's warnings: rp.warnings[warnings_from..] */
 };
 /*
  * Apply @arr, an array of operations, at the end.  All or nothing: on any
@@ -223,51 +223,81 @@ uint64_t session_nr_ops(const struct session *s);
 uint64_t session_memory(const struct session *s);
 
 /*
- * The JSON of the state at position @at, with the bytes of slab @slab when
- * it is not 0: {"at", "event", "state", "slab"}.  Served from the cache
- * when possible.  Returns 0 and a reference in *out (blob_put() it),
- * SESSION_EBADINPUT (at beyond the end), -ENOENT (no such slab at @at),
- * SESSION_EBROKEN or -ENOMEM.
+ * What a seek shows its caller (present/json_position.c renders it): the
+ * event that ends at the position, then the machine there.  Either may be
+ * NULL.  A callback's non-zero return (a negative errno) ends the seek
+ * with that error.
  */
-int session_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob **out,
-                  struct strbuf *err);
+struct session_view {
+    /* @ev is event at - 1; not called at position 0 */
+    int (*event)(const struct sim_event *ev, void *arg);
+    /* @m is the machine at the position, @snap its snapshot; called once */
+    int (*state)(const struct sim *m, const struct sim_snapshot *snap, void *arg);
+    void *arg;
+};
 /*
- * The engine snapshot at position @at (the one session_state() prints):
- * 0 with *out owned by the caller (sim_snapshot_release()),
- * SESSION_EBADINPUT (at beyond the end), SESSION_EBROKEN or -ENOMEM.
+ * Replay to position @at and show it to @v (NULL: no callbacks).  0 with
+ * *snap owned by the caller (sim_snapshot_release()) when @snap is not
+ * NULL, SESSION_EBADINPUT (at beyond the end), SESSION_EBROKEN, -ENOMEM or
+ * a callback's error.
  */
+int session_visit(struct session *s, uint64_t at, const struct session_view *v,
+                  struct sim_snapshot **snap, struct strbuf *err);
+/* The engine snapshot at position @at: session_visit() with no callbacks. */
 int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, struct strbuf *err);
-/* The cached state, or NULL; a reference the caller drops.  Needs no s->lock. */
+/* The cached rendering of position @at (and @slab), or NULL; a reference
+ * the caller drops.  Needs no s->lock. */
 struct blob *session_state_cached(struct session *s, uint64_t at, sim_addr_t slab);
+/* Keep rendering @text (a reference is taken) of position @at (and @slab),
+ * evicting the least recently used.  Cannot fail. */
+void session_cache_put(struct session *s, uint64_t at, sim_addr_t slab, struct blob *text);
 
-/* Events with seq in [from, to), to - from <= SESSION_MAX_RANGE: {"from","to","events"}. */
-int session_events(struct session *s, uint64_t from, uint64_t to, cJSON **out);
 /*
- * Counter totals (every cache and CPU) at @points positions evenly spread
- * over [from, to]: {"from","to","source","positions","series":{name:[...]}}.
- * Long ranges come from the timeline's samples, short ones from a replay.
+ * Replay events with seq in [*from, *to) through @fn, after clamping the
+ * range to the end and to SESSION_MAX_RANGE events (the clamped range is
+ * written back).  0, SESSION_EBROKEN or -ENOMEM.
+ */
+int session_events(struct session *s, uint64_t *from, uint64_t *to, sim_event_fn fn, void *arg);
+
+/* Counter totals (every cache and CPU) at positions spread over [from, to]. */
+struct session_series {
+    uint64_t from, to;  /* the range, clamped to the end */
+    const char *source; /* "samples" (the timeline's) or "replay" */
+    uint64_t interval;  /* the timeline's sampling interval */
+    size_t n, cap;      /* positions; values has cap columns */
+    uint64_t *pos;      /* [n], owned */
+    uint64_t *values;   /* [nr_items][cap], owned: item k at pos[i] is values[k * cap + i] */
+};
+/*
+ * At most @points positions evenly spread over [from, to]; long ranges
+ * come from the timeline's samples, short ones from a replay.  0 with @out
+ * filled (session_series_release()), SESSION_EBROKEN or -ENOMEM.
  */
 int session_series(struct session *s, const unsigned *items, size_t nr_items, uint64_t from,
-                   uint64_t to, unsigned points, cJSON **out);
+                   uint64_t to, unsigned points, struct session_series *out);
+/* Free what session_series() filled; a zeroed one is fine. */
+void session_series_release(struct session_series *ser);
+
+/* What session_search() found. */
+struct session_found {
+    bool found;
+    uint64_t seq;        /* when found: the matching event's seq */
+    uint64_t scanned_to; /* when not: the position the scan reached */
+    bool complete;       /* when not: false if the budget ran out first */
+};
 /*
  * The next event matching @q with seq >= @from (@prev false), or the last
- * with seq < @from - 1 (@prev true): {"found","at","event"} where at is the
- * position just after it.  Replays at most @budget events, after which it
- * answers found:false with "scanned_to" so the client can go on.
+ * with seq < @from - 1 (@prev true).  @fn sees each matching event of the
+ * block that decides (the found one last).  Replays at most @budget
+ * events, after which it answers not found and not complete, with
+ * scanned_to where the client can go on.  0, SESSION_EBROKEN or -ENOMEM.
  */
 int session_search(struct session *s, const struct timeline_query *q, uint64_t from, bool prev,
-                   uint64_t budget, cJSON **out);
+                   uint64_t budget, sim_event_fn fn, void *arg, struct session_found *out);
 
 enum session_step_by { SESSION_BY_EVENT, SESSION_BY_OP };
 /* The position @count events or operation boundaries away from @at (clamped to [0, end]). */
 int session_step(struct session *s, uint64_t at, enum session_step_by by, bool prev, uint64_t count,
                  uint64_t *target);
-
-/* {"id", "parent", "scenario", "settings", "machine", "events", "ops", "position", ...} */
-cJSON *session_info(struct session *s);
-/* The inputs: {"scenario", "settings", "batches":[{"ops","limit","ops_start",...}]} */
-cJSON *session_log(const struct session *s);
-/* The head's object names: {"name": {"addr", "cache", "bulk"}}. */
-cJSON *session_names(const struct session *s);
 
 #endif /* SLUBLAB_SERVER_SESSION_H */

@@ -1,7 +1,8 @@
 /*
  * session_internal.h: what session.c (inputs, build, append, fork, info)
  * and session_seek.c (positions: states, events, series, search, steps)
- * share.  Not a public header.  Everything runs under s->lock.
+ * take from checkpoint.c, the floor under both.  Not a public header.  Everything runs under
+ * s->lock.
  */
 #ifndef SLUBLAB_SERVER_SESSION_INTERNAL_H
 #define SLUBLAB_SERVER_SESSION_INTERNAL_H
@@ -14,21 +15,26 @@ struct session_pos {
     size_t off;
 };
 
-/* session.c */
+/* checkpoint.c */
 
 /* Estimated host bytes of one copy of the machine, from the timeline's page high-water mark. */
 uint64_t session_sim_bytes(const struct session *s);
 /* Drop the densest checkpoints (and the cursor) until the session fits its budget. */
 void session_thin(struct session *s);
+/* A checkpoint of the head, which is at the end of the log.  0, -ENOMEM or
+ * -E2BIG (the session no longer fits its budget). */
+int session_ckpt_add(struct session *s);
+/* Forget the checkpoints (and the cursor) past operation @op, as a failed
+ * append rolls back.  Checkpoint 0 stays.  Cannot fail. */
+void session_ckpt_truncate(struct session *s, uint64_t op);
 /* Release the cursor.  Cannot fail. */
 void session_cursor_drop(struct session *s);
-
-/* session_seek.c */
-
 /* The last checkpoint with seq < @seq (@strict) or <= @seq; ckpts[0] when none. */
 const struct checkpoint *session_ckpt_before(const struct session *s, uint64_t seq, bool strict);
 /* Where a checkpoint is. */
 void session_ckpt_pos(const struct checkpoint *c, struct session_pos *p);
+/* A copy of checkpoint @c's machine into *m, at *p.  0 or -ENOMEM. */
+int session_ckpt_copy(const struct checkpoint *c, struct sim **m, struct session_pos *p);
 /*
  * Apply the log record at @p to @m (whose event callback the caller set)
  * and advance @p.  Returns 0, -ENOENT at the end of the log, -ENOMEM, or

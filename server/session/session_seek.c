@@ -22,140 +22,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "present/json_state.h"
 #include "session/session_internal.h"
 
-const struct checkpoint *session_ckpt_before(const struct session *s, uint64_t seq, bool strict)
-{
-    size_t lo = 0, hi = s->nr_ckpts;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        bool before = strict ? s->ckpts[mid].seq < seq : s->ckpts[mid].seq <= seq;
-
-        if (before)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return &s->ckpts[lo ? lo - 1 : 0];
-}
-
-void session_ckpt_pos(const struct checkpoint *c, struct session_pos *p)
-{
-    p->seq = c->seq;
-    p->op = c->op;
-    p->off = c->off;
-}
-
-bool session_peek_events(const struct session *s, const struct session_pos *p, uint64_t *events)
-{
-    struct sim_op op;
-    size_t off = p->off;
-
-    return oplog_next(&s->log, &off, &op, events, NULL) == 0;
-}
-
-int session_apply_next(struct session *s, struct sim *m, struct session_pos *p)
-{
-    struct sim_result res;
-    struct sim_op op;
-    sim_addr_t *bulk = NULL;
-    size_t off = p->off;
-    uint64_t ev;
-    int err;
-
-    err = oplog_next(&s->log, &off, &op, &ev, &s->scratch);
-    if (err)
-        return err == -ENOENT ? -ENOENT : SESSION_EBROKEN;
-    if (op.kind == SIM_OP_ALLOC_BULK) {
-        bulk = calloc(op.count ? op.count : 1, sizeof(*bulk));
-        if (!bulk)
-            return -ENOMEM;
-        op.out = bulk;
-    }
-    err = sim_apply(m, &op, &res);
-    free(bulk);
-    if (err == -ENOMEM)
-        return -ENOMEM;
-    if (err || sim_event_count(m) != p->seq + ev)
-        return SESSION_EBROKEN;
-    p->off = off;
-    p->seq += ev;
-    p->op++;
-    return 0;
-}
-
-/* A copy of checkpoint @c, at *p.  0 or -ENOMEM. */
-static int session_copy_ckpt(const struct checkpoint *c, struct sim **m, struct session_pos *p)
-{
-    session_ckpt_pos(c, p);
-    return sim_clone(c->sim, m) ? -ENOMEM : 0;
-}
-
 /* ---- the state cache ---------------------------------------------------------- */
-
-void session_cache_clear(struct session *s)
-{
-    unsigned i;
-
-    pthread_mutex_lock(&s->cache_lock);
-    for (i = 0; i < SESSION_CACHE; i++) {
-        blob_put(s->cache[i].text);
-        memset(&s->cache[i], 0, sizeof(s->cache[i]));
-    }
-    s->cache_bytes = 0;
-    pthread_mutex_unlock(&s->cache_lock);
-}
-
-uint64_t session_cache_bytes(const struct session *s)
-{
-    return s->cache_bytes;
-}
-
-struct blob *session_state_cached(struct session *s, uint64_t at, sim_addr_t slab)
-{
-    struct blob *b = NULL;
-    unsigned i;
-
-    pthread_mutex_lock(&s->cache_lock);
-    for (i = 0; i < SESSION_CACHE; i++) {
-        struct session_cached *c = &s->cache[i];
-
-        if (c->text && c->at == at && c->slab == slab) {
-            c->used = ++s->cache_clock;
-            b = blob_get(c->text);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&s->cache_lock);
-    return b;
-}
-
-static void session_cache_put(struct session *s, uint64_t at, sim_addr_t slab, struct blob *text)
-{
-    struct session_cached *victim = &s->cache[0];
-    unsigned i;
-
-    pthread_mutex_lock(&s->cache_lock);
-    for (i = 0; i < SESSION_CACHE; i++) {
-        if (!s->cache[i].text) {
-            victim = &s->cache[i];
-            break;
-        }
-        if (s->cache[i].used < victim->used)
-            victim = &s->cache[i];
-    }
-    if (victim->text)
-        s->cache_bytes -= victim->text->len + sizeof(struct blob);
-    blob_put(victim->text);
-    victim->at = at;
-    victim->slab = slab;
-    victim->used = ++s->cache_clock;
-    victim->text = blob_get(text);
-    s->cache_bytes += text->len + sizeof(struct blob);
-    pthread_mutex_unlock(&s->cache_lock);
-}
 
 /* ---- states --------------------------------------------------------------------- */
 
@@ -164,35 +33,28 @@ struct capture {
     const struct sim *m; /* the machine being replayed */
     uint64_t want;       /* seq of the event to capture */
     bool mid;            /* the position is inside an operation: snapshot in the callback */
-    sim_addr_t slab;     /* 0, or the slab whose bytes to read */
-    cJSON *event;
+    const struct session_view *view; /* may be NULL */
     struct sim_snapshot *snap;
-    cJSON *slab_json;
-    bool slab_missing;
     int err;
 };
 
-static void capture_slab(struct capture *c)
+static void capture_state(struct capture *c)
 {
-    const struct sim_snap_slab *sl;
+    int err;
 
-    if (!c->slab)
-        return;
-    sl = json_find_slab(c->snap, c->slab);
-    if (!sl)
-        c->slab_missing = true;
-    else if (!(c->slab_json = json_slab_bytes(c->m, c->snap, sl)))
-        c->err = -ENOMEM;
+    if (c->view && c->view->state && !c->err && (err = c->view->state(c->m, c->snap, c->view->arg)))
+        c->err = err;
 }
 
 static void capture_event(const struct sim_event *ev, void *arg)
 {
     struct capture *c = arg;
+    int err;
 
     if (ev->seq != c->want || c->err)
         return;
-    if (!(c->event = json_event(ev))) {
-        c->err = -ENOMEM;
+    if (c->view && c->view->event && (err = c->view->event(ev, c->view->arg))) {
+        c->err = err;
         return;
     }
     if (!c->mid)
@@ -201,14 +63,7 @@ static void capture_event(const struct sim_event *ev, void *arg)
         c->err = -ENOMEM;
         return;
     }
-    capture_slab(c);
-}
-
-static void capture_release(struct capture *c)
-{
-    cJSON_Delete(c->event);
-    cJSON_Delete(c->slab_json);
-    sim_snapshot_release(c->snap);
+    capture_state(c);
 }
 
 /* Keep @m, at @p, as the cursor. */
@@ -223,7 +78,7 @@ static void session_set_cursor(struct session *s, struct sim *m, const struct se
     session_thin(s);
 }
 
-/* Replay to position @at, filling @c (event at-1, snapshot, slab bytes). */
+/* Replay to position @at, showing it to c->view and keeping its snapshot in c->snap. */
 static int session_seek(struct session *s, uint64_t at, struct capture *c)
 {
     const struct checkpoint *base = session_ckpt_before(s, at, at > 0);
@@ -238,7 +93,7 @@ static int session_seek(struct session *s, uint64_t at, struct capture *c)
         m = s->cursor.sim; /* taken: it moves forward with the seek */
         session_ckpt_pos(cur, &p);
         s->cursor.sim = NULL;
-    } else if ((err = session_copy_ckpt(base, &m, &p))) {
+    } else if ((err = session_ckpt_copy(base, &m, &p))) {
         return err;
     }
     c->m = m;
@@ -282,7 +137,7 @@ static int session_seek(struct session *s, uint64_t at, struct capture *c)
         err = -ENOMEM;
         goto out_destroy;
     }
-    capture_slab(c);
+    capture_state(c);
     session_set_cursor(s, m, &p);
     return c->err;
 
@@ -295,76 +150,33 @@ out_destroy:
     return err;
 }
 
-int session_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob **out,
-                  struct strbuf *err)
+int session_visit(struct session *s, uint64_t at, const struct session_view *v,
+                  struct sim_snapshot **snap, struct strbuf *err)
 {
     struct capture c;
-    cJSON *o = NULL;
-    char *text = NULL;
     int ret;
 
-    *out = NULL;
+    if (snap)
+        *snap = NULL;
     if (at > s->log.nr_events) {
         strbuf_printf(err, "at: %" PRIu64 " is beyond the end (%" PRIu64 " events)", at,
                       s->log.nr_events);
         return SESSION_EBADINPUT;
     }
-    if ((*out = session_state_cached(s, at, slab)))
-        return 0;
     memset(&c, 0, sizeof(c));
-    c.slab = slab;
+    c.view = v;
     ret = session_seek(s, at, &c);
-    if (!ret && c.slab_missing) {
-        strbuf_printf(err, "bytes: there is no slab 0x%" PRIx64 " at position %" PRIu64, slab, at);
-        ret = -ENOENT;
+    if (!ret && snap) {
+        *snap = c.snap;
+        c.snap = NULL;
     }
-    if (ret)
-        goto out_release;
-    o = cJSON_CreateObject();
-    if (!o || !json_put(o, "at", json_uint(at)) ||
-        !json_put(o, "event", c.event ? c.event : cJSON_CreateNull()))
-        goto err_nomem;
-    c.event = NULL;
-    if (!json_put(o, "state", json_snapshot(c.snap)))
-        goto err_nomem;
-    if (slab) {
-        if (!json_put(o, "slab", c.slab_json))
-            goto err_nomem;
-        c.slab_json = NULL;
-    }
-    if (!(text = cJSON_PrintUnformatted(o)) || !(*out = blob_new(text, strlen(text))))
-        goto err_nomem;
-    session_cache_put(s, at, slab, *out);
-    goto out_release;
-
-err_nomem:
-    ret = -ENOMEM;
-out_release:
-    cJSON_free(text);
-    cJSON_Delete(o);
-    capture_release(&c);
+    sim_snapshot_release(c.snap);
     return ret;
 }
 
 int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, struct strbuf *err)
 {
-    struct capture c;
-    int ret;
-
-    *out = NULL;
-    if (at > s->log.nr_events) {
-        strbuf_printf(err, "at: %" PRIu64 " is beyond the end (%" PRIu64 " events)", at,
-                      s->log.nr_events);
-        return SESSION_EBADINPUT;
-    }
-    memset(&c, 0, sizeof(c));
-    ret = session_seek(s, at, &c);
-    if (!ret) {
-        *out = c.snap;
-        c.snap = NULL;
-    }
-    capture_release(&c);
-    return ret;
+    return session_visit(s, at, NULL, out, err);
 }
 
 /* ---- ranges: events, series, search ------------------------------------------------- */
@@ -381,7 +193,7 @@ static int session_replay(struct session *s, uint64_t lo, uint64_t hi, sim_event
     struct sim *m;
     int err;
 
-    if ((err = session_copy_ckpt(base, &m, &p)))
+    if ((err = session_ckpt_copy(base, &m, &p)))
         return err;
     sim_set_event_cb(m, fn, arg);
     while (!err && p.seq < hi && !(stop && *stop))
@@ -392,50 +204,36 @@ static int session_replay(struct session *s, uint64_t lo, uint64_t hi, sim_event
     return err == -ENOENT ? 0 : err;
 }
 
-struct collect {
+/* Hands @fn only the events of [from, to): a replay starts at a checkpoint before. */
+struct range_filter {
     uint64_t from, to;
-    cJSON *events;
-    int err;
+    sim_event_fn fn;
+    void *arg;
 };
 
-static void collect_event(const struct sim_event *ev, void *arg)
+static void range_event(const struct sim_event *ev, void *arg)
 {
-    struct collect *c = arg;
+    struct range_filter *r = arg;
 
-    if (ev->seq < c->from || ev->seq >= c->to || c->err)
-        return;
-    if (!json_push(c->events, json_event(ev)))
-        c->err = -ENOMEM;
+    if (ev->seq >= r->from && ev->seq < r->to)
+        r->fn(ev, r->arg);
 }
 
-int session_events(struct session *s, uint64_t from, uint64_t to, cJSON **out)
+int session_events(struct session *s, uint64_t *from, uint64_t *to, sim_event_fn fn, void *arg)
 {
-    struct collect c = {from, to, NULL, 0};
-    cJSON *o;
-    int err;
+    struct range_filter r;
 
-    if (to > s->log.nr_events)
-        to = s->log.nr_events;
-    if (from > to)
-        from = to;
-    if (to - from > SESSION_MAX_RANGE)
-        to = from + SESSION_MAX_RANGE;
-    c.to = to;
-    o = cJSON_CreateObject();
-    if (!o || !json_put(o, "from", json_uint(from)) || !json_put(o, "to", json_uint(to)) ||
-        !json_put(o, "events", c.events = cJSON_CreateArray())) {
-        cJSON_Delete(o);
-        return -ENOMEM;
-    }
-    err = from < to ? session_replay(s, from, to, collect_event, &c, NULL, NULL) : 0;
-    if (!err)
-        err = c.err;
-    if (err) {
-        cJSON_Delete(o);
-        return err;
-    }
-    *out = o;
-    return 0;
+    if (*to > s->log.nr_events)
+        *to = s->log.nr_events;
+    if (*from > *to)
+        *from = *to;
+    if (*to - *from > SESSION_MAX_RANGE)
+        *to = *from + SESSION_MAX_RANGE;
+    r.from = *from;
+    r.to = *to;
+    r.fn = fn;
+    r.arg = arg;
+    return *from < *to ? session_replay(s, *from, *to, range_event, &r, NULL, NULL) : 0;
 }
 
 struct sampler {
@@ -533,14 +331,15 @@ static size_t series_from_samples(const struct session *s, uint64_t from, uint64
 }
 
 int session_series(struct session *s, const unsigned *items, size_t nr_items, uint64_t from,
-                   uint64_t to, unsigned points, cJSON **out)
+                   uint64_t to, unsigned points, struct session_series *out)
 {
     uint64_t *pos = NULL, *values = NULL;
     struct sampler sm;
     const char *source;
-    cJSON *o = NULL, *parr = NULL, *series = NULL;
     size_t n = 0, cap, i, k;
     int err = -ENOMEM;
+
+    memset(out, 0, sizeof(*out));
 
     if (to > s->log.nr_events)
         to = s->log.nr_events;
@@ -588,33 +387,27 @@ int session_series(struct session *s, const unsigned *items, size_t nr_items, ui
             goto out_free;
         err = -ENOMEM;
     }
-    o = cJSON_CreateObject();
-    if (!o || !json_put(o, "from", json_uint(from)) || !json_put(o, "to", json_uint(to)) ||
-        !json_put(o, "source", cJSON_CreateString(source)) ||
-        !json_put(o, "interval", json_uint(s->tl.interval)) ||
-        !json_put(o, "positions", parr = cJSON_CreateArray()) ||
-        !json_put(o, "series", series = cJSON_CreateObject()))
-        goto out_free;
-    for (i = 0; i < n; i++)
-        if (!json_push(parr, json_uint(pos[i])))
-            goto out_free;
-    for (k = 0; k < nr_items; k++) {
-        cJSON *arr = cJSON_CreateArray();
+    out->from = from;
+    out->to = to;
+    out->source = source;
+    out->interval = s->tl.interval;
+    out->n = n;
+    out->cap = cap;
+    out->pos = pos;
+    out->values = values;
+    return 0;
 
-        if (!json_put(series, sim_stat_name(items[k]), arr))
-            goto out_free;
-        for (i = 0; i < n; i++)
-            if (!json_push(arr, json_uint(values[k * cap + i])))
-                goto out_free;
-    }
-    *out = o;
-    o = NULL;
-    err = 0;
 out_free:
-    cJSON_Delete(o);
     free(pos);
     free(values);
     return err;
+}
+
+void session_series_release(struct session_series *ser)
+{
+    free(ser->pos);
+    free(ser->values);
+    memset(ser, 0, sizeof(*ser));
 }
 
 struct finder {
@@ -623,47 +416,36 @@ struct finder {
     bool last;       /* keep the last match (prev), else stop at the first */
     bool found;
     uint64_t seq;
-    cJSON *event;
-    int err;
+    sim_event_fn fn; /* sees each match */
+    void *arg;
 };
 
 static void finder_event(const struct sim_event *ev, void *arg)
 {
     struct finder *f = arg;
 
-    if (ev->seq < f->lo || ev->seq >= f->hi || f->err || (f->found && !f->last))
+    if (ev->seq < f->lo || ev->seq >= f->hi || (f->found && !f->last))
         return;
     if (!timeline_event_matches(ev, f->q))
         return;
-    cJSON_Delete(f->event);
-    if (!(f->event = json_event(ev)))
-        f->err = -ENOMEM;
+    if (f->fn)
+        f->fn(ev, f->arg);
     f->found = true;
     f->seq = ev->seq;
 }
 
-static int search_result(bool found, uint64_t seq, cJSON *event, uint64_t scanned_to, bool complete,
-                         cJSON **out)
+static int search_result(struct session_found *out, bool found, uint64_t seq, uint64_t scanned_to,
+                         bool complete)
 {
-    cJSON *o = cJSON_CreateObject();
-
-    if (!o || !cJSON_AddBoolToObject(o, "found", found) ||
-        !json_put(o, "at", found ? json_uint(seq + 1) : cJSON_CreateNull()) ||
-        !json_put(o, "event", event ? event : cJSON_CreateNull())) {
-        cJSON_Delete(o);
-        return -ENOMEM;
-    }
-    if (!found && (!json_put(o, "scanned_to", json_uint(scanned_to)) ||
-                   !cJSON_AddBoolToObject(o, "complete", complete))) {
-        cJSON_Delete(o);
-        return -ENOMEM;
-    }
-    *out = o;
+    out->found = found;
+    out->seq = found ? seq : 0;
+    out->scanned_to = found ? 0 : scanned_to;
+    out->complete = found || complete;
     return 0;
 }
 
 int session_search(struct session *s, const struct timeline_query *q, uint64_t from, bool prev,
-                   uint64_t budget, cJSON **out)
+                   uint64_t budget, sim_event_fn fn, void *arg, struct session_found *out)
 {
     uint64_t mask[TIMELINE_PAIRS / 64], end = s->log.nr_events, scanned = 0;
     struct finder f;
@@ -673,10 +455,12 @@ int session_search(struct session *s, const struct timeline_query *q, uint64_t f
     memset(&f, 0, sizeof(f));
     f.q = q;
     f.last = prev;
+    f.fn = fn;
+    f.arg = arg;
     if (from > end)
         from = end;
     if (!timeline_query_mask(&s->tl, q, mask))
-        return search_result(false, 0, NULL, prev ? 0 : end, true, out);
+        return search_result(out, false, 0, prev ? 0 : end, true);
     if (!prev) {
         for (b = (size_t)(from / TIMELINE_BLOCK); (uint64_t)b * TIMELINE_BLOCK < end; b++) {
             uint64_t lo = (uint64_t)b * TIMELINE_BLOCK, hi = lo + TIMELINE_BLOCK;
@@ -688,22 +472,19 @@ int session_search(struct session *s, const struct timeline_query *q, uint64_t f
             if (lo >= hi || !timeline_block_may_match(&s->tl, b, q, mask))
                 continue;
             if (scanned >= budget)
-                return search_result(false, 0, NULL, lo, false, out);
+                return search_result(out, false, 0, lo, false);
             f.lo = lo;
             f.hi = hi;
-            err = session_replay(s, lo, hi, finder_event, &f, &f.found, &scanned);
-            if (err || f.err) {
-                cJSON_Delete(f.event);
-                return err ? err : f.err;
-            }
+            if ((err = session_replay(s, lo, hi, finder_event, &f, &f.found, &scanned)))
+                return err;
             if (f.found)
-                return search_result(true, f.seq, f.event, 0, true, out);
+                return search_result(out, true, f.seq, 0, true);
         }
-        return search_result(false, 0, NULL, end, true, out);
+        return search_result(out, false, 0, end, true);
     }
     /* prev: seq < from - 1, i.e. a position before from */
     if (from < 2)
-        return search_result(false, 0, NULL, 0, true, out);
+        return search_result(out, false, 0, 0, true);
     for (b = (size_t)((from - 2) / TIMELINE_BLOCK) + 1; b-- > 0;) {
         uint64_t lo = (uint64_t)b * TIMELINE_BLOCK, hi = lo + TIMELINE_BLOCK;
 
@@ -712,18 +493,15 @@ int session_search(struct session *s, const struct timeline_query *q, uint64_t f
         if (lo >= hi || !timeline_block_may_match(&s->tl, b, q, mask))
             continue;
         if (scanned >= budget)
-            return search_result(false, 0, NULL, hi, false, out);
+            return search_result(out, false, 0, hi, false);
         f.lo = lo;
         f.hi = hi;
-        err = session_replay(s, lo, hi, finder_event, &f, NULL, &scanned);
-        if (err || f.err) {
-            cJSON_Delete(f.event);
-            return err ? err : f.err;
-        }
+        if ((err = session_replay(s, lo, hi, finder_event, &f, NULL, &scanned)))
+            return err;
         if (f.found)
-            return search_result(true, f.seq, f.event, 0, true, out);
+            return search_result(out, true, f.seq, 0, true);
     }
-    return search_result(false, 0, NULL, 0, true, out);
+    return search_result(out, false, 0, 0, true);
 }
 
 /* ---- steps --------------------------------------------------------------------------- */

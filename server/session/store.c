@@ -19,7 +19,7 @@
 
 #include <sqlite3.h>
 
-#include "present/json_state.h"
+#include "base/json.h"
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 

@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "present/json_state.h"
+#include "present/json_session.h"
 #include "scenario/replay.h"
 #include "session/session.h"
 #include "session/session_internal.h"
@@ -185,7 +186,7 @@ static char *state_of(struct session *s, uint64_t at)
     cJSON *root, *state;
     char *text = NULL;
 
-    if (!CHECK_OK(session_state(s, at, 0, &b, &err))) {
+    if (!CHECK_OK(json_position_state(s, at, 0, &b, &err))) {
         printf("  at %" PRIu64 ": %s\n", at, strbuf_str(&err));
         strbuf_release(&err);
         return NULL;
@@ -310,7 +311,7 @@ static void test_events_match(void)
 
     ref_build(&r, text, len);
     s = build(text, len, 128u << 20, 5);
-    CHECK_OK(session_events(s, 0, r.nr, &out));
+    CHECK_OK(json_position_events(s, 0, r.nr, &out));
     cJSON_ArrayForEach(ev, cJSON_GetObjectItemCaseSensitive(out, "events"))
     {
         char *t = cJSON_PrintUnformatted(ev);
@@ -351,16 +352,15 @@ static void test_append_all_or_nothing(void)
 
     for (n = 0; n <= e0 && n < 64; n++)
         before[n] = state_of(s, n);
-    names0 = session_names(s);
+    names0 = json_session_names(s);
     CHECK_EQ_I(session_append(s, bad_name, &res, &err), SESSION_EUNPROCESSABLE);
     CHECK(strstr(strbuf_str(&err), "names no live object") != NULL);
-    cJSON_Delete(res.warnings);
     strbuf_reset(&err);
     CHECK_EQ_I(session_append(s, bad_cpu, &res, &err), SESSION_EUNPROCESSABLE);
     strbuf_reset(&err);
     CHECK_EQ_U(session_nr_events(s), e0);
     CHECK_EQ_U(session_nr_ops(s), o0);
-    names1 = session_names(s);
+    names1 = json_session_names(s);
     t0 = cJSON_PrintUnformatted(names0);
     t1 = cJSON_PrintUnformatted(names1);
     CHECK_EQ_STR(t0, t1);
@@ -376,7 +376,6 @@ static void test_append_all_or_nothing(void)
     CHECK_EQ_U(bad, 0);
     /* the head was rebuilt: a good batch still works and extends the log */
     CHECK_OK(session_append(s, good, &res, &err));
-    cJSON_Delete(res.warnings);
     CHECK_GT_U(session_nr_events(s), e0);
     CHECK_EQ_U(session_nr_ops(s), o0 + 71);
     for (n = 0; n <= e0 && n < 64; n++) {
@@ -410,7 +409,6 @@ static void test_fork_agrees(void)
     uint64_t e, at, n;
 
     CHECK_OK(session_append(s, more, &res, &err));
-    cJSON_Delete(res.warnings);
     e = session_nr_events(s);
     session_limits_default(&lim);
     for (at = 0; at <= e; at += 3) {
@@ -449,7 +447,7 @@ static void test_series_totals(void)
 
     for (i = 0; i < SIM_NR_STATS; i++)
         items[i] = i;
-    CHECK_OK(session_series(s, items, SIM_NR_STATS, 0, e, 10, &out));
+    CHECK_OK(json_position_series(s, items, SIM_NR_STATS, 0, e, 10, &out));
     series = cJSON_GetObjectItemCaseSensitive(out, "series");
     for (i = 0; i < SIM_NR_STATS; i++) {
         cJSON *arr = cJSON_GetObjectItemCaseSensitive(series, sim_stat_name(i));
@@ -476,15 +474,15 @@ static void test_search_and_step(void)
     cJSON *out = NULL;
     uint64_t at, t, e = session_nr_events(s), back;
 
-    CHECK_OK(session_search(s, &q, 0, false, UINT64_MAX, &out));
+    CHECK_OK(json_position_search(s, &q, 0, false, UINT64_MAX, &out));
     CHECK(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(out, "found")));
     at = (uint64_t)cJSON_GetObjectItemCaseSensitive(out, "at")->valuedouble;
     cJSON_Delete(out);
-    CHECK_OK(session_search(s, &q, at, false, UINT64_MAX, &out));
+    CHECK_OK(json_position_search(s, &q, at, false, UINT64_MAX, &out));
     t = (uint64_t)cJSON_GetObjectItemCaseSensitive(out, "at")->valuedouble;
     CHECK_GT_U(t, at);
     cJSON_Delete(out);
-    CHECK_OK(session_search(s, &q, t, true, UINT64_MAX, &out));
+    CHECK_OK(json_position_search(s, &q, t, true, UINT64_MAX, &out));
     back = (uint64_t)cJSON_GetObjectItemCaseSensitive(out, "at")->valuedouble;
     CHECK_EQ_U(back, at);
     cJSON_Delete(out);

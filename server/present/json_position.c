@@ -1,0 +1,226 @@
+/*
+ * json_position.c: what a session answers about a position, as JSON (see
+ * json_session.h): the state (with one slab's bytes), a range of events, a
+ * counter series, a search.
+ *
+ * The session replays (session_seek.c); the callbacks here turn the event
+ * and the machine it shows into trees while they are valid, inside the
+ * replay.  A rendered state is printed once and kept in the session's
+ * cache, since stepping back and forth asks for the same few positions.
+ */
+#include "present/json_session.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "present/json_state.h"
+
+/* ---- the state ---------------------------------------------------------------- */
+
+struct state_doc {
+    sim_addr_t slab; /* 0, or the slab whose bytes to show */
+    cJSON *event, *state, *slab_json;
+    bool slab_missing;
+};
+
+static int state_doc_event(const struct sim_event *ev, void *arg)
+{
+    struct state_doc *d = arg;
+
+    return (d->event = json_event(ev)) ? 0 : -ENOMEM;
+}
+
+static int state_doc_state(const struct sim *m, const struct sim_snapshot *snap, void *arg)
+{
+    struct state_doc *d = arg;
+    const struct sim_snap_slab *sl;
+
+    if (!(d->state = json_snapshot(snap)))
+        return -ENOMEM;
+    if (!d->slab)
+        return 0;
+    if (!(sl = json_find_slab(snap, d->slab))) {
+        d->slab_missing = true;
+        return 0;
+    }
+    return (d->slab_json = json_slab_bytes(m, snap, sl)) ? 0 : -ENOMEM;
+}
+
+int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob **out,
+                        struct strbuf *err)
+{
+    struct state_doc d = {.slab = slab};
+    const struct session_view view = {state_doc_event, state_doc_state, &d};
+    cJSON *o = NULL;
+    char *text = NULL;
+    int ret;
+
+    *out = NULL;
+    if (at <= session_nr_events(s) && (*out = session_state_cached(s, at, slab)))
+        return 0;
+    ret = session_visit(s, at, &view, NULL, err);
+    if (!ret && d.slab_missing) {
+        strbuf_printf(err, "bytes: there is no slab 0x%" PRIx64 " at position %" PRIu64, slab, at);
+        ret = -ENOENT;
+    }
+    if (ret)
+        goto out_release;
+    o = cJSON_CreateObject();
+    if (!o || !json_put(o, "at", json_uint(at)) ||
+        !json_put(o, "event", d.event ? d.event : cJSON_CreateNull()))
+        goto err_nomem;
+    d.event = NULL;
+    if (!json_put(o, "state", d.state))
+        goto err_nomem;
+    d.state = NULL;
+    if (slab) {
+        if (!json_put(o, "slab", d.slab_json))
+            goto err_nomem;
+        d.slab_json = NULL;
+    }
+    if (!(text = cJSON_PrintUnformatted(o)) || !(*out = blob_new(text, strlen(text))))
+        goto err_nomem;
+    session_cache_put(s, at, slab, *out);
+    goto out_release;
+
+err_nomem:
+    ret = -ENOMEM;
+out_release:
+    cJSON_free(text);
+    cJSON_Delete(o);
+    cJSON_Delete(d.event);
+    cJSON_Delete(d.state);
+    cJSON_Delete(d.slab_json);
+    return ret;
+}
+
+/* ---- ranges ----------------------------------------------------------------------- */
+
+struct event_list {
+    cJSON *events;
+    int err;
+};
+
+static void event_list_add(const struct sim_event *ev, void *arg)
+{
+    struct event_list *l = arg;
+
+    if (!l->err && !json_push(l->events, json_event(ev)))
+        l->err = -ENOMEM;
+}
+
+int json_position_events(struct session *s, uint64_t from, uint64_t to, cJSON **out)
+{
+    struct event_list l = {cJSON_CreateArray(), 0};
+    cJSON *o = NULL;
+    int err;
+
+    if (!l.events)
+        return -ENOMEM;
+    err = session_events(s, &from, &to, event_list_add, &l);
+    if (!err)
+        err = l.err;
+    if (!err) {
+        o = cJSON_CreateObject();
+        if (!o || !json_put(o, "from", json_uint(from)) || !json_put(o, "to", json_uint(to)) ||
+            !json_put(o, "events", l.events))
+            err = -ENOMEM;
+        l.events = NULL;
+    }
+    cJSON_Delete(l.events);
+    if (err) {
+        cJSON_Delete(o);
+        return err;
+    }
+    *out = o;
+    return 0;
+}
+
+int json_position_series(struct session *s, const unsigned *items, size_t nr_items, uint64_t from,
+                         uint64_t to, unsigned points, cJSON **out)
+{
+    struct session_series ser;
+    cJSON *o = NULL, *parr = NULL, *series = NULL;
+    size_t i, k;
+    int err;
+
+    if ((err = session_series(s, items, nr_items, from, to, points, &ser)))
+        return err;
+    err = -ENOMEM;
+    o = cJSON_CreateObject();
+    if (!o || !json_put(o, "from", json_uint(ser.from)) || !json_put(o, "to", json_uint(ser.to)) ||
+        !json_put(o, "source", cJSON_CreateString(ser.source)) ||
+        !json_put(o, "interval", json_uint(ser.interval)) ||
+        !json_put(o, "positions", parr = cJSON_CreateArray()) ||
+        !json_put(o, "series", series = cJSON_CreateObject()))
+        goto out_release;
+    for (i = 0; i < ser.n; i++)
+        if (!json_push(parr, json_uint(ser.pos[i])))
+            goto out_release;
+    for (k = 0; k < nr_items; k++) {
+        cJSON *arr = cJSON_CreateArray();
+
+        if (!json_put(series, sim_stat_name(items[k]), arr))
+            goto out_release;
+        for (i = 0; i < ser.n; i++)
+            if (!json_push(arr, json_uint(ser.values[k * ser.cap + i])))
+                goto out_release;
+    }
+    *out = o;
+    o = NULL;
+    err = 0;
+out_release:
+    cJSON_Delete(o);
+    session_series_release(&ser);
+    return err;
+}
+
+/* The matching event of a search: the last one seen is the one found. */
+struct match {
+    cJSON *event;
+    int err;
+};
+
+static void match_event(const struct sim_event *ev, void *arg)
+{
+    struct match *m = arg;
+
+    cJSON_Delete(m->event);
+    if (!(m->event = json_event(ev)))
+        m->err = -ENOMEM;
+}
+
+int json_position_search(struct session *s, const struct timeline_query *q, uint64_t from,
+                         bool prev, uint64_t budget, cJSON **out)
+{
+    struct session_found f;
+    struct match m = {NULL, 0};
+    cJSON *o = NULL;
+    int err;
+
+    err = session_search(s, q, from, prev, budget, match_event, &m, &f);
+    if (!err)
+        err = m.err;
+    if (err)
+        goto out_release;
+    err = -ENOMEM;
+    o = cJSON_CreateObject();
+    if (!o || !cJSON_AddBoolToObject(o, "found", f.found) ||
+        !json_put(o, "at", f.found ? json_uint(f.seq + 1) : cJSON_CreateNull()) ||
+        !json_put(o, "event", f.found && m.event ? m.event : cJSON_CreateNull()))
+        goto out_release;
+    if (f.found)
+        m.event = NULL;
+    if (!f.found && (!json_put(o, "scanned_to", json_uint(f.scanned_to)) ||
+                     !cJSON_AddBoolToObject(o, "complete", f.complete)))
+        goto out_release;
+    *out = o;
+    o = NULL;
+    err = 0;
+out_release:
+    cJSON_Delete(o);
+    cJSON_Delete(m.event);
+    return err;
+}

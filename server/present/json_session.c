@@ -1,0 +1,176 @@
+/*
+ * json_session.c: a session described as JSON (see json_session.h): what
+ * GET /api/sessions/ID, its log and its names answer, and the offline
+ * copy embeds.
+ *
+ * Everything here reads the session under its lock and builds a new tree
+ * the caller owns; the session itself builds no documents.
+ */
+#include "present/json_session.h"
+
+#include <stdio.h>
+
+#include "base/json.h"
+#include "scenario/replay.h"
+
+#define MIB ((uint64_t)1 << 20)
+
+cJSON *json_session_warnings(const struct session *s, size_t from, size_t max)
+{
+    cJSON *arr = cJSON_CreateArray();
+    size_t i;
+
+    for (i = from; arr && i < s->rp.nr_warnings && i - from < max; i++) {
+        const struct replay_warning *w = &s->rp.warnings[i];
+        cJSON *o = cJSON_CreateObject();
+
+        if (!json_push(arr, o) || !json_put(o, "path", json_str(w->path)) ||
+            !json_put(o, "op", json_str(w->op)) ||
+            !json_put(o, "status", json_str(replay_status_name(w->status))) ||
+            !json_put(o, "message", json_str(w->message))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
+static cJSON *json_session_machine(const struct session *s)
+{
+    const struct sim *sim = s->have_rp ? s->rp.sim : NULL;
+    cJSON *o = cJSON_CreateObject(), *cpu_node = NULL;
+    unsigned c;
+
+    if (!o || !json_put(o, "cpus", json_uint(s->cfg.nr_cpus)) ||
+        !json_put(o, "nodes", json_uint(s->cfg.nr_nodes)) ||
+        !json_put(o, "cpu_node", cpu_node = cJSON_CreateArray()))
+        goto err_delete;
+    for (c = 0; c < s->cfg.nr_cpus; c++)
+        if (!json_push(cpu_node, json_uint(s->cfg.cpu_node[c])))
+            goto err_delete;
+    if (!json_put(o, "mem_mb_per_node", json_uint(s->cfg.mem_per_node / MIB)) ||
+        !cJSON_AddBoolToObject(o, "freelist_hardened", s->cfg.freelist_hardened) ||
+        !cJSON_AddBoolToObject(o, "freelist_random", s->cfg.freelist_random))
+        goto err_delete;
+    /* the zones and watermark parameters in effect (the engine's defaults filled in) */
+    if (!json_put(o, "dma_mb", json_uint(s->cfg.dma_bytes / MIB)) ||
+        !json_put(o, "dma32_mb", json_uint(s->cfg.dma32_bytes / MIB)) ||
+        !json_put(o, "min_free_kbytes",
+                  sim ? json_uint(sim_min_free_kbytes(sim)) : cJSON_CreateNull()) ||
+        !json_put(o, "watermark_scale_factor",
+                  sim ? json_uint(sim_watermark_scale_factor(sim)) : cJSON_CreateNull()) ||
+        !cJSON_AddBoolToObject(o, "kswapd", s->cfg.kswapd) ||
+        !cJSON_AddBoolToObject(o, "cma", s->cfg.cma))
+        goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* The counters the session's model counts, by sysfs name in kernel order:
+ * the UI offers these for charts, tables and breakpoints. */
+static cJSON *json_session_counters(const struct session *s)
+{
+    cJSON *arr = cJSON_CreateArray();
+
+    for (unsigned i = 0; arr && i < SIM_NR_STATS; i++)
+        if (sim_stat_in_model(i, s->cfg.model) && !json_push(arr, json_str(sim_stat_name(i)))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    return arr;
+}
+
+cJSON *json_session_info(struct session *s)
+{
+    cJSON *o = cJSON_CreateObject(), *scn = NULL, *warn = NULL, *ck = NULL, *mem = NULL;
+
+    if (!o || !json_put(o, "id", cJSON_CreateString(s->id)) ||
+        !json_put(o, "parent", s->parent[0] ? cJSON_CreateString(s->parent) : cJSON_CreateNull()) ||
+        !json_put(o, "created", cJSON_CreateString(s->created)) ||
+        !json_put(o, "scenario", scn = cJSON_CreateObject()) ||
+        !json_put(scn, "name", json_str(s->scn->name)) ||
+        !json_put(scn, "title", json_str(s->scn->title)) ||
+        !json_put(scn, "description", json_str(s->scn->description)) ||
+        !json_put(o, "settings", session_settings_json(s)) ||
+        !json_put(o, "machine", json_session_machine(s)) ||
+        !json_put(o, "counters", json_session_counters(s)) ||
+        !json_put(o, "events", json_uint(s->log.nr_events)) ||
+        !json_put(o, "ops", json_uint(s->log.nr_ops)) ||
+        !json_put(o, "position", json_uint(s->position)) ||
+        !json_put(o, "batches", json_uint(s->nr_batches)) ||
+        !json_put(o, "warnings", warn = cJSON_CreateObject()) ||
+        !json_put(warn, "count", json_uint(s->rp.nr_warnings_total)) ||
+        !json_put(warn, "first", json_session_warnings(s, 0, 20)) ||
+        !json_put(o, "checkpoints", ck = cJSON_CreateObject()) ||
+        !json_put(ck, "count", json_uint(s->nr_ckpts)) ||
+        !json_put(ck, "bytes", json_uint(s->ckpt_bytes)) ||
+        !json_put(ck, "every", json_uint(s->ckpt_every)) ||
+        !json_put(o, "memory", mem = cJSON_CreateObject()) ||
+        !json_put(mem, "bytes", json_uint(session_memory(s))) ||
+        !json_put(mem, "limit", json_uint(s->lim.memory)) ||
+        !json_put(o, "limits", cJSON_CreateObject()) ||
+        !json_put(cJSON_GetObjectItemCaseSensitive(o, "limits"), "ops", json_uint(s->lim.max_ops)))
+        goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+cJSON *json_session_log(const struct session *s)
+{
+    cJSON *o = cJSON_CreateObject(), *arr = NULL;
+    size_t i;
+
+    if (!o || !json_put(o, "scenario", json_str(s->scenario_label)) ||
+        !json_put(o, "settings", session_settings_json(s)) ||
+        !json_put(o, "batches", arr = cJSON_CreateArray()))
+        goto err_delete;
+    for (i = 0; i < s->nr_batches; i++) {
+        const struct session_batch *b = &s->batches[i];
+        cJSON *bo = cJSON_CreateObject(), *ops = b->ops ? cJSON_Parse(b->ops) : cJSON_CreateNull();
+
+        if (!json_push(arr, bo)) {
+            cJSON_Delete(ops);
+            goto err_delete;
+        }
+        if (!json_put(bo, "ops", ops) ||
+            !json_put(bo, "limit",
+                      b->limit == REPLAY_NO_LIMIT ? cJSON_CreateNull() : json_uint(b->limit)) ||
+            !json_put(bo, "ops_start", json_uint(b->op_start)) ||
+            !json_put(bo, "ops_end", json_uint(b->op_end)) ||
+            !json_put(bo, "events_start", json_uint(b->ev_start)) ||
+            !json_put(bo, "events_end", json_uint(b->ev_end)))
+            goto err_delete;
+    }
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+cJSON *json_session_names(const struct session *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    size_t i;
+
+    for (i = 0; o && i < s->rp.names.cap; i++) {
+        const struct names_entry *e = &s->rp.names.slots[i];
+        cJSON *n;
+
+        if (!e->name)
+            continue;
+        n = cJSON_CreateObject();
+        if (!json_put(o, e->name, n) || !json_put(n, "addr", json_hex(e->addr)) ||
+            !json_put(n, "cache", json_int(e->cache)) || !json_put(n, "bulk", json_uint(e->bulk))) {
+            cJSON_Delete(o);
+            return NULL;
+        }
+    }
+    return o;
+}

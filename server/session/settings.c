@@ -1,0 +1,101 @@
+/*
+ * settings.c: a session's settings (seed, model, variants) as the JSON
+ * object a request gives and the store keeps (see session.h).
+ *
+ * The same object goes in (POST /api/sessions, a stored session's row) and
+ * out (the session's description, the row written back), so a session
+ * rebuilt from the store runs with exactly the settings it was made with.
+ */
+#include "session/session.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "base/json.h"
+
+int session_settings_parse(const cJSON *json, struct session_settings *st, struct strbuf *err)
+{
+    const cJSON *seed, *model, *variants, *v;
+
+    memset(st, 0, sizeof(*st));
+    if (!json)
+        return 0;
+    seed = cJSON_GetObjectItemCaseSensitive(json, "seed");
+    model = cJSON_GetObjectItemCaseSensitive(json, "model");
+    variants = cJSON_GetObjectItemCaseSensitive(json, "variants");
+    if (seed) {
+        double d = cJSON_IsNumber(seed) ? seed->valuedouble : -1;
+
+        if (!(d >= 0 && d <= 9007199254740991.0) || d != (double)(uint64_t)d) {
+            strbuf_puts(err, "key \"seed\": expected an integer from 0 to 2^53 - 1");
+            return SESSION_EBADINPUT;
+        }
+        st->has_seed = true;
+        st->seed = (uint64_t)d;
+    }
+    if (model) {
+        struct sim_config tmp;
+
+        sim_config_default(&tmp);
+        if (!cJSON_IsString(model) || sim_model_parse(model->valuestring, &tmp)) {
+            strbuf_puts(err, "key \"model\": expected a model name (\"sheaves\", \"legacy\" or "
+                             "\"legacy:ERA_FROZEN_PARTIAL|ERA_DELAYED_FREEZE|ERA_DIRECT_LOAD\")");
+            return SESSION_EBADINPUT;
+        }
+        st->has_model = true;
+        st->model = tmp.model;
+        st->era = tmp.legacy_era;
+        if (tmp.legacy_era != SIM_ERA_DEFAULT) { /* the era names the variant too */
+            st->has_variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = true;
+            st->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] =
+                    tmp.variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD];
+        }
+    }
+    if (variants) {
+        if (!cJSON_IsObject(variants)) {
+            strbuf_puts(err, "key \"variants\": expected an object");
+            return SESSION_EBADINPUT;
+        }
+        for (v = variants->child; v; v = v->next) {
+            int id = sim_variant_lookup(v->string);
+
+            if (id < 0) {
+                strbuf_printf(err, "key \"variants\": unknown variant \"%.64s\"", v->string);
+                return SESSION_EBADINPUT;
+            }
+            if (!cJSON_IsString(v) ||
+                (strcmp(v->valuestring, "before") != 0 && strcmp(v->valuestring, "after") != 0)) {
+                strbuf_printf(err, "key \"variants\": %s: expected \"before\" or \"after\"",
+                              v->string);
+                return SESSION_EBADINPUT;
+            }
+            st->has_variant[id] = true;
+            st->variant[id] = strcmp(v->valuestring, "after") == 0 ? SIM_AFTER : SIM_BEFORE;
+        }
+    }
+    return 0;
+}
+
+cJSON *session_settings_json(const struct session *s)
+{
+    cJSON *o = cJSON_CreateObject(), *vars = NULL;
+    unsigned v;
+
+    char model[64];
+
+    sim_model_format(&s->cfg, model, sizeof(model));
+    if (!o || !json_put(o, "seed", json_uint(s->cfg.seed)) ||
+        !json_put(o, "model", json_str(model)) ||
+        !json_put(o, "variants", vars = cJSON_CreateObject()))
+        goto err_delete;
+    for (v = 0; v < SIM_NR_VARIANTS; v++)
+        if (sim_variant_in_model(v, s->cfg.model) &&
+            !json_put(vars, sim_variant_name(v),
+                      cJSON_CreateString(s->cfg.variant[v] == SIM_AFTER ? "after" : "before")))
+            goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
