@@ -175,7 +175,7 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         return ret;
     if ((ret = app_load_catalog(app, err)))
         return ret;
-    if ((ret = registry_new(app, cfg->max_live, &app->reg))) {
+    if ((ret = registry_new(app->store, &app->cfg.lim, cfg->max_live, &app->reg))) {
         strbuf_puts(err, "out of memory");
         return ret;
     }

@@ -47,7 +47,6 @@
 #include <string.h>
 
 #include "scenario/metric.h"
-#include "present/report.h"
 
 #define SYSFS_NAME_MAX (SIM_NAME_MAX + 16)
 
@@ -175,7 +174,7 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
     }
     for (k = 0; !err && k < sizeof(state) / sizeof(state[0]); k++) {
         strbuf_printf(&sb, "%" PRIu64, metric_cache_file(c, state[k]));
-        report_node_values(snap, c, state[k], per_node);
+        metric_node_values(snap, c, state[k], per_node);
         for (n = 0; n < nr_nodes; n++)
             if (per_node[n])
                 strbuf_printf(&sb, " N%u=%" PRIu64, n, per_node[n]);

@@ -44,41 +44,6 @@ static void report_header(struct strbuf *out, const struct replay *rp)
                   cfg->freelist_hardened ? "on" : "off", cfg->freelist_random ? "on" : "off");
 }
 
-void report_node_values(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
-                        enum metric_kind kind, uint64_t *per_node)
-{
-    size_t i;
-
-    memset(per_node, 0, sizeof(*per_node) * SIM_MAX_NODES);
-    for (i = 0; i < snap->nr_slabs; i++) {
-        const struct sim_snap_slab *s = &snap->slabs[i];
-        bool partial = s->place.type == SIM_PL_NODE_PARTIAL;
-
-        if (s->cache != c->id || s->node < 0 || s->node >= SIM_MAX_NODES)
-            continue;
-        switch (kind) {
-        case METRIC_SLABS:
-            per_node[s->node]++;
-            break;
-        case METRIC_TOTAL_OBJECTS:
-            per_node[s->node] += s->objects;
-            break;
-        case METRIC_PARTIAL:
-            per_node[s->node] += partial;
-            break;
-        case METRIC_OBJECTS_PARTIAL:
-            per_node[s->node] += partial ? s->inuse : 0;
-            break;
-        case METRIC_OBJECTS:
-            /* objects in sheaves count as used: only partial slabs' free ones are not */
-            per_node[s->node] += partial ? s->inuse : s->objects;
-            break;
-        default:
-            break;
-        }
-    }
-}
-
 static void report_cache_files(struct strbuf *out, const struct sim_snapshot *snap,
                                const struct sim_snap_cache *c)
 {
@@ -92,7 +57,7 @@ static void report_cache_files(struct strbuf *out, const struct sim_snapshot *sn
         strbuf_printf(out, "%s %" PRIu64, metric_file_name((enum metric_kind)k),
                       metric_cache_file(c, (enum metric_kind)k));
         if (snap->nr_nodes > 1) {
-            report_node_values(snap, c, (enum metric_kind)k, per_node);
+            metric_node_values(snap, c, (enum metric_kind)k, per_node);
             for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
                 if (per_node[n])
                     strbuf_printf(out, " N%u=%" PRIu64, n, per_node[n]);

@@ -21,10 +21,6 @@
 
 /* Append the warnings of @rp, one "warning: ..." line each. */
 void report_warnings(struct strbuf *out, const struct replay *rp);
-/* Per-node values (SIM_MAX_NODES of them) of slab-state file @kind of cache @c,
- * from the snapshot's slab list.  Cannot fail. */
-void report_node_values(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
-                        enum metric_kind kind, uint64_t *per_node);
 /* Append the text report of @rp's machine, as captured in @snap. */
 void report_text(struct strbuf *out, const struct replay *rp, const struct sim_snapshot *snap);
 /* The JSON summary; caller owns it.  NULL when the host ran out of memory. */

@@ -139,7 +139,7 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
             strbuf_puts(out, "| ");
             md_cell(out, c->name);
             strbuf_puts(out, " |");
-            report_node_values(snap, c, METRIC_SLABS, per_node);
+            metric_node_values(snap, c, METRIC_SLABS, per_node);
             for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
                 strbuf_printf(out, " %" PRIu64 " (%u) |", per_node[n], c->node[n].nr_partial);
             strbuf_puts(out, "\n");

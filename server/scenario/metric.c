@@ -244,3 +244,38 @@ int metric_eval(const struct sim *sim, const struct sim_snapshot *snap, const st
     }
     return -ENOENT;
 }
+
+void metric_node_values(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
+                        enum metric_kind kind, uint64_t *per_node)
+{
+    size_t i;
+
+    memset(per_node, 0, sizeof(*per_node) * SIM_MAX_NODES);
+    for (i = 0; i < snap->nr_slabs; i++) {
+        const struct sim_snap_slab *s = &snap->slabs[i];
+        bool partial = s->place.type == SIM_PL_NODE_PARTIAL;
+
+        if (s->cache != c->id || s->node < 0 || s->node >= SIM_MAX_NODES)
+            continue;
+        switch (kind) {
+        case METRIC_SLABS:
+            per_node[s->node]++;
+            break;
+        case METRIC_TOTAL_OBJECTS:
+            per_node[s->node] += s->objects;
+            break;
+        case METRIC_PARTIAL:
+            per_node[s->node] += partial;
+            break;
+        case METRIC_OBJECTS_PARTIAL:
+            per_node[s->node] += partial ? s->inuse : 0;
+            break;
+        case METRIC_OBJECTS:
+            /* objects in sheaves count as used: only partial slabs' free ones are not */
+            per_node[s->node] += partial ? s->inuse : s->objects;
+            break;
+        default:
+            break;
+        }
+    }
+}

@@ -18,13 +18,13 @@
 #include <time.h>
 
 #include "base/ids.h"
-#include "http/app.h"
 #include "session/store.h"
 
 #define REGISTRY_BUCKETS 256
 
 struct registry {
-    struct app *app;
+    struct store *store;              /* where sessions are kept (not owned) */
+    const struct session_limits *lim; /* what a session may cost (not owned) */
     pthread_mutex_t lock;
     struct session *bucket[REGISTRY_BUCKETS];
     unsigned live, max_live;
@@ -45,7 +45,8 @@ static unsigned registry_hash(const char *id)
     return h % REGISTRY_BUCKETS;
 }
 
-int registry_new(struct app *app, unsigned max_live, struct registry **out)
+int registry_new(struct store *store, const struct session_limits *lim, unsigned max_live,
+                 struct registry **out)
 {
     struct registry *reg = calloc(1, sizeof(*reg));
 
@@ -55,7 +56,8 @@ int registry_new(struct app *app, unsigned max_live, struct registry **out)
         free(reg);
         return -ENOMEM;
     }
-    reg->app = app;
+    reg->store = store;
+    reg->lim = lim;
     reg->max_live = max_live ? max_live : 1;
     *out = reg;
     return 0;
@@ -65,7 +67,7 @@ int registry_new(struct app *app, unsigned max_live, struct registry **out)
 static void registry_save_position(struct registry *reg, struct session *s)
 {
     if (s->ready && s->position != s->pos_saved &&
-        store_session_set_position(reg->app->store, s->id, s->position) == 0)
+        store_session_set_position(reg->store, s->id, s->position) == 0)
         s->pos_saved = s->position;
 }
 
@@ -213,7 +215,7 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
     pthread_mutex_unlock(&reg->lock);
     if (!may_block)
         return -EAGAIN;
-    if ((ret = store_session_load(reg->app->store, id, &ss)))
+    if ((ret = store_session_load(reg->store, id, &ss)))
         return ret;
     pthread_mutex_lock(&reg->lock);
     if ((s = registry_find(reg, id))) { /* another thread restored it meanwhile */
@@ -226,7 +228,7 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
     }
     if (!registry_make_room(reg, &ev))
         ret = -EBUSY;
-    else if (!(s = session_new(&reg->app->cfg.lim)))
+    else if (!(s = session_new(reg->lim)))
         ret = -ENOMEM;
     if (ret) {
         pthread_mutex_unlock(&reg->lock);
@@ -319,7 +321,7 @@ int registry_add(struct registry *reg, struct session *s)
         if ((ret = ids_random(s->id, SESSION_ID_LEN)))
             break;
         memcpy(ss.id, s->id, sizeof(s->id));
-        ret = store_session_create(reg->app->store, &ss);
+        ret = store_session_create(reg->store, &ss);
         if (ret != -EEXIST)
             break;
     }
@@ -347,7 +349,7 @@ int registry_save_batch(struct registry *reg, struct session *s, size_t seq)
     struct store_batch b;
 
     registry_batch(s, seq, &b);
-    return store_session_add_batch(reg->app->store, s->id, seq, &b, session_nr_events(s));
+    return store_session_add_batch(reg->store, s->id, seq, &b, session_nr_events(s));
 }
 
 void registry_drop(struct registry *reg, struct session *s)
@@ -374,7 +376,7 @@ int registry_delete(struct registry *reg, const char *id)
     pthread_mutex_unlock(&reg->lock);
     if (free_it)
         session_free(s);
-    ret = store_session_delete(reg->app->store, id);
+    ret = store_session_delete(reg->store, id);
     return ret == -ENOENT && in_memory ? 0 : ret;
 }
 

@@ -20,10 +20,13 @@
 #include "base/strbuf.h"
 #include "session/session.h"
 
-struct app;
+struct store;
 struct registry;
 
-int registry_new(struct app *app, unsigned max_live, struct registry **out);
+/* The live sessions of one server over @store, at most @max_live held in
+ * memory, each built with @lim (both outlive the registry).  0 or -ENOMEM. */
+int registry_new(struct store *store, const struct session_limits *lim, unsigned max_live,
+                 struct registry **out);
 /* Write every live session's position to the store and free them all; NULL is fine. */
 void registry_free(struct registry *reg);
 
