@@ -35,7 +35,7 @@ static void report_header(struct strbuf *out, const struct replay *rp)
     for (v = 0; v < SIM_NR_VARIANTS; v++)
         if (sim_variant_in_model(v, cfg->model))
             strbuf_printf(out, " %s=%s", sim_variant_name(v),
-                      cfg->variant[v] == SIM_AFTER ? "after" : "before");
+                          cfg->variant[v] == SIM_AFTER ? "after" : "before");
     strbuf_printf(out,
                   "\nmachine %u cpu%s, %u node%s, %" PRIu64 " MiB per node, "
                   "freelist_hardened %s, freelist_random %s\n",

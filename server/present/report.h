@@ -15,9 +15,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/strbuf.h"
 #include "scenario/metric.h"
 #include "scenario/replay.h"
-#include "base/strbuf.h"
 
 /* Append the warnings of @rp, one "warning: ..." line each. */
 void report_warnings(struct strbuf *out, const struct replay *rp);

@@ -60,8 +60,7 @@ bool metric_zone_name_ok(const char *name, unsigned nr_nodes)
 }
 
 /* A zone's metric from a snapshot: -ENOENT when the machine has no such zone. */
-static int metric_zone_eval(const struct sim_snapshot *snap, const struct metric *m,
-                            uint64_t *out)
+static int metric_zone_eval(const struct sim_snapshot *snap, const struct metric *m, uint64_t *out)
 {
     char name[SIM_NAME_MAX];
     const char *at = strchr(m->cache, '@');

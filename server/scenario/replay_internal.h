@@ -1,5 +1,7 @@
 /*
- * replay_internal.h: what replay.c and replay_objects.c share.
+ * replay_internal.h: what replay.c (the walk over the op list) and
+ * replay_objects.c (the operations on named objects) share: the helpers of
+ * replay_apply.c, under both.
  *
  * Not a public header.  The helpers all report through rp->error and
  * return the error they were given, so a caller can `return replay_fail()`.
@@ -11,7 +13,7 @@
 
 #define REPLAY_NAME_MAX (SCENARIO_MAX_NAME + 64) /* a template with "{i}" expanded */
 
-/* replay.c */
+/* replay_apply.c */
 
 /* Stop the run: "label: path: message" into rp->error; returns @err. */
 int replay_fail(struct replay *rp, int err, const char *fmt, ...)

@@ -1,0 +1,255 @@
+/*
+ * request.c: what every handler shares (see request.h): errors and JSON
+ * answers, query arguments, the JSON body and its fields, the token, the
+ * mapping of session errors to statuses.
+ *
+ * Under the route table (routes.c) and every handler: it calls none of
+ * them.
+ */
+#include "http/request.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/json.h"
+#include "http/follow.h"
+#include "session/session.h"
+
+void response_release(struct response *res)
+{
+    free(res->body);
+    res->body = NULL;
+    blob_put(res->blob);
+    res->blob = NULL;
+    follow_detach(res->follower);
+    res->follower = NULL;
+}
+
+int route_error(struct response *res, unsigned status, const char *code, const char *fmt, ...)
+{
+    char msg[600];
+    cJSON *o = cJSON_CreateObject(), *e = NULL;
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof(msg), fmt, ap);
+    va_end(ap);
+    response_release(res);
+    if (!o || !json_put(o, "error", e = cJSON_CreateObject()) ||
+        !json_put(e, "code", cJSON_CreateString(code)) ||
+        !json_put(e, "message", cJSON_CreateString(msg))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    route_json(res, status, o);
+    if (status == 503)
+        snprintf(res->retry_after, sizeof(res->retry_after), "1");
+    return 0;
+}
+
+int route_json(struct response *res, unsigned status, cJSON *json)
+{
+    static const char oom[] = "{\"error\":{\"code\":\"internal\",\"message\":\"out of memory\"}}";
+    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+
+    cJSON_Delete(json);
+    free(res->body);
+    res->content_type = "application/json";
+    if (!text) {
+        res->status = 500;
+        res->body = malloc(sizeof(oom));
+        res->len = res->body ? sizeof(oom) - 1 : 0;
+        if (res->body)
+            memcpy(res->body, oom, sizeof(oom));
+        return 0;
+    }
+    res->status = status;
+    res->body = text;
+    res->len = strlen(text);
+    return 0;
+}
+
+const char *route_query(const struct request *req, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < req->nr_query; i++)
+        if (req->query[i].key && !strcmp(req->query[i].key, key))
+            return req->query[i].value ? req->query[i].value : "";
+    return NULL;
+}
+
+int route_query_u64(const struct request *req, struct response *res, const char *key, uint64_t max,
+                    uint64_t *out)
+{
+    const char *s = route_query(req, key), *p;
+    uint64_t v = 0;
+
+    if (!s)
+        return 1;
+    for (p = s; *p; p++) {
+        unsigned d = (unsigned)(*p - '0');
+
+        if (*p < '0' || *p > '9' || v > (UINT64_MAX - d) / 10)
+            break;
+        v = v * 10 + d;
+    }
+    if (!*s || *p || v > max) {
+        route_error(res, 400, "bad_request", "query \"%s\": expected an integer from 0 to %llu",
+                    key, (unsigned long long)max);
+        return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+bool route_parse_addr(const char *s, uint64_t *out)
+{
+    uint64_t v = 0;
+    size_t n = 0;
+
+    if (!s || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
+        return false;
+    for (s += 2; *s; s++, n++) {
+        int d = (*s >= '0' && *s <= '9')   ? *s - '0'
+                : (*s >= 'a' && *s <= 'f') ? *s - 'a' + 10
+                : (*s >= 'A' && *s <= 'F') ? *s - 'A' + 10
+                                           : -1;
+
+        if (d < 0 || n >= 16)
+            return false;
+        v = v << 4 | (uint64_t)d;
+    }
+    if (!n)
+        return false;
+    *out = v;
+    return true;
+}
+
+cJSON *route_links(const char *id, const char *const links[][2], size_t n)
+{
+    cJSON *o = cJSON_CreateObject();
+    char buf[128];
+
+    for (size_t i = 0; o && i < n; i++) {
+        const char *hole = strstr(links[i][1], "%s");
+
+        snprintf(buf, sizeof(buf), "%.*s%s%s", (int)(hole - links[i][1]), links[i][1], id,
+                 hole + 2);
+        if (!json_put(o, links[i][0], cJSON_CreateString(buf))) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
+    }
+    return o;
+}
+
+cJSON *route_body(const struct request *req, struct response *res)
+{
+    const char *end = NULL;
+    cJSON *json;
+
+    if (!req->body || !req->body_len) {
+        route_error(res, 400, "bad_json", "the request needs a JSON body");
+        return NULL;
+    }
+    json = cJSON_ParseWithLengthOpts(req->body, req->body_len, &end, false);
+    if (json && end) {
+        while (end < req->body + req->body_len && strchr(" \t\r\n", *end) && *end)
+            end++;
+        if (end < req->body + req->body_len) {
+            cJSON_Delete(json);
+            json = NULL;
+        }
+    }
+    if (!json) {
+        size_t off = end && end >= req->body && end <= req->body + req->body_len
+                             ? (size_t)(end - req->body)
+                             : 0;
+
+        route_error(res, 400, "bad_json", "the body is not valid JSON (near byte %zu)", off);
+    }
+    return json;
+}
+
+bool route_check_keys(const cJSON *obj, const char *const *allowed, struct response *res)
+{
+    const cJSON *item, *other;
+    size_t i;
+
+    if (!cJSON_IsObject(obj)) {
+        route_error(res, 400, "bad_request", "expected a JSON object");
+        return false;
+    }
+    for (item = obj->child; item; item = item->next) {
+        for (i = 0; allowed[i] && strcmp(allowed[i], item->string) != 0; i++)
+            ;
+        if (!allowed[i]) {
+            route_error(res, 400, "bad_request", "unknown key \"%.64s\"", item->string);
+            return false;
+        }
+        for (other = item->next; other; other = other->next)
+            if (!strcmp(other->string, item->string)) {
+                route_error(res, 400, "bad_request", "key \"%.64s\" is given twice", item->string);
+                return false;
+            }
+    }
+    return true;
+}
+
+int route_field_u64(const cJSON *obj, const char *key, uint64_t max, uint64_t *out,
+                    struct response *res)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+    if (!v)
+        return 1;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0) || v->valuedouble > (double)max ||
+        v->valuedouble > 9007199254740991.0 || v->valuedouble != (double)(uint64_t)v->valuedouble) {
+        route_error(res, 400, "bad_request", "key \"%s\": expected an integer from 0 to %llu", key,
+                    (unsigned long long)(max < 9007199254740991ull ? max : 9007199254740991ull));
+        return -1;
+    }
+    *out = (uint64_t)v->valuedouble;
+    return 0;
+}
+
+const char *route_token(const struct request *req)
+{
+    const char *a = req->authorization;
+
+    if (!a || strncmp(a, "Bearer ", 7) != 0)
+        return NULL;
+    a += 7;
+    while (*a == ' ')
+        a++;
+    return *a ? a : NULL;
+}
+
+int route_session_error(struct response *res, int err, const char *message)
+{
+    const char *msg = message && *message ? message : NULL;
+
+    switch (err) {
+    case SESSION_EBADINPUT:
+        return route_error(res, 400, "bad_request", "%s", msg ? msg : "bad request");
+    case SESSION_EUNPROCESSABLE:
+        return route_error(res, 422, "unprocessable", "%s", msg ? msg : "cannot do that");
+    case SESSION_ELIMIT:
+        return route_error(res, 429, "session_limit", "%s", msg ? msg : "over a session limit");
+    case -ENOENT:
+        return route_error(res, 404, "not_found", "%s", msg ? msg : "no such thing");
+    case -EBUSY:
+        return route_error(res, 503, "busy", "%s",
+                           msg ? msg : "every live session is in use; try again");
+    case -ENOMEM:
+        return route_error(res, 503, "busy", "the server is out of memory");
+    case -EEXIST:
+        return route_error(res, 409, "conflict", "%s", msg ? msg : "it exists already");
+    default:
+        return route_error(res, 500, "internal", "%s", msg ? msg : "internal error");
+    }
+}

@@ -1,0 +1,99 @@
+/*
+ * request.h: a request and its response without HTTP, and the helpers
+ * every handler shares (request.c).
+ *
+ * http.c turns a libmicrohttpd request into a struct request (method, the
+ * decoded path, query arguments, the Authorization header, the whole body)
+ * and a filled struct response back into a libmicrohttpd response, so a
+ * handler never touches libmicrohttpd and tests and the fuzzer call it
+ * directly (routes.h).
+ *
+ * Every error is {"error":{"code":"...","message":"..."}} with its status:
+ * 400 bad_json / bad_request, 403 forbidden, 404 not_found, 405
+ * method_not_allowed, 409 conflict, 413 too_large, 422 unprocessable, 429
+ * session_limit, 500 internal, 503 busy.
+ */
+#ifndef SLUBLAB_SERVER_HTTP_REQUEST_H
+#define SLUBLAB_SERVER_HTTP_REQUEST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/blob.h"
+
+#define ROUTE_WOULD_BLOCK 1
+#define ROUTE_MAX_ARGS    2
+#define HTTP_MAX_BODY     (1u << 20) /* bytes of a request body; 413 beyond */
+
+struct app;
+struct follower;
+struct trace_upload;
+
+struct query_param {
+    const char *key, *value;
+};
+
+struct request {
+    struct app *app;
+    const char *method;              /* "GET", "POST", "DELETE", ...; HEAD comes as GET */
+    const char *path;                /* percent-decoded, without the query */
+    const struct query_param *query; /* in request order */
+    size_t nr_query;
+    const char *authorization; /* the Authorization header, or NULL */
+    const char *body;          /* body_len bytes, not NUL-terminated; NULL when empty */
+    size_t body_len;
+    const char *args[ROUTE_MAX_ARGS]; /* the path's "*" segments, set by the router */
+    bool may_block;                   /* routes.h: a handler's two runs */
+    struct trace_upload *upload; /* POST /api/traces: the body, streamed to a file (traces.h) */
+};
+
+struct response {
+    unsigned status;
+    const char *content_type; /* a static string */
+    char *body;               /* owned (free()); or NULL */
+    size_t len;
+    struct blob *blob;         /* instead of body: a shared text (one reference owned) */
+    struct follower *follower; /* instead of body: an event stream (owned) */
+    bool cache;                /* static file: may be cached (revalidated); API: never */
+    char allow[64];            /* Allow header of a 405 */
+    char retry_after[8];       /* Retry-After header of a 503 */
+    char disposition[96];      /* Content-Disposition header, or "" */
+};
+
+/* Free what @res owns (body, blob reference, follower).  Cannot fail. */
+void response_release(struct response *res);
+
+/* Fill @res with an error; returns 0 so a handler can `return route_error(...)`. */
+int route_error(struct response *res, unsigned status, const char *code, const char *fmt, ...)
+        __attribute__((format(printf, 4, 5)));
+/* Fill @res with @json (taken and freed) and @status; 500 when it cannot be printed. */
+int route_json(struct response *res, unsigned status, cJSON *json);
+/* The value of query argument @key, or NULL. */
+const char *route_query(const struct request *req, const char *key);
+/*
+ * Query argument @key as a decimal integer <= @max: 1 (absent, *out
+ * untouched), 0 (stored), or -1 after filling @res with a 400.
+ */
+int route_query_u64(const struct request *req, struct response *res, const char *key, uint64_t max,
+                    uint64_t *out);
+/* Parse "0x..." (1 to 16 hex digits); false when it is not one. */
+bool route_parse_addr(const char *s, uint64_t *out);
+/* A "links" object: key @links[i][0] -> @links[i][1], a path holding "%s"
+ * once, with @id in its place.  NULL when out of memory. */
+cJSON *route_links(const char *id, const char *const links[][2], size_t n);
+/* The body as JSON; NULL after filling @res with a 400 (empty or malformed). */
+cJSON *route_body(const struct request *req, struct response *res);
+/* Reject keys of @obj not in @allowed (NULL-terminated): false after a 400. */
+bool route_check_keys(const cJSON *obj, const char *const *allowed, struct response *res);
+/* An integer field of @obj: 1 absent, 0 stored, -1 after a 400 (wrong type, negative, > max). */
+int route_field_u64(const cJSON *obj, const char *key, uint64_t max, uint64_t *out,
+                    struct response *res);
+/* The bearer token of the request, or NULL. */
+const char *route_token(const struct request *req);
+/* Map a session or store error to its response. */
+int route_session_error(struct response *res, int err, const char *message);
+
+#endif /* SLUBLAB_SERVER_HTTP_REQUEST_H */
