@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "ktrace/ktrace_replay.h"
+#include "present/ktrace_report.h"
 #include "session/ktrace_session.h"
 #include "scenario/scenario_write.h"
 #include "base/strbuf.h"
@@ -225,7 +226,7 @@ int cli_replay(int argc, char **argv)
                 kr.read_error);
         status = CLI_FAIL;
     }
-    ktrace_replay_report(&rep, &kr, file);
+    ktrace_report_text(&rep, &kr, file);
     fputs(strbuf_str(&rep), stdout);
     if (kr.n.violations)
         status = CLI_FAIL;

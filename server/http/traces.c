@@ -29,6 +29,7 @@
 #include "base/ids.h"
 #include "present/json_state.h"
 #include "ktrace/ktrace_replay.h"
+#include "present/ktrace_report.h"
 #include "session/registry.h"
 #include "http/routes.h"
 
@@ -289,7 +290,7 @@ static void *job_run(void *arg)
                  "%s", ret == -ENOMEM ? "out of memory" : strbuf_str(&err));
         goto out;
     }
-    ktrace_replay_report(&rep, &kr, "upload");
+    ktrace_report_text(&rep, &kr, "upload");
     pthread_mutex_lock(&j->tj->lock);
     j->events = ktrace_replay_events(&kr);
     j->recorded = kr.nr_recorded;

@@ -23,8 +23,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "slub.h"
 #include "base/strbuf.h"
+#include "slub.h"
 
 #define KTRACE_MAX_LINE (64u << 10) /* longer lines are skipped and counted */
 #define KTRACE_MAX_CPU  4095u       /* [NNN] values above are garbage */

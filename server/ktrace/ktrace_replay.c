@@ -1,7 +1,7 @@
 /*
  * ktrace_replay.c: a kmem trace as engine operations (see ktrace_replay.h).
  *
- * Two tables make each event cost one hash lookup or two:
+ * Two tables (ktrace_tables.c) make each event cost one hash lookup or two:
  *  - caches, by the name the tracepoint prints.  A cache is created on the
  *    engine at its first allocation: from --sysfs (object_size, align,
  *    flags, ctor, sheaf_capacity as the kernel shows them; a name that is
@@ -12,8 +12,7 @@
  *    is remembered as unknown, so its later events are counted quickly.
  *  - pointers: the hashed ptr= value (stable within one boot) to the
  *    engine object allocated for it, its cache, and for kmalloc above
- *    8 KiB a mark that it never was a slab object.  Open addressing with
- *    linear probing and backward-shift deletion; 0 (NULL) is the empty key.
+ *    8 KiB a mark that it never was a slab object.
  *
  * The machine's CPU count is --cpus, else the header's "#P:", else the
  * highest [CPU] in the trace + 1 (a first pass reads the trace for it).
@@ -27,196 +26,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ktrace/ktrace_internal.h"
 #include "scenario/scenario_write.h"
 
 #define KMALLOC_MAX_CACHE_SIZE 8192u
 #define PROGRESS_LINES         (64u << 10)
-
-enum ptr_kind { PTR_SLAB, PTR_LARGE };
-
-struct ktrace_cache {
-    char *name; /* as the trace prints it; owned */
-    size_t len;
-    int id; /* engine cache id; -1: unknown (events are counted) */
-    uint64_t hash;
-};
-
-struct ktrace_ptr {
-    uint64_t key;    /* ptr= value; 0: empty slot */
-    sim_addr_t addr; /* the engine object (PTR_SLAB) */
-    int32_t cache;   /* its engine cache */
-    uint8_t kind;    /* enum ptr_kind */
-    uint64_t obj;    /* object number, for recorded names */
-};
-
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
-static uint64_t hash_ptr(uint64_t k)
-{
-    k ^= k >> 33;
-    k *= 0xff51afd7ed558ccdull;
-    k ^= k >> 33;
-    return k;
-}
-
-/* ---- the pointer table ---- */
-
-static int ptrs_grow(struct ktrace_replay *kr)
-{
-    size_t cap = kr->ptr_slots ? kr->ptr_slots * 2 : 4096;
-    struct ktrace_ptr *n = calloc(cap, sizeof(*n));
-
-    if (!n)
-        return -ENOMEM;
-    for (size_t i = 0; i < kr->ptr_slots; i++) {
-        size_t j;
-
-        if (!kr->ptrs[i].key)
-            continue;
-        for (j = hash_ptr(kr->ptrs[i].key) & (cap - 1); n[j].key; j = (j + 1) & (cap - 1))
-            ;
-        n[j] = kr->ptrs[i];
-    }
-    free(kr->ptrs);
-    kr->ptrs = n;
-    kr->ptr_slots = cap;
-    return 0;
-}
-
-static struct ktrace_ptr *ptr_find(struct ktrace_replay *kr, uint64_t key)
-{
-    size_t mask = kr->ptr_slots - 1;
-
-    if (!kr->ptr_slots)
-        return NULL;
-    for (size_t j = hash_ptr(key) & mask; kr->ptrs[j].key; j = (j + 1) & mask)
-        if (kr->ptrs[j].key == key)
-            return &kr->ptrs[j];
-    return NULL;
-}
-
-/* The slot for @key, new or existing (key set); NULL when out of memory. */
-static struct ktrace_ptr *ptr_insert(struct ktrace_replay *kr, uint64_t key)
-{
-    size_t mask, j;
-
-    if ((kr->nr_ptrs + 1) * 2 > kr->ptr_slots && ptrs_grow(kr))
-        return NULL;
-    mask = kr->ptr_slots - 1;
-    for (j = hash_ptr(key) & mask; kr->ptrs[j].key; j = (j + 1) & mask)
-        if (kr->ptrs[j].key == key)
-            return &kr->ptrs[j];
-    kr->ptrs[j].key = key;
-    kr->nr_ptrs++;
-    return &kr->ptrs[j];
-}
-
-static void ptr_remove(struct ktrace_replay *kr, struct ktrace_ptr *p)
-{
-    size_t mask = kr->ptr_slots - 1, i = (size_t)(p - kr->ptrs), j = i;
-
-    for (;;) {
-        size_t home;
-
-        j = (j + 1) & mask;
-        if (!kr->ptrs[j].key)
-            break;
-        home = hash_ptr(kr->ptrs[j].key) & mask;
-        /* move j back to i unless its home lies cyclically in (i, j] */
-        if (i <= j ? (i < home && home <= j) : (i < home || home <= j))
-            continue;
-        kr->ptrs[i] = kr->ptrs[j];
-        i = j;
-    }
-    kr->ptrs[i].key = 0;
-    kr->nr_ptrs--;
-}
-
-/* ---- the cache table ---- */
-
-static struct ktrace_cache *cache_find(struct ktrace_replay *kr, const char *name, size_t len,
-                                       uint64_t h)
-{
-    size_t mask = kr->cache_slots - 1;
-
-    if (!kr->cache_slots)
-        return NULL;
-    for (size_t j = h & mask; kr->cache_index[j] >= 0; j = (j + 1) & mask) {
-        struct ktrace_cache *c = &kr->caches[kr->cache_index[j]];
-
-        if (c->hash == h && c->len == len && !memcmp(c->name, name, len))
-            return c;
-    }
-    return NULL;
-}
-
-static int cache_index_rebuild(struct ktrace_replay *kr, size_t slots)
-{
-    int *idx = malloc(slots * sizeof(*idx));
-
-    if (!idx)
-        return -ENOMEM;
-    for (size_t j = 0; j < slots; j++)
-        idx[j] = -1;
-    for (size_t i = 0; i < kr->nr_caches; i++) {
-        size_t j;
-
-        for (j = kr->caches[i].hash & (slots - 1); idx[j] >= 0; j = (j + 1) & (slots - 1))
-            ;
-        idx[j] = (int)i;
-    }
-    free(kr->cache_index);
-    kr->cache_index = idx;
-    kr->cache_slots = slots;
-    return 0;
-}
-
-static struct ktrace_cache *cache_add(struct ktrace_replay *kr, const char *name, size_t len,
-                                      uint64_t h, int id)
-{
-    struct ktrace_cache *c;
-
-    if (kr->nr_caches == kr->cap_caches) {
-        size_t cap = kr->cap_caches ? kr->cap_caches * 2 : 64;
-        struct ktrace_cache *n = realloc(kr->caches, cap * sizeof(*n));
-
-        if (!n)
-            return NULL;
-        kr->caches = n;
-        kr->cap_caches = cap;
-    }
-    c = &kr->caches[kr->nr_caches];
-    c->name = malloc(len + 1);
-    if (!c->name)
-        return NULL;
-    memcpy(c->name, name, len);
-    c->name[len] = 0;
-    c->len = len;
-    c->id = id;
-    c->hash = h;
-    kr->nr_caches++;
-    if (kr->nr_caches * 2 > kr->cache_slots) {
-        if (cache_index_rebuild(kr, kr->cache_slots ? kr->cache_slots * 2 : 128)) {
-            kr->nr_caches--;
-            free(c->name);
-            return NULL;
-        }
-    } else {
-        size_t mask = kr->cache_slots - 1, j;
-
-        for (j = h & mask; kr->cache_index[j] >= 0; j = (j + 1) & mask)
-            ;
-        kr->cache_index[j] = (int)(kr->nr_caches - 1);
-    }
-    return c;
-}
 
 /* ---- recording ---- */
 
@@ -373,8 +187,8 @@ static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr, const stru
 {
     const char *name = ev->name ? ev->name : "(no name=)";
     size_t len = ev->name ? ev->name_len : strlen(name);
-    uint64_t h = hash_bytes(name, len);
-    struct ktrace_cache *c = cache_find(kr, name, len, h);
+    uint64_t h = ktrace_hash_name(name, len);
+    struct ktrace_cache *c = ktrace_cache_find(kr, name, len, h);
     const struct sysfs_cache *sc = NULL;
     struct sim_op op;
     struct sim_result res;
@@ -421,7 +235,7 @@ static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr, const stru
     }
     if (id == -1)
         remember_unknown(kr, name, len);
-    return cache_add(kr, name, len, h, id);
+    return ktrace_cache_add(kr, name, len, h, id);
 }
 
 /*
@@ -432,7 +246,7 @@ static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr, const stru
  */
 static void free_untraced(struct ktrace_replay *kr, uint64_t ptr, unsigned cpu)
 {
-    struct ktrace_ptr *p = ptr_find(kr, ptr);
+    struct ktrace_ptr *p = ktrace_ptr_find(kr, ptr);
     struct sim_op op;
     struct sim_result res;
     uint64_t obj;
@@ -441,7 +255,7 @@ static void free_untraced(struct ktrace_replay *kr, uint64_t ptr, unsigned cpu)
         return;
     kr->n.realloc_live++;
     if (p->kind == PTR_LARGE) {
-        ptr_remove(kr, p);
+        ktrace_ptr_remove(kr, p);
         return;
     }
     memset(&op, 0, sizeof(op));
@@ -451,7 +265,7 @@ static void free_untraced(struct ktrace_replay *kr, uint64_t ptr, unsigned cpu)
     op.addr = p->addr;
     op.node = SIM_NUMA_NO_NODE;
     obj = p->obj;
-    ptr_remove(kr, p);
+    ktrace_ptr_remove(kr, p);
     if (!apply(kr, &op, &res, "untraced free"))
         return;
     if (kr->ops) {
@@ -492,7 +306,7 @@ static int do_alloc(struct ktrace_replay *kr, const struct ktrace_event *ev, str
     if (c->id == -2)
         c->id = res.cache;
     kr->n.applied[KTRACE_ALLOC]++;
-    p = ptr_insert(kr, ev->ptr);
+    p = ktrace_ptr_insert(kr, ev->ptr);
     if (!p)
         return -ENOMEM;
     p->addr = res.addr;
@@ -528,7 +342,7 @@ static int do_kmalloc(struct ktrace_replay *kr, const struct ktrace_event *ev, s
     if (ev->bytes_alloc > KMALLOC_MAX_CACHE_SIZE) {
         kr->n.large_kmalloc++;
         if (ev->ptr) {
-            p = ptr_insert(kr, ev->ptr);
+            p = ktrace_ptr_insert(kr, ev->ptr);
             if (!p)
                 return -ENOMEM;
             p->kind = PTR_LARGE;
@@ -542,7 +356,7 @@ static int do_kmalloc(struct ktrace_replay *kr, const struct ktrace_event *ev, s
     if (!apply(kr, op, &res, "kmalloc"))
         return 0;
     kr->n.applied[KTRACE_KMALLOC]++;
-    p = ptr_insert(kr, ev->ptr);
+    p = ktrace_ptr_insert(kr, ev->ptr);
     if (!p)
         return -ENOMEM;
     p->addr = res.addr;
@@ -566,7 +380,7 @@ static int do_kmalloc(struct ktrace_replay *kr, const struct ktrace_event *ev, s
 
 static int do_free(struct ktrace_replay *kr, const struct ktrace_event *ev, struct sim_op *op)
 {
-    struct ktrace_ptr *p = ev->ptr ? ptr_find(kr, ev->ptr) : NULL;
+    struct ktrace_ptr *p = ev->ptr ? ktrace_ptr_find(kr, ev->ptr) : NULL;
     struct sim_result res;
     uint64_t obj;
 
@@ -585,13 +399,13 @@ static int do_free(struct ktrace_replay *kr, const struct ktrace_event *ev, stru
     }
     if (p->kind == PTR_LARGE) {
         kr->n.large_kfree++;
-        ptr_remove(kr, p);
+        ktrace_ptr_remove(kr, p);
         return 0;
     }
     if (ev->kind == KTRACE_FREE) {
         if (ev->name) {
-            uint64_t h = hash_bytes(ev->name, ev->name_len);
-            struct ktrace_cache *c = cache_find(kr, ev->name, ev->name_len, h);
+            uint64_t h = ktrace_hash_name(ev->name, ev->name_len);
+            struct ktrace_cache *c = ktrace_cache_find(kr, ev->name, ev->name_len, h);
 
             if (!c || c->id != p->cache)
                 kr->n.cache_mismatch++;
@@ -603,7 +417,7 @@ static int do_free(struct ktrace_replay *kr, const struct ktrace_event *ev, stru
     }
     op->addr = p->addr;
     obj = p->obj;
-    ptr_remove(kr, p); /* gone in the kernel whatever the engine says */
+    ktrace_ptr_remove(kr, p); /* gone in the kernel whatever the engine says */
     if (!apply(kr, op, &res, ev->kind == KTRACE_FREE ? "kmem_cache_free" : "kfree"))
         return 0;
     kr->n.applied[ev->kind]++;
@@ -875,107 +689,4 @@ cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
     cJSON_AddItemToObject(s, "ops", kr->ops);
     kr->ops = NULL;
     return s;
-}
-
-static void line_if(struct strbuf *out, uint64_t v, const char *what)
-{
-    if (v)
-        strbuf_printf(out, "  %-10" PRIu64 " %s\n", v, what);
-}
-
-void ktrace_replay_report(struct strbuf *out, const struct ktrace_replay *kr, const char *label)
-{
-    const struct ktrace_counts *n = &kr->n;
-    struct sim_snapshot *snap = NULL;
-    uint64_t events = ktrace_replay_events(kr);
-    char model[64];
-
-    sim_model_format(&kr->cfg, model, sizeof(model));
-    strbuf_printf(out, "kmem trace %s", label);
-    if (kr->kernel[0])
-        strbuf_printf(out, " from Linux %s", kr->kernel);
-    strbuf_printf(out, "\nmodel %s, %u CPU%s (from %s), %u node, %" PRIu64 " MiB per node\n",
-                  model, kr->cfg.nr_cpus, kr->cfg.nr_cpus == 1 ? "" : "s",
-                  kr->cpus_from ? kr->cpus_from : "?", kr->cfg.nr_nodes,
-                  kr->cfg.mem_per_node >> 20);
-    strbuf_printf(out,
-                  "\n%" PRIu64 " lines: %" PRIu64 " kmem events (%" PRIu64
-                  " kmem_cache_alloc, %" PRIu64 " kmem_cache_free, %" PRIu64 " kmalloc, %" PRIu64
-                  " kfree)\n",
-                  n->lines, events, n->kind[KTRACE_ALLOC], n->kind[KTRACE_FREE],
-                  n->kind[KTRACE_KMALLOC], n->kind[KTRACE_KFREE]);
-    line_if(out, n->kind[KTRACE_NONE], "comments and blank lines");
-    line_if(out, n->kind[KTRACE_OTHER], "events of other tracepoints (ignored)");
-    line_if(out, n->kind[KTRACE_BAD], "unreadable lines (skipped)");
-    if (kr->first_bad[0])
-        strbuf_printf(out, "             first: %s\n", kr->first_bad);
-    line_if(out, n->overlong, "lines over 64 KiB (skipped)");
-    line_if(out, n->lost,
-            "events lost before the first line: the trace buffer was full and "
-            "overwrote them (entries-written > entries-in-buffer)");
-    if (kr->truncated)
-        strbuf_printf(out, "  input ended early: %s\n", kr->read_error);
-    strbuf_printf(out,
-                  "\nreplayed %" PRIu64 " operations on %" PRIu64 " caches: %" PRIu64
-                  " alloc, %" PRIu64 " free, %" PRIu64 " kmalloc, %" PRIu64 " kfree\n",
-                  n->applied[KTRACE_ALLOC] + n->applied[KTRACE_FREE] + n->applied[KTRACE_KMALLOC] +
-                          n->applied[KTRACE_KFREE],
-                  (uint64_t)(kr->sim ? sim_nr_caches(kr->sim) : 0), n->applied[KTRACE_ALLOC],
-                  n->applied[KTRACE_FREE], n->applied[KTRACE_KMALLOC], n->applied[KTRACE_KFREE]);
-    strbuf_puts(out, "not replayed:\n");
-    line_if(out, n->free_before, "kmem_cache_free of objects allocated before the trace");
-    line_if(out, n->kfree_before, "kfree of objects allocated before the trace");
-    line_if(out, n->kfree_null, "kfree(NULL)");
-    line_if(out, n->large_kmalloc, "large kmalloc (above 8 KiB: the page allocator, not slab)");
-    line_if(out, n->large_kfree, "kfree of a large kmalloc");
-    line_if(out, n->unknown_cache, "allocations from unknown caches");
-    if (kr->nr_unknown) {
-        strbuf_puts(out, "             unknown:");
-        for (unsigned i = 0; i < kr->nr_unknown; i++)
-            strbuf_printf(out, " %s", kr->unknown[i]);
-        strbuf_puts(out, "\n");
-    }
-    line_if(out, n->sim_failed, "simulated failures (out of memory)");
-    line_if(out, n->sim_misuse, "reported as misuse by the engine");
-    line_if(out, n->sim_rejected, "rejected by the engine");
-    if (kr->first_engine[0])
-        strbuf_printf(out, "             first: %s\n", kr->first_engine);
-    strbuf_puts(out, "notes:\n");
-    line_if(out, n->rcu_frees,
-            "frees deferred by RCU (call site in the RCU callback machinery; "
-            "replayed when they ran)");
-    line_if(out, n->realloc_live,
-            "untraced frees (a pointer allocated again while live: freed "
-            "at its reuse; kfree_rcu via an rcu_free sheaf frees so)");
-    line_if(out, n->cache_mismatch, "kmem_cache_free naming another cache than the allocation");
-    line_if(out, n->cpus_folded, "events on CPUs beyond the machine (folded modulo)");
-    line_if(out, n->nodes_ignored, "node= beyond the machine (any node used)");
-    line_if(out, n->gfp_unknown, "gfp_flags not understood (GFP_KERNEL used)");
-    line_if(out, n->size_mismatch,
-            "caches whose --sysfs slab_size is not the trace's bytes_alloc "
-            "(the tree's is used)");
-    if (n->size_mismatch) {
-        strbuf_puts(out, "             they are:");
-        for (uint64_t i = 0; i < n->size_mismatch && i < KTRACE_MAX_UNKNOWN; i++)
-            strbuf_printf(out, " %s", kr->mismatch[i]);
-        strbuf_puts(out, n->size_mismatch > KTRACE_MAX_UNKNOWN ? " ...\n" : "\n");
-    }
-    strbuf_printf(out, "  %-10zu objects live at the end\n", kr->nr_ptrs);
-    if (kr->o && kr->o->validate)
-        strbuf_printf(out, "validation after every operation: %u violation%s%s%s\n", n->violations,
-                      n->violations == 1 ? "" : "s", n->violations ? "; first: " : "",
-                      kr->validate_msg);
-    if (!kr->sim || sim_snapshot(kr->sim, &snap))
-        return;
-    strbuf_printf(out, "\n%-28s %8s %8s %6s %5s %6s %6s\n", "cache", "objects", "total", "slabs",
-                  "order", "objsz", "size");
-    for (size_t i = 0; i < snap->nr_caches; i++) {
-        const struct sim_snap_cache *c = &snap->caches[i];
-
-        if (!c->alive || !c->slabs)
-            continue;
-        strbuf_printf(out, "%-28s %8lu %8lu %6lu %5u %6u %6u\n", c->name, c->objects,
-                      c->total_objects, c->slabs, c->order, c->object_size, c->size);
-    }
-    sim_snapshot_release(snap);
 }

@@ -19,17 +19,17 @@
 
 #include <cjson/cJSON.h>
 
-#include "ktrace/ktrace.h"
 #include "kfiles/sysfs_slab.h"
+#include "ktrace/ktrace.h"
 
 #define KTRACE_DEFAULT_MEM_MB 1024u /* per node: pages are backed only when used */
 #define KTRACE_MAX_UNKNOWN    8u    /* unknown cache names kept for the report */
 
 struct ktrace_opts {
-    unsigned cpus; /* 0: the #P: header, else the highest CPU seen + 1 */
+    unsigned cpus;     /* 0: the #P: header, else the highest CPU seen + 1 */
     const char *model; /* "sheaves", "legacy" or "legacy:ERA" (sim_model_parse); NULL: sheaves */
-    uint64_t seed;                  /* 0: the engine's default */
-    unsigned mem_mb;                /* per node; 0: KTRACE_DEFAULT_MEM_MB */
+    uint64_t seed;     /* 0: the engine's default */
+    unsigned mem_mb;   /* per node; 0: KTRACE_DEFAULT_MEM_MB */
     const struct sysfs_tree *sysfs; /* caches as the kernel made them; NULL: from the trace */
     bool validate;                  /* sim_validate(OP) after every operation */
     bool record;                    /* keep the operations as scenario JSON (kr->ops) */
@@ -124,7 +124,5 @@ uint64_t ktrace_replay_events(const struct ktrace_replay *kr);
  * owns the result; NULL when out of memory or nothing was recorded.
  */
 cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name);
-/* The text report: source, machine, counts and the caches in use. */
-void ktrace_replay_report(struct strbuf *out, const struct ktrace_replay *kr, const char *label);
 
 #endif /* SLUBLAB_SERVER_KTRACE_REPLAY_H */

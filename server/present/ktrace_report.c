@@ -1,0 +1,113 @@
+/*
+ * ktrace_report.c: the text report of a kmem trace replay (see
+ * ktrace_report.h): what was read, what was replayed and what was not
+ * and why, then the caches the machine ended with, as `slublab replay`
+ * prints it and a trace job keeps it.
+ */
+#include "present/ktrace_report.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+
+static void line_if(struct strbuf *out, uint64_t v, const char *what)
+{
+    if (v)
+        strbuf_printf(out, "  %-10" PRIu64 " %s\n", v, what);
+}
+
+void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, const char *label)
+{
+    const struct ktrace_counts *n = &kr->n;
+    struct sim_snapshot *snap = NULL;
+    uint64_t events = ktrace_replay_events(kr);
+    char model[64];
+
+    sim_model_format(&kr->cfg, model, sizeof(model));
+    strbuf_printf(out, "kmem trace %s", label);
+    if (kr->kernel[0])
+        strbuf_printf(out, " from Linux %s", kr->kernel);
+    strbuf_printf(out, "\nmodel %s, %u CPU%s (from %s), %u node, %" PRIu64 " MiB per node\n", model,
+                  kr->cfg.nr_cpus, kr->cfg.nr_cpus == 1 ? "" : "s",
+                  kr->cpus_from ? kr->cpus_from : "?", kr->cfg.nr_nodes,
+                  kr->cfg.mem_per_node >> 20);
+    strbuf_printf(out,
+                  "\n%" PRIu64 " lines: %" PRIu64 " kmem events (%" PRIu64
+                  " kmem_cache_alloc, %" PRIu64 " kmem_cache_free, %" PRIu64 " kmalloc, %" PRIu64
+                  " kfree)\n",
+                  n->lines, events, n->kind[KTRACE_ALLOC], n->kind[KTRACE_FREE],
+                  n->kind[KTRACE_KMALLOC], n->kind[KTRACE_KFREE]);
+    line_if(out, n->kind[KTRACE_NONE], "comments and blank lines");
+    line_if(out, n->kind[KTRACE_OTHER], "events of other tracepoints (ignored)");
+    line_if(out, n->kind[KTRACE_BAD], "unreadable lines (skipped)");
+    if (kr->first_bad[0])
+        strbuf_printf(out, "             first: %s\n", kr->first_bad);
+    line_if(out, n->overlong, "lines over 64 KiB (skipped)");
+    line_if(out, n->lost,
+            "events lost before the first line: the trace buffer was full and "
+            "overwrote them (entries-written > entries-in-buffer)");
+    if (kr->truncated)
+        strbuf_printf(out, "  input ended early: %s\n", kr->read_error);
+    strbuf_printf(out,
+                  "\nreplayed %" PRIu64 " operations on %" PRIu64 " caches: %" PRIu64
+                  " alloc, %" PRIu64 " free, %" PRIu64 " kmalloc, %" PRIu64 " kfree\n",
+                  n->applied[KTRACE_ALLOC] + n->applied[KTRACE_FREE] + n->applied[KTRACE_KMALLOC] +
+                          n->applied[KTRACE_KFREE],
+                  (uint64_t)(kr->sim ? sim_nr_caches(kr->sim) : 0), n->applied[KTRACE_ALLOC],
+                  n->applied[KTRACE_FREE], n->applied[KTRACE_KMALLOC], n->applied[KTRACE_KFREE]);
+    strbuf_puts(out, "not replayed:\n");
+    line_if(out, n->free_before, "kmem_cache_free of objects allocated before the trace");
+    line_if(out, n->kfree_before, "kfree of objects allocated before the trace");
+    line_if(out, n->kfree_null, "kfree(NULL)");
+    line_if(out, n->large_kmalloc, "large kmalloc (above 8 KiB: the page allocator, not slab)");
+    line_if(out, n->large_kfree, "kfree of a large kmalloc");
+    line_if(out, n->unknown_cache, "allocations from unknown caches");
+    if (kr->nr_unknown) {
+        strbuf_puts(out, "             unknown:");
+        for (unsigned i = 0; i < kr->nr_unknown; i++)
+            strbuf_printf(out, " %s", kr->unknown[i]);
+        strbuf_puts(out, "\n");
+    }
+    line_if(out, n->sim_failed, "simulated failures (out of memory)");
+    line_if(out, n->sim_misuse, "reported as misuse by the engine");
+    line_if(out, n->sim_rejected, "rejected by the engine");
+    if (kr->first_engine[0])
+        strbuf_printf(out, "             first: %s\n", kr->first_engine);
+    strbuf_puts(out, "notes:\n");
+    line_if(out, n->rcu_frees,
+            "frees deferred by RCU (call site in the RCU callback machinery; "
+            "replayed when they ran)");
+    line_if(out, n->realloc_live,
+            "untraced frees (a pointer allocated again while live: freed "
+            "at its reuse; kfree_rcu via an rcu_free sheaf frees so)");
+    line_if(out, n->cache_mismatch, "kmem_cache_free naming another cache than the allocation");
+    line_if(out, n->cpus_folded, "events on CPUs beyond the machine (folded modulo)");
+    line_if(out, n->nodes_ignored, "node= beyond the machine (any node used)");
+    line_if(out, n->gfp_unknown, "gfp_flags not understood (GFP_KERNEL used)");
+    line_if(out, n->size_mismatch,
+            "caches whose --sysfs slab_size is not the trace's bytes_alloc "
+            "(the tree's is used)");
+    if (n->size_mismatch) {
+        strbuf_puts(out, "             they are:");
+        for (uint64_t i = 0; i < n->size_mismatch && i < KTRACE_MAX_UNKNOWN; i++)
+            strbuf_printf(out, " %s", kr->mismatch[i]);
+        strbuf_puts(out, n->size_mismatch > KTRACE_MAX_UNKNOWN ? " ...\n" : "\n");
+    }
+    strbuf_printf(out, "  %-10zu objects live at the end\n", kr->nr_ptrs);
+    if (kr->o && kr->o->validate)
+        strbuf_printf(out, "validation after every operation: %u violation%s%s%s\n", n->violations,
+                      n->violations == 1 ? "" : "s", n->violations ? "; first: " : "",
+                      kr->validate_msg);
+    if (!kr->sim || sim_snapshot(kr->sim, &snap))
+        return;
+    strbuf_printf(out, "\n%-28s %8s %8s %6s %5s %6s %6s\n", "cache", "objects", "total", "slabs",
+                  "order", "objsz", "size");
+    for (size_t i = 0; i < snap->nr_caches; i++) {
+        const struct sim_snap_cache *c = &snap->caches[i];
+
+        if (!c->alive || !c->slabs)
+            continue;
+        strbuf_printf(out, "%-28s %8lu %8lu %6lu %5u %6u %6u\n", c->name, c->objects,
+                      c->total_objects, c->slabs, c->order, c->object_size, c->size);
+    }
+    sim_snapshot_release(snap);
+}

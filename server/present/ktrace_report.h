@@ -1,0 +1,14 @@
+/*
+ * ktrace_report.h: the text report of a kmem trace replay (ktrace_report.c).
+ */
+#ifndef SLUBLAB_SERVER_PRESENT_KTRACE_REPORT_H
+#define SLUBLAB_SERVER_PRESENT_KTRACE_REPORT_H
+
+#include "base/strbuf.h"
+#include "ktrace/ktrace_replay.h"
+
+/* Append the report of @kr (after ktrace_replay_run()), naming the input
+ * @label.  A failed snapshot leaves out the table of caches. */
+void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, const char *label);
+
+#endif /* SLUBLAB_SERVER_PRESENT_KTRACE_REPORT_H */
