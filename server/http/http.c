@@ -492,11 +492,6 @@ err_free:
     return -EINVAL;
 }
 
-unsigned http_port(const struct http_server *srv)
-{
-    return srv->port;
-}
-
 const char *http_url(const struct http_server *srv)
 {
     return srv->url;

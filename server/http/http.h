@@ -27,8 +27,6 @@ struct http_server;
 
 /* Bind and start serving @app.  0, or a negative errno with the reason in @err. */
 int http_start(struct app *app, struct http_server **out, struct strbuf *err);
-/* The port bound (useful after port 0). */
-unsigned http_port(const struct http_server *srv);
 /* The address to print, "http://127.0.0.1:8080/". */
 const char *http_url(const struct http_server *srv);
 /* Stop: finish queued work, end follower streams, close every connection.  NULL is fine. */

@@ -34,6 +34,10 @@ struct session;
 int route_open_session(const struct request *req, struct response *res, const char *id,
                        struct session **out);
 void route_close_session(const struct request *req, struct session *s);
+/* True when the request carries @s's write token; else false after a 403. */
+bool route_check_token(const struct request *req, struct response *res, const struct session *s);
+/* Tell @s's followers where it is now.  Cannot fail. */
+void route_publish(const struct request *req, const struct session *s);
 
 /* ---- the handlers ---- */
 
@@ -51,16 +55,17 @@ int route_session_create(const struct request *req, struct response *res);
 int route_session_list(const struct request *req, struct response *res);
 int route_session_get(const struct request *req, struct response *res);
 int route_session_delete(const struct request *req, struct response *res);
+int route_ops(const struct request *req, struct response *res);
+int route_fork(const struct request *req, struct response *res);
+/* routes_positions.c */
 int route_state(const struct request *req, struct response *res);
 int route_events(const struct request *req, struct response *res);
 int route_series(const struct request *req, struct response *res);
 int route_search(const struct request *req, struct response *res);
 int route_log(const struct request *req, struct response *res);
-int route_ops(const struct request *req, struct response *res);
-int route_step(const struct request *req, struct response *res);
-int route_fork(const struct request *req, struct response *res);
-int route_follow(const struct request *req, struct response *res);
 int route_names(const struct request *req, struct response *res);
+int route_step(const struct request *req, struct response *res);
+int route_follow(const struct request *req, struct response *res);
 
 /* routes_snapshots.c */
 int route_snapshot_create(const struct request *req, struct response *res);

@@ -15,6 +15,7 @@
  * before the operation, so the next event of the same operation is again
  * one copy and one operation away.
  */
+
 #include "session/session.h"
 
 #include <errno.h>

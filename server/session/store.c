@@ -293,21 +293,6 @@ void store_close(struct store *st)
     free(st);
 }
 
-int store_version(struct store *st)
-{
-    sqlite3_stmt *s;
-    int v = -1;
-
-    pthread_mutex_lock(&st->lock);
-    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &s, NULL) == SQLITE_OK) {
-        if (sqlite3_step(s) == SQLITE_ROW)
-            v = sqlite3_column_int(s, 0);
-        sqlite3_finalize(s);
-    }
-    pthread_mutex_unlock(&st->lock);
-    return v;
-}
-
 static void store_hash(const char *text, size_t len, char out[17])
 {
     uint64_t h = 0xcbf29ce484222325ull;

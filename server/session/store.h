@@ -69,8 +69,6 @@ struct store_snapshot {
 int store_open(const char *path, struct store **out, struct strbuf *err);
 /* Close; NULL is fine. */
 void store_close(struct store *st);
-/* PRAGMA user_version of the open database. */
-int store_version(struct store *st);
 
 /* The row holding exactly @text (inserted when new); its id in *id. */
 int store_scenario_put(struct store *st, const char *name, const char *text, size_t len,
