@@ -18,7 +18,7 @@
 #      median p99 of each, and their ratio;
 #   5. keep-alive: curl reuses the connection, and what `Connection: close`
 #      would cost.
-# Needs wrk, curl and node (scripts/setup installs them).
+# Needs wrk, curl and node (scripts/setup --test installs them).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -28,7 +28,7 @@ build_slabinfo() {
 slabinfo_bin=$build/kernel-tools/slabinfo
 have_tools=1
 if ! build_slabinfo "$slabinfo_bin"; then
-    skip "no /usr/src/linux-source-*.tar.xz (scripts/setup installs linux-source): no kernel slabinfo tool"
+    skip "no /usr/src/linux-source-*.tar.xz (scripts/setup --test installs linux-source): no kernel slabinfo tool"
     have_tools=0
 fi
 if ! command -v slabtop >/dev/null; then
