@@ -17,6 +17,7 @@ import { browserStorage, createTokens } from './tokens.js';
 import { bindKeys } from './keys.js';
 import { lazyView } from './lazy.js';
 import { createBanner } from './views/banner.js';
+import { createTabs } from './views/tabs.js';
 import { createPicture } from './views/picture.js';
 import { createTimeline } from './views/timeline.js';
 import { createExplain } from './views/explain.js';
@@ -44,7 +45,6 @@ const tokens = createTokens(storage);
 const player = createPlayer();
 debug.player = player;
 let version = '';
-let tab = 'explain';
 let view = 'lab';
 
 // ---- views
@@ -75,28 +75,14 @@ const compare = () => (compareP ??= import('./views/compare.js').then((x) => x.c
 
 // ---- tabs and views
 const TABS = ['explain', 'counters', 'inspect', 'table', 'share', 'pages', 'gfp'];
-function showTab(t) {
-  tab = t;
-  if (t === 'share') snapshots();
-  for (const x of TABS) {
-    const b = $(`tabbtn-${x}`), p = $(`tab-${x}`);
-    b.setAttribute('aria-selected', String(x === t));
-    b.tabIndex = x === t ? 0 : -1;
-    p.hidden = x !== t;
-  }
-  schedule();
-  if (t === 'counters') setTimeout(() => stats.view?.resize(), 0);
-}
-for (const x of TABS) $(`tabbtn-${x}`).addEventListener('click', () => showTab(x));
-$('tablist').addEventListener('keydown', (ev) => {
-  const i = TABS.indexOf(tab);
-  if (ev.key === 'ArrowRight' || ev.key === 'ArrowLeft') {
-    ev.preventDefault();
-    const n = TABS[(i + (ev.key === 'ArrowRight' ? 1 : TABS.length - 1)) % TABS.length];
-    showTab(n);
-    $(`tabbtn-${n}`).focus();
-  }
+const tabs = createTabs($('tablist'), Object.fromEntries(TABS.map((x) => [x, $(`tab-${x}`)])), {
+  onShow(t) {
+    if (t === 'share') snapshots();
+    schedule();
+    if (t === 'counters') setTimeout(() => stats.view?.resize(), 0);
+  },
 });
+const showTab = (t) => tabs.show(t);
 
 const VIEWS = ['lab', 'compare', 'scenario'];
 function showView(v) {
@@ -144,6 +130,7 @@ win.addEventListener('resize', () => { picture.redraw(); schedule(); });
 let lastSay = '', wordsFailed = false;
 function render() {
   const m = player.get();
+  const tab = tabs.current();
   if (!Object.keys(texts().sentences).length && !wordsFailed) return;
   if (m.session?.token) tokens.keep(m.session.id, m.session.token);
   banner.render(m);
@@ -177,7 +164,7 @@ function render() {
 /** The view as urlstate.js writes it. */
 function viewState() {
   const m = player.get();
-  return { session: m.session?.id ?? null, at: m.at, cacheId: m.cacheId, tab, selection: m.selection, presenter: presenting(), following: !!m.following };
+  return { session: m.session?.id ?? null, at: m.at, cacheId: m.cacheId, tab: tabs.current(), selection: m.selection, presenter: presenting(), following: !!m.following };
 }
 const viewLink = () => linkTo(win.location.origin, viewState());
 const snapshotLink = (id, note) => snapshotLinkTo(win.location.origin, viewState(), id, note);
