@@ -250,6 +250,38 @@ export function narrate(e, ctx = {}) {
   return `${who}${call}${who || call ? ': ' : ''}${body}.`;
 }
 
+/**
+ * The sentence of the player's step (the narration line): narrate() of the
+ * event that led to it, with the call it belongs to, its cache's name,
+ * whether the spare sheaf was empty just before, and slab sizes in pages.
+ * @param {{ at: number, cur: any, prev: any }} m the player's state
+ * @param {(seq: number) => Event[]} opEvents the loaded events of the operation of event @seq
+ */
+export function stepSentence(m, opEvents) {
+  const e = m.cur?.event;
+  if (!e) return narrate(null);
+  const cacheName = (id) => m.cur.state.caches.find((c) => c.id === id)?.name ?? '';
+  let spareEmpty;
+  if (m.prev && m.prev.at === m.at - 1) {
+    const c = m.prev.state.caches.find((x) => x.id === e.cache);
+    spareEmpty = !c?.cpus?.[e.cpu]?.spare?.size;
+  }
+  const pagesOf = (a) => { const sl = m.cur.state.slabs.find((x) => x.addr === a); return sl ? 2 ** sl.order : null; };
+  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), spareEmpty, pagesOf });
+}
+
+/**
+ * The banner's line about an open snapshot: its title, step and note, and
+ * a warning when it is damaged or another engine version made it.
+ * @param {{ title?: string, position: number, warning?: string, engine?: { stored?: string, current?: string } }} sn
+ * @param {string} id
+ * @param {string} note
+ */
+export function snapshotLine(sn, id, note) {
+  const warn = sn.warning || (sn.engine?.stored && sn.engine.stored !== sn.engine.current ? `made with engine ${sn.engine.stored}` : '');
+  return { text: `Snapshot “${sn.title || id}” (step ${sn.position})${note ? ': ' + note : ''}${warn ? ' · Warning: ' + warn : ''}`, warn: !!warn };
+}
+
 /** Whether a fn/label pair has its own sentence (for tests). */
 export function hasSentence(fn, label) {
   return `${fn}/${label}` in texts().sentences;

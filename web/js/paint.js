@@ -1,11 +1,12 @@
 // @ts-check
 // Canvas painting shared by the slab map, the legend and the PNG export:
-// one object cell with its state's colour and glyph, and the structure
-// scene drawn without SVG (the PNG export cannot load SVG as an image
-// under the page's Content-Security-Policy).
+// one object cell with its state's colour and glyph, the structure scene
+// drawn without SVG (the PNG export cannot load SVG as an image under the
+// page's Content-Security-Policy), and the PNG export itself.
 
 import { STATES, RED_ZONE, shortAddr } from './format.js';
 import { S } from './model.js';
+import { h, sizeCanvas, download } from './dom.js';
 
 /**
  * Paint one object cell.
@@ -197,4 +198,38 @@ export function paintGrid(ctx, g, v) {
   }
   STATES.forEach((st, i) => { ctx.fillStyle = st.color; ctx.fill(paths[i]); });
   for (let k = 0; k < glyphs.length; k += 3) paintGlyph(ctx, glyphs[k], glyphs[k + 1], side, STATES[glyphs[k + 2]], debug);
+}
+
+const EXPORT_HEAD = 40; // the title line above the picture
+
+/**
+ * The view as one picture on @canvas: the step's sentence, the structure
+ * scene below it and the slab grid (as drawn on screen) below that.
+ * @param {HTMLCanvasElement} canvas
+ * @param {{ title: string, topo: any, grid: HTMLCanvasElement|null }} v topo is a topoScene()
+ */
+export function paintView(canvas, v) {
+  const { title, topo, grid } = v;
+  const w = Math.max(topo.w, grid ? grid.clientWidth : 0);
+  const ctx = sizeCanvas(canvas, w, EXPORT_HEAD + topo.h + (grid ? grid.clientHeight : 0));
+  ctx.fillStyle = '#fff';
+  ctx.fillRect(0, 0, w, canvas.height);
+  ctx.fillStyle = '#000';
+  ctx.font = 'bold 15px sans-serif';
+  ctx.textBaseline = 'top';
+  ctx.fillText(title, 6, 8, w - 12);
+  ctx.save(); ctx.translate(0, EXPORT_HEAD); paintTopo(ctx, topo); ctx.restore();
+  if (grid) ctx.drawImage(grid, 0, EXPORT_HEAD + topo.h, grid.clientWidth, grid.clientHeight);
+  return canvas;
+}
+
+/**
+ * Offer the view (paintView) as a PNG download named @name.
+ * @param {Document} doc
+ * @param {{ title: string, topo: any, grid: HTMLCanvasElement|null }} v
+ * @param {string} name
+ */
+export function exportPng(doc, v, name) {
+  const c = paintView(/** @type {HTMLCanvasElement} */ (h(doc, 'canvas')), v);
+  c.toBlob((blob) => { if (blob) download(doc, name, blob); }, 'image/png');
 }

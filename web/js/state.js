@@ -362,6 +362,13 @@ export function createPlayer() {
       m.chartCounters = names;
       loadSeries().then(emit, fail);
     },
+    /** Go to the next (@dir 1) or previous (-1) notable event's marker, if any. */
+    toMarker(dir) {
+      const list = m.markers.filter((x) => (dir > 0 ? x.at > m.at : x.at < m.at));
+      const t = dir > 0 ? list[0] : list[list.length - 1];
+      if (t) return seek(t.at);
+      return undefined;
+    },
     addBreakpoint(b) { if (!m.breakpoints.some((x) => x.key === b.key)) m.breakpoints = [...m.breakpoints, b]; emit(); },
     removeBreakpoint(key) { m.breakpoints = m.breakpoints.filter((b) => b.key !== key); emit(); },
     /** Jump to the next event (after the position) that hits a breakpoint; false when none. */
@@ -432,6 +439,8 @@ export function createPlayer() {
     },
     stopFollowing() { detachFollow(); m.following = null; emit(); },
     dismiss() { m.error = null; m.notice = null; emit(); },
+    /** Show @err (an Error or a message) in the banner, as when an action of the player fails. */
+    showError(err) { fail(err); },
   };
   return player;
 }

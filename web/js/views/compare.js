@@ -43,8 +43,9 @@ export function createCompare(root, o) {
   });
   const hideZero = h(doc, 'input', { type: 'checkbox', id: 'cmp-hide', checked: true });
   const tbody = h(doc, 'tbody');
+  const caption = h(doc, 'caption', { id: 'cmp-caption' }, 'Counters');
   const table = h(doc, 'table', { class: 'cover', id: 'cmp-table' },
-    h(doc, 'caption', { id: 'cmp-caption' }, 'Counters'),
+    caption,
     h(doc, 'thead', null, h(doc, 'tr', null, ['metric', 'baseline', 'patched', 'change'].map((c) => h(doc, 'th', { scope: 'col' }, c)))), tbody);
   fill(root,
     h(doc, 'div', { class: 'row' }, h(doc, 'label', null, 'Scenario ', scen), h(doc, 'label', null, ' Compare ', axis), run),
@@ -108,7 +109,7 @@ export function createCompare(root, o) {
       const q = kind === 'variant' ? { scenario, variant: val } : { scenario, model: val };
       report = await api.compare(q);
       query = q;
-      doc.getElementById('cmp-caption')?.replaceChildren(`${report.scenario}, cache ${report.cache}: ${report.baseline} (baseline) vs ${report.patched} (patched)`);
+      caption.replaceChildren(`${report.scenario}, cache ${report.cache}: ${report.baseline} (baseline) vs ${report.patched} (patched)`);
       drawTable();
       const settings = kind === 'variant' ? [{ variants: { [val]: 'before' } }, { variants: { [val]: 'after' } }]
         : val.split(',').map((mdl) => ({ model: mdl }));

@@ -57,7 +57,7 @@ export function createInspector(root, player) {
       go.setAttribute('disabled', '');
       try {
         await player.apply([{ op: 'free', cpu: Number(cpu.value), addr, cache: v.cache?.name }]);
-      } catch (err) { m.error = err.message; player.emit(); }
+      } catch (err) { player.showError(err); }
     } }, `kmem_cache_free this object`);
     return h(doc, 'p', { class: 'row' }, cpu, ' ', go);
   }

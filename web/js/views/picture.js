@@ -238,6 +238,8 @@ export function createPicture(root, o) {
     setScale(k) { opts.scale = k; memo.key = ''; redraw(); },
     /** The picture as one canvas (structure above, slab grid below) for the PNG export. */
     scenes: () => memo.scenes,
+    /** The slab grid's canvas, as drawn (the PNG export copies it). */
+    gridCanvas: () => canvas,
     animating: () => live.size > 0,
     slabmap: map,
   };

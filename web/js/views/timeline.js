@@ -23,12 +23,6 @@ export function createTimeline(root, player) {
   });
   const marks = h(doc, 'div', { class: 'markers', role: 'group', 'aria-label': 'Notable events' });
   const pos = h(doc, 'span', { class: 'pos', id: 'position' });
-  const notable = (dir) => {
-    const m = player.get();
-    const list = m.markers.filter((x) => (dir > 0 ? x.at > m.at : x.at < m.at));
-    const t = dir > 0 ? list[0] : list[list.length - 1];
-    if (t) player.seek(t.at);
-  };
   fill(root,
     h(doc, 'div', { class: 'transport', role: 'toolbar', 'aria-label': 'Player' },
       btn('home', '|◀ Start', 'Home', () => player.home()),
@@ -41,8 +35,8 @@ export function createTimeline(root, player) {
       h(doc, 'span', { class: 'speed' },
         btn('speed-down', '−', '-', () => player.slower()), speedOut, btn('speed-up', '+', '+', () => player.faster())),
       h(doc, 'label', { class: 'play-by' }, 'Play ', by),
-      btn('prev-mark', '◁ notable', 'p', () => notable(-1)),
-      btn('next-mark', 'notable ▷', 'n', () => notable(1)),
+      btn('prev-mark', '◁ notable', 'p', () => player.toMarker(-1)),
+      btn('next-mark', 'notable ▷', 'n', () => player.toMarker(1)),
       pos),
     h(doc, 'div', { class: 'scrub' }, range, marks));
 

@@ -1,0 +1,88 @@
+// Unit tests of web/js/keys.js: the shortcuts index.html lists, in the lab
+// and in the compare view, and where keys belong to the focused control.
+// Run: node --test tests/js/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { keyCommand, focusKind } from '../../web/js/keys.js';
+
+const k = (key, o = {}) => ({ key, ...o });
+const cmd = (ev, page = 'lab', on = null) => {
+  const c = keyCommand(ev, page, on);
+  return c && [c.target, c.name, ...c.args];
+};
+
+test('the lab\'s keys drive the player', () => {
+  assert.deepEqual(cmd(k(' ')), ['player', 'toggle']);
+  assert.deepEqual(cmd(k('ArrowRight')), ['player', 'step', 1, 'event']);
+  assert.deepEqual(cmd(k('ArrowLeft')), ['player', 'step', -1, 'event']);
+  assert.deepEqual(cmd(k('ArrowRight', { shiftKey: true })), ['player', 'step', 1, 'op']);
+  assert.deepEqual(cmd(k('ArrowLeft', { shiftKey: true })), ['player', 'step', -1, 'op']);
+  assert.deepEqual(cmd(k('Home')), ['player', 'home']);
+  assert.deepEqual(cmd(k('End')), ['player', 'endPos']);
+  for (const key of ['+', '=']) assert.deepEqual(cmd(k(key)), ['player', 'faster']);
+  for (const key of ['-', '_']) assert.deepEqual(cmd(k(key)), ['player', 'slower']);
+  assert.deepEqual(cmd(k('b')), ['player', 'runToBreakpoint']);
+  assert.deepEqual(cmd(k('n')), ['player', 'toMarker', 1]);
+  assert.deepEqual(cmd(k('p')), ['player', 'toMarker', -1]);
+  assert.equal(cmd(k('x')), null);
+  assert.equal(cmd(k('constructor')), null);
+});
+
+test('every lab command is a method of the player', async () => {
+  const { createPlayer } = await import('../../web/js/state.js');
+  const player = createPlayer();
+  for (const key of [' ', 'ArrowRight', 'ArrowLeft', 'Home', 'End', '+', '=', '-', '_', 'b', 'n', 'p']) {
+    const c = keyCommand(k(key), 'lab');
+    assert.equal(typeof player[c.name], 'function', `${key}: player.${c.name}`);
+  }
+});
+
+test('the compare view steps both sides by operation', () => {
+  assert.deepEqual(cmd(k('ArrowRight'), 'compare'), ['compare', 'step', 1]);
+  assert.deepEqual(cmd(k('ArrowLeft'), 'compare'), ['compare', 'step', -1]);
+  assert.deepEqual(cmd(k('ArrowRight', { shiftKey: true }), 'compare'), ['compare', 'step', 1]);
+  assert.deepEqual(cmd(k('Home'), 'compare'), ['compare', 'home']);
+  assert.deepEqual(cmd(k('End'), 'compare'), ['compare', 'end']);
+  for (const key of [' ', 'n', 'b', '+']) assert.equal(cmd(k(key), 'compare'), null, key);
+});
+
+test('the scenario editor has no shortcuts; modifiers are the browser\'s', () => {
+  for (const key of [' ', 'ArrowRight', 'Home', 'n']) assert.equal(cmd(k(key), 'scenario'), null);
+  for (const mod of ['ctrlKey', 'metaKey', 'altKey']) {
+    assert.equal(cmd(k('ArrowRight', { [mod]: true })), null, mod);
+    assert.equal(cmd(k('ArrowRight', { [mod]: true }), 'compare'), null, mod);
+  }
+});
+
+test('keys typed in a field are the field\'s; Space on the scrubber still plays; Space presses a button', () => {
+  assert.equal(cmd(k('ArrowRight'), 'lab', 'field'), null);
+  assert.equal(cmd(k(' '), 'lab', 'field'), null);
+  assert.equal(cmd(k('n'), 'lab', 'field'), null);
+  assert.equal(cmd(k('ArrowLeft'), 'compare', 'field'), null);
+  assert.equal(cmd(k('ArrowRight'), 'lab', 'range'), null, 'the scrubber steps itself');
+  assert.deepEqual(cmd(k(' '), 'lab', 'range'), ['player', 'toggle']);
+  assert.equal(cmd(k(' '), 'lab', 'button'), null);
+  assert.deepEqual(cmd(k('ArrowRight'), 'lab', 'button'), ['player', 'step', 1, 'event']);
+  assert.deepEqual(cmd(k('Home'), 'compare', 'button'), ['compare', 'home']);
+});
+
+test('focusKind tells fields, the scrubber and buttons apart', () => {
+  class El { constructor(o) { Object.assign(this, o); } closest(sel) { return this.field && sel.includes('input') ? this : null; } }
+  class Input extends El {}
+  class Button extends El {}
+  const win = { HTMLInputElement: Input, HTMLButtonElement: Button };
+  assert.equal(focusKind(null, win), null);
+  assert.equal(focusKind(new Input({ field: true, type: 'text' }), win), 'field');
+  assert.equal(focusKind(new El({ field: true }), win), 'field');
+  assert.equal(focusKind(new Input({ field: true, type: 'range' }), win), 'range');
+  assert.equal(focusKind(new Button({ field: false }), win), 'button');
+  assert.equal(focusKind(new El({ field: false }), win), null);
+  assert.equal(focusKind({}, win), null, 'a target without closest (the document)');
+});
+
+test('the page lists every lab shortcut', () => {
+  const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
+  const keys = html.slice(html.indexOf('id="keys-title"'), html.indexOf('</dl>', html.indexOf('id="keys-title"')));
+  for (const kbd of ['Space', '←', '→', 'Shift', 'Home', 'End', '+', '−', 'n', 'p', 'b']) assert.ok(keys.includes(`<kbd>${kbd}</kbd>`), kbd);
+});

@@ -1,0 +1,109 @@
+// @ts-check
+// The view state in the query string: what a URL asks the page to open
+// (a session at a step, a snapshot, a presenter to follow, or a new
+// session of a scenario) and the links that reopen the current view
+// (permalinks).  Pure apart from createUrlKeeper, which is handed the
+// window it writes to.
+
+/**
+ * @typedef {{ kind: string, id: string|number, slab?: string }} Selection
+ * @typedef {{ session: string|null, at: number, cacheId: number, tab: string,
+ *             selection: Selection|null, presenter: boolean }} ViewState
+ */
+
+/** A selection from its query form "kind:id" or "kind:id:slab". @returns {Selection} */
+export function parseSelection(text) {
+  const [kind, id, slab] = text.split(':');
+  return { kind, id: kind === 'sheaf' ? Number(id) : id, slab: slab ?? (kind === 'slab' ? id : undefined) };
+}
+
+/** The query form of a selection (parseSelection reads it back). */
+export function selectionParam(sel) {
+  return `${sel.kind}:${sel.id}${sel.slab && sel.slab !== sel.id ? ':' + sel.slab : ''}`;
+}
+
+/**
+ * What the query string asks for.  `fresh` names the scenario of a new
+ * session when the URL names no existing one (the page starts it before
+ * building anything), else null.
+ * @param {URLSearchParams|string} search
+ */
+export function readQuery(search) {
+  const q = typeof search === 'string' ? new URLSearchParams(search) : search;
+  const sel = q.get('sel');
+  return {
+    fresh: ['follow', 'snapshot', 'session'].some((k) => q.has(k)) ? null : (q.get('scenario') || 'default'),
+    follow: q.get('follow') || null,
+    snapshot: q.get('snapshot') || null,
+    note: q.get('note') ?? undefined,
+    session: q.get('session') || null,
+    at: Number(q.get('at') ?? 0),
+    cache: q.get('cache') != null ? Number(q.get('cache')) : undefined,
+    tab: q.get('tab') || null,
+    sel: sel ? parseSelection(sel) : null,
+    presenter: !!q.get('presenter'),
+    view: q.get('view') || null,
+    play: !!q.get('play'),
+  };
+}
+
+/**
+ * The query string of a view: session, step, cache, tab (unless the
+ * default), selection and presenter mode.
+ * @param {ViewState} v
+ */
+export function viewParams(v) {
+  const p = new URLSearchParams();
+  if (v.session) p.set('session', v.session);
+  p.set('at', String(v.at));
+  p.set('cache', String(v.cacheId));
+  if (v.tab !== 'explain') p.set('tab', v.tab);
+  if (v.selection) p.set('sel', selectionParam(v.selection));
+  if (v.presenter) p.set('presenter', '1');
+  return p;
+}
+
+/** The link that reopens view @v (its session at its step). */
+export function viewLink(origin, v) {
+  return `${origin}/?${viewParams(v)}`;
+}
+
+/** The permalink of snapshot @id shown as view @v, with an optional note. */
+export function snapshotLink(origin, v, id, note) {
+  const p = viewParams(v);
+  p.delete('session'); p.delete('at');
+  p.set('snapshot', id);
+  if (note) p.set('note', note.slice(0, 500));
+  return `${origin}/?${p}`;
+}
+
+/**
+ * The URL the address bar shows for view @v on page @page ('lab',
+ * 'compare', 'scenario'), or null to leave it as it is (a follower's URL
+ * stays the presenter's link; no session yet).
+ * @param {ViewState & { following: boolean }} v
+ * @param {string} page
+ */
+export function addressFor(v, page) {
+  if (v.following) return null;
+  if (page === 'compare') return '/?view=compare';
+  if (v.session) return `/?${viewParams(v)}`;
+  return null;
+}
+
+/**
+ * Keep the address bar in step with the view, at most once per @delay ms
+ * of quiet.
+ * @param {{ history: History }} win
+ * @param {() => string|null} address what addressFor says now
+ */
+export function createUrlKeeper(win, address, delay = 400) {
+  let timer = /** @type {any} */ (0);
+  return function update() {
+    clearTimeout(timer);
+    timer = setTimeout(() => {
+      const url = address();
+      if (url) win.history.replaceState(null, '', url);
+    }, delay);
+  };
+}

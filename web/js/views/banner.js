@@ -1,0 +1,35 @@
+// @ts-check
+// The banner under the header: the player's error or notice (with a
+// button that dismisses it), "following the presenter" with a fork
+// button, the link students follow in presenter mode, and which snapshot
+// is open.
+
+import { h, fill } from '../dom.js';
+
+/**
+ * @param {HTMLElement} root
+ * @param {any} player
+ * @param {{ origin: string, presenter: () => boolean, snapshot: () => { text: string, warn: boolean }|null }} o
+ *   origin: the server's, for the follow link; presenter: is the page in presenter mode;
+ *   snapshot: the line about the open snapshot, if any
+ */
+export function createBanner(root, player, o) {
+  const doc = root.ownerDocument;
+  return {
+    render(m) {
+      const parts = [];
+      if (m.error) parts.push(h(doc, 'p', { class: 'err', role: 'alert' }, m.error, ' ', h(doc, 'button', { type: 'button', onclick: () => player.dismiss() }, 'Dismiss')));
+      if (m.notice) parts.push(h(doc, 'p', { class: 'notice' }, m.notice, ' ', h(doc, 'button', { type: 'button', onclick: () => player.dismiss() }, 'OK')));
+      if (m.following) parts.push(h(doc, 'p', { class: 'follow' }, 'Following the presenter live. ',
+        h(doc, 'button', { type: 'button', id: 'explore', onclick: async () => { await player.fork(); } }, 'Fork and explore on my own')));
+      if (o.presenter() && m.session?.id) {
+        const url = `${o.origin}/?follow=${m.session.id}`;
+        parts.push(h(doc, 'p', { class: 'follow-link' }, 'Students follow at ', h(doc, 'a', { href: url, id: 'follow-url' }, url)));
+      }
+      const snap = o.snapshot();
+      if (snap) parts.push(h(doc, 'p', { class: snap.warn ? 'err' : 'notice', id: 'snap-banner' }, snap.text));
+      const key = parts.map((p) => p.textContent).join('|');
+      if (root.dataset.key !== key) { root.dataset.key = key; fill(root, ...parts); root.hidden = !parts.length; }
+    },
+  };
+}
