@@ -9,10 +9,10 @@
  * "TOTAL C0=.. C1=.." form).  procps `slabtop` and the kernel's
  * tools/mm/slabinfo read them unchanged (docs/export.md).
  *
- * The tree is built in memory first (struct sysfs_tree), then written to
- * a directory in place (files rewritten through their inodes, never renamed over,
- * so a bind mount of the directory or of a file keeps seeing new content)
- * or packed as a tar archive for a download.
+ * The tree is built in memory first (struct sysfs_tree), then written to a
+ * directory in place (files rewritten through their inodes, never renamed over,
+ * so a bind mount of the directory or of a file keeps seeing new content) or
+ * packed as a tar archive for a download.
  */
 #ifndef SLUBLAB_SERVER_EXPORT_H
 #define SLUBLAB_SERVER_EXPORT_H

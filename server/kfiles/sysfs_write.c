@@ -2,12 +2,12 @@
  * sysfs_write.c: writing an export to disk, in place (see export.h).
  *
  * A reader often sees the export through a bind mount: the slabinfo file
- * mounted over /proc/slabinfo, the tree over /sys/kernel/slab.  A bind
- * mount pins an inode, so a file is never replaced by rename: it is
- * rewritten through the same inode (left alone when its content is the
- * same), and the tree's root directory stays the same directory.  Inside the tree, entries are
- * opened relative to the root (openat() and friends, symbolic links never followed), so a link in a
- * stale tree cannot send a write elsewhere.
+ * mounted over /proc/slabinfo, the tree over /sys/kernel/slab.  A bind mount
+ * pins an inode, so a file is never replaced by rename: it is rewritten through
+ * the same inode (left alone when its content is the same), and the tree's root
+ * directory stays the same directory.  Inside the tree, entries are opened
+ * relative to the root (openat() and friends, symbolic links never followed),
+ * so a link in a stale tree cannot send a write elsewhere.
  *
  * Before writing anything the root is checked: it may hold only what an
  * export writes (directories with an objs_per_slab file, and symbolic

@@ -2,11 +2,11 @@
  * json_state.h: engine events and snapshots as JSON (cJSON trees).
  * json_event.c builds scalars and events, json_state.c snapshots.
  *
- * One converter for every consumer: `slublab run --events` prints these
- * trees one per line, `run --json` embeds the per-cache objects, and the
- * HTTP server sends the same trees (and json_slab_bytes() for one slab).  The shapes are documented in
- * docs/events.md.  Keys are added in a fixed order and nothing depends on
- * host pointers, so the printed text is deterministic byte for byte.
+ * One converter for every consumer: `slublab run --events` prints these trees
+ * one per line, `run --json` embeds the per-cache objects, and the HTTP server
+ * sends the same trees (and json_slab_bytes() for one slab).  The shapes are
+ * documented in docs/events.md.  Keys are added in a fixed order and nothing
+ * depends on host pointers, so the printed text is deterministic byte for byte.
  *
  * Conventions: object and slab addresses (and other 64-bit addresses) are
  * lowercase hex strings "0xffff888000001000"; sheaf ids are integers with

@@ -2,15 +2,14 @@
  * oplog.h: the engine operations of a session, as a compact byte stream.
  *
  * A session replays its scenario and the operations users append through
- * server/scenario/replay.c, which expands repeats and resolves names.  Seeking back
- * must not walk the scenario again, so every operation the engine carried
- * out is also logged here as the plain struct sim_op it was, plus the
- * number of events it emitted: replaying the log from a checkpoint gives
- * the same events, byte for byte (the engine is deterministic).  Records
- * are variable length (about 6 bytes, 14 with an address; an operation the
- * compact form cannot express is stored whole), so a checkpoint remembers
- * the byte offset of the record that follows it; the log is only read
- * forward from such an offset.
+ * server/scenario/replay.c, which expands repeats and resolves names.  Seeking
+ * back must not walk the scenario again, so every operation the engine carried
+ * out is also logged here as the plain struct sim_op it was, plus the number of
+ * events it emitted: replaying the log from a checkpoint gives the same events,
+ * byte for byte (the engine is deterministic).  Records are variable length
+ * (about 6 bytes, 14 with an address; an operation the compact form cannot
+ * express is stored whole), so a checkpoint remembers the byte offset of the
+ * record that follows it; the log is only read forward from such an offset.
  */
 #ifndef SLUBLAB_SERVER_OPLOG_H
 #define SLUBLAB_SERVER_OPLOG_H

@@ -3,14 +3,14 @@
  * checkpoints and the memory budget (see session.h).  Positions (states,
  * events, series, search) are session_seek.c.
  *
- * The head replay carries two hooks while it runs forward: the event
- * callback feeds the timeline, and the replay hook logs each engine
- * operation, counts it against the session's limit and takes a checkpoint
- * every lim.ckpt_events events (and, when its owner asked, reports how far
- * the build has come every SESSION_PROGRESS_EVERY operations).  Appending is all or nothing: the
- * batch runs on the head, and if it fails the log, timeline, checkpoints, names and warnings go
- * back to where they were and the head machine is rebuilt from the last checkpoint (a bounded
- * replay).
+ * The head replay carries two hooks while it runs forward: the event callback
+ * feeds the timeline, and the replay hook logs each engine operation, counts it
+ * against the session's limit and takes a checkpoint every lim.ckpt_events
+ * events (and, when its owner asked, reports how far the build has come every
+ * SESSION_PROGRESS_EVERY operations).  Appending is all or nothing: the batch
+ * runs on the head, and if it fails the log, timeline, checkpoints, names and
+ * warnings go back to where they were and the head machine is rebuilt from the
+ * last checkpoint (a bounded replay).
  */
 #include "session/session.h"
 

@@ -1,8 +1,8 @@
 /*
- * session_internal.h: what session.c (inputs, build, append, fork, info)
- * and session_seek.c (positions: states, events, series, search, steps)
- * take from checkpoint.c, the floor under both.  Not a public header.  Everything runs under
- * s->lock.
+ * session_internal.h: what session.c (inputs, build, append, fork, info) and
+ * session_seek.c (positions: states, events, series, search, steps) take from
+ * checkpoint.c, the floor under both.  Not a public header.  Everything runs
+ * under s->lock.
  */
 #ifndef SLUBLAB_SERVER_SESSION_INTERNAL_H
 #define SLUBLAB_SERVER_SESSION_INTERNAL_H
