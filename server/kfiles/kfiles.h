@@ -1,5 +1,5 @@
 /*
- * export.h: a machine's state as the files existing tools read.
+ * kfiles.h: a machine's state as the files existing tools read.
  *
  * `slublab export`, the server's export route and the reports turn one
  * engine snapshot into what a live kernel shows: /proc/slabinfo (version

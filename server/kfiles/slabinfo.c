@@ -1,5 +1,5 @@
 /*
- * slabinfo.c: /proc/slabinfo, version 2.1, of a snapshot (see export.h).
+ * slabinfo.c: /proc/slabinfo, version 2.1, of a snapshot (see kfiles.h).
  *
  * The numbers are those SLUB's get_slabinfo() computes: num_objs is the
  * objects of every slab, active_objs subtracts only the free objects of

@@ -1,6 +1,6 @@
 /*
  * sysfs_cpu.c: the per-CPU slab files of a cache's /sys/kernel/slab
- * directory (see export.h): cpu_slabs, cpu_partial and slabs_cpu_partial.
+ * directory (see kfiles.h): cpu_slabs, cpu_partial and slabs_cpu_partial.
  *
  * The legacy model (6.2-6.17) shows them as mm/slub.c did then:
  *

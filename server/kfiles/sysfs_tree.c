@@ -1,5 +1,5 @@
 /*
- * sysfs_tree.c: the /sys/kernel/slab tree of a snapshot (see export.h).
+ * sysfs_tree.c: the /sys/kernel/slab tree of a snapshot (see kfiles.h).
  *
  * One directory per live cache, holding the attribute files the engine
  * knows faithfully, in the formats of mm/slub.c's show functions:

@@ -1,5 +1,5 @@
 /*
- * sysfs_write.c: writing an export to disk, in place (see export.h).
+ * sysfs_write.c: writing an export to disk, in place (see kfiles.h).
  *
  * A reader often sees the export through a bind mount: the slabinfo file
  * mounted over /proc/slabinfo, the tree over /sys/kernel/slab.  A bind mount

@@ -1,5 +1,5 @@
 /*
- * tar.c: a sysfs tree as a POSIX ustar archive (see export.h).
+ * tar.c: a sysfs tree as a POSIX ustar archive (see kfiles.h).
  *
  * The server's export route hands the /sys/kernel/slab tree to a browser
  * as one download that `tar -xf` unpacks anywhere, symbolic links

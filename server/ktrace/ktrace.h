@@ -14,7 +14,7 @@
  *    with lines over KTRACE_MAX_LINE skipped and counted, CRLF accepted and
  *    a gzip stream cut short reported.
  *  - ktrace_replay.c: the events as engine operations (see there).
- * ktrace_cli.c is `slublab replay`, the only user that prints.
+ * cli/cmd_replay.c is `slublab replay`, the only user that prints.
  */
 #ifndef SLUBLAB_SERVER_KTRACE_H
 #define SLUBLAB_SERVER_KTRACE_H

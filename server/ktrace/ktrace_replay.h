@@ -12,7 +12,7 @@
  * machine.  Frees from the RCU callback machinery are counted as
  * RCU-deferred and applied when they happened (see docs/record-a-trace.md).
  *
- * Callers: `slublab replay` (ktrace_cli.c), the bench and the server.
+ * Callers: `slublab replay` (cli/cmd_replay.c), the bench and the server.
  */
 #ifndef SLUBLAB_SERVER_KTRACE_REPLAY_H
 #define SLUBLAB_SERVER_KTRACE_REPLAY_H
