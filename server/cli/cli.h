@@ -1,9 +1,10 @@
 /*
  * cli.h: the subcommands of the slublab program and their shared helpers.
  *
- * Each subcommand is `int cli_<name>(int argc, char **argv)` with argv[0]
- * the subcommand's name; it returns the process exit status (CLI_OK,
- * CLI_FAIL, CLI_USAGE) and main.c, the only caller of exit(), returns it.
+ * Each subcommand is a struct cli_command (cmd_<name>.c): its option
+ * table, its help text and its run function, which takes argv with argv[0]
+ * the subcommand's name and returns the process exit status (CLI_OK,
+ * CLI_FAIL, CLI_USAGE); main.c, the only caller of exit(), returns it.
  * Options may come before or after the file and take their value either
  * as the next argument or after '=' (`--seed 3`, `--seed=3`).
  */
@@ -130,24 +131,32 @@ bool cli_parse(const struct cli_command *cmd, int argc, char **argv, void *out, 
 /* Print @cmd's --help, generated from its tables, to @f.  Cannot fail. */
 void cli_help(const struct cli_command *cmd, FILE *f);
 
-/* run.c */
-int cli_run(int argc, char **argv);
-void cli_run_usage(FILE *f);
-/* serve.c */
-int cli_serve(int argc, char **argv);
-void cli_serve_usage(FILE *f);
-/* compare.c */
-int cli_compare(int argc, char **argv);
-void cli_compare_usage(FILE *f);
-/* bench/bench.c */
-int cli_bench(int argc, char **argv);
-void cli_bench_usage(FILE *f);
-/* geometry.c */
-int cli_geometry(int argc, char **argv);
-void cli_geometry_usage(FILE *f);
-/* export.c */
-int cli_export(int argc, char **argv);
-void cli_export_usage(FILE *f);
+/* The commands, one per cmd_*.c (bench/bench.c for bench). */
+extern const struct cli_command cmd_run, cmd_compare, cmd_serve, cmd_geometry, cmd_replay,
+        cmd_import, cmd_bench, cmd_export, cmd_report, cmd_gfp;
+
+/* cli.c */
+/* --model, --seed, --variant: the settings run, export and report override. */
+struct cli_model_args {
+    const char *model;        /* NULL: the scenario's */
+    struct cli_u64 seed;      /* not given: the scenario's */
+    struct cli_list variants; /* NAME=VALUE, in command-line order */
+};
+extern const struct cli_opt cli_model_opts[];
+/* Apply @m over @cfg: CLI_OK, or CLI_USAGE after printing why. */
+int cli_configure(const char *cmd, const struct cli_model_args *m, struct sim_config *cfg);
+/* True for "--help" and "-h". */
+bool cli_is_help(const char *arg);
+/* Parse a decimal unsigned integer; false (nothing stored) when invalid. */
+bool cli_parse_u64(const char *s, uint64_t *out);
+/* Apply "NAME=before|after" to @cfg; false after printing why to stderr. */
+bool cli_set_variant(struct sim_config *cfg, const char *spec);
+/* Load @path; on failure print the message to stderr and return NULL. */
+struct scenario *cli_load(const char *path);
+/* Print "slublab <cmd>: <message>\n" to stderr and return CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* cmd_export.c */
 struct replay;
 /*
  * Run @rp (after replay_init()) and snapshot its machine after the first
@@ -157,17 +166,14 @@ struct replay;
  */
 int cli_replay_at(struct replay *rp, bool has_at, uint64_t at, struct sim_snapshot **out);
 /* What the commands that show a scenario's state at a position (export,
- * report) share: the file, --at, --model, --seed and --variant. */
+ * report) share: the file, --at and the model options. */
 struct cli_state_args {
     const char *file;
-    const char *at; /* NULL: the end */
-    const char *model, *seed;
-    const char **variants; /* owned (free()), room for every argument */
-    int nr_variants;
+    struct cli_u64 at; /* not given: the end */
+    struct cli_model_args m;
 };
-/* Take argv[*i] when it is one of those: 1 taken, 0 not one of them, or -1
- * after printing why. */
-int cli_state_arg(const char *cmd, int argc, char **argv, int *i, struct cli_state_args *a);
+/* --at; a command lists it with cli_model_opts at offsetof(.., st.m). */
+extern const struct cli_opt cli_state_opts[];
 /* Load a->file, apply the options and replay it to --at: CLI_OK with *scn
  * (scenario_release()), *cfg, @rp (replay_release(), also on failure), *snap
  * (sim_snapshot_release()) and *at (the position), or CLI_USAGE after
@@ -175,9 +181,8 @@ int cli_state_arg(const char *cmd, int argc, char **argv, int *i, struct cli_sta
 int cli_state_open(const char *cmd, const struct cli_state_args *a, struct scenario **scn,
                    struct sim_config *cfg, struct replay *rp, struct sim_snapshot **snap,
                    uint64_t *at);
-/* report_cmd.c */
-int cli_report(int argc, char **argv);
-void cli_report_usage(FILE *f);
+
+/* cmd_report.c */
 /*
  * The chart file beside report @out ("x.md" -> "x-SUFFIX.svg") into @path,
  * and in *ref its name as the report links it.  0 or -ENAMETOOLONG.
@@ -189,36 +194,5 @@ int cli_chart_name(const char *out, const char *suffix, char *path, size_t size,
  */
 int cli_write_report(const char *cmd, const char *out, const struct strbuf *md,
                      const char *chart_path, const struct strbuf *svg);
-/* gfp.c */
-int cli_gfp(int argc, char **argv);
-void cli_gfp_usage(FILE *f);
-
-/* ktrace_cli.c */
-int cli_replay(int argc, char **argv);
-void cli_replay_usage(FILE *f);
-/* import.c */
-int cli_import(int argc, char **argv);
-void cli_import_usage(FILE *f);
-
-/* True for "--help" and "-h". */
-bool cli_is_help(const char *arg);
-/*
- * Match argv[*i] against option @name ("--seed").  Returns 1 and sets
- * *value (advancing *i past a separate value), 0 when argv[*i] is another
- * argument, or -1 after printing "option needs a value" to stderr.
- */
-int cli_option(int argc, char **argv, int *i, const char *name, const char **value);
-/* Parse a decimal unsigned integer; false (nothing stored) when invalid. */
-bool cli_parse_u64(const char *s, uint64_t *out);
-/* Apply "NAME=before|after" to @cfg; false after printing why to stderr. */
-bool cli_set_variant(struct sim_config *cfg, const char *spec);
-/* Apply --model, --seed and --variant values (NULL: not given) over @cfg:
- * CLI_OK, or CLI_USAGE after printing why. */
-int cli_configure(const char *cmd, const char *model, const char *seed, const char **variants,
-                  int nr_variants, struct sim_config *cfg);
-/* Load @path; on failure print the message to stderr and return NULL. */
-struct scenario *cli_load(const char *path);
-/* Print "slublab <cmd>: <message>\n" to stderr and return CLI_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #endif /* SLUBLAB_SERVER_CLI_H */
