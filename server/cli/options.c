@@ -20,7 +20,7 @@
 #include <string.h>
 
 #define CLI_HELP_WIDTH 79 /* columns of --help text */
-#define CLI_HELP_COL   24 /* where option help starts when the labels allow */
+#define CLI_HELP_COL   24 /* option help starts here at most (shorter labels: sooner) */
 
 /* The field @offset bytes into an argument struct (the tables keep it aligned). */
 static void *field_at(void *out, size_t offset)
@@ -169,6 +169,7 @@ static const struct cli_opt *missing_opt(const struct cli_command *cmd, const vo
 
 bool cli_parse(const struct cli_command *cmd, int argc, char **argv, void *out, int *status)
 {
+    const struct cli_opt *missing;
     bool options = true;
     char label[64];
     int i;
@@ -216,14 +217,11 @@ bool cli_parse(const struct cli_command *cmd, int argc, char **argv, void *out, 
         *status = cli_usage_error(cmd->name, "%s", cmd->pos.missing);
         return false;
     }
-    {
-        const struct cli_opt *o = missing_opt(cmd, out);
-
-        if (o) {
-            *status = cli_usage_error(cmd->name, "%s %s is required",
-                                      opt_label(o, label, sizeof(label)), o->arg ? o->arg : "");
-            return false;
-        }
+    if ((missing = missing_opt(cmd, out))) {
+        opt_label(missing, label, sizeof(label));
+        *status = cli_usage_error(cmd->name, "%s%s%s is required", label, missing->arg ? " " : "",
+                                  missing->arg ? missing->arg : "");
+        return false;
     }
     *status = CLI_OK;
     return true;
