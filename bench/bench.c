@@ -1,6 +1,6 @@
 /*
- * bench.c: the `slublab bench` command: option parsing, timing helpers and
- * the table of benchmarks.
+ * bench.c: the `slublab bench` command: its option table (cli.h), timing
+ * helpers and the table of benchmarks.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
@@ -50,58 +50,67 @@ static const struct {
          "a kernel kmem trace replayed, events off: parse only, text, gzip"},
 };
 
-void cli_bench_usage(FILE *f)
+/* What the command line gives; bench_main() turns it into struct bench_opts. */
+struct bench_args {
+    const char *name, *scale, *trace;
+    bool json;
+    struct cli_u64 rounds;
+};
+
+static const struct cli_opt bench_table_opts[] = {
+        {CLI_TO(struct bench_args, json), .name = "json",
+         .help = "one JSON object: {\"rows\":[...]}"},
+        {CLI_TO(struct bench_args, rounds), .name = "rounds", .arg = "N", .min = 1, .max = 1000,
+         .help = "measured rounds per configuration (default 5); medians are shown"},
+        {CLI_TO(struct bench_args, scale), .name = "scale", .arg = "X",
+         .help = "multiply the amount of work (default 1.0)"},
+        {CLI_TO(struct bench_args, trace), .name = "trace", .arg = "FILE",
+         .help = "replay-trace: the trace (default: the shared sample, else the slice in "
+                 "tests/data)"},
+        {0},
+};
+
+/* The benchmarks, between the description and the options of --help. */
+static void bench_list(FILE *f)
 {
-    fputs("usage: slublab bench NAME [--json] [--rounds N] [--scale X]\n"
-          "\n"
-          "Benchmarks (figures and targets: docs/benchmarks.md):\n",
-            f);
     for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
         fprintf(f, "  %-12s %s\n", benches[i].name, benches[i].summary);
-    fputs("\n"
-          "  --json       one JSON object: {\"rows\":[...]}\n"
-          "  --rounds N   measured rounds per configuration (default 5); medians are shown\n"
-          "  --scale X    multiply the amount of work (default 1.0)\n"
-          "  --trace FILE replay-trace: the trace (default: the shared sample, else the\n"
-          "               slice in tests/data)\n",
-            f);
 }
 
-int cli_bench(int argc, char **argv)
+static int bench_main(int argc, char **argv)
 {
+    struct bench_args args = {0};
     struct bench_opts o = {.json = false, .rounds = 5, .scale = 1.0};
-    const char *name = NULL;
+    int ret;
 
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            cli_bench_usage(stdout);
-            return CLI_OK;
-        } else if (!strcmp(argv[i], "--json")) {
-            o.json = true;
-        } else if (!strcmp(argv[i], "--rounds") && i + 1 < argc) {
-            uint64_t v;
+    if (!cli_parse(&cmd_bench, argc, argv, &args, &ret))
+        return ret;
+    o.json = args.json;
+    o.trace = args.trace;
+    if (args.rounds.given)
+        o.rounds = (unsigned)args.rounds.value;
+    if (args.scale) {
+        char *end;
 
-            if (!cli_parse_u64(argv[++i], &v) || v < 1 || v > 1000)
-                return cli_usage_error("bench", "--rounds must be 1..1000");
-            o.rounds = (unsigned)v;
-        } else if (!strcmp(argv[i], "--scale") && i + 1 < argc) {
-            char *end;
-
-            o.scale = strtod(argv[++i], &end);
-            if (*end || !(o.scale > 0.0) || o.scale > 100.0)
-                return cli_usage_error("bench", "--scale must be in (0, 100]");
-        } else if (!strcmp(argv[i], "--trace") && i + 1 < argc) {
-            o.trace = argv[++i];
-        } else if (!name && argv[i][0] != '-') {
-            name = argv[i];
-        } else {
-            return cli_usage_error("bench", "unexpected argument \"%s\"", argv[i]);
-        }
+        o.scale = strtod(args.scale, &end);
+        if (end == args.scale || *end || !(o.scale > 0.0) || o.scale > 100.0)
+            return cli_usage_error("bench", "--scale must be in (0, 100]");
     }
-    if (!name)
-        return cli_usage_error("bench", "which benchmark? (slublab bench --help)");
     for (size_t i = 0; i < sizeof(benches) / sizeof(benches[0]); i++)
-        if (!strcmp(benches[i].name, name))
+        if (!strcmp(benches[i].name, args.name))
             return benches[i].run(&o);
-    return cli_usage_error("bench", "no benchmark \"%s\" (slublab bench --help)", name);
+    return cli_usage_error("bench", "no benchmark \"%s\" (slublab bench --help)", args.name);
 }
+
+const struct cli_command cmd_bench = {
+        .name = "bench",
+        .summary = "run a benchmark (see docs/benchmarks.md)",
+        .description = "Benchmarks (figures and targets: docs/benchmarks.md):",
+        .pos = {.name = "NAME",
+                .offset = offsetof(struct bench_args, name),
+                .what = "benchmark",
+                .missing = "which benchmark? (slublab bench --help)"},
+        .groups = {{bench_table_opts, 0}},
+        .more_help = bench_list,
+        .run = bench_main,
+};

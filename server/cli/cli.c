@@ -1,10 +1,9 @@
 /*
- * cli.c: argument helpers shared by the subcommands (see cli.h).
+ * cli.c: helpers shared by the subcommands (see cli.h): numbers, variants,
+ * the --model/--seed/--variant option group and scenario loading.
  *
- * Deliberately not getopt: options after the file name must work
- * (`slublab run x.json --json`), and getopt_long is not in C17 or POSIX.
- * Messages go to stderr prefixed with the subcommand, and usage errors
- * always mean exit status 2.
+ * The option parser is options.c.  Messages go to stderr prefixed with the
+ * subcommand, and usage errors always mean exit status 2.
  */
 #include "cli/cli.h"
 
@@ -18,27 +17,6 @@
 bool cli_is_help(const char *arg)
 {
     return strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0;
-}
-
-int cli_option(int argc, char **argv, int *i, const char *name, const char **value)
-{
-    const char *arg = argv[*i];
-    size_t len = strlen(name);
-
-    if (strncmp(arg, name, len) != 0)
-        return 0;
-    if (arg[len] == '=') {
-        *value = arg + len + 1;
-        return 1;
-    }
-    if (arg[len] != '\0')
-        return 0;
-    if (*i + 1 >= argc) {
-        fprintf(stderr, "slublab: option %s needs a value\n", name);
-        return -1;
-    }
-    *value = argv[++*i];
-    return 1;
 }
 
 bool cli_parse_u64(const char *s, uint64_t *out)
@@ -84,17 +62,28 @@ bool cli_set_variant(struct sim_config *cfg, const char *spec)
     return true;
 }
 
-int cli_configure(const char *cmd, const char *model, const char *seed, const char **variants,
-                  int nr_variants, struct sim_config *cfg)
+const struct cli_opt cli_model_opts[] = {
+        {CLI_TO(struct cli_model_args, variants), .name = "variant", .arg = "NAME=VALUE",
+         .help = "override a kernel variant (DEFERRED_FREELIST, BARN_REFILL, ...: docs/cli.md "
+                 "lists them): VALUE is before or after"},
+        {CLI_TO(struct cli_model_args, model), .name = "model", .arg = "MODEL",
+         .help = "override the model: sheaves, legacy or legacy:ERA"},
+        {CLI_TO(struct cli_model_args, seed), .name = "seed", .arg = "N",
+         .help = "override the seed"},
+        {0},
+};
+
+int cli_configure(const char *cmd, const struct cli_model_args *m, struct sim_config *cfg)
 {
     int i;
 
-    if (model && sim_model_parse(model, cfg))
-        return cli_usage_error(cmd, "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", model);
-    if (seed && !cli_parse_u64(seed, &cfg->seed))
-        return cli_usage_error(cmd, "--seed wants a non-negative integer, not \"%s\"", seed);
-    for (i = 0; i < nr_variants; i++)
-        if (!cli_set_variant(cfg, variants[i]))
+    if (m->model && sim_model_parse(m->model, cfg))
+        return cli_usage_error(cmd, "unknown model \"%s\" (sheaves, legacy or legacy:ERA)",
+                               m->model);
+    if (m->seed.given)
+        cfg->seed = m->seed.value;
+    for (i = 0; i < m->variants.n; i++)
+        if (!cli_set_variant(cfg, m->variants.v[i]))
             return CLI_USAGE;
     if (sim_model_error(cfg))
         return cli_usage_error(cmd, "%s", sim_model_error(cfg));

@@ -26,71 +26,37 @@ struct compare_args {
     const char *variant; /* NAME or NAME=A,B */
     const char *models;  /* A,B */
     const char *cache;   /* NULL: the first cache the scenario creates */
-    const char *seed;
+    struct cli_u64 seed;
     bool json;
     bool md;         /* the Markdown comparison report (report_md.c) */
     const char *out; /* -o: where the report goes; NULL: stdout */
 };
 
-void cli_compare_usage(FILE *f)
+static const struct cli_opt compare_opts[] = {
+        {CLI_TO(struct compare_args, variant), .name = "variant", .arg = "NAME[=A,B]", .one_of = 1,
+         .required = true,
+         .help = "NAME: baseline NAME=before, patched NAME=after; NAME=A,B: baseline NAME=A, "
+                 "patched NAME=B (before or after)"},
+        {CLI_TO(struct compare_args, models), .name = "model", .arg = "A,B", .one_of = 1,
+         .required = true, .help = "baseline model A, patched model B"},
+        {CLI_TO(struct compare_args, cache), .name = "cache", .arg = "NAME",
+         .help = "the cache to compare (default: the first one created)"},
+        {CLI_TO(struct compare_args, seed), .name = "seed", .arg = "N",
+         .help = "override the scenario's seed (both runs)"},
+        {CLI_TO(struct compare_args, json), .name = "json", .one_of = 2,
+         .help = "{\"rows\":[{\"metric\",\"baseline\",\"patched\",\"change_pct\"}]}"},
+        {CLI_TO(struct compare_args, md), .name = "md", .one_of = 2,
+         .help = "a Markdown report: the table in cover-letter form, then the end state of both "
+                 "runs (docs/export.md)"},
+        {CLI_TO(struct compare_args, out), .short_name = 'o', .arg = "OUT.md",
+         .help = "with --md: write it to OUT.md and its chart to OUT-counters.svg (default: "
+                 "stdout, no chart)"},
+        {0},
+};
+
+/* What spans several options. */
+static int compare_check_args(const struct compare_args *a)
 {
-    fputs("usage: slublab compare FILE (--variant NAME[=A,B] | --model A,B) [--cache NAME]\n"
-          "                       [--seed N] [--json | --md [-o OUT.md]]\n"
-          "\n"
-          "Run the scenario FILE twice, as the baseline and as the patched kernel, and\n"
-          "print every counter (summed over CPUs) and the slab-state files of one cache\n"
-          "side by side, with the change in percent.\n"
-          "\n"
-          "  --variant NAME       baseline NAME=before, patched NAME=after\n"
-          "  --variant NAME=A,B   baseline NAME=A, patched NAME=B (before or after)\n"
-          "  --model A,B          baseline model A, patched model B\n"
-          "  --cache NAME         the cache to compare (default: the first one created)\n"
-          "  --seed N             override the scenario's seed (both runs)\n"
-          "  --json               "
-          "{\"rows\":[{\"metric\",\"baseline\",\"patched\",\"change_pct\"}]}\n"
-          "  --md                 a Markdown report: the table in cover-letter form, then\n"
-          "                       the end state of both runs (docs/export.md)\n"
-          "  -o OUT.md            with --md: write it to OUT.md and its chart to\n"
-          "                       OUT-counters.svg (default: stdout, no chart)\n"
-          "\n"
-          "Exit status: 0 on success, 2 for usage errors, invalid scenarios and\n"
-          "operations the engine rejects.\n",
-          f);
-}
-
-static int compare_parse_args(int argc, char **argv, struct compare_args *a)
-{
-    const char *value;
-    int i, m;
-
-    for (i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-
-        if (strcmp(arg, "--json") == 0)
-            a->json = true;
-        else if (strcmp(arg, "--md") == 0)
-            a->md = true;
-        else if ((m = cli_option(argc, argv, &i, "-o", &value)) > 0)
-            a->out = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--variant", &value)) > 0)
-            a->variant = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--model", &value)) > 0)
-            a->models = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--cache", &value)) > 0)
-            a->cache = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--seed", &value)) > 0)
-            a->seed = value;
-        else if (m < 0)
-            return CLI_USAGE;
-        else if (arg[0] == '-' && arg[1] != '\0')
-            return cli_usage_error("compare", "unknown option \"%s\"", arg);
-        else if (a->file)
-            return cli_usage_error("compare", "one scenario file at a time");
-        else
-            a->file = arg;
-    }
-    if (!a->file)
-        return cli_usage_error("compare", "which scenario file?");
     if (!a->variant == !a->models)
         return cli_usage_error("compare", "give exactly one of --variant and --model");
     if (a->json && a->md)
@@ -126,8 +92,8 @@ static int compare_configure(const struct compare_args *a, const struct sim_conf
     int k;
 
     side[0].cfg = *base;
-    if (a->seed && !cli_parse_u64(a->seed, &side[0].cfg.seed))
-        return cli_usage_error("compare", "--seed wants a non-negative integer");
+    if (a->seed.given)
+        side[0].cfg.seed = a->seed.value;
     side[1].cfg = side[0].cfg;
     if (a->models) {
         if (!compare_split(a->models, va, vb, sizeof(va)))
@@ -144,7 +110,7 @@ static int compare_configure(const struct compare_args *a, const struct sim_conf
         return CLI_OK;
     }
     if (!a->variant)
-        return CLI_USAGE; /* compare_parse_args() saw to it; for the analyzer */
+        return CLI_USAGE; /* compare_check_args() saw to it; for the analyzer */
     eq = strchr(a->variant, '=');
     if (strlen(a->variant) >= sizeof(name) || (eq && !compare_split(eq + 1, va, vb, sizeof(va))))
         return cli_usage_error("compare", "--variant wants NAME or NAME=A,B, not \"%s\"",
@@ -238,7 +204,7 @@ static int compare_print_md(const struct compare_args *a, const struct scenario 
     return ret;
 }
 
-int cli_compare(int argc, char **argv)
+static int compare_main(int argc, char **argv)
 {
     struct compare_args args = {0};
     struct compare_side side[2];
@@ -246,11 +212,9 @@ int cli_compare(int argc, char **argv)
     struct scenario *scn;
     int ret;
 
-    if (argc > 1 && cli_is_help(argv[1])) {
-        cli_compare_usage(stdout);
-        return CLI_OK;
-    }
-    if ((ret = compare_parse_args(argc, argv, &args)))
+    if (!cli_parse(&cmd_compare, argc, argv, &args, &ret))
+        return ret;
+    if ((ret = compare_check_args(&args)))
         return ret;
     if (!(scn = cli_load(args.file)))
         return CLI_USAGE;
@@ -271,3 +235,19 @@ int cli_compare(int argc, char **argv)
     scenario_release(scn);
     return ret;
 }
+
+const struct cli_command cmd_compare = {
+        .name = "compare",
+        .summary = "run a scenario before and after a change and tabulate the counters",
+        .description = "Run the scenario FILE twice, as the baseline and as the patched kernel, "
+                       "and print every counter (summed over CPUs) and the slab-state files of "
+                       "one cache side by side, with the change in percent.",
+        .pos = {.name = "FILE",
+                .offset = offsetof(struct compare_args, file),
+                .what = "scenario file",
+                .missing = "which scenario file?"},
+        .groups = {{compare_opts, 0}},
+        .epilogue = "Exit status: 0 on success, 2 for usage errors, invalid scenarios and "
+                    "operations the engine rejects.",
+        .run = compare_main,
+};

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/strbuf.h"
 #include "kfiles/kfiles.h"
 #include "scenario/replay.h"
-#include "base/strbuf.h"
 
 struct export_args {
     struct cli_state_args st;
@@ -29,54 +29,21 @@ struct export_args {
     const char *sysfs;    /* output directory */
 };
 
-void cli_export_usage(FILE *f)
-{
-    fputs("usage: slublab export FILE [--at N] [--slabinfo OUTFILE] [--sysfs OUTDIR]\n"
-          "                      [--variant NAME=VALUE]... [--model MODEL] [--seed N]\n"
-          "\n"
-          "Replay the scenario FILE and write its machine's state the way a kernel shows\n"
-          "it, for slabtop and tools/mm/slabinfo to read (docs/export.md).\n"
-          "\n"
-          "  --at N               the state after the first N engine events (the step\n"
-          "                       numbering of the server's sessions); default: the end\n"
-          "  --slabinfo OUTFILE   write /proc/slabinfo (version 2.1); \"-\" for stdout\n"
-          "  --sysfs OUTDIR       write a /sys/kernel/slab tree: a directory per cache,\n"
-          "                       aliases as symbolic links, counter files\n"
-          "  --variant NAME=VALUE override a kernel variant (before or after); repeatable\n"
-          "  --model MODEL        override the model\n"
-          "  --seed N             override the seed\n"
-          "\n"
-          "Without --slabinfo or --sysfs, /proc/slabinfo goes to stdout.  Existing files\n"
-          "are rewritten in place (same inode), so bind mounts of them see the new state.\n"
-          "Exit status: 0 when written, 2 for usage errors, invalid scenarios, a position\n"
-          "beyond the end and files that cannot be written.\n",
-          f);
-}
+static const struct cli_opt export_opts[] = {
+        {CLI_TO(struct export_args, slabinfo), .name = "slabinfo", .arg = "OUTFILE",
+         .help = "write /proc/slabinfo (version 2.1); \"-\" for stdout"},
+        {CLI_TO(struct export_args, sysfs), .name = "sysfs", .arg = "OUTDIR",
+         .help = "write a /sys/kernel/slab tree: a directory per cache, aliases as symbolic "
+                 "links, counter files"},
+        {0},
+};
 
-static int export_parse_args(int argc, char **argv, struct export_args *a)
-{
-    const char *value;
-    int i, m;
-
-    for (i = 1; i < argc; i++) {
-        if ((m = cli_state_arg("export", argc, argv, &i, &a->st)) == 0 &&
-            (m = cli_option(argc, argv, &i, "--slabinfo", &value)) > 0)
-            a->slabinfo = value;
-        else if (m == 0 && (m = cli_option(argc, argv, &i, "--sysfs", &value)) > 0)
-            a->sysfs = value;
-        else if (m == 0)
-            return cli_usage_error("export", "unknown option \"%s\"", argv[i]);
-        if (m < 0)
-            return CLI_USAGE;
-    }
-    if (!a->st.file)
-        return cli_usage_error("export", "which scenario file?");
-    if (a->sysfs && !a->sysfs[0])
-        return cli_usage_error("export", "--sysfs wants a directory");
-    if (a->slabinfo && !a->slabinfo[0])
-        return cli_usage_error("export", "--slabinfo wants a file name or \"-\"");
-    return CLI_OK;
-}
+const struct cli_opt cli_state_opts[] = {
+        {CLI_TO(struct cli_state_args, at), .name = "at", .arg = "N",
+         .help = "the state after the first N engine events (the step numbering of the server's "
+                 "sessions); default: the end"},
+        {0},
+};
 
 /* What the event callback captures: the state after @at events. */
 struct export_capture {
@@ -188,68 +155,36 @@ static int export_output(const struct export_args *a, const struct replay *rp,
     return ret;
 }
 
-int cli_state_arg(const char *cmd, int argc, char **argv, int *i, struct cli_state_args *a)
-{
-    const char *arg = argv[*i], *value;
-    int m;
-
-    if (!a->variants && !(a->variants = calloc((size_t)argc, sizeof(*a->variants)))) {
-        cli_usage_error(cmd, "out of memory");
-        return -1;
-    }
-    if ((m = cli_option(argc, argv, i, "--variant", &value)) > 0)
-        a->variants[a->nr_variants++] = value;
-    else if (m == 0 && (m = cli_option(argc, argv, i, "--model", &value)) > 0)
-        a->model = value;
-    else if (m == 0 && (m = cli_option(argc, argv, i, "--seed", &value)) > 0)
-        a->seed = value;
-    else if (m == 0 && (m = cli_option(argc, argv, i, "--at", &value)) > 0)
-        a->at = value;
-    else if (m < 0)
-        return -1;
-    else if (arg[0] == '-' && arg[1] != '\0')
-        return 0; /* an option of the command's own */
-    else if (a->file) {
-        cli_usage_error(cmd, "one scenario file at a time (\"%s\", then \"%s\")", a->file, arg);
-        return -1;
-    } else {
-        a->file = arg;
-    }
-    return 1;
-}
-
 int cli_state_open(const char *cmd, const struct cli_state_args *a, struct scenario **scn,
                    struct sim_config *cfg, struct replay *rp, struct sim_snapshot **snap,
                    uint64_t *at)
 {
     int err;
 
-    *at = 0;
+    *at = a->at.value;
     *snap = NULL;
-    if (a->at && !cli_parse_u64(a->at, at))
-        return cli_usage_error(cmd, "--at wants a non-negative integer, not \"%s\"", a->at);
     if (!(*scn = cli_load(a->file)))
         return CLI_USAGE;
     *cfg = (*scn)->config;
-    if (cli_configure(cmd, a->model, a->seed, a->variants, a->nr_variants, cfg))
+    if (cli_configure(cmd, &a->m, cfg))
         return CLI_USAGE;
     if (replay_init(rp, *scn, cfg)) {
         fprintf(stderr, "%s\n", strbuf_str(&rp->error));
         return CLI_USAGE;
     }
-    if ((err = cli_replay_at(rp, a->at != NULL, *at, snap))) {
+    if ((err = cli_replay_at(rp, a->at.given, *at, snap))) {
         if (rp->error.len)
             fprintf(stderr, "%s\n", strbuf_str(&rp->error));
         else
             fprintf(stderr, "slublab %s: %s\n", cmd, strerror(-err));
         return CLI_USAGE;
     }
-    if (!a->at)
+    if (!a->at.given)
         *at = sim_event_count(rp->sim);
     return CLI_OK;
 }
 
-int cli_export(int argc, char **argv)
+static int export_main(int argc, char **argv)
 {
     struct export_args args = {0};
     struct replay rp = {0};
@@ -259,16 +194,36 @@ int cli_export(int argc, char **argv)
     uint64_t at;
     int ret;
 
-    if (argc > 1 && cli_is_help(argv[1])) {
-        cli_export_usage(stdout);
-        return CLI_OK;
-    }
-    if (!(ret = export_parse_args(argc, argv, &args)) &&
-        !(ret = cli_state_open("export", &args.st, &scn, &cfg, &rp, &snap, &at)))
+    if (!cli_parse(&cmd_export, argc, argv, &args, &ret))
+        return ret;
+    if (args.sysfs && !args.sysfs[0])
+        return cli_usage_error("export", "--sysfs wants a directory");
+    if (args.slabinfo && !args.slabinfo[0])
+        return cli_usage_error("export", "--slabinfo wants a file name or \"-\"");
+    if (!(ret = cli_state_open("export", &args.st, &scn, &cfg, &rp, &snap, &at)))
         ret = export_output(&args, &rp, snap);
     sim_snapshot_release(snap);
     replay_release(&rp);
     scenario_release(scn);
-    free(args.st.variants);
     return ret;
 }
+
+const struct cli_command cmd_export = {
+        .name = "export",
+        .summary = "write /proc/slabinfo and a /sys/kernel/slab tree that slabtop and slabinfo "
+                   "read",
+        .description = "Replay the scenario FILE and write its machine's state the way a kernel "
+                       "shows it, for slabtop and tools/mm/slabinfo to read (docs/export.md).",
+        .pos = {.name = "FILE",
+                .offset = offsetof(struct export_args, st.file),
+                .what = "scenario file",
+                .missing = "which scenario file?"},
+        .groups = {{cli_state_opts, offsetof(struct export_args, st)},
+                   {export_opts, 0},
+                   {cli_model_opts, offsetof(struct export_args, st.m)}},
+        .epilogue = "Without --slabinfo or --sysfs, /proc/slabinfo goes to stdout.  Existing "
+                    "files are rewritten in place (same inode), so bind mounts of them see the new "
+                    "state.\nExit status: 0 when written, 2 for usage errors, invalid scenarios, a "
+                    "position beyond the end and files that cannot be written.",
+        .run = export_main,
+};

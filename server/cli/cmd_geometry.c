@@ -24,62 +24,41 @@ static int cmp_cache(const void *a, const void *b)
     return strcmp(((const struct sysfs_cache *)a)->dir, ((const struct sysfs_cache *)b)->dir);
 }
 
-void cli_geometry_usage(FILE *f)
-{
-    fputs("usage: slublab geometry --sysfs DIR [--cpus N]\n"
-          "\n"
-          "Compare the engine's sizing with a /sys/kernel/slab-style tree: for every cache,\n"
-          "slab_size, align, objs_per_slab, order and min_partial computed from its\n"
-          "object_size, align and flag files, against the kernel's.  Prints one line per\n"
-          "cache and the number of mismatches; exits 0 only when nothing mismatches.\n"
-          "\n"
-          "  --sysfs DIR  the tree (the live /sys/kernel/slab, or a copy)\n"
-          "  --cpus N     present CPUs (default: this machine's for the live tree,\n"
-          "               else DIR/.nproc written at capture)\n",
-            f);
-}
+struct geometry_args {
+    const char *sysfs;
+    struct cli_u64 cpus;
+};
 
-int cli_geometry(int argc, char **argv)
+static const struct cli_opt geometry_opts[] = {
+        {CLI_TO(struct geometry_args, sysfs), .name = "sysfs", .arg = "DIR", .required = true,
+         .help = "the tree (the live /sys/kernel/slab, or a copy)"},
+        {CLI_TO(struct geometry_args, cpus), .name = "cpus", .arg = "N", .min = 1, .max = 4096,
+         .help = "present CPUs (default: this machine's for the live tree, else DIR/.nproc "
+                 "written at capture)"},
+        {0},
+};
+
+static int geometry_main(int argc, char **argv)
 {
-    const char *dir = NULL, *cpus_arg = NULL;
+    struct geometry_args args = {0};
+    const char *dir;
     struct sysfs_tree tree;
     struct sysfs_cache *caches;
     struct strbuf err = STRBUF_INIT;
     size_t n;
     unsigned cpus, mismatches = 0, matched = 0, undetermined = 0;
+    int ret;
 
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            cli_geometry_usage(stdout);
-            return CLI_OK;
-        }
-        if (!strcmp(argv[i], "--sysfs") && i + 1 < argc)
-            dir = argv[++i];
-        else if (!strncmp(argv[i], "--sysfs=", 8))
-            dir = argv[i] + 8;
-        else if (!strcmp(argv[i], "--cpus") && i + 1 < argc)
-            cpus_arg = argv[++i];
-        else if (!strncmp(argv[i], "--cpus=", 7))
-            cpus_arg = argv[i] + 7;
-        else
-            return cli_usage_error("geometry", "unexpected argument \"%s\"", argv[i]);
-    }
-    if (!dir)
-        return cli_usage_error("geometry", "--sysfs DIR is required");
+    if (!cli_parse(&cmd_geometry, argc, argv, &args, &ret))
+        return ret;
+    dir = args.sysfs;
     if (sysfs_slab_read(dir, &tree, &err)) {
-        int ret = cli_usage_error("geometry", "%s", strbuf_str(&err));
-
+        ret = cli_usage_error("geometry", "%s", strbuf_str(&err));
         strbuf_release(&err);
         return ret;
     }
-    if (cpus_arg) {
-        uint64_t v;
-
-        if (!cli_parse_u64(cpus_arg, &v) || v < 1 || v > 4096) {
-            sysfs_slab_release(&tree);
-            return cli_usage_error("geometry", "--cpus must be 1..4096");
-        }
-        cpus = (unsigned)v;
+    if (args.cpus.given) {
+        cpus = (unsigned)args.cpus.value;
     } else if (tree.nproc) {
         cpus = tree.nproc;
     } else {
@@ -91,8 +70,9 @@ int cli_geometry(int argc, char **argv)
     qsort(caches, n, sizeof(*caches), cmp_cache);
 
     printf("geometry of %zu caches in %s, %u present CPUs\n", n, dir, cpus);
-    printf("%-28s %-6s %s\n", "cache", "result", "slab_size align objs_per_slab order "
-                                             "min_partial (engine/kernel)");
+    printf("%-28s %-6s %s\n", "cache", "result",
+           "slab_size align objs_per_slab order "
+           "min_partial (engine/kernel)");
     for (size_t i = 0; i < n; i++) {
         struct sysfs_cache *c = &caches[i];
         struct sim_geometry g, alt;
@@ -103,7 +83,7 @@ int cli_geometry(int argc, char **argv)
             c->args.flags |= SIM_SLAB_KMALLOC;
         if (sim_cache_geometry(&c->args, cpus, &g)) {
             printf("%-28s %-6s no slab order fits object_size %u\n", c->dir, "FAIL",
-                    c->args.object_size);
+                   c->args.object_size);
             mismatches++;
             continue;
         }
@@ -121,19 +101,19 @@ int cli_geometry(int argc, char **argv)
             a.use_freeptr_offset = true;
             a.freeptr_offset = 0;
             alt_same = !sim_cache_geometry(&a, cpus, &alt) && alt.size == c->kernel[0] &&
-                    alt.align == c->kernel[1] && alt.objects == c->kernel[2] &&
-                    alt.order == c->kernel[3] && alt.min_partial == c->kernel[4];
+                       alt.align == c->kernel[1] && alt.objects == c->kernel[2] &&
+                       alt.order == c->kernel[3] && alt.min_partial == c->kernel[4];
             if (alt_same) {
                 printf("%-28s %-6s undetermined (explicit free-pointer offset: sysfs does not "
                        "show it; with one the geometry matches)\n",
-                        c->dir, "-");
+                       c->dir, "-");
                 undetermined++;
                 continue;
             }
         }
-        printf("%-28s %-6s %u/%u %u/%u %u/%u %u/%u %u/%u\n", c->dir, same ? "ok" : "FAIL",
-                mine[0], c->kernel[0], mine[1], c->kernel[1], mine[2], c->kernel[2], mine[3],
-                c->kernel[3], mine[4], c->kernel[4]);
+        printf("%-28s %-6s %u/%u %u/%u %u/%u %u/%u %u/%u\n", c->dir, same ? "ok" : "FAIL", mine[0],
+               c->kernel[0], mine[1], c->kernel[1], mine[2], c->kernel[2], mine[3], c->kernel[3],
+               mine[4], c->kernel[4]);
         if (same)
             matched++;
         else
@@ -143,3 +123,15 @@ int cli_geometry(int argc, char **argv)
     sysfs_slab_release(&tree);
     return mismatches ? CLI_FAIL : CLI_OK;
 }
+
+const struct cli_command cmd_geometry = {
+        .name = "geometry",
+        .summary = "check the engine's cache sizing against a /sys/kernel/slab tree",
+        .description = "Compare the engine's sizing with a /sys/kernel/slab-style tree: for every "
+                       "cache, slab_size, align, objs_per_slab, order and min_partial computed "
+                       "from its object_size, align and flag files, against the kernel's.  Prints "
+                       "one line per cache and the number of mismatches; exits 0 only when "
+                       "nothing mismatches.",
+        .groups = {{geometry_opts, 0}},
+        .run = geometry_main,
+};

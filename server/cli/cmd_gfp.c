@@ -17,29 +17,29 @@
 
 #include "present/json_gfp.h"
 
-void cli_gfp_usage(FILE *f)
-{
-    fputs("usage: slublab gfp MASK [--order N] [--context task|atomic|rt] [--node N]\n"
-          "                        [--scenario FILE] [--variant NAME=VALUE] [--json]\n"
-          "\n"
-          "What a gfp mask decides in the page allocator: its flags by name, the\n"
-          "highest zone and migratetype, the ALLOC flags of the fast path, of the\n"
-          "first slow-path attempt (gfp_to_alloc_flags) and of the reserve retry,\n"
-          "and the watermark each zone of the zonelist holds the request to.\n"
-          "\n"
-          "  MASK              names joined by | (GFP_KERNEL|__GFP_ZERO) or hex (0xcc0)\n"
-          "  --order N         allocation order, 0..10 (default 0)\n"
-          "  --context C       task (default), atomic (interrupt) or rt (realtime task)\n"
-          "  --node N          the node asked for (default 0)\n"
-          "  --scenario FILE   the machine (zones, watermarks, variants) of a scenario;\n"
-          "                    default: the default machine (CMA configured)\n"
-          "  --variant N=V     e.g. GFP_TRANSLATE=coupled\n"
-          "  --json            the answer of GET /api/gfp instead of the table\n"
-          "\n"
-          "A request passes a zone when its free pages, less 2^order - 1, exceed the\n"
-          "threshold shown.  Exit status 2 for a mask the kernel would not accept.\n",
-          f);
-}
+struct gfp_args {
+    const char *mask, *context, *scenario;
+    struct cli_u64 order, node;
+    struct cli_list variants;
+    bool json;
+};
+
+static const struct cli_opt gfp_opts[] = {
+        {CLI_TO(struct gfp_args, order), .name = "order", .arg = "N", .max = SIM_MAX_ORDER,
+         .help = "allocation order, 0..10 (default 0)"},
+        {CLI_TO(struct gfp_args, context), .name = "context", .arg = "C",
+         .help = "task (default), atomic (interrupt) or rt (realtime task)"},
+        {CLI_TO(struct gfp_args, node), .name = "node", .arg = "N", .max = SIM_MAX_NODES - 1,
+         .help = "the node asked for (default 0)"},
+        {CLI_TO(struct gfp_args, scenario), .name = "scenario", .arg = "FILE",
+         .help = "the machine (zones, watermarks, variants) of a scenario; default: the default "
+                 "machine (CMA configured)"},
+        {CLI_TO(struct gfp_args, variants), .name = "variant", .arg = "NAME=VALUE",
+         .help = "a kernel variant over the machine's, e.g. GFP_TRANSLATE=coupled"},
+        {CLI_TO(struct gfp_args, json), .name = "json",
+         .help = "the answer of GET /api/gfp instead of the table"},
+        {0},
+};
 
 static void print_flags(const char *what, unsigned flags, unsigned layout)
 {
@@ -88,65 +88,42 @@ static void print_table(const struct sim_gfp_decoding *d, const struct sim_confi
     }
 }
 
-int cli_gfp(int argc, char **argv)
+static int gfp_main(int argc, char **argv)
 {
-    const char *mask = NULL, *v;
+    struct gfp_args args = {0};
+    const char *mask;
     struct sim_config cfg;
     struct sim_gfp_decoding d;
     struct scenario *scn = NULL;
     struct sim *sim = NULL;
-    uint64_t order = 0, node = 0;
-    int context = SIM_CTX_TASK, ret = CLI_USAGE, r;
-    bool json = false, has_node = false;
+    uint64_t order, node;
+    int context = SIM_CTX_TASK, ret = CLI_USAGE;
+    bool json;
     char msg[400];
     uint32_t gfp;
 
+    if (!cli_parse(&cmd_gfp, argc, argv, &args, &ret))
+        return ret;
+    ret = CLI_USAGE;
+    mask = args.mask;
+    order = args.order.value;
+    node = args.node.value;
+    json = args.json;
+    if (args.context && (context = sim_gfp_context_lookup(args.context)) < 0)
+        return cli_usage_error("gfp", "--context wants task, atomic or rt");
     sim_config_default(&cfg);
-    for (int i = 1; i < argc; i++) {
-        if (cli_is_help(argv[i])) {
-            cli_gfp_usage(stdout);
-            return CLI_OK;
-        }
-        if ((r = cli_option(argc, argv, &i, "--order", &v))) {
-            if (r < 0 || !cli_parse_u64(v, &order) || order > SIM_MAX_ORDER)
-                return cli_usage_error("gfp", "--order wants 0..%d", SIM_MAX_ORDER);
-        } else if ((r = cli_option(argc, argv, &i, "--context", &v))) {
-            if (r < 0 || (context = sim_gfp_context_lookup(v)) < 0)
-                return cli_usage_error("gfp", "--context wants task, atomic or rt");
-        } else if ((r = cli_option(argc, argv, &i, "--node", &v))) {
-            if (r < 0 || !cli_parse_u64(v, &node) || node >= SIM_MAX_NODES)
-                return cli_usage_error("gfp", "--node wants a node number");
-            has_node = true;
-        } else if ((r = cli_option(argc, argv, &i, "--scenario", &v))) {
-            if (r < 0)
-                return CLI_USAGE;
-            scenario_release(scn);
-            if (!(scn = cli_load(v)))
-                return CLI_USAGE;
-            cfg = scn->config;
-        } else if ((r = cli_option(argc, argv, &i, "--variant", &v))) {
-            if (r < 0 || !cli_set_variant(&cfg, v))
-                goto out;
-        } else if (!strcmp(argv[i], "--json")) {
-            json = true;
-        } else if (argv[i][0] == '-' && argv[i][1] == '-') {
-            ret = cli_usage_error("gfp", "unknown option %s", argv[i]);
-            goto out;
-        } else if (mask) {
-            ret = cli_usage_error("gfp", "one mask at a time (got \"%s\" and \"%s\")", mask,
-                                  argv[i]);
-            goto out;
-        } else {
-            mask = argv[i];
-        }
+    if (args.scenario) {
+        if (!(scn = cli_load(args.scenario)))
+            return CLI_USAGE;
+        cfg = scn->config;
     }
-    if (!mask) {
-        ret = cli_usage_error("gfp", "which mask? e.g. slublab gfp GFP_KERNEL");
-        goto out;
-    }
+    for (int i = 0; i < args.variants.n; i++)
+        if (!cli_set_variant(&cfg, args.variants.v[i]))
+            goto out;
     if (sim_gfp_parse(mask, &gfp)) {
-        ret = cli_usage_error("gfp", "\"%s\" is not a gfp mask: names like GFP_KERNEL or "
-                                     "__GFP_ZERO joined by |, or hex like 0xcc0",
+        ret = cli_usage_error("gfp",
+                              "\"%s\" is not a gfp mask: names like GFP_KERNEL or "
+                              "__GFP_ZERO joined by |, or hex like 0xcc0",
                               mask);
         goto out;
     }
@@ -158,13 +135,13 @@ int cli_gfp(int argc, char **argv)
         ret = cli_usage_error("gfp", "cannot create the machine");
         goto out;
     }
-    if (has_node && node >= cfg.nr_nodes) {
+    if (node >= cfg.nr_nodes) {
         ret = cli_usage_error("gfp", "node %llu: the machine has %u node(s)",
                               (unsigned long long)node, cfg.nr_nodes);
         goto out;
     }
-    if (sim_gfp_decode(sim, gfp, (unsigned)order, (int)node, (enum sim_gfp_context)context, &d,
-                       msg, sizeof(msg))) {
+    if (sim_gfp_decode(sim, gfp, (unsigned)order, (int)node, (enum sim_gfp_context)context, &d, msg,
+                       sizeof(msg))) {
         ret = cli_usage_error("gfp", "%s", msg);
         goto out;
     }
@@ -189,3 +166,21 @@ out:
     scenario_release(scn);
     return ret;
 }
+
+const struct cli_command cmd_gfp = {
+        .name = "gfp",
+        .summary = "decode a gfp mask: zone, ALLOC flags and the watermark each zone holds it to",
+        .description = "What a gfp mask decides in the page allocator: its flags by name, the "
+                       "highest zone and migratetype, the ALLOC flags of the fast path, of the "
+                       "first slow-path attempt (gfp_to_alloc_flags) and of the reserve retry, and "
+                       "the watermark each zone of the zonelist holds the request to.",
+        .pos = {.name = "MASK",
+                .offset = offsetof(struct gfp_args, mask),
+                .what = "mask",
+                .missing = "which mask? e.g. slublab gfp GFP_KERNEL",
+                .help = "names joined by | (GFP_KERNEL|__GFP_ZERO) or hex (0xcc0)"},
+        .groups = {{gfp_opts, 0}},
+        .epilogue = "A request passes a zone when its free pages, less 2^order - 1, exceed the "
+                    "threshold shown.  Exit status 2 for a mask the kernel would not accept.",
+        .run = gfp_main,
+};

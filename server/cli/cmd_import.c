@@ -24,8 +24,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scenario/scenario_write.h"
 #include "kfiles/sysfs_slab.h"
+#include "scenario/scenario_write.h"
 
 #define IMPORT_MAX_LINE 1024
 
@@ -40,29 +40,31 @@ struct import_cache {
     unsigned long slabs;
 };
 
-void cli_import_usage(FILE *f)
-{
-    fputs("usage: slublab import (--sysfs DIR | --slabinfo FILE) [--populate] [--cpus N]\n"
-          "                      [-o FILE]\n"
-          "\n"
-          "Write a scenario whose caches are a real kernel's: names, object sizes, alignment\n"
-          "and flags.  Merged caches become one cache with the other names as aliases.\n"
-          "\n"
-          "  --sysfs DIR      a /sys/kernel/slab tree (the live one, or a copy)\n"
-          "  --slabinfo FILE  a /proc/slabinfo (version 2.1); it lacks the alignment, flags,\n"
-          "                   constructors, aliases and sheaf capacity, which are inferred or\n"
-          "                   left at their defaults (the scenario's description says which)\n"
-          "  --populate       allocate the objects in use now (sysfs objects, slabinfo\n"
-          "                   active_objs), so the scenario starts where the machine was\n"
-          "  --cpus N         CPUs of the machine (default: the tree's .nproc, or this\n"
-          "                   machine's for the live tree and for --slabinfo)\n"
-          "  -o FILE          write there (default: standard output)\n"
-          "\n"
-          "The plain kmalloc-N caches are the engine's own kmalloc classes and are not\n"
-          "written; --populate fills them with kmalloc.  Exit status: 0, or 2 for usage\n"
-          "errors and unreadable input.  See docs/cli.md.\n",
-          f);
-}
+struct import_args {
+    const char *sysfs, *slabinfo, *out; /* out NULL: stdout */
+    bool populate;
+    struct cli_u64 cpus;
+};
+
+static const struct cli_opt import_opts[] = {
+        {CLI_TO(struct import_args, sysfs), .name = "sysfs", .arg = "DIR", .one_of = 1,
+         .required = true, .help = "a /sys/kernel/slab tree (the live one, or a copy)"},
+        {CLI_TO(struct import_args, slabinfo), .name = "slabinfo", .arg = "FILE", .one_of = 1,
+         .required = true,
+         .help = "a /proc/slabinfo (version 2.1); it lacks the alignment, flags, constructors, "
+                 "aliases and sheaf capacity, which are inferred or left at their defaults (the "
+                 "scenario's description says which)"},
+        {CLI_TO(struct import_args, populate), .name = "populate",
+         .help = "allocate the objects in use now (sysfs objects, slabinfo active_objs), so the "
+                 "scenario starts where the machine was"},
+        {CLI_TO(struct import_args, cpus), .name = "cpus", .arg = "N", .min = 1,
+         .max = SIM_MAX_CPUS,
+         .help = "CPUs of the machine (default: the tree's .nproc, or this machine's for the live "
+                 "tree and for --slabinfo)"},
+        {CLI_TO(struct import_args, out), .short_name = 'o', .arg = "FILE",
+         .help = "write there (default: standard output)"},
+        {0},
+};
 
 /* The engine's kmalloc class of a plain kmalloc-N name, else 0. */
 static unsigned kmalloc_class(const char *n)
@@ -293,51 +295,32 @@ static bool creatable(struct sim *sim, struct sim_cache_args *a, char *why, size
     return true;
 }
 
-int cli_import(int argc, char **argv)
+static int import_main(int argc, char **argv)
 {
-    const char *sysfs = NULL, *slabinfo = NULL, *out = "-", *cpus_arg = NULL, *value;
-    bool populate = false;
+    struct import_args args = {0};
+    const char *sysfs, *slabinfo, *out;
+    bool populate;
     struct sysfs_tree tree;
     struct strbuf err = STRBUF_INIT, desc = STRBUF_INIT;
     struct import_cache *c = NULL;
     size_t nr = 0, written = 0, aliases = 0, skipped = 0, classes = 0;
-    unsigned cpus = 0, unmatched = 0;
-    uint64_t mem = 0, v;
+    unsigned cpus, unmatched = 0;
+    uint64_t mem = 0;
     struct scenario_write_machine m;
     cJSON *scn = NULL, *caches, *ops = NULL;
     struct sim *sim = NULL;
     int status = CLI_OK;
 
     memset(&tree, 0, sizeof(tree));
-    for (int i = 1; i < argc; i++) {
-        int k = 0;
-
-        if (cli_is_help(argv[i])) {
-            cli_import_usage(stdout);
-            return CLI_OK;
-        }
-        if (!strcmp(argv[i], "--populate"))
-            populate = true;
-        else if ((k = cli_option(argc, argv, &i, "--sysfs", &value)) != 0)
-            sysfs = value;
-        else if ((k = cli_option(argc, argv, &i, "--slabinfo", &value)) != 0)
-            slabinfo = value;
-        else if ((k = cli_option(argc, argv, &i, "--cpus", &value)) != 0)
-            cpus_arg = value;
-        else if ((k = cli_option(argc, argv, &i, "-o", &value)) != 0)
-            out = value;
-        else
-            return cli_usage_error("import", "unexpected argument \"%s\"", argv[i]);
-        if (k < 0)
-            return CLI_USAGE;
-    }
-    if (!sysfs == !slabinfo)
+    if (!cli_parse(&cmd_import, argc, argv, &args, &status))
+        return status;
+    if (!args.sysfs == !args.slabinfo)
         return cli_usage_error("import", "give one of --sysfs DIR and --slabinfo FILE");
-    if (cpus_arg) {
-        if (!cli_parse_u64(cpus_arg, &v) || v < 1 || v > SIM_MAX_CPUS)
-            return cli_usage_error("import", "--cpus must be 1..%d", SIM_MAX_CPUS);
-        cpus = (unsigned)v;
-    }
+    sysfs = args.sysfs;
+    slabinfo = args.slabinfo;
+    out = args.out ? args.out : "-";
+    populate = args.populate;
+    cpus = (unsigned)args.cpus.value; /* 0 when not given: from the input */
     if (sysfs) {
         if (sysfs_slab_read(sysfs, &tree, &err)) {
             status = cli_usage_error("import", "%s", strbuf_str(&err));
@@ -374,8 +357,7 @@ int cli_import(int argc, char **argv)
     }
     if (status)
         goto out;
-    m = (struct scenario_write_machine){
-            .cpus = cpus, .present_cpus = cpus, .nodes = 1, .seed = 1};
+    m = (struct scenario_write_machine){.cpus = cpus, .present_cpus = cpus, .nodes = 1, .seed = 1};
     for (size_t i = 0; i < nr; i++)
         if (populate && c[i].has_objects)
             mem += (uint64_t)c[i].slab_bytes * (c[i].slabs + 1);
@@ -445,3 +427,17 @@ out:
     strbuf_release(&desc);
     return status;
 }
+
+const struct cli_command cmd_import = {
+        .name = "import",
+        .summary = "write a scenario with a real kernel's caches (/sys/kernel/slab, "
+                   "/proc/slabinfo)",
+        .description = "Write a scenario whose caches are a real kernel's: names, object sizes, "
+                       "alignment and flags.  Merged caches become one cache with the other names "
+                       "as aliases.",
+        .groups = {{import_opts, 0}},
+        .epilogue = "The plain kmalloc-N caches are the engine's own kmalloc classes and are not "
+                    "written; --populate fills them with kmalloc.  Exit status: 0, or 2 for usage "
+                    "errors and unreadable input.  See docs/cli.md.",
+        .run = import_main,
+};

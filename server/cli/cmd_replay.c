@@ -20,40 +20,43 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/strbuf.h"
 #include "ktrace/ktrace_replay.h"
 #include "present/ktrace_report.h"
-#include "session/ktrace_session.h"
 #include "scenario/scenario_write.h"
-#include "base/strbuf.h"
+#include "session/ktrace_session.h"
 
-void cli_replay_usage(FILE *f)
-{
-    fputs("usage: slublab replay TRACE [--sysfs DIR] [--cpus N] [--model M] [--seed N]\n"
-          "                      [--mem-mb N] [--validate] [-o FILE] [--db FILE]\n"
-          "\n"
-          "Replay a kmem trace of a real kernel: ftrace text output of kmem:kmem_cache_alloc,\n"
-          "kmem:kmem_cache_free, kmem:kmalloc and kmem:kfree as /sys/kernel/tracing/trace\n"
-          "prints it (scripts/record-kmem-trace records one), plain or gzip.  Prints what was\n"
-          "replayed, what could not be (frees of objects allocated before the trace,\n"
-          "kfree(NULL), large kmalloc, unknown caches) and the caches at the end.\n"
-          "\n"
-          "  --sysfs DIR   create caches as this /sys/kernel/slab tree shows them (default:\n"
-          "                from each cache's first event: name=, bytes_req, bytes_alloc)\n"
-          "  --cpus N      CPUs of the machine (default: the #P: header, else the highest\n"
-          "                CPU in the trace + 1); events on higher CPUs are folded modulo N\n"
-          "  --model M     sheaves (default), legacy or legacy:ERA\n"
-          "  --seed N      the engine's seed (default 1)\n"
-          "  --mem-mb N    memory per node in MiB (default 1024; backed only when used)\n"
-          "  --validate    check every invariant after each operation\n"
-          "  -o FILE       write the operations as a scenario (`slublab run FILE`, the UI)\n"
-          "  --db FILE     save a session in this slublab database (`slublab serve --db FILE`)\n"
-          "  --progress    a progress bar on stderr even when it is not a terminal\n"
-          "\n"
-          "Exit status: 0 when the trace was read to its end, 1 when the input ended early\n"
-          "(a gzip stream cut short) or --validate found a violation, 2 for usage errors.\n"
-          "See docs/record-a-trace.md.\n",
-          f);
-}
+struct replay_args {
+    const char *file, *sysfs, *model, *out, *db;
+    struct cli_u64 cpus, seed, mem_mb;
+    bool validate, progress;
+};
+
+static const struct cli_opt replay_opts[] = {
+        {CLI_TO(struct replay_args, sysfs), .name = "sysfs", .arg = "DIR",
+         .help = "create caches as this /sys/kernel/slab tree shows them (default: from each "
+                 "cache's first event: name=, bytes_req, bytes_alloc)"},
+        {CLI_TO(struct replay_args, cpus), .name = "cpus", .arg = "N", .min = 1,
+         .max = SIM_MAX_CPUS,
+         .help = "CPUs of the machine (default: the #P: header, else the highest CPU in the trace "
+                 "+ 1); events on higher CPUs are folded modulo N"},
+        {CLI_TO(struct replay_args, model), .name = "model", .arg = "M",
+         .help = "sheaves (default), legacy or legacy:ERA"},
+        {CLI_TO(struct replay_args, seed), .name = "seed", .arg = "N", .min = 1,
+         .help = "the engine's seed (default 1)"},
+        {CLI_TO(struct replay_args, mem_mb), .name = "mem-mb", .arg = "N", .min = 4,
+         .max = SCENARIO_MAX_MEM_MB,
+         .help = "memory per node in MiB, a multiple of 4 (default 1024; backed only when used)"},
+        {CLI_TO(struct replay_args, validate), .name = "validate",
+         .help = "check every invariant after each operation"},
+        {CLI_TO(struct replay_args, out), .short_name = 'o', .arg = "FILE",
+         .help = "write the operations as a scenario (`slublab run FILE`, the UI)"},
+        {CLI_TO(struct replay_args, db), .name = "db", .arg = "FILE",
+         .help = "save a session in this slublab database (`slublab serve --db FILE`)"},
+        {CLI_TO(struct replay_args, progress), .name = "progress",
+         .help = "a progress bar on stderr even when it is not a terminal"},
+        {0},
+};
 
 struct progress {
     int last; /* per mille drawn, or -1 */
@@ -118,82 +121,45 @@ static void trace_name(const char *path, char *out, size_t len)
         snprintf(out, len, "kmem-trace");
 }
 
-int cli_replay(int argc, char **argv)
+static int replay_main(int argc, char **argv)
 {
-    const char *file = NULL, *sysfs = NULL, *cpus = NULL, *model = NULL, *seed = NULL, *mem = NULL,
-               *out = NULL, *db = NULL, *value;
-    bool progress = isatty(STDERR_FILENO);
+    struct replay_args args = {0};
+    const char *file, *sysfs, *out, *db;
+    bool progress;
     struct ktrace_opts o;
     struct sysfs_tree tree;
     struct ktrace_reader *r = NULL;
     struct ktrace_replay kr;
     struct strbuf err = STRBUF_INIT, rep = STRBUF_INIT;
     struct progress pg = {-1, 0};
-    uint64_t v;
     char name[128];
     int ret, status = CLI_OK;
 
     memset(&o, 0, sizeof(o));
     memset(&tree, 0, sizeof(tree));
-    for (int i = 1; i < argc; i++) {
-        int m = 0;
-
-        if (cli_is_help(argv[i])) {
-            cli_replay_usage(stdout);
-            return CLI_OK;
-        }
-        if (!strcmp(argv[i], "--validate"))
-            o.validate = true;
-        else if (!strcmp(argv[i], "--progress"))
-            progress = true;
-        else if ((m = cli_option(argc, argv, &i, "--sysfs", &value)) != 0)
-            sysfs = value;
-        else if ((m = cli_option(argc, argv, &i, "--cpus", &value)) != 0)
-            cpus = value;
-        else if ((m = cli_option(argc, argv, &i, "--model", &value)) != 0)
-            model = value;
-        else if ((m = cli_option(argc, argv, &i, "--seed", &value)) != 0)
-            seed = value;
-        else if ((m = cli_option(argc, argv, &i, "--mem-mb", &value)) != 0)
-            mem = value;
-        else if ((m = cli_option(argc, argv, &i, "-o", &value)) != 0)
-            out = value;
-        else if ((m = cli_option(argc, argv, &i, "--db", &value)) != 0)
-            db = value;
-        else if (argv[i][0] == '-' && argv[i][1])
-            return cli_usage_error("replay", "unknown option \"%s\"", argv[i]);
-        else if (file)
-            return cli_usage_error("replay", "one trace at a time (\"%s\", then \"%s\")", file,
-                                   argv[i]);
-        else
-            file = argv[i];
-        if (m < 0)
-            return CLI_USAGE;
-    }
-    if (!file)
-        return cli_usage_error("replay", "which trace file?");
-    if (cpus) {
-        if (!cli_parse_u64(cpus, &v) || v < 1 || v > SIM_MAX_CPUS)
-            return cli_usage_error("replay", "--cpus must be 1..%d", SIM_MAX_CPUS);
-        o.cpus = (unsigned)v;
-    }
-    if (model) {
+    if (!cli_parse(&cmd_replay, argc, argv, &args, &ret))
+        return ret;
+    file = args.file;
+    sysfs = args.sysfs;
+    out = args.out;
+    db = args.db;
+    progress = args.progress || isatty(STDERR_FILENO);
+    o.validate = args.validate;
+    o.cpus = (unsigned)args.cpus.value; /* 0 when not given: from the trace */
+    if (args.model) {
         struct sim_config tmp;
 
         sim_config_default(&tmp);
-        if (sim_model_parse(model, &tmp) || sim_model_error(&tmp))
+        if (sim_model_parse(args.model, &tmp) || sim_model_error(&tmp))
             return cli_usage_error("replay", "unknown model \"%s\" (sheaves, legacy or legacy:ERA)",
-                                   model);
-        o.model = model;
+                                   args.model);
+        o.model = args.model;
     }
-    if (seed && (!cli_parse_u64(seed, &o.seed) || !o.seed))
-        return cli_usage_error("replay", "--seed wants a positive integer, not \"%s\"", seed);
-    if (mem) {
-        if (!cli_parse_u64(mem, &v) || v < 4 || v % 4 || v > SCENARIO_MAX_MEM_MB)
-            return cli_usage_error("replay", "--mem-mb must be a multiple of 4 in 4..%u",
-                                   SCENARIO_MAX_MEM_MB);
-        o.mem_mb = (unsigned)v;
-    }
+    o.seed = args.seed.value; /* 0 when not given: the default */
+    if (args.mem_mb.value % 4)
+        return cli_usage_error("replay", "--mem-mb must be a multiple of 4 in 4..%u",
+                               SCENARIO_MAX_MEM_MB);
+    o.mem_mb = (unsigned)args.mem_mb.value;
     if (sysfs) {
         if (sysfs_slab_read(sysfs, &tree, &err)) {
             status = cli_usage_error("replay", "--sysfs: %s", strbuf_str(&err));
@@ -261,3 +227,23 @@ out:
     strbuf_release(&rep);
     return status;
 }
+
+const struct cli_command cmd_replay = {
+        .name = "replay",
+        .summary = "replay a real kernel's kmem trace (ftrace text, plain or gzip)",
+        .description = "Replay a kmem trace of a real kernel: ftrace text output of "
+                       "kmem:kmem_cache_alloc, kmem:kmem_cache_free, kmem:kmalloc and kmem:kfree "
+                       "as /sys/kernel/tracing/trace prints it (scripts/record-kmem-trace records "
+                       "one), plain or gzip.  Prints what was replayed, what could not be (frees "
+                       "of objects allocated before the trace, kfree(NULL), large kmalloc, "
+                       "unknown caches) and the caches at the end.",
+        .pos = {.name = "TRACE",
+                .offset = offsetof(struct replay_args, file),
+                .what = "trace",
+                .missing = "which trace file?"},
+        .groups = {{replay_opts, 0}},
+        .epilogue = "Exit status: 0 when the trace was read to its end, 1 when the input ended "
+                    "early (a gzip stream cut short) or --validate found a violation, 2 for usage "
+                    "errors.  See docs/record-a-trace.md.",
+        .run = replay_main,
+};

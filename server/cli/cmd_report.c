@@ -15,58 +15,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kfiles/kfiles.h"
-#include "scenario/replay.h"
-#include "present/report_md.h"
 #include "base/strbuf.h"
+#include "kfiles/kfiles.h"
+#include "present/report_md.h"
 #include "present/svg_chart.h"
+#include "scenario/replay.h"
 
 struct report_args {
     struct cli_state_args st;
     const char *out; /* NULL: stdout */
 };
 
-void cli_report_usage(FILE *f)
-{
-    fputs("usage: slublab report FILE [--at N] [-o OUT.md] [--variant NAME=VALUE]...\n"
-          "                      [--model MODEL] [--seed N]\n"
-          "\n"
-          "Replay the scenario FILE and write a Markdown report of its machine's state:\n"
-          "settings, a state summary (caches, slabs, partial, nodes, sheaves, barns) and\n"
-          "every non-zero counter per CPU.  For a before/after table in the form of mm\n"
-          "cover letters, see slublab compare --md.\n"
-          "\n"
-          "  --at N               the state after the first N engine events (the step\n"
-          "                       numbering of the server's sessions); default: the end\n"
-          "  -o OUT.md            write the report to OUT.md and its chart to\n"
-          "                       OUT-objects.svg (default: the report on stdout, no chart)\n"
-          "  --variant, --model, --seed   as for slublab run\n"
-          "\n"
-          "Exit status: 0 when written, 2 for usage errors, invalid scenarios, a position\n"
-          "beyond the end and files that cannot be written.\n",
-          f);
-}
-
-static int report_parse_args(int argc, char **argv, struct report_args *a)
-{
-    const char *value;
-    int i, m;
-
-    for (i = 1; i < argc; i++) {
-        if ((m = cli_state_arg("report", argc, argv, &i, &a->st)) == 0 &&
-            (m = cli_option(argc, argv, &i, "-o", &value)) > 0)
-            a->out = value;
-        else if (m == 0)
-            return cli_usage_error("report", "unknown option \"%s\"", argv[i]);
-        if (m < 0)
-            return CLI_USAGE;
-    }
-    if (!a->st.file)
-        return cli_usage_error("report", "which scenario file?");
-    if (a->out && !a->out[0])
-        return cli_usage_error("report", "-o wants a file name");
-    return CLI_OK;
-}
+static const struct cli_opt report_opts[] = {
+        {CLI_TO(struct report_args, out), .short_name = 'o', .arg = "OUT.md",
+         .help = "write the report to OUT.md and its chart to OUT-objects.svg (default: the "
+                 "report on stdout, no chart)"},
+        {0},
+};
 
 int cli_chart_name(const char *out, const char *suffix, char *path, size_t size, const char **ref)
 {
@@ -115,7 +80,7 @@ static int report_total_events(const struct scenario *scn, const struct sim_conf
     return err;
 }
 
-int cli_report(int argc, char **argv)
+static int report_main(int argc, char **argv)
 {
     struct report_args args = {0};
     struct strbuf md = STRBUF_INIT, svg = STRBUF_INIT;
@@ -129,12 +94,10 @@ int cli_report(int argc, char **argv)
     uint64_t at;
     int ret;
 
-    if (argc > 1 && cli_is_help(argv[1])) {
-        cli_report_usage(stdout);
-        return CLI_OK;
-    }
-    if ((ret = report_parse_args(argc, argv, &args)))
-        goto out;
+    if (!cli_parse(&cmd_report, argc, argv, &args, &ret))
+        return ret;
+    if (args.out && !args.out[0])
+        return cli_usage_error("report", "-o wants a file name");
     if (args.out && cli_chart_name(args.out, "objects", chart, sizeof(chart), &ref)) {
         ret = cli_usage_error("report", "-o: the name is too long");
         goto out;
@@ -145,7 +108,7 @@ int cli_report(int argc, char **argv)
     info.cfg = &cfg;
     info.at = at;
     info.nr_events = at;
-    if (args.st.at && report_total_events(scn, &cfg, &info.nr_events)) {
+    if (args.st.at.given && report_total_events(scn, &cfg, &info.nr_events)) {
         ret = cli_usage_error("report", "out of memory");
         goto out;
     }
@@ -161,6 +124,24 @@ out:
     sim_snapshot_release(snap);
     replay_release(&rp);
     scenario_release(scn);
-    free(args.st.variants);
     return ret;
 }
+
+const struct cli_command cmd_report = {
+        .name = "report",
+        .summary = "write a Markdown report of a scenario's state, for a review",
+        .description = "Replay the scenario FILE and write a Markdown report of its machine's "
+                       "state: settings, a state summary (caches, slabs, partial, nodes, sheaves, "
+                       "barns) and every non-zero counter per CPU.  For a before/after table in "
+                       "the form of mm cover letters, see slublab compare --md.",
+        .pos = {.name = "FILE",
+                .offset = offsetof(struct report_args, st.file),
+                .what = "scenario file",
+                .missing = "which scenario file?"},
+        .groups = {{cli_state_opts, offsetof(struct report_args, st)},
+                   {report_opts, 0},
+                   {cli_model_opts, offsetof(struct report_args, st.m)}},
+        .epilogue = "Exit status: 0 when written, 2 for usage errors, invalid scenarios, a "
+                    "position beyond the end and files that cannot be written.",
+        .run = report_main,
+};

@@ -19,149 +19,124 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "base/strbuf.h"
 #include "http/app.h"
 #include "http/http.h"
-#include "base/strbuf.h"
 
-void cli_serve_usage(FILE *f)
-{
-    fputs("usage: slublab serve [--listen ADDR] [--port N] [--db FILE] [options]\n"
-          "\n"
-          "Serve the lab over HTTP: the JSON API under /api/ (docs/api.md) and the UI\n"
-          "from web/.  Prints the URL it listens on, then runs until SIGINT or SIGTERM.\n"
-          "\n"
-          "  --listen ADDR          address to bind (default 127.0.0.1; 0.0.0.0 for a\n"
-          "                         classroom network)\n"
-          "  --port N               port (default 8080; 0 picks a free one)\n"
-          "  --db FILE              SQLite database (default slublab.db; created as needed)\n"
-          "  --web DIR              the UI's files (default web)\n"
-          "  --vendor DIR           where chart.umd.js is (default node_modules/chart.js/dist)\n"
-          "  --scenarios DIR        the shipped scenarios (default scenarios)\n"
-          "  --max-sessions N       sessions kept in memory (default 64); idle ones are\n"
-          "                         evicted and rebuilt from the database when needed\n"
-          "  --session-memory MIB   memory per session, checkpoints included (default 128)\n"
-          "  --max-ops N            engine operations per session (default 4000000)\n"
-          "  --max-cpus N           machine.cpus allowed (default 64)\n"
-          "  --max-nodes N          machine.nodes allowed (default 8)\n"
-          "  --checkpoint-every N   events between checkpoints (default 256)\n"
-          "  --workers N            threads running engine work (default 8)\n"
-          "  --threads N            connection threads (default 2)\n"
-          "  --timeout SECONDS      idle connections are closed after this (default 30)\n"
-          "  --follow-ms N          least milliseconds between two updates to a follower\n"
-          "                         (default 100)\n"
-          "  --follow-rate N        follower updates a second over all followers, at most\n"
-          "                         (default 400; 0: no limit)\n"
-          "  --quiet                no messages from libmicrohttpd\n"
-          "\n"
-          "Exit status: 0 after a signal, 2 for usage errors or when it cannot start.\n",
-          f);
-}
-
-struct serve_opt {
-    const char *name;
-    unsigned long long min, max;
-    unsigned long long *value;
+/* What the command line gives; anything not given keeps app_config_default()'s value. */
+struct serve_args {
+    const char *listen, *db, *web, *vendor, *scenarios;
+    struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
+            checkpoint_every, workers, threads, timeout, follow_ms, follow_rate;
+    bool quiet;
 };
 
-int cli_serve(int argc, char **argv)
+/* Where the server listens and what it serves. */
+static const struct cli_opt serve_where_opts[] = {
+        {CLI_TO(struct serve_args, listen), .name = "listen", .arg = "ADDR",
+         .help = "address to bind (default 127.0.0.1; 0.0.0.0 for a classroom network)"},
+        {CLI_TO(struct serve_args, port), .name = "port", .arg = "N", .max = 65535,
+         .help = "port (default 8080; 0 picks a free one)"},
+        {CLI_TO(struct serve_args, db), .name = "db", .arg = "FILE",
+         .help = "SQLite database (default slublab.db; created as needed)"},
+        {CLI_TO(struct serve_args, web), .name = "web", .arg = "DIR",
+         .help = "the UI's files (default web)"},
+        {CLI_TO(struct serve_args, vendor), .name = "vendor", .arg = "DIR",
+         .help = "where chart.umd.js is (default node_modules/chart.js/dist)"},
+        {CLI_TO(struct serve_args, scenarios), .name = "scenarios", .arg = "DIR",
+         .help = "the shipped scenarios (default scenarios)"},
+        {0},
+};
+
+/* How much the server takes on. */
+static const struct cli_opt serve_limit_opts[] = {
+        {CLI_TO(struct serve_args, max_sessions), .name = "max-sessions", .arg = "N", .min = 1,
+         .max = 100000,
+         .help = "sessions kept in memory (default 64); idle ones are evicted and rebuilt from "
+                 "the database when needed"},
+        {CLI_TO(struct serve_args, session_memory), .name = "session-memory", .arg = "MIB",
+         .min = 4, .max = 1u << 20,
+         .help = "memory per session, checkpoints included (default 128)"},
+        {CLI_TO(struct serve_args, max_ops), .name = "max-ops", .arg = "N", .min = 1,
+         .max = 1000000000, .help = "engine operations per session (default 4000000)"},
+        {CLI_TO(struct serve_args, max_cpus), .name = "max-cpus", .arg = "N", .min = 1,
+         .max = SIM_MAX_CPUS, .help = "machine.cpus allowed (default 64)"},
+        {CLI_TO(struct serve_args, max_nodes), .name = "max-nodes", .arg = "N", .min = 1,
+         .max = SIM_MAX_NODES, .help = "machine.nodes allowed (default 8)"},
+        {CLI_TO(struct serve_args, checkpoint_every), .name = "checkpoint-every", .arg = "N",
+         .min = 1, .max = 1u << 30, .help = "events between checkpoints (default 256)"},
+        {CLI_TO(struct serve_args, workers), .name = "workers", .arg = "N", .min = 1, .max = 256,
+         .help = "threads running engine work (default 8)"},
+        {CLI_TO(struct serve_args, threads), .name = "threads", .arg = "N", .min = 1, .max = 64,
+         .help = "connection threads (default 2)"},
+        {CLI_TO(struct serve_args, timeout), .name = "timeout", .arg = "SECONDS", .min = 1,
+         .max = 86400, .help = "idle connections are closed after this (default 30)"},
+        {CLI_TO(struct serve_args, follow_ms), .name = "follow-ms", .arg = "N", .max = 60000,
+         .help = "least milliseconds between two updates to a follower (default 100)"},
+        {CLI_TO(struct serve_args, follow_rate), .name = "follow-rate", .arg = "N", .max = 1000000,
+         .help = "follower updates a second over all followers, at most (default 400; 0: no "
+                 "limit)"},
+        {CLI_TO(struct serve_args, quiet), .name = "quiet",
+         .help = "no messages from libmicrohttpd"},
+        {0},
+};
+
+/* Copy what @a gives over @cfg. */
+static void serve_configure(const struct serve_args *a, struct app_config *cfg)
 {
+    if (a->listen)
+        cfg->listen = a->listen;
+    if (a->db)
+        cfg->db = a->db;
+    if (a->web)
+        cfg->web_dir = a->web;
+    if (a->vendor)
+        cfg->vendor_dir = a->vendor;
+    if (a->scenarios)
+        cfg->scenario_dir = a->scenarios;
+    /* every value below is within its option's range, which the fields hold */
+    if (a->port.given)
+        cfg->port = (unsigned)a->port.value;
+    if (a->max_sessions.given)
+        cfg->max_live = (unsigned)a->max_sessions.value;
+    if (a->session_memory.given)
+        cfg->lim.memory = a->session_memory.value << 20;
+    if (a->max_ops.given)
+        cfg->lim.max_ops = a->max_ops.value;
+    if (a->max_cpus.given)
+        cfg->lim.max_cpus = (unsigned)a->max_cpus.value;
+    if (a->max_nodes.given)
+        cfg->lim.max_nodes = (unsigned)a->max_nodes.value;
+    if (a->checkpoint_every.given)
+        cfg->lim.ckpt_events = a->checkpoint_every.value;
+    if (a->workers.given)
+        cfg->workers = (unsigned)a->workers.value;
+    if (a->threads.given)
+        cfg->http_threads = (unsigned)a->threads.value;
+    if (a->timeout.given)
+        cfg->timeout = (unsigned)a->timeout.value;
+    if (a->follow_ms.given)
+        cfg->follow_ms = (unsigned)a->follow_ms.value;
+    if (a->follow_rate.given)
+        cfg->follow_rate = (unsigned)a->follow_rate.value;
+    cfg->quiet |= a->quiet;
+}
+
+static int serve_main(int argc, char **argv)
+{
+    struct serve_args args = {0};
     struct app_config cfg;
     struct strbuf err = STRBUF_INIT;
     struct http_server *srv = NULL;
     struct app app;
-    unsigned long long port, max_live, memory, max_ops, cpus, nodes, every, workers, threads,
-            timeout, follow_ms, follow_rate;
-    const struct serve_opt nums[] = {
-            {"--port", 0, 65535, &port},
-            {"--max-sessions", 1, 100000, &max_live},
-            {"--session-memory", 4, 1u << 20, &memory},
-            {"--max-ops", 1, 1000000000, &max_ops},
-            {"--max-cpus", 1, SIM_MAX_CPUS, &cpus},
-            {"--max-nodes", 1, SIM_MAX_NODES, &nodes},
-            {"--checkpoint-every", 1, 1u << 30, &every},
-            {"--workers", 1, 256, &workers},
-            {"--threads", 1, 64, &threads},
-            {"--timeout", 1, 86400, &timeout},
-            {"--follow-ms", 0, 60000, &follow_ms},
-            {"--follow-rate", 0, 1000000, &follow_rate},
-    };
     sigset_t sigs;
-    const char *value;
-    int i, m, sig, ret = CLI_USAGE;
-    size_t k;
+    int sig, ret = CLI_USAGE;
 
-    if (argc > 1 && cli_is_help(argv[1])) {
-        cli_serve_usage(stdout);
-        return CLI_OK;
-    }
+    if (!cli_parse(&cmd_serve, argc, argv, &args, &ret))
+        return ret;
+    ret = CLI_USAGE;
     app_config_default(&cfg);
-    port = cfg.port;
-    max_live = cfg.max_live;
-    memory = cfg.lim.memory >> 20;
-    max_ops = cfg.lim.max_ops;
-    cpus = cfg.lim.max_cpus;
-    nodes = cfg.lim.max_nodes;
-    every = cfg.lim.ckpt_events;
-    workers = cfg.workers;
-    threads = cfg.http_threads;
-    timeout = cfg.timeout;
-    follow_ms = cfg.follow_ms;
-    follow_rate = cfg.follow_rate;
-    for (i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        bool done = false;
-
-        if (!strcmp(arg, "--quiet")) {
-            cfg.quiet = true;
-            continue;
-        }
-        if ((m = cli_option(argc, argv, &i, "--listen", &value)) ||
-            (m = cli_option(argc, argv, &i, "--db", &value)) ||
-            (m = cli_option(argc, argv, &i, "--web", &value)) ||
-            (m = cli_option(argc, argv, &i, "--vendor", &value)) ||
-            (m = cli_option(argc, argv, &i, "--scenarios", &value))) {
-            if (m < 0)
-                return CLI_USAGE;
-            if (!strncmp(arg, "--listen", 8))
-                cfg.listen = value;
-            else if (!strncmp(arg, "--db", 4))
-                cfg.db = value;
-            else if (!strncmp(arg, "--web", 5))
-                cfg.web_dir = value;
-            else if (!strncmp(arg, "--vendor", 8))
-                cfg.vendor_dir = value;
-            else
-                cfg.scenario_dir = value;
-            continue;
-        }
-        for (k = 0; k < sizeof(nums) / sizeof(nums[0]) && !done; k++) {
-            uint64_t v;
-
-            if ((m = cli_option(argc, argv, &i, nums[k].name, &value)) == 0)
-                continue;
-            if (m < 0)
-                return CLI_USAGE;
-            if (!cli_parse_u64(value, &v) || v < nums[k].min || v > nums[k].max)
-                return cli_usage_error("serve", "%s wants an integer from %llu to %llu, not \"%s\"",
-                                       nums[k].name, nums[k].min, nums[k].max, value);
-            *nums[k].value = v;
-            done = true;
-        }
-        if (!done)
-            return cli_usage_error("serve", "unknown argument \"%s\"", arg);
-    }
-    cfg.port = (unsigned)port;
-    cfg.max_live = (unsigned)max_live;
-    cfg.lim.memory = (uint64_t)memory << 20;
-    cfg.lim.max_ops = max_ops;
-    cfg.lim.max_cpus = (unsigned)cpus;
-    cfg.lim.max_nodes = (unsigned)nodes;
-    cfg.lim.ckpt_events = every;
-    cfg.workers = (unsigned)workers;
-    cfg.http_threads = (unsigned)threads;
-    cfg.timeout = (unsigned)timeout;
-    cfg.follow_ms = (unsigned)follow_ms;
-    cfg.follow_rate = (unsigned)follow_rate;
+    serve_configure(&args, &cfg);
 
     /* Seeks copy and free machines all the time: keep freed memory instead of
      * handing it back to the kernel and faulting it in again (glibc). */
@@ -208,3 +183,14 @@ out_release:
     strbuf_release(&err);
     return ret;
 }
+
+const struct cli_command cmd_serve = {
+        .name = "serve",
+        .summary = "serve the lab over HTTP: the JSON API and the UI",
+        .description = "Serve the lab over HTTP: the JSON API under /api/ (docs/api.md) and the UI "
+                       "from web/.  Prints the URL it listens on, then runs until SIGINT or "
+                       "SIGTERM.",
+        .groups = {{serve_where_opts, 0}, {serve_limit_opts, 0}},
+        .epilogue = "Exit status: 0 after a signal, 2 for usage errors or when it cannot start.",
+        .run = serve_main,
+};

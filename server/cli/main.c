@@ -5,39 +5,19 @@
  * the remaining arguments (argv[0] = COMMAND).  `help`, `--help` and
  * `--version` are answered here.  This is the only file that may end the
  * process: every subcommand returns its exit status (cli.h) and main()
- * returns it.  Each subcommand is one row of the table.
+ * returns it.  Each subcommand is one row of the table: a struct
+ * cli_command, whose option table also gives its --help (options.c).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "slub.h"
 #include "cli/cli.h"
+#include "slub.h"
 
-struct command {
-    const char *name;
-    int (*run)(int argc, char **argv);
-    void (*usage)(FILE *f);
-    const char *summary;
-};
-
-static const struct command commands[] = {
-        {"run", cli_run, cli_run_usage, "replay a scenario and show the caches, sysfs style"},
-        {"compare", cli_compare, cli_compare_usage,
-         "run a scenario before and after a change and tabulate the counters"},
-        {"serve", cli_serve, cli_serve_usage, "serve the lab over HTTP: the JSON API and the UI"},
-        {"geometry", cli_geometry, cli_geometry_usage,
-         "check the engine's cache sizing against a /sys/kernel/slab tree"},
-        {"replay", cli_replay, cli_replay_usage,
-         "replay a real kernel's kmem trace (ftrace text, plain or gzip)"},
-        {"import", cli_import, cli_import_usage,
-         "write a scenario with a real kernel's caches (/sys/kernel/slab, /proc/slabinfo)"},
-        {"bench", cli_bench, cli_bench_usage, "run a benchmark (see docs/benchmarks.md)"},
-        {"export", cli_export, cli_export_usage,
-         "write /proc/slabinfo and a /sys/kernel/slab tree that slabtop and slabinfo read"},
-        {"report", cli_report, cli_report_usage,
-         "write a Markdown report of a scenario's state, for a review"},
-        {"gfp", cli_gfp, cli_gfp_usage,
-         "decode a gfp mask: zone, ALLOC flags and the watermark each zone holds it to"},
+/* In the order `slublab help` lists them. */
+static const struct cli_command *const commands[] = {
+        &cmd_run,    &cmd_compare, &cmd_serve,  &cmd_geometry, &cmd_replay,
+        &cmd_import, &cmd_bench,   &cmd_export, &cmd_report,   &cmd_gfp,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -53,7 +33,7 @@ static void main_usage(FILE *f)
           "Commands:\n",
           f);
     for (i = 0; i < NR_COMMANDS; i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
     fputs("  help       show this text, or `slublab help COMMAND` for one command\n"
           "\n"
           "Options:\n"
@@ -64,20 +44,20 @@ static void main_usage(FILE *f)
           f);
 }
 
-static const struct command *main_find(const char *name)
+static const struct cli_command *main_find(const char *name)
 {
     size_t i;
 
     for (i = 0; i < NR_COMMANDS; i++)
-        if (strcmp(commands[i].name, name) == 0)
-            return &commands[i];
+        if (strcmp(commands[i]->name, name) == 0)
+            return commands[i];
     return NULL;
 }
 
 /* `slublab help [COMMAND]` */
 static int main_help(int argc, char **argv)
 {
-    const struct command *cmd;
+    const struct cli_command *cmd;
 
     if (argc < 3 || strcmp(argv[2], "help") == 0) {
         main_usage(stdout);
@@ -89,13 +69,13 @@ static int main_help(int argc, char **argv)
         main_usage(stderr);
         return CLI_USAGE;
     }
-    cmd->usage(stdout);
+    cli_help(cmd, stdout);
     return CLI_OK;
 }
 
 int main(int argc, char **argv)
 {
-    const struct command *cmd;
+    const struct cli_command *cmd;
     int status;
 
     if (argc < 2) {
