@@ -7,8 +7,8 @@
  * response's free callback, so a state is rendered once and sent many times
  * without a copy, whatever thread sends it.
  */
-#ifndef SLUBLAB_SERVER_BLOB_H
-#define SLUBLAB_SERVER_BLOB_H
+#ifndef SLUBLAB_SERVER_BASE_BLOB_H
+#define SLUBLAB_SERVER_BASE_BLOB_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -26,4 +26,4 @@ struct blob *blob_get(struct blob *b);
 /* Drop a reference; NULL is fine. */
 void blob_put(struct blob *b);
 
-#endif /* SLUBLAB_SERVER_BLOB_H */
+#endif /* SLUBLAB_SERVER_BASE_BLOB_H */

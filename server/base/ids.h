@@ -9,8 +9,8 @@
  * in hex.  Everything comes from getrandom(2), never from the engine's
  * seeded generator.
  */
-#ifndef SLUBLAB_SERVER_IDS_H
-#define SLUBLAB_SERVER_IDS_H
+#ifndef SLUBLAB_SERVER_BASE_IDS_H
+#define SLUBLAB_SERVER_BASE_IDS_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -24,4 +24,4 @@ bool ids_valid(const char *s, size_t max);
 /* Compare a presented token with the real one in time independent of where they differ. */
 bool ids_token_equal(const char *given, const char *real);
 
-#endif /* SLUBLAB_SERVER_IDS_H */
+#endif /* SLUBLAB_SERVER_BASE_IDS_H */

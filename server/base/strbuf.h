@@ -8,8 +8,8 @@
  * which the buffer keeps what it had and reports the failure through
  * strbuf_failed(), so callers may append freely and check once at the end.
  */
-#ifndef SLUBLAB_SERVER_STRBUF_H
-#define SLUBLAB_SERVER_STRBUF_H
+#ifndef SLUBLAB_SERVER_BASE_STRBUF_H
+#define SLUBLAB_SERVER_BASE_STRBUF_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -43,4 +43,4 @@ const char *strbuf_str(const struct strbuf *sb);
 /* True when an earlier append failed. */
 bool strbuf_failed(const struct strbuf *sb);
 
-#endif /* SLUBLAB_SERVER_STRBUF_H */
+#endif /* SLUBLAB_SERVER_BASE_STRBUF_H */

@@ -8,8 +8,8 @@
  * Options may come before or after the file and take their value either
  * as the next argument or after '=' (`--seed 3`, `--seed=3`).
  */
-#ifndef SLUBLAB_SERVER_CLI_H
-#define SLUBLAB_SERVER_CLI_H
+#ifndef SLUBLAB_SERVER_CLI_CLI_H
+#define SLUBLAB_SERVER_CLI_CLI_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -195,4 +195,4 @@ int cli_chart_name(const char *out, const char *suffix, char *path, size_t size,
 int cli_write_report(const char *cmd, const char *out, const struct strbuf *md,
                      const char *chart_path, const struct strbuf *svg);
 
-#endif /* SLUBLAB_SERVER_CLI_H */
+#endif /* SLUBLAB_SERVER_CLI_CLI_H */

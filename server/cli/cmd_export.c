@@ -1,6 +1,6 @@
 /*
- * export.c: `slublab export FILE`: the state of a scenario's machine as
- * /proc/slabinfo and a /sys/kernel/slab tree (see export.h).
+ * cmd_export.c: `slublab export FILE`: the state of a scenario's machine as
+ * /proc/slabinfo and a /sys/kernel/slab tree (see kfiles/kfiles.h).
  *
  * The state is the one after the whole scenario, or after its first N
  * engine events with --at N: the numbering of the server's session

@@ -1,5 +1,6 @@
 /*
- * geometry.c: `slublab geometry`, the engine's sizing against a real kernel.
+ * cmd_geometry.c: `slublab geometry`, the engine's sizing against a real
+ * kernel.
  *
  * For every cache directory of a /sys/kernel/slab-style tree, read what
  * creation took as input (object_size, align and the flag files) and

@@ -1,5 +1,5 @@
 /*
- * import.c: `slublab import`, a real machine's caches as a scenario.
+ * cmd_import.c: `slublab import`, a real machine's caches as a scenario.
  *
  * From a /sys/kernel/slab tree (sysfs_slab.c) every cache keeps the
  * kernel's name, object_size, align, flags, ctor and sheaf_capacity; a

@@ -1,5 +1,5 @@
 /*
- * ktrace_cli.c: `slublab replay TRACE`, a real kernel's kmem trace on the
+ * cmd_replay.c: `slublab replay TRACE`, a real kernel's kmem trace on the
  * engine.
  *
  * Reads the trace (plain or gzip), replays it (ktrace_replay.c) and prints

@@ -1,5 +1,5 @@
 /*
- * report_cmd.c: `slublab report FILE`: a Markdown report of the state of a
+ * cmd_report.c: `slublab report FILE`: a Markdown report of the state of a
  * scenario's machine at a position, for a review (see report_md.h).
  *
  * The position is numbered as the sessions number it (--at N: after N

@@ -1,5 +1,5 @@
 /*
- * run.c: `slublab run FILE`: replay a scenario and show the result.
+ * cmd_run.c: `slublab run FILE`: replay a scenario and show the result.
  *
  * Three outputs, one per mode: the sysfs-style text report (report.c), one
  * JSON summary object (--json), or JSON Lines (--events): one line per

@@ -1,5 +1,5 @@
 /*
- * serve.c: `slublab serve`: the HTTP server (http.c) over the app (app.c).
+ * cmd_serve.c: `slublab serve`: the HTTP server (http.c) over the app (app.c).
  *
  * Reads the options, opens the store and the scenario catalogue, binds,
  * prints the URL on stdout (one line, flushed: scripts and tests read it,

@@ -8,8 +8,8 @@
  * creates the registry and the follow hub; app_release() undoes it.  The
  * request handlers (routes_*.c) take it from struct request.
  */
-#ifndef SLUBLAB_SERVER_APP_H
-#define SLUBLAB_SERVER_APP_H
+#ifndef SLUBLAB_SERVER_HTTP_APP_H
+#define SLUBLAB_SERVER_HTTP_APP_H
 
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -71,4 +71,4 @@ void app_release(struct app *app);
 /* The shipped scenario named @name, or NULL. */
 const struct catalog_entry *app_scenario(const struct app *app, const char *name);
 
-#endif /* SLUBLAB_SERVER_APP_H */
+#endif /* SLUBLAB_SERVER_HTTP_APP_H */

@@ -21,8 +21,8 @@
  *     data: {"session":"ID","at":N,"events":E,"ops":O,"version":V}
  * where at is the presenter's position, events and ops the session's end.
  */
-#ifndef SLUBLAB_SERVER_FOLLOW_H
-#define SLUBLAB_SERVER_FOLLOW_H
+#ifndef SLUBLAB_SERVER_HTTP_FOLLOW_H
+#define SLUBLAB_SERVER_HTTP_FOLLOW_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,4 +64,4 @@ ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max);
 /* Detach and free a follower: the response's free callback.  NULL is fine. */
 void follow_detach(void *cls);
 
-#endif /* SLUBLAB_SERVER_FOLLOW_H */
+#endif /* SLUBLAB_SERVER_HTTP_FOLLOW_H */

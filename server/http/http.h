@@ -17,8 +17,8 @@
  * is a 413 for a declared Content-Length over the cap, where closing is the
  * point.
  */
-#ifndef SLUBLAB_SERVER_HTTP_H
-#define SLUBLAB_SERVER_HTTP_H
+#ifndef SLUBLAB_SERVER_HTTP_HTTP_H
+#define SLUBLAB_SERVER_HTTP_HTTP_H
 
 #include "base/strbuf.h"
 
@@ -32,4 +32,4 @@ const char *http_url(const struct http_server *srv);
 /* Stop: finish queued work, end follower streams, close every connection.  NULL is fine. */
 void http_stop(struct http_server *srv);
 
-#endif /* SLUBLAB_SERVER_HTTP_H */
+#endif /* SLUBLAB_SERVER_HTTP_HTTP_H */

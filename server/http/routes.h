@@ -13,8 +13,8 @@
  * connection and runs the handler again on a worker thread with may_block
  * true, where it may replay, wait and write to SQLite.
  */
-#ifndef SLUBLAB_SERVER_ROUTES_H
-#define SLUBLAB_SERVER_ROUTES_H
+#ifndef SLUBLAB_SERVER_HTTP_ROUTES_H
+#define SLUBLAB_SERVER_HTTP_ROUTES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,4 +86,4 @@ int route_session_export_html(const struct request *req, struct response *res);
 /* static.c: files of the UI and the one vendor file */
 int route_static(const struct request *req, struct response *res);
 
-#endif /* SLUBLAB_SERVER_ROUTES_H */
+#endif /* SLUBLAB_SERVER_HTTP_ROUTES_H */

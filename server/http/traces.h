@@ -11,8 +11,8 @@
  * replay's report.  At most TRACES_MAX_RUNNING jobs run at once (503
  * beyond); the last TRACES_MAX_KEPT jobs are remembered.
  */
-#ifndef SLUBLAB_SERVER_TRACES_H
-#define SLUBLAB_SERVER_TRACES_H
+#ifndef SLUBLAB_SERVER_HTTP_TRACES_H
+#define SLUBLAB_SERVER_HTTP_TRACES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -61,4 +61,4 @@ int route_trace_create(const struct request *req, struct response *res);
 /* GET /api/traces/ID: the job's state. */
 int route_trace_get(const struct request *req, struct response *res);
 
-#endif /* SLUBLAB_SERVER_TRACES_H */
+#endif /* SLUBLAB_SERVER_HTTP_TRACES_H */

@@ -14,8 +14,8 @@
  * so a bind mount of the directory or of a file keeps seeing new content) or
  * packed as a tar archive for a download.
  */
-#ifndef SLUBLAB_SERVER_EXPORT_H
-#define SLUBLAB_SERVER_EXPORT_H
+#ifndef SLUBLAB_SERVER_KFILES_KFILES_H
+#define SLUBLAB_SERVER_KFILES_KFILES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -115,4 +115,4 @@ int export_write_tree(const char *dir, const struct sysfs_tree *t, struct strbuf
  */
 bool tar_tree(struct strbuf *out, const struct sysfs_tree *t, const char *prefix);
 
-#endif /* SLUBLAB_SERVER_EXPORT_H */
+#endif /* SLUBLAB_SERVER_KFILES_KFILES_H */

@@ -9,8 +9,8 @@
  * directory is a unique id (":0000192", ":A-0000128") and every name,
  * the first cache's own included, is a link to it.
  */
-#ifndef SLUBLAB_SERVER_SYSFS_SLAB_H
-#define SLUBLAB_SERVER_SYSFS_SLAB_H
+#ifndef SLUBLAB_SERVER_KFILES_SYSFS_SLAB_H
+#define SLUBLAB_SERVER_KFILES_SYSFS_SLAB_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -64,4 +64,4 @@ const struct sysfs_cache *sysfs_slab_find(const struct sysfs_tree *t, const char
 /* kmalloc-64, kmalloc-cg-1k, kmalloc-rcl-8, dma-kmalloc-192, ... */
 bool sysfs_is_kmalloc_name(const char *name);
 
-#endif /* SLUBLAB_SERVER_SYSFS_SLAB_H */
+#endif /* SLUBLAB_SERVER_KFILES_SYSFS_SLAB_H */

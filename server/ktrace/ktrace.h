@@ -16,8 +16,8 @@
  *  - ktrace_replay.c: the events as engine operations (see there).
  * cli/cmd_replay.c is `slublab replay`, the only user that prints.
  */
-#ifndef SLUBLAB_SERVER_KTRACE_H
-#define SLUBLAB_SERVER_KTRACE_H
+#ifndef SLUBLAB_SERVER_KTRACE_KTRACE_H
+#define SLUBLAB_SERVER_KTRACE_KTRACE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -101,4 +101,4 @@ const char *ktrace_reader_error(const struct ktrace_reader *r);
 int ktrace_rewind(struct ktrace_reader *r);
 void ktrace_close(struct ktrace_reader *r);
 
-#endif /* SLUBLAB_SERVER_KTRACE_H */
+#endif /* SLUBLAB_SERVER_KTRACE_KTRACE_H */

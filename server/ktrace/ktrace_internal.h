@@ -2,8 +2,8 @@
  * ktrace_internal.h: what ktrace_replay.c takes from ktrace_tables.c, the
  * pointer and cache tables.  Not a public header.
  */
-#ifndef SLUBLAB_SERVER_KTRACE_INTERNAL_H
-#define SLUBLAB_SERVER_KTRACE_INTERNAL_H
+#ifndef SLUBLAB_SERVER_KTRACE_KTRACE_INTERNAL_H
+#define SLUBLAB_SERVER_KTRACE_KTRACE_INTERNAL_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -44,4 +44,4 @@ struct ktrace_cache *ktrace_cache_find(struct ktrace_replay *kr, const char *nam
 struct ktrace_cache *ktrace_cache_add(struct ktrace_replay *kr, const char *name, size_t len,
                                       uint64_t h, int id);
 
-#endif /* SLUBLAB_SERVER_KTRACE_INTERNAL_H */
+#endif /* SLUBLAB_SERVER_KTRACE_KTRACE_INTERNAL_H */

@@ -14,8 +14,8 @@
  *
  * Callers: `slublab replay` (cli/cmd_replay.c), the bench and the server.
  */
-#ifndef SLUBLAB_SERVER_KTRACE_REPLAY_H
-#define SLUBLAB_SERVER_KTRACE_REPLAY_H
+#ifndef SLUBLAB_SERVER_KTRACE_KTRACE_REPLAY_H
+#define SLUBLAB_SERVER_KTRACE_KTRACE_REPLAY_H
 
 #include <cjson/cJSON.h>
 
@@ -125,4 +125,4 @@ uint64_t ktrace_replay_events(const struct ktrace_replay *kr);
  */
 cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name);
 
-#endif /* SLUBLAB_SERVER_KTRACE_REPLAY_H */
+#endif /* SLUBLAB_SERVER_KTRACE_KTRACE_REPLAY_H */

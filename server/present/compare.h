@@ -2,8 +2,8 @@
  * compare.h: one scenario run twice, baseline and patched, as a table of
  * counters: what `slublab compare` prints and GET /api/compare returns.
  */
-#ifndef SLUBLAB_SERVER_COMPARE_H
-#define SLUBLAB_SERVER_COMPARE_H
+#ifndef SLUBLAB_SERVER_PRESENT_COMPARE_H
+#define SLUBLAB_SERVER_PRESENT_COMPARE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -45,4 +45,4 @@ bool compare_change(uint64_t base, uint64_t patched, char *buf, size_t len);
 cJSON *compare_json(const struct scenario *scn, const char *cache,
                     const struct compare_side side[2]);
 
-#endif /* SLUBLAB_SERVER_COMPARE_H */
+#endif /* SLUBLAB_SERVER_PRESENT_COMPARE_H */

@@ -16,8 +16,8 @@
  * Identical states give empty lists.  Each list keeps at most DIFF_MAX
  * entries ("truncated" says when more changed; "total" counts them all).
  */
-#ifndef SLUBLAB_SERVER_DIFF_H
-#define SLUBLAB_SERVER_DIFF_H
+#ifndef SLUBLAB_SERVER_PRESENT_DIFF_H
+#define SLUBLAB_SERVER_PRESENT_DIFF_H
 
 #include <cjson/cJSON.h>
 
@@ -30,4 +30,4 @@
  */
 cJSON *diff_states(const cJSON *a, const cJSON *b);
 
-#endif /* SLUBLAB_SERVER_DIFF_H */
+#endif /* SLUBLAB_SERVER_PRESENT_DIFF_H */

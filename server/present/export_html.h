@@ -2,8 +2,8 @@
  * export_html.h: a session as one self-contained HTML file that opens
  * offline (export_html.c, docs/export.md).
  */
-#ifndef SLUBLAB_SERVER_EXPORT_HTML_H
-#define SLUBLAB_SERVER_EXPORT_HTML_H
+#ifndef SLUBLAB_SERVER_PRESENT_EXPORT_HTML_H
+#define SLUBLAB_SERVER_PRESENT_EXPORT_HTML_H
 
 #include <stdint.h>
 
@@ -27,4 +27,4 @@ struct export_html_dirs {
 int export_html(struct session *s, const struct export_html_dirs *dirs, uint64_t at,
                 struct strbuf *out, struct strbuf *err);
 
-#endif /* SLUBLAB_SERVER_EXPORT_HTML_H */
+#endif /* SLUBLAB_SERVER_PRESENT_EXPORT_HTML_H */

@@ -1,8 +1,8 @@
 /*
  * json_gfp.h: a decoded gfp mask as JSON (json_gfp.c).
  */
-#ifndef SLUBLAB_SERVER_JSON_GFP_H
-#define SLUBLAB_SERVER_JSON_GFP_H
+#ifndef SLUBLAB_SERVER_PRESENT_JSON_GFP_H
+#define SLUBLAB_SERVER_PRESENT_JSON_GFP_H
 
 #include <cjson/cJSON.h>
 
@@ -13,4 +13,4 @@
 cJSON *json_gfp_decoding(const struct sim_gfp_decoding *d, const struct sim_config *cfg,
                          unsigned context);
 
-#endif /* SLUBLAB_SERVER_JSON_GFP_H */
+#endif /* SLUBLAB_SERVER_PRESENT_JSON_GFP_H */

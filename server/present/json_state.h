@@ -14,8 +14,8 @@
  * large for a double to print plainly).  Every function returns a new tree
  * the caller owns (cJSON_Delete), or NULL when the host ran out of memory.
  */
-#ifndef SLUBLAB_SERVER_JSON_STATE_H
-#define SLUBLAB_SERVER_JSON_STATE_H
+#ifndef SLUBLAB_SERVER_PRESENT_JSON_STATE_H
+#define SLUBLAB_SERVER_PRESENT_JSON_STATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -56,4 +56,4 @@ const struct sim_snap_slab *json_find_slab(const struct sim_snapshot *snap, sim_
 /* The sheaf with id @id in @snap, or NULL. */
 const struct sim_snap_sheaf *json_find_sheaf(const struct sim_snapshot *snap, uint32_t id);
 
-#endif /* SLUBLAB_SERVER_JSON_STATE_H */
+#endif /* SLUBLAB_SERVER_PRESENT_JSON_STATE_H */

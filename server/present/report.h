@@ -10,8 +10,8 @@
  * expects, warnings, ok.  The HTTP
  * server will serve the same texts.
  */
-#ifndef SLUBLAB_SERVER_REPORT_H
-#define SLUBLAB_SERVER_REPORT_H
+#ifndef SLUBLAB_SERVER_PRESENT_REPORT_H
+#define SLUBLAB_SERVER_PRESENT_REPORT_H
 
 #include <cjson/cJSON.h>
 
@@ -26,4 +26,4 @@ void report_text(struct strbuf *out, const struct replay *rp, const struct sim_s
 /* The JSON summary; caller owns it.  NULL when the host ran out of memory. */
 cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap);
 
-#endif /* SLUBLAB_SERVER_REPORT_H */
+#endif /* SLUBLAB_SERVER_PRESENT_REPORT_H */

@@ -3,8 +3,8 @@
  * for reviews (docs/export.md "Reports").  Builders only: `slublab report`,
  * `slublab compare --md` and the server's report routes print them.
  */
-#ifndef SLUBLAB_SERVER_REPORT_MD_H
-#define SLUBLAB_SERVER_REPORT_MD_H
+#ifndef SLUBLAB_SERVER_PRESENT_REPORT_MD_H
+#define SLUBLAB_SERVER_PRESENT_REPORT_MD_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -37,4 +37,4 @@ bool report_md_compare(struct strbuf *out, const struct scenario *scn, const cha
                        const struct compare_side side[2], const struct sim_snapshot *snaps[2],
                        const char *image);
 
-#endif /* SLUBLAB_SERVER_REPORT_MD_H */
+#endif /* SLUBLAB_SERVER_PRESENT_REPORT_MD_H */

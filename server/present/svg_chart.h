@@ -1,8 +1,8 @@
 /*
  * svg_chart.h: static SVG charts for the Markdown reports (svg_chart.c).
  */
-#ifndef SLUBLAB_SERVER_SVG_CHART_H
-#define SLUBLAB_SERVER_SVG_CHART_H
+#ifndef SLUBLAB_SERVER_PRESENT_SVG_CHART_H
+#define SLUBLAB_SERVER_PRESENT_SVG_CHART_H
 
 #include <stdbool.h>
 
@@ -15,4 +15,4 @@ bool svg_objects_chart(struct strbuf *out, const struct sim_snapshot *snap);
 /* A pair of bars (baseline, patched) per metric that changed.  False on host OOM. */
 bool svg_compare_chart(struct strbuf *out, const struct compare_side side[2]);
 
-#endif /* SLUBLAB_SERVER_SVG_CHART_H */
+#endif /* SLUBLAB_SERVER_PRESENT_SVG_CHART_H */

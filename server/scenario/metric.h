@@ -10,8 +10,8 @@
  * metric reads the default cache (the first one the scenario creates).  The
  * name is split from the right, so a cache name may itself contain dots.
  */
-#ifndef SLUBLAB_SERVER_METRIC_H
-#define SLUBLAB_SERVER_METRIC_H
+#ifndef SLUBLAB_SERVER_SCENARIO_METRIC_H
+#define SLUBLAB_SERVER_SCENARIO_METRIC_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -79,4 +79,4 @@ uint64_t metric_cache_file(const struct sim_snap_cache *c, enum metric_kind kind
 void metric_node_values(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
                         enum metric_kind kind, uint64_t *per_node);
 
-#endif /* SLUBLAB_SERVER_METRIC_H */
+#endif /* SLUBLAB_SERVER_SCENARIO_METRIC_H */

@@ -8,8 +8,8 @@
  * The table is a hash map (open addressing, linear probing) so loops that
  * name thousands of objects stay linear.
  */
-#ifndef SLUBLAB_SERVER_NAMES_H
-#define SLUBLAB_SERVER_NAMES_H
+#ifndef SLUBLAB_SERVER_SCENARIO_NAMES_H
+#define SLUBLAB_SERVER_SCENARIO_NAMES_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -46,4 +46,4 @@ int names_copy(struct names *dst, const struct names *src);
 /* Forget @name; false when it was not there. */
 bool names_remove(struct names *nt, const char *name);
 
-#endif /* SLUBLAB_SERVER_NAMES_H */
+#endif /* SLUBLAB_SERVER_SCENARIO_NAMES_H */

@@ -13,8 +13,8 @@
  * operation the engine rejects (-EINVAL) or a name that refers to nothing
  * live stops the run with a message naming the op path.
  */
-#ifndef SLUBLAB_SERVER_REPLAY_H
-#define SLUBLAB_SERVER_REPLAY_H
+#ifndef SLUBLAB_SERVER_SCENARIO_REPLAY_H
+#define SLUBLAB_SERVER_SCENARIO_REPLAY_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -120,4 +120,4 @@ const char *replay_status_name(enum sim_status status);
 /* The cache reports default to: the first created by the scenario, else 0, else -1. */
 int replay_report_cache(const struct replay *rp);
 
-#endif /* SLUBLAB_SERVER_REPLAY_H */
+#endif /* SLUBLAB_SERVER_SCENARIO_REPLAY_H */

@@ -6,8 +6,8 @@
  * Not a public header.  The helpers all report through rp->error and
  * return the error they were given, so a caller can `return replay_fail()`.
  */
-#ifndef SLUBLAB_SERVER_REPLAY_INTERNAL_H
-#define SLUBLAB_SERVER_REPLAY_INTERNAL_H
+#ifndef SLUBLAB_SERVER_SCENARIO_REPLAY_INTERNAL_H
+#define SLUBLAB_SERVER_SCENARIO_REPLAY_INTERNAL_H
 
 #include "scenario/replay.h"
 
@@ -43,4 +43,4 @@ int replay_kfree_rcu(struct replay *rp, const struct scenario_op *sop);
 int replay_prefill_op(struct replay *rp, const struct scenario_op *sop, int cache);
 int replay_free_bulk(struct replay *rp, const struct scenario_op *sop, int cache);
 
-#endif /* SLUBLAB_SERVER_REPLAY_INTERNAL_H */
+#endif /* SLUBLAB_SERVER_SCENARIO_REPLAY_INTERNAL_H */

@@ -19,8 +19,8 @@
  * Adding an operation kind: a row in the op table of scenario_op.c (its
  * required and optional keys), a case in replay.c, a line in the docs.
  */
-#ifndef SLUBLAB_SERVER_SCENARIO_H
-#define SLUBLAB_SERVER_SCENARIO_H
+#ifndef SLUBLAB_SERVER_SCENARIO_SCENARIO_H
+#define SLUBLAB_SERVER_SCENARIO_SCENARIO_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -151,4 +151,4 @@ const char *scenario_cmp_name(enum scenario_cmp cmp);
 /* True when @value @cmp @expected holds. */
 bool scenario_cmp_holds(enum scenario_cmp cmp, uint64_t value, uint64_t expected);
 
-#endif /* SLUBLAB_SERVER_SCENARIO_H */
+#endif /* SLUBLAB_SERVER_SCENARIO_SCENARIO_H */

@@ -8,8 +8,8 @@
  * machine limits that references are checked against, and the names that
  * the operations parsed so far define, in document order.
  */
-#ifndef SLUBLAB_SERVER_SCENARIO_PARSE_H
-#define SLUBLAB_SERVER_SCENARIO_PARSE_H
+#ifndef SLUBLAB_SERVER_SCENARIO_SCENARIO_PARSE_H
+#define SLUBLAB_SERVER_SCENARIO_SCENARIO_PARSE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -124,4 +124,4 @@ int scenario_parse_caches(struct scenario_ctx *ctx, const cJSON *arr, struct sce
 /* scenario_op.c: free an op array and everything it owns; NULL is fine. */
 void scenario_ops_release(struct scenario_op *ops, size_t nr);
 
-#endif /* SLUBLAB_SERVER_SCENARIO_PARSE_H */
+#endif /* SLUBLAB_SERVER_SCENARIO_SCENARIO_PARSE_H */

@@ -5,8 +5,8 @@
  * through these helpers, so both write caches and machines the way the
  * parser (scenario.c, scenario_op.c; docs/scenario-format.md) reads them.
  */
-#ifndef SLUBLAB_SERVER_SCENARIO_WRITE_H
-#define SLUBLAB_SERVER_SCENARIO_WRITE_H
+#ifndef SLUBLAB_SERVER_SCENARIO_SCENARIO_WRITE_H
+#define SLUBLAB_SERVER_SCENARIO_SCENARIO_WRITE_H
 
 #include <stddef.h>
 
@@ -43,4 +43,4 @@ void scenario_write_name(const char *in, char *out, size_t len);
 /* Print @scn to @path ("-": stdout), one line.  0, or -errno with the reason in @err. */
 int scenario_write_file(const cJSON *scn, const char *path, struct strbuf *err);
 
-#endif /* SLUBLAB_SERVER_SCENARIO_WRITE_H */
+#endif /* SLUBLAB_SERVER_SCENARIO_SCENARIO_WRITE_H */

@@ -2,8 +2,8 @@
  * ktrace_session.h: a replayed trace saved as a session of a slublab
  * database, for `slublab replay --db` and POST /api/traces.
  */
-#ifndef SLUBLAB_SERVER_KTRACE_SESSION_H
-#define SLUBLAB_SERVER_KTRACE_SESSION_H
+#ifndef SLUBLAB_SERVER_SESSION_KTRACE_SESSION_H
+#define SLUBLAB_SERVER_SESSION_KTRACE_SESSION_H
 
 #include <stddef.h>
 
@@ -25,4 +25,4 @@ int ktrace_session_save(const char *path, const cJSON *scenario, char *id, size_
 int ktrace_session_store(struct store *st, const cJSON *scenario, char *id, size_t id_len,
                          struct strbuf *err);
 
-#endif /* SLUBLAB_SERVER_KTRACE_SESSION_H */
+#endif /* SLUBLAB_SERVER_SESSION_KTRACE_SESSION_H */

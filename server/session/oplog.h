@@ -11,8 +11,8 @@
  * express is stored whole), so a checkpoint remembers the byte offset of the
  * record that follows it; the log is only read forward from such an offset.
  */
-#ifndef SLUBLAB_SERVER_OPLOG_H
-#define SLUBLAB_SERVER_OPLOG_H
+#ifndef SLUBLAB_SERVER_SESSION_OPLOG_H
+#define SLUBLAB_SERVER_SESSION_OPLOG_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -53,4 +53,4 @@ void oplog_truncate(struct oplog *log, size_t len, uint64_t nr_ops, uint64_t nr_
 /* Free the buffer; NULL is fine. */
 void oplog_release(struct oplog *log);
 
-#endif /* SLUBLAB_SERVER_OPLOG_H */
+#endif /* SLUBLAB_SERVER_SESSION_OPLOG_H */

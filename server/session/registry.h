@@ -12,8 +12,8 @@
  * the building thread: a second request for it takes a reference and waits
  * on the session's lock, then finds it ready (or its build_err).
  */
-#ifndef SLUBLAB_SERVER_REGISTRY_H
-#define SLUBLAB_SERVER_REGISTRY_H
+#ifndef SLUBLAB_SERVER_SESSION_REGISTRY_H
+#define SLUBLAB_SERVER_SESSION_REGISTRY_H
 
 #include <stdbool.h>
 
@@ -55,4 +55,4 @@ int registry_delete(struct registry *reg, const char *id);
 /* Sessions in memory now. */
 unsigned registry_live(struct registry *reg);
 
-#endif /* SLUBLAB_SERVER_REGISTRY_H */
+#endif /* SLUBLAB_SERVER_SESSION_REGISTRY_H */

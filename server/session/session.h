@@ -35,8 +35,8 @@
  * (registry.c).  The state cache has its own small lock, so a cached state
  * can be read while a long seek holds s->lock.
  */
-#ifndef SLUBLAB_SERVER_SESSION_H
-#define SLUBLAB_SERVER_SESSION_H
+#ifndef SLUBLAB_SERVER_SESSION_SESSION_H
+#define SLUBLAB_SERVER_SESSION_SESSION_H
 
 #include <errno.h>
 #include <pthread.h>
@@ -300,4 +300,4 @@ enum session_step_by { SESSION_BY_EVENT, SESSION_BY_OP };
 int session_step(struct session *s, uint64_t at, enum session_step_by by, bool prev, uint64_t count,
                  uint64_t *target);
 
-#endif /* SLUBLAB_SERVER_SESSION_H */
+#endif /* SLUBLAB_SERVER_SESSION_SESSION_H */

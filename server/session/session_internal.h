@@ -4,8 +4,8 @@
  * checkpoint.c, the floor under both.  Not a public header.  Everything runs
  * under s->lock.
  */
-#ifndef SLUBLAB_SERVER_SESSION_INTERNAL_H
-#define SLUBLAB_SERVER_SESSION_INTERNAL_H
+#ifndef SLUBLAB_SERVER_SESSION_SESSION_INTERNAL_H
+#define SLUBLAB_SERVER_SESSION_SESSION_INTERNAL_H
 
 #include "session/session.h"
 
@@ -48,4 +48,4 @@ void session_cache_clear(struct session *s);
 /* Bytes the state cache holds. */
 uint64_t session_cache_bytes(const struct session *s);
 
-#endif /* SLUBLAB_SERVER_SESSION_INTERNAL_H */
+#endif /* SLUBLAB_SERVER_SESSION_SESSION_INTERNAL_H */

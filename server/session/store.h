@@ -14,8 +14,8 @@
  * (the id is taken), -ENOMEM, -EIO (SQLite failed; the message goes to
  * stderr).  Strings handed out are the caller's to free().
  */
-#ifndef SLUBLAB_SERVER_STORE_H
-#define SLUBLAB_SERVER_STORE_H
+#ifndef SLUBLAB_SERVER_SESSION_STORE_H
+#define SLUBLAB_SERVER_SESSION_STORE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -96,4 +96,4 @@ int store_snapshot_delete(struct store *st, const char *id);
 /* {"snapshots":[{"id","title","scenario","session","position","engine","created"}],"total"} */
 int store_snapshot_list(struct store *st, unsigned limit, unsigned offset, cJSON **out);
 
-#endif /* SLUBLAB_SERVER_STORE_H */
+#endif /* SLUBLAB_SERVER_SESSION_STORE_H */

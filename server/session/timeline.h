@@ -23,8 +23,8 @@
  * session estimates what a copy of the machine costs (sim_clone copies
  * every page that was ever touched).
  */
-#ifndef SLUBLAB_SERVER_TIMELINE_H
-#define SLUBLAB_SERVER_TIMELINE_H
+#ifndef SLUBLAB_SERVER_SESSION_TIMELINE_H
+#define SLUBLAB_SERVER_SESSION_TIMELINE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -100,4 +100,4 @@ bool timeline_block_may_match(const struct timeline *tl, size_t b, const struct 
 /* Does @ev match @q exactly? */
 bool timeline_event_matches(const struct sim_event *ev, const struct timeline_query *q);
 
-#endif /* SLUBLAB_SERVER_TIMELINE_H */
+#endif /* SLUBLAB_SERVER_SESSION_TIMELINE_H */
