@@ -105,12 +105,13 @@ static inline void stat_add(struct sim *sim, struct kmem_cache *s, enum sim_stat
     }
 }
 
-/* sim.c */
+/* host.c */
 void *sim_zalloc(struct sim *sim, size_t size);
 void *sim_realloc(struct sim *sim, void *old, size_t size);
 void sim_free(void *p);
 void *sim_scratch_alloc(struct sim *sim, size_t size);
 void sim_scratch_free(struct sim *sim, void *p);
+void sim_scratch_release_all(struct sim *sim);
 
 /* random.c */
 void rng_seed(struct rng *r, uint64_t seed);

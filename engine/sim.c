@@ -2,82 +2,16 @@
  * sim.c: the machine.  Creation, destruction, cloning, and sim_apply(),
  * which runs one operation on one CPU.
  *
- * All host memory the engine uses goes through sim_zalloc()/sim_realloc().
- * If the host runs out in the middle of an operation (or a test injects
- * that), the allocation unwinds to sim_apply(), which returns -ENOMEM and
- * marks the machine broken: a half-applied operation is never visible,
- * because every later call on a broken machine fails with -EIO.
+ * sim_apply() arms the unwinding of host memory exhaustion (host.c): a
+ * failed host allocation returns -ENOMEM and marks the machine broken, so
+ * a half-applied operation is never visible, because every later call on
+ * a broken machine fails with -EIO.
  */
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void sim_bug(const char *file, int line, const char *cond)
-{
-    fprintf(stderr, "%s:%d: BUG: %s\n", file, line, cond);
-    abort();
-}
-
-static bool host_alloc_fails(struct sim *sim)
-{
-    if (!sim->fail_alloc_in)
-        return false;
-    return --sim->fail_alloc_in == 0;
-}
-
-static void *host_oom(struct sim *sim)
-{
-    SIM_BUG_ON(!sim->in_apply); /* outside sim_apply() allocations are checked */
-    longjmp(sim->oom_jmp, 1);
-}
-
-/* Zeroed host memory; never returns NULL (unwinds instead). */
-void *sim_zalloc(struct sim *sim, size_t size)
-{
-    void *p = host_alloc_fails(sim) ? NULL : calloc(1, size);
-
-    return p ? p : host_oom(sim);
-}
-
-/* realloc that never returns NULL (unwinds instead). */
-void *sim_realloc(struct sim *sim, void *old, size_t size)
-{
-    void *p = host_alloc_fails(sim) ? NULL : realloc(old, size);
-
-    return p ? p : host_oom(sim);
-}
-
-void sim_free(void *p)
-{
-    free(p);
-}
-
-/* Zeroed memory for the operation being applied, released with
- * sim_scratch_free(), or by sim_apply() if a host allocation unwinds the
- * operation first.  Never returns NULL (unwinds instead). */
-void *sim_scratch_alloc(struct sim *sim, size_t size)
-{
-    void *p;
-
-    SIM_BUG_ON(sim->nr_scratch == SCRATCH_MAX);
-    p = sim_zalloc(sim, size);
-    sim->scratch[sim->nr_scratch++] = p;
-    return p;
-}
-
-/* Release memory from sim_scratch_alloc().  Cannot fail. */
-void sim_scratch_free(struct sim *sim, void *p)
-{
-    for (unsigned i = sim->nr_scratch; i-- > 0;) {
-        if (sim->scratch[i] == p) {
-            sim->scratch[i] = sim->scratch[--sim->nr_scratch];
-            break;
-        }
-    }
-    sim_free(p);
-}
 
 void sim_config_default(struct sim_config *cfg)
 {
@@ -443,11 +377,6 @@ int sim_cache_lookup(const struct sim *sim, const char *name)
     return -1;
 }
 
-void sim_fail_host_alloc(struct sim *sim, unsigned long n)
-{
-    sim->fail_alloc_in = n;
-}
-
 void sim_fail_pages(struct sim *sim, int order)
 {
     sim->fail_page_order = order;
@@ -644,14 +573,12 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     case 0:
         break;
     case 2: /* check_freepointer_or_oops(): the kernel would have faulted */
-        while (sim->nr_scratch)
-            sim_free(sim->scratch[--sim->nr_scratch]);
+        sim_scratch_release_all(sim);
         sim->in_apply = false;
         sim->op++;
         return 0;
     default:
-        while (sim->nr_scratch)
-            sim_free(sim->scratch[--sim->nr_scratch]);
+        sim_scratch_release_all(sim);
         sim->in_apply = false;
         sim->broken = true;
         snprintf(res->message, sizeof(res->message), "host memory exhausted");
