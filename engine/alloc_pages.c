@@ -42,34 +42,6 @@ struct alloc_context {
     bool kswapd_woken;
 };
 
-/* 0 when @cfg's zones and ALLOC layout make a machine; else -EINVAL with why. */
-int sim_zones_check(const struct sim_config *cfg, char *msg, size_t len)
-{
-    const uint64_t mib = 1ull << 20;
-    const char *why = NULL;
-
-    if (cfg->dma_bytes % (4 * mib) || cfg->dma_bytes > 16 * mib)
-        why = "ZONE_DMA must be 0, 4, 8, 12 or 16 MiB";
-    else if (cfg->dma32_bytes % (4 * mib) || cfg->dma32_bytes > 4080 * mib)
-        why = "ZONE_DMA32 must be a multiple of 4 MiB up to 4080 MiB";
-    else if (cfg->watermark_scale_factor > 3000)
-        why = "watermark_scale_factor must be at most 3000";
-    else if (cfg->min_free_kbytes > 262144)
-        why = "min_free_kbytes must be at most 262144";
-    else if (cfg->reclaim_pages > (1u << 24))
-        why = "reclaim_pages must be at most 16777216";
-    else if (cfg->alloc_layout > SIM_ALLOC_LAYOUT_RENUMBERED_FORCED)
-        why = "unknown ALLOC layout";
-    else if (cfg->alloc_layout == SIM_ALLOC_LAYOUT_RENUMBERED &&
-            cfg->variant[SIM_VAR_GFP_TRANSLATE] == SIM_BEFORE)
-        why = "GFP_TRANSLATE=before (coupled) needs __GFP_HIGH == ALLOC_MIN_RESERVE and "
-              "__GFP_KSWAPD_RECLAIM == ALLOC_KSWAPD, which the renumbered layout breaks "
-              "(the kernel's BUILD_BUG_ON); use alloc_layout renumbered-forced to run it anyway";
-    if (why && msg)
-        snprintf(msg, len, "%s", why);
-    return why ? -EINVAL : 0;
-}
-
 /* Create every zone and its watermarks.  Host allocation failures unwind. */
 void zones_create(struct sim *sim)
 {
@@ -386,4 +358,10 @@ int free_pages_user(struct sim *sim, sim_addr_t addr, unsigned order, char *msg,
     page_free(sim, addr, order);
     ev_end(sim);
     return 0;
+}
+
+/* Make page allocations of @order or more fail (-1: none). */
+void sim_fail_pages(struct sim *sim, int order)
+{
+    sim->fail_page_order = order;
 }

@@ -531,3 +531,17 @@ void kmem_cache_destroy(struct sim *sim, struct kmem_cache *s)
     s->alive = false;
     ev_end(sim);
 }
+
+/* The machine's caches, counted and looked up by name (slub.h). */
+unsigned sim_nr_caches(const struct sim *sim)
+{
+    return sim->nr_caches;
+}
+
+int sim_cache_lookup(const struct sim *sim, const char *name)
+{
+    for (unsigned i = 0; i < sim->nr_caches; i++)
+        if (!strcmp(sim->caches[i]->name, name))
+            return (int)i;
+    return -1;
+}

@@ -11,7 +11,7 @@
  * in the slab's inuse; frees from other CPUs go to the slab's own freelist
  * and are picked up by get_freelist when c->freelist runs dry.  When the
  * slab has nothing left, ___slab_alloc takes the next slab from the CPU
- * partial list (cpu_partial.c, era-dependent: see era.c), then from the
+ * partial list (cpu_partial.c, era-dependent: see config.c), then from the
  * node partial list (get_partial_node), then from the page allocator.
  * Debug caches have no cpu slab: they keep the single-object paths of
  * node.c, as the kernel does (alloc_single_from_partial).

@@ -113,6 +113,9 @@ void *sim_scratch_alloc(struct sim *sim, size_t size);
 void sim_scratch_free(struct sim *sim, void *p);
 void sim_scratch_release_all(struct sim *sim);
 
+/* config.c */
+int config_check(const struct sim_config *cfg);
+
 /* random.c */
 void rng_seed(struct rng *r, uint64_t seed);
 uint64_t rng_next(struct rng *r);
@@ -405,8 +408,6 @@ uint32_t kmem_cache_refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t
         unsigned count);
 void kmem_cache_return_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 uint32_t sheaf_by_id(const struct sim *sim, uint32_t id);
-
-/* era.c: nothing beyond slub.h */
 
 /* cpu_slab.c (legacy model) */
 struct sim_place place_cpu_freelist(const struct slab *slab, unsigned cpu);
