@@ -134,7 +134,7 @@ int mem_write(struct sim *sim, sim_addr_t addr, const void *buf, size_t len);
 int mem_read_u64(const struct sim *sim, sim_addr_t addr, uint64_t *v);
 int mem_write_u64(struct sim *sim, sim_addr_t addr, uint64_t v);
 
-/* page_alloc.c */
+/* buddy.c */
 int page_alloc(struct sim *sim, int node, unsigned order, sim_addr_t *addr);
 void page_free(struct sim *sim, sim_addr_t addr, unsigned order);
 unsigned long zone_nr_free(const struct zone *z, unsigned order);

@@ -1,5 +1,5 @@
 /*
- * page_alloc.c: the buddy page allocator beneath the slabs.
+ * buddy.c: the buddy page allocator beneath the slabs.
  *
  * Every node has a ZONE_NORMAL; node 0 may also have ZONE_DMA and
  * ZONE_DMA32 (machine config).  Free blocks of order 0..MAX_PAGE_ORDER
