@@ -70,6 +70,14 @@ void ev_label(struct sim *sim, const char *label)
     sim->ev.label = label;
 }
 
+/* Rename the open event: which kernel function and branch an event
+ * belongs to is fixed only when it ends, so a step may name it by outcome. */
+void ev_rename(struct sim *sim, const char *fn, const char *label)
+{
+    sim->ev.fn = fn;
+    sim->ev.label = label;
+}
+
 /* Attach SLUB's report text (a misuse) to the open event. */
 void ev_report(struct sim *sim, const char *report)
 {

@@ -172,6 +172,7 @@ int free_pages_user(struct sim *sim, sim_addr_t addr, unsigned order, char *msg,
 struct sim_place place_of_slab(const struct slab *slab);
 
 void ev_label(struct sim *sim, const char *label);
+void ev_rename(struct sim *sim, const char *fn, const char *label);
 void ev_report(struct sim *sim, const char *report);
 void ev_deliver(struct sim *sim);
 
@@ -349,11 +350,20 @@ void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, si
 void kfree_bulk(struct sim *sim, sim_addr_t *p, size_t m);
 void sheaf_flush_unused(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 void sheaf_flush_main(struct sim *sim, struct kmem_cache *s, uint32_t idx);
+void sheaf_flush_and_free(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *fn,
+        const char *detach, const char *free_label, int node);
 
 /* barn.c */
 struct node_barn *get_barn(struct kmem_cache *s, int node);
 void barn_push(struct sim *sim, struct kmem_cache *s, int node, uint32_t idx, bool full);
 uint32_t barn_pop(struct sim *sim, struct kmem_cache *s, int node, bool full);
+uint32_t barn_get_empty_sheaf(struct sim *sim, struct kmem_cache *s, int node);
+void barn_put_empty_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t idx);
+void barn_put_full_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t idx);
+uint32_t barn_replace_empty_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t empty,
+        struct sim_place to);
+int barn_replace_full_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t full,
+        struct sim_place to, uint32_t *emptyp);
 void barn_shrink(struct sim *sim, struct kmem_cache *s, int node);
 
 /* pcs.c */

@@ -117,10 +117,7 @@ static bool fill_oversize(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 /* Flush and free a sheaf the caller no longer holds. */
 static void drop_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *fn)
 {
-    sheaf_flush_unused(sim, s, idx);
-    ev_begin(sim, s, fn, "free_sheaf", cpu_node(sim));
-    free_empty_sheaf(sim, s, idx);
-    ev_end(sim);
+    sheaf_flush_and_free(sim, s, idx, fn, NULL, "free_sheaf", cpu_node(sim));
 }
 
 /* Hand sheaf @idx to the caller. */

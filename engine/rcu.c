@@ -155,13 +155,8 @@ static void rcu_free_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 /* (kernel: rcu_free_sheaf_nobarn) flushed and freed, never parked */
 static void rcu_free_sheaf_nobarn(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 {
-    ev_begin(sim, s, "rcu_free_sheaf_nobarn", "detach", sheaf_at(sim, idx)->rcu_node);
-    sheaf_set_place(sim, idx, place_none(SIM_PL_INFLIGHT));
-    ev_end(sim);
-    sheaf_flush_unused(sim, s, idx);
-    ev_begin(sim, s, "rcu_free_sheaf_nobarn", "free", sheaf_at(sim, idx)->rcu_node);
-    free_empty_sheaf(sim, s, idx);
-    ev_end(sim);
+    sheaf_flush_and_free(sim, s, idx, "rcu_free_sheaf_nobarn", "detach", "free",
+            sheaf_at(sim, idx)->rcu_node);
 }
 
 /* Drop the first @n callbacks of the queue (they are running). */
