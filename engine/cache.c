@@ -216,7 +216,7 @@ static sim_addr_t slow_alloc(struct sim *sim, struct kmem_cache *s, int node, ui
             obj = take_one_from_other_nodes(sim, s, where, &sink);
         if (obj)
             return obj;
-        idx = new_slab_any(sim, s, where, thisnode);
+        idx = new_slab(sim, s, where, thisnode);
         if (!idx) {
             if (node != SIM_NUMA_NO_NODE && !(gfp & SIM_GFP_THISNODE) && try_this_node) {
                 try_this_node = false;

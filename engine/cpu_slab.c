@@ -349,7 +349,7 @@ new_objects:
             obj = freeze_slab(sim, s, idx);
         goto retry_load_slab;
     }
-    idx = new_slab_any(sim, s, node != SIM_NUMA_NO_NODE ? node : cpu_node(sim),
+    idx = new_slab(sim, s, node != SIM_NUMA_NO_NODE ? node : cpu_node(sim),
             try_thisnode || (gfp & SIM_GFP_THISNODE));
     if (!idx) {
         if (try_thisnode) {

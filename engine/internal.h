@@ -1,6 +1,9 @@
 /*
  * internal.h: prototypes shared between engine files, grouped by the file
- * that defines them.  Only engine/ and the engine's tests include it.
+ * that defines them, ground floor first (host.c, config.c, then the page
+ * level), allocator paths after.  Only engine/ and the engine's tests
+ * include it.  Files whose every non-static function is in slub.h
+ * (stats.c, gfp.c, gfp_decode.c, snapshot.c, validate.c) have no heading.
  */
 #ifndef SLUBLAB_ENGINE_INTERNAL_H
 #define SLUBLAB_ENGINE_INTERNAL_H
@@ -166,8 +169,6 @@ int alloc_pages(struct sim *sim, const struct kmem_cache *s, uint32_t gfp, int n
 int alloc_pages_user(struct sim *sim, int node, uint32_t gfp, unsigned order, sim_addr_t *addr);
 int free_pages_user(struct sim *sim, sim_addr_t addr, unsigned order, char *msg, size_t len);
 
-/* stats.c */
-
 /* event.c */
 struct sim_place place_of_slab(const struct slab *slab);
 
@@ -260,23 +261,6 @@ static inline void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id
         ev_move_record(sim, kind, id, from, to);
 }
 
-/* @obj leaves @from for @to: keep the user count and in-flight set right
- * and record the move. */
-void inflight_drop_one(struct sim *sim, sim_addr_t obj);
-
-static inline __attribute__((always_inline)) void obj_leave(struct sim *sim, sim_addr_t obj,
-        struct sim_place from,
-        struct sim_place to)
-{
-    if (from.type == SIM_PL_INFLIGHT)
-        inflight_drop_one(sim, obj);
-    else if (from.type == SIM_PL_USER)
-        slab_of(sim, obj)->nr_user--;
-    if (to.type == SIM_PL_USER)
-        slab_of(sim, obj)->nr_user++;
-    ev_move(sim, SIM_MOVE_OBJECT, obj, from, to);
-}
-
 /* freelist.c */
 uint64_t freeptr_encode(const struct sim *sim, const struct kmem_cache *s, sim_addr_t next,
         sim_addr_t at);
@@ -294,6 +278,20 @@ void inflight_drop_one(struct sim *sim, sim_addr_t obj);
 void sink_put(struct sim *sim, struct obj_sink *sink, sim_addr_t obj, struct sim_place from);
 sim_addr_t sink_last(const struct obj_sink *sink);
 
+/* @obj leaves @from for @to: keep the user count and in-flight set right
+ * and record the move. */
+static inline __attribute__((always_inline)) void obj_leave(struct sim *sim, sim_addr_t obj,
+        struct sim_place from, struct sim_place to)
+{
+    if (from.type == SIM_PL_INFLIGHT)
+        inflight_drop_one(sim, obj);
+    else if (from.type == SIM_PL_USER)
+        slab_of(sim, obj)->nr_user--;
+    if (to.type == SIM_PL_USER)
+        slab_of(sim, obj)->nr_user++;
+    ev_move(sim, SIM_MOVE_OBJECT, obj, from, to);
+}
+
 /* sizing.c */
 unsigned get_order(unsigned long size);
 unsigned long kmalloc_size_roundup(unsigned long size);
@@ -308,8 +306,7 @@ unsigned calculate_sheaf_capacity(uint32_t flags, unsigned size, unsigned reques
 /* slab.c */
 uint32_t slab_idx(const struct sim *sim, const struct slab *slab);
 long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj);
-uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node);
-uint32_t new_slab_any(struct sim *sim, struct kmem_cache *s, int node, bool thisnode);
+uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node, bool thisnode);
 void inc_slabs_node(struct kmem_cache *s, struct slab *slab);
 unsigned alloc_from_new_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         struct obj_sink *sink, unsigned count);
@@ -325,7 +322,6 @@ void remove_partial(struct sim *sim, struct kmem_cache *s, uint32_t idx, enum sl
 void add_full(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 void remove_full(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 uint32_t node_partial_first(const struct kmem_cache *s, int node);
-uint32_t node_partial_next(const struct sim *sim, uint32_t idx);
 void slab_free_discard(struct sim *sim, struct kmem_cache *s, uint32_t idx, bool on_partial);
 void slab_free_to_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         const sim_addr_t *objs, unsigned cnt, struct sim_place from);

@@ -72,15 +72,10 @@ void remove_full(struct sim *sim, struct kmem_cache *s, uint32_t idx)
             place_of_slab(slab));
 }
 
-/* Head of a node's partial list (0 if empty), and the next after @idx. */
+/* Head of a node's partial list, or 0 if empty. */
 uint32_t node_partial_first(const struct kmem_cache *s, int node)
 {
     return s->node[node].partial.head;
-}
-
-uint32_t node_partial_next(const struct sim *sim, uint32_t idx)
-{
-    return slab_at(sim, idx)->link.next;
 }
 
 /*
@@ -372,7 +367,7 @@ unsigned refill_objects(struct sim *sim, struct kmem_cache *s, struct obj_sink *
         return got;
     got += refill_from_other_nodes(sim, s, local, sink, min - got, max - got);
     while (got < min) {
-        uint32_t idx = new_slab_any(sim, s, local, false);
+        uint32_t idx = new_slab(sim, s, local, false);
 
         if (!idx)
             break;

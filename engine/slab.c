@@ -345,14 +345,9 @@ void discard_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 }
 
 /* A new slab for the operation's gfp on @node, or on another node if the
- * page allocator's zonelist falls back (kernel: new_slab).  0 when none. */
-uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node)
-{
-    return new_slab_gfp(sim, s, node, sim->gfp);
-}
-
-/* new_slab, on @node only when @thisnode (__GFP_THISNODE).  0 when dry. */
-uint32_t new_slab_any(struct sim *sim, struct kmem_cache *s, int node, bool thisnode)
+ * page allocator's zonelist falls back, unless @thisnode (__GFP_THISNODE)
+ * (kernel: new_slab).  0 when none. */
+uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node, bool thisnode)
 {
     return new_slab_gfp(sim, s, node, sim->gfp | (thisnode ? SIM_GFP_THISNODE : 0));
 }
