@@ -52,41 +52,6 @@ struct sim_place place_cpu_freelist(const struct slab *slab, unsigned cpu)
     return p;
 }
 
-/* Move @slab to list @list of CPU @cpu (or off the CPU lists, cpu -1),
- * recording the move. */
-void slab_set_cpu_list(struct sim *sim, struct slab *slab, enum slab_list list, int cpu)
-{
-    struct sim_place from = place_of_slab(slab);
-
-    slab->list = (uint8_t)list;
-    slab->cpu = cpu;
-    ev_move(sim, SIM_MOVE_SLAB, slab->base, from, place_of_slab(slab));
-}
-
-/* The kernel follows every free pointer of @head's chain while taking it:
- * a corrupt one faults before anything moves. */
-void check_chain(struct sim *sim, struct kmem_cache *s, const struct slab *slab, sim_addr_t head)
-{
-    for (unsigned n = 0; head && n < slab->objects; n++) {
-        check_freepointer_or_oops(sim, s, slab, head);
-        head = peek_freepointer(sim, s, head, NULL);
-    }
-}
-
-/* Put the chain at @head (objects of @slab, sitting at @from) in flight.
- * Returns its length. */
-unsigned chain_to_inflight(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t head, struct sim_place from)
-{
-    unsigned n = 0;
-
-    for (sim_addr_t p = head; p && n < slab->objects; n++) {
-        inflight_add(sim, p, from);
-        p = peek_freepointer(sim, s, p, NULL);
-    }
-    return n;
-}
-
 /*
  * P1 (kernel: get_freelist): take the whole freelist of @slab, the current
  * CPU's slab, under LOCK(c); the slab stays frozen only when something was
@@ -453,8 +418,8 @@ void legacy_do_slab_free(struct sim *sim, struct kmem_cache *s, uint32_t idx,
 /*
  * kmem_cache_alloc_bulk in the legacy model (kernel:
  * __kmem_cache_alloc_bulk): pop c->freelist under LOCK(c), calling the slow
- * path for one object whenever it runs dry.  All or nothing: on failure
- * what was obtained goes back through the bulk free.  Returns n or 0.
+ * path for one object whenever it runs dry, until it fails.  Returns the
+ * number obtained; kmem_cache_alloc_bulk gives them back if short.
  */
 unsigned legacy_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, sim_addr_t *out)
 {
@@ -485,9 +450,7 @@ unsigned legacy_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, si
             break;
         got++;
     }
-    if (got == n)
-        return n;
-    return alloc_bulk_give_back(sim, s, out, got, n);
+    return got;
 }
 
 /*

@@ -10,6 +10,7 @@
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const place_names[SIM_NR_PLACES] = {
@@ -166,4 +167,25 @@ uint64_t sim_event_count(const struct sim *sim)
 uint64_t sim_op_count(const struct sim *sim)
 {
     return sim->op;
+}
+
+/* Record a simulated failure or misuse in the current result. */
+void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
+{
+    va_list ap;
+
+    sim->res->status = status;
+    va_start(ap, fmt);
+    vsnprintf(sim->res->message, sizeof(sim->res->message), fmt, ap);
+    va_end(ap);
+}
+
+/* Emit a report-only event (no state change) of cache @s (or NULL) carrying
+ * the result's message, SLUB's words.  Cannot fail. */
+void ev_report_result(struct sim *sim, const struct kmem_cache *s, const char *fn,
+        const char *label)
+{
+    ev_begin(sim, s, fn, label, -1);
+    ev_report(sim, sim->res->message);
+    ev_end(sim);
 }

@@ -75,6 +75,27 @@ static inline struct slab *slab_of(const struct sim *sim, sim_addr_t addr)
     return slab_at(sim, p->slab);
 }
 
+/* Index of @obj in @slab, or -1 when @obj is not the start of one of its
+ * objects (kernel: check_valid_pointer). */
+static inline long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj)
+{
+    sim_addr_t first = slab->base + s->red_left_pad;
+    uint64_t off, idx, rem;
+
+    if (obj < first || obj - first >= (uint64_t)slab->objects * s->size)
+        return -1;
+    off = obj - first; /* below 2^32: a slab is at most 4 MiB */
+    idx = off * s->reciprocal_size >> 32;
+    rem = off - idx * s->size;
+    if (rem >= s->size) { /* the reciprocal may fall one short */
+        idx++;
+        rem -= s->size;
+    }
+    return rem ? -1 : (long)idx;
+}
+
+/* (kernel: init_slab_obj_iter; the random start is drawn here) */
+
 static inline bool cache_has_sheaves(const struct kmem_cache *s)
 {
     return s->sheaf_capacity != 0;
@@ -175,6 +196,10 @@ struct sim_place place_of_slab(const struct slab *slab);
 void ev_label(struct sim *sim, const char *label);
 void ev_rename(struct sim *sim, const char *fn, const char *label);
 void ev_report(struct sim *sim, const char *report);
+void ev_report_result(struct sim *sim, const struct kmem_cache *s, const char *fn,
+        const char *label);
+void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 void ev_deliver(struct sim *sim);
 
 /* Open an event for kernel function @fn, branch @label.  Cannot fail. */
@@ -261,6 +286,10 @@ static inline void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id
         ev_move_record(sim, kind, id, from, to);
 }
 
+/* rcu_queue.c */
+void rcu_queue(struct sim *sim, enum rcu_cb_kind kind, uint32_t idx, sim_addr_t obj);
+void rcu_dequeue(struct sim *sim, size_t n);
+
 /* freelist.c */
 uint64_t freeptr_encode(const struct sim *sim, const struct kmem_cache *s, sim_addr_t next,
         sim_addr_t at);
@@ -270,6 +299,13 @@ sim_addr_t get_freepointer(struct sim *sim, struct kmem_cache *s, sim_addr_t obj
 void set_freepointer(struct sim *sim, struct kmem_cache *s, sim_addr_t obj, sim_addr_t next);
 sim_addr_t peek_freepointer(const struct sim *sim, const struct kmem_cache *s, sim_addr_t obj,
         uint64_t *stored_out);
+bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
+        sim_addr_t obj);
+void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+        sim_addr_t obj);
+void check_chain(struct sim *sim, struct kmem_cache *s, const struct slab *slab, sim_addr_t head);
+unsigned chain_to_inflight(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+        sim_addr_t head, struct sim_place from);
 
 /* inflight.c */
 void inflight_add(struct sim *sim, sim_addr_t obj, struct sim_place from);
@@ -305,16 +341,14 @@ unsigned calculate_sheaf_capacity(uint32_t flags, unsigned size, unsigned reques
 
 /* slab.c */
 uint32_t slab_idx(const struct sim *sim, const struct slab *slab);
-long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj);
 uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node, bool thisnode);
 void inc_slabs_node(struct kmem_cache *s, struct slab *slab);
 unsigned alloc_from_new_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         struct obj_sink *sink, unsigned count);
 void set_slab_list(struct sim *sim, struct slab *slab, enum slab_list list);
+void slab_set_cpu_list(struct sim *sim, struct slab *slab, enum slab_list list, int cpu);
 void discard_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *label);
 void discard_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx);
-bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj);
 
 /* node.c */
 void add_partial(struct sim *sim, struct kmem_cache *s, uint32_t idx, bool tail);
@@ -371,8 +405,6 @@ void kmem_cache_free_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, con
 void pcs_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu);
 
 /* cache.c */
-void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
 int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, char *msg,
         size_t len);
 sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp);
@@ -380,15 +412,11 @@ void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_add
 void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj);
 void kmem_cache_free_bulk_checked(struct sim *sim, struct kmem_cache *s, unsigned n,
         const sim_addr_t *p);
-unsigned alloc_bulk_give_back(struct sim *sim, struct kmem_cache *s, sim_addr_t *out,
-        unsigned got, unsigned n);
 unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n,
         sim_addr_t *out);
 void flush_all(struct sim *sim, struct kmem_cache *s);
 void kmem_cache_shrink(struct sim *sim, struct kmem_cache *s);
 void kmem_cache_destroy(struct sim *sim, struct kmem_cache *s);
-void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj);
 int user_write(struct sim *sim, sim_addr_t addr, unsigned len, uint8_t byte);
 
 /* debug.c */
@@ -401,7 +429,6 @@ bool free_debug_processing(struct sim *sim, struct kmem_cache *s, const struct s
         sim_addr_t obj);
 
 /* rcu.c */
-void rcu_queue(struct sim *sim, enum rcu_cb_kind kind, uint32_t idx, sim_addr_t obj);
 void kfree_rcu(struct sim *sim, sim_addr_t obj);
 void rcu_grace_period(struct sim *sim, const char *why);
 void kvfree_rcu_barrier(struct sim *sim);
@@ -417,10 +444,6 @@ uint32_t sheaf_by_id(const struct sim *sim, uint32_t id);
 
 /* cpu_slab.c (legacy model) */
 struct sim_place place_cpu_freelist(const struct slab *slab, unsigned cpu);
-void slab_set_cpu_list(struct sim *sim, struct slab *slab, enum slab_list list, int cpu);
-void check_chain(struct sim *sim, struct kmem_cache *s, const struct slab *slab, sim_addr_t head);
-unsigned chain_to_inflight(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t head, struct sim_place from);
 void deactivate_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, sim_addr_t cl);
 sim_addr_t legacy_slab_alloc(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp);
 void legacy_do_slab_free(struct sim *sim, struct kmem_cache *s, uint32_t idx,

@@ -108,9 +108,7 @@ void kfree(struct sim *sim, sim_addr_t obj)
                 "WARNING: kfree: 0x%llx is neither a slab object nor a large kmalloc "
                 "(free_large_kmalloc: invalid pointer)",
                 (unsigned long long)obj);
-        ev_begin(sim, NULL, "kfree", "misuse", -1);
-        ev_report(sim, sim->res->message);
-        ev_end(sim);
+        ev_report_result(sim, NULL, "kfree", "misuse");
         return;
     }
     kmem_cache_free(sim, sim->caches[slab->cache], obj);

@@ -31,26 +31,6 @@ uint32_t slab_idx(const struct sim *sim, const struct slab *slab)
     return p->slab;
 }
 
-/* Index of @obj in @slab, or -1 when @obj is not the start of one of its
- * objects (kernel: check_valid_pointer). */
-long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj)
-{
-    sim_addr_t first = slab->base + s->red_left_pad;
-    uint64_t off, idx, rem;
-
-    if (obj < first || obj - first >= (uint64_t)slab->objects * s->size)
-        return -1;
-    off = obj - first; /* below 2^32: a slab is at most 4 MiB */
-    idx = off * s->reciprocal_size >> 32;
-    rem = off - idx * s->size;
-    if (rem >= s->size) { /* the reciprocal may fall one short */
-        idx++;
-        rem -= s->size;
-    }
-    return rem ? -1 : (long)idx;
-}
-
-/* (kernel: init_slab_obj_iter; the random start is drawn here) */
 static void slab_iter_init(struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
         struct slab_obj_iter *it)
 {
@@ -293,6 +273,17 @@ void set_slab_list(struct sim *sim, struct slab *slab, enum slab_list list)
     ev_move(sim, SIM_MOVE_SLAB, slab->base, from, place_of_slab(slab));
 }
 
+/* Move @slab to list @list of CPU @cpu (or off the CPU lists, cpu -1),
+ * recording the move (legacy model). */
+void slab_set_cpu_list(struct sim *sim, struct slab *slab, enum slab_list list, int cpu)
+{
+    struct sim_place from = place_of_slab(slab);
+
+    slab->list = (uint8_t)list;
+    slab->cpu = cpu;
+    ev_move(sim, SIM_MOVE_SLAB, slab->base, from, place_of_slab(slab));
+}
+
 /* Free a discarded slab's pages inside the open event (kernel: __free_slab). */
 static void free_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 {
@@ -350,19 +341,4 @@ void discard_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node, bool thisnode)
 {
     return new_slab_gfp(sim, s, node, sim->gfp | (thisnode ? SIM_GFP_THISNODE : 0));
-}
-
-/* True when @obj is on @slab's freelist (kernel: on_freelist).  The walk
- * stops after slab->objects steps, so a cycle cannot trap it. */
-bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj)
-{
-    sim_addr_t p = slab->freelist;
-
-    for (unsigned n = 0; p && n <= slab->objects; n++) {
-        if (p == obj)
-            return true;
-        p = peek_freepointer(sim, s, p, NULL);
-    }
-    return false;
 }
