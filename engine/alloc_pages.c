@@ -1,27 +1,27 @@
 /*
  * alloc_pages.c: which zone gives the pages, and on what terms.
  *
- * An allocation (kernel: __alloc_pages) picks its highest zone and
- * migratetype from the gfp mask, walks the zonelist (the node's zones from
- * that zone down, then the other nodes', nearest first; own node only with
- * __GFP_THISNODE) and takes a block from the first zone whose watermark test
- * passes (get_page_from_freelist).  The fast path tests the low watermark
- * with no reserve; when it fails, the slow path (__alloc_pages_slowpath)
- * recomputes the flags from the mask (gfp_to_alloc_flags), wakes kswapd,
- * tests the min watermark cut by the reserves the flags grant, then retries
- * with ALLOC_NO_WATERMARKS or ALLOC_OOM when the context allows, and, if the
- * caller may block, reclaims and retries.  The model has no compaction and
- * no OOM killer: where the kernel would compact or kill, an event says so
- * and nothing is gained; reclaim (vmscan.c) frees reclaimable blocks held
- * by SIM_OP_ALLOC_PAGES users: direct reclaim up to cfg.reclaim_pages, and
- * kswapd, once woken, at the end of the operation when cfg.kswapd is set.
+ * An allocation (kernel: __alloc_pages) picks its highest zone and migratetype
+ * from the gfp mask, walks the zonelist (the node's zones from that zone down,
+ * then the other nodes', nearest first; own node only with __GFP_THISNODE) and
+ * takes a block from the first zone whose watermark test passes
+ * (get_page_from_freelist).  The fast path tests the low watermark with no
+ * reserve; when it fails, the slow path (__alloc_pages_slowpath) recomputes the
+ * flags from the mask (gfp_to_alloc_flags), wakes kswapd, tests the min
+ * watermark cut by the reserves the flags grant, then retries with
+ * ALLOC_NO_WATERMARKS or ALLOC_OOM when the context allows, and, if the caller
+ * may block, reclaims and retries.  The model has no compaction and no OOM
+ * killer: where the kernel would compact or kill, an event says so and nothing
+ * is gained; reclaim (vmscan.c) frees reclaimable blocks held by
+ * SIM_OP_ALLOC_PAGES users: direct reclaim up to cfg.reclaim_pages, and kswapd,
+ * once woken, at the end of the operation when cfg.kswapd is set.
  *
- * A decision is recorded in sim->pa and attached to the event of whoever
- * asked for the pages (new_slab, __alloc_pages); the allocator emits events
- * of its own only for notable outcomes: entering the slow path, waking
- * kswapd, a reserve letting a request below the plain watermark, a zone
- * other than the preferred one, pages taken ignoring watermarks, the
- * places it would reclaim, compact or kill, and failure.
+ * A decision is recorded in sim->pa and attached to the event of whoever asked
+ * for the pages (new_slab, __alloc_pages); the allocator emits events of its
+ * own only for notable outcomes: entering the slow path, waking kswapd, a
+ * reserve letting a request below the plain watermark, a zone other than the
+ * preferred one, pages taken ignoring watermarks, the places it would reclaim,
+ * compact or kill, and failure.
  */
 #include "internal.h"
 

@@ -3,16 +3,16 @@
  * barn_get_empty_sheaf, barn_put_empty_sheaf, barn_put_full_sheaf,
  * barn_replace_empty_sheaf, barn_replace_full_sheaf, barn_shrink).
  *
- * A barn keeps full sheaves and empty sheaves on two lists, pushed and
- * popped at the head.  CPUs of the node exchange their empty main sheaf
- * for a full one on allocation and their full main for an empty one on
- * free (pcs.c).  The limits MAX_FULL_SHEAVES and MAX_EMPTY_SHEAVES (10
- * each) are enforced only where the kernel enforces them (section 2.5 of
- * the spec): barn_replace_full_sheaf refuses a barn at MAX_FULL_SHEAVES,
- * but exchanges that keep the number of sheaves constant ignore the
- * limits, and barn_put_full_sheaf parks a sheaf whatever the count, so
- * nr_empty can exceed 10.  Every operation but barn_shrink runs inside
- * its caller's open event, which the caller names after the outcome.
+ * A barn keeps full sheaves and empty sheaves on two lists, pushed and popped
+ * at the head.  CPUs of the node exchange their empty main sheaf for a full one
+ * on allocation and their full main for an empty one on free (pcs.c).  The
+ * limits MAX_FULL_SHEAVES and MAX_EMPTY_SHEAVES (10 each) are enforced only
+ * where the kernel enforces them (section 2.5 of the spec):
+ * barn_replace_full_sheaf refuses a barn at MAX_FULL_SHEAVES, but exchanges
+ * that keep the number of sheaves constant ignore the limits, and
+ * barn_put_full_sheaf parks a sheaf whatever the count, so nr_empty can exceed
+ * 10.  Every operation but barn_shrink runs inside its caller's open event,
+ * which the caller names after the outcome.
  */
 #include "internal.h"
 

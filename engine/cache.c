@@ -1,16 +1,16 @@
 /*
  * cache.c: kmem caches and the allocator's entry points (kernel:
- * do_kmem_cache_create, kmem_cache_alloc_node, ___slab_alloc,
- * kmem_cache_free, slab_free, kmem_cache_alloc_bulk, flush_all,
- * kmem_cache_shrink, __kmem_cache_do_shrink, kmem_cache_destroy).
+ * do_kmem_cache_create, kmem_cache_alloc_node, ___slab_alloc, kmem_cache_free,
+ * slab_free, kmem_cache_alloc_bulk, flush_all, kmem_cache_shrink,
+ * __kmem_cache_do_shrink, kmem_cache_destroy).
  *
  * An allocation tries the CPU's sheaves (pcs.c) and falls back to the
- * single-object slow path on the node lists (node.c); a free tries the
- * sheaves unless the object belongs to another node and falls back to
- * __slab_free.  Misuse the kernel catches (a pointer into no slab, the
- * wrong cache, the same object at the head of its slab's freelist) is
- * reported before anything changes; misuse it does not catch (a double
- * free into a sheaf) is carried out, and the validator flags it.
+ * single-object slow path on the node lists (node.c); a free tries the sheaves
+ * unless the object belongs to another node and falls back to __slab_free.
+ * Misuse the kernel catches (a pointer into no slab, the wrong cache, the same
+ * object at the head of its slab's freelist) is reported before anything
+ * changes; misuse it does not catch (a double free into a sheaf) is carried
+ * out, and the validator flags it.
  */
 #include "internal.h"
 

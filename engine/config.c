@@ -1,23 +1,23 @@
 /*
- * config.c: a machine's configuration, its names, and the checks that
- * decide whether it makes a machine.
+ * config.c: a machine's configuration, its names, and the checks that decide
+ * whether it makes a machine.
  *
  * struct sim_config is plain data the caller fills (sim_config_default()
- * first); this file gives its enums their names and parses them back
- * (variants, models, eras, RCU modes), and says whether a config is one
- * sim_create() accepts.  Everything here reads only a config: no machine
- * state, no other engine file.
+ * first); this file gives its enums their names and parses them back (variants,
+ * models, eras, RCU modes), and says whether a config is one sim_create()
+ * accepts.  Everything here reads only a config: no machine state, no other
+ * engine file.
  *
- * The sheaves model is SLUB since 6.18; the legacy model is SLUB with
- * per-CPU slabs and per-CPU partial lists, in three eras that differ in how
- * a CPU partial slab becomes the CPU slab (specification part 0.2):
- * ERA_FROZEN_PARTIAL (6.2-6.7, partial slabs stay frozen),
- * ERA_DELAYED_FREEZE (6.8, "slub: delay freezing of partial slabs":
- * unlock, freeze_slab, relock) and ERA_DIRECT_LOAD (6.9-6.17, commit
- * 90b1e56641bb "directly load freelist from cpu partial slab in the likely
- * case").  The last step is also the variant CPU_PARTIAL_DIRECT_LOAD, so
- * the two spellings name the same machines: an explicit era sets the
- * variant, and a config whose era and variant disagree is refused.
+ * The sheaves model is SLUB since 6.18; the legacy model is SLUB with per-CPU
+ * slabs and per-CPU partial lists, in three eras that differ in how a CPU
+ * partial slab becomes the CPU slab (specification part 0.2):
+ * ERA_FROZEN_PARTIAL (6.2-6.7, partial slabs stay frozen), ERA_DELAYED_FREEZE
+ * (6.8, "slub: delay freezing of partial slabs": unlock, freeze_slab, relock)
+ * and ERA_DIRECT_LOAD (6.9-6.17, commit 90b1e56641bb "directly load freelist
+ * from cpu partial slab in the likely case").  The last step is also the
+ * variant CPU_PARTIAL_DIRECT_LOAD, so the two spellings name the same machines:
+ * an explicit era sets the variant, and a config whose era and variant disagree
+ * is refused.
  */
 #include "internal.h"
 

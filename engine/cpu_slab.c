@@ -1,27 +1,26 @@
 /*
- * cpu_slab.c: the legacy model's per-CPU slab (kernel: struct
- * kmem_cache_cpu; __slab_alloc_node, ___slab_alloc, get_freelist,
- * freeze_slab, deactivate_slab, flush_slab, __flush_cpu_slab, do_slab_free,
- * __kmem_cache_alloc_bulk), kernels 6.2-6.17.
+ * cpu_slab.c: the legacy model's per-CPU slab (kernel: struct kmem_cache_cpu;
+ * __slab_alloc_node, ___slab_alloc, get_freelist, freeze_slab, deactivate_slab,
+ * flush_slab, __flush_cpu_slab, do_slab_free, __kmem_cache_alloc_bulk), kernels
+ * 6.2-6.17.
  *
- * Each CPU owns at most one frozen slab of a cache, the cpu slab, and takes
- * its free objects onto a lockless freelist (c->freelist) guarded by a
- * transaction id: the fast paths pop from and push to that list with one
- * double-word compare-and-exchange.  The objects on c->freelist still count
- * in the slab's inuse; frees from other CPUs go to the slab's own freelist
- * and are picked up by get_freelist when c->freelist runs dry.  When the
- * slab has nothing left, ___slab_alloc takes the next slab from the CPU
- * partial list (cpu_partial.c, era-dependent: see config.c), then from the
- * node partial list (get_partial_node), then from the page allocator.
- * Debug caches have no cpu slab: they keep the single-object paths of
- * node.c, as the kernel does (alloc_single_from_partial).
+ * Each CPU owns at most one frozen slab of a cache, the cpu slab, and takes its
+ * free objects onto a lockless freelist (c->freelist) guarded by a transaction
+ * id: the fast paths pop from and push to that list with one double-word
+ * compare-and-exchange.  The objects on c->freelist still count in the slab's
+ * inuse; frees from other CPUs go to the slab's own freelist and are picked up
+ * by get_freelist when c->freelist runs dry.  When the slab has nothing left,
+ * ___slab_alloc takes the next slab from the CPU partial list (cpu_partial.c,
+ * era-dependent: see config.c), then from the node partial list
+ * (get_partial_node), then from the page allocator.  Debug caches have no cpu
+ * slab: they keep the single-object paths of node.c, as the kernel does
+ * (alloc_single_from_partial).
  *
- * Everything runs on one CPU at a time, so the races the kernel guards
- * against (a changed c->slab after the lock is retaken, a failed CAS) do
- * not arise; the events still show each lock section the kernel enters.
- * Between the taking of a freelist and its loading, its objects are in
- * flight (sim->inflight) and the slab is private, so the validator holds
- * after every event.
+ * Everything runs on one CPU at a time, so the races the kernel guards against
+ * (a changed c->slab after the lock is retaken, a failed CAS) do not arise; the
+ * events still show each lock section the kernel enters.  Between the taking of
+ * a freelist and its loading, its objects are in flight (sim->inflight) and the
+ * slab is private, so the validator holds after every event.
  */
 #include "internal.h"
 

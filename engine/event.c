@@ -1,12 +1,12 @@
 /*
  * event.c: builds each event and hands it to the caller's callback.
  *
- * Every state change of the engine is one event: the kernel function it
- * belongs to, the branch taken (label), the objects, slabs and sheaves it
- * moved, and the counters it bumped.  The engine keeps no history: an event
- * is built in sim->ev, passed to the callback and forgotten.  With no
- * callback only the sequence number advances, so event numbers are the
- * same whether anyone listens or not, and the fast paths stay cheap.
+ * Every state change of the engine is one event: the kernel function it belongs
+ * to, the branch taken (label), the objects, slabs and sheaves it moved, and
+ * the counters it bumped.  The engine keeps no history: an event is built in
+ * sim->ev, passed to the callback and forgotten.  With no callback only the
+ * sequence number advances, so event numbers are the same whether anyone
+ * listens or not, and the fast paths stay cheap.
  */
 #include "internal.h"
 

@@ -1,13 +1,13 @@
 /*
  * freelist.c: free pointers stored inside free objects.
  *
- * A free object holds the address of the next free object of its slab at
- * object + s->offset (kernel: get_freepointer, set_freepointer).  With
- * CONFIG_SLAB_FREELIST_HARDENED the stored word is the pointer XOR the
- * cache's secret XOR the byte-swapped storage address (kernel:
- * freelist_ptr_encode/decode, since 5.7), so NULL is not stored as zero.
- * Every read and write is counted (engine_freeptr_reads/_writes): this is
- * what the DEFERRED_FREELIST change saves.
+ * A free object holds the address of the next free object of its slab at object
+ * + s->offset (kernel: get_freepointer, set_freepointer).  With
+ * CONFIG_SLAB_FREELIST_HARDENED the stored word is the pointer XOR the cache's
+ * secret XOR the byte-swapped storage address (kernel:
+ * freelist_ptr_encode/decode, since 5.7), so NULL is not stored as zero.  Every
+ * read and write is counted (engine_freeptr_reads/_writes): this is what the
+ * DEFERRED_FREELIST change saves.
  */
 #include "internal.h"
 

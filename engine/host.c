@@ -2,14 +2,14 @@
  * host.c: the host memory the engine runs on, and the BUG it stops at.
  *
  * Every host allocation of the engine goes through sim_zalloc() or
- * sim_realloc(), so a test can make the Nth one fail (sim_fail_host_alloc).
- * If the host runs out in the middle of an operation, or a test injects
- * that, the allocation unwinds to sim_apply() through sim->oom_jmp, which
- * returns -ENOMEM and marks the machine broken: a half-applied operation is
- * never visible, because every later call on a broken machine fails with
- * -EIO.  Temporaries of one operation come from sim_scratch_alloc(), so the
- * unwinding can release them.  Outside sim_apply() nothing may allocate
- * through here (SIM_BUG_ON).  This file calls no other engine file.
+ * sim_realloc(), so a test can make the Nth one fail (sim_fail_host_alloc).  If
+ * the host runs out in the middle of an operation, or a test injects that, the
+ * allocation unwinds to sim_apply() through sim->oom_jmp, which returns -ENOMEM
+ * and marks the machine broken: a half-applied operation is never visible,
+ * because every later call on a broken machine fails with -EIO.  Temporaries of
+ * one operation come from sim_scratch_alloc(), so the unwinding can release
+ * them.  Outside sim_apply() nothing may allocate through here (SIM_BUG_ON).
+ * This file calls no other engine file.
  */
 #include "internal.h"
 

@@ -1,9 +1,9 @@
 /*
- * internal.h: prototypes shared between engine files, grouped by the file
- * that defines them, ground floor first (host.c, config.c, then the page
- * level), allocator paths after.  Only engine/ and the engine's tests
- * include it.  Files whose every non-static function is in slub.h
- * (stats.c, gfp.c, gfp_decode.c, snapshot.c, validate.c) have no heading.
+ * internal.h: prototypes shared between engine files, grouped by the file that
+ * defines them, ground floor first (host.c, config.c, then the page level),
+ * allocator paths after.  Only engine/ and the engine's tests include it.
+ * Files whose every non-static function is in slub.h (stats.c, gfp.c,
+ * gfp_decode.c, snapshot.c, validate.c) have no heading.
  */
 #ifndef SLUBLAB_ENGINE_INTERNAL_H
 #define SLUBLAB_ENGINE_INTERNAL_H

@@ -1,15 +1,15 @@
 /*
- * node.c: a cache's per-node state and the partial-list primitives
- * (kernel: struct kmem_cache_node, add_partial, remove_partial,
- * get_partial_node_bulk, get_freelist_nofreeze, get_from_partial_node,
- * __refill_objects_node, __slab_free).
+ * node.c: a cache's per-node state and the partial-list primitives (kernel:
+ * struct kmem_cache_node, add_partial, remove_partial, get_partial_node_bulk,
+ * get_freelist_nofreeze, get_from_partial_node, __refill_objects_node,
+ * __slab_free).
  *
  * A partial slab has free objects on its freelist and sits on its node's
- * partial list (SL_partial).  Refills take whole freelists of partial slabs
- * in bulk; frees that make a full slab partial put it at the tail; a slab
- * that becomes empty is discarded once the node keeps at least min_partial
- * partial slabs.  Everything that changes a slab's freelist and counters
- * together models one atomic double-word update of the kernel.
+ * partial list (SL_partial).  Refills take whole freelists of partial slabs in
+ * bulk; frees that make a full slab partial put it at the tail; a slab that
+ * becomes empty is discarded once the node keeps at least min_partial partial
+ * slabs.  Everything that changes a slab's freelist and counters together
+ * models one atomic double-word update of the kernel.
  */
 #include "internal.h"
 

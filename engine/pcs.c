@@ -1,16 +1,16 @@
 /*
- * pcs.c: each CPU's sheaves of a cache (kernel: struct
- * slub_percpu_sheaves; alloc_from_pcs, __pcs_replace_empty_main,
- * free_to_pcs, __pcs_replace_full_main, __pcs_install_empty_sheaf,
- * alloc_from_pcs_bulk, pcs_flush_all).
+ * pcs.c: each CPU's sheaves of a cache (kernel: struct slub_percpu_sheaves;
+ * alloc_from_pcs, __pcs_replace_empty_main, free_to_pcs,
+ * __pcs_replace_full_main, __pcs_install_empty_sheaf, alloc_from_pcs_bulk,
+ * pcs_flush_all).
  *
  * Allocation pops from the main sheaf and free pushes to it.  When main is
- * empty it swaps with a non-empty spare, exchanges itself for a full sheaf
- * of the barn, or gets refilled from slabs; when main is full it swaps with
- * a non-full spare, parks itself in the barn for an empty one, or (barn
- * full) has the spare flushed to slabs.  Caches without sheaves point
- * main at the shared, never modified bootstrap sheaf (size 0, capacity 0),
- * so both fast paths fall through to the slab paths.
+ * empty it swaps with a non-empty spare, exchanges itself for a full sheaf of
+ * the barn, or gets refilled from slabs; when main is full it swaps with a
+ * non-full spare, parks itself in the barn for an empty one, or (barn full) has
+ * the spare flushed to slabs.  Caches without sheaves point main at the shared,
+ * never modified bootstrap sheaf (size 0, capacity 0), so both fast paths fall
+ * through to the slab paths.
  */
 #include "internal.h"
 

@@ -3,17 +3,17 @@
  * kvfree_call_rcu, kfree_rcu_sheaf, __kfree_rcu_sheaf, rcu_free_sheaf,
  * rcu_free_sheaf_nobarn, flush_all_rcu_sheaves, kvfree_rcu_barrier).
  *
- * kfree_rcu() of a local object collects it in the CPU's rcu_free sheaf;
- * a full one is handed to RCU, and after a grace period it goes to its
- * node's barn as a full sheaf when there is room (fewer than
- * MAX_FULL_SHEAVES), else it is flushed to slabs.  Other objects take the
- * older path: they wait for a grace period one by one and are then freed
- * with kfree_bulk.  The waiting callbacks are a FIFO (rcu_queue.c); a
- * grace period runs, in order, every callback queued before it, each on
- * the CPU that queued it.  Grace periods happen when an operation asks, or
- * automatically every rcu_gap operations, or at exponentially distributed
- * gaps drawn from the seeded generator.  SLAB_TYPESAFE_BY_RCU slabs give
- * their pages back only after a grace period, through the same queue.
+ * kfree_rcu() of a local object collects it in the CPU's rcu_free sheaf; a full
+ * one is handed to RCU, and after a grace period it goes to its node's barn as
+ * a full sheaf when there is room (fewer than MAX_FULL_SHEAVES), else it is
+ * flushed to slabs.  Other objects take the older path: they wait for a grace
+ * period one by one and are then freed with kfree_bulk.  The waiting callbacks
+ * are a FIFO (rcu_queue.c); a grace period runs, in order, every callback
+ * queued before it, each on the CPU that queued it.  Grace periods happen when
+ * an operation asks, or automatically every rcu_gap operations, or at
+ * exponentially distributed gaps drawn from the seeded generator.
+ * SLAB_TYPESAFE_BY_RCU slabs give their pages back only after a grace period,
+ * through the same queue.
  */
 #include "internal.h"
 

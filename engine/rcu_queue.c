@@ -1,14 +1,14 @@
 /*
- * rcu_queue.c: the callbacks waiting for a grace period (kernel: call_rcu
- * and the RCU core's callback list).
+ * rcu_queue.c: the callbacks waiting for a grace period (kernel: call_rcu and
+ * the RCU core's callback list).
  *
- * The queue is a FIFO in sim->rcu: call_rcu appends, a grace period
- * (rcu.c) runs callbacks from the head, each on the CPU that queued it.
- * A callback names what to free: a sheaf (rcu_free_sheaf, with or without
- * the barn), a SLAB_TYPESAFE_BY_RCU slab's pages, or one kfree_rcu object.
- * It is a file of its own for the same reason the kernel keeps call_rcu
- * out of mm/slub.c: the slab and sheaf code queues callbacks, and the
- * callbacks (rcu.c) call back into that code.  Calls only host.c.
+ * The queue is a FIFO in sim->rcu: call_rcu appends, a grace period (rcu.c)
+ * runs callbacks from the head, each on the CPU that queued it.  A callback
+ * names what to free: a sheaf (rcu_free_sheaf, with or without the barn), a
+ * SLAB_TYPESAFE_BY_RCU slab's pages, or one kfree_rcu object.  It is a file of
+ * its own for the same reason the kernel keeps call_rcu out of mm/slub.c: the
+ * slab and sheaf code queues callbacks, and the callbacks (rcu.c) call back
+ * into that code.  Calls only host.c.
  */
 #include "internal.h"
 

@@ -1,14 +1,14 @@
 /*
- * sim.c: the machine.  Creation, destruction, cloning, and sim_apply(),
- * which checks one operation and runs it on one CPU.
+ * sim.c: the machine.  Creation, destruction, cloning, and sim_apply(), which
+ * checks one operation and runs it on one CPU.
  *
  * sim_apply() arms the unwinding of host memory exhaustion (host.c) around
- * every operation but the two fast paths, which allocate nothing: a failed
- * host allocation returns -ENOMEM and marks the machine broken, and a free
- * pointer the kernel would have faulted on (check_freepointer_or_oops)
- * halts it; either way every later call fails with -EIO.  Destruction and
- * cloning walk every host allocation the machine owns; sim_create() takes
- * its config as config.c checks it.
+ * every operation but the two fast paths, which allocate nothing: a failed host
+ * allocation returns -ENOMEM and marks the machine broken, and a free pointer
+ * the kernel would have faulted on (check_freepointer_or_oops) halts it; either
+ * way every later call fails with -EIO.  Destruction and cloning walk every
+ * host allocation the machine owns; sim_create() takes its config as config.c
+ * checks it.
  */
 #include "internal.h"
 

@@ -4,13 +4,12 @@
  * new_slab() takes pages from the page allocator at the cache's preferred
  * order, falling back to the minimum order (kernel: allocate_slab).  What
  * happens next depends on the DEFERRED_FREELIST variant: before, the whole
- * freelist is written at once (kernel before dc795d4c0282:
- * shuffle_freelist) and objects are popped from it; after, objects are
- * emitted by the slab object iterator and a freelist is built only for
- * the remainder (kernel: init_slab_obj_iter, next_slab_obj,
- * build_slab_freelist).  Both walk the same order, from the same random
- * draws, so they hand out identical objects; only the free-pointer traffic
- * differs.  discard_slab() gives the pages back.
+ * freelist is written at once (kernel before dc795d4c0282: shuffle_freelist)
+ * and objects are popped from it; after, objects are emitted by the slab object
+ * iterator and a freelist is built only for the remainder (kernel:
+ * init_slab_obj_iter, next_slab_obj, build_slab_freelist).  Both walk the same
+ * order, from the same random draws, so they hand out identical objects; only
+ * the free-pointer traffic differs.  discard_slab() gives the pages back.
  */
 #include "internal.h"
 
