@@ -66,7 +66,7 @@ static unsigned long carve_chunk(struct sim *sim, struct zone *z)
 /* Describe zone @z of @pages pages at @start, all free and untouched.
  * Watermarks come later (setup_per_zone_wmarks). */
 void zone_init(struct sim *sim, struct zone *z, int node, unsigned type, sim_addr_t start,
-        unsigned long pages)
+               unsigned long pages)
 {
     z->node = node;
     z->type = (uint8_t)type;

@@ -344,7 +344,7 @@ void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj)
 /* kmem_cache_alloc_bulk is all or nothing: on a shortfall the @got objects
  * obtained go back to their slabs and the operation fails.  Returns 0. */
 static unsigned alloc_bulk_give_back(struct sim *sim, struct kmem_cache *s, sim_addr_t *out,
-        unsigned got, unsigned n)
+                                     unsigned got, unsigned n)
 {
     ev_begin(sim, s, "kmem_cache_alloc_bulk", "give_back", cpu_node(sim));
     for (unsigned i = 0; i < got; i++)
@@ -352,7 +352,7 @@ static unsigned alloc_bulk_give_back(struct sim *sim, struct kmem_cache *s, sim_
     ev_end(sim);
     bulk_free_to_slabs(sim, s, out, got, false);
     sim_result_msg(sim, SIM_FAILED, "kmem_cache_alloc_bulk %s: only %u of %u objects available",
-            s->name, got, n);
+                   s->name, got, n);
     return 0;
 }
 

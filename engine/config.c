@@ -51,8 +51,8 @@ int config_check(const struct sim_config *cfg)
         if (cfg->cpu_node[c] >= cfg->nr_nodes)
             return -EINVAL;
     if (cfg->mem_per_node < (uint64_t)PAGE_SIZE * CHUNK_PAGES ||
-            cfg->mem_per_node % ((uint64_t)PAGE_SIZE * CHUNK_PAGES) ||
-            cfg->mem_per_node > (64ull << 30))
+        cfg->mem_per_node % ((uint64_t)PAGE_SIZE * CHUNK_PAGES) ||
+        cfg->mem_per_node > (64ull << 30))
         return -EINVAL;
     for (unsigned v = 0; v < SIM_NR_VARIANTS; v++)
         if (cfg->variant[v] > SIM_AFTER)
@@ -62,7 +62,7 @@ int config_check(const struct sim_config *cfg)
     if (cfg->present_cpus > cfg->nr_cpus)
         return -EINVAL;
     if (cfg->rcu_mode > SIM_RCU_RANDOM ||
-            (cfg->rcu_mode != SIM_RCU_MANUAL && (cfg->rcu_gap < 1 || cfg->rcu_gap > 1000000)))
+        (cfg->rcu_mode != SIM_RCU_MANUAL && (cfg->rcu_gap < 1 || cfg->rcu_gap > 1000000)))
         return -EINVAL;
     if (sim_zones_check(cfg, NULL, 0))
         return -EINVAL;
@@ -88,7 +88,7 @@ int sim_zones_check(const struct sim_config *cfg, char *msg, size_t len)
     else if (cfg->alloc_layout > SIM_ALLOC_LAYOUT_RENUMBERED_FORCED)
         why = "unknown ALLOC layout";
     else if (cfg->alloc_layout == SIM_ALLOC_LAYOUT_RENUMBERED &&
-            cfg->variant[SIM_VAR_GFP_TRANSLATE] == SIM_BEFORE)
+             cfg->variant[SIM_VAR_GFP_TRANSLATE] == SIM_BEFORE)
         why = "GFP_TRANSLATE=before (coupled) needs __GFP_HIGH == ALLOC_MIN_RESERVE and "
               "__GFP_KSWAPD_RECLAIM == ALLOC_KSWAPD, which the renumbered layout breaks "
               "(the kernel's BUILD_BUG_ON); use alloc_layout renumbered-forced to run it anyway";
@@ -105,12 +105,12 @@ const struct sim_config *sim_get_config(const struct sim *sim)
 /* ---- Variants ------------------------------------------------------------ */
 
 static const char *const variant_names[SIM_NR_VARIANTS] = {
-    [SIM_VAR_DEFERRED_FREELIST] = "DEFERRED_FREELIST",
-    [SIM_VAR_BARN_REFILL] = "BARN_REFILL",
-    [SIM_VAR_REFILL_RETURN] = "REFILL_RETURN",
-    [SIM_VAR_DETACHED_FREELIST] = "DETACHED_FREELIST",
-    [SIM_VAR_GFP_TRANSLATE] = "GFP_TRANSLATE",
-    [SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = "CPU_PARTIAL_DIRECT_LOAD",
+        [SIM_VAR_DEFERRED_FREELIST] = "DEFERRED_FREELIST",
+        [SIM_VAR_BARN_REFILL] = "BARN_REFILL",
+        [SIM_VAR_REFILL_RETURN] = "REFILL_RETURN",
+        [SIM_VAR_DETACHED_FREELIST] = "DETACHED_FREELIST",
+        [SIM_VAR_GFP_TRANSLATE] = "GFP_TRANSLATE",
+        [SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = "CPU_PARTIAL_DIRECT_LOAD",
 };
 
 const char *sim_variant_name(unsigned v)
@@ -170,10 +170,10 @@ int sim_model_lookup(const char *name)
 }
 
 static const char *const era_names[] = {
-    [SIM_ERA_DEFAULT] = "default",
-    [SIM_ERA_FROZEN_PARTIAL] = "ERA_FROZEN_PARTIAL",
-    [SIM_ERA_DELAYED_FREEZE] = "ERA_DELAYED_FREEZE",
-    [SIM_ERA_DIRECT_LOAD] = "ERA_DIRECT_LOAD",
+        [SIM_ERA_DEFAULT] = "default",
+        [SIM_ERA_FROZEN_PARTIAL] = "ERA_FROZEN_PARTIAL",
+        [SIM_ERA_DELAYED_FREEZE] = "ERA_DELAYED_FREEZE",
+        [SIM_ERA_DIRECT_LOAD] = "ERA_DIRECT_LOAD",
 };
 
 const char *sim_legacy_era_name(enum sim_legacy_era era)
@@ -195,7 +195,7 @@ enum sim_legacy_era sim_legacy_era(const struct sim_config *cfg)
     if (cfg->legacy_era != SIM_ERA_DEFAULT)
         return cfg->legacy_era;
     return cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] == SIM_BEFORE ? SIM_ERA_DELAYED_FREEZE
-                                                                      : SIM_ERA_DIRECT_LOAD;
+                                                                       : SIM_ERA_DIRECT_LOAD;
 }
 
 int sim_model_parse(const char *text, struct sim_config *cfg)
@@ -252,8 +252,9 @@ const char *sim_model_error(const struct sim_config *cfg)
         return "legacy:ERA_DIRECT_LOAD is CPU_PARTIAL_DIRECT_LOAD=after, not before";
     if (cfg->legacy_era != SIM_ERA_DIRECT_LOAD && direct != SIM_BEFORE)
         return cfg->legacy_era == SIM_ERA_DELAYED_FREEZE
-                ? "legacy:ERA_DELAYED_FREEZE is CPU_PARTIAL_DIRECT_LOAD=before, not after"
-                : "legacy:ERA_FROZEN_PARTIAL predates CPU_PARTIAL_DIRECT_LOAD: it needs =before";
+                       ? "legacy:ERA_DELAYED_FREEZE is CPU_PARTIAL_DIRECT_LOAD=before, not after"
+                       : "legacy:ERA_FROZEN_PARTIAL predates CPU_PARTIAL_DIRECT_LOAD: it needs "
+                         "=before";
     return NULL;
 }
 
@@ -262,9 +263,9 @@ const char *sim_model_error(const struct sim_config *cfg)
 const char *sim_rcu_mode_name(enum sim_rcu_mode m)
 {
     return m == SIM_RCU_MANUAL     ? "manual"
-            : m == SIM_RCU_PERIODIC ? "periodic"
-            : m == SIM_RCU_RANDOM   ? "random"
-                                    : NULL;
+           : m == SIM_RCU_PERIODIC ? "periodic"
+           : m == SIM_RCU_RANDOM   ? "random"
+                                   : NULL;
 }
 
 int sim_rcu_mode_lookup(const char *name)

@@ -314,7 +314,7 @@ new_objects:
         goto retry_load_slab;
     }
     idx = new_slab(sim, s, node != SIM_NUMA_NO_NODE ? node : cpu_node(sim),
-            try_thisnode || (gfp & SIM_GFP_THISNODE));
+                   try_thisnode || (gfp & SIM_GFP_THISNODE));
     if (!idx) {
         if (try_thisnode) {
             try_thisnode = false;

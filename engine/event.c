@@ -183,7 +183,7 @@ void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ..
 /* Emit a report-only event (no state change) of cache @s (or NULL) carrying
  * the result's message, SLUB's words.  Cannot fail. */
 void ev_report_result(struct sim *sim, const struct kmem_cache *s, const char *fn,
-        const char *label)
+                      const char *label)
 {
     ev_begin(sim, s, fn, label, -1);
     ev_report(sim, sim->res->message);

@@ -95,7 +95,7 @@ int sim_read_freeptr(const struct sim *sim, int cache, sim_addr_t obj, struct si
 /* True when @obj is on @slab's freelist (kernel: on_freelist).  The walk
  * stops after slab->objects steps, so a cycle cannot trap it. */
 bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj)
+                 sim_addr_t obj)
 {
     sim_addr_t p = slab->freelist;
 
@@ -115,7 +115,7 @@ bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct
  * only when the pointer is sound.
  */
 void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj)
+                               sim_addr_t obj)
 {
     uint64_t stored;
     sim_addr_t next = peek_freepointer(sim, s, obj, &stored);
@@ -125,12 +125,12 @@ void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const stru
     if (sim->ev.open)
         ev_end(sim);
     sim_result_msg(sim, SIM_CRASHED,
-            "BUG: unable to handle page fault for address: 0x%llx\n"
-            "#PF: supervisor read access in kernel mode\n"
-            "RIP: get_freepointer: the free pointer of 0x%llx in %s (stored word 0x%llx at "
-            "0x%llx) decodes to garbage; the kernel would fault here",
-            (unsigned long long)(next + s->offset), (unsigned long long)obj, s->name,
-            (unsigned long long)stored, (unsigned long long)(obj + s->offset));
+                   "BUG: unable to handle page fault for address: 0x%llx\n"
+                   "#PF: supervisor read access in kernel mode\n"
+                   "RIP: get_freepointer: the free pointer of 0x%llx in %s (stored word 0x%llx at "
+                   "0x%llx) decodes to garbage; the kernel would fault here",
+                   (unsigned long long)(next + s->offset), (unsigned long long)obj, s->name,
+                   (unsigned long long)stored, (unsigned long long)(obj + s->offset));
     ev_report_result(sim, s, "get_freepointer", "fault");
     sim->halted = true;
     longjmp(sim->oom_jmp, 2);
@@ -150,7 +150,7 @@ void check_chain(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
 /* Put the chain at @head (objects of @slab, sitting at @from) in flight.
  * Returns its length. */
 unsigned chain_to_inflight(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t head, struct sim_place from)
+                           sim_addr_t head, struct sim_place from)
 {
     unsigned n = 0;
 

@@ -77,7 +77,8 @@ static inline struct slab *slab_of(const struct sim *sim, sim_addr_t addr)
 
 /* Index of @obj in @slab, or -1 when @obj is not the start of one of its
  * objects (kernel: check_valid_pointer). */
-static inline long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj)
+static inline long slab_obj_index(const struct kmem_cache *s, const struct slab *slab,
+                                  sim_addr_t obj)
 {
     sim_addr_t first = slab->base + s->red_left_pad;
     uint64_t off, idx, rem;
@@ -197,7 +198,7 @@ void ev_label(struct sim *sim, const char *label);
 void ev_rename(struct sim *sim, const char *fn, const char *label);
 void ev_report(struct sim *sim, const char *report);
 void ev_report_result(struct sim *sim, const struct kmem_cache *s, const char *fn,
-        const char *label);
+                      const char *label);
 void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
         __attribute__((format(printf, 3, 4)));
 void ev_deliver(struct sim *sim);
@@ -300,12 +301,12 @@ void set_freepointer(struct sim *sim, struct kmem_cache *s, sim_addr_t obj, sim_
 sim_addr_t peek_freepointer(const struct sim *sim, const struct kmem_cache *s, sim_addr_t obj,
         uint64_t *stored_out);
 bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj);
+                 sim_addr_t obj);
 void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj);
+                               sim_addr_t obj);
 void check_chain(struct sim *sim, struct kmem_cache *s, const struct slab *slab, sim_addr_t head);
 unsigned chain_to_inflight(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t head, struct sim_place from);
+                           sim_addr_t head, struct sim_place from);
 
 /* inflight.c */
 void inflight_add(struct sim *sim, sim_addr_t obj, struct sim_place from);
@@ -316,8 +317,8 @@ sim_addr_t sink_last(const struct obj_sink *sink);
 
 /* @obj leaves @from for @to: keep the user count and in-flight set right
  * and record the move. */
-static inline __attribute__((always_inline)) void obj_leave(struct sim *sim, sim_addr_t obj,
-        struct sim_place from, struct sim_place to)
+static inline __attribute__((always_inline)) void
+obj_leave(struct sim *sim, sim_addr_t obj, struct sim_place from, struct sim_place to)
 {
     if (from.type == SIM_PL_INFLIGHT)
         inflight_drop_one(sim, obj);
@@ -381,7 +382,7 @@ void kfree_bulk(struct sim *sim, sim_addr_t *p, size_t m);
 void sheaf_flush_unused(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 void sheaf_flush_main(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 void sheaf_flush_and_free(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *fn,
-        const char *detach, const char *free_label, int node);
+                          const char *detach, const char *free_label, int node);
 
 /* barn.c */
 struct node_barn *get_barn(struct kmem_cache *s, int node);
@@ -391,9 +392,9 @@ uint32_t barn_get_empty_sheaf(struct sim *sim, struct kmem_cache *s, int node);
 void barn_put_empty_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t idx);
 void barn_put_full_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t idx);
 uint32_t barn_replace_empty_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t empty,
-        struct sim_place to);
+                                  struct sim_place to);
 int barn_replace_full_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t full,
-        struct sim_place to, uint32_t *emptyp);
+                            struct sim_place to, uint32_t *emptyp);
 void barn_shrink(struct sim *sim, struct kmem_cache *s, int node);
 
 /* pcs.c */
@@ -411,7 +412,7 @@ sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node
 void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_addr_t obj);
 void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj);
 void kmem_cache_free_bulk_checked(struct sim *sim, struct kmem_cache *s, unsigned n,
-        const sim_addr_t *p);
+                                  const sim_addr_t *p);
 unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n,
         sim_addr_t *out);
 void flush_all(struct sim *sim, struct kmem_cache *s);

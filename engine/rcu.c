@@ -136,7 +136,7 @@ static void rcu_free_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 static void rcu_free_sheaf_nobarn(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 {
     sheaf_flush_and_free(sim, s, idx, "rcu_free_sheaf_nobarn", "detach", "free",
-            sheaf_at(sim, idx)->rcu_node);
+                         sheaf_at(sim, idx)->rcu_node);
 }
 
 /* Run the first @n callbacks of the queue, in order.  Each stays queued

@@ -188,7 +188,7 @@ void sheaf_flush_main(struct sim *sim, struct kmem_cache *s, uint32_t idx)
  * pcs_flush_all do).  Cannot fail.
  */
 void sheaf_flush_and_free(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *fn,
-        const char *detach, const char *free_label, int node)
+                          const char *detach, const char *free_label, int node)
 {
     if (detach) {
         ev_begin(sim, s, fn, detach, node);
