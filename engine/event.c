@@ -6,7 +6,10 @@
  * the counters it bumped.  The engine keeps no history: an event is built in
  * sim->ev, passed to the callback and forgotten.  With no callback only the
  * sequence number advances, so event numbers are the same whether anyone
- * listens or not, and the fast paths stay cheap.
+ * listens or not, and the fast paths stay cheap.  The operation's result
+ * (sim_result_msg: a simulated failure, misuse or crash, in SLUB's words) is
+ * written here too, and ev_report_result() repeats it in a report-only event.
+ * Calls only host.c.
  */
 #include "internal.h"
 
