@@ -1,19 +1,18 @@
 /*
  * alloc_flags.c: what a gfp mask asks of the page allocator.
  *
- * A gfp mask is the caller's vocabulary; the page allocator works in its
- * own ALLOC_* flags (mm/internal.h).  The translation (kernel:
- * gfp_to_alloc_flags, alloc_flags_nofragment, __gfp_pfmemalloc_flags,
- * gfp_zone, gfp_migratetype) decides the highest zone, the pageblock type,
- * which watermark is tested and how deep into the reserves the request may
- * dig.  From v6.3 until 2026 two ALLOC bits were copied straight from the
- * gfp mask, relying on __GFP_HIGH == ALLOC_MIN_RESERVE and
- * __GFP_KSWAPD_RECLAIM == ALLOC_KSWAPD ("coupled", GFP_TRANSLATE before);
- * Brendan Jackman's 2026 change tests each bit instead ("explicit", after).
- * On the kernel's layout both forms give identical flags for every mask;
- * on a renumbered layout the coupled form sets bits that mean nothing, so
- * the machine refuses it unless the layout is RENUMBERED_FORCED.  Every
- * function takes the layout so the lesson can be run, not just told.
+ * A gfp mask is the caller's vocabulary; the page allocator works in its own
+ * ALLOC_* flags (mm/internal.h).  The translation (kernel: gfp_to_alloc_flags,
+ * alloc_flags_nofragment, __gfp_pfmemalloc_flags, gfp_zone, gfp_migratetype)
+ * decides the highest zone, the pageblock type, which watermark is tested and
+ * how deep into the reserves the request may dig.  From v6.3 until 2026 two
+ * ALLOC bits were copied straight from the gfp mask, relying on __GFP_HIGH ==
+ * ALLOC_MIN_RESERVE and __GFP_KSWAPD_RECLAIM == ALLOC_KSWAPD ("coupled",
+ * GFP_TRANSLATE before); Brendan Jackman's 2026 change tests each bit instead
+ * ("explicit", after).  On the kernel's layout both forms give identical flags
+ * for every mask; on a renumbered layout the coupled form sets bits that mean
+ * nothing, so the machine refuses it unless the layout is RENUMBERED_FORCED.
+ * Every function takes the layout so the lesson can be run, not just told.
  */
 #include "internal.h"
 

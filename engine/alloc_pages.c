@@ -1,27 +1,27 @@
 /*
  * alloc_pages.c: which zone gives the pages, and on what terms.
  *
- * An allocation (kernel: __alloc_pages) picks its highest zone and
- * migratetype from the gfp mask, walks the zonelist (the node's zones from
- * that zone down, then the other nodes', nearest first; own node only with
- * __GFP_THISNODE) and takes a block from the first zone whose watermark test
- * passes (get_page_from_freelist).  The fast path tests the low watermark
- * with no reserve; when it fails, the slow path (__alloc_pages_slowpath)
- * recomputes the flags from the mask (gfp_to_alloc_flags), wakes kswapd,
- * tests the min watermark cut by the reserves the flags grant, then retries
- * with ALLOC_NO_WATERMARKS or ALLOC_OOM when the context allows, and, if the
- * caller may block, reclaims and retries.  The model has no compaction and
- * no OOM killer: where the kernel would compact or kill, an event says so
- * and nothing is gained; reclaim (vmscan.c) frees reclaimable blocks held
- * by SIM_OP_ALLOC_PAGES users: direct reclaim up to cfg.reclaim_pages, and
- * kswapd, once woken, at the end of the operation when cfg.kswapd is set.
+ * An allocation (kernel: __alloc_pages) picks its highest zone and migratetype
+ * from the gfp mask, walks the zonelist (the node's zones from that zone down,
+ * then the other nodes', nearest first; own node only with __GFP_THISNODE) and
+ * takes a block from the first zone whose watermark test passes
+ * (get_page_from_freelist).  The fast path tests the low watermark with no
+ * reserve; when it fails, the slow path (__alloc_pages_slowpath) recomputes the
+ * flags from the mask (gfp_to_alloc_flags), wakes kswapd, tests the min
+ * watermark cut by the reserves the flags grant, then retries with
+ * ALLOC_NO_WATERMARKS or ALLOC_OOM when the context allows, and, if the caller
+ * may block, reclaims and retries.  The model has no compaction and no OOM
+ * killer: where the kernel would compact or kill, an event says so and nothing
+ * is gained; reclaim (vmscan.c) frees reclaimable blocks held by
+ * SIM_OP_ALLOC_PAGES users: direct reclaim up to cfg.reclaim_pages, and kswapd,
+ * once woken, at the end of the operation when cfg.kswapd is set.
  *
- * A decision is recorded in sim->pa and attached to the event of whoever
- * asked for the pages (new_slab, __alloc_pages); the allocator emits events
- * of its own only for notable outcomes: entering the slow path, waking
- * kswapd, a reserve letting a request below the plain watermark, a zone
- * other than the preferred one, pages taken ignoring watermarks, the
- * places it would reclaim, compact or kill, and failure.
+ * A decision is recorded in sim->pa and attached to the event of whoever asked
+ * for the pages (new_slab, __alloc_pages); the allocator emits events of its
+ * own only for notable outcomes: entering the slow path, waking kswapd, a
+ * reserve letting a request below the plain watermark, a zone other than the
+ * preferred one, pages taken ignoring watermarks, the places it would reclaim,
+ * compact or kill, and failure.
  */
 #include "internal.h"
 
@@ -41,34 +41,6 @@ struct alloc_context {
     unsigned nr_zones;
     bool kswapd_woken;
 };
-
-/* 0 when @cfg's zones and ALLOC layout make a machine; else -EINVAL with why. */
-int sim_zones_check(const struct sim_config *cfg, char *msg, size_t len)
-{
-    const uint64_t mib = 1ull << 20;
-    const char *why = NULL;
-
-    if (cfg->dma_bytes % (4 * mib) || cfg->dma_bytes > 16 * mib)
-        why = "ZONE_DMA must be 0, 4, 8, 12 or 16 MiB";
-    else if (cfg->dma32_bytes % (4 * mib) || cfg->dma32_bytes > 4080 * mib)
-        why = "ZONE_DMA32 must be a multiple of 4 MiB up to 4080 MiB";
-    else if (cfg->watermark_scale_factor > 3000)
-        why = "watermark_scale_factor must be at most 3000";
-    else if (cfg->min_free_kbytes > 262144)
-        why = "min_free_kbytes must be at most 262144";
-    else if (cfg->reclaim_pages > (1u << 24))
-        why = "reclaim_pages must be at most 16777216";
-    else if (cfg->alloc_layout > SIM_ALLOC_LAYOUT_RENUMBERED_FORCED)
-        why = "unknown ALLOC layout";
-    else if (cfg->alloc_layout == SIM_ALLOC_LAYOUT_RENUMBERED &&
-            cfg->variant[SIM_VAR_GFP_TRANSLATE] == SIM_BEFORE)
-        why = "GFP_TRANSLATE=before (coupled) needs __GFP_HIGH == ALLOC_MIN_RESERVE and "
-              "__GFP_KSWAPD_RECLAIM == ALLOC_KSWAPD, which the renumbered layout breaks "
-              "(the kernel's BUILD_BUG_ON); use alloc_layout renumbered-forced to run it anyway";
-    if (why && msg)
-        snprintf(msg, len, "%s", why);
-    return why ? -EINVAL : 0;
-}
 
 /* Create every zone and its watermarks.  Host allocation failures unwind. */
 void zones_create(struct sim *sim)
@@ -386,4 +358,10 @@ int free_pages_user(struct sim *sim, sim_addr_t addr, unsigned order, char *msg,
     page_free(sim, addr, order);
     ev_end(sim);
     return 0;
+}
+
+/* Make page allocations of @order or more fail (-1: none). */
+void sim_fail_pages(struct sim *sim, int order)
+{
+    sim->fail_page_order = order;
 }

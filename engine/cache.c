@@ -1,41 +1,21 @@
 /*
  * cache.c: kmem caches and the allocator's entry points (kernel:
- * do_kmem_cache_create, kmem_cache_alloc_node, ___slab_alloc,
- * kmem_cache_free, slab_free, kmem_cache_alloc_bulk, flush_all,
- * kmem_cache_shrink, __kmem_cache_do_shrink, kmem_cache_destroy).
+ * do_kmem_cache_create, kmem_cache_alloc_node, ___slab_alloc, kmem_cache_free,
+ * slab_free, kmem_cache_alloc_bulk, flush_all, kmem_cache_shrink,
+ * __kmem_cache_do_shrink, kmem_cache_destroy).
  *
  * An allocation tries the CPU's sheaves (pcs.c) and falls back to the
- * single-object slow path on the node lists (node.c); a free tries the
- * sheaves unless the object belongs to another node and falls back to
- * __slab_free.  Misuse the kernel catches (a pointer into no slab, the
- * wrong cache, the same object at the head of its slab's freelist) is
- * reported before anything changes; misuse it does not catch (a double
- * free into a sheaf) is carried out, and the validator flags it.
+ * single-object slow path on the node lists (node.c); a free tries the sheaves
+ * unless the object belongs to another node and falls back to __slab_free.
+ * Misuse the kernel catches (a pointer into no slab, the wrong cache, the same
+ * object at the head of its slab's freelist) is reported before anything
+ * changes; misuse it does not catch (a double free into a sheaf) is carried
+ * out, and the validator flags it.
  */
 #include "internal.h"
 
-#include <setjmp.h>
 #include <stdio.h>
 #include <string.h>
-
-/* Record a simulated failure or misuse in the current result. */
-void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
-{
-    va_list ap;
-
-    sim->res->status = status;
-    va_start(ap, fmt);
-    vsnprintf(sim->res->message, sizeof(sim->res->message), fmt, ap);
-    va_end(ap);
-}
-
-/* Emit a report-only event (no state change) carrying SLUB's words. */
-static void report_event(struct sim *sim, struct kmem_cache *s, const char *fn, const char *label)
-{
-    ev_begin(sim, s, fn, label, -1);
-    ev_report(sim, sim->res->message);
-    ev_end(sim);
-}
 
 static void build_random_seq(struct sim *sim, struct kmem_cache *s)
 {
@@ -216,7 +196,7 @@ static sim_addr_t slow_alloc(struct sim *sim, struct kmem_cache *s, int node, ui
             obj = take_one_from_other_nodes(sim, s, where, &sink);
         if (obj)
             return obj;
-        idx = new_slab_any(sim, s, where, thisnode);
+        idx = new_slab(sim, s, where, thisnode);
         if (!idx) {
             if (node != SIM_NUMA_NO_NODE && !(gfp & SIM_GFP_THISNODE) && try_this_node) {
                 try_this_node = false;
@@ -244,7 +224,7 @@ sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node
         sim_result_msg(sim, SIM_FAILED,
                 "SLUB: Unable to allocate memory on node %d, gfp=%#x (cache %s, order %u)", node,
                 gfp, s->name, s->oo.order);
-        report_event(sim, s, "slab_out_of_memory", "nomem");
+        ev_report_result(sim, s, "slab_out_of_memory", "nomem");
         return SIM_NULL;
     }
     post_alloc(sim, s, obj, gfp);
@@ -302,42 +282,13 @@ void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_add
                 "kernel BUG at mm/slub.c: set_freepointer(): object == fp: 0x%llx freed twice "
                 "in a row (naive double free detection)",
                 (unsigned long long)obj);
-        report_event(sim, s, "set_freepointer", "double_free");
+        ev_report_result(sim, s, "set_freepointer", "double_free");
         return;
     }
     ev_begin(sim, s, "slab_free", "slowpath", slab->node);
     stat_add(sim, s, SIM_FREE_SLOWPATH, 1);
     ev_end(sim);
     slab_free_to_slab(sim, s, idx, &obj, 1, place_none(SIM_PL_USER));
-}
-
-/*
- * A corrupted free pointer of @obj would make the kernel dereference
- * garbage (kernel: get_freepointer on a non-debug cache).  If the word
- * does not decode to NULL or an object of @slab, stop the machine with a
- * "the kernel would fault here" event instead of following it.  Returns
- * only when the pointer is sound.
- */
-void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj)
-{
-    uint64_t stored;
-    sim_addr_t next = peek_freepointer(sim, s, obj, &stored);
-
-    if (!next || slab_obj_index(s, slab, next) >= 0)
-        return;
-    if (sim->ev.open)
-        ev_end(sim);
-    sim_result_msg(sim, SIM_CRASHED,
-            "BUG: unable to handle page fault for address: 0x%llx\n"
-            "#PF: supervisor read access in kernel mode\n"
-            "RIP: get_freepointer: the free pointer of 0x%llx in %s (stored word 0x%llx at "
-            "0x%llx) decodes to garbage; the kernel would fault here",
-            (unsigned long long)(next + s->offset), (unsigned long long)obj, s->name,
-            (unsigned long long)stored, (unsigned long long)(obj + s->offset));
-    report_event(sim, s, "get_freepointer", "fault");
-    sim->halted = true;
-    longjmp(sim->oom_jmp, 2);
 }
 
 /* The caller writes @len bytes of @byte at @addr: a bug made on purpose.
@@ -371,7 +322,7 @@ void kmem_cache_free_bulk_checked(struct sim *sim, struct kmem_cache *s, unsigne
 {
     for (unsigned i = 0; i < n; i++) {
         if (!check_free(sim, s, p[i], "kmem_cache_free_bulk")) {
-            report_event(sim, s, "kmem_cache_free_bulk", "misuse");
+            ev_report_result(sim, s, "kmem_cache_free_bulk", "misuse");
             return;
         }
     }
@@ -384,10 +335,25 @@ void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj)
     struct slab *slab = check_free(sim, s, obj, "kmem_cache_free");
 
     if (!slab) {
-        report_event(sim, s, "kmem_cache_free", "misuse");
+        ev_report_result(sim, s, "kmem_cache_free", "misuse");
         return;
     }
     slab_free(sim, s, slab, obj);
+}
+
+/* kmem_cache_alloc_bulk is all or nothing: on a shortfall the @got objects
+ * obtained go back to their slabs and the operation fails.  Returns 0. */
+static unsigned alloc_bulk_give_back(struct sim *sim, struct kmem_cache *s, sim_addr_t *out,
+                                     unsigned got, unsigned n)
+{
+    ev_begin(sim, s, "kmem_cache_alloc_bulk", "give_back", cpu_node(sim));
+    for (unsigned i = 0; i < got; i++)
+        inflight_add(sim, out[i], place_none(SIM_PL_USER));
+    ev_end(sim);
+    bulk_free_to_slabs(sim, s, out, got, false);
+    sim_result_msg(sim, SIM_FAILED, "kmem_cache_alloc_bulk %s: only %u of %u objects available",
+                   s->name, got, n);
+    return 0;
 }
 
 /*
@@ -398,8 +364,10 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
 {
     unsigned got, want;
 
-    if (cache_has_cpu_slab(s))
-        return legacy_alloc_bulk(sim, s, n, out);
+    if (cache_has_cpu_slab(s)) {
+        got = legacy_alloc_bulk(sim, s, n, out);
+        return got == n ? n : alloc_bulk_give_back(sim, s, out, got, n);
+    }
     got = alloc_from_pcs_bulk(sim, s, n, out);
     want = n - got;
 
@@ -426,21 +394,6 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
     if (got == n)
         return n;
     return alloc_bulk_give_back(sim, s, out, got, n);
-}
-
-/* kmem_cache_alloc_bulk is all or nothing: on a shortfall the @got objects
- * obtained go back to their slabs and the operation fails.  Returns 0. */
-unsigned alloc_bulk_give_back(struct sim *sim, struct kmem_cache *s, sim_addr_t *out,
-        unsigned got, unsigned n)
-{
-    ev_begin(sim, s, "kmem_cache_alloc_bulk", "give_back", cpu_node(sim));
-    for (unsigned i = 0; i < got; i++)
-        inflight_add(sim, out[i], place_none(SIM_PL_USER));
-    ev_end(sim);
-    bulk_free_to_slabs(sim, s, out, got, false);
-    sim_result_msg(sim, SIM_FAILED, "kmem_cache_alloc_bulk %s: only %u of %u objects available",
-            s->name, got, n);
-    return 0;
 }
 
 /* flush_all: every CPU's sheaves of @s to slabs. */
@@ -517,7 +470,7 @@ void kmem_cache_destroy(struct sim *sim, struct kmem_cache *s)
         sim_result_msg(sim, SIM_FAILED,
                 "BUG %s: Objects remaining in %s on __kmem_cache_shutdown() (%lu slabs)",
                 s->name, s->name, left);
-        report_event(sim, s, "__kmem_cache_shutdown", "objects_remaining");
+        ev_report_result(sim, s, "__kmem_cache_shutdown", "objects_remaining");
         return;
     }
     ev_begin(sim, s, "__kmem_cache_shutdown", "destroyed", -1);
@@ -530,4 +483,18 @@ void kmem_cache_destroy(struct sim *sim, struct kmem_cache *s)
     }
     s->alive = false;
     ev_end(sim);
+}
+
+/* The machine's caches, counted and looked up by name (slub.h). */
+unsigned sim_nr_caches(const struct sim *sim)
+{
+    return sim->nr_caches;
+}
+
+int sim_cache_lookup(const struct sim *sim, const char *name)
+{
+    for (unsigned i = 0; i < sim->nr_caches; i++)
+        if (!strcmp(sim->caches[i]->name, name))
+            return (int)i;
+    return -1;
 }

@@ -4,17 +4,16 @@
  * (6.2-6.7: __unfreeze_partials), put_partials, get_partial_node,
  * get_any_partial, get_partial, __slab_free), kernels 6.2-6.17.
  *
- * Besides its cpu slab, each CPU keeps a short singly linked list of
- * partial slabs (c->partial, linked through slab->next; the head's
- * slab->slabs is the list length).  A free into a full slab from any CPU
- * pushes that slab onto the freeing CPU's list without touching a node
- * lock; once the list holds cpu_partial_slabs slabs, the next push first
- * drains all of it to the node partial lists.  get_partial_node moves up to
- * cpu_partial_slabs / 2 + 1 extra node slabs onto the list when it takes a
- * slab for the cpu slab.  In era ERA_FROZEN_PARTIAL the slabs on the list
- * are frozen (acquire_slab freezes them, __unfreeze_partials thaws them);
- * from 6.8 they are not, and a free into one takes no list action at all,
- * even when it empties the slab.
+ * Besides its cpu slab, each CPU keeps a short singly linked list of partial
+ * slabs (c->partial, linked through slab->next; the head's slab->slabs is the
+ * list length).  A free into a full slab from any CPU pushes that slab onto the
+ * freeing CPU's list without touching a node lock; once the list holds
+ * cpu_partial_slabs slabs, the next push first drains all of it to the node
+ * partial lists.  get_partial_node moves up to cpu_partial_slabs / 2 + 1 extra
+ * node slabs onto the list when it takes a slab for the cpu slab.  In era
+ * ERA_FROZEN_PARTIAL the slabs on the list are frozen (acquire_slab freezes
+ * them, __unfreeze_partials thaws them); from 6.8 they are not, and a free into
+ * one takes no list action at all, even when it empties the slab.
  */
 #include "internal.h"
 

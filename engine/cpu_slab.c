@@ -1,27 +1,26 @@
 /*
- * cpu_slab.c: the legacy model's per-CPU slab (kernel: struct
- * kmem_cache_cpu; __slab_alloc_node, ___slab_alloc, get_freelist,
- * freeze_slab, deactivate_slab, flush_slab, __flush_cpu_slab, do_slab_free,
- * __kmem_cache_alloc_bulk), kernels 6.2-6.17.
+ * cpu_slab.c: the legacy model's per-CPU slab (kernel: struct kmem_cache_cpu;
+ * __slab_alloc_node, ___slab_alloc, get_freelist, freeze_slab, deactivate_slab,
+ * flush_slab, __flush_cpu_slab, do_slab_free, __kmem_cache_alloc_bulk), kernels
+ * 6.2-6.17.
  *
- * Each CPU owns at most one frozen slab of a cache, the cpu slab, and takes
- * its free objects onto a lockless freelist (c->freelist) guarded by a
- * transaction id: the fast paths pop from and push to that list with one
- * double-word compare-and-exchange.  The objects on c->freelist still count
- * in the slab's inuse; frees from other CPUs go to the slab's own freelist
- * and are picked up by get_freelist when c->freelist runs dry.  When the
- * slab has nothing left, ___slab_alloc takes the next slab from the CPU
- * partial list (cpu_partial.c, era-dependent: see era.c), then from the
- * node partial list (get_partial_node), then from the page allocator.
- * Debug caches have no cpu slab: they keep the single-object paths of
- * node.c, as the kernel does (alloc_single_from_partial).
+ * Each CPU owns at most one frozen slab of a cache, the cpu slab, and takes its
+ * free objects onto a lockless freelist (c->freelist) guarded by a transaction
+ * id: the fast paths pop from and push to that list with one double-word
+ * compare-and-exchange.  The objects on c->freelist still count in the slab's
+ * inuse; frees from other CPUs go to the slab's own freelist and are picked up
+ * by get_freelist when c->freelist runs dry.  When the slab has nothing left,
+ * ___slab_alloc takes the next slab from the CPU partial list (cpu_partial.c,
+ * era-dependent: see config.c), then from the node partial list
+ * (get_partial_node), then from the page allocator.  Debug caches have no cpu
+ * slab: they keep the single-object paths of node.c, as the kernel does
+ * (alloc_single_from_partial).
  *
- * Everything runs on one CPU at a time, so the races the kernel guards
- * against (a changed c->slab after the lock is retaken, a failed CAS) do
- * not arise; the events still show each lock section the kernel enters.
- * Between the taking of a freelist and its loading, its objects are in
- * flight (sim->inflight) and the slab is private, so the validator holds
- * after every event.
+ * Everything runs on one CPU at a time, so the races the kernel guards against
+ * (a changed c->slab after the lock is retaken, a failed CAS) do not arise; the
+ * events still show each lock section the kernel enters.  Between the taking of
+ * a freelist and its loading, its objects are in flight (sim->inflight) and the
+ * slab is private, so the validator holds after every event.
  */
 #include "internal.h"
 
@@ -50,41 +49,6 @@ struct sim_place place_cpu_freelist(const struct slab *slab, unsigned cpu)
     p.node = (int16_t)slab->node;
     p.slab = slab->base;
     return p;
-}
-
-/* Move @slab to list @list of CPU @cpu (or off the CPU lists, cpu -1),
- * recording the move. */
-void slab_set_cpu_list(struct sim *sim, struct slab *slab, enum slab_list list, int cpu)
-{
-    struct sim_place from = place_of_slab(slab);
-
-    slab->list = (uint8_t)list;
-    slab->cpu = cpu;
-    ev_move(sim, SIM_MOVE_SLAB, slab->base, from, place_of_slab(slab));
-}
-
-/* The kernel follows every free pointer of @head's chain while taking it:
- * a corrupt one faults before anything moves. */
-void check_chain(struct sim *sim, struct kmem_cache *s, const struct slab *slab, sim_addr_t head)
-{
-    for (unsigned n = 0; head && n < slab->objects; n++) {
-        check_freepointer_or_oops(sim, s, slab, head);
-        head = peek_freepointer(sim, s, head, NULL);
-    }
-}
-
-/* Put the chain at @head (objects of @slab, sitting at @from) in flight.
- * Returns its length. */
-unsigned chain_to_inflight(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t head, struct sim_place from)
-{
-    unsigned n = 0;
-
-    for (sim_addr_t p = head; p && n < slab->objects; n++) {
-        inflight_add(sim, p, from);
-        p = peek_freepointer(sim, s, p, NULL);
-    }
-    return n;
 }
 
 /*
@@ -349,8 +313,8 @@ new_objects:
             obj = freeze_slab(sim, s, idx);
         goto retry_load_slab;
     }
-    idx = new_slab_any(sim, s, node != SIM_NUMA_NO_NODE ? node : cpu_node(sim),
-            try_thisnode || (gfp & SIM_GFP_THISNODE));
+    idx = new_slab(sim, s, node != SIM_NUMA_NO_NODE ? node : cpu_node(sim),
+                   try_thisnode || (gfp & SIM_GFP_THISNODE));
     if (!idx) {
         if (try_thisnode) {
             try_thisnode = false;
@@ -453,8 +417,8 @@ void legacy_do_slab_free(struct sim *sim, struct kmem_cache *s, uint32_t idx,
 /*
  * kmem_cache_alloc_bulk in the legacy model (kernel:
  * __kmem_cache_alloc_bulk): pop c->freelist under LOCK(c), calling the slow
- * path for one object whenever it runs dry.  All or nothing: on failure
- * what was obtained goes back through the bulk free.  Returns n or 0.
+ * path for one object whenever it runs dry, until it fails.  Returns the
+ * number obtained; kmem_cache_alloc_bulk gives them back if short.
  */
 unsigned legacy_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, sim_addr_t *out)
 {
@@ -485,9 +449,7 @@ unsigned legacy_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, si
             break;
         got++;
     }
-    if (got == n)
-        return n;
-    return alloc_bulk_give_back(sim, s, out, got, n);
+    return got;
 }
 
 /*

@@ -1,18 +1,17 @@
 /*
  * debug.c: SLUB's debug features on real bytes (kernel: setup_slab_debug,
  * setup_object_debug, init_object, check_object, check_bytes_and_report,
- * check_pad_bytes, set_track, alloc_debug_processing,
- * free_debug_processing, slab_err, object_err).
+ * check_pad_bytes, set_track, alloc_debug_processing, free_debug_processing,
+ * slab_err, object_err).
  *
- * Caches with SLAB_RED_ZONE, SLAB_POISON or SLAB_STORE_USER lay their
- * objects out with red zones, poison and tracking records (sizing.c), have
- * no sheaves, and take every allocation and free through the node lists.
- * The patterns are written into the simulated bytes: 0x5a over a fresh
- * slab, 0x6b over an object body ending in 0xa5, 0xbb red zones while free
- * and 0xcc while allocated.  With SLAB_CONSISTENCY_CHECKS the allocation
- * and free paths read them back and report corruption in the words SLUB
- * prints ("BUG <cache> (Not tainted): Right Redzone overwritten"), then
- * repair the bytes, as the kernel does.
+ * Caches with SLAB_RED_ZONE, SLAB_POISON or SLAB_STORE_USER lay their objects
+ * out with red zones, poison and tracking records (sizing.c), have no sheaves,
+ * and take every allocation and free through the node lists.  The patterns are
+ * written into the simulated bytes: 0x5a over a fresh slab, 0x6b over an object
+ * body ending in 0xa5, 0xbb red zones while free and 0xcc while allocated.
+ * With SLAB_CONSISTENCY_CHECKS the allocation and free paths read them back and
+ * report corruption in the words SLUB prints ("BUG <cache> (Not tainted): Right
+ * Redzone overwritten"), then repair the bytes, as the kernel does.
  */
 #include "internal.h"
 

@@ -1,15 +1,19 @@
 /*
  * event.c: builds each event and hands it to the caller's callback.
  *
- * Every state change of the engine is one event: the kernel function it
- * belongs to, the branch taken (label), the objects, slabs and sheaves it
- * moved, and the counters it bumped.  The engine keeps no history: an event
- * is built in sim->ev, passed to the callback and forgotten.  With no
- * callback only the sequence number advances, so event numbers are the
- * same whether anyone listens or not, and the fast paths stay cheap.
+ * Every state change of the engine is one event: the kernel function it belongs
+ * to, the branch taken (label), the objects, slabs and sheaves it moved, and
+ * the counters it bumped.  The engine keeps no history: an event is built in
+ * sim->ev, passed to the callback and forgotten.  With no callback only the
+ * sequence number advances, so event numbers are the same whether anyone
+ * listens or not, and the fast paths stay cheap.  The operation's result
+ * (sim_result_msg: a simulated failure, misuse or crash, in SLUB's words) is
+ * written here too, and ev_report_result() repeats it in a report-only event.
+ * Calls only host.c.
  */
 #include "internal.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const place_names[SIM_NR_PLACES] = {
@@ -67,6 +71,14 @@ struct sim_place place_of_slab(const struct slab *slab)
 /* Change the branch label of the open event. */
 void ev_label(struct sim *sim, const char *label)
 {
+    sim->ev.label = label;
+}
+
+/* Rename the open event: which kernel function and branch an event
+ * belongs to is fixed only when it ends, so a step may name it by outcome. */
+void ev_rename(struct sim *sim, const char *fn, const char *label)
+{
+    sim->ev.fn = fn;
     sim->ev.label = label;
 }
 
@@ -158,4 +170,25 @@ uint64_t sim_event_count(const struct sim *sim)
 uint64_t sim_op_count(const struct sim *sim)
 {
     return sim->op;
+}
+
+/* Record a simulated failure or misuse in the current result. */
+void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
+{
+    va_list ap;
+
+    sim->res->status = status;
+    va_start(ap, fmt);
+    vsnprintf(sim->res->message, sizeof(sim->res->message), fmt, ap);
+    va_end(ap);
+}
+
+/* Emit a report-only event (no state change) of cache @s (or NULL) carrying
+ * the result's message, SLUB's words.  Cannot fail. */
+void ev_report_result(struct sim *sim, const struct kmem_cache *s, const char *fn,
+                      const char *label)
+{
+    ev_begin(sim, s, fn, label, -1);
+    ev_report(sim, sim->res->message);
+    ev_end(sim);
 }

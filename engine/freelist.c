@@ -1,15 +1,17 @@
 /*
  * freelist.c: free pointers stored inside free objects.
  *
- * A free object holds the address of the next free object of its slab at
- * object + s->offset (kernel: get_freepointer, set_freepointer).  With
- * CONFIG_SLAB_FREELIST_HARDENED the stored word is the pointer XOR the
- * cache's secret XOR the byte-swapped storage address (kernel:
- * freelist_ptr_encode/decode, since 5.7), so NULL is not stored as zero.
- * Every read and write is counted (engine_freeptr_reads/_writes): this is
- * what the DEFERRED_FREELIST change saves.
+ * A free object holds the address of the next free object of its slab at object
+ * + s->offset (kernel: get_freepointer, set_freepointer).  With
+ * CONFIG_SLAB_FREELIST_HARDENED the stored word is the pointer XOR the cache's
+ * secret XOR the byte-swapped storage address (kernel:
+ * freelist_ptr_encode/decode, since 5.7), so NULL is not stored as zero.  Every
+ * read and write is counted (engine_freeptr_reads/_writes): this is what the
+ * DEFERRED_FREELIST change saves.
  */
 #include "internal.h"
+
+#include <setjmp.h>
 
 static uint64_t bswap64(uint64_t x)
 {
@@ -88,4 +90,73 @@ int sim_read_freeptr(const struct sim *sim, int cache, sim_addr_t obj, struct si
     fp->stored = stored;
     fp->decoded = freeptr_decode(sim, s, stored, fp->at);
     return 0;
+}
+
+/* True when @obj is on @slab's freelist (kernel: on_freelist).  The walk
+ * stops after slab->objects steps, so a cycle cannot trap it. */
+bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
+                 sim_addr_t obj)
+{
+    sim_addr_t p = slab->freelist;
+
+    for (unsigned n = 0; p && n <= slab->objects; n++) {
+        if (p == obj)
+            return true;
+        p = peek_freepointer(sim, s, p, NULL);
+    }
+    return false;
+}
+
+/*
+ * A corrupted free pointer of @obj would make the kernel dereference
+ * garbage (kernel: get_freepointer on a non-debug cache).  If the word
+ * does not decode to NULL or an object of @slab, stop the machine with a
+ * "the kernel would fault here" event instead of following it.  Returns
+ * only when the pointer is sound.
+ */
+void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+                               sim_addr_t obj)
+{
+    uint64_t stored;
+    sim_addr_t next = peek_freepointer(sim, s, obj, &stored);
+
+    if (!next || slab_obj_index(s, slab, next) >= 0)
+        return;
+    if (sim->ev.open)
+        ev_end(sim);
+    sim_result_msg(sim, SIM_CRASHED,
+                   "BUG: unable to handle page fault for address: 0x%llx\n"
+                   "#PF: supervisor read access in kernel mode\n"
+                   "RIP: get_freepointer: the free pointer of 0x%llx in %s (stored word 0x%llx at "
+                   "0x%llx) decodes to garbage; the kernel would fault here",
+                   (unsigned long long)(next + s->offset), (unsigned long long)obj, s->name,
+                   (unsigned long long)stored, (unsigned long long)(obj + s->offset));
+    ev_report_result(sim, s, "get_freepointer", "fault");
+    sim->halted = true;
+    longjmp(sim->oom_jmp, 2);
+}
+
+/* The kernel follows every free pointer of @head's chain while taking it
+ * (legacy model: a cpu freelist): a corrupt one faults before anything
+ * moves. */
+void check_chain(struct sim *sim, struct kmem_cache *s, const struct slab *slab, sim_addr_t head)
+{
+    for (unsigned n = 0; head && n < slab->objects; n++) {
+        check_freepointer_or_oops(sim, s, slab, head);
+        head = peek_freepointer(sim, s, head, NULL);
+    }
+}
+
+/* Put the chain at @head (objects of @slab, sitting at @from) in flight.
+ * Returns its length. */
+unsigned chain_to_inflight(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+                           sim_addr_t head, struct sim_place from)
+{
+    unsigned n = 0;
+
+    for (sim_addr_t p = head; p && n < slab->objects; n++) {
+        inflight_add(sim, p, from);
+        p = peek_freepointer(sim, s, p, NULL);
+    }
+    return n;
 }

@@ -2,11 +2,11 @@
  * gfp.c: names of gfp bits and cache flags, as the kernel prints them.
  *
  * Scenarios and outputs spell masks the way the kmem tracepoints do
- * ("GFP_KERNEL|__GFP_ZERO"): composite masks first, longest first, then
- * the remaining single bits, in the kernel's order.  Bit values are those of
- * include/linux/gfp_types.h for a kernel with KASAN_HW_TAGS=n, LOCKDEP=n
- * and SLAB_OBJ_EXT=y (so __GFP_NO_OBJ_EXT is bit 24).  What the bits make
- * the page allocator do is alloc_flags.c's business.
+ * ("GFP_KERNEL|__GFP_ZERO"): composite masks first, longest first, then the
+ * remaining single bits, in the kernel's order.  Bit values are those of
+ * include/linux/gfp_types.h for a kernel with KASAN_HW_TAGS=n, LOCKDEP=n and
+ * SLAB_OBJ_EXT=y (so __GFP_NO_OBJ_EXT is bit 24).  What the bits make the page
+ * allocator do is alloc_flags.c's business.
  */
 #include "internal.h"
 

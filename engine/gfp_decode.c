@@ -1,14 +1,13 @@
 /*
- * gfp_decode.c: what a gfp mask decides on a given machine, without
- * allocating anything.
+ * gfp_decode.c: what a gfp mask decides on a given machine, without allocating
+ * anything.
  *
- * The `slublab gfp` command and the server's gfp route show a mask's
- * zone and migratetype, the ALLOC flags of each attempt of the page
- * allocator (fast path, first slow-path attempt, the reserve retry) and,
- * zone by zone along the zonelist, the watermark the request would be held
- * to at each attempt.  Every value comes from the functions alloc_pages.c
- * runs (alloc_flags.c, watermark.c), so the table cannot disagree with
- * what an allocation does.
+ * The `slublab gfp` command and the server's gfp route show a mask's zone and
+ * migratetype, the ALLOC flags of each attempt of the page allocator (fast
+ * path, first slow-path attempt, the reserve retry) and, zone by zone along the
+ * zonelist, the watermark the request would be held to at each attempt.  Every
+ * value comes from the functions alloc_pages.c runs (alloc_flags.c,
+ * watermark.c), so the table cannot disagree with what an allocation does.
  */
 #include "internal.h"
 

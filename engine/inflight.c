@@ -1,12 +1,12 @@
 /*
  * inflight.c: objects held by an unfinished operation, and object sinks.
  *
- * Between two events of one operation an object may be in nobody's list:
- * a freelist detached from its slab, a batch being flushed from a sheaf.
- * Such objects sit in sim->inflight, which the validator counts, so the
- * conservation law holds after every event, not only between operations.
- * An obj_sink is where a refill or an allocation puts objects: the end of
- * a sheaf, or the caller's hands (an array it receives).
+ * Between two events of one operation an object may be in nobody's list: a
+ * freelist detached from its slab, a batch being flushed from a sheaf.  Such
+ * objects sit in sim->inflight, which the validator counts, so the conservation
+ * law holds after every event, not only between operations.  An obj_sink is
+ * where a refill or an allocation puts objects: the end of a sheaf, or the
+ * caller's hands (an array it receives).
  */
 #include "internal.h"
 

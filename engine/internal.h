@@ -1,6 +1,9 @@
 /*
- * internal.h: prototypes shared between engine files, grouped by the file
- * that defines them.  Only engine/ and the engine's tests include it.
+ * internal.h: prototypes shared between engine files, grouped by the file that
+ * defines them, ground floor first (host.c, config.c, then the page level),
+ * allocator paths after.  Only engine/ and the engine's tests include it.
+ * Files whose every non-static function is in slub.h (stats.c, gfp.c,
+ * gfp_decode.c, snapshot.c, validate.c) have no heading.
  */
 #ifndef SLUBLAB_ENGINE_INTERNAL_H
 #define SLUBLAB_ENGINE_INTERNAL_H
@@ -72,6 +75,28 @@ static inline struct slab *slab_of(const struct sim *sim, sim_addr_t addr)
     return slab_at(sim, p->slab);
 }
 
+/* Index of @obj in @slab, or -1 when @obj is not the start of one of its
+ * objects (kernel: check_valid_pointer). */
+static inline long slab_obj_index(const struct kmem_cache *s, const struct slab *slab,
+                                  sim_addr_t obj)
+{
+    sim_addr_t first = slab->base + s->red_left_pad;
+    uint64_t off, idx, rem;
+
+    if (obj < first || obj - first >= (uint64_t)slab->objects * s->size)
+        return -1;
+    off = obj - first; /* below 2^32: a slab is at most 4 MiB */
+    idx = off * s->reciprocal_size >> 32;
+    rem = off - idx * s->size;
+    if (rem >= s->size) { /* the reciprocal may fall one short */
+        idx++;
+        rem -= s->size;
+    }
+    return rem ? -1 : (long)idx;
+}
+
+/* (kernel: init_slab_obj_iter; the random start is drawn here) */
+
 static inline bool cache_has_sheaves(const struct kmem_cache *s)
 {
     return s->sheaf_capacity != 0;
@@ -105,12 +130,16 @@ static inline void stat_add(struct sim *sim, struct kmem_cache *s, enum sim_stat
     }
 }
 
-/* sim.c */
+/* host.c */
 void *sim_zalloc(struct sim *sim, size_t size);
 void *sim_realloc(struct sim *sim, void *old, size_t size);
 void sim_free(void *p);
 void *sim_scratch_alloc(struct sim *sim, size_t size);
 void sim_scratch_free(struct sim *sim, void *p);
+void sim_scratch_release_all(struct sim *sim);
+
+/* config.c */
+int config_check(const struct sim_config *cfg);
 
 /* random.c */
 void rng_seed(struct rng *r, uint64_t seed);
@@ -130,7 +159,7 @@ int mem_write(struct sim *sim, sim_addr_t addr, const void *buf, size_t len);
 int mem_read_u64(const struct sim *sim, sim_addr_t addr, uint64_t *v);
 int mem_write_u64(struct sim *sim, sim_addr_t addr, uint64_t v);
 
-/* page_alloc.c */
+/* buddy.c */
 int page_alloc(struct sim *sim, int node, unsigned order, sim_addr_t *addr);
 void page_free(struct sim *sim, sim_addr_t addr, unsigned order);
 unsigned long zone_nr_free(const struct zone *z, unsigned order);
@@ -162,13 +191,16 @@ int alloc_pages(struct sim *sim, const struct kmem_cache *s, uint32_t gfp, int n
 int alloc_pages_user(struct sim *sim, int node, uint32_t gfp, unsigned order, sim_addr_t *addr);
 int free_pages_user(struct sim *sim, sim_addr_t addr, unsigned order, char *msg, size_t len);
 
-/* stats.c */
-
 /* event.c */
 struct sim_place place_of_slab(const struct slab *slab);
 
 void ev_label(struct sim *sim, const char *label);
+void ev_rename(struct sim *sim, const char *fn, const char *label);
 void ev_report(struct sim *sim, const char *report);
+void ev_report_result(struct sim *sim, const struct kmem_cache *s, const char *fn,
+                      const char *label);
+void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
+        __attribute__((format(printf, 3, 4)));
 void ev_deliver(struct sim *sim);
 
 /* Open an event for kernel function @fn, branch @label.  Cannot fail. */
@@ -255,22 +287,9 @@ static inline void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id
         ev_move_record(sim, kind, id, from, to);
 }
 
-/* @obj leaves @from for @to: keep the user count and in-flight set right
- * and record the move. */
-void inflight_drop_one(struct sim *sim, sim_addr_t obj);
-
-static inline __attribute__((always_inline)) void obj_leave(struct sim *sim, sim_addr_t obj,
-        struct sim_place from,
-        struct sim_place to)
-{
-    if (from.type == SIM_PL_INFLIGHT)
-        inflight_drop_one(sim, obj);
-    else if (from.type == SIM_PL_USER)
-        slab_of(sim, obj)->nr_user--;
-    if (to.type == SIM_PL_USER)
-        slab_of(sim, obj)->nr_user++;
-    ev_move(sim, SIM_MOVE_OBJECT, obj, from, to);
-}
+/* rcu_queue.c */
+void rcu_queue(struct sim *sim, enum rcu_cb_kind kind, uint32_t idx, sim_addr_t obj);
+void rcu_dequeue(struct sim *sim, size_t n);
 
 /* freelist.c */
 uint64_t freeptr_encode(const struct sim *sim, const struct kmem_cache *s, sim_addr_t next,
@@ -281,6 +300,13 @@ sim_addr_t get_freepointer(struct sim *sim, struct kmem_cache *s, sim_addr_t obj
 void set_freepointer(struct sim *sim, struct kmem_cache *s, sim_addr_t obj, sim_addr_t next);
 sim_addr_t peek_freepointer(const struct sim *sim, const struct kmem_cache *s, sim_addr_t obj,
         uint64_t *stored_out);
+bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
+                 sim_addr_t obj);
+void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+                               sim_addr_t obj);
+void check_chain(struct sim *sim, struct kmem_cache *s, const struct slab *slab, sim_addr_t head);
+unsigned chain_to_inflight(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+                           sim_addr_t head, struct sim_place from);
 
 /* inflight.c */
 void inflight_add(struct sim *sim, sim_addr_t obj, struct sim_place from);
@@ -288,6 +314,20 @@ void inflight_remove_range(struct sim *sim, size_t first, size_t n);
 void inflight_drop_one(struct sim *sim, sim_addr_t obj);
 void sink_put(struct sim *sim, struct obj_sink *sink, sim_addr_t obj, struct sim_place from);
 sim_addr_t sink_last(const struct obj_sink *sink);
+
+/* @obj leaves @from for @to: keep the user count and in-flight set right
+ * and record the move. */
+static inline __attribute__((always_inline)) void
+obj_leave(struct sim *sim, sim_addr_t obj, struct sim_place from, struct sim_place to)
+{
+    if (from.type == SIM_PL_INFLIGHT)
+        inflight_drop_one(sim, obj);
+    else if (from.type == SIM_PL_USER)
+        slab_of(sim, obj)->nr_user--;
+    if (to.type == SIM_PL_USER)
+        slab_of(sim, obj)->nr_user++;
+    ev_move(sim, SIM_MOVE_OBJECT, obj, from, to);
+}
 
 /* sizing.c */
 unsigned get_order(unsigned long size);
@@ -302,17 +342,14 @@ unsigned calculate_sheaf_capacity(uint32_t flags, unsigned size, unsigned reques
 
 /* slab.c */
 uint32_t slab_idx(const struct sim *sim, const struct slab *slab);
-long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj);
-uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node);
-uint32_t new_slab_any(struct sim *sim, struct kmem_cache *s, int node, bool thisnode);
+uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node, bool thisnode);
 void inc_slabs_node(struct kmem_cache *s, struct slab *slab);
 unsigned alloc_from_new_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         struct obj_sink *sink, unsigned count);
 void set_slab_list(struct sim *sim, struct slab *slab, enum slab_list list);
+void slab_set_cpu_list(struct sim *sim, struct slab *slab, enum slab_list list, int cpu);
 void discard_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *label);
 void discard_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx);
-bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj);
 
 /* node.c */
 void add_partial(struct sim *sim, struct kmem_cache *s, uint32_t idx, bool tail);
@@ -320,7 +357,6 @@ void remove_partial(struct sim *sim, struct kmem_cache *s, uint32_t idx, enum sl
 void add_full(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 void remove_full(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 uint32_t node_partial_first(const struct kmem_cache *s, int node);
-uint32_t node_partial_next(const struct sim *sim, uint32_t idx);
 void slab_free_discard(struct sim *sim, struct kmem_cache *s, uint32_t idx, bool on_partial);
 void slab_free_to_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         const sim_addr_t *objs, unsigned cnt, struct sim_place from);
@@ -345,11 +381,20 @@ void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, si
 void kfree_bulk(struct sim *sim, sim_addr_t *p, size_t m);
 void sheaf_flush_unused(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 void sheaf_flush_main(struct sim *sim, struct kmem_cache *s, uint32_t idx);
+void sheaf_flush_and_free(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *fn,
+                          const char *detach, const char *free_label, int node);
 
 /* barn.c */
 struct node_barn *get_barn(struct kmem_cache *s, int node);
 void barn_push(struct sim *sim, struct kmem_cache *s, int node, uint32_t idx, bool full);
 uint32_t barn_pop(struct sim *sim, struct kmem_cache *s, int node, bool full);
+uint32_t barn_get_empty_sheaf(struct sim *sim, struct kmem_cache *s, int node);
+void barn_put_empty_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t idx);
+void barn_put_full_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t idx);
+uint32_t barn_replace_empty_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t empty,
+                                  struct sim_place to);
+int barn_replace_full_sheaf(struct sim *sim, struct kmem_cache *s, int node, uint32_t full,
+                            struct sim_place to, uint32_t *emptyp);
 void barn_shrink(struct sim *sim, struct kmem_cache *s, int node);
 
 /* pcs.c */
@@ -361,24 +406,18 @@ void kmem_cache_free_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, con
 void pcs_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu);
 
 /* cache.c */
-void sim_result_msg(struct sim *sim, enum sim_status status, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
 int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, char *msg,
         size_t len);
 sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp);
 void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_addr_t obj);
 void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj);
 void kmem_cache_free_bulk_checked(struct sim *sim, struct kmem_cache *s, unsigned n,
-        const sim_addr_t *p);
-unsigned alloc_bulk_give_back(struct sim *sim, struct kmem_cache *s, sim_addr_t *out,
-        unsigned got, unsigned n);
+                                  const sim_addr_t *p);
 unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n,
         sim_addr_t *out);
 void flush_all(struct sim *sim, struct kmem_cache *s);
 void kmem_cache_shrink(struct sim *sim, struct kmem_cache *s);
 void kmem_cache_destroy(struct sim *sim, struct kmem_cache *s);
-void check_freepointer_or_oops(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj);
 int user_write(struct sim *sim, sim_addr_t addr, unsigned len, uint8_t byte);
 
 /* debug.c */
@@ -391,7 +430,6 @@ bool free_debug_processing(struct sim *sim, struct kmem_cache *s, const struct s
         sim_addr_t obj);
 
 /* rcu.c */
-void rcu_queue(struct sim *sim, enum rcu_cb_kind kind, uint32_t idx, sim_addr_t obj);
 void kfree_rcu(struct sim *sim, sim_addr_t obj);
 void rcu_grace_period(struct sim *sim, const char *why);
 void kvfree_rcu_barrier(struct sim *sim);
@@ -405,14 +443,8 @@ uint32_t kmem_cache_refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t
 void kmem_cache_return_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 uint32_t sheaf_by_id(const struct sim *sim, uint32_t id);
 
-/* era.c: nothing beyond slub.h */
-
 /* cpu_slab.c (legacy model) */
 struct sim_place place_cpu_freelist(const struct slab *slab, unsigned cpu);
-void slab_set_cpu_list(struct sim *sim, struct slab *slab, enum slab_list list, int cpu);
-void check_chain(struct sim *sim, struct kmem_cache *s, const struct slab *slab, sim_addr_t head);
-unsigned chain_to_inflight(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t head, struct sim_place from);
 void deactivate_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, sim_addr_t cl);
 sim_addr_t legacy_slab_alloc(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp);
 void legacy_do_slab_free(struct sim *sim, struct kmem_cache *s, uint32_t idx,

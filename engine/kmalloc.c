@@ -1,16 +1,16 @@
 /*
- * kmalloc.c: the kmalloc size classes (kernel: kmalloc_caches,
- * kmalloc_index, kmalloc, kfree).
+ * kmalloc.c: the kmalloc size classes (kernel: kmalloc_caches, kmalloc_index,
+ * kmalloc, kfree).
  *
  * kmalloc(size) rounds the size up to one of 13 classes, kmalloc-8 to
- * kmalloc-8k, and allocates from that cache; the caches are created on
- * their first use, with SLAB_KMALLOC (natural alignment).  kmalloc(0)
- * returns ZERO_SIZE_PTR; sizes above 8 KiB go straight to the page
- * allocator in the kernel and are refused here.  kfree finds the cache
- * from the object's slab.  A __GFP_DMA request on a machine with a
- * ZONE_DMA uses the dma-kmalloc-* classes instead, created with
- * SLAB_CACHE_DMA so their slabs come from ZONE_DMA (kernel: kmalloc_type,
- * KMALLOC_DMA); the reclaimable and cgroup classes are not modelled.
+ * kmalloc-8k, and allocates from that cache; the caches are created on their
+ * first use, with SLAB_KMALLOC (natural alignment).  kmalloc(0) returns
+ * ZERO_SIZE_PTR; sizes above 8 KiB go straight to the page allocator in the
+ * kernel and are refused here.  kfree finds the cache from the object's slab.
+ * A __GFP_DMA request on a machine with a ZONE_DMA uses the dma-kmalloc-*
+ * classes instead, created with SLAB_CACHE_DMA so their slabs come from
+ * ZONE_DMA (kernel: kmalloc_type, KMALLOC_DMA); the reclaimable and cgroup
+ * classes are not modelled.
  */
 #include "internal.h"
 
@@ -108,9 +108,7 @@ void kfree(struct sim *sim, sim_addr_t obj)
                 "WARNING: kfree: 0x%llx is neither a slab object nor a large kmalloc "
                 "(free_large_kmalloc: invalid pointer)",
                 (unsigned long long)obj);
-        ev_begin(sim, NULL, "kfree", "misuse", -1);
-        ev_report(sim, sim->res->message);
-        ev_end(sim);
+        ev_report_result(sim, NULL, "kfree", "misuse");
         return;
     }
     kmem_cache_free(sim, sim->caches[slab->cache], obj);

@@ -1,11 +1,11 @@
 /*
  * list.h: ordered lists linked by index, not by host pointer.
  *
- * Slabs and sheaves live in pools (arrays) owned by struct sim, and lists
- * link them by pool index.  Index links make sim_clone() a plain copy of the
- * pools, with no pointer fix-ups, and keep host addresses out of every
- * output.  Index 0 is never used, so 0 means "none", like NULL in list_head.
- * Each list user supplies an accessor from index to its embedded ilink.
+ * Slabs and sheaves live in pools (arrays) owned by struct sim, and lists link
+ * them by pool index.  Index links make sim_clone() a plain copy of the pools,
+ * with no pointer fix-ups, and keep host addresses out of every output.  Index
+ * 0 is never used, so 0 means "none", like NULL in list_head.  Each list user
+ * supplies an accessor from index to its embedded ilink.
  */
 #ifndef SLUBLAB_ENGINE_LIST_H
 #define SLUBLAB_ENGINE_LIST_H

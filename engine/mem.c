@@ -4,10 +4,10 @@
  * Each node's memory is one zone of contiguous pages at a kernel-like
  * direct-map address.  A page's bytes are host memory allocated on its first
  * write; pages never written read as zeros, so a 64 MiB node costs nothing
- * until slabs use it.  Every read or write of simulated bytes (free
- * pointers, object contents) goes through mem_read()/mem_write(), which
- * refuse anything outside a page that the page allocator has handed out at
- * least once.  Host pointers to page bytes are never kept across calls.
+ * until slabs use it.  Every read or write of simulated bytes (free pointers,
+ * object contents) goes through mem_read()/mem_write(), which refuse anything
+ * outside a page that the page allocator has handed out at least once.  Host
+ * pointers to page bytes are never kept across calls.
  */
 #include "internal.h"
 

@@ -1,15 +1,15 @@
 /*
- * node.c: a cache's per-node state and the partial-list primitives
- * (kernel: struct kmem_cache_node, add_partial, remove_partial,
- * get_partial_node_bulk, get_freelist_nofreeze, get_from_partial_node,
- * __refill_objects_node, __slab_free).
+ * node.c: a cache's per-node state and the partial-list primitives (kernel:
+ * struct kmem_cache_node, add_partial, remove_partial, get_partial_node_bulk,
+ * get_freelist_nofreeze, get_from_partial_node, __refill_objects_node,
+ * __slab_free).
  *
  * A partial slab has free objects on its freelist and sits on its node's
- * partial list (SL_partial).  Refills take whole freelists of partial slabs
- * in bulk; frees that make a full slab partial put it at the tail; a slab
- * that becomes empty is discarded once the node keeps at least min_partial
- * partial slabs.  Everything that changes a slab's freelist and counters
- * together models one atomic double-word update of the kernel.
+ * partial list (SL_partial).  Refills take whole freelists of partial slabs in
+ * bulk; frees that make a full slab partial put it at the tail; a slab that
+ * becomes empty is discarded once the node keeps at least min_partial partial
+ * slabs.  Everything that changes a slab's freelist and counters together
+ * models one atomic double-word update of the kernel.
  */
 #include "internal.h"
 
@@ -72,15 +72,10 @@ void remove_full(struct sim *sim, struct kmem_cache *s, uint32_t idx)
             place_of_slab(slab));
 }
 
-/* Head of a node's partial list (0 if empty), and the next after @idx. */
+/* Head of a node's partial list, or 0 if empty. */
 uint32_t node_partial_first(const struct kmem_cache *s, int node)
 {
     return s->node[node].partial.head;
-}
-
-uint32_t node_partial_next(const struct sim *sim, uint32_t idx)
-{
-    return slab_at(sim, idx)->link.next;
 }
 
 /*
@@ -372,7 +367,7 @@ unsigned refill_objects(struct sim *sim, struct kmem_cache *s, struct obj_sink *
         return got;
     got += refill_from_other_nodes(sim, s, local, sink, min - got, max - got);
     while (got < min) {
-        uint32_t idx = new_slab_any(sim, s, local, false);
+        uint32_t idx = new_slab(sim, s, local, false);
 
         if (!idx)
             break;

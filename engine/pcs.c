@@ -1,16 +1,16 @@
 /*
- * pcs.c: each CPU's sheaves of a cache (kernel: struct
- * slub_percpu_sheaves; alloc_from_pcs, __pcs_replace_empty_main,
- * free_to_pcs, __pcs_replace_full_main, __pcs_install_empty_sheaf,
- * alloc_from_pcs_bulk, pcs_flush_all).
+ * pcs.c: each CPU's sheaves of a cache (kernel: struct slub_percpu_sheaves;
+ * alloc_from_pcs, __pcs_replace_empty_main, free_to_pcs,
+ * __pcs_replace_full_main, __pcs_install_empty_sheaf, alloc_from_pcs_bulk,
+ * pcs_flush_all).
  *
  * Allocation pops from the main sheaf and free pushes to it.  When main is
- * empty it swaps with a non-empty spare, exchanges itself for a full sheaf
- * of the barn, or gets refilled from slabs; when main is full it swaps with
- * a non-full spare, parks itself in the barn for an empty one, or (barn
- * full) has the spare flushed to slabs.  Caches without sheaves point
- * main at the shared, never modified bootstrap sheaf (size 0, capacity 0),
- * so both fast paths fall through to the slab paths.
+ * empty it swaps with a non-empty spare, exchanges itself for a full sheaf of
+ * the barn, or gets refilled from slabs; when main is full it swaps with a
+ * non-full spare, parks itself in the barn for an empty one, or (barn full) has
+ * the spare flushed to slabs.  Caches without sheaves point main at the shared,
+ * never modified bootstrap sheaf (size 0, capacity 0), so both fast paths fall
+ * through to the slab paths.
  */
 #include "internal.h"
 
@@ -29,12 +29,18 @@ static uint32_t *pcs_slot(struct kmem_cache *s, unsigned cpu, enum sim_place_typ
     }
 }
 
+/* The place of slot @which of the current CPU. */
+static struct sim_place pcs_place(const struct sim *sim, enum sim_place_type which)
+{
+    return place_cpu(which, (unsigned)sim->cpu);
+}
+
 /* Install sheaf @idx (or 0) in a slot of the current CPU, recording the move. */
 void pcs_set(struct sim *sim, struct kmem_cache *s, enum sim_place_type which, uint32_t idx)
 {
     *pcs_slot(s, (unsigned)sim->cpu, which) = idx;
     if (idx)
-        sheaf_set_place(sim, idx, place_cpu(which, (unsigned)sim->cpu));
+        sheaf_set_place(sim, idx, pcs_place(sim, which));
 }
 
 /* Swap main and spare of the current CPU. */
@@ -48,6 +54,32 @@ static void pcs_swap(struct sim *sim, struct kmem_cache *s)
 }
 
 /*
+ * Exchange the empty main for a full sheaf of the barn, in one event
+ * (kernel: barn_replace_empty_sheaf, counting barn_get).  When the barn has
+ * none, the event is @fn's barn_get_fail and main stays.  Returns whether
+ * main is full now.
+ */
+static bool main_from_barn(struct sim *sim, struct kmem_cache *s, const char *fn)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
+    int node = cpu_node(sim);
+    uint32_t full;
+
+    ev_begin(sim, s, "barn_replace_empty_sheaf", "exchange", node);
+    full = barn_replace_empty_sheaf(sim, s, node, pcs->main, pcs_place(sim, SIM_PL_MAIN));
+    if (!full) {
+        ev_rename(sim, fn, "barn_get_fail");
+        stat_add(sim, s, SIM_BARN_GET_FAIL, 1);
+        ev_end(sim);
+        return false;
+    }
+    pcs->main = full;
+    stat_add(sim, s, SIM_BARN_GET, 1);
+    ev_end(sim);
+    return true;
+}
+
+/*
  * Main is empty: make a non-empty sheaf main (kernel:
  * __pcs_replace_empty_main).  Returns false when only the slow path can
  * help (no sheaves, refill failed).
@@ -56,7 +88,6 @@ static bool replace_empty_main(struct sim *sim, struct kmem_cache *s)
 {
     struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
     int node = cpu_node(sim);
-    struct node_barn *b;
     uint32_t empty;
 
     if (!cache_has_sheaves(s))
@@ -67,47 +98,34 @@ static bool replace_empty_main(struct sim *sim, struct kmem_cache *s)
         ev_end(sim);
         return true;
     }
-    b = get_barn(s, node);
-    if (b->full.nr) {
-        uint32_t old = pcs->main;
-
-        ev_begin(sim, s, "barn_replace_empty_sheaf", "exchange", node);
-        pcs_set(sim, s, SIM_PL_MAIN, barn_pop(sim, s, node, true));
-        barn_push(sim, s, node, old, false);
-        stat_add(sim, s, SIM_BARN_GET, 1);
-        ev_end(sim);
+    if (main_from_barn(sim, s, "__pcs_replace_empty_main"))
         return true;
-    }
-    ev_begin(sim, s, "__pcs_replace_empty_main", "barn_get_fail", node);
-    stat_add(sim, s, SIM_BARN_GET_FAIL, 1);
-    ev_end(sim);
 
     if (pcs->spare) {
         ev_begin(sim, s, "__pcs_replace_empty_main", "take_spare", node);
         empty = pcs->spare;
         pcs->spare = 0;
         sheaf_set_place(sim, empty, place_none(SIM_PL_INFLIGHT));
-    } else if (b->empty.nr) {
-        ev_begin(sim, s, "barn_get_empty_sheaf", "take", node);
-        empty = barn_pop(sim, s, node, false);
     } else {
-        ev_begin(sim, s, "alloc_empty_sheaf", "new", node);
-        empty = alloc_empty_sheaf(sim, s, s->sheaf_capacity);
+        ev_begin(sim, s, "barn_get_empty_sheaf", "take", node);
+        empty = barn_get_empty_sheaf(sim, s, node);
+        if (!empty) {
+            ev_rename(sim, "alloc_empty_sheaf", "new");
+            empty = alloc_empty_sheaf(sim, s, s->sheaf_capacity);
+        }
     }
     ev_end(sim);
 
     if (!refill_sheaf(sim, s, empty)) {
-        sheaf_flush_unused(sim, s, empty);
-        ev_begin(sim, s, "__pcs_replace_empty_main", "refill_failed", node);
-        free_empty_sheaf(sim, s, empty);
-        ev_end(sim);
+        sheaf_flush_and_free(sim, s, empty, "__pcs_replace_empty_main", NULL, "refill_failed",
+                             node);
         return false;
     }
     ev_begin(sim, s, "__pcs_replace_empty_main", "install", node);
     if (!pcs->spare)
         pcs_set(sim, s, SIM_PL_SPARE, pcs->main);
     else
-        barn_push(sim, s, node, pcs->main, false);
+        barn_put_empty_sheaf(sim, s, node, pcs->main);
     pcs_set(sim, s, SIM_PL_MAIN, empty);
     ev_end(sim);
     return true;
@@ -157,7 +175,7 @@ static void install_empty(struct sim *sim, struct kmem_cache *s, uint32_t empty)
         pcs_set(sim, s, SIM_PL_SPARE, pcs->main);
     } else {
         /* main and spare both full: the old main is parked, limit or not */
-        barn_push(sim, s, cpu_node(sim), pcs->main, true);
+        barn_put_full_sheaf(sim, s, cpu_node(sim), pcs->main);
         stat_add(sim, s, SIM_BARN_PUT, 1);
     }
     pcs_set(sim, s, SIM_PL_MAIN, empty);
@@ -171,22 +189,20 @@ static bool replace_full_main(struct sim *sim, struct kmem_cache *s)
 {
     struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
     int node = cpu_node(sim);
-    struct node_barn *b;
     uint32_t e;
+    int err;
 
     if (!cache_has_sheaves(s))
         return false;
-    b = get_barn(s, node);
     if (!pcs->spare) {
-        if (b->empty.nr) {
-            ev_begin(sim, s, "__pcs_replace_full_main", "spare_from_barn_empty", node);
-            e = barn_pop(sim, s, node, false);
-            pcs_set(sim, s, SIM_PL_SPARE, pcs->main);
-            pcs_set(sim, s, SIM_PL_MAIN, e);
-            ev_end(sim);
-            return true;
-        }
-        goto allocate_empty;
+        ev_begin(sim, s, "__pcs_replace_full_main", "spare_from_barn_empty", node);
+        e = barn_get_empty_sheaf(sim, s, node);
+        if (!e)
+            goto allocate_empty;
+        pcs_set(sim, s, SIM_PL_SPARE, pcs->main);
+        pcs_set(sim, s, SIM_PL_MAIN, e);
+        ev_end(sim);
+        return true;
     }
     if (sheaf_at(sim, pcs->spare)->size < s->sheaf_capacity) {
         ev_begin(sim, s, "__pcs_replace_full_main", "swap_spare", node);
@@ -194,11 +210,19 @@ static bool replace_full_main(struct sim *sim, struct kmem_cache *s)
         ev_end(sim);
         return true;
     }
-    if (b->full.nr >= MAX_FULL_SHEAVES) {
+    ev_begin(sim, s, "barn_replace_full_sheaf", "exchange", node);
+    err = barn_replace_full_sheaf(sim, s, node, pcs->main, pcs_place(sim, SIM_PL_MAIN), &e);
+    if (!err) {
+        pcs->main = e;
+        stat_add(sim, s, SIM_BARN_PUT, 1);
+        ev_end(sim);
+        return true;
+    }
+    if (err == -E2BIG) {
         uint32_t f = pcs->spare;
 
-        /* barn_replace_full_sheaf: -E2BIG; the spare goes to slabs */
-        ev_begin(sim, s, "__pcs_replace_full_main", "barn_put_fail", node);
+        /* the barn is at MAX_FULL_SHEAVES: the spare goes to slabs */
+        ev_rename(sim, "__pcs_replace_full_main", "barn_put_fail");
         stat_add(sim, s, SIM_BARN_PUT_FAIL, 1);
         pcs->spare = 0;
         sheaf_set_place(sim, f, place_none(SIM_PL_INFLIGHT));
@@ -209,20 +233,10 @@ static bool replace_full_main(struct sim *sim, struct kmem_cache *s)
         ev_end(sim);
         return true;
     }
-    if (b->empty.nr) {
-        uint32_t old = pcs->main;
-
-        ev_begin(sim, s, "barn_replace_full_sheaf", "exchange", node);
-        pcs_set(sim, s, SIM_PL_MAIN, barn_pop(sim, s, node, false));
-        barn_push(sim, s, node, old, true);
-        stat_add(sim, s, SIM_BARN_PUT, 1);
-        ev_end(sim);
-        return true;
-    }
-allocate_empty:
+allocate_empty: /* the barn has no empty sheaf; the event is open */
     /* a failed sheaf allocation (flush main in batches) needs a host-side
      * injector the model does not have yet; sheaves always allocate */
-    ev_begin(sim, s, "__pcs_install_empty_sheaf", "new_sheaf", node);
+    ev_rename(sim, "__pcs_install_empty_sheaf", "new_sheaf");
     e = alloc_empty_sheaf(sim, s, s->sheaf_capacity);
     install_empty(sim, s, e);
     ev_end(sim);
@@ -262,29 +276,14 @@ unsigned alloc_from_pcs_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, 
         unsigned k;
 
         if (main->size == 0) {
-            struct node_barn *b;
-
             if (!cache_has_sheaves(s))
                 break;
             if (pcs->spare && sheaf_at(sim, pcs->spare)->size > 0) {
                 ev_begin(sim, s, "alloc_from_pcs_bulk", "swap_spare", node);
                 pcs_swap(sim, s);
                 ev_end(sim);
-            } else {
-                b = get_barn(s, node);
-                if (!b->full.nr) {
-                    ev_begin(sim, s, "alloc_from_pcs_bulk", "barn_get_fail", node);
-                    stat_add(sim, s, SIM_BARN_GET_FAIL, 1);
-                    ev_end(sim);
-                    break;
-                }
-                uint32_t old = pcs->main;
-
-                ev_begin(sim, s, "barn_replace_empty_sheaf", "exchange", node);
-                pcs_set(sim, s, SIM_PL_MAIN, barn_pop(sim, s, node, true));
-                barn_push(sim, s, node, old, false);
-                stat_add(sim, s, SIM_BARN_GET, 1);
-                ev_end(sim);
+            } else if (!main_from_barn(sim, s, "alloc_from_pcs_bulk")) {
+                break;
             }
             main = sheaf_at(sim, pcs->main);
         }
@@ -294,7 +293,7 @@ unsigned alloc_from_pcs_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, 
         for (unsigned i = 0; i < k; i++) {
             out[got + i] = main->objects[main->size + i];
             obj_leave(sim, out[got + i], place_in_sheaf(main, main->size + i),
-                    place_none(SIM_PL_USER));
+                      place_none(SIM_PL_USER));
         }
         stat_add(sim, s, SIM_ALLOC_FASTPATH, k);
         ev_end(sim);
@@ -321,14 +320,9 @@ void pcs_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu)
     sim->cpu = (int)cpu;
     spare = pcs->spare;
     if (spare) {
-        ev_begin(sim, s, "pcs_flush_all", "detach_spare", cpu_node(sim));
         pcs->spare = 0;
-        sheaf_set_place(sim, spare, place_none(SIM_PL_INFLIGHT));
-        ev_end(sim);
-        sheaf_flush_unused(sim, s, spare);
-        ev_begin(sim, s, "pcs_flush_all", "free_spare", cpu_node(sim));
-        free_empty_sheaf(sim, s, spare);
-        ev_end(sim);
+        sheaf_flush_and_free(sim, s, spare, "pcs_flush_all", "detach_spare", "free_spare",
+                             cpu_node(sim));
     }
     if (pcs->rcu_free) {
         uint32_t r = pcs->rcu_free;
@@ -352,8 +346,8 @@ static void bulk_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, 
 }
 
 /* Put @n objects the user holds in flight, in one event named @label. */
-static void user_to_inflight(struct sim *sim, struct kmem_cache *s, const sim_addr_t *p,
-        unsigned n, const char *label)
+static void user_to_inflight(struct sim *sim, struct kmem_cache *s, const sim_addr_t *p, unsigned n,
+                             const char *label)
 {
     if (!n)
         return;
@@ -400,36 +394,33 @@ void kmem_cache_free_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, con
     }
     while (done < m) {
         struct slab_sheaf *main = sheaf_at(sim, pcs->main);
-        struct node_barn *b = &s->barn[node];
+        uint32_t e;
         unsigned k;
 
         if (main->size == s->sheaf_capacity) {
             ev_begin(sim, s, "free_to_pcs_bulk", "swap_spare", node);
             if (!pcs->spare) {
-                if (!b->empty.nr) {
+                /* asked first: the old main becomes spare before the
+                 * empty sheaf leaves the barn */
+                if (!get_barn(s, node)->empty.nr) {
                     ev_label(sim, "no_empty");
                     ev_end(sim);
                     break;
                 }
                 ev_label(sim, "spare_from_barn_empty");
                 pcs_set(sim, s, SIM_PL_SPARE, pcs->main);
-                pcs_set(sim, s, SIM_PL_MAIN, barn_pop(sim, s, node, false));
+                pcs_set(sim, s, SIM_PL_MAIN, barn_get_empty_sheaf(sim, s, node));
             } else if (sheaf_at(sim, pcs->spare)->size < s->sheaf_capacity) {
-                uint32_t old = pcs->main;
-
-                pcs_set(sim, s, SIM_PL_MAIN, pcs->spare);
-                pcs_set(sim, s, SIM_PL_SPARE, old);
-            } else if (b->full.nr >= MAX_FULL_SHEAVES || !b->empty.nr) {
+                pcs_swap(sim, s);
+            } else if (barn_replace_full_sheaf(sim, s, node, pcs->main, pcs_place(sim, SIM_PL_MAIN),
+                                               &e)) {
                 ev_label(sim, "barn_put_fail");
                 stat_add(sim, s, SIM_BARN_PUT_FAIL, 1);
                 ev_end(sim);
                 break;
             } else {
-                uint32_t old = pcs->main;
-
                 ev_label(sim, "barn_put");
-                pcs_set(sim, s, SIM_PL_MAIN, barn_pop(sim, s, node, false));
-                barn_push(sim, s, node, old, true);
+                pcs->main = e;
                 stat_add(sim, s, SIM_BARN_PUT, 1);
             }
             ev_end(sim);
@@ -442,7 +433,7 @@ void kmem_cache_free_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, con
         for (unsigned i = 0; i < k; i++) {
             main->objects[main->size] = local[done + i];
             obj_leave(sim, local[done + i], place_none(SIM_PL_USER),
-                    place_in_sheaf(main, main->size));
+                      place_in_sheaf(main, main->size));
             main->size++;
         }
         stat_add(sim, s, SIM_FREE_FASTPATH, k);

@@ -2,10 +2,10 @@
  * pool.c: index-addressed pools of slabs and sheaves.
  *
  * Lists and per-CPU slots refer to slabs and sheaves by pool index (see
- * list.h).  Entries live in fixed-size chunks so that a pointer obtained
- * from pool_at() stays valid while other entries are created, and a clone
- * copies chunk by chunk.  Released indices are reused last-in first-out,
- * which keeps the engine deterministic.
+ * list.h).  Entries live in fixed-size chunks so that a pointer obtained from
+ * pool_at() stays valid while other entries are created, and a clone copies
+ * chunk by chunk.  Released indices are reused last-in first-out, which keeps
+ * the engine deterministic.
  */
 #include "internal.h"
 

@@ -1,18 +1,18 @@
 /*
  * prefill.c: sheaves handed to callers for guaranteed allocations (kernel:
  * kmem_cache_prefill_sheaf, kmem_cache_alloc_from_sheaf,
- * kmem_cache_refill_sheaf, kmem_cache_return_sheaf,
- * __prefill_sheaf_pfmemalloc, refill_sheaf_from_barn).
+ * kmem_cache_refill_sheaf, kmem_cache_return_sheaf, __prefill_sheaf_pfmemalloc,
+ * refill_sheaf_from_barn).
  *
- * A caller (the maple tree is the main one) asks for a sheaf holding at
- * least N objects before a section that must not fail, allocates from it
- * there, and gives it back.  The sheaf comes from the CPU's spare, from the
- * barn, or new; requests above the cache's sheaf capacity get an oversize
- * sheaf filled straight from slabs.  With BARN_REFILL after (1b87ea06a34b),
- * refilling a prefilled sheaf takes objects from the barn first, its
- * partial sheaf, then full sheaves, and the barn keeps one partial sheaf
- * for the leftovers.  A prefilled sheaf is a place of its own
- * (SIM_PL_PREFILL); callers name it by its sheaf id.
+ * A caller (the maple tree is the main one) asks for a sheaf holding at least N
+ * objects before a section that must not fail, allocates from it there, and
+ * gives it back.  The sheaf comes from the CPU's spare, from the barn, or new;
+ * requests above the cache's sheaf capacity get an oversize sheaf filled
+ * straight from slabs.  With BARN_REFILL after (1b87ea06a34b), refilling a
+ * prefilled sheaf takes objects from the barn first, its partial sheaf, then
+ * full sheaves, and the barn keeps one partial sheaf for the leftovers.  A
+ * prefilled sheaf is a place of its own (SIM_PL_PREFILL); callers name it by
+ * its sheaf id.
  */
 #include "internal.h"
 
@@ -117,10 +117,7 @@ static bool fill_oversize(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 /* Flush and free a sheaf the caller no longer holds. */
 static void drop_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *fn)
 {
-    sheaf_flush_unused(sim, s, idx);
-    ev_begin(sim, s, fn, "free_sheaf", cpu_node(sim));
-    free_empty_sheaf(sim, s, idx);
-    ev_end(sim);
+    sheaf_flush_and_free(sim, s, idx, fn, NULL, "free_sheaf", cpu_node(sim));
 }
 
 /* Hand sheaf @idx to the caller. */

@@ -3,39 +3,21 @@
  * kvfree_call_rcu, kfree_rcu_sheaf, __kfree_rcu_sheaf, rcu_free_sheaf,
  * rcu_free_sheaf_nobarn, flush_all_rcu_sheaves, kvfree_rcu_barrier).
  *
- * kfree_rcu() of a local object collects it in the CPU's rcu_free sheaf;
- * a full one is handed to RCU, and after a grace period it goes to its
- * node's barn as a full sheaf when there is room (fewer than
- * MAX_FULL_SHEAVES), else it is flushed to slabs.  Other objects take the
- * older path: they wait for a grace period one by one and are then freed
- * with kfree_bulk.  The model keeps the waiting callbacks in a FIFO; a
- * grace period runs, in order, every callback queued before it, each on
- * the CPU that queued it.  Grace periods happen when an operation asks, or
- * automatically every rcu_gap operations, or at exponentially distributed
- * gaps drawn from the seeded generator.  SLAB_TYPESAFE_BY_RCU slabs give
- * their pages back only after a grace period, through the same queue.
+ * kfree_rcu() of a local object collects it in the CPU's rcu_free sheaf; a full
+ * one is handed to RCU, and after a grace period it goes to its node's barn as
+ * a full sheaf when there is room (fewer than MAX_FULL_SHEAVES), else it is
+ * flushed to slabs.  Other objects take the older path: they wait for a grace
+ * period one by one and are then freed with kfree_bulk.  The waiting callbacks
+ * are a FIFO (rcu_queue.c); a grace period runs, in order, every callback
+ * queued before it, each on the CPU that queued it.  Grace periods happen when
+ * an operation asks, or automatically every rcu_gap operations, or at
+ * exponentially distributed gaps drawn from the seeded generator.
+ * SLAB_TYPESAFE_BY_RCU slabs give their pages back only after a grace period,
+ * through the same queue.
  */
 #include "internal.h"
 
 #include <string.h>
-
-/* Queue a callback (kernel: call_rcu). */
-void rcu_queue(struct sim *sim, enum rcu_cb_kind kind, uint32_t idx, sim_addr_t obj)
-{
-    struct rcu_cb *cb;
-
-    if (sim->nr_rcu == sim->cap_rcu) {
-        size_t cap = sim->cap_rcu ? sim->cap_rcu * 2 : 64;
-
-        sim->rcu = sim_realloc(sim, sim->rcu, cap * sizeof(*sim->rcu));
-        sim->cap_rcu = cap;
-    }
-    cb = &sim->rcu[sim->nr_rcu++];
-    cb->kind = (uint8_t)kind;
-    cb->cpu = (uint8_t)sim->cpu;
-    cb->idx = idx;
-    cb->obj = obj;
-}
 
 /*
  * Put @obj in the CPU's rcu_free sheaf (kernel: __kfree_rcu_sheaf).
@@ -103,9 +85,7 @@ void kfree_rcu(struct sim *sim, sim_addr_t obj)
         sim_result_msg(sim, SIM_MISUSE,
                 "WARNING: kvfree_call_rcu: 0x%llx is not the start of a slab object",
                 (unsigned long long)obj);
-        ev_begin(sim, NULL, "kvfree_call_rcu", "misuse", -1);
-        ev_report(sim, sim->res->message);
-        ev_end(sim);
+        ev_report_result(sim, NULL, "kvfree_call_rcu", "misuse");
         return;
     }
     s = sim->caches[slab->cache];
@@ -155,20 +135,8 @@ static void rcu_free_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 /* (kernel: rcu_free_sheaf_nobarn) flushed and freed, never parked */
 static void rcu_free_sheaf_nobarn(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 {
-    ev_begin(sim, s, "rcu_free_sheaf_nobarn", "detach", sheaf_at(sim, idx)->rcu_node);
-    sheaf_set_place(sim, idx, place_none(SIM_PL_INFLIGHT));
-    ev_end(sim);
-    sheaf_flush_unused(sim, s, idx);
-    ev_begin(sim, s, "rcu_free_sheaf_nobarn", "free", sheaf_at(sim, idx)->rcu_node);
-    free_empty_sheaf(sim, s, idx);
-    ev_end(sim);
-}
-
-/* Drop the first @n callbacks of the queue (they are running). */
-static void rcu_dequeue(struct sim *sim, size_t n)
-{
-    memmove(sim->rcu, sim->rcu + n, (sim->nr_rcu - n) * sizeof(*sim->rcu));
-    sim->nr_rcu -= n;
+    sheaf_flush_and_free(sim, s, idx, "rcu_free_sheaf_nobarn", "detach", "free",
+                         sheaf_at(sim, idx)->rcu_node);
 }
 
 /* Run the first @n callbacks of the queue, in order.  Each stays queued

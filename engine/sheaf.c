@@ -179,3 +179,24 @@ void sheaf_flush_main(struct sim *sim, struct kmem_cache *s, uint32_t idx)
     while ((size = sheaf_at(sim, idx)->size) > 0)
         flush_top(sim, s, idx, size < PCS_BATCH_MAX ? size : PCS_BATCH_MAX, "sheaf_flush_main");
 }
+
+/*
+ * Take sheaf @idx, which its holder has let go of, in flight (the event
+ * @fn/@detach; NULL when it is in flight already), flush its objects to
+ * slabs and free it (the event @fn/@free_label), events on @node (kernel:
+ * sheaf_flush_unused then free_empty_sheaf, as barn_shrink and
+ * pcs_flush_all do).  Cannot fail.
+ */
+void sheaf_flush_and_free(struct sim *sim, struct kmem_cache *s, uint32_t idx, const char *fn,
+                          const char *detach, const char *free_label, int node)
+{
+    if (detach) {
+        ev_begin(sim, s, fn, detach, node);
+        sheaf_set_place(sim, idx, place_none(SIM_PL_INFLIGHT));
+        ev_end(sim);
+    }
+    sheaf_flush_unused(sim, s, idx);
+    ev_begin(sim, s, fn, free_label, node);
+    free_empty_sheaf(sim, s, idx);
+    ev_end(sim);
+}

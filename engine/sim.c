@@ -1,196 +1,20 @@
 /*
- * sim.c: the machine.  Creation, destruction, cloning, and sim_apply(),
- * which runs one operation on one CPU.
+ * sim.c: the machine.  Creation, destruction, cloning, and sim_apply(), which
+ * checks one operation and runs it on one CPU.
  *
- * All host memory the engine uses goes through sim_zalloc()/sim_realloc().
- * If the host runs out in the middle of an operation (or a test injects
- * that), the allocation unwinds to sim_apply(), which returns -ENOMEM and
- * marks the machine broken: a half-applied operation is never visible,
- * because every later call on a broken machine fails with -EIO.
+ * sim_apply() arms the unwinding of host memory exhaustion (host.c) around
+ * every operation but the two fast paths, which allocate nothing: a failed host
+ * allocation returns -ENOMEM and marks the machine broken, and a free pointer
+ * the kernel would have faulted on (check_freepointer_or_oops) halts it; either
+ * way every later call fails with -EIO.  Destruction and cloning walk every
+ * host allocation the machine owns; sim_create() takes its config as config.c
+ * checks it.
  */
 #include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-void sim_bug(const char *file, int line, const char *cond)
-{
-    fprintf(stderr, "%s:%d: BUG: %s\n", file, line, cond);
-    abort();
-}
-
-static bool host_alloc_fails(struct sim *sim)
-{
-    if (!sim->fail_alloc_in)
-        return false;
-    return --sim->fail_alloc_in == 0;
-}
-
-static void *host_oom(struct sim *sim)
-{
-    SIM_BUG_ON(!sim->in_apply); /* outside sim_apply() allocations are checked */
-    longjmp(sim->oom_jmp, 1);
-}
-
-/* Zeroed host memory; never returns NULL (unwinds instead). */
-void *sim_zalloc(struct sim *sim, size_t size)
-{
-    void *p = host_alloc_fails(sim) ? NULL : calloc(1, size);
-
-    return p ? p : host_oom(sim);
-}
-
-/* realloc that never returns NULL (unwinds instead). */
-void *sim_realloc(struct sim *sim, void *old, size_t size)
-{
-    void *p = host_alloc_fails(sim) ? NULL : realloc(old, size);
-
-    return p ? p : host_oom(sim);
-}
-
-void sim_free(void *p)
-{
-    free(p);
-}
-
-/* Zeroed memory for the operation being applied, released with
- * sim_scratch_free(), or by sim_apply() if a host allocation unwinds the
- * operation first.  Never returns NULL (unwinds instead). */
-void *sim_scratch_alloc(struct sim *sim, size_t size)
-{
-    void *p;
-
-    SIM_BUG_ON(sim->nr_scratch == SCRATCH_MAX);
-    p = sim_zalloc(sim, size);
-    sim->scratch[sim->nr_scratch++] = p;
-    return p;
-}
-
-/* Release memory from sim_scratch_alloc().  Cannot fail. */
-void sim_scratch_free(struct sim *sim, void *p)
-{
-    for (unsigned i = sim->nr_scratch; i-- > 0;) {
-        if (sim->scratch[i] == p) {
-            sim->scratch[i] = sim->scratch[--sim->nr_scratch];
-            break;
-        }
-    }
-    sim_free(p);
-}
-
-void sim_config_default(struct sim_config *cfg)
-{
-    memset(cfg, 0, sizeof(*cfg));
-    cfg->nr_cpus = 2;
-    cfg->nr_nodes = 1;
-    cfg->mem_per_node = 64ull << 20;
-    cfg->seed = 1;
-    for (unsigned i = 0; i < SIM_NR_VARIANTS; i++)
-        cfg->variant[i] = SIM_AFTER;
-    cfg->model = SIM_MODEL_SHEAVES;
-    cfg->freelist_hardened = true;
-    cfg->freelist_random = false;
-    cfg->cma = true;
-}
-
-static const char *const variant_names[SIM_NR_VARIANTS] = {
-    [SIM_VAR_DEFERRED_FREELIST] = "DEFERRED_FREELIST",
-    [SIM_VAR_BARN_REFILL] = "BARN_REFILL",
-    [SIM_VAR_REFILL_RETURN] = "REFILL_RETURN",
-    [SIM_VAR_DETACHED_FREELIST] = "DETACHED_FREELIST",
-    [SIM_VAR_GFP_TRANSLATE] = "GFP_TRANSLATE",
-    [SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = "CPU_PARTIAL_DIRECT_LOAD",
-};
-
-const char *sim_variant_name(unsigned v)
-{
-    return v < SIM_NR_VARIANTS ? variant_names[v] : NULL;
-}
-
-int sim_variant_lookup(const char *name)
-{
-    for (unsigned i = 0; i < SIM_NR_VARIANTS; i++)
-        if (!strcmp(variant_names[i], name))
-            return (int)i;
-    return -1;
-}
-
-int sim_variant_value_lookup(unsigned v, const char *text)
-{
-    if (!strcmp(text, "before"))
-        return SIM_BEFORE;
-    if (!strcmp(text, "after"))
-        return SIM_AFTER;
-    if (v == SIM_VAR_GFP_TRANSLATE && !strcmp(text, "coupled"))
-        return SIM_BEFORE;
-    if (v == SIM_VAR_GFP_TRANSLATE && !strcmp(text, "explicit"))
-        return SIM_AFTER;
-    return -1;
-}
-
-const char *sim_model_name(enum sim_model m)
-{
-    return m == SIM_MODEL_SHEAVES ? "sheaves" : m == SIM_MODEL_LEGACY ? "legacy" : NULL;
-}
-
-int sim_model_lookup(const char *name)
-{
-    if (!strcmp(name, "sheaves"))
-        return SIM_MODEL_SHEAVES;
-    if (!strcmp(name, "legacy"))
-        return SIM_MODEL_LEGACY;
-    return -1;
-}
-
-const char *sim_rcu_mode_name(enum sim_rcu_mode m)
-{
-    return m == SIM_RCU_MANUAL     ? "manual"
-            : m == SIM_RCU_PERIODIC ? "periodic"
-            : m == SIM_RCU_RANDOM   ? "random"
-                                    : NULL;
-}
-
-int sim_rcu_mode_lookup(const char *name)
-{
-    for (int m = SIM_RCU_MANUAL; m <= SIM_RCU_RANDOM; m++)
-        if (!strcmp(sim_rcu_mode_name((enum sim_rcu_mode)m), name))
-            return m;
-    return -1;
-}
-
-const struct sim_config *sim_get_config(const struct sim *sim)
-{
-    return &sim->cfg;
-}
-
-static int check_config(const struct sim_config *cfg)
-{
-    if (cfg->nr_cpus < 1 || cfg->nr_cpus > SIM_MAX_CPUS)
-        return -EINVAL;
-    if (cfg->nr_nodes < 1 || cfg->nr_nodes > SIM_MAX_NODES)
-        return -EINVAL;
-    for (unsigned c = 0; c < cfg->nr_cpus; c++)
-        if (cfg->cpu_node[c] >= cfg->nr_nodes)
-            return -EINVAL;
-    if (cfg->mem_per_node < (uint64_t)PAGE_SIZE * CHUNK_PAGES ||
-            cfg->mem_per_node % ((uint64_t)PAGE_SIZE * CHUNK_PAGES) ||
-            cfg->mem_per_node > (64ull << 30))
-        return -EINVAL;
-    for (unsigned v = 0; v < SIM_NR_VARIANTS; v++)
-        if (cfg->variant[v] > SIM_AFTER)
-            return -EINVAL;
-    if (sim_model_error(cfg))
-        return -EINVAL;
-    if (cfg->present_cpus > cfg->nr_cpus)
-        return -EINVAL;
-    if (cfg->rcu_mode > SIM_RCU_RANDOM ||
-            (cfg->rcu_mode != SIM_RCU_MANUAL && (cfg->rcu_gap < 1 || cfg->rcu_gap > 1000000)))
-        return -EINVAL;
-    if (sim_zones_check(cfg, NULL, 0))
-        return -EINVAL;
-    return 0;
-}
 
 static void free_zone(struct zone *z)
 {
@@ -245,7 +69,7 @@ int sim_create(const struct sim_config *cfg, struct sim **out)
     struct sim *sim;
     struct slab_sheaf *boot;
 
-    if (check_config(cfg))
+    if (config_check(cfg))
         return -EINVAL;
     sim = calloc(1, sizeof(*sim));
     if (!sim)
@@ -428,29 +252,6 @@ int sim_clone(const struct sim *src, struct sim **out)
 err:
     sim_destroy(sim);
     return -ENOMEM;
-}
-
-unsigned sim_nr_caches(const struct sim *sim)
-{
-    return sim->nr_caches;
-}
-
-int sim_cache_lookup(const struct sim *sim, const char *name)
-{
-    for (unsigned i = 0; i < sim->nr_caches; i++)
-        if (!strcmp(sim->caches[i]->name, name))
-            return (int)i;
-    return -1;
-}
-
-void sim_fail_host_alloc(struct sim *sim, unsigned long n)
-{
-    sim->fail_alloc_in = n;
-}
-
-void sim_fail_pages(struct sim *sim, int order)
-{
-    sim->fail_page_order = order;
 }
 
 /* Operations that name a cache. */
@@ -644,14 +445,12 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     case 0:
         break;
     case 2: /* check_freepointer_or_oops(): the kernel would have faulted */
-        while (sim->nr_scratch)
-            sim_free(sim->scratch[--sim->nr_scratch]);
+        sim_scratch_release_all(sim);
         sim->in_apply = false;
         sim->op++;
         return 0;
     default:
-        while (sim->nr_scratch)
-            sim_free(sim->scratch[--sim->nr_scratch]);
+        sim_scratch_release_all(sim);
         sim->in_apply = false;
         sim->broken = true;
         snprintf(res->message, sizeof(res->message), "host memory exhausted");

@@ -1,13 +1,12 @@
 /*
  * sizing.c: how a cache's geometry follows from its arguments (kernel:
  * calculate_alignment, calculate_sizes, calculate_order, calc_slab_order,
- * calculate_sheaf_capacity, and the min_partial rule of
- * do_kmem_cache_create).
+ * calculate_sheaf_capacity, and the min_partial rule of do_kmem_cache_create).
  *
  * Pure functions of the arguments and the CPU count: the same numbers
- * /sys/kernel/slab shows (slab_size, align, objs_per_slab, order,
- * min_partial, sheaf_capacity).  The geometry check of `slublab geometry`
- * compares them against a live kernel.
+ * /sys/kernel/slab shows (slab_size, align, objs_per_slab, order, min_partial,
+ * sheaf_capacity).  The geometry check of `slublab geometry` compares them
+ * against a live kernel.
  */
 #include "internal.h"
 

@@ -4,13 +4,12 @@
  * new_slab() takes pages from the page allocator at the cache's preferred
  * order, falling back to the minimum order (kernel: allocate_slab).  What
  * happens next depends on the DEFERRED_FREELIST variant: before, the whole
- * freelist is written at once (kernel before dc795d4c0282:
- * shuffle_freelist) and objects are popped from it; after, objects are
- * emitted by the slab object iterator and a freelist is built only for
- * the remainder (kernel: init_slab_obj_iter, next_slab_obj,
- * build_slab_freelist).  Both walk the same order, from the same random
- * draws, so they hand out identical objects; only the free-pointer traffic
- * differs.  discard_slab() gives the pages back.
+ * freelist is written at once (kernel before dc795d4c0282: shuffle_freelist)
+ * and objects are popped from it; after, objects are emitted by the slab object
+ * iterator and a freelist is built only for the remainder (kernel:
+ * init_slab_obj_iter, next_slab_obj, build_slab_freelist).  Both walk the same
+ * order, from the same random draws, so they hand out identical objects; only
+ * the free-pointer traffic differs.  discard_slab() gives the pages back.
  */
 #include "internal.h"
 
@@ -31,26 +30,6 @@ uint32_t slab_idx(const struct sim *sim, const struct slab *slab)
     return p->slab;
 }
 
-/* Index of @obj in @slab, or -1 when @obj is not the start of one of its
- * objects (kernel: check_valid_pointer). */
-long slab_obj_index(const struct kmem_cache *s, const struct slab *slab, sim_addr_t obj)
-{
-    sim_addr_t first = slab->base + s->red_left_pad;
-    uint64_t off, idx, rem;
-
-    if (obj < first || obj - first >= (uint64_t)slab->objects * s->size)
-        return -1;
-    off = obj - first; /* below 2^32: a slab is at most 4 MiB */
-    idx = off * s->reciprocal_size >> 32;
-    rem = off - idx * s->size;
-    if (rem >= s->size) { /* the reciprocal may fall one short */
-        idx++;
-        rem -= s->size;
-    }
-    return rem ? -1 : (long)idx;
-}
-
-/* (kernel: init_slab_obj_iter; the random start is drawn here) */
 static void slab_iter_init(struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
         struct slab_obj_iter *it)
 {
@@ -293,6 +272,17 @@ void set_slab_list(struct sim *sim, struct slab *slab, enum slab_list list)
     ev_move(sim, SIM_MOVE_SLAB, slab->base, from, place_of_slab(slab));
 }
 
+/* Move @slab to list @list of CPU @cpu (or off the CPU lists, cpu -1),
+ * recording the move (legacy model). */
+void slab_set_cpu_list(struct sim *sim, struct slab *slab, enum slab_list list, int cpu)
+{
+    struct sim_place from = place_of_slab(slab);
+
+    slab->list = (uint8_t)list;
+    slab->cpu = cpu;
+    ev_move(sim, SIM_MOVE_SLAB, slab->base, from, place_of_slab(slab));
+}
+
 /* Free a discarded slab's pages inside the open event (kernel: __free_slab). */
 static void free_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 {
@@ -345,29 +335,9 @@ void discard_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 }
 
 /* A new slab for the operation's gfp on @node, or on another node if the
- * page allocator's zonelist falls back (kernel: new_slab).  0 when none. */
-uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node)
-{
-    return new_slab_gfp(sim, s, node, sim->gfp);
-}
-
-/* new_slab, on @node only when @thisnode (__GFP_THISNODE).  0 when dry. */
-uint32_t new_slab_any(struct sim *sim, struct kmem_cache *s, int node, bool thisnode)
+ * page allocator's zonelist falls back, unless @thisnode (__GFP_THISNODE)
+ * (kernel: new_slab).  0 when none. */
+uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node, bool thisnode)
 {
     return new_slab_gfp(sim, s, node, sim->gfp | (thisnode ? SIM_GFP_THISNODE : 0));
-}
-
-/* True when @obj is on @slab's freelist (kernel: on_freelist).  The walk
- * stops after slab->objects steps, so a cycle cannot trap it. */
-bool on_freelist(const struct sim *sim, const struct kmem_cache *s, const struct slab *slab,
-        sim_addr_t obj)
-{
-    sim_addr_t p = slab->freelist;
-
-    for (unsigned n = 0; p && n <= slab->objects; n++) {
-        if (p == obj)
-            return true;
-        p = peek_freepointer(sim, s, p, NULL);
-    }
-    return false;
 }

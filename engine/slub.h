@@ -1,16 +1,16 @@
 /*
  * slub.h: the public interface of the slublab engine.
  *
- * The engine runs SLUB's algorithms on a simulated machine: CPUs, NUMA nodes,
- * a byte arena of 4 KiB pages per node handed out by a buddy allocator, and
- * kmem caches whose slabs, sheaves and barns live on those bytes.  Callers
- * create a machine (sim_create), apply operations one at a time (sim_apply)
- * and observe it through the event callback, sim_snapshot() and
- * sim_validate().  Everything is deterministic: the same configuration, seed
- * and operations give the same events, byte for byte.
+ * The engine runs SLUB's algorithms on a simulated machine: CPUs, NUMA nodes, a
+ * byte arena of 4 KiB pages per node handed out by a buddy allocator, and kmem
+ * caches whose slabs, sheaves and barns live on those bytes.  Callers create a
+ * machine (sim_create), apply operations one at a time (sim_apply) and observe
+ * it through the event callback, sim_snapshot() and sim_validate().  Everything
+ * is deterministic: the same configuration, seed and operations give the same
+ * events, byte for byte.
  *
- * Only this header crosses from engine/ to its users; it includes nothing
- * but <stdint.h>, <stdbool.h> and <stddef.h>.  The engine keeps no history.
+ * Only this header crosses from engine/ to its users; it includes nothing but
+ * <stdint.h>, <stdbool.h> and <stddef.h>.  The engine keeps no history.
  */
 #ifndef SLUBLAB_ENGINE_SLUB_H
 #define SLUBLAB_ENGINE_SLUB_H

@@ -1,11 +1,11 @@
 /*
  * snapshot.c: a plain-data copy of the whole state for the server and the UI.
  *
- * sim_snapshot() may be called at any moment, from the event callback too.
- * It reads without counting (free pointers are peeked, not "read" by the
- * allocator), and orders everything by stable keys (cache, node, address,
- * sheaf id), never by host pointer or pool position, so equal states give
- * equal snapshots.
+ * sim_snapshot() may be called at any moment, from the event callback too.  It
+ * reads without counting (free pointers are peeked, not "read" by the
+ * allocator), and orders everything by stable keys (cache, node, address, sheaf
+ * id), never by host pointer or pool position, so equal states give equal
+ * snapshots.
  */
 #include "internal.h"
 

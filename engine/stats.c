@@ -2,10 +2,10 @@
  * stats.c: SLUB's per-CPU statistics (kernel: enum stat_item, stat()).
  *
  * The engine counts the union of both SLUB eras' items, keyed everywhere by
- * their sysfs names, plus a few engine-only counters (engine_*) that no
- * kernel has but that make a change visible (free-pointer reads and writes,
- * pages in and out).  Every bump is also recorded in the event being built,
- * so each event carries its counter deltas.
+ * their sysfs names, plus a few engine-only counters (engine_*) that no kernel
+ * has but that make a change visible (free-pointer reads and writes, pages in
+ * and out).  Every bump is also recorded in the event being built, so each
+ * event carries its counter deltas.
  */
 #include "internal.h"
 

@@ -14,8 +14,8 @@
  *   struct slab_sheaf   a sheaf in the sheaf pool; its public id is its
  *                       creation number.
  *
- * Lists link pool indices (list.h).  Each invariant below names the check
- * in validate.c that enforces it.
+ * Lists link pool indices (list.h).  Each invariant below names the check in
+ * validate.c that enforces it.
  */
 #ifndef SLUBLAB_ENGINE_TYPES_H
 #define SLUBLAB_ENGINE_TYPES_H

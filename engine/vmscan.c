@@ -1,17 +1,17 @@
 /*
  * vmscan.c: reclaim, as far as the model has something to reclaim.
  *
- * The only memory the model can reclaim is what SIM_OP_ALLOC_PAGES users
- * asked for as movable or reclaimable (__GFP_MOVABLE, __GFP_RECLAIMABLE):
- * the stand-in for the page cache.  Blocks go back oldest first, the way
- * an LRU would give them.  Direct reclaim (kernel: __perform_reclaim,
- * try_to_free_pages) frees up to cfg.reclaim_pages of them from the zones
- * of the allocation's zonelist.  kswapd (kernel: kswapd, balance_pgdat),
- * when cfg.kswapd is set, runs at the end of every operation that woke it
- * and frees blocks of each woken node's zones until the zone is back above
- * its high watermark or nothing reclaimable is left; otherwise waking it
- * is an event and nothing more.  Slab pages are never reclaimed here
- * (shrinking caches is kmem_cache_shrink's business).
+ * The only memory the model can reclaim is what SIM_OP_ALLOC_PAGES users asked
+ * for as movable or reclaimable (__GFP_MOVABLE, __GFP_RECLAIMABLE): the
+ * stand-in for the page cache.  Blocks go back oldest first, the way an LRU
+ * would give them.  Direct reclaim (kernel: __perform_reclaim,
+ * try_to_free_pages) frees up to cfg.reclaim_pages of them from the zones of
+ * the allocation's zonelist.  kswapd (kernel: kswapd, balance_pgdat), when
+ * cfg.kswapd is set, runs at the end of every operation that woke it and frees
+ * blocks of each woken node's zones until the zone is back above its high
+ * watermark or nothing reclaimable is left; otherwise waking it is an event and
+ * nothing more.  Slab pages are never reclaimed here (shrinking caches is
+ * kmem_cache_shrink's business).
  */
 #include "internal.h"
 

@@ -2,17 +2,16 @@
  * watermark.c: the three lines each zone keeps free, and the test against them.
  *
  * At start-up every zone gets min, low, high (and promo) watermarks from
- * min_free_kbytes, shared among the zones in proportion to their size
- * (kernel: __setup_per_zone_wmarks), and a lowmem reserve protecting a lower
- * zone from requests that could have used a higher one (kernel:
- * setup_per_zone_lowmem_reserve, ratios DMA 256, DMA32 256, Normal 32).
- * The watermark test (kernel: __zone_watermark_ok) subtracts what an
- * allocation of the order cannot use, cuts the mark by the reserves the
- * ALLOC flags grant (MIN_RESERVE half, NON_BLOCK a further quarter, OOM
- * half again) and, above order 0, wants a free block of that order.  The
- * model has no highatomic reserve, no CMA pages and no watermark boost:
- * those terms are 0.  min_free_kbytes and watermark_scale_factor are
- * machine parameters.
+ * min_free_kbytes, shared among the zones in proportion to their size (kernel:
+ * __setup_per_zone_wmarks), and a lowmem reserve protecting a lower zone from
+ * requests that could have used a higher one (kernel:
+ * setup_per_zone_lowmem_reserve, ratios DMA 256, DMA32 256, Normal 32).  The
+ * watermark test (kernel: __zone_watermark_ok) subtracts what an allocation of
+ * the order cannot use, cuts the mark by the reserves the ALLOC flags grant
+ * (MIN_RESERVE half, NON_BLOCK a further quarter, OOM half again) and, above
+ * order 0, wants a free block of that order.  The model has no highatomic
+ * reserve, no CMA pages and no watermark boost: those terms are 0.
+ * min_free_kbytes and watermark_scale_factor are machine parameters.
  */
 #include "internal.h"
 

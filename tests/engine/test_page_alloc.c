@@ -1,6 +1,6 @@
 /*
- * test_page_alloc.c: the buddy allocator beneath the slabs (white-box,
- * through internal.h), and what SLUB does when it runs dry.
+ * test_page_alloc.c: the buddy allocator beneath the slabs (buddy.c,
+ * white-box through internal.h), and what SLUB does when it runs dry.
  *
  * Allocation splits the smallest sufficient block and puts the upper halves
  * back, one per order; freeing merges a block with its free buddy, so

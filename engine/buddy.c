@@ -1,19 +1,18 @@
 /*
- * page_alloc.c: the buddy page allocator beneath the slabs.
+ * buddy.c: the buddy page allocator beneath the slabs.
  *
- * Every node has a ZONE_NORMAL; node 0 may also have ZONE_DMA and
- * ZONE_DMA32 (machine config).  Free blocks of order 0..MAX_PAGE_ORDER
- * sit on per-order lists; allocation takes the smallest order that has a
- * block and splits it, putting the upper halves back (kernel:
- * __rmqueue_smallest, expand); freeing merges a block with its buddy while
- * the buddy is free and of the same order (kernel: __free_one_page).
- * Max-order blocks that were never handed out are not on any list: they
- * are the "untouched" tail of the zone, carved in address order when the
- * lists run dry, so an unused zone costs no host memory.  Running out of
- * memory is a result (-ENOMEM), never a crash.  This file is the buddy
- * level of one zone (kernel: rmqueue_buddy); which zone, and whether its
- * watermarks allow it, is alloc_pages.c's business.  Free lists are not
- * split by migratetype: every free block may serve every type.
+ * Every node has a ZONE_NORMAL; node 0 may also have ZONE_DMA and ZONE_DMA32
+ * (machine config).  Free blocks of order 0..MAX_PAGE_ORDER sit on per-order
+ * lists; allocation takes the smallest order that has a block and splits it,
+ * putting the upper halves back (kernel: __rmqueue_smallest, expand); freeing
+ * merges a block with its buddy while the buddy is free and of the same order
+ * (kernel: __free_one_page).  Max-order blocks that were never handed out are
+ * not on any list: they are the "untouched" tail of the zone, carved in address
+ * order when the lists run dry, so an unused zone costs no host memory.
+ * Running out of memory is a result (-ENOMEM), never a crash.  This file is the
+ * buddy level of one zone (kernel: rmqueue_buddy); which zone, and whether its
+ * watermarks allow it, is alloc_pages.c's business.  Free lists are not split
+ * by migratetype: every free block may serve every type.
  */
 #include "internal.h"
 
@@ -67,7 +66,7 @@ static unsigned long carve_chunk(struct sim *sim, struct zone *z)
 /* Describe zone @z of @pages pages at @start, all free and untouched.
  * Watermarks come later (setup_per_zone_wmarks). */
 void zone_init(struct sim *sim, struct zone *z, int node, unsigned type, sim_addr_t start,
-        unsigned long pages)
+               unsigned long pages)
 {
     z->node = node;
     z->type = (uint8_t)type;

@@ -1,0 +1,277 @@
+/*
+ * config.c: a machine's configuration, its names, and the checks that decide
+ * whether it makes a machine.
+ *
+ * struct sim_config is plain data the caller fills (sim_config_default()
+ * first); this file gives its enums their names and parses them back (variants,
+ * models, eras, RCU modes), and says whether a config is one sim_create()
+ * accepts.  Everything here reads only a config: no machine state, no other
+ * engine file.
+ *
+ * The sheaves model is SLUB since 6.18; the legacy model is SLUB with per-CPU
+ * slabs and per-CPU partial lists, in three eras that differ in how a CPU
+ * partial slab becomes the CPU slab (specification part 0.2):
+ * ERA_FROZEN_PARTIAL (6.2-6.7, partial slabs stay frozen), ERA_DELAYED_FREEZE
+ * (6.8, "slub: delay freezing of partial slabs": unlock, freeze_slab, relock)
+ * and ERA_DIRECT_LOAD (6.9-6.17, commit 90b1e56641bb "directly load freelist
+ * from cpu partial slab in the likely case").  The last step is also the
+ * variant CPU_PARTIAL_DIRECT_LOAD, so the two spellings name the same machines:
+ * an explicit era sets the variant, and a config whose era and variant disagree
+ * is refused.
+ */
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+void sim_config_default(struct sim_config *cfg)
+{
+    memset(cfg, 0, sizeof(*cfg));
+    cfg->nr_cpus = 2;
+    cfg->nr_nodes = 1;
+    cfg->mem_per_node = 64ull << 20;
+    cfg->seed = 1;
+    for (unsigned i = 0; i < SIM_NR_VARIANTS; i++)
+        cfg->variant[i] = SIM_AFTER;
+    cfg->model = SIM_MODEL_SHEAVES;
+    cfg->freelist_hardened = true;
+    cfg->freelist_random = false;
+    cfg->cma = true;
+}
+
+/* 0 when sim_create() accepts @cfg, else -EINVAL. */
+int config_check(const struct sim_config *cfg)
+{
+    if (cfg->nr_cpus < 1 || cfg->nr_cpus > SIM_MAX_CPUS)
+        return -EINVAL;
+    if (cfg->nr_nodes < 1 || cfg->nr_nodes > SIM_MAX_NODES)
+        return -EINVAL;
+    for (unsigned c = 0; c < cfg->nr_cpus; c++)
+        if (cfg->cpu_node[c] >= cfg->nr_nodes)
+            return -EINVAL;
+    if (cfg->mem_per_node < (uint64_t)PAGE_SIZE * CHUNK_PAGES ||
+        cfg->mem_per_node % ((uint64_t)PAGE_SIZE * CHUNK_PAGES) ||
+        cfg->mem_per_node > (64ull << 30))
+        return -EINVAL;
+    for (unsigned v = 0; v < SIM_NR_VARIANTS; v++)
+        if (cfg->variant[v] > SIM_AFTER)
+            return -EINVAL;
+    if (sim_model_error(cfg))
+        return -EINVAL;
+    if (cfg->present_cpus > cfg->nr_cpus)
+        return -EINVAL;
+    if (cfg->rcu_mode > SIM_RCU_RANDOM ||
+        (cfg->rcu_mode != SIM_RCU_MANUAL && (cfg->rcu_gap < 1 || cfg->rcu_gap > 1000000)))
+        return -EINVAL;
+    if (sim_zones_check(cfg, NULL, 0))
+        return -EINVAL;
+    return 0;
+}
+
+/* 0 when @cfg's zones and ALLOC layout make a machine; else -EINVAL with why. */
+int sim_zones_check(const struct sim_config *cfg, char *msg, size_t len)
+{
+    const uint64_t mib = 1ull << 20;
+    const char *why = NULL;
+
+    if (cfg->dma_bytes % (4 * mib) || cfg->dma_bytes > 16 * mib)
+        why = "ZONE_DMA must be 0, 4, 8, 12 or 16 MiB";
+    else if (cfg->dma32_bytes % (4 * mib) || cfg->dma32_bytes > 4080 * mib)
+        why = "ZONE_DMA32 must be a multiple of 4 MiB up to 4080 MiB";
+    else if (cfg->watermark_scale_factor > 3000)
+        why = "watermark_scale_factor must be at most 3000";
+    else if (cfg->min_free_kbytes > 262144)
+        why = "min_free_kbytes must be at most 262144";
+    else if (cfg->reclaim_pages > (1u << 24))
+        why = "reclaim_pages must be at most 16777216";
+    else if (cfg->alloc_layout > SIM_ALLOC_LAYOUT_RENUMBERED_FORCED)
+        why = "unknown ALLOC layout";
+    else if (cfg->alloc_layout == SIM_ALLOC_LAYOUT_RENUMBERED &&
+             cfg->variant[SIM_VAR_GFP_TRANSLATE] == SIM_BEFORE)
+        why = "GFP_TRANSLATE=before (coupled) needs __GFP_HIGH == ALLOC_MIN_RESERVE and "
+              "__GFP_KSWAPD_RECLAIM == ALLOC_KSWAPD, which the renumbered layout breaks "
+              "(the kernel's BUILD_BUG_ON); use alloc_layout renumbered-forced to run it anyway";
+    if (why && msg)
+        snprintf(msg, len, "%s", why);
+    return why ? -EINVAL : 0;
+}
+
+const struct sim_config *sim_get_config(const struct sim *sim)
+{
+    return &sim->cfg;
+}
+
+/* ---- Variants ------------------------------------------------------------ */
+
+static const char *const variant_names[SIM_NR_VARIANTS] = {
+        [SIM_VAR_DEFERRED_FREELIST] = "DEFERRED_FREELIST",
+        [SIM_VAR_BARN_REFILL] = "BARN_REFILL",
+        [SIM_VAR_REFILL_RETURN] = "REFILL_RETURN",
+        [SIM_VAR_DETACHED_FREELIST] = "DETACHED_FREELIST",
+        [SIM_VAR_GFP_TRANSLATE] = "GFP_TRANSLATE",
+        [SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = "CPU_PARTIAL_DIRECT_LOAD",
+};
+
+const char *sim_variant_name(unsigned v)
+{
+    return v < SIM_NR_VARIANTS ? variant_names[v] : NULL;
+}
+
+int sim_variant_lookup(const char *name)
+{
+    for (unsigned i = 0; i < SIM_NR_VARIANTS; i++)
+        if (!strcmp(variant_names[i], name))
+            return (int)i;
+    return -1;
+}
+
+int sim_variant_value_lookup(unsigned v, const char *text)
+{
+    if (!strcmp(text, "before"))
+        return SIM_BEFORE;
+    if (!strcmp(text, "after"))
+        return SIM_AFTER;
+    if (v == SIM_VAR_GFP_TRANSLATE && !strcmp(text, "coupled"))
+        return SIM_BEFORE;
+    if (v == SIM_VAR_GFP_TRANSLATE && !strcmp(text, "explicit"))
+        return SIM_AFTER;
+    return -1;
+}
+
+bool sim_variant_in_model(unsigned v, enum sim_model m)
+{
+    switch (v) {
+    case SIM_VAR_DEFERRED_FREELIST: /* the sheaf era's slab and refill changes */
+    case SIM_VAR_BARN_REFILL:
+    case SIM_VAR_REFILL_RETURN:
+        return m == SIM_MODEL_SHEAVES;
+    case SIM_VAR_CPU_PARTIAL_DIRECT_LOAD:
+        return m == SIM_MODEL_LEGACY;
+    default: /* DETACHED_FREELIST, and any change below the per-CPU layer */
+        return v < SIM_NR_VARIANTS;
+    }
+}
+
+/* ---- Models and the legacy model's eras ---------------------------------- */
+
+const char *sim_model_name(enum sim_model m)
+{
+    return m == SIM_MODEL_SHEAVES ? "sheaves" : m == SIM_MODEL_LEGACY ? "legacy" : NULL;
+}
+
+int sim_model_lookup(const char *name)
+{
+    if (!strcmp(name, "sheaves"))
+        return SIM_MODEL_SHEAVES;
+    if (!strcmp(name, "legacy"))
+        return SIM_MODEL_LEGACY;
+    return -1;
+}
+
+static const char *const era_names[] = {
+        [SIM_ERA_DEFAULT] = "default",
+        [SIM_ERA_FROZEN_PARTIAL] = "ERA_FROZEN_PARTIAL",
+        [SIM_ERA_DELAYED_FREEZE] = "ERA_DELAYED_FREEZE",
+        [SIM_ERA_DIRECT_LOAD] = "ERA_DIRECT_LOAD",
+};
+
+const char *sim_legacy_era_name(enum sim_legacy_era era)
+{
+    return (unsigned)era <= SIM_ERA_DIRECT_LOAD ? era_names[era] : NULL;
+}
+
+/* "ERA_DIRECT_LOAD", "era_direct_load" or "DIRECT_LOAD"; -1 when unknown. */
+static int era_lookup(const char *name)
+{
+    for (int e = SIM_ERA_FROZEN_PARTIAL; e <= SIM_ERA_DIRECT_LOAD; e++)
+        if (!strcasecmp(name, era_names[e]) || !strcasecmp(name, era_names[e] + 4))
+            return e;
+    return -1;
+}
+
+enum sim_legacy_era sim_legacy_era(const struct sim_config *cfg)
+{
+    if (cfg->legacy_era != SIM_ERA_DEFAULT)
+        return cfg->legacy_era;
+    return cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] == SIM_BEFORE ? SIM_ERA_DELAYED_FREEZE
+                                                                       : SIM_ERA_DIRECT_LOAD;
+}
+
+int sim_model_parse(const char *text, struct sim_config *cfg)
+{
+    const char *colon = strchr(text, ':');
+    char model[16];
+    size_t n = colon ? (size_t)(colon - text) : strlen(text);
+    int m, era;
+
+    if (n >= sizeof(model))
+        return -EINVAL;
+    memcpy(model, text, n);
+    model[n] = 0;
+    if ((m = sim_model_lookup(model)) < 0)
+        return -EINVAL;
+    if (!colon) {
+        cfg->model = (enum sim_model)m;
+        cfg->legacy_era = SIM_ERA_DEFAULT;
+        return 0;
+    }
+    if (m != SIM_MODEL_LEGACY || (era = era_lookup(colon + 1)) < 0)
+        return -EINVAL;
+    cfg->model = SIM_MODEL_LEGACY;
+    cfg->legacy_era = (enum sim_legacy_era)era;
+    cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] =
+            era == SIM_ERA_DIRECT_LOAD ? SIM_AFTER : SIM_BEFORE;
+    return 0;
+}
+
+size_t sim_model_format(const struct sim_config *cfg, char *buf, size_t len)
+{
+    int n;
+
+    if (cfg->model == SIM_MODEL_LEGACY)
+        n = snprintf(buf, len, "legacy:%s", sim_legacy_era_name(sim_legacy_era(cfg)));
+    else
+        n = snprintf(buf, len, "%s", sim_model_name(cfg->model) ? sim_model_name(cfg->model) : "?");
+    return n < 0 ? 0 : (size_t)n;
+}
+
+const char *sim_model_error(const struct sim_config *cfg)
+{
+    uint8_t direct = cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD];
+
+    if (cfg->model != SIM_MODEL_SHEAVES && cfg->model != SIM_MODEL_LEGACY)
+        return "unknown model (expected sheaves or legacy)";
+    if ((unsigned)cfg->legacy_era > SIM_ERA_DIRECT_LOAD)
+        return "unknown legacy era";
+    if (cfg->legacy_era == SIM_ERA_DEFAULT)
+        return NULL;
+    if (cfg->model != SIM_MODEL_LEGACY)
+        return "an era (legacy:ERA_...) belongs to the legacy model";
+    if (cfg->legacy_era == SIM_ERA_DIRECT_LOAD && direct != SIM_AFTER)
+        return "legacy:ERA_DIRECT_LOAD is CPU_PARTIAL_DIRECT_LOAD=after, not before";
+    if (cfg->legacy_era != SIM_ERA_DIRECT_LOAD && direct != SIM_BEFORE)
+        return cfg->legacy_era == SIM_ERA_DELAYED_FREEZE
+                       ? "legacy:ERA_DELAYED_FREEZE is CPU_PARTIAL_DIRECT_LOAD=before, not after"
+                       : "legacy:ERA_FROZEN_PARTIAL predates CPU_PARTIAL_DIRECT_LOAD: it needs "
+                         "=before";
+    return NULL;
+}
+
+/* ---- RCU modes ----------------------------------------------------------- */
+
+const char *sim_rcu_mode_name(enum sim_rcu_mode m)
+{
+    return m == SIM_RCU_MANUAL     ? "manual"
+           : m == SIM_RCU_PERIODIC ? "periodic"
+           : m == SIM_RCU_RANDOM   ? "random"
+                                   : NULL;
+}
+
+int sim_rcu_mode_lookup(const char *name)
+{
+    for (int m = SIM_RCU_MANUAL; m <= SIM_RCU_RANDOM; m++)
+        if (!strcmp(sim_rcu_mode_name((enum sim_rcu_mode)m), name))
+            return m;
+    return -1;
+}
