@@ -55,20 +55,30 @@ test('the scenario editor has no shortcuts; modifiers are the browser\'s', () =>
   }
 });
 
-test('keys typed in a field are the field\'s; Space on the scrubber still plays; Space presses a button', () => {
+test('keys typed in a field are the field\'s; Space on the scrubber or a button still plays; a tab\'s arrows are the tab list\'s', () => {
   assert.equal(cmd(k('ArrowRight'), 'lab', 'field'), null);
   assert.equal(cmd(k(' '), 'lab', 'field'), null);
   assert.equal(cmd(k('n'), 'lab', 'field'), null);
   assert.equal(cmd(k('ArrowLeft'), 'compare', 'field'), null);
   assert.equal(cmd(k('ArrowRight'), 'lab', 'range'), null, 'the scrubber steps itself');
   assert.deepEqual(cmd(k(' '), 'lab', 'range'), ['player', 'toggle']);
-  assert.equal(cmd(k(' '), 'lab', 'button'), null);
-  assert.deepEqual(cmd(k('ArrowRight'), 'lab', 'button'), ['player', 'step', 1, 'event']);
-  assert.deepEqual(cmd(k('Home'), 'compare', 'button'), ['compare', 'home']);
+  // a button just clicked keeps the focus: the keys are still the player's
+  assert.deepEqual(cmd(k(' '), 'lab', null), ['player', 'toggle']);
+  assert.deepEqual(cmd(k('ArrowRight'), 'lab', null), ['player', 'step', 1, 'event']);
+  assert.deepEqual(cmd(k('Home'), 'compare', null), ['compare', 'home']);
+  // on a tab, ←/→ move between the tabs (the ARIA tabs pattern); the rest still works
+  assert.equal(cmd(k('ArrowRight'), 'lab', 'tab'), null);
+  assert.equal(cmd(k('ArrowLeft', { shiftKey: true }), 'lab', 'tab'), null);
+  assert.deepEqual(cmd(k(' '), 'lab', 'tab'), ['player', 'toggle']);
+  assert.deepEqual(cmd(k('End'), 'lab', 'tab'), ['player', 'endPos']);
 });
 
-test('focusKind tells fields, the scrubber and buttons apart', () => {
-  class El { constructor(o) { Object.assign(this, o); } closest(sel) { return this.field && sel.includes('input') ? this : null; } }
+test('focusKind tells fields, the scrubber and tabs apart; a button is no field', () => {
+  class El {
+    constructor(o) { Object.assign(this, o); }
+    closest(sel) { return this.field && sel.includes('input') ? this : null; }
+    getAttribute(name) { return name === 'role' ? this.role ?? null : null; }
+  }
   class Input extends El {}
   class Button extends El {}
   const win = { HTMLInputElement: Input, HTMLButtonElement: Button };
@@ -76,7 +86,9 @@ test('focusKind tells fields, the scrubber and buttons apart', () => {
   assert.equal(focusKind(new Input({ field: true, type: 'text' }), win), 'field');
   assert.equal(focusKind(new El({ field: true }), win), 'field');
   assert.equal(focusKind(new Input({ field: true, type: 'range' }), win), 'range');
-  assert.equal(focusKind(new Button({ field: false }), win), 'button');
+  assert.equal(focusKind(new Button({ field: false }), win), null);
+  assert.equal(focusKind(new Button({ field: false, role: 'tab' }), win), 'tab');
+  assert.equal(focusKind(new El({ field: false, role: 'button' }), win), null);
   assert.equal(focusKind(new El({ field: false }), win), null);
   assert.equal(focusKind({}, win), null, 'a target without closest (the document)');
 });

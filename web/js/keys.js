@@ -33,18 +33,21 @@ const COMPARE = {
 
 /**
  * What has the focus, as far as the keys care: a form field (where keys
- * type), the scrubber (a range input: Space still plays), a button (Space
- * presses it) or anything else (null).
+ * type), the scrubber (a range input: its arrows move it, Space still
+ * plays), a tab of a tab list (its arrows move between the tabs), or
+ * anything else (null): a button, a link, a summary, the picture.  A
+ * button just clicked keeps the focus, and the shortcuts still work there:
+ * Space plays instead of pressing the button again (Enter presses it).
  * @param {any} target the event's target
  * @param {any} win the window whose element classes to test against
- * @returns {'field'|'range'|'button'|null}
+ * @returns {'field'|'range'|'tab'|null}
  */
 export function focusKind(target, win) {
   if (!target) return null;
-  if (target.closest?.('input, textarea, select, [contenteditable]')) {
+  if (target.closest?.('input, textarea, select, [contenteditable]:not([contenteditable="false"])')) {
     return target instanceof win.HTMLInputElement && target.type === 'range' ? 'range' : 'field';
   }
-  if (target instanceof win.HTMLButtonElement) return 'button';
+  if (target.getAttribute?.('role') === 'tab') return 'tab';
   return null;
 }
 
@@ -53,30 +56,39 @@ export function focusKind(target, win) {
  * or null when the key is not a shortcut there.
  * @param {{ key: string, shiftKey?: boolean, ctrlKey?: boolean, metaKey?: boolean, altKey?: boolean }} ev
  * @param {string} page
- * @param {'field'|'range'|'button'|null} [on] what has the focus (focusKind)
+ * @param {'field'|'range'|'tab'|null} [on] what has the focus (focusKind)
  * @returns {Command|null}
  */
 export function keyCommand(ev, page, on = null) {
   if (on === 'field' || (on === 'range' && ev.key !== ' ')) return null;
+  if (on === 'tab' && (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight')) return null;
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return null;
   const table = page === 'compare' ? COMPARE : page === 'lab' ? LAB : null;
   if (!table || !Object.hasOwn(table, ev.key)) return null;
-  if (page === 'lab' && on === 'button' && ev.key === ' ') return null;
   const [name, ...args] = table[ev.key](!!ev.shiftKey);
   return { target: page === 'compare' ? 'compare' : 'player', name, args };
 }
 
 /**
- * Listen for the shortcuts on @doc.
+ * Listen for the shortcuts on @doc.  A shortcut's default action is
+ * cancelled: Space neither scrolls the page nor presses the focused button
+ * (browsers press a button on Space's keyup, so that is cancelled too).
  * @param {Document} doc
  * @param {{ page: () => string, run: (c: Command) => void }} o
  */
 export function bindKeys(doc, o) {
   const win = doc.defaultView;
+  let spaceTaken = false;
   doc.addEventListener('keydown', (ev) => {
     const c = keyCommand(ev, o.page(), focusKind(ev.target, win));
+    if (ev.key === ' ') spaceTaken = !!c;
     if (!c) return;
     ev.preventDefault();
     o.run(c);
+  });
+  doc.addEventListener('keyup', (ev) => {
+    if (ev.key !== ' ' || !spaceTaken) return;
+    spaceTaken = false;
+    ev.preventDefault();
   });
 }

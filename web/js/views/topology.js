@@ -24,8 +24,9 @@ export function createTopology(root, o) {
     g.setAttribute('aria-label', label);
     g.classList.add('hit');
     g.addEventListener('click', (ev) => { ev.stopPropagation(); o.onSelect(sel); });
+    // Enter selects; Space stays the page's play/pause, as on every button (keys.js)
     g.addEventListener('keydown', (ev) => {
-      if (ev.key === 'Enter' || ev.key === ' ') { ev.preventDefault(); ev.stopPropagation(); o.onSelect(sel); }
+      if (ev.key === 'Enter') { ev.preventDefault(); ev.stopPropagation(); o.onSelect(sel); }
     });
     return g;
   };
