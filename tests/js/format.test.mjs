@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
   narrate, opCall, placeName, shortAddr, addrAdd, lo48, toCSV, STATES,
-  fmtChange, stepText, hexLines, statsText, hasSentence, sysfsLine,
+  fmtChange, stepText, hexLines, statsText, hasSentence, sysfsLine, opNumber, positionText, stepDetail,
 } from '../../web/js/format.js';
 import { counterMeaning, COUNTER_NAMES, SHEAVES_COUNTERS, chartCountersFor, modelCounters, DEFAULT_CHART } from '../../web/js/counters.js';
 import { outlineFor, outlined } from '../../web/js/outline.js';
@@ -128,4 +128,26 @@ test('counters of the session\'s model: the server\'s list, the chart kept to wh
   // a user's choice is kept where the model counts it, and not topped up past four
   assert.deepEqual(chartCountersFor(['sheaf_flush', 'free_slowpath', 'alloc_slowpath', 'alloc_slab', 'free_fastpath'], legacy),
     ['free_slowpath', 'alloc_slowpath', 'alloc_slab', 'free_fastpath']);
+});
+
+test('operations are counted from 1 in the header and the Explain tab alike', () => {
+  // fresh-slab-fill: operation index 0 is the create (event 0), index 1 the alloc (events 1..10)
+  const create = { seq: 0, op: 0, fn: 'kmem_cache_create', label: '', stats: {} };
+  const mid = { seq: 5, op: 1, fn: 'alloc_from_new_slab', label: '', stats: { alloc_slab: 1 } };
+  const last = { seq: 10, op: 1, fn: 'alloc_from_pcs', label: 'fastpath', stats: { alloc_fastpath: 1 } };
+  assert.equal(opNumber(null), 0);
+  assert.equal(opNumber(create), 1);
+  assert.equal(opNumber(last), 2);
+  assert.equal(positionText(0, 11, null, 2), 'step 0 / 11 · op 0 / 2');
+  assert.equal(positionText(1, 11, create, 2), 'step 1 / 11 · op 1 / 2');
+  assert.equal(positionText(6, 11, mid, 2), 'step 6 / 11 · op 2 / 2', 'inside an operation: the one in progress');
+  assert.equal(positionText(11, 11, last, 2), 'step 11 / 11 · op 2 / 2');
+  assert.equal(stepDetail(11, last, 2), 'Step 11, in operation 2 of 2: alloc_from_pcs (fastpath); alloc_fastpath +1.');
+  assert.equal(stepDetail(1, create, 2), 'Step 1, in operation 1 of 2: kmem_cache_create; no counter changed.');
+  for (const [at, e] of [[1, create], [6, mid], [11, last]]) {
+    const head = /op (\d+) \/ (\d+)/.exec(positionText(at, 11, e, 2));
+    const detail = /Step (\d+), in operation (\d+) of (\d+)/.exec(stepDetail(at, e, 2));
+    assert.deepEqual([detail[2], detail[3]], [head[1], head[2]]);
+    assert.equal(Number(detail[1]), at);
+  }
 });

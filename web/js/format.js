@@ -293,6 +293,30 @@ export function statsText(stats) {
   return ks.length ? ks.map((k) => `${k} ${stats[k] >= 0 ? '+' : ''}${stats[k]}`).join(', ') : 'no counter changed';
 }
 
+/**
+ * The operation step @at belongs to, counted from 1 like the steps: the
+ * operation of the event that led there (event seq at-1), or 0 at the
+ * start.  The header, the Explain tab and docs/teaching.md all count so:
+ * "op 2 / 2" and "operation 2 of 2" are the same operation.
+ * @param {{ op: number }|null|undefined} e the event that led to the step
+ */
+export function opNumber(e) {
+  return e ? e.op + 1 : 0;
+}
+
+/** The header's position: "step 11 / 11 · op 2 / 2". */
+export function positionText(at, end, e, ops) {
+  return `step ${at} / ${end} · op ${opNumber(e)} / ${ops}`;
+}
+
+/**
+ * The Explain tab's line under the sentence: "Step 11, in operation 2 of 2:
+ * alloc_from_pcs (fastpath); alloc_fastpath +1."
+ */
+export function stepDetail(at, e, ops) {
+  return `Step ${at}, in operation ${opNumber(e)} of ${ops}: ${e.fn}${e.label ? ` (${e.label})` : ''}; ${statsText(e.stats)}.`;
+}
+
 /** The scrubber's aria-valuetext: "step 12 of 240: alloc_from_pcs fastpath on CPU 0". */
 export function stepText(at, end, e) {
   const base = `step ${at} of ${end}`;

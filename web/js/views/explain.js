@@ -3,7 +3,7 @@
 // and the code panel (the kernel function's outline, current step marked).
 
 import { h, fill } from '../dom.js';
-import { statsText } from '../format.js';
+import { stepDetail } from '../format.js';
 import { outlineFor } from '../outline.js';
 import { counterMeaning } from '../counters.js';
 
@@ -30,7 +30,7 @@ export function createExplain(root) {
       const k = `${m.session?.id}@${m.at}`;
       if (k === key) return;
       key = k;
-      detail.textContent = e ? `${sentence} Event ${e.seq} of operation ${e.op}: ${e.fn}${e.label ? ` (${e.label})` : ''}; ${statsText(e.stats)}.` : sentence;
+      detail.textContent = e ? `${sentence} ${stepDetail(m.at, e, m.ops)}` : sentence;
       // The counters this event bumped, flashing (a static mark under reduced motion).
       fill(bumped, Object.entries(e?.stats ?? {}).map(([k, d]) => h(doc, 'li', { class: 'flash', title: counterMeaning(k) }, `${k} ${d > 0 ? '+' : ''}${d}`)));
       report.hidden = !e?.report;

@@ -3,7 +3,7 @@
 // end, speed, and the scrubber with markers for notable events.
 
 import { h, fill } from '../dom.js';
-import { stepText } from '../format.js';
+import { stepText, positionText } from '../format.js';
 import { NOTABLE } from '../counters.js';
 
 export function createTimeline(root, player) {
@@ -51,7 +51,7 @@ export function createTimeline(root, player) {
       if (doc.activeElement !== range || !m.playing) range.value = String(m.at);
       const text = stepText(m.at, m.end, m.cur?.event);
       range.setAttribute('aria-valuetext', text);
-      pos.textContent = `step ${m.at} / ${m.end} · op ${m.cur?.state?.op ?? 0} / ${m.ops}`;
+      pos.textContent = positionText(m.at, m.end, m.cur?.event, m.ops);
       const key = `${m.session?.id}/${m.end}/${m.markers.length}`;
       if (key !== markKey) {
         markKey = key;
