@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { cacheView, describeObject, objectAddr, objectIndex, allocatedObjects, perCpuStats, S } from '../../web/js/model.js';
-import { topoScene, gridScene, cellCenter, hitGrid, planMoves, anchor, freelistPath } from '../../web/js/layout.js';
+import { topoScene, gridScene, cellCenter, hitGrid, planMoves, anchor, freelistPath, spreadMarkers } from '../../web/js/layout.js';
 import { setTexts } from '../../web/js/texts.js';
 
 setTexts(JSON.parse(readFileSync(new URL('../../web/data/texts.json', import.meta.url))));
@@ -155,4 +155,65 @@ test('a fresh slab in flight: free objects not on a freelist yet are "fresh", no
   assert.equal(v.counts[S.user], 0);
   const last = objectAddr(v.cache, slab, slab.objects - 1);
   assert.equal(describeObject(v, last).state, 'fresh');
+});
+
+/** Do any two placed markers overlap (same row, closer than @gap)? */
+function overlaps(r, widths, gap = 2) {
+  for (let i = 0; i < r.left.length; i++) {
+    for (let j = i + 1; j < r.left.length; j++) {
+      if (!r.keep[i] || !r.keep[j] || r.lane[i] !== r.lane[j]) continue;
+      if (r.left[i] < r.left[j] + widths[j] + gap - 1e-9 && r.left[j] < r.left[i] + widths[i] + gap - 1e-9) return [i, j];
+    }
+  }
+  return null;
+}
+
+test('spreadMarkers: markers far apart stay where their step is, in one row', () => {
+  const r = spreadMarkers([10, 100, 200], [18, 18, 18], 300);
+  assert.deepEqual(r.left, [1, 91, 191]);
+  assert.deepEqual(r.lane, [0, 0, 0]);
+  assert.equal(r.lanes, 1);
+  assert.deepEqual(r.keep, [true, true, true]);
+});
+
+test('spreadMarkers: free-storm\'s barn_put_fail and sheaf_flush one step apart both show, at every width', () => {
+  const at = [5, 30, 55, 80, 105, 130, 155, 236, 237, 245, 246], end = 253;
+  for (const W of [1400, 1000, 370, 200]) {
+    const xs = at.map((a) => (a / end) * W), widths = at.map(() => 18);
+    const r = spreadMarkers(xs, widths, W, { maxLanes: 2, overhang: 8 });
+    assert.equal(overlaps(r, widths), null, `${W}px`);
+    assert.ok(r.keep.every(Boolean), `${W}px: every marker is drawn`);
+    assert.ok(r.lanes <= 2);
+    for (let i = 0; i < xs.length; i++) {
+      assert.ok(r.left[i] >= -8 && r.left[i] + 18 <= W + 8, `${W}px: marker ${i} inside the track`);
+      // none moves further than its run needs
+      assert.ok(Math.abs(r.left[i] + 9 - xs[i]) <= 40, `${W}px: marker ${i} stays near step ${at[i]}`);
+    }
+    // 236 and 237: in two rows, or side by side in order
+    const a = at.indexOf(236), b = at.indexOf(237);
+    assert.ok(r.lane[a] !== r.lane[b] || r.left[a] < r.left[b]);
+  }
+});
+
+test('spreadMarkers: a run pushed apart is centred on its steps and kept inside the track', () => {
+  const one = spreadMarkers([50, 50, 50], [10, 10, 10], 200, { maxLanes: 1, gap: 0 });
+  assert.deepEqual(one.left, [35, 45, 55]);
+  const edge = spreadMarkers([199, 200], [10, 10], 200, { maxLanes: 1, gap: 0 });
+  assert.deepEqual(edge.left, [180, 190]);
+  const start = spreadMarkers([0, 1], [10, 10], 200, { maxLanes: 1, gap: 0, overhang: 5 });
+  assert.deepEqual(start.left, [-5, 5]);
+  // a second row takes what the first has no room for
+  const two = spreadMarkers([50, 51, 52], [10, 10, 10], 200, { maxLanes: 2, gap: 0 });
+  assert.deepEqual(two.lane, [0, 1, 0]);
+  assert.equal(overlaps(two, [10, 10, 10], 0), null);
+});
+
+test('spreadMarkers: more markers than the rows hold leaves some out, and the rest do not overlap', () => {
+  const n = 300, W = 370;
+  const xs = Array.from({ length: n }, (_, i) => (i / n) * W), widths = xs.map(() => 18);
+  const r = spreadMarkers(xs, widths, W, { maxLanes: 2, overhang: 8 });
+  assert.equal(overlaps(r, widths), null);
+  const kept = r.keep.filter(Boolean).length;
+  assert.ok(kept > 20 && kept <= 2 * Math.floor((W + 16 + 2) / 20), `${kept} kept`);
+  for (let i = 0; i < n; i++) if (r.keep[i]) assert.ok(r.left[i] >= -8 - 1e-9 && r.left[i] + 18 <= W + 8 + 1e-9);
 });

@@ -339,3 +339,73 @@ export function freelistPath(g, v, addr) {
   if (!s) return [];
   return s.freelist.map((a) => cellCenter(g, v, a)).filter(Boolean);
 }
+
+/**
+ * Where the timeline's markers go so that none hides another: each wants
+ * to be centred at its step's x; markers too close to share a row take the
+ * next row (up to @maxLanes), and in a row they still touch, a run of them
+ * is pushed apart side by side, centred on where they want to be and kept
+ * inside the track.  Markers that cannot fit at all (more than the rows
+ * hold) are left out: @keep says which were placed.
+ * @param {number[]} xs wanted centres, px from the track's left, ascending
+ * @param {number[]} widths each marker's width, px
+ * @param {number} width the track's width, px
+ * @param {{ gap?: number, maxLanes?: number, overhang?: number }} [o]
+ *   gap: px between markers; overhang: px a marker may stick out past either end
+ * @returns {{ left: number[], lane: number[], lanes: number, keep: boolean[] }}
+ */
+export function spreadMarkers(xs, widths, width, o = {}) {
+  const gap = o.gap ?? 2, maxLanes = Math.max(1, o.maxLanes ?? 3), over = o.overhang ?? 0;
+  const n = xs.length;
+  const lane = new Array(n).fill(0), keep = new Array(n).fill(true), left = new Array(n).fill(0);
+  // 1. rows: the first row with room, else the row whose last marker ends first
+  /** @type {number[]} where each row's last marker ends (once pushed clear of the one before) */
+  const ends = [];
+  for (let i = 0; i < n; i++) {
+    const l = xs[i] - widths[i] / 2;
+    let k = ends.findIndex((e) => e + gap <= l);
+    if (k < 0 && ends.length < maxLanes) k = ends.length;
+    if (k < 0) k = ends.indexOf(Math.min(...ends));
+    lane[i] = k;
+    ends[k] = (ends[k] != null ? Math.max(l, ends[k] + gap) : l) + widths[i];
+  }
+  const lanes = Math.max(1, ends.length);
+  // 2. in each row, runs of touching markers side by side (the clusters of a
+  // label placer): a run sits centred on its markers' wanted places, inside the track
+  const lo = -over, hi = width + over;
+  const clamp = (r) => Math.max(lo, Math.min(hi - r.size, r.want));
+  for (let k = 0; k < lanes; k++) {
+    const idx = [];
+    for (let i = 0; i < n; i++) if (lane[i] === k) idx.push(i);
+    // more than the row holds: leave out every other marker until it fits
+    let total = idx.reduce((sum, i) => sum + widths[i] + gap, -gap);
+    while (idx.length > 1 && total > hi - lo) {
+      for (let j = idx.length - 1; j > 0 && total > hi - lo; j -= 2) {
+        keep[idx[j]] = false;
+        total -= widths[idx[j]] + gap;
+        idx.splice(j, 1);
+      }
+    }
+    /** @type {{ first: number, count: number, size: number, want: number, start: number }[]} */
+    const runs = [];
+    for (let j = 0; j < idx.length; j++) {
+      const i = idx[j];
+      let run = { first: j, count: 1, size: widths[i], want: xs[i] - widths[i] / 2, start: 0 };
+      for (;;) {
+        run.start = clamp(run);
+        const prev = runs[runs.length - 1];
+        if (!prev || prev.start + prev.size + gap <= run.start) break;
+        runs.pop();
+        // the merged run's wanted start: the mean, over its markers, of wanted left minus offset in the run
+        const want = (prev.want * prev.count + (run.want - prev.size - gap) * run.count) / (prev.count + run.count);
+        run = { first: prev.first, count: prev.count + run.count, size: prev.size + gap + run.size, want, start: 0 };
+      }
+      runs.push(run);
+    }
+    for (const r of runs) {
+      let x = r.start;
+      for (let j = r.first; j < r.first + r.count; j++) { left[idx[j]] = x; x += widths[idx[j]] + gap; }
+    }
+  }
+  return { left, lane, lanes, keep };
+}

@@ -5,6 +5,7 @@
 import { h, fill } from '../dom.js';
 import { stepText, positionText } from '../format.js';
 import { NOTABLE } from '../counters.js';
+import { spreadMarkers } from '../layout.js';
 
 export function createTimeline(root, player) {
   const doc = root.ownerDocument;
@@ -40,6 +41,36 @@ export function createTimeline(root, player) {
       pos),
     h(doc, 'div', { class: 'scrub' }, range, marks));
 
+  // Markers go where their step is, unless that would hide another: then
+  // they take a second row, or move apart a little (layout.js).
+  // Laid out again when the track's width or the markers' size changes.
+  const scrub = /** @type {HTMLElement} */ (range.parentElement);
+  let placed = '';
+  function placeMarks() {
+    const bs = /** @type {HTMLElement[]} */ ([...marks.children]);
+    const w = marks.clientWidth;
+    if (!w || !bs.length) return;
+    const widths = bs.map((b) => b.offsetWidth), rowH = Math.max(...bs.map((b) => b.offsetHeight)) + 2;
+    const key = `${w}/${widths.join()}/${rowH}`;
+    if (key === placed) return;
+    placed = key;
+    const xs = bs.map((b) => Number(b.dataset.frac) * w);
+    const r = spreadMarkers(xs, widths, w, { gap: 2, maxLanes: 2, overhang: 8 });
+    bs.forEach((b, i) => {
+      // one that does not fit even in two rows (thousands of markers) is not drawn, nor focusable
+      b.style.visibility = r.keep[i] ? '' : 'hidden';
+      b.style.left = `${r.left[i]}px`;
+      b.style.top = `${r.lane[i] * rowH}px`;
+    });
+    marks.style.height = `${r.lanes * rowH}px`;
+    // room under the scrubber for every row (the presenter view's larger text included)
+    scrub.style.removeProperty('padding-bottom');
+    const base = parseFloat(doc.defaultView?.getComputedStyle(scrub).paddingBottom ?? '0') || 0;
+    const need = marks.offsetTop + r.lanes * rowH - (range.offsetTop + range.offsetHeight);
+    if (need > base) scrub.style.paddingBottom = `${Math.ceil(need)}px`;
+  }
+  if (doc.defaultView?.ResizeObserver) new doc.defaultView.ResizeObserver(() => placeMarks()).observe(marks);
+
   let markKey = '';
   return {
     render(m) {
@@ -59,10 +90,14 @@ export function createTimeline(root, player) {
         fill(marks, ...shown.map((mk) => {
           const b = h(doc, 'button', { type: 'button', class: `mark mk-${mk.kind}`, title: `${mk.title} at step ${mk.at}`,
             'aria-label': `${mk.title} at step ${mk.at}`, onclick: () => player.seek(mk.at) }, NOTABLE.find((n) => n.key === mk.kind)?.glyph ?? '•');
-          b.style.left = `${m.end ? (mk.at / m.end) * 100 : 0}%`;
+          b.dataset.frac = String(m.end ? mk.at / m.end : 0);
           return b;
         }));
+        placed = '';
       }
+      // the markers' size follows the text size (the presenter view): cheap to check once laid out
+      const size = doc.body?.className ?? '';
+      if (size !== marks.dataset.size || !placed) { marks.dataset.size = size; placed = ''; placeMarks(); }
     },
   };
 }
