@@ -53,6 +53,24 @@ test('objects in flight: mid-refill objects sit in the in-flight sheaf', () => {
   const topo = topoScene(state, v);
   assert.equal(topo.hold.flight.sheaves.length, 1);
   assert.equal(topo.hold.flight.sheaves[0].size, 60);
+  // the in-flight box counts what the legend counts: the sheaf's objects too
+  assert.equal(topo.hold.flight.objects, v.counts[S.inflight]);
+  assert.equal(topo.hold.flight.loose, 0);
+  assert.equal(topo.hold.rcu.objects, v.counts[S.rcu_pending]);
+});
+
+test('objects in flight: loose ones and those in a sheaf add up, as the legend counts them', () => {
+  const { state } = fixture('default-at6.json');
+  const sheaf = state.sheaves.find((s) => s.place.type === 'inflight');
+  // take one object out of the sheaf: it is in flight on its own now
+  const loose = sheaf.objects[sheaf.objects.length - 1];
+  const st = { ...state, inflight: [loose],
+    sheaves: state.sheaves.map((s) => (s === sheaf ? { ...s, size: s.size - 1, objects: s.objects.slice(0, -1) } : s)) };
+  const v = cacheView(st, 0);
+  const topo = topoScene(st, v);
+  assert.equal(v.counts[S.inflight], 60);
+  assert.equal(topo.hold.flight.objects, 60);
+  assert.equal(topo.hold.flight.loose, 1);
 });
 
 test('topoScene: CPUs, stacks, barns and zones are laid out without overlap', () => {

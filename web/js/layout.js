@@ -71,11 +71,18 @@ export function topoScene(snap, v, opts = {}) {
   const other = v.sheaves.filter((s) => !known.has(s.place.type));
   const hh = 80;
   const part = (a, b) => ({ x: W * a + (a ? gap / 2 : 0), y, w: W * (b - a) - (a ? gap / 2 : 0) - (b < 1 ? gap / 2 : 0), h: hh });
+  // Objects in flight and waiting for RCU, as the legend counts them (the
+  // cache view's states): those in such sheaves and the loose ones together.
+  const held = (list) => list.reduce((n, s) => n + s.size, 0);
+  const count = (code, list) => {
+    const objects = v.counts?.[code] ?? 0;
+    return { objects, loose: Math.max(0, objects - held(list)) };
+  };
   const hold = {
     y, h: hh,
-    flight: { ...part(0, 0.4), sheaves: /** @type {SheafBox[]} */ ([]), objects: (snap.inflight || []).length },
+    flight: { ...part(0, 0.4), sheaves: /** @type {SheafBox[]} */ ([]), ...count(S.inflight, flightSheaves) },
     prefill: { ...part(0.4, 0.64), sheaves: /** @type {SheafBox[]} */ ([]) },
-    rcu: { ...part(0.64, 0.82), sheaves: /** @type {SheafBox[]} */ ([]), objects: (snap.rcu_objs || snap.rcu_pending || []).length },
+    rcu: { ...part(0.64, 0.82), sheaves: /** @type {SheafBox[]} */ ([]), ...count(S.rcu_pending, rcuSheaves) },
     other: { ...part(0.82, 1), sheaves: /** @type {SheafBox[]} */ ([]) },
   };
   const row = (box, list, role) => list.forEach((s, i) => {

@@ -4,7 +4,7 @@
 // drawn without SVG (the PNG export cannot load SVG as an image under the
 // page's Content-Security-Policy), and the PNG export itself.
 
-import { STATES, RED_ZONE, shortAddr } from './format.js';
+import { STATES, RED_ZONE, shortAddr, plural } from './format.js';
 import { S } from './model.js';
 import { h, sizeCanvas, download } from './dom.js';
 
@@ -133,9 +133,9 @@ export function paintTopo(ctx, t) {
     box(c.caller, 'caller');
   }
   const hold = t.hold;
-  box(hold.flight, `in flight: ${hold.flight.objects} objects`);
+  box(hold.flight, `in flight: ${plural(hold.flight.sheaves.length, 'sheaf', 'sheaves')}, ${plural(hold.flight.objects, 'object')}`);
   box(hold.prefill, 'prefilled sheaves');
-  box(hold.rcu, `RCU pending: ${hold.rcu.sheaves.length} sheaves, ${hold.rcu.objects} objects`);
+  box(hold.rcu, `RCU pending: ${plural(hold.rcu.sheaves.length, 'sheaf', 'sheaves')}, ${plural(hold.rcu.objects, 'object')}`);
   box(hold.other, 'other places');
   for (const b of [...hold.flight.sheaves, ...hold.prefill.sheaves, ...hold.rcu.sheaves, ...hold.other.sheaves]) paintSheaf(ctx, b);
   for (const n of t.nodes) {

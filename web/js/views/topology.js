@@ -86,10 +86,12 @@ export function createTopology(root, o) {
     const narrow = t.w < 900;
     // the legacy model (cpu slabs) has no barns and no prefilled sheaves: their boxes say so
     const legacy = t.cpus.some((c) => c.legacy);
-    out.push(holdBox(hd.flight, 'in flight', 'flight', `${plural(hd.flight.sheaves.length, 'sheaf', 'sheaves')}, ${plural(hd.flight.objects, narrow ? 'object' : 'loose object')}`));
+    // objects: all the legend counts in flight (or waiting for RCU), in their sheaves or loose
+    const held = (b) => `${plural(b.sheaves.length, 'sheaf', 'sheaves')}, ${plural(b.objects, 'object')}${!narrow && b.loose && b.sheaves.length ? ` (${b.loose} loose)` : ''}`;
+    out.push(holdBox(hd.flight, 'in flight', 'flight', held(hd.flight)));
     out.push(holdBox(hd.prefill, 'prefilled', 'prefill', legacy ? (narrow ? 'none' : 'none before sheaves')
       : narrow ? plural(hd.prefill.sheaves.length, 'sheaf', 'sheaves') : `${plural(hd.prefill.sheaves.length, 'sheaf', 'sheaves')} held by callers`));
-    out.push(holdBox(hd.rcu, narrow ? 'RCU' : 'pending RCU', 'rcu', narrow ? plural(hd.rcu.sheaves.length + hd.rcu.objects, 'item') : `${plural(hd.rcu.sheaves.length, 'sheaf', 'sheaves')}, ${plural(hd.rcu.objects, 'object')}`));
+    out.push(holdBox(hd.rcu, narrow ? 'RCU' : 'pending RCU', 'rcu', narrow ? plural(hd.rcu.objects, 'object') : held(hd.rcu)));
     out.push(holdBox(hd.other, narrow ? 'other' : 'other places', 'other', plural(hd.other.sheaves.length, 'sheaf', 'sheaves')));
     for (const n of t.nodes) {
       const b = n.barn;
