@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { cacheView, describeObject, objectAddr, objectIndex, allocatedObjects, perCpuStats, S } from '../../web/js/model.js';
-import { topoScene, gridScene, cellCenter, hitGrid, planMoves, anchor, freelistPath, spreadMarkers } from '../../web/js/layout.js';
+import { topoScene, gridScene, cellCenter, hitGrid, planMoves, anchor, freelistPath, spreadMarkers, callerHands } from '../../web/js/layout.js';
 import { setTexts } from '../../web/js/texts.js';
 
 setTexts(JSON.parse(readFileSync(new URL('../../web/data/texts.json', import.meta.url))));
@@ -234,4 +234,32 @@ test('spreadMarkers: more markers than the rows hold leaves some out, and the re
   const kept = r.keep.filter(Boolean).length;
   assert.ok(kept > 20 && kept <= 2 * Math.floor((W + 16 + 2) / 20), `${kept} kept`);
   for (let i = 0; i < n; i++) if (r.keep[i]) assert.ok(r.left[i] >= -8 - 1e-9 && r.left[i] + 18 <= W + 8 + 1e-9);
+});
+
+test('callerHands: what each CPU\'s caller got and gave back in the operation so far', () => {
+  const ev = (cpu, moves) => ({ cpu, moves });
+  const to = (id, type, cpu) => ({ kind: 'object', id, from: { type: 'main', cpu }, to: { type } });
+  const from = (id, type) => ({ kind: 'object', id, from: { type: 'user' }, to: { type } });
+  assert.deepEqual([...callerHands([])], []);
+  // "the top object goes to the caller"
+  const one = callerHands([ev(0, []), ev(0, [to('0xa', 'user', 0)])]);
+  assert.deepEqual(one.get(0), { got: ['0xa'], gave: [] });
+  assert.equal(one.has(1), false);
+  // a free on CPU 1, and a sheaf move that is no caller's
+  const two = callerHands([ev(1, [from('0xb', 'main'), { kind: 'sheaf', id: 3, from: { type: 'main', cpu: 1 }, to: { type: 'user' } }])]);
+  assert.deepEqual(two.get(1), { got: [], gave: ['0xb'] });
+  // got and given back in one operation: neither
+  assert.deepEqual([...callerHands([ev(0, [to('0xc', 'user', 0)]), ev(0, [from('0xc', 'slab')])])], []);
+  // a move that names its CPU wins over the event's
+  assert.deepEqual(callerHands([ev(0, [{ kind: 'object', id: '0xd', from: { type: 'slab' }, to: { type: 'user', cpu: 1 } }])]).get(1).got, ['0xd']);
+});
+
+test('topoScene: the caller pocket holds what the hands say, with the slab of objects of the cache', () => {
+  const { state } = fixture('default-at6.json');
+  const v = cacheView(state, 0);
+  const addr = state.sheaves.find((s) => s.place.type === 'inflight').objects[0];
+  const topo = topoScene(state, v, { hands: new Map([[0, { got: [addr], gave: [] }], [1, { got: [], gave: ['0x1'] }]]) });
+  assert.deepEqual(topo.cpus[0].caller.got, [{ addr, slab: v.slabOf(addr).addr }]);
+  assert.deepEqual(topo.cpus[1].caller.gave, [{ addr: '0x1', slab: null }]);
+  assert.deepEqual(topoScene(state, v).cpus[0].caller.got, []);
 });

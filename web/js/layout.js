@@ -20,10 +20,40 @@ const SHEAF_ROLES = ['main', 'spare', 'rcu_free'];
 const BARN_TYPES = ['barn_full', 'barn_empty', 'barn_partial'];
 
 /**
+ * What each CPU's caller got and gave back during the operation so far:
+ * objects moved to the caller ("user") and from it, by the events of one
+ * operation up to the current step, in order.  An object got and given
+ * back within the operation counts as neither.
+ * @param {import('./types.js').Event[]} events
+ * @returns {Map<number, { got: string[], gave: string[] }>}
+ */
+export function callerHands(events) {
+  /** @type {Map<number, { got: Set<string>, gave: Set<string> }>} */
+  const by = new Map();
+  const of = (cpu) => { let x = by.get(cpu); if (!x) by.set(cpu, x = { got: new Set(), gave: new Set() }); return x; };
+  for (const e of events) {
+    for (const m of e.moves ?? []) {
+      if (m.kind !== 'object') continue;
+      if (m.to.type === 'user') {
+        const x = of(m.to.cpu ?? e.cpu);
+        if (!x.gave.delete(m.id)) x.got.add(m.id);
+      } else if (m.from.type === 'user') {
+        const x = of(m.from.cpu ?? e.cpu);
+        if (!x.got.delete(m.id)) x.gave.add(m.id);
+      }
+    }
+  }
+  const out = new Map();
+  for (const [cpu, x] of by) if (x.got.size || x.gave.size) out.set(cpu, { got: [...x.got], gave: [...x.gave] });
+  return out;
+}
+
+/**
  * The structure scene.
  * @param {Snapshot} snap
  * @param {CacheView} v
- * @param {{ width?: number }} [opts]
+ * @param {{ width?: number, hands?: Map<number, { got: string[], gave: string[] }> }} [opts]
+ *   hands: what each CPU's caller got and gave back in the operation so far (callerHands)
  */
 export function topoScene(snap, v, opts = {}) {
   const W = opts.width ?? 1200, gap = 10;
@@ -36,6 +66,9 @@ export function topoScene(snap, v, opts = {}) {
     sheafById.set(sh.id, b);
     return b;
   };
+
+  // objects with their slabs when of this cache (the inspector shows those)
+  const inCache = (list) => (list ?? []).map((addr) => ({ addr, slab: v.slabOf(addr)?.addr ?? null }));
 
   // ---- CPUs
   const nCpu = snap.nr_cpus;
@@ -58,7 +91,8 @@ export function topoScene(snap, v, opts = {}) {
     });
     const px = x + 8 + 3 * sp + 4;
     cpus.push({ cpu: c, node: snap.cpu_node[c] ?? 0, x, y, w: cw, h: ch, stacks, compact, legacy,
-      caller: { x: px, y: y + 26, w: Math.max(24, x + cw - 8 - px), h: Math.min(44, sh / 2) },
+      caller: { x: px, y: y + 26, w: Math.max(24, x + cw - 8 - px), h: Math.min(44, sh / 2),
+        got: inCache(opts.hands?.get(c)?.got), gave: inCache(opts.hands?.get(c)?.gave) },
       stats: info?.stats ?? {} });
   }
   let y = Math.ceil(nCpu / perRow) * (ch + gap);

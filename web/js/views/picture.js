@@ -8,7 +8,7 @@
 
 import { h, s, fill, sizeCanvas, reducedMotion } from '../dom.js';
 import { cacheView, S } from '../model.js';
-import { topoScene, gridScene, planMoves, cellCenter } from '../layout.js';
+import { topoScene, gridScene, planMoves, cellCenter, callerHands } from '../layout.js';
 import { paintCell } from '../paint.js';
 import { STATES, RED_ZONE } from '../format.js';
 import { createTopology } from './topology.js';
@@ -39,6 +39,23 @@ export function touchedKeys(e) {
     }
   }
   return out;
+}
+
+/**
+ * The events of the current step's operation up to that step, as far as
+ * they are loaded (the current event at least), oldest first.
+ * @param {any} m the player's model
+ */
+export function opSoFar(m, max = 5000) {
+  const e = m.cur?.event;
+  if (!e) return [];
+  const out = [e];
+  for (let q = e.seq - 1; q >= 0 && out.length < max; q--) {
+    const x = m.events.get(q);
+    if (!x || x.op !== e.op) break;
+    out.push(x);
+  }
+  return out.reverse();
 }
 
 /** @param {{ onSelect: (sel: any) => void, win: Window & typeof globalThis }} o */
@@ -76,9 +93,9 @@ export function createPicture(root, o) {
   let lastStep = -1;
   const live = new Set();
 
-  const scenesFor = (resp, cacheId, w, gh) => {
+  const scenesFor = (resp, cacheId, w, gh, hands) => {
     const v = cacheView(resp.state, cacheId);
-    return { view: v, topo: topoScene(resp.state, v, { width: w }), grid: gridScene(v, { width: w - 4, maxHeight: gh - 8, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
+    return { view: v, topo: topoScene(resp.state, v, { width: w, hands }), grid: gridScene(v, { width: w - 4, maxHeight: gh - 8, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
   };
 
   // Sizes are measured when the stage resizes (never in the middle of a step,
@@ -190,11 +207,13 @@ export function createPicture(root, o) {
     last = { m };
     if (!m.cur) return;
     const { tw, gh, w } = sizes();
-    const key = `${m.session?.id}@${m.cur.at}/${m.cacheId}/${Math.round(tw)}/${Math.round(gh)}/${opts.collapseFull}/${[...opts.collapsed].join(',')}`;
+    // what the callers hold: the operation's events so far (more once the events around load)
+    const so = opSoFar(m);
+    const key = `${m.session?.id}@${m.cur.at}/${so.length}/${m.cacheId}/${Math.round(tw)}/${Math.round(gh)}/${opts.collapseFull}/${[...opts.collapsed].join(',')}`;
     if (key !== memo.key) {
-      memo.prevScenes = memo.scenes;
-      memo.prevAt = memo.at;
-      memo.scenes = scenesFor(m.cur, m.cacheId, tw, gh);
+      const same = memo.at === m.cur.at;
+      if (!same) { memo.prevScenes = memo.scenes; memo.prevAt = memo.at; }
+      memo.scenes = scenesFor(m.cur, m.cacheId, tw, gh, callerHands(so));
       memo.key = key;
       memo.at = m.cur.at;
     }

@@ -121,10 +121,43 @@ export function createTopology(root, o) {
       g.append(text(st.x, st.y + st.h + 13, cpu.compact ? { main: 'main', spare: 'spr', rcu_free: 'rcu' }[st.role] : st.role === 'rcu_free' ? 'rcu' : st.role, cpu.compact ? 'tiny' : 'lbl'));
     }
     if (cpu.legacy) legacyCpu(g, cpu, sel, touched);
+    g.append(callerPocket(cpu, sel, touched));
+    return g;
+  }
+
+  /**
+   * The caller's pocket: what the operation so far handed to the caller on
+   * this CPU (solid cells, as allocated objects are drawn) or took back
+   * from it (hollow cells), each a button for the inspector.
+   */
+  function callerPocket(cpu, sel, touched) {
     const cl = cpu.caller;
-    g.append(s(doc, 'g', { class: touched.has(`caller:${cpu.cpu}`) ? 'caller touched' : 'caller' },
-      s(doc, 'rect', { x: cl.x, y: cl.y, width: cl.w, height: cl.h, class: 'pocket' }),
-      text(cl.x + 4, cl.y + cl.h / 2 + 4, 'caller')));
+    const list = cl.got.length ? cl.got : cl.gave;
+    const took = !cl.got.length && cl.gave.length > 0;
+    const g = s(doc, 'g', { class: touched.has(`caller:${cpu.cpu}`) ? 'caller touched' : 'caller', dataset: { cpu: String(cpu.cpu) } },
+      s(doc, 'rect', { x: cl.x, y: cl.y, width: cl.w, height: cl.h, class: 'pocket' }));
+    if (!list.length) {
+      g.append(text(cl.x + 4, cl.y + cl.h / 2 + 4, 'caller'));
+      return g;
+    }
+    const small = cpu.compact || cl.w < 90;
+    g.append(text(cl.x + 4, cl.y + 12, small ? (took ? 'freed' : 'caller') : took ? 'caller freed' : 'caller holds', small ? 'tiny' : 'lbl'));
+    const cell = 10, y = cl.y + cl.h - cell - 5;
+    const room = Math.max(1, Math.floor((cl.w - 8) / (cell + 3)));
+    // one object: its cell and address; more: as many cells as fit, and how many
+    const shown = list.length === 1 && !small ? 1 : Math.min(list.length, list.length > room ? Math.max(1, room - 2) : room);
+    const st = STATES[took ? S.free : S.user];
+    list.slice(0, shown).forEach((o, i) => {
+      const x = cl.x + 4 + i * (cell + 3);
+      const c = s(doc, 'g', { class: ['held', isSel(sel, 'object', o.addr) && 'sel'].filter(Boolean).join(' '), dataset: { object: o.addr } },
+        s(doc, 'rect', { x, y, width: cell, height: cell, fill: took ? '#fff' : st.color, stroke: st.ink, class: `g-${st.glyph}` }));
+      const what = `object ${shortAddr(o.addr)} ${took ? 'the caller freed' : 'handed to the caller'} on CPU ${cpu.cpu}`;
+      g.append(o.slab ? button(c, what, { kind: 'object', id: o.addr, slab: o.slab }) : c);
+    });
+    const after = cl.x + 4 + shown * (cell + 3) + 1;
+    if (list.length === 1 && !small) g.append(text(after, y + cell - 1, shortAddr(list[0].addr), 'num'));
+    else if (list.length > shown) g.append(text(after, y + cell - 1, `+${list.length - shown}`, 'tiny'));
+    if (list.length === 1 && small) g.append(s(doc, 'title', null, shortAddr(list[0].addr)));
     return g;
   }
 
