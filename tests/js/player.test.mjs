@@ -68,6 +68,18 @@ test('buildOp: form values to scenario operations', () => {
   assert.ok(OP_KINDS.every((k) => k.required.every((r) => k.fields.includes(r))));
 });
 
+test('buildOp: an operation on a cache where none exists yet says so', () => {
+  for (const kind of ['alloc', 'alloc_bulk', 'flush_all', 'shrink', 'destroy', 'prefill']) {
+    assert.match(buildOp(kind, { cpu: '0', cache: '', count: '2', name: 'x' }, null, { at: 0, caches: 0 }).error,
+      /no cache exists yet at step 0: create one first/, kind);
+  }
+  assert.match(buildOp('alloc', { cpu: '0', cache: '' }, null, { at: 7, caches: 0 }).error, /at step 7/);
+  // with caches alive, an empty choice is only a missing value
+  assert.equal(buildOp('alloc', { cpu: '0', cache: '' }, null, { at: 3, caches: 1 }).error, 'alloc needs cache');
+  // a create needs no cache
+  assert.deepEqual(buildOp('create', { name: 'A', object_size: '64' }, null, { at: 0, caches: 0 }).op, { op: 'create', name: 'A', object_size: 64 });
+});
+
 test('locateInJson and errorWhere point at the operation and key', () => {
   const text = '{\n "format": 1,\n "ops": [\n  {"op": "alloc", "cpu": 0},\n  {"op": "repeat", "times": 2, "ops": [{"op": "free", "cpux": 1}]}\n ]\n}';
   const w = errorWhere('scenario: ops[1].ops[0]: unknown key "cpux" (free takes cpu, cache, name, addr)');

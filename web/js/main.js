@@ -8,7 +8,6 @@
 
 import { api } from './api.js';
 import { createPlayer } from './state.js';
-import { h } from './dom.js';
 import { stepSentence, snapshotLine } from './format.js';
 import { exportPng as paintPng } from './paint.js';
 import { setTexts, texts } from './texts.js';
@@ -24,6 +23,7 @@ import { createExplain } from './views/explain.js';
 import { createCaches } from './views/caches.js';
 import { createBreakpoints } from './views/breakpoints.js';
 import { createTraceOpen } from './views/trace.js';
+import { createScenarioMenu } from './views/scenariomenu.js';
 
 const doc = document, win = window;
 const $ = (id) => doc.getElementById(id);
@@ -70,7 +70,14 @@ let snapshotsP = null, editorP = null, compareP = null;
 const snapshots = () => (snapshotsP ??= import('./views/snapshots.js').then((x) => x.createSnapshots($('tab-share'), player, {
   storage, viewLink, snapshotLink, exportPng, openSnapshot, version: () => version,
 })));
-const editor = () => (editorP ??= import('./views/scenario.js').then((x) => x.createScenarioEditor($('scenario-view'), player, { storage, onRun: () => showView('lab') })));
+const editor = () => (editorP ??= import('./views/scenario.js').then((x) => x.createScenarioEditor($('scenario-view'), player, { storage, onRun: () => {
+  menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom');
+  showView('lab');
+} })));
+// the header's Scenario menu: a shipped scenario picked starts a session of it
+const menu = createScenarioMenu($('scenario-select'), {
+  onPick: (name) => { player.create(name).then(() => { snapInfo = null; showView('lab'); }).catch(() => {}); },
+});
 const compare = () => (compareP ??= import('./views/compare.js').then((x) => x.createCompare($('compare-view'), { win, variants: () => Object.keys(player.get().session?.info?.settings?.variants ?? {}) })));
 
 // ---- tabs and views
@@ -127,12 +134,13 @@ player.subscribe(schedule);
 $('ops').closest('details')?.addEventListener('toggle', schedule);
 win.addEventListener('resize', () => { picture.redraw(); schedule(); });
 
-let lastSay = '', wordsFailed = false;
+let lastSay = '', wordsFailed = false, menuFor = /** @type {string|null} */ (null);
 function render() {
   const m = player.get();
   const tab = tabs.current();
   if (!Object.keys(texts().sentences).length && !wordsFailed) return;
   if (m.session?.token) tokens.keep(m.session.id, m.session.token);
+  if (m.session?.info && m.session.id !== menuFor) { menuFor = m.session.id; menu.showing(m.session.info.scenario?.name ?? ''); }
   banner.render(m);
   if (!m.cur) return;
   const say = stepSentence(m, player.opEvents);
@@ -175,6 +183,7 @@ let snapInfo = /** @type {{ text: string, warn: boolean }|null} */ (null);
 async function openSnapshot(id, note) {
   const sn = await api.snapshot(id);
   snapInfo = snapshotLine(sn, id, note ?? storage?.getItem(`slublab.note.${id}`) ?? '');
+  menu.showing(sn.scenario ?? '', null);
   if (sn.read_only) {
     await player.open({ id: (await api.openSnapshot(id).catch(() => ({ id: null }))).id ?? '', at: sn.position }).catch(() => {});
     return;
@@ -205,23 +214,15 @@ async function boot() {
   // Not needed for the first picture: asked once it is drawn.
   const later = () => {
     api.health().then((r) => { version = r.version; $('version').textContent = `engine ${r.version}`; }).catch(() => {});
-    api.scenarios().then((r) => {
-      const sel = $('scenario-select');
-      for (const s of r.scenarios) sel.append(h(doc, 'option', { value: s.name, title: s.title }, s.name));
-      sel.value = player.get().session?.info?.scenario?.name ?? '';
-    }).catch(() => {});
+    api.scenarios().then((r) => menu.fill(r.scenarios)).catch(() => {});
   };
   createTraceOpen($('trace-open'), { doc, win, open: async (id, token) => {
     tokens.keep(id, token);
     await player.open({ id, token, at: 0 });
     snapInfo = null;
     showView('lab');
-    /** @type {any} */ ($('scenario-select')).value = '';
+    menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom');
   } });
-  $('scenario-select').addEventListener('change', (ev) => {
-    const name = ev.target.value;
-    if (name) player.create(name).then(() => { snapInfo = null; showView('lab'); }).catch(() => {});
-  });
   const q = query;
   if (q.tab && TABS.includes(q.tab)) showTab(q.tab);
   if (q.presenter) setPresenter(true);
@@ -241,8 +242,6 @@ async function boot() {
       player.select(q.sel);
       if (!q.tab) showTab('inspect');
     }
-    const name = player.get().session?.info?.scenario?.name;
-    if (name) /** @type {any} */ ($('scenario-select')).value = name;
     if (q.view === 'compare') showView('compare');
     if (q.play) player.play();
   } catch (err) {

@@ -39,15 +39,21 @@ const INTS = new Set(['cpu', 'node', 'size', 'count', 'object_size', 'align', 's
  * @param {string} kind
  * @param {Record<string, string>} values
  * @param {(addr: string) => string|null} [cacheOf] the cache name of an object
+ * @param {{ at: number, caches: number }} [where] the step the operation would run at
+ *   and how many caches are alive there: an operation on a cache, where none exists
+ *   yet, says so
  * @returns {{ op?: any, error?: string }}
  */
-export function buildOp(kind, values, cacheOf) {
+export function buildOp(kind, values, cacheOf, where) {
   const k = OP_KINDS.find((x) => x.op === kind);
   if (!k) return { error: `unknown operation "${kind}"` };
   const op = { op: kind };
   for (const f of k.fields) {
     const raw = (values[f] ?? '').trim();
     if (raw === '') {
+      if (f === 'cache' && k.required.includes(f) && where && !where.caches) {
+        return { error: `no cache exists yet at step ${where.at}: create one first (the "create" operation), or step past the scenario's kmem_cache_create` };
+      }
       if (k.required.includes(f)) return { error: `${kind} needs ${f === 'object' ? 'an object' : f}` };
       continue;
     }

@@ -31,7 +31,8 @@ export function createOpsForm(root, player) {
     if (f === 'cpu') el = h(doc, 'select', { id }, Array.from({ length: st?.nr_cpus ?? 1 }, (_, i) => opt(i, `CPU ${i}`)));
     else if (f === 'node') el = h(doc, 'select', { id }, opt('', 'any node'), Array.from({ length: st?.nr_nodes ?? 1 }, (_, i) => opt(i, `node ${i}`)));
     else if (f === 'cache') {
-      el = h(doc, 'select', { id }, (st?.caches ?? []).filter((c) => c.alive).map((c) => opt(c.name, c.name)));
+      const alive = (st?.caches ?? []).filter((c) => c.alive);
+      el = h(doc, 'select', { id }, alive.length ? alive.map((c) => opt(c.name, c.name)) : opt('', `no cache yet at step ${m.at}`));
       el.value = v.cache?.name ?? '';
     } else if (f === 'object') {
       const objs = allocatedObjects(v, 500);
@@ -73,7 +74,7 @@ export function createOpsForm(root, player) {
     const r = buildOp(kind.value, values, (addr) => {
       for (const c of m.cur.state.caches) { const cv = c.id === v.cache?.id ? v : cacheView(m.cur.state, c.id); if (cv.slabOf(addr)) return c.name; }
       return null;
-    });
+    }, { at: m.at, caches: m.cur.state.caches.filter((c) => c.alive).length });
     if (r.error) { msg.textContent = r.error; return; }
     submit([r.op]);
   });
