@@ -45,6 +45,30 @@ async function request(method, path, o = {}) {
   return o.raw ? text : json;
 }
 
+/**
+ * A file the server offers as a download (an export, a report, the offline
+ * copy): its bytes and the name the server gives it (Content-Disposition),
+ * or an ApiError with the server's reason, so that a refusal is shown
+ * instead of a download the browser cancels without a word.
+ * @param {string} url
+ * @returns {Promise<{ blob: Blob, name: string|null }>}
+ */
+async function fetchFile(url) {
+  let res;
+  try {
+    res = await fetch(url);
+  } catch (err) {
+    throw new ApiError(0, 'network', `the server cannot be reached (${err.message})`);
+  }
+  if (!res.ok) {
+    let e = null;
+    try { e = JSON.parse(await res.text())?.error ?? null; } catch { /* not JSON: the status says it */ }
+    throw new ApiError(res.status, e?.code ?? 'error', e?.message ?? `HTTP ${res.status}`);
+  }
+  const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? null;
+  return { blob: await res.blob(), name };
+}
+
 const q = (params) => {
   const s = new URLSearchParams();
   for (const [k, v] of Object.entries(params)) if (v !== undefined && v !== null && v !== '') s.set(k, String(v));
@@ -55,6 +79,7 @@ const S = (id) => `/api/sessions/${encodeURIComponent(id)}`;
 
 export const api = {
   health: () => request('GET', '/api/health'),
+  fetchFile,
   /** The UI's words: sentence templates, outlines, counter meanings (web/data/texts.json). */
   texts: () => request('GET', '/data/texts.json'),
   scenarios: () => request('GET', '/api/scenarios'),

@@ -6,7 +6,7 @@
 // report, an offline HTML copy of the session (docs/export.md),
 // import a JSON snapshot (with a warning when another engine version made it).
 
-import { h, fill, download, downloadUrl } from '../dom.js';
+import { h, fill, download } from '../dom.js';
 import { api } from '../api.js';
 
 /**
@@ -44,15 +44,36 @@ export function createSnapshots(root, player, o) {
     return r;
   }
 
+  /**
+   * Download what the server answers at @url, named as it says (else
+   * @name); when it refuses (an offline copy of a session too long for
+   * one), say why instead.  @what names the file in the messages.
+   */
+  async function fetchDownload(url, name, what) {
+    msg.textContent = `Preparing ${what}…`;
+    try {
+      const r = await api.fetchFile(url);
+      // as plain bytes: a browser adds no extension of its own to the server's name
+      download(doc, r.name ?? name, new Blob([r.blob], { type: 'application/octet-stream' }));
+      msg.textContent = `Downloaded ${what}.`;
+    } catch (e) {
+      msg.textContent = `Could not download ${what}: ${e.message}`;
+    }
+  }
   /** Download the current step as kernel files (@format slabinfo or sysfs). */
   function kernelFiles(format) {
     const m = player.get();
-    if (m.session?.id) downloadUrl(doc, api.exportUrl(m.session.id, format, m.at));
+    if (m.session?.id) fetchDownload(api.exportUrl(m.session.id, format, m.at), `${format}-${m.session.id}-${m.at}`, format === 'sysfs' ? 'the /sys/kernel/slab tar' : '/proc/slabinfo');
   }
   /** Download the report of the current step (@format md) or its chart (svg). */
   function report(format) {
     const m = player.get();
-    if (m.session?.id) downloadUrl(doc, api.reportUrl(m.session.id, format, m.at));
+    if (m.session?.id) fetchDownload(api.reportUrl(m.session.id, format, m.at), `report-${m.session.id}.${format}`, format === 'md' ? 'the report' : 'the chart');
+  }
+  /** Download the offline copy of the whole session, opening at the current step. */
+  function offline() {
+    const m = player.get();
+    if (m.session?.id) fetchDownload(api.offlineUrl(m.session.id, m.at), `slublab-${m.session.id}.html`, 'offline copy');
   }
 
   fill(root,
@@ -80,7 +101,7 @@ export function createSnapshots(root, player, o) {
       h(doc, 'button', { type: 'button', id: 'report-md', title: 'State and counters as Markdown, for a review', onclick: () => report('md') }, 'Markdown'),
       h(doc, 'button', { type: 'button', id: 'report-svg', title: 'The chart the Markdown report links (save it beside the report)', onclick: () => report('svg') }, 'Chart (SVG)')),
     h(doc, 'p', { class: 'row' }, 'The whole session: ',
-      h(doc, 'button', { type: 'button', id: 'export-html', title: 'One HTML file that opens without the server and steps through this session', onclick: () => { const m = player.get(); if (m.session?.id) downloadUrl(doc, api.offlineUrl(m.session.id, m.at)); } }, 'Offline copy (HTML)')),
+      h(doc, 'button', { type: 'button', id: 'export-html', title: 'One HTML file that opens without the server and steps through this session', onclick: offline }, 'Offline copy (HTML)')),
     h(doc, 'p', { class: 'row' }, h(doc, 'label', null, 'Import a snapshot JSON ', file)),
     msg, h(doc, 'h3', null, 'Recent snapshots'), list);
 
