@@ -281,14 +281,14 @@ test('snapshots: save with a note, reopen a permalink, export and re-import (wit
     await waitAt(page, 7);
     const m = await model(page);
     await page.click('#tabbtn-share');
-    // the view link: session, step, cache and tab
+    // the view link: session, step and cache; made in the Share tab, it reopens the lab's Explain tab
     await page.click('#view-copy');
     const viewUrl = await page.inputValue('#permalink');
-    assert.match(viewUrl, new RegExp(`session=${m.id}&at=7&cache=0&tab=share`));
+    assert.match(viewUrl, new RegExp(`session=${m.id}&at=7&cache=0$`));
     const p2 = await openPage(browser.ctx, viewUrl);
     await p2.waitForSelector('body[data-ready="1"]');
     await waitAt(p2, 7);
-    assert.equal(await p2.getAttribute('#tabbtn-share', 'aria-selected'), 'true');
+    assert.equal(await p2.getAttribute('#tabbtn-explain', 'aria-selected'), 'true');
     noErrors(p2);
     await p2.close();
     // a snapshot with title and note

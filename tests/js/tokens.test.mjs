@@ -2,7 +2,7 @@
 // a storage that may be missing or full of junk.  Run: node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createTokens, browserStorage, MAX_TOKENS } from '../../web/js/tokens.js';
+import { createTokens, browserStorage, MAX_TOKENS, SNAPSHOT_KEY } from '../../web/js/tokens.js';
 
 /** A Storage over a Map. */
 function memoryStorage() {
@@ -50,4 +50,15 @@ test('browserStorage: the window\'s localStorage unless it refuses', () => {
   const refusing = { get localStorage() { throw new Error('SecurityError'); } };
   assert.equal(browserStorage(/** @type {any} */ (refusing)), null);
   assert.equal(browserStorage({ localStorage: /** @type {any} */ ({ getItem() { throw new Error('denied'); } }) }), null);
+});
+
+test('the snapshots\' tokens are kept apart from the sessions\'', () => {
+  const st = memoryStorage();
+  const sessions = createTokens(st), snaps = createTokens(st, SNAPSHOT_KEY);
+  sessions.keep('s1', 'ts');
+  snaps.keep('n1', 'tn');
+  assert.deepEqual(sessions.all(), { s1: 'ts' });
+  assert.deepEqual(snaps.all(), { n1: 'tn' });
+  assert.equal(createTokens(st, SNAPSHOT_KEY).get('n1'), 'tn', 'another page of the same browser lists it');
+  assert.equal(snaps.get('s1'), null);
 });

@@ -76,7 +76,13 @@ test('viewParams: session, step, cache, a tab other than Explain, selection, pre
 
 test('links: the view and a snapshot of it', () => {
   assert.equal(viewLink('http://h:1', view()), 'http://h:1/?session=s1&at=12&cache=0');
-  assert.equal(snapshotLink('http://h:1', view({ tab: 'share' }), 'sn9', ''), 'http://h:1/?cache=0&tab=share&snapshot=sn9');
+  assert.equal(snapshotLink('http://h:1', view({ tab: 'inspect' }), 'sn9', ''), 'http://h:1/?cache=0&tab=inspect&snapshot=sn9');
+  // copied from the Share tab, a link reopens the lab at the step (the Explain tab), not the Share tab
+  assert.equal(snapshotLink('http://h:1', view({ tab: 'share' }), 'sn9', ''), 'http://h:1/?cache=0&snapshot=sn9');
+  assert.equal(viewLink('http://h:1', view({ tab: 'share' })), 'http://h:1/?session=s1&at=12&cache=0');
+  assert.equal(readQuery(new URL(viewLink('http://h:1', view({ tab: 'share' }))).search).tab, null);
+  // the address bar keeps the tab: a reload shows the page as it was
+  assert.equal(addressFor(view({ tab: 'share' }), 'lab'), '/?session=s1&at=12&cache=0&tab=share');
   const long = snapshotLink('http://h:1', view(), 'sn9', 'x'.repeat(600));
   assert.equal(new URL(long).searchParams.get('note'), 'x'.repeat(500));
   assert.equal(new URL(long).searchParams.has('session'), false);

@@ -111,7 +111,8 @@ export const api = {
   /** @param {{ mask: string, order?: string|number, context?: string, scenario?: string, variant?: string }} p */
   gfp: (p) => request('GET', `/api/gfp${q(p)}`),
   createSnapshot: (body) => request('POST', '/api/snapshots', { body }),
-  snapshots: () => request('GET', '/api/snapshots'),
+  /** The newest @limit snapshots on the server (50 when not given; at most 1000), everyone's. */
+  snapshots: (limit) => request('GET', `/api/snapshots${q({ limit })}`),
   snapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}`),
   exportSnapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}/export`, { raw: true }),
   importSnapshot: (text) => request('POST', '/api/snapshots/import?new_id=1', { body: text }),

@@ -63,14 +63,24 @@ export function viewParams(v) {
   return p;
 }
 
+/**
+ * The query string of a link to view @v: as viewParams, but a link copied
+ * from the Share tab reopens the lab at the step, not the Share tab (the
+ * tab the link was made in is no part of what it shows).
+ * @param {ViewState} v
+ */
+export function linkParams(v) {
+  return viewParams(v.tab === 'share' ? { ...v, tab: 'explain' } : v);
+}
+
 /** The link that reopens view @v (its session at its step). */
 export function viewLink(origin, v) {
-  return `${origin}/?${viewParams(v)}`;
+  return `${origin}/?${linkParams(v)}`;
 }
 
 /** The permalink of snapshot @id shown as view @v, with an optional note. */
 export function snapshotLink(origin, v, id, note) {
-  const p = viewParams(v);
+  const p = linkParams(v);
   p.delete('session'); p.delete('at');
   p.set('snapshot', id);
   if (note) p.set('note', note.slice(0, 500));

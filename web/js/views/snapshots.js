@@ -8,6 +8,7 @@
 
 import { h, fill, download } from '../dom.js';
 import { api } from '../api.js';
+import { createTokens, SNAPSHOT_KEY } from '../tokens.js';
 
 /**
  * @param {{ storage: Storage|null, viewLink: () => string, snapshotLink: (id: string, note: string) => string,
@@ -22,6 +23,8 @@ export function createSnapshots(root, player, o) {
   const file = h(doc, 'input', { type: 'file', id: 'snap-import', accept: '.json,application/json' });
   const list = h(doc, 'ul', { id: 'snap-list' });
   let last = /** @type {{ id: string, note: string }|null} */ (null);
+  // the snapshots this browser saved or imported (their tokens): the list shows those only
+  const mine = createTokens(o.storage, SNAPSHOT_KEY);
 
   async function copy(text) {
     link.value = text;
@@ -36,6 +39,7 @@ export function createSnapshots(root, player, o) {
     if (!m.session?.id) return null;
     const t = title.value.trim() || `${m.session.info.scenario.name} at step ${m.at}`;
     const r = await api.createSnapshot({ session: m.session.id, at: m.at, title: t.slice(0, 200) });
+    mine.keep(r.id, r.token);
     last = { id: r.id, note: note.value };
     if (o.storage && note.value) o.storage.setItem(`slublab.note.${r.id}`, note.value);
     msg.textContent = `Saved snapshot ${r.id} (step ${r.position}).`;
@@ -103,7 +107,7 @@ export function createSnapshots(root, player, o) {
     h(doc, 'p', { class: 'row' }, 'The whole session: ',
       h(doc, 'button', { type: 'button', id: 'export-html', title: 'One HTML file that opens without the server and steps through this session', onclick: offline }, 'Offline copy (HTML)')),
     h(doc, 'p', { class: 'row' }, h(doc, 'label', null, 'Import a snapshot JSON ', file)),
-    msg, h(doc, 'h3', null, 'Recent snapshots'), list);
+    msg, h(doc, 'h3', null, 'Recent snapshots from this browser'), list);
 
   file.addEventListener('change', async () => {
     const f = file.files?.[0];
@@ -113,6 +117,7 @@ export function createSnapshots(root, player, o) {
       const j = JSON.parse(text);
       const warn = j.engine && j.engine !== o.version() ? `This snapshot comes from engine ${j.engine}; this server runs ${o.version()}. ` : '';
       const r = await api.importSnapshot(text);
+      mine.keep(r.id, r.token);
       msg.textContent = `${warn}Imported as snapshot ${r.id}.`;
       await o.openSnapshot(r.id);
       if (warn) msg.textContent = `${warn}Imported as snapshot ${r.id}.`;
@@ -121,9 +126,16 @@ export function createSnapshots(root, player, o) {
     file.value = '';
   });
 
+  /** The newest 20 snapshots of this browser (the server lists everyone's, newest first). */
   function refresh() {
-    api.snapshots().then((r) => fill(list, (r.snapshots ?? []).slice(0, 20).map((s) => h(doc, 'li', null,
-      h(doc, 'button', { type: 'button', class: 'link', onclick: () => o.openSnapshot(s.id) }, s.title || s.id), ` · ${s.scenario} step ${s.position}`)))).catch(() => {});
+    const kept = mine.all();
+    if (!Object.keys(kept).length) { fill(list, h(doc, 'li', { class: 'note' }, 'None saved in this browser yet.')); return; }
+    api.snapshots(1000).then((r) => {
+      const ours = (r.snapshots ?? []).filter((s) => Object.hasOwn(kept, s.id)).slice(0, 20);
+      fill(list, ours.length ? ours.map((s) => h(doc, 'li', null,
+        h(doc, 'button', { type: 'button', class: 'link', onclick: () => o.openSnapshot(s.id) }, s.title || s.id), ` · ${s.scenario} step ${s.position}`))
+        : [h(doc, 'li', { class: 'note' }, 'None saved in this browser yet.')]);
+    }).catch(() => {});
   }
   refresh();
   return { refresh, save };
