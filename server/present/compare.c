@@ -109,8 +109,8 @@ static int compare_run_batches(struct replay *rp, const struct session *more, st
             strbuf_printf(err, "%s: not valid JSON", label);
             return -1;
         }
-        ret = scenario_parse_op_list(arr, label, rp->config.nr_cpus, rp->config.nr_nodes, &ops,
-                                     &nr, &steps, err);
+        ret = scenario_parse_op_list(arr, label, rp->config.nr_cpus, rp->config.nr_nodes, &ops, &nr,
+                                     &steps, err);
         cJSON_Delete(arr);
         if (ret)
             return -1;
