@@ -179,9 +179,11 @@ export function createCompare(root, o) {
 
   function drawTable() {
     if (!report) return;
-    caption.replaceChildren(`${report.scenario}, cache ${report.cache}: ${report.baseline} (baseline) vs ${report.patched} (patched), `
-      + (atStep.checked ? `at operation ${sides[0].op}` : 'at the end'));
-    const shown = rows().filter((r) => !hideZero.checked || (r.b && r.b !== 'n/a') || (r.p && r.p !== 'n/a') || (!atStep.checked && (r.baseline || r.patched)));
+    // the end totals, unless asked for the step (the report images quote the caption)
+    caption.replaceChildren(`${report.scenario}, cache ${report.cache}: ${report.baseline} (baseline) vs ${report.patched} (patched)`
+      + (atStep.checked ? `, at operation ${sides[0].op}` : ''));
+    const some = (v) => typeof v === 'number' && v !== 0;
+    const shown = rows().filter((r) => !hideZero.checked || some(r.b) || some(r.p) || (!atStep.checked && (r.baseline || r.patched)));
     fill(tbody, shown.map((r) => h(doc, 'tr', { dataset: { metric: r.metric } }, h(doc, 'th', { scope: 'row' }, r.metric),
       h(doc, 'td', { class: 'num' }, String(r.b)), h(doc, 'td', { class: 'num' }, String(r.p)),
       h(doc, 'td', { class: 'num' }, r.b === 'n/a' || r.p === 'n/a' ? 'n/a' : fmtChange(r.b, r.p, r.change_pct)))));
