@@ -44,7 +44,8 @@ static const struct cli_opt compare_opts[] = {
         {CLI_TO(struct compare_args, seed), .name = "seed", .arg = "N",
          .help = "override the scenario's seed (both runs)"},
         {CLI_TO(struct compare_args, json), .name = "json", .one_of = 2,
-         .help = "{\"rows\":[{\"metric\",\"baseline\",\"patched\",\"change_pct\"}]}"},
+         .help = "{\"identical\",\"warning\",\"rows\":[{\"metric\",\"baseline\",\"patched\","
+                 "\"change_pct\"}]}"},
         {CLI_TO(struct compare_args, md), .name = "md", .one_of = 2,
          .help = "a Markdown report: the table in cover-letter form, then the end state of both "
                  "runs (docs/export.md)"},
@@ -132,7 +133,7 @@ static int compare_run(const struct compare_args *a, const struct scenario *scn,
     struct strbuf err = STRBUF_INIT;
     int ret = CLI_OK;
 
-    if (compare_side_run(scn, a->cache, side, cache_name, &err)) {
+    if (compare_side_run(scn, NULL, a->cache, side, cache_name, &err)) {
         fprintf(stderr, "%s\n", strbuf_str(&err));
         ret = CLI_USAGE;
     }
@@ -159,11 +160,14 @@ static int compare_print_json(const struct scenario *scn, const char *cache,
 static void compare_print_table(const struct scenario *scn, const char *cache,
                                 const struct compare_side side[2])
 {
-    char pct[48], change[52];
+    char pct[48], change[52], warning[256];
     size_t r;
 
-    printf("scenario %s, cache %s\nbaseline: %s\npatched:  %s\n\n", scn->name, cache, side[0].label,
+    printf("scenario %s, cache %s\nbaseline: %s\npatched:  %s\n", scn->name, cache, side[0].label,
            side[1].label);
+    if (compare_warning(side, warning, sizeof(warning)))
+        printf("warning:  %s\n", warning); /* a table of +0.0% says nothing by itself */
+    printf("\n");
     printf("%-26s %14s %14s %9s\n", "metric", "baseline", "patched", "change");
     for (r = 0; r < COMPARE_ROWS; r++) {
         bool has = compare_counts(side, 0, r) && compare_counts(side, 1, r) &&

@@ -2,8 +2,10 @@
  * routes_misc.c: the handlers that need no session: health, the scenario
  * catalogue and compare (see routes.h, docs/api.md).
  *
- * compare runs the scenario twice, which is engine work: it answers
- * ROUTE_WOULD_BLOCK on the first call and runs on a worker.
+ * compare runs a shipped scenario, or a session's inputs, twice, which is
+ * engine work: it answers ROUTE_WOULD_BLOCK on the first call and runs on
+ * a worker.  With open=1 it also keeps both runs as new sessions, so the
+ * UI can step through them.
  */
 #include "http/routes.h"
 
@@ -18,6 +20,8 @@
 #include "present/report_md.h"
 #include "scenario/scenario.h"
 #include "present/svg_chart.h"
+#include "session/registry.h"
+#include "session/session.h"
 
 int route_health(const struct request *req, struct response *res)
 {
@@ -170,35 +174,129 @@ static void compare_report(struct response *res, const struct scenario *scn, con
     strbuf_release(&sb);
 }
 
+/*
+ * Copy the inputs of session @id (scenario, batches) into @more, new and
+ * not built, and its settings into @base.  0, or non-zero once @res holds
+ * the error.
+ */
+static int compare_session_inputs(const struct request *req, struct response *res, const char *id,
+                                  struct session *more, struct sim_config *base)
+{
+    struct session *src;
+    int ret;
+
+    if (route_open_session(req, res, id, &src))
+        return -1;
+    ret = session_fork_inputs(src, session_nr_events(src), more);
+    *base = src->cfg;
+    route_close_session(req, src);
+    if (ret) {
+        route_session_error(res, ret, NULL);
+        return -1;
+    }
+    return 0;
+}
+
+/*
+ * Keep side @k's run as a new session: @more's inputs (or shipped scenario
+ * @e's) with the side's settings, answered in @runs as {"id","token"}.
+ * 0, or a session error with the reason in @err.
+ */
+static int compare_open_run(const struct request *req, const struct session *more,
+                            const struct catalog_entry *e, const struct compare_side *side,
+                            cJSON *runs, struct strbuf *err)
+{
+    struct session *s = session_new(&req->app->cfg.lim);
+    cJSON *o;
+    size_t i;
+    unsigned v;
+    int ret;
+
+    if (!s)
+        return -ENOMEM;
+    ret = more ? session_set_scenario(s, more->scenario_text, more->scenario_len,
+                                      more->scenario_label)
+               : session_set_scenario(s, e->text, e->len, e->name);
+    for (i = 0; more && !ret && i < more->nr_batches; i++)
+        ret = session_add_batch(s, more->batches[i].ops, more->batches[i].limit);
+    if (ret)
+        goto err_free;
+    s->scenario_id = more ? more->scenario_id : e->row;
+    if (more)
+        memcpy(s->parent, more->parent, sizeof(s->parent));
+    s->settings.has_seed = s->settings.has_model = true;
+    s->settings.seed = side->cfg.seed;
+    s->settings.model = side->cfg.model;
+    s->settings.era = side->cfg.legacy_era;
+    for (v = 0; v < SIM_NR_VARIANTS; v++) {
+        s->settings.has_variant[v] = true;
+        s->settings.variant[v] = side->cfg.variant[v];
+    }
+    if ((ret = session_build(s, err)))
+        goto err_free;
+    if ((ret = registry_add(req->app->reg, s))) /* frees s on failure */
+        return ret;
+    o = cJSON_CreateObject();
+    if (!json_push(runs, o) || !json_put(o, "id", cJSON_CreateString(s->id)) ||
+        !json_put(o, "token", cJSON_CreateString(s->token)) ||
+        !json_put(o, "label", cJSON_CreateString(side->label)))
+        ret = -ENOMEM;
+    registry_put(req->app->reg, s);
+    return ret;
+
+err_free:
+    session_free(s);
+    return ret;
+}
+
 int route_compare(const struct request *req, struct response *res)
 {
     const char *name = route_query(req, "scenario"), *cache = route_query(req, "cache");
-    const char *format = route_query(req, "format");
-    const struct catalog_entry *e;
+    const char *format = route_query(req, "format"), *sid = route_query(req, "session");
+    const char *open = route_query(req, "open");
+    const struct catalog_entry *e = NULL;
     struct compare_side side[2];
     char cache_name[2][SIM_NAME_MAX] = {"", ""};
     struct strbuf err = STRBUF_INIT;
     struct scenario *scn = NULL;
+    struct session *more = NULL;
     struct sim_config base;
+    cJSON *o = NULL, *runs;
     uint64_t seed;
-    int q;
+    int q, k, ret;
 
-    if (!name)
-        return route_error(res, 400, "bad_request", "which scenario? (scenario=NAME)");
+    if (!name == !sid)
+        return route_error(res, 400, "bad_request",
+                           "which run? (scenario=NAME or session=ID, not both)");
     if (format && strcmp(format, "json") == 0)
         format = NULL;
     if (format && strcmp(format, "md") && strcmp(format, "svg"))
         return route_error(res, 400, "bad_request", "format: json, md or svg");
-    if (!(e = app_scenario(req->app, name)))
+    if (open && strcmp(open, "0") && strcmp(open, "1"))
+        return route_error(res, 400, "bad_request", "open: 0 or 1");
+    if (name && !(e = app_scenario(req->app, name)))
         return route_error(res, 404, "not_found", "no scenario named \"%.64s\"", name);
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
     memset(side, 0, sizeof(side)); /* out_release reads side[].snap */
-    if (scenario_parse(e->text, e->len, e->name, &scn, &err)) {
+    if (sid) {
+        if (!(more = session_new(&req->app->cfg.lim))) {
+            route_error(res, 503, "busy", "out of memory");
+            goto out_release;
+        }
+        if (compare_session_inputs(req, res, sid, more, &base))
+            goto out_release;
+        ret = scenario_parse(more->scenario_text, more->scenario_len, more->scenario_label, &scn,
+                             &err);
+    } else {
+        ret = scenario_parse(e->text, e->len, e->name, &scn, &err);
+        if (!ret)
+            base = scn->config;
+    }
+    if (ret) {
         route_error(res, 500, "internal", "%s", strbuf_str(&err));
         goto out_release;
     }
-    base = scn->config;
     if ((q = route_query_u64(req, res, "seed", UINT64_MAX, &seed)) < 0)
         goto out_release;
     if (q == 0)
@@ -206,16 +304,37 @@ int route_compare(const struct request *req, struct response *res)
     side[0].keep_snap = side[1].keep_snap = format != NULL;
     if (!compare_axis(req, res, &base, side))
         goto out_release;
-    if (compare_side_run(scn, cache, &side[0], cache_name[0], &err) ||
-        compare_side_run(scn, cache, &side[1], cache_name[1], &err)) {
+    if (compare_side_run(scn, more, cache, &side[0], cache_name[0], &err) ||
+        compare_side_run(scn, more, cache, &side[1], cache_name[1], &err)) {
         route_error(res, 422, "unprocessable", "%s", strbuf_str(&err));
         goto out_release;
     }
-    if (format)
+    if (format) {
         compare_report(res, scn, cache_name[0], side, strcmp(format, "svg") == 0);
-    else
-        route_json(res, 200, compare_json(scn, cache_name[0], side));
+        goto out_release;
+    }
+    if (!(o = compare_json(scn, cache_name[0], side)) ||
+        (sid && !json_put(o, "session", cJSON_CreateString(sid)))) {
+        route_error(res, 503, "busy", "out of memory");
+        goto out_release;
+    }
+    if (open && !strcmp(open, "1")) {
+        if (!json_put(o, "runs", runs = cJSON_CreateArray())) {
+            route_error(res, 503, "busy", "out of memory");
+            goto out_release;
+        }
+        for (k = 0; k < 2; k++) {
+            if ((ret = compare_open_run(req, more, e, &side[k], runs, &err))) {
+                route_session_error(res, ret, err.len ? strbuf_str(&err) : NULL);
+                goto out_release;
+            }
+        }
+    }
+    route_json(res, 200, o);
+    o = NULL;
 out_release:
+    cJSON_Delete(o);
+    session_free(more);
     sim_snapshot_release(side[0].snap);
     sim_snapshot_release(side[1].snap);
     strbuf_release(&err);

@@ -7,12 +7,19 @@
  * Every counter is listed, zero or not and engine-only ones included,
  * summed over CPUs, then the slab-state files; each row has the change in
  * percent of the baseline ("-" when the baseline is 0).
+ *
+ * A side replays a scenario, or a session's inputs (its scenario, then the
+ * batches appended since).  Each run keeps a digest of its events, so a
+ * comparison whose two runs are the same says so instead of showing a
+ * table of +0.0%.
  */
 #include "present/compare.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/json.h"
 #include "scenario/metric.h"
@@ -21,18 +28,133 @@
 static const enum metric_kind compare_files[] = {
         METRIC_OBJECTS, METRIC_OBJECTS_PARTIAL, METRIC_PARTIAL, METRIC_SLABS, METRIC_TOTAL_OBJECTS};
 
-int compare_side_run(const struct scenario *scn, const char *cache_arg, struct compare_side *side,
-                     char *cache_name, struct strbuf *err)
+#define FNV_OFFSET 14695981039346656037ull
+#define FNV_PRIME  1099511628211ull
+
+static void digest_u64(uint64_t *h, uint64_t v)
+{
+    int i;
+
+    for (i = 0; i < 8; i++) {
+        *h ^= (v >> (8 * i)) & 0xff;
+        *h *= FNV_PRIME;
+    }
+}
+
+static void digest_str(uint64_t *h, const char *str)
+{
+    for (; str && *str; str++) {
+        *h ^= (unsigned char)*str;
+        *h *= FNV_PRIME;
+    }
+    digest_u64(h, str ? 1 : 0);
+}
+
+static void digest_place(uint64_t *h, const struct sim_place *p)
+{
+    digest_u64(h, p->type);
+    digest_u64(h, (uint64_t)(int64_t)p->cpu);
+    digest_u64(h, (uint64_t)(int64_t)p->node);
+    digest_u64(h, (uint64_t)(int64_t)p->slot);
+    digest_u64(h, p->slab);
+    digest_u64(h, p->sheaf);
+}
+
+/* The event callback of a side's run: what the event did, into side->digest. */
+static void compare_on_event(const struct sim_event *ev, void *arg)
+{
+    uint64_t *h = &((struct compare_side *)arg)->digest;
+    size_t i;
+
+    digest_u64(h, ev->op);
+    digest_u64(h, (uint64_t)(int64_t)ev->cpu);
+    digest_u64(h, (uint64_t)(int64_t)ev->node);
+    digest_u64(h, (uint64_t)(int64_t)ev->cache);
+    digest_str(h, ev->fn);
+    digest_str(h, ev->label);
+    digest_str(h, ev->report);
+    for (i = 0; i < ev->nr_moves; i++) {
+        digest_u64(h, ev->moves[i].kind);
+        digest_u64(h, ev->moves[i].id);
+        digest_place(h, &ev->moves[i].from);
+        digest_place(h, &ev->moves[i].to);
+    }
+    for (i = 0; i < ev->nr_stats; i++) {
+        digest_u64(h, ev->stats[i].item);
+        digest_u64(h, (uint64_t)ev->stats[i].delta);
+    }
+    if (ev->page) {
+        digest_u64(h, ev->page->order);
+        digest_u64(h, ev->page->addr);
+        digest_str(h, ev->page->path);
+    }
+}
+
+/* Apply @more's batches after the first, as session_build() does; 0 or -1 with @err. */
+static int compare_run_batches(struct replay *rp, const struct session *more, struct strbuf *err)
+{
+    char label[32];
+    size_t i;
+    int ret = 0;
+
+    for (i = 1; i < more->nr_batches && !ret; i++) {
+        const struct session_batch *b = &more->batches[i];
+        uint64_t start = sim_op_count(rp->sim), steps;
+        struct scenario_op *ops = NULL;
+        cJSON *arr = cJSON_Parse(b->ops);
+        size_t nr = 0;
+
+        snprintf(label, sizeof(label), "batch %zu", i);
+        if (!arr) {
+            strbuf_printf(err, "%s: not valid JSON", label);
+            return -1;
+        }
+        ret = scenario_parse_op_list(arr, label, rp->config.nr_cpus, rp->config.nr_nodes, &ops, &nr,
+                                     &steps, err);
+        cJSON_Delete(arr);
+        if (ret)
+            return -1;
+        rp->label = label;
+        rp->op_limit = b->limit == REPLAY_NO_LIMIT ? REPLAY_NO_LIMIT : start + b->limit;
+        ret = replay_more(rp, ops, nr, "ops");
+        rp->label = NULL;
+        scenario_op_list_release(ops, nr);
+    }
+    rp->op_limit = REPLAY_NO_LIMIT;
+    if (ret && ret != -ECANCELED) {
+        strbuf_puts(err, strbuf_str(&rp->error));
+        return -1;
+    }
+    return 0;
+}
+
+int compare_side_run(const struct scenario *scn, const struct session *more, const char *cache_arg,
+                     struct compare_side *side, char *cache_name, struct strbuf *err)
 {
     struct sim_snapshot *snap = NULL;
     struct replay rp;
-    int ret = -1, cache;
+    int ret = -1, cache, run;
     size_t i, k;
 
-    if (replay_init(&rp, scn, &side->cfg) || replay_run(&rp)) {
+    side->digest = FNV_OFFSET;
+    if (replay_init(&rp, scn, &side->cfg)) {
         strbuf_printf(err, "%s (%s)", strbuf_str(&rp.error), side->label);
         goto out_release;
     }
+    sim_set_event_cb(rp.sim, compare_on_event, side);
+    if (more && more->nr_batches)
+        rp.op_limit = more->batches[0].limit;
+    run = replay_run(&rp);
+    if (run && run != -ECANCELED) {
+        strbuf_printf(err, "%s (%s)", strbuf_str(&rp.error), side->label);
+        goto out_release;
+    }
+    if (more && compare_run_batches(&rp, more, err)) {
+        strbuf_printf(err, " (%s)", side->label);
+        goto out_release;
+    }
+    side->ops = sim_op_count(rp.sim);
+    side->events = sim_event_count(rp.sim);
     cache = cache_arg ? sim_cache_lookup(rp.sim, cache_arg) : replay_report_cache(&rp);
     if (cache < 0) {
         strbuf_printf(err, "slublab compare: %s: no cache %s%s%s (%s)", scn->label,
@@ -86,17 +208,53 @@ bool compare_change(uint64_t base, uint64_t patched, char *buf, size_t len)
     return true;
 }
 
+bool compare_identical(const struct compare_side side[2])
+{
+    return side[0].ops == side[1].ops && side[0].events == side[1].events &&
+           side[0].digest == side[1].digest;
+}
+
+bool compare_warning(const struct compare_side side[2], char *buf, size_t len)
+{
+    enum sim_model model = side[0].cfg.model;
+    bool same = compare_identical(side);
+    unsigned v, differ = SIM_NR_VARIANTS;
+
+    for (v = 0; v < SIM_NR_VARIANTS; v++)
+        if (side[0].cfg.variant[v] != side[1].cfg.variant[v])
+            differ = v;
+    if (model == side[1].cfg.model && differ < SIM_NR_VARIANTS &&
+        !sim_variant_in_model(differ, model)) {
+        snprintf(buf, len,
+                 "%s does not change what the %s model does (it is a change to the %s model)%s",
+                 sim_variant_name(differ), sim_model_name(model),
+                 sim_model_name(model == SIM_MODEL_SHEAVES ? SIM_MODEL_LEGACY : SIM_MODEL_SHEAVES),
+                 same ? ": the two runs are identical, so nothing changes" : "");
+        return true;
+    }
+    if (!same)
+        return false;
+    snprintf(buf, len,
+             "the two runs are identical (the same %" PRIu64 " operations and %" PRIu64
+             " events): %s and %s behave the same on this scenario",
+             side[0].ops, side[0].events, side[0].label, side[1].label);
+    return true;
+}
+
 cJSON *compare_json(const struct scenario *scn, const char *cache,
                     const struct compare_side side[2])
 {
     cJSON *o = cJSON_CreateObject(), *rows = NULL;
-    char pct[48];
+    char pct[48], warning[256];
+    bool warn = compare_warning(side, warning, sizeof(warning));
     size_t r;
 
     if (!o || !json_put(o, "scenario", cJSON_CreateString(scn->name)) ||
         !json_put(o, "cache", cJSON_CreateString(cache)) ||
         !json_put(o, "baseline", cJSON_CreateString(side[0].label)) ||
         !json_put(o, "patched", cJSON_CreateString(side[1].label)) ||
+        !json_put(o, "identical", cJSON_CreateBool(compare_identical(side))) ||
+        !json_put(o, "warning", warn ? cJSON_CreateString(warning) : cJSON_CreateNull()) ||
         !json_put(o, "rows", rows = cJSON_CreateArray()))
         goto err_delete;
     for (r = 0; r < COMPARE_ROWS; r++) {

@@ -278,7 +278,7 @@ bool report_md_compare(struct strbuf *out, const struct scenario *scn, const cha
                        const struct compare_side side[2], const struct sim_snapshot *snaps[2],
                        const char *image)
 {
-    char change[48], v0[24], v1[24];
+    char change[48], v0[24], v1[24], warning[256];
     size_t r, omitted = 0;
     int k;
 
@@ -296,7 +296,13 @@ bool report_md_compare(struct strbuf *out, const struct scenario *scn, const cha
     strbuf_puts(out, side[0].label);
     strbuf_puts(out, "`\n- patched: `");
     strbuf_puts(out, side[1].label);
-    strbuf_puts(out, "`\n\n## Counters\n\nFor a cover letter (counters that are 0 in both runs "
+    strbuf_puts(out, "`\n\n");
+    if (compare_warning(side, warning, sizeof(warning))) {
+        strbuf_puts(out, "> **Warning:** ");
+        md_cell(out, warning);
+        strbuf_puts(out, ".\n\n");
+    }
+    strbuf_puts(out, "## Counters\n\nFor a cover letter (counters that are 0 in both runs "
                      "left out):\n\n```\n");
     strbuf_printf(out, "%-26s %14s %14s %12s %9s\n", "", "baseline", "patched", "delta", "change");
     for (r = 0; r < COMPARE_ROWS; r++) {

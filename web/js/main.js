@@ -78,7 +78,19 @@ const editor = () => (editorP ??= import('./views/scenario.js').then((x) => x.cr
 const menu = createScenarioMenu($('scenario-select'), {
   onPick: (name) => { player.create(name).then(() => { snapInfo = null; showView('lab'); }).catch(() => {}); },
 });
-const compare = () => (compareP ??= import('./views/compare.js').then((x) => x.createCompare($('compare-view'), { win, variants: () => Object.keys(player.get().session?.info?.settings?.variants ?? {}) })));
+let cmpView = null, cmpFrom = null;
+const compare = () => (compareP ??= import('./views/compare.js').then((x) => (cmpView = x.createCompare($('compare-view'), {
+  win, variants: () => Object.keys(player.get().session?.info?.settings?.variants ?? {}), onChange: () => updateUrl(),
+}))));
+let catalogue = null;
+/** What the compare view compares for the lab's session: its shipped scenario when the session is just that, else the session. */
+async function labSource() {
+  const info = player.get().session?.info;
+  if (!info) return 'fresh-slab-fill';
+  catalogue ??= api.scenarios().then((r) => r.scenarios, () => []);
+  const shipped = (await catalogue).some((x) => x.name === info.scenario?.name && x.title === info.scenario?.title);
+  return shipped && !info.parent && (info.batches ?? 1) === 1 ? info.scenario.name : `session:${info.id}`;
+}
 
 // ---- tabs and views
 const TABS = ['explain', 'counters', 'inspect', 'table', 'share', 'pages', 'gfp'];
@@ -92,14 +104,22 @@ const tabs = createTabs($('tablist'), Object.fromEntries(TABS.map((x) => [x, $(`
 const showTab = (t) => tabs.show(t);
 
 const VIEWS = ['lab', 'compare', 'scenario'];
-function showView(v) {
+/** Show page @v; @cmp: the comparison a link asks for (compare page). */
+function showView(v, cmp = null) {
   view = v;
   for (const x of VIEWS) {
     $(`${x}-view`).hidden = x !== v;
     $(`viewbtn-${x}`).setAttribute('aria-pressed', String(x === v));
   }
   if (v === 'compare') {
-    compare().then((c) => (c.ready() ? c.redraw() : c.start(player.get().session?.info?.scenario?.name ?? 'fresh-slab-fill', 'variant:DEFERRED_FREELIST')));
+    // a link's comparison; else the lab's session, anew when the lab moved on to another
+    const id = player.get().session?.id ?? null;
+    compare().then(async (c) => {
+      if (cmp) return c.start(cmp.source, cmp.axis, { op: cmp.op, atStep: cmp.atStep });
+      if (c.ready() && cmpFrom === id) return c.redraw();
+      cmpFrom = id;
+      return c.start(await labSource(), c.urlState()?.axis ?? 'variant:DEFERRED_FREELIST');
+    });
   }
   if (v === 'lab') picture.redraw();
   if (v === 'scenario') {
@@ -176,7 +196,7 @@ function viewState() {
 }
 const viewLink = () => linkTo(win.location.origin, viewState());
 const snapshotLink = (id, note) => snapshotLinkTo(win.location.origin, viewState(), id, note);
-const updateUrl = createUrlKeeper(win, () => addressFor(viewState(), view));
+const updateUrl = createUrlKeeper(win, () => addressFor(viewState(), view, cmpView?.urlState() ?? null));
 
 // ---- snapshots
 let snapInfo = /** @type {{ text: string, warn: boolean }|null} */ (null);
@@ -242,7 +262,10 @@ async function boot() {
       player.select(q.sel);
       if (!q.tab) showTab('inspect');
     }
-    if (q.view === 'compare') showView('compare');
+    if (q.view === 'compare') {
+      cmpFrom = player.get().session?.id ?? null;
+      showView('compare', q.compare);
+    }
     if (q.play) player.play();
   } catch (err) {
     // the banner shows the error

@@ -1,8 +1,8 @@
 // @ts-check
 // The view state in the query string: what a URL asks the page to open
-// (a session at a step, a snapshot, a presenter to follow, or a new
-// session of a scenario) and the links that reopen the current view
-// (permalinks).  Pure apart from createUrlKeeper, which is handed the
+// (a session at a step, a snapshot, a presenter to follow, a new session
+// of a scenario, or a comparison at a step) and the links that reopen the
+// current view (permalinks).  Pure apart from createUrlKeeper, which is handed the
 // window it writes to.
 
 /**
@@ -23,20 +23,47 @@ export function selectionParam(sel) {
 }
 
 /**
+ * @typedef {{ source: string, axis: string, op: number, atStep: boolean }} CompareState
+ *   source: a shipped scenario's name or "session:ID"; axis: "variant:NAME"
+ *   or "model:A,B"; op: the scenario operation both sides stand at;
+ *   atStep: the counter table shows that step (else the end).
+ */
+
+/** The comparison a query string asks for (cmp, axis, op, counters), or null. @returns {CompareState|null} */
+export function readCompare(q) {
+  const source = q.get('cmp');
+  if (!source) return null;
+  const op = Number(q.get('op') ?? 0);
+  return { source, axis: q.get('axis') || 'variant:DEFERRED_FREELIST', op: Number.isFinite(op) && op > 0 ? Math.floor(op) : 0,
+    atStep: q.get('counters') === 'step' };
+}
+
+/** The query string of comparison @c on the compare page (readCompare reads it back). */
+export function compareParams(c) {
+  const p = new URLSearchParams({ view: 'compare', cmp: c.source, axis: c.axis, op: String(c.op) });
+  if (c.atStep) p.set('counters', 'step');
+  return p;
+}
+
+/**
  * What the query string asks for.  `fresh` names the scenario of a new
  * session when the URL names no existing one (the page starts it before
- * building anything), else null.
+ * building anything), else null.  A comparison's link opens the lab on what
+ * it compares: its scenario, or its session.
  * @param {URLSearchParams|string} search
  */
 export function readQuery(search) {
   const q = typeof search === 'string' ? new URLSearchParams(search) : search;
   const sel = q.get('sel');
+  const compare = readCompare(q);
+  const named = ['follow', 'snapshot', 'session'].some((k) => q.has(k));
+  const cmpSession = !named && compare?.source.startsWith('session:') ? compare.source.slice(8) : null;
   return {
-    fresh: ['follow', 'snapshot', 'session'].some((k) => q.has(k)) ? null : (q.get('scenario') || 'default'),
+    fresh: named || cmpSession ? null : (q.get('scenario') || compare?.source || 'default'),
     follow: q.get('follow') || null,
     snapshot: q.get('snapshot') || null,
     note: q.get('note') ?? undefined,
-    session: q.get('session') || null,
+    session: q.get('session') || cmpSession,
     at: Number(q.get('at') ?? 0),
     cache: q.get('cache') != null ? Number(q.get('cache')) : undefined,
     tab: q.get('tab') || null,
@@ -44,6 +71,7 @@ export function readQuery(search) {
     presenter: !!q.get('presenter'),
     view: q.get('view') || null,
     play: !!q.get('play'),
+    compare,
   };
 }
 
@@ -90,13 +118,15 @@ export function snapshotLink(origin, v, id, note) {
 /**
  * The URL the address bar shows for view @v on page @page ('lab',
  * 'compare', 'scenario'), or null to leave it as it is (a follower's URL
- * stays the presenter's link; no session yet).
+ * stays the presenter's link; no session yet).  On the compare page, the
+ * comparison @cmp when there is one.
  * @param {ViewState & { following: boolean }} v
  * @param {string} page
+ * @param {CompareState|null} [cmp]
  */
-export function addressFor(v, page) {
+export function addressFor(v, page, cmp = null) {
   if (v.following) return null;
-  if (page === 'compare') return '/?view=compare';
+  if (page === 'compare') return cmp ? `/?${compareParams(cmp)}` : '/?view=compare';
   if (v.session) return `/?${viewParams(v)}`;
   return null;
 }
