@@ -93,6 +93,9 @@ int ktrace_open_mem(const void *buf, size_t len, struct ktrace_reader **out);
 int ktrace_next_line(struct ktrace_reader *r, const char **line, size_t *len);
 /* Lines longer than KTRACE_MAX_LINE skipped so far. */
 uint64_t ktrace_reader_overlong(const struct ktrace_reader *r);
+/* Stop with an error once a pass has produced more than @max_text bytes of
+ * text (0: no limit; the default).  Cannot fail. */
+void ktrace_reader_limit(struct ktrace_reader *r, uint64_t max_text);
 /* Compressed bytes consumed and the file's size (0 when unknown): progress. */
 uint64_t ktrace_reader_pos(const struct ktrace_reader *r);
 uint64_t ktrace_reader_size(const struct ktrace_reader *r);

@@ -160,6 +160,10 @@ const rawCatalogue = [
   ['HTTP/1.0', 'GET /api/health HTTP/1.0\r\n\r\n', [200]],
 ];
 
+// A write must name the server's own address in Host (guard.h): the
+// catalogue's "Host: x" becomes the server's address when it is sent.
+const hosted = (bytes) => bytes.replaceAll('\r\nHost: x\r\n', `\r\nHost: ${new URL(srv.url).host}\r\n`);
+
 describe('raw requests', () => {
   for (const [name, bytes, statuses] of rawCatalogue) {
     test(name, async () => {
@@ -168,9 +172,9 @@ describe('raw requests', () => {
         const chunk = 'x'.repeat(65536);
         let body = '';
         for (let i = 0; i < 20; i++) body += `${chunk.length.toString(16)}\r\n${chunk}\r\n`;
-        text = await raw(srv.url, `POST /api/sessions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${body}0\r\n\r\n`, 5000);
+        text = await raw(srv.url, hosted(`POST /api/sessions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${body}0\r\n\r\n`), 5000);
       } else {
-        text = await raw(srv.url, bytes, 5000);
+        text = await raw(srv.url, hosted(bytes), 5000);
       }
       assert.ok(statuses.includes(statusOf(text)), `${name}: got ${JSON.stringify(text.slice(0, 200))}`);
       assert.doesNotMatch(text, /root:/, 'no file outside web/ is ever served');
@@ -193,7 +197,7 @@ describe('slow and abandoned clients', () => {
   test('a client that stalls mid-body does not block others', async () => {
     const sock = net.connect(Number(new URL(srv.url).port), '127.0.0.1');
     await new Promise((r) => sock.on('connect', r));
-    sock.write(`POST /api/sessions/${s.id}/ops HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n[{"op":`);
+    sock.write(hosted(`POST /api/sessions/${s.id}/ops HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n[{"op":`));
     for (let i = 0; i < 10; i++)
       assert.equal((await api(srv.url, 'GET', `/api/sessions/${s.id}/state?at=${i}`)).status, 200);
     sock.destroy();
@@ -204,7 +208,7 @@ describe('slow and abandoned clients', () => {
     for (let i = 0; i < 200; i++) {
       const sock = net.connect(Number(new URL(srv.url).port), '127.0.0.1');
       sock.on('error', () => {});
-      if (i % 2) sock.on('connect', () => sock.write('POST /api/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{'));
+      if (i % 2) sock.on('connect', () => sock.write(hosted('POST /api/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{')));
       socks.push(sock);
     }
     await new Promise((r) => setTimeout(r, 300));
