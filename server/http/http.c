@@ -34,6 +34,7 @@
 
 #include <microhttpd.h>
 
+#include "base/utf8.h"
 #include "http/app.h"
 #include "http/follow.h"
 #include "http/guard.h"
@@ -62,6 +63,9 @@ struct http_req {
     enum http_state state;
     struct query_param query[HTTP_MAX_QUERY];
     size_t nr_query;
+    bool query_over;       /* more than HTTP_MAX_QUERY arguments */
+    const char *query_dup; /* a key given twice, or NULL */
+    const char *query_bad; /* a key whose key or value is not UTF-8, or NULL */
     struct request req;
     struct response res;
     struct http_req *next; /* worker queue */
@@ -161,11 +165,18 @@ static enum MHD_Result http_collect_query(void *cls, enum MHD_ValueKind kind, co
     struct http_req *hr = cls;
 
     (void)kind;
-    if (hr->nr_query < HTTP_MAX_QUERY) {
-        hr->query[hr->nr_query].key = key;
-        hr->query[hr->nr_query].value = value;
-        hr->nr_query++;
+    if (!hr->query_bad && (!utf8_valid(key, strlen(key)) || (value && !utf8_valid(value, strlen(value)))))
+        hr->query_bad = key;
+    for (size_t i = 0; i < hr->nr_query && !hr->query_dup; i++)
+        if (!strcmp(hr->query[i].key, key))
+            hr->query_dup = key;
+    if (hr->nr_query == HTTP_MAX_QUERY) {
+        hr->query_over = true;
+        return MHD_NO; /* no need to look further */
     }
+    hr->query[hr->nr_query].key = key;
+    hr->query[hr->nr_query].value = value;
+    hr->nr_query++;
     return MHD_YES;
 }
 
@@ -372,6 +383,18 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         return http_fail(hr, 415, "unsupported_media_type",
                          "the body is JSON: send it with Content-Type: application/json");
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_collect_query, hr);
+    if (hr->query_over) {
+        snprintf(why, sizeof(why), "at most %u query arguments, not more", HTTP_MAX_QUERY);
+        return http_fail(hr, 400, "bad_request", why);
+    }
+    if (hr->query_bad) {
+        snprintf(why, sizeof(why), "query argument \"%.64s\" is not valid UTF-8 text", hr->query_bad);
+        return http_fail(hr, 400, "bad_request", why);
+    }
+    if (hr->query_dup) {
+        snprintf(why, sizeof(why), "query argument \"%.64s\" is given twice", hr->query_dup);
+        return http_fail(hr, 400, "bad_request", why);
+    }
     hr->req.app = srv->app;
     hr->req.method = method;
     hr->req.path = url;
