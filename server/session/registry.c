@@ -64,12 +64,14 @@ int registry_new(struct store *store, const struct session_limits *lim, unsigned
     return 0;
 }
 
-/* Write the presenter's position when it moved since the last write. */
-static void registry_save_position(struct registry *reg, struct session *s)
+int registry_save_position(struct registry *reg, struct session *s)
 {
+    int err = 0;
+
     if (s->ready && s->position != s->pos_saved &&
-        store_session_set_position(reg->store, s->id, s->position) == 0)
+        !(err = store_session_set_position(reg->store, s->id, s->position)))
         s->pos_saved = s->position;
+    return err;
 }
 
 void registry_free(struct registry *reg)
