@@ -29,7 +29,7 @@ struct serve_args {
     struct cli_list allow_origin;
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
             checkpoint_every, workers, threads, timeout, follow_ms, follow_rate, max_connections,
-            max_per_ip, header_timeout;
+            max_per_ip, header_timeout, max_trace_text;
     bool quiet;
 };
 
@@ -85,6 +85,9 @@ static const struct cli_opt serve_limit_opts[] = {
          .max = 86400,
          .help = "a connection that waits this long for a request's headers is closed, "
                  "however slowly it sends (default 10; 0: never)"},
+        {CLI_TO(struct serve_args, max_trace_text), .name = "max-trace-text", .arg = "MIB",
+         .min = 1, .max = 1u << 20,
+         .help = "text an uploaded trace may expand to once decompressed (default 4096)"},
         {CLI_TO(struct serve_args, follow_ms), .name = "follow-ms", .arg = "N", .max = 60000,
          .help = "least milliseconds between two updates to a follower (default 100)"},
         {CLI_TO(struct serve_args, follow_rate), .name = "follow-rate", .arg = "N", .max = 1000000,
@@ -136,6 +139,8 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
         cfg->max_per_ip = (unsigned)a->max_per_ip.value;
     if (a->header_timeout.given)
         cfg->header_timeout = (unsigned)a->header_timeout.value;
+    if (a->max_trace_text.given)
+        cfg->max_trace_text = a->max_trace_text.value << 20;
     if (a->follow_ms.given)
         cfg->follow_ms = (unsigned)a->follow_ms.value;
     if (a->follow_rate.given)

@@ -42,6 +42,7 @@ struct app_config {
     unsigned follow_ms;     /* least milliseconds between two updates to a follower */
     unsigned follow_rate;   /* follower updates a second over all followers, at most (0: any) */
     uint64_t search_budget; /* events one search request may replay */
+    uint64_t max_trace_text; /* bytes of text an uploaded trace may expand to (0: TRACES_MAX_TEXT) */
     struct session_limits lim;
     const char *const *allow_origin; /* NULL-terminated origins allowed to write (guard.h); may be NULL */
     bool quiet; /* no request log, no libmicrohttpd messages */

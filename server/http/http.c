@@ -318,8 +318,14 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
             /* a trace is streamed to a temporary file, up to 256 MiB */
             if (http_content_length_over(conn, TRACES_MAX_BYTES))
                 return http_fail(hr, 413, "too_large", "the trace is larger than 256 MiB");
-            if (traces_upload_begin(&hr->upload))
-                return http_fail(hr, 503, "busy", "cannot store the upload");
+            if ((ret = traces_upload_begin(srv->app->traces, &hr->upload))) {
+                if (ret != -EBUSY)
+                    return http_fail(hr, 503, "busy", "cannot store the upload");
+                snprintf(hr->res.retry_after, sizeof(hr->res.retry_after), TRACES_RETRY_AFTER);
+                snprintf(why, sizeof(why), "%u traces are being replayed; try again",
+                         TRACES_MAX_RUNNING);
+                return http_fail(hr, 503, "busy", why);
+            }
             return MHD_YES;
         }
         if (http_content_length_too_big(conn)) {

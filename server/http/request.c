@@ -47,7 +47,7 @@ int route_error(struct response *res, unsigned status, const char *code, const c
         o = NULL;
     }
     route_json(res, status, o);
-    if (status == 503)
+    if (status == 503 && !res->retry_after[0]) /* a caller may have said longer */
         snprintf(res->retry_after, sizeof(res->retry_after), "1");
     return 0;
 }

@@ -86,9 +86,10 @@ int ktrace_open(const char *path, struct ktrace_reader **out, struct strbuf *err
 int ktrace_open_mem(const void *buf, size_t len, struct ktrace_reader **out);
 /*
  * The next line, without its newline or a trailing '\r'.  Returns 1 and
- * sets *line and *len (valid until the next call), 0 at the end, or -EIO when
- * the input is unreadable or a gzip stream is cut short (message in
- * ktrace_reader_error()); lines read before stay valid results.
+ * sets *line and *len (valid until the next call), 0 at the end, -EIO when
+ * the input is unreadable or a gzip stream is cut short, or -EFBIG past the
+ * limit of ktrace_reader_limit() (message in ktrace_reader_error()); lines
+ * read before stay valid results.
  */
 int ktrace_next_line(struct ktrace_reader *r, const char **line, size_t *len);
 /* Lines longer than KTRACE_MAX_LINE skipped so far. */

@@ -277,7 +277,7 @@ int ktrace_next_line(struct ktrace_reader *r, const char **line, size_t *len)
         }
         got = fill(r);
         if (got < 0)
-            return -EIO;
+            return got == -EFBIG ? -EFBIG : -EIO;
         if (got == 0) {
             size_t n = r->end - r->start;
 
