@@ -45,12 +45,12 @@ url=$(grep -o 'http://[^ ]*' "$tmp/serve.out")
 url=${url%/}
 
 json() { node -e "const j = JSON.parse(require('fs').readFileSync(0, 'utf8')); console.log($1)"; }
-create() { curl -sf -X POST "$url/api/sessions" --data-binary "$1"; }
+create() { curl -sf -X POST "$url/api/sessions" -H 'Content-Type: application/json' --data-binary "$1"; }
 
 small=$(create '{"scenario":"default"}')
 sid=$(json j.id <<<"$small")
 stok=$(json j.token <<<"$small")
-deep=$(node -e "console.log(JSON.stringify({scenario: JSON.parse(require('fs').readFileSync('bench/deep.json', 'utf8'))}))" | curl -sf -X POST "$url/api/sessions" --data-binary @-)
+deep=$(node -e "console.log(JSON.stringify({scenario: JSON.parse(require('fs').readFileSync('bench/deep.json', 'utf8'))}))" | curl -sf -X POST "$url/api/sessions" -H 'Content-Type: application/json' --data-binary @-)
 did=$(json j.id <<<"$deep")
 devents=$(json j.events <<<"$deep")
 curl -sf "$url/api/sessions/$sid/state?at=20" >/dev/null

@@ -49,7 +49,7 @@ try {
   }
 
   // 2. autoplay frames
-  const r = await fetch(server.url + '/api/sessions', { method: 'POST', body: JSON.stringify({ scenario: SCENARIO }) });
+  const r = await fetch(server.url + '/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario: SCENARIO }) });
   const s = await r.json();
   if (!r.ok) throw new Error(JSON.stringify(s));
   const start = 1 + 1 + 20; // after the create and the bulk allocation's events, roughly

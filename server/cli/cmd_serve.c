@@ -26,8 +26,10 @@
 /* What the command line gives; anything not given keeps app_config_default()'s value. */
 struct serve_args {
     const char *listen, *db, *web, *vendor, *scenarios;
+    struct cli_list allow_origin;
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
-            checkpoint_every, workers, threads, timeout, follow_ms, follow_rate;
+            checkpoint_every, workers, threads, timeout, follow_ms, follow_rate, max_connections,
+            max_per_ip, header_timeout, max_trace_text;
     bool quiet;
 };
 
@@ -45,6 +47,9 @@ static const struct cli_opt serve_where_opts[] = {
          .help = "where chart.umd.js is (default node_modules/chart.js/dist)"},
         {CLI_TO(struct serve_args, scenarios), .name = "scenarios", .arg = "DIR",
          .help = "the shipped scenarios (default scenarios)"},
+        {CLI_TO(struct serve_args, allow_origin), .name = "allow-origin", .arg = "ORIGIN",
+         .help = "also take changes from pages of ORIGIN (scheme://host[:port], repeatable): the "
+                 "lab behind a proxy or a DNS name; by default only the addresses it listens on"},
         {0},
 };
 
@@ -71,6 +76,18 @@ static const struct cli_opt serve_limit_opts[] = {
          .help = "connection threads (default 2)"},
         {CLI_TO(struct serve_args, timeout), .name = "timeout", .arg = "SECONDS", .min = 1,
          .max = 86400, .help = "idle connections are closed after this (default 30)"},
+        {CLI_TO(struct serve_args, max_connections), .name = "max-connections", .arg = "N",
+         .min = 1, .max = 100000, .help = "open connections, at most (default 2000)"},
+        {CLI_TO(struct serve_args, max_per_ip), .name = "max-per-ip", .arg = "N", .max = 100000,
+         .help = "open connections from one client address, at most (default 600: a class "
+                 "behind one NAT; 0: no limit)"},
+        {CLI_TO(struct serve_args, header_timeout), .name = "header-timeout", .arg = "SECONDS",
+         .max = 86400,
+         .help = "a connection that waits this long for a request's headers is closed, "
+                 "however slowly it sends (default 10; 0: never)"},
+        {CLI_TO(struct serve_args, max_trace_text), .name = "max-trace-text", .arg = "MIB",
+         .min = 1, .max = 1u << 20,
+         .help = "text an uploaded trace may expand to once decompressed (default 4096)"},
         {CLI_TO(struct serve_args, follow_ms), .name = "follow-ms", .arg = "N", .max = 60000,
          .help = "least milliseconds between two updates to a follower (default 100)"},
         {CLI_TO(struct serve_args, follow_rate), .name = "follow-rate", .arg = "N", .max = 1000000,
@@ -82,7 +99,8 @@ static const struct cli_opt serve_limit_opts[] = {
 };
 
 /* Copy what @a gives over @cfg. */
-static void serve_configure(const struct serve_args *a, struct app_config *cfg)
+static void serve_configure(const struct serve_args *a, struct app_config *cfg,
+                            const char **origins)
 {
     if (a->listen)
         cfg->listen = a->listen;
@@ -115,16 +133,29 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg)
         cfg->http_threads = (unsigned)a->threads.value;
     if (a->timeout.given)
         cfg->timeout = (unsigned)a->timeout.value;
+    if (a->max_connections.given)
+        cfg->max_connections = (unsigned)a->max_connections.value;
+    if (a->max_per_ip.given)
+        cfg->max_per_ip = (unsigned)a->max_per_ip.value;
+    if (a->header_timeout.given)
+        cfg->header_timeout = (unsigned)a->header_timeout.value;
+    if (a->max_trace_text.given)
+        cfg->max_trace_text = a->max_trace_text.value << 20;
     if (a->follow_ms.given)
         cfg->follow_ms = (unsigned)a->follow_ms.value;
     if (a->follow_rate.given)
         cfg->follow_rate = (unsigned)a->follow_rate.value;
     cfg->quiet |= a->quiet;
+    for (int i = 0; i < a->allow_origin.n; i++)
+        origins[i] = a->allow_origin.v[i];
+    origins[a->allow_origin.n] = NULL;
+    cfg->allow_origin = origins;
 }
 
 static int serve_main(int argc, char **argv)
 {
     struct serve_args args = {0};
+    const char *origins[CLI_LIST_MAX + 1];
     struct app_config cfg;
     struct strbuf err = STRBUF_INIT;
     struct http_server *srv = NULL;
@@ -136,7 +167,7 @@ static int serve_main(int argc, char **argv)
         return ret;
     ret = CLI_USAGE;
     app_config_default(&cfg);
-    serve_configure(&args, &cfg);
+    serve_configure(&args, &cfg, origins);
 
     /* Seeks copy and free machines all the time: keep freed memory instead of
      * handing it back to the kernel and faulting it in again (glibc). */

@@ -34,7 +34,9 @@ void app_config_default(struct app_config *cfg)
     cfg->workers = 8;
     cfg->http_threads = 2;
     cfg->timeout = 30;
-    cfg->max_connections = 1000;
+    cfg->max_connections = 2000;
+    cfg->max_per_ip = 600; /* a class of 300 behind one NAT, two connections each */
+    cfg->header_timeout = 10;
     cfg->max_queue = 1024;
     cfg->follow_ms = 100;
     cfg->follow_rate = 400;

@@ -36,11 +36,15 @@ struct app_config {
     unsigned http_threads;    /* libmicrohttpd's polling threads */
     unsigned timeout;         /* seconds an idle connection lives */
     unsigned max_connections;
+    unsigned max_per_ip;      /* connections from one client address, at most (0: any) */
+    unsigned header_timeout;  /* seconds a connection may wait for a request's headers (0: none) */
     unsigned max_queue;     /* engine requests waiting for a worker, at most */
     unsigned follow_ms;     /* least milliseconds between two updates to a follower */
     unsigned follow_rate;   /* follower updates a second over all followers, at most (0: any) */
     uint64_t search_budget; /* events one search request may replay */
+    uint64_t max_trace_text; /* bytes of text an uploaded trace may expand to (0: TRACES_MAX_TEXT) */
     struct session_limits lim;
+    const char *const *allow_origin; /* NULL-terminated origins allowed to write (guard.h); may be NULL */
     bool quiet; /* no request log, no libmicrohttpd messages */
 };
 

@@ -34,8 +34,11 @@
 
 #include <microhttpd.h>
 
+#include "base/utf8.h"
 #include "http/app.h"
 #include "http/follow.h"
+#include "http/guard.h"
+#include "http/watch.h"
 #include "http/routes.h"
 #include "http/traces.h"
 
@@ -60,6 +63,9 @@ struct http_req {
     enum http_state state;
     struct query_param query[HTTP_MAX_QUERY];
     size_t nr_query;
+    bool query_over;       /* more than HTTP_MAX_QUERY arguments */
+    const char *query_dup; /* a key given twice, or NULL */
+    const char *query_bad; /* a key whose key or value is not UTF-8, or NULL */
     struct request req;
     struct response res;
     struct http_req *next; /* worker queue */
@@ -69,6 +75,8 @@ struct http_server {
     struct app *app;
     struct MHD_Daemon *daemon;
     unsigned port;
+    struct guard guard;   /* who may write (guard.h) */
+    struct watch *watch;  /* the headers' deadline (watch.h) */
     char url[96];
     pthread_mutex_t lock; /* the queue */
     pthread_cond_t work;
@@ -143,7 +151,7 @@ static enum MHD_Result http_queue(struct http_req *hr)
     return ret;
 }
 
-/* Answer at once with an error (never on the first call but for 413). */
+/* Answer at once with an error (on the first call only for 403 and 413, before the body). */
 static enum MHD_Result http_fail(struct http_req *hr, unsigned status, const char *code,
                                  const char *msg)
 {
@@ -157,11 +165,18 @@ static enum MHD_Result http_collect_query(void *cls, enum MHD_ValueKind kind, co
     struct http_req *hr = cls;
 
     (void)kind;
-    if (hr->nr_query < HTTP_MAX_QUERY) {
-        hr->query[hr->nr_query].key = key;
-        hr->query[hr->nr_query].value = value;
-        hr->nr_query++;
+    if (!hr->query_bad && (!utf8_valid(key, strlen(key)) || (value && !utf8_valid(value, strlen(value)))))
+        hr->query_bad = key;
+    for (size_t i = 0; i < hr->nr_query && !hr->query_dup; i++)
+        if (!strcmp(hr->query[i].key, key))
+            hr->query_dup = key;
+    if (hr->nr_query == HTTP_MAX_QUERY) {
+        hr->query_over = true;
+        return MHD_NO; /* no need to look further */
     }
+    hr->query[hr->nr_query].key = key;
+    hr->query[hr->nr_query].value = value;
+    hr->nr_query++;
     return MHD_YES;
 }
 
@@ -219,6 +234,35 @@ static void *http_worker(void *arg)
     return NULL;
 }
 
+/* Tell the watch that @conn's request is being answered, or is done. */
+static void http_watch_busy(struct http_server *srv, struct MHD_Connection *conn, bool busy)
+{
+    const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+
+    if (srv->watch && ci)
+        watch_busy(srv->watch, ci->socket_context, busy);
+}
+
+/* libmicrohttpd opened or closed a connection: watch it, or forget it. */
+static void http_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                            enum MHD_ConnectionNotificationCode code)
+{
+    struct http_server *srv = cls;
+
+    if (!srv->watch)
+        return;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+                MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+
+        *socket_context = ci ? watch_open(srv->watch, ci->connect_fd) : NULL;
+    } else {
+        watch_close(srv->watch, *socket_context);
+        *socket_context = NULL;
+    }
+}
+
 /* The declared Content-Length is over @limit. */
 static bool http_content_length_over(struct MHD_Connection *conn, unsigned long long limit)
 {
@@ -252,6 +296,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
 {
     struct http_server *srv = cls;
     struct http_req *hr = *req_cls;
+    char why[300];
     int ret;
 
     if (!hr) {
@@ -263,12 +308,24 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         hr->method = method;
         hr->version = version;
         *req_cls = hr;
+        http_watch_busy(srv, conn, true);
+        if (guard_check(&srv->guard, method,
+                        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
+                        MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin"), why,
+                        sizeof(why)))
+            return http_fail(hr, 403, "forbidden", why);
         if (traces_is_upload(method, url)) {
             /* a trace is streamed to a temporary file, up to 256 MiB */
             if (http_content_length_over(conn, TRACES_MAX_BYTES))
                 return http_fail(hr, 413, "too_large", "the trace is larger than 256 MiB");
-            if (traces_upload_begin(&hr->upload))
-                return http_fail(hr, 503, "busy", "cannot store the upload");
+            if ((ret = traces_upload_begin(srv->app->traces, &hr->upload))) {
+                if (ret != -EBUSY)
+                    return http_fail(hr, 503, "busy", "cannot store the upload");
+                snprintf(hr->res.retry_after, sizeof(hr->res.retry_after), TRACES_RETRY_AFTER);
+                snprintf(why, sizeof(why), "%u traces are being replayed; try again",
+                         TRACES_MAX_RUNNING);
+                return http_fail(hr, 503, "busy", why);
+            }
             return MHD_YES;
         }
         if (http_content_length_too_big(conn)) {
@@ -326,7 +383,24 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         return http_fail(hr, 413, "too_large", "the body is larger than 1 MiB");
     if (hr->upload && hr->upload->too_large)
         return http_fail(hr, 413, "too_large", "the trace is larger than 256 MiB");
+    if (hr->len && !hr->upload &&
+        !guard_is_json(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+                                                   MHD_HTTP_HEADER_CONTENT_TYPE)))
+        return http_fail(hr, 415, "unsupported_media_type",
+                         "the body is JSON: send it with Content-Type: application/json");
     MHD_get_connection_values(conn, MHD_GET_ARGUMENT_KIND, http_collect_query, hr);
+    if (hr->query_over) {
+        snprintf(why, sizeof(why), "at most %u query arguments, not more", HTTP_MAX_QUERY);
+        return http_fail(hr, 400, "bad_request", why);
+    }
+    if (hr->query_bad) {
+        snprintf(why, sizeof(why), "query argument \"%.64s\" is not valid UTF-8 text", hr->query_bad);
+        return http_fail(hr, 400, "bad_request", why);
+    }
+    if (hr->query_dup) {
+        snprintf(why, sizeof(why), "query argument \"%.64s\" is given twice", hr->query_dup);
+        return http_fail(hr, 400, "bad_request", why);
+    }
     hr->req.app = srv->app;
     hr->req.method = method;
     hr->req.path = url;
@@ -353,9 +427,8 @@ static void http_completed(void *cls, struct MHD_Connection *conn, void **req_cl
 {
     struct http_req *hr = *req_cls;
 
-    (void)cls;
-    (void)conn;
     (void)toe;
+    http_watch_busy(cls, conn, false);
     if (!hr)
         return;
     response_release(&hr->res);
@@ -447,6 +520,10 @@ int http_start(struct app *app, struct http_server **out, struct strbuf *err)
         strbuf_printf(err, "--listen: \"%s\" is not an IPv4 or IPv6 address", app->cfg.listen);
         goto err_free;
     }
+    if (app->cfg.header_timeout && watch_start(app->cfg.header_timeout, &srv->watch)) {
+        strbuf_puts(err, "cannot start the connection watch");
+        goto err_free;
+    }
     srv->nr_workers = app->cfg.workers ? app->cfg.workers : 1;
     srv->workers = calloc(srv->nr_workers, sizeof(*srv->workers));
     if (!srv->workers)
@@ -466,6 +543,8 @@ int http_start(struct app *app, struct http_server **out, struct strbuf *err)
                                    (unsigned)(app->cfg.http_threads ? app->cfg.http_threads : 1),
                                    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->cfg.timeout,
                                    MHD_OPTION_CONNECTION_LIMIT, (unsigned)app->cfg.max_connections,
+                                   MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)app->cfg.max_per_ip,
+                                   MHD_OPTION_NOTIFY_CONNECTION, http_connection, srv,
                                    MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv,
                                    MHD_OPTION_UNESCAPE_CALLBACK, http_unescape, srv,
                                    MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
@@ -476,6 +555,8 @@ int http_start(struct app *app, struct http_server **out, struct strbuf *err)
     }
     info = MHD_get_daemon_info(srv->daemon, MHD_DAEMON_INFO_BIND_PORT);
     srv->port = info ? info->port : app->cfg.port;
+    if (guard_init(&srv->guard, app->cfg.listen, srv->port, app->cfg.allow_origin, err))
+        goto err_stop;
     snprintf(srv->url, sizeof(srv->url), ipv6 ? "http://[%s]:%u/" : "http://%s:%u/",
              strcmp(app->cfg.listen, "localhost") ? app->cfg.listen : "127.0.0.1", srv->port);
     *out = srv;
@@ -485,6 +566,7 @@ err_stop:
     http_stop(srv);
     return -EIO;
 err_free:
+    watch_stop(srv->watch);
     pthread_cond_destroy(&srv->work);
     pthread_mutex_destroy(&srv->lock);
     free(srv->workers);
@@ -515,8 +597,10 @@ void http_stop(struct http_server *srv)
     follow_hub_stop(srv->app->follow);
     if (srv->daemon)
         MHD_stop_daemon(srv->daemon);
+    watch_stop(srv->watch);
     pthread_cond_destroy(&srv->work);
     pthread_mutex_destroy(&srv->lock);
+    guard_release(&srv->guard);
     free(srv->workers);
     free(srv);
 }

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "base/utf8.h"
 #include "http/follow.h"
 #include "session/session.h"
 
@@ -37,6 +38,7 @@ int route_error(struct response *res, unsigned status, const char *code, const c
     va_start(ap, fmt);
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
+    utf8_sanitize(msg); /* it may quote the client's bytes, or be cut mid-character */
     response_release(res);
     if (!o || !json_put(o, "error", e = cJSON_CreateObject()) ||
         !json_put(e, "code", cJSON_CreateString(code)) ||
@@ -45,7 +47,7 @@ int route_error(struct response *res, unsigned status, const char *code, const c
         o = NULL;
     }
     route_json(res, status, o);
-    if (status == 503)
+    if (status == 503 && !res->retry_after[0]) /* a caller may have said longer */
         snprintf(res->retry_after, sizeof(res->retry_after), "1");
     return 0;
 }
@@ -147,15 +149,93 @@ cJSON *route_links(const char *id, const char *const links[][2], size_t n)
     return o;
 }
 
+/*
+ * What cJSON would take silently or misreport: a NUL byte (JSON has none),
+ * nesting deeper than ROUTE_MAX_DEPTH (cJSON stops at 1000 and says only
+ * "not valid JSON"), and a \u0000 escape (cJSON cuts the string there, so
+ * "default\u0000x" would read as "default").  0, or -1 after a 400.
+ */
+static int route_body_scan(const char *b, size_t len, struct response *res)
+{
+    unsigned depth = 0;
+    bool in_string = false;
+
+    if (memchr(b, 0, len)) {
+        route_error(res, 400, "bad_json", "the body holds a NUL byte (JSON has none)");
+        return -1;
+    }
+    for (size_t i = 0; i < len; i++) {
+        char c = b[i];
+
+        if (in_string) {
+            if (c == '"') {
+                in_string = false;
+            } else if (c == '\\' && i + 1 < len) {
+                if (b[i + 1] == 'u' && i + 5 < len && !strncmp(b + i + 2, "0000", 4)) {
+                    route_error(res, 400, "bad_request",
+                                "a string holds \\u0000 (near byte %zu): the lab takes no NUL in "
+                                "text",
+                                i);
+                    return -1;
+                }
+                i++;
+            }
+        } else if (c == '"') {
+            in_string = true;
+        } else if (c == '[' || c == '{') {
+            if (++depth > ROUTE_MAX_DEPTH) {
+                route_error(res, 400, "bad_json",
+                            "the body is nested deeper than %u levels (near byte %zu)",
+                            ROUTE_MAX_DEPTH, i);
+                return -1;
+            }
+        } else if ((c == ']' || c == '}') && depth) {
+            depth--;
+        }
+    }
+    return 0;
+}
+
+/* The first string (or key) under @item that is not valid UTF-8, its path
+ * in @path ("ops[2].name"); false when there is none. */
+static bool route_bad_utf8(const cJSON *item, char *path, size_t size)
+{
+    size_t len = strlen(path);
+    const cJSON *c;
+    size_t i = 0;
+
+    if (cJSON_IsString(item) && item->valuestring &&
+        !utf8_valid(item->valuestring, strlen(item->valuestring)))
+        return true;
+    for (c = item->child; c; c = c->next, i++) {
+        if (cJSON_IsObject(item)) {
+            if (c->string && !utf8_valid(c->string, strlen(c->string))) {
+                snprintf(path + len, size - len, "%s(a key)", len ? "." : "");
+                return true;
+            }
+            snprintf(path + len, size - len, "%s%s", len ? "." : "", c->string ? c->string : "");
+        } else {
+            snprintf(path + len, size - len, "[%zu]", i);
+        }
+        if (route_bad_utf8(c, path, size))
+            return true;
+        path[len] = 0;
+    }
+    return false;
+}
+
 cJSON *route_body(const struct request *req, struct response *res)
 {
     const char *end = NULL;
+    char path[160] = "";
     cJSON *json;
 
     if (!req->body || !req->body_len) {
         route_error(res, 400, "bad_json", "the request needs a JSON body");
         return NULL;
     }
+    if (route_body_scan(req->body, req->body_len, res))
+        return NULL;
     json = cJSON_ParseWithLengthOpts(req->body, req->body_len, &end, false);
     if (json && end) {
         while (end < req->body + req->body_len && strchr(" \t\r\n", *end) && *end)
@@ -171,6 +251,11 @@ cJSON *route_body(const struct request *req, struct response *res)
                              : 0;
 
         route_error(res, 400, "bad_json", "the body is not valid JSON (near byte %zu)", off);
+    } else if (route_bad_utf8(json, path, sizeof(path))) {
+        cJSON_Delete(json);
+        json = NULL;
+        route_error(res, 422, "unprocessable", "%s: not valid UTF-8 text",
+                    path[0] ? path : "the body");
     }
     return json;
 }

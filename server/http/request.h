@@ -26,6 +26,7 @@
 
 #define ROUTE_WOULD_BLOCK 1
 #define ROUTE_MAX_ARGS    2
+#define ROUTE_MAX_DEPTH   256 /* nesting of a JSON body, at most */
 #define HTTP_MAX_BODY     (1u << 20) /* bytes of a request body; 413 beyond */
 
 struct app;

@@ -369,6 +369,12 @@ int route_step(const struct request *req, struct response *res)
         route_session_error(res, ret, NULL);
         goto out_close;
     }
+    if (!req->may_block && target != s->position) {
+        /* a move is written to the store before it is answered: a worker's job */
+        route_close_session(req, s);
+        cJSON_Delete(body);
+        return ROUTE_WOULD_BLOCK; /* nothing changed yet */
+    }
     if (want_state) {
         b = session_state_cached(s, target, slab);
         if (!b && !req->may_block) {
@@ -382,6 +388,9 @@ int route_step(const struct request *req, struct response *res)
         }
     }
     s->position = target;
+    if (registry_save_position(req->app->reg, s))
+        fprintf(stderr, "slublab serve: session %s: the position %" PRIu64 " was not stored\n",
+                s->id, target);
     route_publish(req, s);
     step_answer(res, s, b);
 out_close:

@@ -403,6 +403,11 @@ int route_ops(const struct request *req, struct response *res)
         fork_session(req, res, s, at, arr); /* releases s */
         goto out;
     }
+    if (registry_gone(req->app->reg, s)) {
+        route_close_session(req, s);
+        route_error(res, 404, "not_found", "no such session (it was deleted)");
+        goto out;
+    }
     ret = session_append(s, arr, &ar, &err);
     if (ret) {
         route_close_session(req, s);
@@ -410,9 +415,15 @@ int route_ops(const struct request *req, struct response *res)
         goto out;
     }
     if (registry_save_batch(req->app->reg, s, s->nr_batches - 1)) {
+        /* a DELETE that came while the operations ran is a 404, not a failure */
+        bool gone = registry_gone(req->app->reg, s);
+
         registry_drop(req->app->reg, s);
         route_close_session(req, s);
-        route_error(res, 500, "internal", "cannot store the operations");
+        if (gone)
+            route_error(res, 404, "not_found", "no such session (it was deleted)");
+        else
+            route_error(res, 500, "internal", "cannot store the operations");
         goto out;
     }
     route_publish(req, s);

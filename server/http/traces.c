@@ -65,6 +65,7 @@ struct trace_jobs {
     pthread_mutex_t lock;
     struct trace_job *jobs[TRACES_MAX_KEPT]; /* NULL: free slot */
     unsigned running;
+    unsigned reserved; /* places held by uploads still arriving */
     uint64_t clock;
 };
 
@@ -75,20 +76,33 @@ bool traces_is_upload(const char *method, const char *url)
     return method && url && !strcmp(method, "POST") && !strcmp(url, "/api/traces");
 }
 
-int traces_upload_begin(struct trace_upload **out)
+int traces_upload_begin(struct trace_jobs *tj, struct trace_upload **out)
 {
     struct trace_upload *up = calloc(1, sizeof(*up));
     const char *dir = getenv("TMPDIR");
+    bool place;
 
     if (!up)
         return -ENOMEM;
+    pthread_mutex_lock(&tj->lock);
+    place = tj->running + tj->reserved < TRACES_MAX_RUNNING;
+    if (place)
+        tj->reserved++;
+    pthread_mutex_unlock(&tj->lock);
+    if (!place) {
+        free(up);
+        return -EBUSY;
+    }
+    up->tj = tj;
+    up->holds_place = true;
     snprintf(up->path, sizeof(up->path), "%s/slublab-trace-XXXXXX",
              dir && dir[0] && strlen(dir) < 200 ? dir : "/tmp");
     up->fd = mkstemp(up->path);
     if (up->fd < 0) {
         int e = errno;
 
-        free(up);
+        up->path[0] = 0;
+        traces_upload_free(up);
         return -e;
     }
     *out = up;
@@ -121,6 +135,11 @@ void traces_upload_free(struct trace_upload *up)
 {
     if (!up)
         return;
+    if (up->holds_place) {
+        pthread_mutex_lock(&up->tj->lock);
+        up->tj->reserved--;
+        pthread_mutex_unlock(&up->tj->lock);
+    }
     if (up->fd >= 0)
         close(up->fd);
     if (up->path[0])
@@ -273,7 +292,13 @@ static void *job_run(void *arg)
         job_fail(j, "internal", "cannot read the upload: %s", strbuf_str(&err));
         goto out;
     }
+    ktrace_reader_limit(r, j->app->cfg.max_trace_text ? j->app->cfg.max_trace_text
+                                                      : TRACES_MAX_TEXT);
     ret = ktrace_replay_run(&kr, r, &o, &err);
+    if (ret == -EFBIG) {
+        job_fail(j, "too_large", "%s (--max-trace-text)", kr.read_error);
+        goto out;
+    }
     if (ret == -ECANCELED) {
         job_fail(j, "busy", "the server is shutting down");
         goto out;
@@ -405,11 +430,11 @@ int route_trace_create(const struct request *req, struct response *res)
     j->state = JOB_REPLAYING;
     memcpy(j->path, up->path, sizeof(j->path));
     pthread_mutex_lock(&tj->lock);
-    if (atomic_load(&req->app->stopping) || tj->running >= TRACES_MAX_RUNNING ||
-        (slot = free_slot(tj)) < 0) {
+    /* the upload holds a place (traces_upload_begin()): the job takes it over */
+    if (atomic_load(&req->app->stopping) || !up->holds_place || (slot = free_slot(tj)) < 0) {
         pthread_mutex_unlock(&tj->lock);
         free(j);
-        snprintf(res->retry_after, sizeof(res->retry_after), "5");
+        snprintf(res->retry_after, sizeof(res->retry_after), TRACES_RETRY_AFTER);
         return route_error(res, 503, "busy", "%u traces are being replayed; try again",
                            TRACES_MAX_RUNNING);
     }
@@ -421,6 +446,8 @@ int route_trace_create(const struct request *req, struct response *res)
     }
     tj->jobs[slot] = j;
     tj->running++;
+    tj->reserved--;
+    up->holds_place = false;
     up->path[0] = 0; /* the job's now */
     pthread_mutex_unlock(&tj->lock);
     o = cJSON_CreateObject();

@@ -26,14 +26,22 @@
  * is built from the scenario text, whose parse tree costs about 400 bytes an
  * operation, so this bounds a job's memory near 500 MB. */
 #define TRACES_MAX_OPS 1000000ull
+/* Text a trace may expand to (a gzip can expand without bound), unless
+ * --max-trace-text says otherwise: it bounds how long a job holds a place. */
+#define TRACES_MAX_TEXT (4ull << 30)
+#define TRACES_RETRY_AFTER "5" /* seconds, in the Retry-After of a busy answer */
 
 struct app;
 struct request;
 struct response;
 struct trace_jobs;
 
-/* A body being written to a temporary file. */
+/* A body being written to a temporary file.  It holds one of the
+ * TRACES_MAX_RUNNING replay places from its first byte on, so an upload
+ * that could not be replayed is refused before it is sent. */
 struct trace_upload {
+    struct trace_jobs *tj; /* whose place it holds, until a job takes it over */
+    bool holds_place;
     int fd;         /* -1 once handed to a job or closed */
     char path[256]; /* the temporary file; removed unless a job took it */
     uint64_t len;   /* bytes written */
@@ -43,8 +51,10 @@ struct trace_upload {
 
 /* True for the request whose body http.c streams to a file. */
 bool traces_is_upload(const char *method, const char *url);
-/* A new temporary file for an upload.  0, or -errno (nothing to free). */
-int traces_upload_begin(struct trace_upload **out);
+/* A new temporary file for an upload, and a replay place for it.  0,
+ * -EBUSY (every place is taken: 503 with Retry-After), or -errno (nothing
+ * to free). */
+int traces_upload_begin(struct trace_jobs *tj, struct trace_upload **out);
 /* Append @n bytes; past TRACES_MAX_BYTES only counts (too_large).  Cannot fail:
  * a write error is kept in up->error. */
 void traces_upload_write(struct trace_upload *up, const char *data, size_t n);

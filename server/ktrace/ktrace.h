@@ -86,13 +86,17 @@ int ktrace_open(const char *path, struct ktrace_reader **out, struct strbuf *err
 int ktrace_open_mem(const void *buf, size_t len, struct ktrace_reader **out);
 /*
  * The next line, without its newline or a trailing '\r'.  Returns 1 and
- * sets *line and *len (valid until the next call), 0 at the end, or -EIO when
- * the input is unreadable or a gzip stream is cut short (message in
- * ktrace_reader_error()); lines read before stay valid results.
+ * sets *line and *len (valid until the next call), 0 at the end, -EIO when
+ * the input is unreadable or a gzip stream is cut short, or -EFBIG past the
+ * limit of ktrace_reader_limit() (message in ktrace_reader_error()); lines
+ * read before stay valid results.
  */
 int ktrace_next_line(struct ktrace_reader *r, const char **line, size_t *len);
 /* Lines longer than KTRACE_MAX_LINE skipped so far. */
 uint64_t ktrace_reader_overlong(const struct ktrace_reader *r);
+/* Stop with an error once a pass has produced more than @max_text bytes of
+ * text (0: no limit; the default).  Cannot fail. */
+void ktrace_reader_limit(struct ktrace_reader *r, uint64_t max_text);
 /* Compressed bytes consumed and the file's size (0 when unknown): progress. */
 uint64_t ktrace_reader_pos(const struct ktrace_reader *r);
 uint64_t ktrace_reader_size(const struct ktrace_reader *r);

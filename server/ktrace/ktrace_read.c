@@ -37,6 +37,7 @@ struct ktrace_reader {
     char *buf;             /* BUF_CAP bytes */
     size_t start, end;     /* unread text is buf[start..end) */
     uint64_t overlong;
+    uint64_t text, max_text; /* text bytes produced (this pass); 0: no limit */
     char error[160];
 };
 
@@ -149,7 +150,7 @@ static int start(struct ktrace_reader *r)
 }
 
 /* Append decompressed text to buf.  1: got some, 0: end, -EIO. */
-static int fill(struct ktrace_reader *r)
+static int fill_text(struct ktrace_reader *r)
 {
     size_t room = BUF_CAP - r->end;
 
@@ -224,6 +225,21 @@ static int fill(struct ktrace_reader *r)
     }
 }
 
+/* fill_text(), held to max_text: a small gzip can expand without bound. */
+static int fill(struct ktrace_reader *r)
+{
+    size_t before = r->end;
+    int ret = fill_text(r);
+
+    r->text += r->end - before;
+    if (ret > 0 && r->max_text && r->text > r->max_text) {
+        snprintf(r->error, sizeof(r->error), "the trace's text passes %llu MiB",
+                 (unsigned long long)(r->max_text >> 20));
+        return -EFBIG;
+    }
+    return ret;
+}
+
 int ktrace_next_line(struct ktrace_reader *r, const char **line, size_t *len)
 {
     for (;;) {
@@ -261,7 +277,7 @@ int ktrace_next_line(struct ktrace_reader *r, const char **line, size_t *len)
         }
         got = fill(r);
         if (got < 0)
-            return -EIO;
+            return got == -EFBIG ? -EFBIG : -EIO;
         if (got == 0) {
             size_t n = r->end - r->start;
 
@@ -282,6 +298,11 @@ int ktrace_next_line(struct ktrace_reader *r, const char **line, size_t *len)
 uint64_t ktrace_reader_overlong(const struct ktrace_reader *r)
 {
     return r->overlong;
+}
+
+void ktrace_reader_limit(struct ktrace_reader *r, uint64_t max_text)
+{
+    r->max_text = max_text;
 }
 
 uint64_t ktrace_reader_pos(const struct ktrace_reader *r)
@@ -313,6 +334,7 @@ int ktrace_rewind(struct ktrace_reader *r)
     r->in_len = r->in_off = 0;
     r->start = r->end = 0;
     r->overlong = 0;
+    r->text = 0;
     r->error[0] = 0;
     return 0;
 }

@@ -637,7 +637,7 @@ int ktrace_replay_run(struct ktrace_replay *kr, struct ktrace_reader *r,
     if (got < 0) {
         kr->truncated = true;
         snprintf(kr->read_error, sizeof(kr->read_error), "%s", ktrace_reader_error(r));
-        return -EIO;
+        return got == -EFBIG ? -EFBIG : -EIO;
     }
     return 0;
 }

@@ -107,7 +107,9 @@ struct ktrace_replay {
 /*
  * Replay the trace of @r.  Returns 0 when the whole input was read (every
  * problem with single events is counted in kr->n), -EIO when the input
- * ended in an error (kr->read_error; what was read is replayed), -EINVAL
+ * ended in an error (kr->read_error; what was read is replayed), -EFBIG
+ * when its text passed the reader's limit (ktrace_reader_limit(); the
+ * same), -EINVAL
  * when the machine cannot be built (CPUs beyond SIM_MAX_CPUS without
  * --cpus; message in @err), -E2BIG when opts.max_ops was passed (message
  * in @err), -ENOMEM, -ECANCELED.  Call

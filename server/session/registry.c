@@ -28,6 +28,7 @@ struct registry {
     pthread_mutex_t lock;
     struct session *bucket[REGISTRY_BUCKETS];
     unsigned live, max_live;
+    unsigned reserved; /* places taken by registry_add() for sessions not linked yet */
     uint64_t clock;
 };
 
@@ -63,12 +64,14 @@ int registry_new(struct store *store, const struct session_limits *lim, unsigned
     return 0;
 }
 
-/* Write the presenter's position when it moved since the last write. */
-static void registry_save_position(struct registry *reg, struct session *s)
+int registry_save_position(struct registry *reg, struct session *s)
 {
+    int err = 0;
+
     if (s->ready && s->position != s->pos_saved &&
-        store_session_set_position(reg->store, s->id, s->position) == 0)
+        !(err = store_session_set_position(reg->store, s->id, s->position)))
         s->pos_saved = s->position;
+    return err;
 }
 
 void registry_free(struct registry *reg)
@@ -123,10 +126,11 @@ static void registry_unlink(struct registry *reg, struct session *s)
     s->dead = true;
 }
 
-/* Under reg->lock: evict until one more session fits.  False when all are held. */
+/* Under reg->lock: evict until one more session fits, counting the places
+ * reserved for sessions being added.  False when all are held. */
 static bool registry_make_room(struct registry *reg, struct evicted *ev)
 {
-    while (reg->live >= reg->max_live) {
+    while (reg->live + reg->reserved >= reg->max_live) {
         struct session *victim = NULL;
         unsigned b;
 
@@ -293,6 +297,8 @@ int registry_add(struct registry *reg, struct session *s)
 
     pthread_mutex_lock(&reg->lock);
     room = registry_make_room(reg, &ev);
+    if (room)
+        reg->reserved++; /* held until linked, so concurrent adds cannot pass max_live */
     pthread_mutex_unlock(&reg->lock);
     registry_finish_evict(reg, &ev);
     if (!room) {
@@ -333,14 +339,19 @@ int registry_add(struct registry *reg, struct session *s)
     s->refs = 1;
     pthread_mutex_lock(&reg->lock);
     s->last_used = ++reg->clock;
-    registry_link(reg, s); /* room was made above; a race may overshoot by one */
+    reg->reserved--;
+    registry_link(reg, s); /* into the place reserved above */
     pthread_mutex_unlock(&reg->lock);
     s = NULL;
 out_free:
     free(ss.batches);
     cJSON_free(settings);
-    if (s)
+    if (s) {
+        pthread_mutex_lock(&reg->lock);
+        reg->reserved--;
+        pthread_mutex_unlock(&reg->lock);
         session_free(s);
+    }
     return ret;
 }
 
@@ -350,6 +361,16 @@ int registry_save_batch(struct registry *reg, struct session *s, size_t seq)
 
     registry_batch(s, seq, &b);
     return store_session_add_batch(reg->store, s->id, seq, &b, session_nr_events(s));
+}
+
+bool registry_gone(struct registry *reg, const struct session *s)
+{
+    bool dead;
+
+    pthread_mutex_lock(&reg->lock);
+    dead = s->dead;
+    pthread_mutex_unlock(&reg->lock);
+    return dead;
 }
 
 void registry_drop(struct registry *reg, struct session *s)

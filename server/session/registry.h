@@ -48,6 +48,11 @@ void registry_put(struct registry *reg, struct session *s);
 int registry_add(struct registry *reg, struct session *s);
 /* Record batch @seq that session @s (locked, held) just appended. */
 int registry_save_batch(struct registry *reg, struct session *s, size_t seq);
+/* Write @s's position (locked, held) to the store when it moved since the
+ * last write.  0, or the store's error (the position stays in memory). */
+int registry_save_position(struct registry *reg, struct session *s);
+/* True when @s (held) was deleted or dropped since it was taken. */
+bool registry_gone(struct registry *reg, const struct session *s);
 /* Forget @s (held): it will be rebuilt from the store the next time (after a failed save). */
 void registry_drop(struct registry *reg, struct session *s);
 /* Delete session @id from memory and the store.  0 or -ENOENT. */

@@ -62,3 +62,38 @@ test(`snapshots survive SIGKILL (${ROUNDS} rounds)`, async (t) => {
   await srv.stop();
   assert.equal(sqlite(db, 'PRAGMA integrity_check'), 'ok');
 });
+
+test('the presenter\'s position survives SIGKILL: every acknowledged move is stored', async () => {
+  const db = path.join(dir, 'moves.db');
+  let srv = await start({ dir, db });
+  const s = await session(srv.url);
+  const end = s.events;
+  for (let round = 0; round < 5; round++) {
+    let last = null;
+    let pending = null; // the move sent but not yet answered: it may be stored too
+    let stop = false;
+    const presenter = (async () => {
+      for (let i = 0; !stop; i++) {
+        const to = (round * 13 + i * 7) % (end + 1);
+        pending = to;
+        try {
+          const r = await api(srv.url, 'POST', `/api/sessions/${s.id}/step`, { token: s.token, body: { to, state: i % 2 === 0 } });
+          if (r.status === 200) last = r.json.position;
+          pending = null;
+        } catch {
+          return; // the server is gone
+        }
+      }
+    })();
+    await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 250)));
+    await srv.kill();
+    stop = true;
+    await presenter;
+    assert.notEqual(last, null, `round ${round}: moves were acknowledged`);
+    srv = await start({ dir, db });
+    const got = (await api(srv.url, 'GET', `/api/sessions/${s.id}`)).json.position;
+    assert.ok(got === last || got === pending,
+      `round ${round}: the last acknowledged position (${last}) or the move in flight (${pending}), not ${got}`);
+  }
+  await srv.stop();
+});

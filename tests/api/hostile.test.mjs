@@ -65,8 +65,14 @@ const catalogue = [
   ['a scenario past the operation limit', 'POST', '/api/sessions', inline((x) => { x.ops = [{ op: 'repeat', times: 200000, ops: [{ op: 'alloc', cpu: 0, cache: 'A', name: 'a' }] }]; x.expect = []; }), 429, 'session_limit'],
   ['ops that are not an array', 'POST', '/api/sessions', '{"scenario":"default","ops":{}}', 400, 'bad_request'],
   ['JSON nested 10000 deep', 'POST', '/api/sessions', nest(10000), 400, 'bad_json'],
-  ['a NUL byte in the body', 'POST', '/api/sessions', '{"scenario":"def\u0000ault"}', 422, 'unprocessable'],
-  ['invalid UTF-8', 'POST', '/api/sessions', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), 400, 'bad_request'],
+  ['a NUL byte in the body', 'POST', '/api/sessions', '{"scenario":"def\u0000ault"}', 400, 'bad_json'],
+  ['a \\u0000 escape in a string', 'POST', '/api/sessions', '{"scenario":"default\\u0000x"}', 400, 'bad_request'],
+  ['invalid UTF-8 in a key', 'POST', '/api/sessions', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x3a, 0x31, 0x7d]), 422, 'unprocessable'],
+  ['invalid UTF-8 in a value', 'POST', '/api/sessions', Buffer.from('{"scenario":"\xff"}', 'latin1'), 422, 'unprocessable'],
+  ['an overlong UTF-8 form', 'POST', '/api/sessions', Buffer.from([0x7b, 0x22, 0x73, 0x63, 0x65, 0x6e, 0x61, 0x72, 0x69, 0x6f, 0x22, 0x3a, 0x22, 0xc0, 0xaf, 0x22, 0x7d]), 422, 'unprocessable'],
+  ['40 query arguments', 'GET', `/api/sessions/SID/state?${Array.from({ length: 40 }, (_, i) => `x${i}=1`).join('&')}&at=3`, undefined, 400, 'bad_request'],
+  ['a repeated query argument', 'GET', '/api/sessions/SID/state?at=1&at=2', undefined, 400, 'bad_request'],
+  ['a query argument that is not UTF-8', 'GET', '/api/sessions/SID/state?at=%ff', undefined, 400, 'bad_request'],
   ['negative bulk count', 'POST', '/api/sessions/SID/ops', ops([{ op: 'alloc_bulk', cpu: 0, cache: 'A', count: -3 }]), 400, 'bad_request', true],
   ['zero bulk count', 'POST', '/api/sessions/SID/ops', ops([{ op: 'alloc_bulk', cpu: 0, cache: 'A', count: 0 }]), 400, 'bad_request', true],
   ['unknown operation', 'POST', '/api/sessions/SID/ops', ops([{ op: 'explode', cpu: 0 }]), 400, 'bad_request', true],
@@ -122,7 +128,7 @@ const catalogue = [
   ['snapshot with a title of the wrong type', 'POST', '/api/snapshots', '{"session":"SID","title":5}', 400, 'bad_request'],
   ['delete a snapshot that does not exist', 'DELETE', '/api/snapshots/aaaaaaaa', undefined, 404, 'not_found'],
   ['a body of 1 MiB and a byte', 'POST', '/api/sessions', ' '.repeat((1 << 20) + 1), 413, 'too_large'],
-  ['a hundred query arguments', 'GET', `/api/health?${Array.from({ length: 100 }, (_, i) => `k${i}=${i}`).join('&')}`, undefined, 200],
+  ['a hundred query arguments', 'GET', `/api/health?${Array.from({ length: 100 }, (_, i) => `k${i}=${i}`).join('&')}`, undefined, 400, 'bad_request'],
   ['hidden static file', 'GET', '/.git/config', undefined, 404, 'not_found'],
   ['unknown static type', 'GET', '/index.exe', undefined, 404, 'not_found'],
 ];
@@ -160,6 +166,52 @@ const rawCatalogue = [
   ['HTTP/1.0', 'GET /api/health HTTP/1.0\r\n\r\n', [200]],
 ];
 
+// Every answer is valid UTF-8 JSON, whatever the request held.
+const strictText = (buf) => new TextDecoder('utf-8', { fatal: true }).decode(buf);
+
+describe('input edges', () => {
+  test('too many, repeated and non-UTF-8 query arguments are named, not dropped', async () => {
+    let r = await api(srv.url, 'GET', `/api/sessions/${s.id}/state?${Array.from({ length: 40 }, (_, i) => `x${i}=1`).join('&')}&at=3`);
+    assert.match(r.json.error.message, /at most 32 query arguments/);
+    r = await api(srv.url, 'GET', `/api/sessions/${s.id}/state?at=1&at=2`);
+    assert.match(r.json.error.message, /query argument "at" is given twice/);
+  });
+
+  test('JSON nested 100,000 deep is said to be too deep', async () => {
+    const r = await api(srv.url, 'POST', '/api/sessions', { raw: nest(100000) });
+    assert.equal(r.status, 400);
+    assert.match(r.json.error.message, /nested deeper than 256 levels/);
+  });
+
+  test('"default\\u0000x" is not taken as "default"', async () => {
+    const r = await api(srv.url, 'POST', '/api/sessions', { raw: '{"scenario":"default\\u0000x"}' });
+    assert.equal(r.status, 400);
+    assert.match(r.json.error.message, /u0000/);
+  });
+
+  test('a title that is not UTF-8 is refused, naming the field, and never stored', async () => {
+    const body = Buffer.concat([Buffer.from(`{"session":"${s.id}","at":3,"title":"ok `), Buffer.from([0xff]), Buffer.from('"}')]);
+    const r = await fetch(srv.url + '/api/snapshots', { method: 'POST', headers: { 'content-type': 'application/json' }, body });
+    assert.equal(r.status, 422);
+    assert.match((await r.json()).error.message, /^title: not valid UTF-8/);
+    const list = Buffer.from(await (await fetch(srv.url + '/api/snapshots')).arrayBuffer());
+    assert.doesNotThrow(() => strictText(list), 'the snapshot list stays UTF-8');
+  });
+
+  test('an error quoting bytes that are not UTF-8 is still UTF-8', async () => {
+    for (const p of ['/api/scenarios/%ff%fe', '/api/sessions/%ff%fe%fd%fc%fb%fa%f9%f8', `/api/sessions/${s.id}/search?fn=%ff%fe`, '/api/compare?scenario=%c0%af&variant=BARN_REFILL']) {
+      const r = await fetch(srv.url + p);
+      assert.ok(r.status >= 400 && r.status < 500, `${p}: ${r.status}`);
+      const text = strictText(Buffer.from(await r.arrayBuffer()));
+      assert.doesNotThrow(() => JSON.parse(text), `${p}: JSON`);
+    }
+  });
+});
+
+// A write must name the server's own address in Host (guard.h): the
+// catalogue's "Host: x" becomes the server's address when it is sent.
+const hosted = (bytes) => bytes.replaceAll('\r\nHost: x\r\n', `\r\nHost: ${new URL(srv.url).host}\r\n`);
+
 describe('raw requests', () => {
   for (const [name, bytes, statuses] of rawCatalogue) {
     test(name, async () => {
@@ -168,9 +220,9 @@ describe('raw requests', () => {
         const chunk = 'x'.repeat(65536);
         let body = '';
         for (let i = 0; i < 20; i++) body += `${chunk.length.toString(16)}\r\n${chunk}\r\n`;
-        text = await raw(srv.url, `POST /api/sessions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${body}0\r\n\r\n`, 5000);
+        text = await raw(srv.url, hosted(`POST /api/sessions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n${body}0\r\n\r\n`), 5000);
       } else {
-        text = await raw(srv.url, bytes, 5000);
+        text = await raw(srv.url, hosted(bytes), 5000);
       }
       assert.ok(statuses.includes(statusOf(text)), `${name}: got ${JSON.stringify(text.slice(0, 200))}`);
       assert.doesNotMatch(text, /root:/, 'no file outside web/ is ever served');
@@ -193,7 +245,7 @@ describe('slow and abandoned clients', () => {
   test('a client that stalls mid-body does not block others', async () => {
     const sock = net.connect(Number(new URL(srv.url).port), '127.0.0.1');
     await new Promise((r) => sock.on('connect', r));
-    sock.write(`POST /api/sessions/${s.id}/ops HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n[{"op":`);
+    sock.write(hosted(`POST /api/sessions/${s.id}/ops HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n[{"op":`));
     for (let i = 0; i < 10; i++)
       assert.equal((await api(srv.url, 'GET', `/api/sessions/${s.id}/state?at=${i}`)).status, 200);
     sock.destroy();
@@ -204,7 +256,7 @@ describe('slow and abandoned clients', () => {
     for (let i = 0; i < 200; i++) {
       const sock = net.connect(Number(new URL(srv.url).port), '127.0.0.1');
       sock.on('error', () => {});
-      if (i % 2) sock.on('connect', () => sock.write('POST /api/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{'));
+      if (i % 2) sock.on('connect', () => sock.write(hosted('POST /api/sessions HTTP/1.1\r\nHost: x\r\nContent-Length: 50\r\n\r\n{')));
       socks.push(sock);
     }
     await new Promise((r) => setTimeout(r, 300));

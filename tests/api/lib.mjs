@@ -63,7 +63,12 @@ export async function api(url, method, p, { body, token, raw, headers = {} } = {
   const h = { ...headers };
   if (token) h.authorization = `Bearer ${token}`;
   let b;
-  if (raw !== undefined) b = raw;
+  if (raw !== undefined) {
+    b = raw;
+    // the server takes JSON bodies only as application/json; a test of
+    // another type says so in headers
+    if (!Object.keys(h).some((k) => k.toLowerCase() === 'content-type')) h['content-type'] = 'application/json';
+  }
   else if (body !== undefined) {
     b = JSON.stringify(body);
     h['content-type'] = 'application/json';

@@ -231,6 +231,58 @@ describe('trace uploads', () => {
     }
   });
 
+  test('every replay place taken: the next upload is 503 before its body is sent, Retry-After: 5', async () => {
+    const net = await import('node:net');
+    const { port, host } = new URL(srv.url);
+    // two uploads that have sent their headers and a first byte, and hold
+    // the two replay places while the rest "arrives"
+    const holders = [0, 1].map(() => {
+      const sock = net.connect(Number(port), '127.0.0.1');
+      sock.on('error', () => {});
+      sock.on('connect', () => sock.write(`POST /api/traces HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 1000000\r\n\r\nx`));
+      return sock;
+    });
+    try {
+      await new Promise((r) => setTimeout(r, 300));
+      const resp = await raw(srv.url, `POST /api/traces HTTP/1.1\r\nHost: ${host}\r\nContent-Length: 1000000\r\n\r\n`, 3000);
+      assert.equal(statusOf(resp), 503, resp);
+      assert.match(resp, /\r\nRetry-After: 5\r\n/i);
+      assert.match(resp, /"code":"busy"/);
+    } finally {
+      for (const s of holders) s.destroy();
+    }
+    // the places come back when the holders go
+    let r;
+    for (let i = 0; i < 50; i++) {
+      r = await upload(fs.readFileSync(SLICE));
+      if (r.status === 202) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
+    assert.equal(r.status, 202, r.text);
+    await wait(r.json.id);
+  });
+
+  test('a gzip that expands past --max-trace-text fails as too_large, early', async () => {
+    const small = await start({ args: ['--max-trace-text', '1'] });
+    try {
+      const bomb = zlib.gzipSync(Buffer.alloc(64 << 20, '# a comment line that repeats and repeats\n'));
+      assert.ok(bomb.length < 1 << 20, `a small upload (${bomb.length} bytes)`);
+      const r = await api(small.url, 'POST', '/api/traces', { raw: bomb, headers: { 'content-type': 'application/gzip' } });
+      assert.equal(r.status, 202, r.text);
+      let job;
+      for (let i = 0; i < 300; i++) {
+        job = (await api(small.url, 'GET', `/api/traces/${r.json.id}`)).json;
+        if (job.state === 'failed' || job.state === 'done') break;
+        await new Promise((res) => setTimeout(res, 100));
+      }
+      assert.equal(job.state, 'failed');
+      assert.equal(job.error.code, 'too_large');
+      assert.match(job.error.message, /passes 1 MiB/);
+    } finally {
+      await small.stop();
+    }
+  });
+
   test('no temporary file left behind', async () => {
     assert.deepEqual(fs.readdirSync(uploads).filter((f) => f.startsWith('slublab-trace-')), []);
   });

@@ -141,7 +141,7 @@ test('interrupted: status 130, its server stopped, its temporary database remove
 test('a running server: the session\'s report.md and its chart, the pictures of that session at the step', async () => {
   const server = await startServer();
   try {
-    const { id } = await api(server.url, '/api/sessions', { method: 'POST', body: JSON.stringify({ scenario: 'remote-free' }) });
+    const { id } = await api(server.url, '/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario: 'remote-free' }) });
     const out = join(dir, 'srv.md');
     const r = spawnSync(process.execPath, [SCRIPT, '--server', server.url, '--session', id, '--at', '12', '-o', out], { cwd: ROOT, encoding: 'utf8', timeout: 120000 });
     assert.equal(r.status, 0, r.stderr);
