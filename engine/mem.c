@@ -48,8 +48,10 @@ int mem_write(struct sim *sim, sim_addr_t addr, const void *buf, size_t len)
 
         if (!p)
             return -EFAULT;
-        if (!p->bytes)
+        if (!p->bytes) {
             p->bytes = sim_zalloc(sim, PAGE_SIZE);
+            sim->nr_page_bytes++;
+        }
         memcpy(p->bytes + off, in, n);
         in += n;
         addr += n;

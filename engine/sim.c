@@ -254,6 +254,56 @@ err:
     return -ENOMEM;
 }
 
+/* What sim_clone() allocates for @n bytes in one block. */
+static uint64_t host_block(uint64_t n)
+{
+    return n + SIM_HOST_OVERHEAD;
+}
+
+/* What pool_clone() allocates for @p. */
+static uint64_t pool_host_bytes(const struct pool *p)
+{
+    return (p->nr_chunks ? host_block(p->nr_chunks * sizeof(*p->chunk)) : 0) +
+           p->nr_chunks * host_block(POOL_CHUNK * p->elem) +
+           (p->cap_free ? host_block(p->cap_free * sizeof(*p->free_ids)) : 0);
+}
+
+/* Mirrors sim_clone(): every block it would allocate, at its size. */
+uint64_t sim_host_bytes(const struct sim *sim)
+{
+    uint64_t total = host_block(sizeof(*sim)) + host_block(sim->nr_zones * sizeof(*sim->zones));
+
+    /* chunks below z->untouched were carved, and only those have page bytes */
+    for (unsigned i = 0; i < sim->nr_zones; i++)
+        total += host_block(sim->zones[i].pages / CHUNK_PAGES * sizeof(*sim->zones[i].chunk)) +
+                 sim->zones[i].untouched * host_block(CHUNK_PAGES * sizeof(struct sim_page));
+    total += sim->nr_page_bytes * host_block(PAGE_SIZE);
+    total += host_block((sim->cap_caches ? sim->cap_caches : 1) * sizeof(*sim->caches));
+    for (unsigned i = 0; i < sim->nr_caches; i++) {
+        const struct kmem_cache *s = sim->caches[i];
+
+        total += host_block(sizeof(*s)) + host_block(sim->cfg.nr_cpus * sizeof(*s->pcs)) +
+                 host_block(sim->cfg.nr_nodes * sizeof(*s->node)) +
+                 host_block(sim->cfg.nr_nodes * sizeof(*s->barn)) +
+                 host_block(sim->cfg.nr_cpus * sizeof(*s->stats));
+        if (s->cpu_slab)
+            total += host_block(sim->cfg.nr_cpus * sizeof(*s->cpu_slab));
+        if (s->random_seq)
+            total += host_block(s->oo.objects * sizeof(unsigned));
+    }
+    total += pool_host_bytes(&sim->slabs) + pool_host_bytes(&sim->sheaves);
+    for (uint32_t i = 1; i < sim->sheaves.used; i++) {
+        const struct slab_sheaf *sh = pool_at(&sim->sheaves, i);
+
+        if (sh->objects)
+            total += host_block((sh->capacity ? sh->capacity : 1) * sizeof(sim_addr_t));
+    }
+    total += sim->nr_rcu ? host_block(sim->nr_rcu * sizeof(*sim->rcu)) : 0;
+    total += sim->nr_inflight ? host_block(sim->nr_inflight * sizeof(sim_addr_t)) : 0;
+    total += sim->nr_user ? host_block(sim->nr_user * sizeof(*sim->user)) : 0;
+    return total;
+}
+
 /* Operations that name a cache. */
 static bool op_needs_cache(enum sim_op_kind kind)
 {

@@ -532,6 +532,11 @@ void sim_destroy(struct sim *sim);
 /* Deep copy; costs in proportion to touched pages and live metadata.
  * The clone has no event callback.  Returns 0 or -ENOMEM. */
 int sim_clone(const struct sim *src, struct sim **out);
+/* Host bytes the machine holds (what a sim_clone() of it allocates), each
+ * allocation counted with SIM_HOST_OVERHEAD bytes of the host allocator's
+ * own.  Cannot fail. */
+#define SIM_HOST_OVERHEAD 16u
+uint64_t sim_host_bytes(const struct sim *sim);
 /* Set (or with NULL clear) the event callback.  Cannot fail. */
 void sim_set_event_cb(struct sim *sim, sim_event_fn fn, void *arg);
 const struct sim_config *sim_get_config(const struct sim *sim);

@@ -283,6 +283,7 @@ struct sim {
 
     struct zone *zones;    /* [nr_zones], by node */
     unsigned nr_zones;
+    uint64_t nr_page_bytes; /* pages whose bytes are host memory; checked by validate_zones() */
 
     struct kmem_cache **caches; /* [nr_caches], by id */
     unsigned nr_caches, cap_caches;

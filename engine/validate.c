@@ -468,10 +468,16 @@ static void validate_zones(struct vstate *v)
 {
     const struct sim *sim = v->sim;
 
+    uint64_t page_bytes = 0;
+
     validate_user_blocks(v);
     for (unsigned i = 0; i < sim->nr_zones; i++) {
         const struct zone *z = &sim->zones[i];
         unsigned long free = (z->pages / CHUNK_PAGES - z->untouched) * CHUNK_PAGES;
+
+        for (unsigned long c = 0; c < z->untouched; c++)
+            for (unsigned k = 0; z->chunk[c] && k < CHUNK_PAGES; k++)
+                page_bytes += z->chunk[c][k].bytes != NULL;
 
         for (unsigned w = 1; w < SIM_NR_WMARK; w++)
             if (z->wmark[w] < z->wmark[w - 1])
@@ -514,6 +520,9 @@ static void validate_zones(struct vstate *v)
         if (free != z->free_pages)
             violation(v, "zone %u: free_pages %lu, free blocks hold %lu", i, z->free_pages, free);
     }
+    if (page_bytes != sim->nr_page_bytes)
+        violation(v, "nr_page_bytes %llu, but %llu pages have bytes",
+                (unsigned long long)sim->nr_page_bytes, (unsigned long long)page_bytes);
 }
 
 unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,

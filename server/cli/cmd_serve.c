@@ -29,7 +29,7 @@ struct serve_args {
     struct cli_list allow_origin;
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
             checkpoint_every, workers, threads, timeout, follow_ms, follow_rate, max_connections,
-            max_per_ip, header_timeout, max_trace_text;
+            max_per_ip, header_timeout, max_trace_text, memory_mb;
     bool quiet;
 };
 
@@ -59,6 +59,10 @@ static const struct cli_opt serve_limit_opts[] = {
          .max = 100000,
          .help = "sessions kept in memory (default 64); idle ones are evicted and rebuilt from "
                  "the database when needed"},
+        {CLI_TO(struct serve_args, memory_mb), .name = "memory-mb", .arg = "MIB", .min = 4,
+         .max = 1u << 24,
+         .help = "memory all live sessions may hold together (default a quarter of the "
+                 "machine's, at most 8192): at most MIB / --session-memory sessions live"},
         {CLI_TO(struct serve_args, session_memory), .name = "session-memory", .arg = "MIB",
          .min = 4, .max = 1u << 20,
          .help = "memory per session, checkpoints included (default 128)"},
@@ -117,6 +121,8 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
         cfg->port = (unsigned)a->port.value;
     if (a->max_sessions.given)
         cfg->max_live = (unsigned)a->max_sessions.value;
+    if (a->memory_mb.given)
+        cfg->memory = a->memory_mb.value << 20;
     if (a->session_memory.given)
         cfg->lim.memory = a->session_memory.value << 20;
     if (a->max_ops.given)

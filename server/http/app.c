@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "http/follow.h"
 #include "session/registry.h"
@@ -31,6 +32,15 @@ void app_config_default(struct app_config *cfg)
     cfg->vendor_dir = "node_modules/chart.js/dist";
     cfg->scenario_dir = "scenarios";
     cfg->max_live = 64;
+    /* a quarter of the machine's memory for sessions, at most 8 GiB */
+    {
+        long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);
+        uint64_t total = pages > 0 && size > 0 ? (uint64_t)pages * (uint64_t)size : 0;
+
+        cfg->memory = total ? total / 4 : 2ull << 30;
+        if (cfg->memory > 8ull << 30)
+            cfg->memory = 8ull << 30;
+    }
     cfg->workers = 8;
     cfg->http_threads = 2;
     cfg->timeout = 30;
@@ -177,7 +187,7 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         return ret;
     if ((ret = app_load_catalog(app, err)))
         return ret;
-    if ((ret = registry_new(app->store, &app->cfg.lim, cfg->max_live, &app->reg))) {
+    if ((ret = registry_new(app->store, &app->cfg.lim, cfg->max_live, cfg->memory, &app->reg))) {
         strbuf_puts(err, "out of memory");
         return ret;
     }

@@ -32,6 +32,7 @@ struct app_config {
     const char *vendor_dir;   /* where chart.umd.js lives */
     const char *scenario_dir; /* the shipped scenarios */
     unsigned max_live;        /* sessions kept in memory at once */
+    uint64_t memory;          /* bytes all live sessions may hold (each up to lim.memory) */
     unsigned workers;         /* threads running engine work */
     unsigned http_threads;    /* libmicrohttpd's polling threads */
     unsigned timeout;         /* seconds an idle connection lives */

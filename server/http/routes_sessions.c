@@ -250,7 +250,8 @@ int route_session_list(const struct request *req, struct response *res)
         return ROUTE_WOULD_BLOCK;
     if ((err = store_session_list(req->app->store, limit, offset, &out)))
         return route_session_error(res, err, "cannot list the sessions");
-    if (!json_put(out, "live", json_uint(registry_live(req->app->reg)))) {
+    if (!json_put(out, "live", json_uint(registry_live(req->app->reg))) ||
+        !json_put(out, "max_live", json_uint(registry_max_live(req->app->reg)))) {
         cJSON_Delete(out);
         out = NULL;
     }

@@ -23,10 +23,14 @@
 uint64_t session_sim_bytes(const struct session *s)
 {
     uint64_t pages = s->tl.pages_hwm, nodes = s->cfg.nr_nodes ? s->cfg.nr_nodes : 1;
+
+    if (s->have_rp && s->rp.sim)
+        return sim_host_bytes(s->rp.sim); /* what the head holds, per-cache and per-CPU data too */
     uint64_t node_pages = s->cfg.mem_per_node / SIM_PAGE_SIZE;
 
-    /* struct sim and caches, the zones' chunk tables, the touched chunks'
-     * page descriptors (1024 of 24 bytes), the touched pages and their slabs */
+    /* no head (yet): struct sim and caches, the zones' chunk tables, the
+     * touched chunks' page descriptors (1024 of 24 bytes), the touched pages
+     * and their slabs */
     return 32768 + nodes * (node_pages / 1024) * sizeof(void *) +
            (pages / 1024 + nodes) * 1024 * 24 + pages * (SIM_PAGE_SIZE + 96);
 }
@@ -106,7 +110,7 @@ int session_ckpt_add(struct session *s)
     c->seq = s->log.nr_events;
     c->op = s->log.nr_ops;
     c->off = s->log.len;
-    c->bytes = session_sim_bytes(s);
+    c->bytes = sim_host_bytes(copy);
     memcpy(c->totals, s->tl.totals, sizeof(c->totals));
     s->ckpt_seq = c->seq;
     s->ckpt_op = c->op;

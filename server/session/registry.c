@@ -47,7 +47,7 @@ static unsigned registry_hash(const char *id)
 }
 
 int registry_new(struct store *store, const struct session_limits *lim, unsigned max_live,
-                 struct registry **out)
+                 uint64_t memory, struct registry **out)
 {
     struct registry *reg = calloc(1, sizeof(*reg));
 
@@ -59,6 +59,9 @@ int registry_new(struct store *store, const struct session_limits *lim, unsigned
     }
     reg->store = store;
     reg->lim = lim;
+    /* every live session may grow to lim->memory: as many as fit in @memory */
+    if (memory && lim->memory && memory / lim->memory < max_live)
+        max_live = (unsigned)(memory / lim->memory);
     reg->max_live = max_live ? max_live : 1;
     *out = reg;
     return 0;
@@ -399,6 +402,11 @@ int registry_delete(struct registry *reg, const char *id)
         session_free(s);
     ret = store_session_delete(reg->store, id);
     return ret == -ENOENT && in_memory ? 0 : ret;
+}
+
+unsigned registry_max_live(struct registry *reg)
+{
+    return reg->max_live;
 }
 
 unsigned registry_live(struct registry *reg)

@@ -24,9 +24,13 @@ struct store;
 struct registry;
 
 /* The live sessions of one server over @store, at most @max_live held in
- * memory, each built with @lim (both outlive the registry).  0 or -ENOMEM. */
+ * memory and, as each may grow to lim->memory, at most as many as fit in
+ * @memory bytes (0: no such bound); each is built with @lim (both outlive
+ * the registry).  0 or -ENOMEM. */
 int registry_new(struct store *store, const struct session_limits *lim, unsigned max_live,
-                 struct registry **out);
+                 uint64_t memory, struct registry **out);
+/* How many sessions it holds in memory at most. */
+unsigned registry_max_live(struct registry *reg);
 /* Write every live session's position to the store and free them all; NULL is fine. */
 void registry_free(struct registry *reg);
 

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,10 +62,12 @@ struct session *session_new(const struct session_limits *lim)
 
 void session_free(struct session *s)
 {
+    bool big;
     size_t i;
 
     if (!s)
         return;
+    big = session_memory(s) >= SESSION_TRIM_BYTES;
     session_cache_clear(s);
     session_cursor_drop(s);
     for (i = 0; i < s->nr_ckpts; i++)
@@ -84,6 +87,10 @@ void session_free(struct session *s)
     pthread_mutex_destroy(&s->cache_lock);
     pthread_mutex_destroy(&s->lock);
     free(s);
+    /* the server keeps freed memory for the next seek (cmd_serve.c's mallopt);
+     * a big session's is handed back, so that a deleted session frees it */
+    if (big)
+        malloc_trim(0);
 }
 
 static char *session_strndup(const char *text, size_t len)

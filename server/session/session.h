@@ -55,6 +55,7 @@
 #include "session/timeline.h"
 #include "slub.h"
 
+#define SESSION_TRIM_BYTES (16ull << 20) /* freeing a session this big returns memory to the system */
 #define SESSION_ID_LEN     10    /* characters of a session id */
 #define SESSION_TOKEN_LEN  32    /* hex characters of a write token */
 #define SESSION_CACHE      32    /* rendered states kept */

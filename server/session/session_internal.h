@@ -17,7 +17,8 @@ struct session_pos {
 
 /* checkpoint.c */
 
-/* Estimated host bytes of one copy of the machine, from the timeline's page high-water mark. */
+/* Host bytes of one copy of the machine: the head's sim_host_bytes(), or
+ * before there is a head an estimate from the timeline's pages. */
 uint64_t session_sim_bytes(const struct session *s);
 /* Drop the densest checkpoints (and the cursor) until the session fits its budget. */
 void session_thin(struct session *s);

@@ -75,7 +75,7 @@ static void session_set_cursor(struct session *s, struct sim *m, const struct se
     s->cursor.seq = p->seq;
     s->cursor.op = p->op;
     s->cursor.off = p->off;
-    s->cursor.bytes = session_sim_bytes(s);
+    s->cursor.bytes = sim_host_bytes(m);
     session_thin(s);
 }
 

@@ -411,6 +411,10 @@ static void test_zone_counts(void)
     expect_violations(&st, 1, 1);
     z->area[o].nr_free--;
     expect_violations(&st, 0, 0);
+    st.t.sim->nr_page_bytes++; /* what sim_host_bytes() counts pages by */
+    expect_violations(&st, 1, 1);
+    st.t.sim->nr_page_bytes--;
+    expect_violations(&st, 0, 0);
     tsim_fini(&st.t);
 }
 
