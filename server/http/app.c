@@ -183,6 +183,7 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
     memset(app, 0, sizeof(*app));
     app->cfg = *cfg;
     atomic_init(&app->stopping, false);
+    pthread_mutex_init(&app->check_lock, NULL);
     if ((ret = store_open(cfg->db, &app->store, err)))
         return ret;
     if ((ret = app_load_catalog(app, err)))
@@ -217,6 +218,7 @@ void app_release(struct app *app)
     }
     free(app->scenarios);
     store_close(app->store);
+    pthread_mutex_destroy(&app->check_lock); /* a zeroed one is a valid, unlocked mutex */
     memset(app, 0, sizeof(*app));
 }
 

@@ -11,6 +11,7 @@
 #ifndef SLUBLAB_SERVER_HTTP_APP_H
 #define SLUBLAB_SERVER_HTTP_APP_H
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -65,6 +66,7 @@ struct app {
     size_t nr_scenarios;
     atomic_bool stopping; /* shutting down: answer 503, start nothing */
     struct trace_jobs *traces; /* kernel trace uploads being replayed (traces.h) */
+    pthread_mutex_t check_lock; /* one snapshot replayed for its check at a time */
 };
 
 /* The defaults of `slublab serve`. */

@@ -287,49 +287,95 @@ static bool describe(cJSON *o, const struct store_snapshot *sn)
            json_put(o, "position", json_uint(sn->position));
 }
 
-int route_snapshot_get(const struct request *req, struct response *res)
+/*
+ * Replay @sn and compare with its stored state: *status "verified" (the
+ * same bytes) or "stored" (they differ, or it no longer replays), with why
+ * in @warning.  The verdict is kept in the store, so it is computed once
+ * per engine version, not on every GET (a snapshot of millions of
+ * operations takes a second to replay); app->check_lock makes concurrent
+ * first GETs wait for one replay instead of each doing it.
+ */
+static int snapshot_check(const struct request *req, struct store_snapshot *sn,
+                          struct strbuf *warning, const char **status)
 {
-    struct strbuf err = STRBUF_INIT, warning = STRBUF_INIT;
-    struct store_snapshot sn;
+    struct strbuf err = STRBUF_INIT;
     struct session *s = NULL;
     struct blob *b = NULL;
-    const char *status, *state_text;
-    bool same_engine, read_only;
-    cJSON *o, *eng = NULL;
+    bool same_engine = !strcmp(sn->engine, SIM_VERSION);
     int ret;
+
+    ret = snapshot_build(req->app, sn, &s, &err);
+    if (!ret)
+        ret = json_position_state(s, sn->position, 0, &b, &err);
+    if (ret == -ENOMEM) {
+        blob_put(b);
+        session_free(s);
+        strbuf_release(&err);
+        return -ENOMEM;
+    }
+    if (!ret && !strcmp(b->text, sn->state)) {
+        *status = "verified";
+        if (!same_engine)
+            strbuf_printf(warning, "taken with engine %s; engine %s replays it identically",
+                          sn->engine, SIM_VERSION);
+    } else {
+        *status = "stored";
+        if (ret)
+            strbuf_printf(warning,
+                          "the inputs no longer replay (%s): showing the stored state, "
+                          "read-only",
+                          strbuf_str(&err));
+        else if (!same_engine)
+            strbuf_printf(warning,
+                          "taken with engine %s; engine %s replays it differently: "
+                          "showing the stored state, read-only",
+                          sn->engine, SIM_VERSION);
+        else
+            strbuf_printf(warning, "replaying gives a different state with the same engine "
+                                   "version: showing the stored state, read-only");
+    }
+    blob_put(b);
+    session_free(s);
+    strbuf_release(&err);
+    if (strbuf_failed(warning))
+        return -ENOMEM;
+    store_snapshot_set_check(req->app->store, sn->id, SIM_VERSION, *status,
+                             warning->len ? strbuf_str(warning) : NULL);
+    return 0;
+}
+
+int route_snapshot_get(const struct request *req, struct response *res)
+{
+    struct strbuf warning = STRBUF_INIT;
+    struct store_snapshot sn;
+    const char *status;
+    cJSON *o, *eng = NULL;
 
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
     if (load_snapshot(req, res, &sn))
         return 0;
-    same_engine = !strcmp(sn.engine, SIM_VERSION);
-    ret = snapshot_build(req->app, &sn, &s, &err);
-    if (!ret)
-        ret = json_position_state(s, sn.position, 0, &b, &err);
-    if (!ret && !strcmp(b->text, sn.state)) {
-        status = "verified";
-        read_only = false;
-        state_text = b->text;
-        if (!same_engine)
-            strbuf_printf(&warning, "taken with engine %s; engine %s replays it identically",
-                          sn.engine, SIM_VERSION);
-    } else {
-        status = "stored";
-        read_only = true;
-        state_text = sn.state;
-        if (ret)
-            strbuf_printf(&warning,
-                          "the inputs no longer replay (%s): showing the stored state, "
-                          "read-only",
-                          strbuf_str(&err));
-        else if (!same_engine)
-            strbuf_printf(&warning,
-                          "taken with engine %s; engine %s replays it differently: "
-                          "showing the stored state, read-only",
-                          sn.engine, SIM_VERSION);
-        else
-            strbuf_printf(&warning, "replaying gives a different state with the same engine "
-                                    "version: showing the stored state, read-only");
+    if (!sn.check_engine || strcmp(sn.check_engine, SIM_VERSION)) {
+        pthread_mutex_lock(&req->app->check_lock);
+        store_snapshot_free(&sn);
+        if (load_snapshot(req, res, &sn)) { /* deleted meanwhile */
+            pthread_mutex_unlock(&req->app->check_lock);
+            return 0;
+        }
+        if ((!sn.check_engine || strcmp(sn.check_engine, SIM_VERSION)) &&
+            snapshot_check(req, &sn, &warning, &status)) {
+            pthread_mutex_unlock(&req->app->check_lock);
+            store_snapshot_free(&sn);
+            strbuf_release(&warning);
+            return route_error(res, 503, "busy", "out of memory");
+        }
+        pthread_mutex_unlock(&req->app->check_lock);
+    }
+    if (sn.check_engine && !strcmp(sn.check_engine, SIM_VERSION)) {
+        status = sn.check_status;
+        strbuf_reset(&warning);
+        if (sn.check_warning)
+            strbuf_puts(&warning, sn.check_warning);
     }
     o = cJSON_CreateObject();
     if (o &&
@@ -337,19 +383,16 @@ int route_snapshot_get(const struct request *req, struct response *res)
          !json_put(eng, "stored", cJSON_CreateString(sn.engine)) ||
          !json_put(eng, "current", cJSON_CreateString(SIM_VERSION)) ||
          !json_put(o, "status", cJSON_CreateString(status)) ||
-         !cJSON_AddBoolToObject(o, "read_only", read_only) ||
+         !cJSON_AddBoolToObject(o, "read_only", strcmp(status, "verified") != 0) ||
          !json_put(o, "warning",
                    warning.len ? cJSON_CreateString(strbuf_str(&warning)) : cJSON_CreateNull()) ||
-         !json_put(o, "state", cJSON_Parse(state_text)) ||
+         !json_put(o, "state", cJSON_Parse(sn.state)) ||
          !json_put(o, "links", snapshot_links(sn.id)))) {
         cJSON_Delete(o);
         o = NULL;
     }
     route_json(res, 200, o);
-    blob_put(b);
-    session_free(s);
     store_snapshot_free(&sn);
-    strbuf_release(&err);
     strbuf_release(&warning);
     return 0;
 }

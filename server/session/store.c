@@ -64,6 +64,10 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         /* 1 -> 2: listing newest first */
         "CREATE INDEX sessions_created ON sessions(created);"
         "CREATE INDEX snapshots_created ON snapshots(created);",
+        /* 2 -> 3: a snapshot's replay is checked once per engine version */
+        "ALTER TABLE snapshots ADD COLUMN check_engine TEXT;"
+        "ALTER TABLE snapshots ADD COLUMN check_status TEXT;"
+        "ALTER TABLE snapshots ADD COLUMN check_warning TEXT;",
 };
 
 enum stmt {
@@ -86,6 +90,7 @@ enum stmt {
     ST_SNP_DEL,
     ST_SNP_LIST,
     ST_SNP_COUNT,
+    ST_SNP_CHECK,
     NR_STMTS
 };
 
@@ -116,13 +121,16 @@ static const char *const stmt_sql[NR_STMTS] = {
                           " position, engine, state, session, created)"
                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, " NOW ")",
         [ST_SNP_GET] = "SELECT n.token, n.title, n.scenario, n.settings, n.batches, n.position,"
-                       " n.engine, n.state, n.session, n.created, c.name, c.text"
+                       " n.engine, n.state, n.session, n.created, c.name, c.text,"
+                       " n.check_engine, n.check_status, n.check_warning"
                        " FROM snapshots n JOIN scenarios c ON c.id = n.scenario WHERE n.id = ?1",
         [ST_SNP_DEL] = "DELETE FROM snapshots WHERE id = ?1",
         [ST_SNP_LIST] = "SELECT n.id, n.title, c.name, n.session, n.position, n.engine, n.created"
                         " FROM snapshots n JOIN scenarios c ON c.id = n.scenario"
                         " ORDER BY n.created DESC, n.id LIMIT ?1 OFFSET ?2",
         [ST_SNP_COUNT] = "SELECT count(*) FROM snapshots",
+        [ST_SNP_CHECK] = ("UPDATE snapshots SET check_engine = ?2, check_status = ?3, "
+                          "check_warning = ?4 WHERE id = ?1"),
 };
 
 struct store {
@@ -636,6 +644,9 @@ void store_snapshot_free(struct store_snapshot *sn)
     free(sn->batches);
     free(sn->engine);
     free(sn->state);
+    free(sn->check_engine);
+    free(sn->check_status);
+    free(sn->check_warning);
     memset(sn, 0, sizeof(*sn));
 }
 
@@ -667,6 +678,13 @@ int store_snapshot_load(struct store *st, const char *id, struct store_snapshot 
     col_copy(s, 9, out->created, sizeof(out->created));
     out->scenario_name = col_dup(s, 10);
     out->scenario_text = col_dup(s, 11);
+    if (sqlite3_column_type(s, 12) != SQLITE_NULL && sqlite3_column_type(s, 13) != SQLITE_NULL) {
+        out->check_engine = col_dup(s, 12);
+        out->check_status = col_dup(s, 13);
+        out->check_warning = col_dup(s, 14); /* NULL when there was none */
+        if (!out->check_engine || !out->check_status)
+            ret = -ENOMEM;
+    }
     sqlite3_reset(s);
     if (!out->title || !out->settings || !out->batches || !out->engine || !out->state ||
         !out->scenario_name || !out->scenario_text)
@@ -675,6 +693,25 @@ out_unlock:
     pthread_mutex_unlock(&st->lock);
     if (ret)
         store_snapshot_free(out);
+    return ret;
+}
+
+int store_snapshot_set_check(struct store *st, const char *id, const char *engine,
+                             const char *status, const char *warning)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SNP_CHECK);
+    bind_text(s, 1, id);
+    bind_text(s, 2, engine);
+    bind_text(s, 3, status);
+    bind_text(s, 4, warning);
+    ret = store_exec(st, s, "keeping a snapshot's check");
+    if (!ret && !sqlite3_changes(st->db))
+        ret = -ENOENT;
+    pthread_mutex_unlock(&st->lock);
     return ret;
 }
 

@@ -25,7 +25,7 @@
 
 #include "base/strbuf.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 #define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
 
 struct store;
@@ -63,6 +63,11 @@ struct store_snapshot {
     char *engine; /* SIM_VERSION of the engine that rendered state */
     char *state;  /* the rendered state JSON */
     char created[32];
+    /* what replaying it gave, kept so that it is done once per engine:
+     * NULL until store_snapshot_set_check() */
+    char *check_engine;  /* the SIM_VERSION that replayed it */
+    char *check_status;  /* "verified" or "stored" */
+    char *check_warning; /* the warning shown with it, or NULL */
 };
 
 /* Open (creating and migrating as needed).  0, or -EIO with a message in @err. */
@@ -88,6 +93,10 @@ int store_session_delete(struct store *st, const char *id);
 /* {"sessions":[{"id","scenario","parent","position","events","created"}],"total"} */
 int store_session_list(struct store *st, unsigned limit, unsigned offset, cJSON **out);
 
+/* Keep what replaying snapshot @id with engine @engine gave (@warning may
+ * be NULL).  0, -ENOENT or -EIO. */
+int store_snapshot_set_check(struct store *st, const char *id, const char *engine,
+                             const char *status, const char *warning);
 /* A new snapshot.  -EEXIST when the id is taken. */
 int store_snapshot_create(struct store *st, const struct store_snapshot *sn);
 int store_snapshot_load(struct store *st, const char *id, struct store_snapshot *out);

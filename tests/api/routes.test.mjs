@@ -592,7 +592,7 @@ describe('restart', () => {
   });
 
   test('the schema is versioned', async () => {
-    assert.equal(sqlite(srv.db, 'PRAGMA user_version'), '2');
+    assert.equal(sqlite(srv.db, 'PRAGMA user_version'), '3');
     assert.equal(sqlite(srv.db, 'PRAGMA journal_mode'), 'wal');
   });
 
