@@ -15,7 +15,7 @@ let srv;
 const dir = tmpdir();
 
 before(async () => {
-  srv = await start({ dir, args: ['--max-ops', '300000', '--max-cpus', '8'] });
+  srv = await start({ dir, args: ['--max-ops', '1000000', '--max-cpus', '8'] });
 });
 
 after(async () => {
@@ -331,7 +331,8 @@ describe('sessions', () => {
 
   test('a long replay in one session does not hold up another', async () => {
     const scn = JSON.parse(fs.readFileSync('scenarios/default.json', 'utf8'));
-    scn.ops = [{ op: 'repeat', times: 120000, ops: [
+    // long enough that 20 seeks on a loaded 2-core machine finish well within it
+    scn.ops = [{ op: 'repeat', times: 400000, ops: [
       { op: 'alloc', cpu: 0, cache: 'A', name: 'x' }, { op: 'free', cpu: 0, name: 'x' }] }];
     scn.expect = [];
     let longDone = 0;
@@ -553,7 +554,7 @@ describe('errors', () => {
   test('429 past the session operation limit', async () => {
     const r = await api(srv.url, 'POST', `/api/sessions/${s.id}/ops`, {
       token: s.token,
-      body: [{ op: 'repeat', times: 400000, ops: [{ op: 'alloc', cpu: 0, cache: 'A', name: 'x' }] }],
+      body: [{ op: 'repeat', times: 1000000, ops: [{ op: 'alloc', cpu: 0, cache: 'A', name: 'x' }] }],
     });
     assert.equal(r.status, 429);
     assert.ok(isError(r, 'session_limit'));
@@ -576,7 +577,7 @@ describe('restart', () => {
     const st = await srv.stop();
     assert.equal(st.code, 0);
     assert.equal(sqlite(srv.db, 'PRAGMA integrity_check'), 'ok');
-    srv = await start({ dir, db: srv.db, args: ['--max-ops', '300000', '--max-cpus', '8'] });
+    srv = await start({ dir, db: srv.db, args: ['--max-ops', '1000000', '--max-cpus', '8'] });
 
     const info = await api(srv.url, 'GET', `/api/sessions/${s.id}`);
     assert.equal(info.status, 200);

@@ -156,8 +156,8 @@ test('compare a session of the user\'s own: its scenario and appended operations
     ops: [{ op: 'repeat', times: 40, ops: [{ op: 'alloc', cpu: 0, cache: 'M', name: 'a{i}' }] },
       { op: 'repeat', times: 40, ops: [{ op: 'free', cpu: 1, name: 'a{i}' }] }],
   };
-  const s = await api(base, '/api/sessions', { method: 'POST', body: JSON.stringify({ scenario: mine }) });
-  const more = await api(base, `/api/sessions/${s.id}/ops`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}` },
+  const s = await api(base, '/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario: mine }) });
+  const more = await api(base, `/api/sessions/${s.id}/ops`, { method: 'POST', headers: { Authorization: `Bearer ${s.token}`, 'content-type': 'application/json' },
     body: JSON.stringify([{ op: 'repeat', times: 5, ops: [{ op: 'alloc', cpu: 1, cache: 'M', name: 'b{i}' }] }]) });
   assert.ok(more);
   const info = await api(base, `/api/sessions/${s.id}`);
