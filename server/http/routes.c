@@ -51,6 +51,7 @@ static const struct route routes[] = {
         {"GET", "/api/sessions/*/export.html", route_session_export_html},
         {"POST", "/api/traces", route_trace_create},
         {"GET", "/api/traces/*", route_trace_get},
+        {"DELETE", "/api/traces/*", route_trace_delete},
         {"POST", "/api/snapshots", route_snapshot_create},
         {"GET", "/api/snapshots", route_snapshot_list},
         {"POST", "/api/snapshots/import", route_snapshot_import},

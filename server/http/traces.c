@@ -48,7 +48,8 @@ struct trace_job {
     unsigned cpus;  /* ?cpus=, 0: from the trace */
     char model[64]; /* as sim_model_format() writes it */
     pthread_t thread;
-    volatile bool cancel; /* set by traces_free() */
+    volatile bool cancel; /* set by traces_free() and by the uploader's DELETE */
+    char owner[SESSION_TOKEN_LEN + 1]; /* the uploader's token (DELETE needs it) */
     /* under tj->lock */
     enum job_state state;
     uint64_t done, total; /* input consumed and its size */
@@ -58,7 +59,8 @@ struct trace_job {
     char *report;     /* owned */
     const char *code; /* failed: an error code of routes.h */
     char message[300];
-    uint64_t age; /* creation order */
+    uint64_t age;  /* creation order */
+    bool deleted;  /* the uploader deleted it: 404 from now on, freed when its thread ends */
 };
 
 struct trace_jobs {
@@ -256,6 +258,11 @@ static int job_session(struct trace_job *j, const char *text, struct strbuf *err
         return -EIO;
     }
     s->scenario_id = row;
+    if (j->cancel) { /* deleted while it was built: it never becomes a session */
+        session_free(s);
+        strbuf_puts(err, "the upload was deleted");
+        return -ECANCELED;
+    }
     if ((ret = registry_add(app->reg, s))) { /* frees s on failure */
         strbuf_puts(err, ret == -EBUSY ? "every session slot is busy" : "cannot store the session");
         return ret;
@@ -300,7 +307,8 @@ static void *job_run(void *arg)
         goto out;
     }
     if (ret == -ECANCELED) {
-        job_fail(j, "busy", "the server is shutting down");
+        job_fail(j, "cancelled", "the replay was stopped: its upload was deleted, or the server "
+                                 "is shutting down");
         goto out;
     }
     if (ret == -EIO) {
@@ -341,6 +349,7 @@ static void *job_run(void *arg)
     if ((ret = job_session(j, text, &err))) {
         job_fail(j,
                  ret == SESSION_ELIMIT                                       ? "session_limit"
+                 : ret == -ECANCELED                                         ? "cancelled"
                  : ret == -EBUSY                                             ? "busy"
                  : ret == SESSION_EBADINPUT || ret == SESSION_EUNPROCESSABLE ? "unprocessable"
                                                                              : "internal",
@@ -349,7 +358,15 @@ static void *job_run(void *arg)
     }
     pthread_mutex_lock(&j->tj->lock);
     j->state = JOB_DONE;
-    pthread_mutex_unlock(&j->tj->lock);
+    if (j->deleted) { /* deleted after the last look at cancel: its session goes */
+        char id[SESSION_ID_LEN + 1];
+
+        snprintf(id, sizeof(id), "%s", j->session);
+        pthread_mutex_unlock(&j->tj->lock);
+        registry_delete(j->app->reg, id);
+    } else {
+        pthread_mutex_unlock(&j->tj->lock);
+    }
 out:
     ktrace_replay_release(&kr);
     ktrace_close(r);
@@ -417,7 +434,7 @@ int route_trace_create(const struct request *req, struct response *res)
     if (model && (sim_model_parse(model, &mc) || sim_model_error(&mc)))
         return route_error(res, 400, "bad_request",
                            "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", model);
-    if (!(j = calloc(1, sizeof(*j))) || ids_random(j->id, TRACES_ID_LEN)) {
+    if (!(j = calloc(1, sizeof(*j))) || ids_random(j->id, TRACES_ID_LEN) || ids_token(j->owner)) {
         free(j);
         return route_error(res, 500, "internal", "out of memory");
     }
@@ -456,6 +473,7 @@ int route_trace_create(const struct request *req, struct response *res)
 
         snprintf(self, sizeof(self), "/api/traces/%s", j->id);
         cJSON_AddStringToObject(o, "id", j->id);
+        cJSON_AddStringToObject(o, "token", j->owner);
         cJSON_AddStringToObject(o, "state", "replaying");
         cJSON_AddNumberToObject(o, "bytes", (double)up->len);
         cJSON_AddItemToObject(o, "links", cJSON_CreateObject());
@@ -479,7 +497,7 @@ int route_trace_get(const struct request *req, struct response *res)
         return route_error(res, 500, "internal", "out of memory");
     pthread_mutex_lock(&tj->lock);
     for (size_t i = 0; i < TRACES_MAX_KEPT && !j; i++)
-        if (tj->jobs[i] && !strcmp(tj->jobs[i]->id, id))
+        if (tj->jobs[i] && !tj->jobs[i]->deleted && !strcmp(tj->jobs[i]->id, id))
             j = tj->jobs[i];
     if (j) {
         double progress = j->state == JOB_DONE ? 1.0
@@ -528,4 +546,42 @@ int route_trace_get(const struct request *req, struct response *res)
         return route_error(res, 404, "not_found", "no trace \"%s\"", id);
     }
     return route_json(res, 200, o);
+}
+
+int route_trace_delete(const struct request *req, struct response *res)
+{
+    struct trace_jobs *tj = req->app->traces;
+    const char *id = req->args[0], *token = route_token(req);
+    char session[SESSION_ID_LEN + 1] = "";
+    struct trace_job *j = NULL;
+    int err;
+
+    if (!ids_valid(id, TRACES_ID_LEN))
+        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK; /* deleting its session writes to the store */
+    pthread_mutex_lock(&tj->lock);
+    for (size_t i = 0; i < TRACES_MAX_KEPT && !j; i++)
+        if (tj->jobs[i] && !tj->jobs[i]->deleted && !strcmp(tj->jobs[i]->id, id))
+            j = tj->jobs[i];
+    if (!j) {
+        pthread_mutex_unlock(&tj->lock);
+        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+    }
+    if (!token || !ids_token_equal(token, j->owner)) {
+        pthread_mutex_unlock(&tj->lock);
+        return route_error(res, 403, "forbidden",
+                           "deleting a trace needs the token its upload was given "
+                           "(Authorization: Bearer TOKEN)");
+    }
+    j->deleted = true;
+    j->cancel = true; /* a running replay or build stops; a finished one has its session */
+    if (j->state == JOB_DONE)
+        snprintf(session, sizeof(session), "%s", j->session);
+    pthread_mutex_unlock(&tj->lock);
+    /* the session it made holds the trace's operations: it goes too */
+    if (session[0] && (err = registry_delete(req->app->reg, session)) && err != -ENOENT)
+        return route_session_error(res, err, "cannot delete the trace's session");
+    res->status = 204;
+    return 0;
 }

@@ -70,5 +70,8 @@ void traces_free(struct trace_jobs *tj);
 int route_trace_create(const struct request *req, struct response *res);
 /* GET /api/traces/ID: the job's state. */
 int route_trace_get(const struct request *req, struct response *res);
+/* DELETE /api/traces/ID (the upload's token): stop the job, or delete the
+ * session it made; 204. */
+int route_trace_delete(const struct request *req, struct response *res);
 
 #endif /* SLUBLAB_SERVER_HTTP_TRACES_H */

@@ -200,6 +200,8 @@ describe('trace uploads', () => {
     r = await api(srv.url, 'GET', '/api/traces/NOT-AN-ID');
     assert.equal(r.status, 404);
     r = await api(srv.url, 'DELETE', '/api/traces/zzzzzzzzzz');
+    assert.equal(r.status, 404, 'DELETE of no such trace');
+    r = await api(srv.url, 'PUT', '/api/traces/zzzzzzzzzz');
     assert.equal(r.status, 405);
   });
 
@@ -281,6 +283,34 @@ describe('trace uploads', () => {
     } finally {
       await small.stop();
     }
+  });
+
+  test('the uploader may delete the trace: its job stops, or its session goes', async () => {
+    // a finished one: the session it made is deleted with it
+    let r = await upload(fs.readFileSync(SLICE));
+    assert.equal(r.status, 202, r.text);
+    assert.match(r.json.token, /^[0-9a-f]{32}$/);
+    const { last } = await wait(r.json.id);
+    assert.equal(last.state, 'done');
+    assert.equal(last.token, undefined, 'the upload token is given once, to the uploader');
+    let del = await api(srv.url, 'DELETE', `/api/traces/${r.json.id}`);
+    assert.equal(del.status, 403, 'not without its token');
+    del = await api(srv.url, 'DELETE', `/api/traces/${r.json.id}`, { token: last.session.token });
+    assert.equal(del.status, 403, 'nor with the session\'s');
+    del = await api(srv.url, 'DELETE', `/api/traces/${r.json.id}`, { token: r.json.token });
+    assert.equal(del.status, 204, del.text);
+    assert.equal((await api(srv.url, 'GET', `/api/traces/${r.json.id}`)).status, 404);
+    assert.equal((await api(srv.url, 'GET', `/api/sessions/${last.session.id}`)).status, 404, 'its session is gone');
+
+    // a running one: it stops and makes no session
+    r = await upload(zlib.gzipSync(synthTrace(300000)));
+    assert.equal(r.status, 202, r.text);
+    del = await api(srv.url, 'DELETE', `/api/traces/${r.json.id}`, { token: r.json.token });
+    assert.equal(del.status, 204, del.text);
+    assert.equal((await api(srv.url, 'GET', `/api/traces/${r.json.id}`)).status, 404);
+    const before = (await api(srv.url, 'GET', '/api/sessions?limit=1')).json.total;
+    await new Promise((res) => setTimeout(res, 1500));
+    assert.equal((await api(srv.url, 'GET', '/api/sessions?limit=1')).json.total, before, 'no session appeared');
   });
 
   test('no temporary file left behind', async () => {

@@ -119,3 +119,25 @@ test('open a kernel trace: a file that is no trace says why', async (t) => {
   });
   await page.close();
 });
+
+test('a trace on its way says what it holds, and Cancel deletes it: no session is opened', async (t) => {
+  const page = await openPage(browser.ctx, base + '/');
+  await page.waitForSelector('body[data-ready="1"]');
+  await shotOnFailure(t, page, async () => {
+    assert.match(await page.getAttribute('#trace-open-btn', 'title'), /names of the tasks that ran and the kernel's call sites/);
+    const file = join(dir, 'cancel.txt');
+    writeFileSync(file, synthTrace(200000));
+    const before = (await api(base, '/api/sessions?limit=1')).total;
+    await page.setInputFiles('#trace-file', file);
+    await page.waitForSelector('#trace-cancel:not([hidden])', { timeout: 30000 });
+    assert.match(await page.textContent('#trace-note'), /call sites/);
+    assert.ok(await page.isVisible('#trace-note'), 'the note shows while the trace is on its way');
+    await page.click('#trace-cancel');
+    await page.waitForFunction(() => /cancelled|deleted|no trace/.test(document.querySelector('#trace-status').textContent), null, { timeout: 30000 });
+    await page.waitForSelector('#trace-cancel', { state: 'hidden' });
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal((await api(base, '/api/sessions?limit=1')).total, before, 'no session was made');
+    assert.notEqual(await page.evaluate(() => window.__slublab.player.get().session?.info?.scenario?.name), 'kernel-trace');
+  });
+  await page.close();
+});

@@ -5,7 +5,9 @@
 // (GET /api/traces/ID: replaying the trace, then building the session,
 // whose progress is the operations applied of those recorded), and open
 // the session it makes.  On failure the server's message and the
-// replay's report are shown.  No allocator logic: the server replays.
+// replay's report are shown.  Cancel deletes the upload (DELETE
+// /api/traces/ID with the token its upload was given), which stops the
+// replay.  No allocator logic: the server replays.
 import { h, fill } from '../dom.js';
 
 const POLL_MS = 250;
@@ -24,7 +26,26 @@ export function createTraceOpen(root, { doc, win, open }) {
   const status = h(doc, 'span', { id: 'trace-status', class: 'trace-status', role: 'status', 'aria-live': 'polite' });
   const report = h(doc, 'details', { id: 'trace-report', class: 'trace-report', hidden: true },
     h(doc, 'summary', null, 'Replay report'), h(doc, 'pre', null));
-  fill(root, button, input, bar, status, report);
+  // a kmem trace names the tasks that ran and the kernel's call sites: say so before it leaves the machine
+  const NOTE = 'A trace holds the names of the tasks that ran and the kernel\'s call sites; the lab keeps the session made from it until you delete it.';
+  const note = h(doc, 'span', { id: 'trace-note', class: 'trace-note' }, NOTE);
+  const cancel = h(doc, 'button', { type: 'button', id: 'trace-cancel', hidden: true, onclick: () => stop() }, 'Cancel');
+  button.setAttribute('aria-describedby', 'trace-note');
+  button.setAttribute('title', NOTE);
+  note.hidden = true; /* shown while a trace is on its way; the button's title says it before */
+  fill(root, button, input, bar, cancel, status, report, note);
+
+  /** @type {{ id: string, token: string } | null} the upload being replayed, which Cancel deletes */
+  let current = null;
+  let stopped = false;
+  async function stop() {
+    stopped = true;
+    cancel.hidden = true;
+    if (!current) return;
+    const { id, token } = current;
+    current = null;
+    await fetch(`/api/traces/${encodeURIComponent(id)}`, { method: 'DELETE', headers: { Authorization: `Bearer ${token}` } }).catch(() => {});
+  }
 
   /** @param {string} text @param {boolean} [err] @param {string} [phase] what the bar shows */
   const say = (text, err = false, phase = '') => {
@@ -49,6 +70,7 @@ export function createTraceOpen(root, { doc, win, open }) {
         if (!ev.lengthComputable) return;
         bar.value = ev.loaded / ev.total;
         say(`Uploading ${file.name}: ${Math.floor((ev.loaded / ev.total) * 100)}%`, false, 'uploading');
+        note.hidden = false;
       };
       xhr.onload = () => {
         let json = null;
@@ -63,6 +85,7 @@ export function createTraceOpen(root, { doc, win, open }) {
 
   async function poll(id) {
     for (;;) {
+      if (stopped) throw new Error('cancelled: the upload was deleted');
       const res = await fetch(`/api/traces/${encodeURIComponent(id)}`);
       const job = await res.json();
       if (!res.ok) throw new Error(job?.error?.message ?? `HTTP ${res.status}`);
@@ -88,9 +111,15 @@ export function createTraceOpen(root, { doc, win, open }) {
     button.setAttribute('disabled', '');
     bar.hidden = false;
     bar.value = 0;
+    stopped = false;
     showReport(null);
     try {
-      const job = await poll((await upload(file)).id);
+      const up = await upload(file);
+      current = { id: up.id, token: up.token };
+      cancel.hidden = false;
+      const job = await poll(up.id);
+      current = null;
+      cancel.hidden = true;
       showReport(job.report);
       if (job.state === 'failed') {
         say(`The trace could not be opened: ${job.error.message}`, true);
@@ -102,6 +131,9 @@ export function createTraceOpen(root, { doc, win, open }) {
       say(`The trace could not be opened: ${err.message}`, true);
     } finally {
       bar.hidden = true;
+      note.hidden = true;
+      cancel.hidden = true;
+      current = null;
       button.removeAttribute('disabled');
     }
   });
