@@ -12,13 +12,16 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "http/follow.h"
 #include "session/registry.h"
+#include "session/store.h"
 #include "scenario/scenario.h"
 #include "http/traces.h"
 
@@ -176,6 +179,41 @@ static int app_load_catalog(struct app *app, struct strbuf *err)
     return 0;
 }
 
+/* Delete the sessions and snapshots older than cfg.keep_days.  Cannot fail
+ * (a store error is said on stderr and tried again next time). */
+static void app_expire(struct app *app)
+{
+    uint64_t sessions = 0, snapshots = 0;
+
+    if (registry_expire(app->reg, app->cfg.keep_days, &sessions) ||
+        store_snapshots_expire(app->store, app->cfg.keep_days, &snapshots))
+        fprintf(stderr, "slublab serve: deleting what is older than %u days failed\n",
+                app->cfg.keep_days);
+    if ((sessions || snapshots) && !app->cfg.quiet)
+        fprintf(stderr, "slublab serve: deleted %llu sessions and %llu snapshots older than %u days\n",
+                (unsigned long long)sessions, (unsigned long long)snapshots, app->cfg.keep_days);
+}
+
+static void *app_janitor(void *arg)
+{
+    struct app *app = arg;
+
+    pthread_mutex_lock(&app->janitor_lock);
+    while (!atomic_load(&app->stopping)) {
+        struct timespec until;
+
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += APP_JANITOR_SECONDS;
+        if (pthread_cond_timedwait(&app->janitor_wake, &app->janitor_lock, &until) == 0)
+            continue; /* woken: look at stopping */
+        pthread_mutex_unlock(&app->janitor_lock);
+        app_expire(app);
+        pthread_mutex_lock(&app->janitor_lock);
+    }
+    pthread_mutex_unlock(&app->janitor_lock);
+    return NULL;
+}
+
 int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
 {
     int ret;
@@ -184,6 +222,8 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
     app->cfg = *cfg;
     atomic_init(&app->stopping, false);
     pthread_mutex_init(&app->check_lock, NULL);
+    pthread_mutex_init(&app->janitor_lock, NULL);
+    pthread_cond_init(&app->janitor_wake, NULL);
     if ((ret = store_open(cfg->db, &app->store, err)))
         return ret;
     if ((ret = app_load_catalog(app, err)))
@@ -200,6 +240,14 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "out of memory");
         return ret;
     }
+    if (cfg->keep_days) {
+        app_expire(app); /* before the first request: nothing older is served */
+        if (pthread_create(&app->janitor, NULL, app_janitor, app)) {
+            strbuf_puts(err, "cannot start the janitor thread");
+            return -EAGAIN;
+        }
+        app->janitor_running = true;
+    }
     return 0;
 }
 
@@ -207,6 +255,13 @@ void app_release(struct app *app)
 {
     size_t i;
 
+    if (app->janitor_running) {
+        atomic_store(&app->stopping, true);
+        pthread_mutex_lock(&app->janitor_lock);
+        pthread_cond_signal(&app->janitor_wake);
+        pthread_mutex_unlock(&app->janitor_lock);
+        pthread_join(app->janitor, NULL);
+    }
     traces_free(app->traces); /* its jobs register sessions: before the registry */
     follow_hub_free(app->follow);
     registry_free(app->reg);
@@ -219,6 +274,8 @@ void app_release(struct app *app)
     free(app->scenarios);
     store_close(app->store);
     pthread_mutex_destroy(&app->check_lock); /* a zeroed one is a valid, unlocked mutex */
+    pthread_mutex_destroy(&app->janitor_lock);
+    pthread_cond_destroy(&app->janitor_wake);
     memset(app, 0, sizeof(*app));
 }
 

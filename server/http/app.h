@@ -21,6 +21,8 @@
 #include "session/store.h"
 #include "base/strbuf.h"
 
+#define APP_JANITOR_SECONDS 3600 /* how often what is older than keep_days is deleted */
+
 struct registry;
 struct follow_hub;
 struct trace_jobs;
@@ -45,6 +47,7 @@ struct app_config {
     unsigned follow_rate;   /* follower updates a second over all followers, at most (0: any) */
     uint64_t search_budget; /* events one search request may replay */
     uint64_t max_trace_text; /* bytes of text an uploaded trace may expand to (0: TRACES_MAX_TEXT) */
+    unsigned keep_days;      /* sessions and snapshots older than this are deleted (0: kept) */
     struct session_limits lim;
     const char *const *allow_origin; /* NULL-terminated origins allowed to write (guard.h); may be NULL */
     bool quiet; /* no request log, no libmicrohttpd messages */
@@ -67,6 +70,11 @@ struct app {
     atomic_bool stopping; /* shutting down: answer 503, start nothing */
     struct trace_jobs *traces; /* kernel trace uploads being replayed (traces.h) */
     pthread_mutex_t check_lock; /* one snapshot replayed for its check at a time */
+    /* the janitor: deletes what is older than cfg.keep_days, hourly */
+    pthread_t janitor;
+    bool janitor_running;
+    pthread_mutex_t janitor_lock;
+    pthread_cond_t janitor_wake;
 };
 
 /* The defaults of `slublab serve`. */

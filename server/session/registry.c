@@ -418,3 +418,22 @@ unsigned registry_live(struct registry *reg)
     pthread_mutex_unlock(&reg->lock);
     return n;
 }
+
+int registry_expire(struct registry *reg, unsigned days, uint64_t *expired)
+{
+    char ids[64][STORE_ID_MAX + 1];
+    size_t n, i;
+    int ret;
+
+    *expired = 0;
+    do {
+        if ((ret = store_sessions_older(reg->store, days, ids, 64, &n)))
+            return ret;
+        for (i = 0; i < n; i++) {
+            if ((ret = registry_delete(reg, ids[i])) && ret != -ENOENT)
+                return ret; /* else the same ids would come back forever */
+            (*expired)++;
+        }
+    } while (n == 64);
+    return 0;
+}

@@ -64,4 +64,9 @@ int registry_delete(struct registry *reg, const char *id);
 /* Sessions in memory now. */
 unsigned registry_live(struct registry *reg);
 
+/* Delete the sessions not changed for @days days, from memory (once
+ * nobody holds them) and from the store; how many in *expired.  0 or the
+ * store's error. */
+int registry_expire(struct registry *reg, unsigned days, uint64_t *expired);
+
 #endif /* SLUBLAB_SERVER_SESSION_REGISTRY_H */

@@ -91,6 +91,8 @@ enum stmt {
     ST_SNP_LIST,
     ST_SNP_COUNT,
     ST_SNP_CHECK,
+    ST_SES_OLD,
+    ST_SNP_EXPIRE,
     NR_STMTS
 };
 
@@ -129,6 +131,10 @@ static const char *const stmt_sql[NR_STMTS] = {
                         " FROM snapshots n JOIN scenarios c ON c.id = n.scenario"
                         " ORDER BY n.created DESC, n.id LIMIT ?1 OFFSET ?2",
         [ST_SNP_COUNT] = "SELECT count(*) FROM snapshots",
+        [ST_SES_OLD] = "SELECT id FROM sessions WHERE updated < strftime('%Y-%m-%dT%H:%M:%fZ',"
+                       " 'now', '-' || ?1 || ' days') ORDER BY updated LIMIT ?2",
+        [ST_SNP_EXPIRE] = "DELETE FROM snapshots WHERE created < strftime('%Y-%m-%dT%H:%M:%fZ',"
+                          " 'now', '-' || ?1 || ' days')",
         [ST_SNP_CHECK] = ("UPDATE snapshots SET check_engine = ?2, check_status = ?3, "
                           "check_warning = ?4 WHERE id = ?1"),
 };
@@ -711,6 +717,40 @@ int store_snapshot_set_check(struct store *st, const char *id, const char *engin
     ret = store_exec(st, s, "keeping a snapshot's check");
     if (!ret && !sqlite3_changes(st->db))
         ret = -ENOENT;
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_sessions_older(struct store *st, unsigned days, char (*ids)[STORE_ID_MAX + 1],
+                         size_t max, size_t *n)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    *n = 0;
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_OLD);
+    bind_u64(s, 1, days);
+    bind_u64(s, 2, max);
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && *n < max)
+        col_copy(s, 0, ids[(*n)++], STORE_ID_MAX + 1);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "listing old sessions");
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_snapshots_expire(struct store *st, unsigned days, uint64_t *deleted)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SNP_EXPIRE);
+    bind_u64(s, 1, days);
+    ret = store_exec(st, s, "deleting old snapshots");
+    *deleted = ret ? 0 : (uint64_t)sqlite3_changes(st->db);
     pthread_mutex_unlock(&st->lock);
     return ret;
 }

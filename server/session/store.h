@@ -105,4 +105,12 @@ int store_snapshot_delete(struct store *st, const char *id);
 /* {"snapshots":[{"id","title","scenario","session","position","engine","created"}],"total"} */
 int store_snapshot_list(struct store *st, unsigned limit, unsigned offset, cJSON **out);
 
+/* Up to @max ids of sessions not changed (created or appended to) for
+ * @days days, oldest first, into @ids; their count in *n.  0 or -EIO. */
+int store_sessions_older(struct store *st, unsigned days, char (*ids)[STORE_ID_MAX + 1],
+                         size_t max, size_t *n);
+/* Delete the snapshots taken more than @days days ago; how many in
+ * *deleted.  0 or -EIO. */
+int store_snapshots_expire(struct store *st, unsigned days, uint64_t *deleted);
+
 #endif /* SLUBLAB_SERVER_SESSION_STORE_H */
