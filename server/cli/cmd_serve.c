@@ -25,11 +25,11 @@
 
 /* What the command line gives; anything not given keeps app_config_default()'s value. */
 struct serve_args {
-    const char *listen, *db, *web, *vendor, *scenarios;
+    const char *listen, *db, *web, *vendor, *scenarios, *trusted_proxy;
     struct cli_list allow_origin;
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
             checkpoint_every, workers, threads, timeout, follow_ms, follow_rate, max_connections,
-            max_per_ip, header_timeout, max_trace_text, memory_mb, keep_days;
+            max_per_ip, header_timeout, max_trace_text, memory_mb, keep_days, quota;
     bool quiet;
 };
 
@@ -47,6 +47,9 @@ static const struct cli_opt serve_where_opts[] = {
          .help = "where chart.umd.js is (default node_modules/chart.js/dist)"},
         {CLI_TO(struct serve_args, scenarios), .name = "scenarios", .arg = "DIR",
          .help = "the shipped scenarios (default scenarios)"},
+        {CLI_TO(struct serve_args, trusted_proxy), .name = "trusted-proxy", .arg = "ADDR",
+         .help = "the reverse proxy in front: requests from ADDR are counted against the "
+                 "address their X-Forwarded-For ends with (quotas)"},
         {CLI_TO(struct serve_args, keep_days), .name = "keep-days", .arg = "N", .max = 36500,
          .help = "delete sessions not changed for N days and snapshots older than N days (and "
                  "so the traces they hold), at start and hourly (default 0: keep everything)"},
@@ -92,6 +95,9 @@ static const struct cli_opt serve_limit_opts[] = {
          .max = 86400,
          .help = "a connection that waits this long for a request's headers is closed, "
                  "however slowly it sends (default 10; 0: never)"},
+        {CLI_TO(struct serve_args, quota), .name = "quota", .arg = "N", .max = 10000000,
+         .help = "sessions, snapshots and traces one client address may create in an hour "
+                 "(default 2000, for a class behind one NAT; 0: no limit)"},
         {CLI_TO(struct serve_args, max_trace_text), .name = "max-trace-text", .arg = "MIB",
          .min = 1, .max = 1u << 20,
          .help = "text an uploaded trace may expand to once decompressed (default 4096)"},
@@ -124,6 +130,10 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
         cfg->port = (unsigned)a->port.value;
     if (a->max_sessions.given)
         cfg->max_live = (unsigned)a->max_sessions.value;
+    if (a->trusted_proxy)
+        cfg->trusted_proxy = a->trusted_proxy;
+    if (a->quota.given)
+        cfg->quota = (unsigned)a->quota.value;
     if (a->keep_days.given)
         cfg->keep_days = (unsigned)a->keep_days.value;
     if (a->memory_mb.given)

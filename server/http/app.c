@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "http/follow.h"
+#include "http/quota.h"
 #include "session/registry.h"
 #include "session/store.h"
 #include "scenario/scenario.h"
@@ -50,6 +51,7 @@ void app_config_default(struct app_config *cfg)
     cfg->max_connections = 2000;
     cfg->max_per_ip = 600; /* a class of 300 behind one NAT, two connections each */
     cfg->header_timeout = 10;
+    cfg->quota = 2000;
     cfg->max_queue = 1024;
     cfg->follow_ms = 100;
     cfg->follow_rate = 400;
@@ -236,7 +238,7 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "cannot start the follow thread");
         return ret;
     }
-    if ((ret = traces_new(&app->traces))) {
+    if ((ret = traces_new(&app->traces)) || (ret = quota_new(cfg->quota, &app->quota))) {
         strbuf_puts(err, "out of memory");
         return ret;
     }
@@ -265,6 +267,7 @@ void app_release(struct app *app)
     traces_free(app->traces); /* its jobs register sessions: before the registry */
     follow_hub_free(app->follow);
     registry_free(app->reg);
+    quota_free(app->quota);
     for (i = 0; i < app->nr_scenarios; i++) {
         free(app->scenarios[i].name);
         free(app->scenarios[i].title);

@@ -25,6 +25,7 @@
 
 struct registry;
 struct follow_hub;
+struct quota;
 struct trace_jobs;
 
 struct app_config {
@@ -48,6 +49,8 @@ struct app_config {
     uint64_t search_budget; /* events one search request may replay */
     uint64_t max_trace_text; /* bytes of text an uploaded trace may expand to (0: TRACES_MAX_TEXT) */
     unsigned keep_days;      /* sessions and snapshots older than this are deleted (0: kept) */
+    unsigned quota;            /* creations per client an hour (quota.h; 0: no limit) */
+    const char *trusted_proxy; /* the reverse proxy whose X-Forwarded-For names the client */
     struct session_limits lim;
     const char *const *allow_origin; /* NULL-terminated origins allowed to write (guard.h); may be NULL */
     bool quiet; /* no request log, no libmicrohttpd messages */
@@ -70,6 +73,7 @@ struct app {
     atomic_bool stopping; /* shutting down: answer 503, start nothing */
     struct trace_jobs *traces; /* kernel trace uploads being replayed (traces.h) */
     pthread_mutex_t check_lock; /* one snapshot replayed for its check at a time */
+    struct quota *quota;        /* creations per client (quota.h) */
     /* the janitor: deletes what is older than cfg.keep_days, hourly */
     pthread_t janitor;
     bool janitor_running;

@@ -63,6 +63,7 @@ struct http_req {
     enum http_state state;
     struct query_param query[HTTP_MAX_QUERY];
     size_t nr_query;
+    char client[64];       /* the client's address (http_client()) */
     bool query_over;       /* more than HTTP_MAX_QUERY arguments */
     const char *query_dup; /* a key given twice, or NULL */
     const char *query_bad; /* a key whose key or value is not UTF-8, or NULL */
@@ -263,6 +264,45 @@ static void http_connection(void *cls, struct MHD_Connection *conn, void **socke
     }
 }
 
+/*
+ * The client's address into @buf: the peer's, or, when the peer is the
+ * configured reverse proxy, the last address in its X-Forwarded-For (the
+ * one the proxy added; earlier ones are the client's own word).
+ */
+static void http_client(const struct http_server *srv, struct MHD_Connection *conn, char *buf,
+                        size_t len)
+{
+    const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+    const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+    const char *proxy = srv->app->cfg.trusted_proxy, *xff, *last;
+    char addr[INET6_ADDRSTRLEN];
+    unsigned char tmp[sizeof(struct in6_addr)];
+    size_t n;
+
+    snprintf(buf, len, "?");
+    if (sa && sa->sa_family == AF_INET)
+        inet_ntop(AF_INET, &((const struct sockaddr_in *)(const void *)sa)->sin_addr, buf,
+                  (socklen_t)len);
+    else if (sa && sa->sa_family == AF_INET6)
+        inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)(const void *)sa)->sin6_addr, buf,
+                  (socklen_t)len);
+    if (!proxy || strcmp(buf, proxy) ||
+        !(xff = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Forwarded-For")))
+        return;
+    last = strrchr(xff, ',');
+    last = last ? last + 1 : xff;
+    while (*last == ' ' || *last == '\t')
+        last++;
+    n = strcspn(last, " \t");
+    if (n == 0 || n >= sizeof(addr))
+        return;
+    memcpy(addr, last, n);
+    addr[n] = 0;
+    if (inet_pton(AF_INET, addr, tmp) == 1 || inet_pton(AF_INET6, addr, tmp) == 1)
+        snprintf(buf, len, "%s", addr);
+}
+
 /* The declared Content-Length is over @limit. */
 static bool http_content_length_over(struct MHD_Connection *conn, unsigned long long limit)
 {
@@ -408,6 +448,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
     hr->req.nr_query = hr->nr_query;
     hr->req.authorization =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    http_client(srv, conn, hr->client, sizeof(hr->client));
+    hr->req.client = hr->client;
     hr->req.body = hr->body;
     hr->req.body_len = hr->len;
     hr->req.upload = hr->upload;

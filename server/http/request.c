@@ -16,7 +16,9 @@
 
 #include "base/json.h"
 #include "base/utf8.h"
+#include "http/app.h"
 #include "http/follow.h"
+#include "http/quota.h"
 #include "session/session.h"
 
 void response_release(struct response *res)
@@ -337,4 +339,18 @@ int route_session_error(struct response *res, int err, const char *message)
     default:
         return route_error(res, 500, "internal", "%s", msg ? msg : "internal error");
     }
+}
+
+int route_quota(const struct request *req, struct response *res)
+{
+    unsigned retry = 0;
+
+    if (!req->app || quota_take(req->app->quota, req->client, &retry))
+        return 0;
+    route_error(res, 429, "quota",
+                "%s may create at most %u sessions, snapshots and traces an hour (--quota); "
+                "the hour turns in %u s",
+                req->client, req->app->cfg.quota, retry);
+    snprintf(res->retry_after, sizeof(res->retry_after), "%u", retry);
+    return -1;
 }

@@ -44,6 +44,7 @@ struct request {
     const struct query_param *query; /* in request order */
     size_t nr_query;
     const char *authorization; /* the Authorization header, or NULL */
+    const char *client;        /* the client's address (quota.h), or NULL */
     const char *body;          /* body_len bytes, not NUL-terminated; NULL when empty */
     size_t body_len;
     const char *args[ROUTE_MAX_ARGS]; /* the path's "*" segments, set by the router */
@@ -92,6 +93,9 @@ bool route_check_keys(const cJSON *obj, const char *const *allowed, struct respo
 /* An integer field of @obj: 1 absent, 0 stored, -1 after a 400 (wrong type, negative, > max). */
 int route_field_u64(const cJSON *obj, const char *key, uint64_t max, uint64_t *out,
                     struct response *res);
+/* Count a creation against the client's quota: 0, or -1 after a 429
+ * `quota` with Retry-After (quota.h). */
+int route_quota(const struct request *req, struct response *res);
 /* The bearer token of the request, or NULL. */
 const char *route_token(const struct request *req);
 /* Map a session or store error to its response. */

@@ -163,6 +163,8 @@ int route_session_create(const struct request *req, struct response *res)
 
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
+    if (route_quota(req, res))
+        return 0;
     if (!(body = route_body(req, res)))
         return 0;
     if (!route_check_keys(body, keys, res))
@@ -458,6 +460,8 @@ int route_fork(const struct request *req, struct response *res)
 
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
+    if (route_quota(req, res))
+        return 0;
     if (req->body_len) {
         if (!(body = route_body(req, res)))
             return 0;

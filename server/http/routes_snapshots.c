@@ -194,6 +194,8 @@ int route_snapshot_create(const struct request *req, struct response *res)
     memset(&sn, 0, sizeof(sn));
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
+    if (route_quota(req, res))
+        return 0;
     if (!(body = route_body(req, res)))
         return 0;
     if (!route_check_keys(body, keys, res) ||
@@ -491,6 +493,8 @@ int route_snapshot_import(const struct request *req, struct response *res)
     memset(&sn, 0, sizeof(sn));
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
+    if (route_quota(req, res))
+        return 0;
     if (!(body = route_body(req, res)))
         return 0;
     if (!route_check_keys(body, keys, res))
@@ -611,6 +615,8 @@ int route_snapshot_open(const struct request *req, struct response *res)
 
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
+    if (route_quota(req, res))
+        return 0;
     if (load_snapshot(req, res, &sn))
         return 0;
     ret = snapshot_build(req->app, &sn, &s, &err);

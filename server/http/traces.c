@@ -428,6 +428,8 @@ int route_trace_create(const struct request *req, struct response *res)
                            strerror(-up->error));
     if (!up->len)
         return route_error(res, 400, "bad_request", "the trace is empty");
+    if (route_quota(req, res))
+        return 0;
     if (route_query_u64(req, res, "cpus", SIM_MAX_CPUS, &cpus) < 0)
         return 0;
     sim_config_default(&mc);
