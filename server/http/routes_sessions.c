@@ -407,6 +407,7 @@ int route_ops(const struct request *req, struct response *res)
         goto out;
     }
     if (registry_gone(req->app->reg, s)) {
+        registry_drop(req->app->reg, s);
         route_close_session(req, s);
         route_error(res, 404, "not_found", "no such session (it was deleted)");
         goto out;

@@ -20,6 +20,7 @@
 #include "base/ids.h"
 #include "session/store.h"
 
+#define REGISTRY_TOMBS 1024
 #define REGISTRY_BUCKETS 256
 
 struct registry {
@@ -29,8 +30,20 @@ struct registry {
     struct session *bucket[REGISTRY_BUCKETS];
     unsigned live, max_live;
     unsigned reserved; /* places taken by registry_add() for sessions not linked yet */
+    /* the last REGISTRY_TOMBS ids deleted: a restore that loaded one before
+     * its DELETE must not link it after (ids are random, never reused) */
+    char tomb[REGISTRY_TOMBS][SESSION_ID_LEN + 1];
+    unsigned next_tomb;
     uint64_t clock;
 };
+
+static bool registry_tombstoned(const struct registry *reg, const char *id)
+{
+    for (unsigned i = 0; i < REGISTRY_TOMBS; i++)
+        if (reg->tomb[i][0] && !strcmp(reg->tomb[i], id))
+            return true;
+    return false;
+}
 
 struct evicted {
     struct session *s[4];
@@ -233,7 +246,9 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
         *out = s;
         return 0;
     }
-    if (!registry_make_room(reg, &ev))
+    if (registry_tombstoned(reg, id))
+        ret = -ENOENT; /* deleted after the load above */
+    else if (!registry_make_room(reg, &ev))
         ret = -EBUSY;
     else if (!(s = session_new(reg->lim)))
         ret = -ENOMEM;
@@ -391,6 +406,7 @@ int registry_delete(struct registry *reg, const char *id)
     int ret;
 
     pthread_mutex_lock(&reg->lock);
+    snprintf(reg->tomb[reg->next_tomb++ % REGISTRY_TOMBS], SESSION_ID_LEN + 1, "%s", id);
     s = registry_find(reg, id);
     in_memory = s != NULL;
     if (s) {

@@ -85,7 +85,10 @@ test('the presenter\'s position survives SIGKILL: every acknowledged move is sto
         }
       }
     })();
-    await new Promise((r) => setTimeout(r, 150 + Math.floor(Math.random() * 250)));
+    // kill at a random moment once moves are being acknowledged (a loaded
+    // machine may take a while to answer the first)
+    for (let w = 0; last === null && w < 200; w++) await new Promise((r) => setTimeout(r, 50));
+    await new Promise((r) => setTimeout(r, 50 + Math.floor(Math.random() * 250)));
     await srv.kill();
     stop = true;
     await presenter;
