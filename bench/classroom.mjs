@@ -1,0 +1,102 @@
+// bench/classroom.mjs: a class on one server.  N students each open the
+// same scenario (their own session, as the UI does) and then, every 2 s
+// with a random phase, seek their session to a random step; the server's
+// resident memory is sampled throughout.
+//
+//   node bench/classroom.mjs [--bin build/slublab] [--students 300]
+//        [--seconds 60] [--scenario maple-prefill-kfree-rcu] [-- SERVER ARGS...]
+//
+// Prints one Markdown row: students, sessions made, seeks, seeks/s, p50,
+// p99, errors, peak RSS.  Loopback only; the loops are bounded by the
+// student count and the duration.
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+
+const args = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = args.indexOf(name);
+  return i >= 0 && i + 1 < args.length ? args[i + 1] : dflt;
+};
+const BIN = path.resolve(opt('--bin', process.env.SLUBLAB_BIN || 'build/slublab'));
+const STUDENTS = Number(opt('--students', 300));
+const SECONDS = Number(opt('--seconds', 60));
+const SCENARIO = opt('--scenario', 'maple-prefill-kfree-rcu');
+const extra = args.includes('--') ? args.slice(args.indexOf('--') + 1) : [];
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slublab-classroom-'));
+const srv = spawn(BIN, ['serve', '--port', '0', '--db', path.join(dir, 'lab.db'), '--quiet', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
+const url = await new Promise((resolve, reject) => {
+  let out = '';
+  srv.stdout.on('data', (d) => {
+    out += d;
+    const m = out.match(/(http:\/\/[^\s]+)/);
+    if (m) resolve(new URL(m[1]));
+  });
+  srv.on('exit', (code) => reject(new Error(`the server exited (${code})`)));
+});
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
+function request(method, p, body) {
+  return new Promise((resolve) => {
+    const t0 = process.hrtime.bigint();
+    const data = body ? JSON.stringify(body) : null;
+    const req = http.request({
+      host: url.hostname, port: url.port, path: p, method, agent,
+      headers: data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {},
+    }, (res) => {
+      let text = '';
+      res.on('data', (d) => { text += d; });
+      res.on('end', () => resolve({ status: res.statusCode, text, ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
+    });
+    req.on('error', () => resolve({ status: 0, text: '', ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
+    if (data) req.write(data);
+    req.end();
+  });
+}
+
+let peak = 0;
+const sampler = setInterval(() => {
+  try {
+    const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${srv.pid}/status`, 'utf8'));
+    peak = Math.max(peak, Number(m[1]) / 1024);
+  } catch { /* gone */ }
+}, 200);
+
+// every student opens the scenario: 8 at a time
+const sessions = [];
+let createErrors = 0;
+for (let i = 0; i < STUDENTS; i += 8) {
+  const batch = await Promise.all(Array.from({ length: Math.min(8, STUDENTS - i) }, () => request('POST', '/api/sessions', { scenario: SCENARIO })));
+  for (const r of batch) {
+    if (r.status === 201) sessions.push(JSON.parse(r.text));
+    else createErrors++;
+  }
+}
+
+// then each seeks every 2 s, at a random phase, for SECONDS
+const lat = [];
+let errors = 0;
+const end = Date.now() + SECONDS * 1000;
+await Promise.all(sessions.map(async (s) => {
+  await new Promise((r) => setTimeout(r, Math.random() * 2000));
+  while (Date.now() < end) {
+    const at = Math.floor(Math.random() * (s.events + 1));
+    const r = await request('GET', `/api/sessions/${s.id}/state?at=${at}`);
+    if (r.status === 200) lat.push(r.ms);
+    else errors++;
+    await new Promise((res) => setTimeout(res, 2000));
+  }
+}));
+clearInterval(sampler);
+srv.kill('SIGTERM');
+await new Promise((r) => srv.on('exit', r));
+fs.rmSync(dir, { recursive: true, force: true });
+
+lat.sort((a, b) => a - b);
+const q = (p) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] : NaN);
+console.log('| students | sessions | seeks | seeks/s | p50 | p99 | errors | peak RSS |');
+console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log(`| ${STUDENTS} | ${sessions.length} | ${lat.length} | ${(lat.length / SECONDS).toFixed(0)} | ${q(0.5).toFixed(1)} ms | ${q(0.99).toFixed(1)} ms | ${errors + createErrors} | ${peak.toFixed(0)} MiB |`);
