@@ -223,6 +223,12 @@ export function createTopology(root, o) {
     }
   }
 
+  /** Every how many orders the axis names one: labels of up to 16 units apart (the presenter view's are 12 px). */
+  function axisStep(orders) {
+    const bw = orders.length > 1 ? orders[1].x - orders[0].x : 16;
+    return [2, 5, 10].find((k) => k * bw >= 16) ?? 10;
+  }
+
   function nodeRest(g, n, sel, touched, narrow) {
     const pl = n.plist;
     g.append(s(doc, 'g', { class: touched.has(`plist:${n.node}`) ? 'plist touched' : 'plist' },
@@ -244,7 +250,8 @@ export function createTopology(root, o) {
     g.append(zg, labels(
       text(z.x + 6, z.y + 15, narrow ? 'pages' : 'page allocator', 'ttl'),
       text(z.x + 6, z.y + 32, z.zone ? (n.narrow ? `${z.zone.free_pages} free` : `free ${z.zone.free_pages}/${z.zone.pages}`) : 'no zone'),
-      ...z.orders.filter((ob) => ob.order % 2 === 0).map((ob) => text(ob.x, z.y + z.h - 8, String(ob.order), 'tiny'))));
+      ...z.orders.filter((ob, i) => ob.order % axisStep(z.orders) === 0 || i === z.orders.length - 1 && ob.order % axisStep(z.orders) > axisStep(z.orders) / 2)
+        .map((ob) => text(ob.x, z.y + z.h - 8, String(ob.order), 'tiny'))));
   }
   return { render };
 }
