@@ -158,6 +158,8 @@ test('390x844: the picture starts on the first screen, nothing clipped or wider 
     const n = await box(page, '#narration');
     assert.ok(n.w >= 300, `the sentence is ${n.w}px wide`);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 390, 'no sideways scrolling in presenter view');
+    const px = await svgTexts(page, '#lab-view');
+    assert.deepEqual([px.overlaps, px.clipped], [[], []], 'presenter view on a phone: no labels overlap or run out of their boxes');
   });
   await page.close();
 });
