@@ -74,8 +74,8 @@ export function topoScene(snap, v, opts = {}) {
   const nCpu = snap.nr_cpus;
   const compact = nCpu > 4;
   const cw = compact ? 180 : Math.min(290, (W - gap * (nCpu - 1)) / Math.max(nCpu, 1));
-  // too narrow for the caller's pocket beside the three stacks: it goes under them
-  const below = !compact && cw - 8 - (8 + 3 * 48 + 4) < 70;
+  // too narrow for the caller's pocket beside the three stacks (its words and an address): it goes under them
+  const below = !compact && cw - 8 - (8 + 3 * 48 + 4) < 90;
   const ch = compact ? 128 : below ? 202 : 150;
   const perRow = Math.max(1, Math.floor((W + gap) / (cw + gap)));
   const cpus = [];
@@ -107,7 +107,7 @@ export function topoScene(snap, v, opts = {}) {
   const other = v.sheaves.filter((s) => !known.has(s.place.type));
   const hh = 80;
   // a narrow picture (a phone) has them in two rows of two, each wide enough for its words
-  const two = W < 560;
+  const two = W < 460;
   const part = (a, b, r = 0) => ({ x: W * a + (a ? gap / 2 : 0), y: y + r * (hh + gap), w: W * (b - a) - (a ? gap / 2 : 0) - (b < 1 ? gap / 2 : 0), h: hh });
   // Objects in flight and waiting for RCU, as the legend counts them (the
   // cache view's states): those in such sheaves and the loose ones together.
