@@ -178,6 +178,13 @@ test('presenter view at 1280x720: labels of the picture at least 24 px, sentence
     assert.ok(n.y + n.h <= 720, 'the sentence is on the first screen');
     assert.ok(code && code.y + 30 <= 720, `the code outline starts at y=${code?.y}`);
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= 1280, 'no sideways scrolling');
+    // the page fits the projector; the picture scrolls to what the step touched (here the in-flight sheaf)
+    assert.ok(await page.evaluate(() => document.documentElement.scrollHeight) <= 721, 'the page does not scroll');
+    const seen = await page.evaluate(() => [...document.querySelectorAll('#lab-view svg.topo .touched')].map((e) => {
+      const r = e.getBoundingClientRect();
+      return r.top >= 0 && r.bottom <= innerHeight;
+    }));
+    assert.ok(seen.length > 0 && seen.every(Boolean), `what the step touched is on screen: ${seen}`);
     await shot(page, 'screen-presenter-1280x720.png');
   });
   await page.close();

@@ -223,6 +223,8 @@ export function createPicture(root, o) {
     const { view, topo: t, grid } = memo.scenes;
     const e = m.cur.event;
     topo.render(t, { selection: m.selection, touched: touchedKeys(m.dir === -1 ? m.prev?.event : e), scale: opts.scale });
+    // drawn larger than its pane (the presenter view): show what the step touched
+    if (measured.k > 1 && m.step !== lastStep) svg.querySelector('.touched')?.scrollIntoView({ block: 'nearest' });
     const cnt = view.counts;
     const label = view.cache ? `Slabs of cache ${view.cache.name}: ${view.slabs.length} slabs, ${STATES.map((st, i) => `${cnt[i]} ${st.name}`).filter((x) => !x.startsWith('0 ')).join(', ')}.` : 'No cache.';
     const hh = Math.round(Math.max(120, Math.min(gh, grid.h + 12)));
