@@ -74,13 +74,15 @@ export function topoScene(snap, v, opts = {}) {
   const nCpu = snap.nr_cpus;
   const compact = nCpu > 4;
   const cw = compact ? 180 : Math.min(290, (W - gap * (nCpu - 1)) / Math.max(nCpu, 1));
-  const ch = compact ? 128 : 150;
+  // too narrow for the caller's pocket beside the three stacks (its words and an address): it goes under them
+  const below = !compact && cw - 8 - (8 + 3 * 48 + 4) < 90;
+  const ch = compact ? 128 : below ? 202 : 150;
   const perRow = Math.max(1, Math.floor((W + gap) / (cw + gap)));
   const cpus = [];
   for (let c = 0; c < nCpu; c++) {
     const x = (c % perRow) * (cw + gap), y = Math.floor(c / perRow) * (ch + gap);
     const info = cache?.cpus?.[c];
-    const sw = compact ? 26 : 38, sp = compact ? 32 : 48, sh = ch - 62;
+    const sw = compact ? 26 : 38, sp = compact ? 32 : 48, sh = (below ? 150 : ch) - 62;
     // legacy model: the cpu slab with its lockless freelist, and the CPU partial list
     const legacy = info?.cpu_slab ? legacyCpu(info.cpu_slab, cache, v, x, y, sw, sp, sh) : null;
     const stacks = legacy ? [] : SHEAF_ROLES.map((role, k) => {
@@ -91,7 +93,7 @@ export function topoScene(snap, v, opts = {}) {
     });
     const px = x + 8 + 3 * sp + 4;
     cpus.push({ cpu: c, node: snap.cpu_node[c] ?? 0, x, y, w: cw, h: ch, stacks, compact, legacy,
-      caller: { x: px, y: y + 26, w: Math.max(24, x + cw - 8 - px), h: Math.min(44, sh / 2),
+      caller: { ...(below ? { x: x + 8, y: y + 26 + sh + 34, w: cw - 16, h: 40 } : { x: px, y: y + 26, w: Math.max(24, x + cw - 8 - px), h: Math.min(44, sh / 2) }),
         got: inCache(opts.hands?.get(c)?.got), gave: inCache(opts.hands?.get(c)?.gave) },
       stats: info?.stats ?? {} });
   }
@@ -104,7 +106,9 @@ export function topoScene(snap, v, opts = {}) {
   const known = new Set([...SHEAF_ROLES, ...BARN_TYPES, 'inflight', 'prefill', 'rcu_pending']);
   const other = v.sheaves.filter((s) => !known.has(s.place.type));
   const hh = 80;
-  const part = (a, b) => ({ x: W * a + (a ? gap / 2 : 0), y, w: W * (b - a) - (a ? gap / 2 : 0) - (b < 1 ? gap / 2 : 0), h: hh });
+  // a narrow picture (a phone) has them in two rows of two, each wide enough for its words
+  const two = W < 460;
+  const part = (a, b, r = 0) => ({ x: W * a + (a ? gap / 2 : 0), y: y + r * (hh + gap), w: W * (b - a) - (a ? gap / 2 : 0) - (b < 1 ? gap / 2 : 0), h: hh });
   // Objects in flight and waiting for RCU, as the legend counts them (the
   // cache view's states): those in such sheaves and the loose ones together.
   const held = (list) => list.reduce((n, s) => n + s.size, 0);
@@ -114,10 +118,10 @@ export function topoScene(snap, v, opts = {}) {
   };
   const hold = {
     y, h: hh,
-    flight: { ...part(0, 0.4), sheaves: /** @type {SheafBox[]} */ ([]), ...count(S.inflight, flightSheaves) },
-    prefill: { ...part(0.4, 0.64), sheaves: /** @type {SheafBox[]} */ ([]) },
-    rcu: { ...part(0.64, 0.82), sheaves: /** @type {SheafBox[]} */ ([]), ...count(S.rcu_pending, rcuSheaves) },
-    other: { ...part(0.82, 1), sheaves: /** @type {SheafBox[]} */ ([]) },
+    flight: { ...(two ? part(0, 0.5) : part(0, 0.4)), sheaves: /** @type {SheafBox[]} */ ([]), ...count(S.inflight, flightSheaves) },
+    prefill: { ...(two ? part(0.5, 1) : part(0.4, 0.64)), sheaves: /** @type {SheafBox[]} */ ([]) },
+    rcu: { ...(two ? part(0, 0.5, 1) : part(0.64, 0.82)), sheaves: /** @type {SheafBox[]} */ ([]), ...count(S.rcu_pending, rcuSheaves) },
+    other: { ...(two ? part(0.5, 1, 1) : part(0.82, 1)), sheaves: /** @type {SheafBox[]} */ ([]) },
   };
   const row = (box, list, role) => list.forEach((s, i) => {
     const w = 22, step = Math.min(w + 6, (box.w - 16) / Math.max(list.length, 1));
@@ -127,11 +131,12 @@ export function topoScene(snap, v, opts = {}) {
   row(hold.prefill, prefill, 'prefill');
   row(hold.rcu, rcuSheaves, 'rcu_pending');
   row(hold.other, other, 'other');
-  y += hh + gap;
+  y += (two ? 2 : 1) * (hh + gap);
 
   // ---- nodes: barn, partial list, page allocator
   const nNode = snap.nr_nodes;
-  const perLine = nNode === 1 ? 1 : 2;
+  // two nodes side by side only when each keeps room for its labels and the order axis
+  const perLine = nNode === 1 || (W - gap) / 2 < 440 ? 1 : 2;
   const nw = (W - gap * (perLine - 1)) / perLine, nh = 176;
   const nodes = [];
   for (let n = 0; n < nNode; n++) {

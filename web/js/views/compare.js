@@ -62,7 +62,7 @@ export function createCompare(root, o) {
   const pos = h(doc, 'span', { class: 'pos', id: 'cmp-pos', 'aria-live': 'polite' });
   const btn = (id, label, fn) => h(doc, 'button', { type: 'button', id, onclick: fn }, label);
   const sides = [0, 1].map((i) => {
-    const title = h(doc, 'h3', null, i ? 'patched' : 'baseline');
+    const title = h(doc, 'h2', null, i ? 'patched' : 'baseline');
     const where = h(doc, 'p', { class: 'side-pos', id: `cmp-side-pos-${i}` });
     const say = h(doc, 'p', { class: 'say', id: `cmp-say-${i}` });
     const pic = h(doc, 'div', { class: 'picture small' });

@@ -93,16 +93,19 @@ export function createPicture(root, o) {
   let lastStep = -1;
   const live = new Set();
 
-  const scenesFor = (resp, cacheId, w, gh, hands) => {
+  const scenesFor = (resp, cacheId, tw, w, gh, hands) => {
     const v = cacheView(resp.state, cacheId);
-    return { view: v, topo: topoScene(resp.state, v, { width: w, hands }), grid: gridScene(v, { width: w - 4, maxHeight: gh - 8, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
+    return { view: v, topo: topoScene(resp.state, v, { width: tw, hands }), grid: gridScene(v, { width: (measured.k > 1 ? w : tw) - 4, maxHeight: gh - 8, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
   };
 
   // Sizes are measured when the stage resizes (never in the middle of a step,
   // where reading layout would force the browser to lay out the page again).
-  const measured = { w: 0, max: 300 };
+  const measured = { w: 0, max: 300, k: 1 };
   function measure() {
     measured.w = stage.clientWidth;
+    // the stylesheet may draw the structure larger (the presenter view: --topo-scale)
+    const k = parseFloat(win.getComputedStyle(stage).getPropertyValue('--topo-scale'));
+    measured.k = Number.isFinite(k) && k > 0 ? k : 1;
     // The grid may grow up to the wrapper's CSS max-height; it shrinks to its content.
     const max = parseFloat(win.getComputedStyle(gridWrap).maxHeight);
     measured.max = Number.isFinite(max) ? max : 300;
@@ -116,7 +119,7 @@ export function createPicture(root, o) {
   function sizes() {
     if (!measured.w) measure();
     const w = Math.max(320, measured.w || 800);
-    return { w, tw: w / opts.scale, gh: Math.max(120, measured.max) };
+    return { w, tw: Math.max(300, w / (opts.scale * measured.k)), gh: Math.max(120, measured.max) };
   }
   let gridH = 120;
 
@@ -209,17 +212,19 @@ export function createPicture(root, o) {
     const { tw, gh, w } = sizes();
     // what the callers hold: the operation's events so far (more once the events around load)
     const so = opSoFar(m);
-    const key = `${m.session?.id}@${m.cur.at}/${so.length}/${m.cacheId}/${Math.round(tw)}/${Math.round(gh)}/${opts.collapseFull}/${[...opts.collapsed].join(',')}`;
+    const key = `${m.session?.id}@${m.cur.at}/${so.length}/${m.cacheId}/${Math.round(tw)}/${Math.round(w)}/${Math.round(gh)}/${opts.collapseFull}/${[...opts.collapsed].join(',')}`;
     if (key !== memo.key) {
       const same = memo.at === m.cur.at;
       if (!same) { memo.prevScenes = memo.scenes; memo.prevAt = memo.at; }
-      memo.scenes = scenesFor(m.cur, m.cacheId, tw, gh, callerHands(so));
+      memo.scenes = scenesFor(m.cur, m.cacheId, tw, w, gh, callerHands(so));
       memo.key = key;
       memo.at = m.cur.at;
     }
     const { view, topo: t, grid } = memo.scenes;
     const e = m.cur.event;
     topo.render(t, { selection: m.selection, touched: touchedKeys(m.dir === -1 ? m.prev?.event : e), scale: opts.scale });
+    // drawn larger than its pane (the presenter view): show what the step touched
+    if (measured.k > 1 && m.step !== lastStep) svg.querySelector('.touched')?.scrollIntoView({ block: 'nearest' });
     const cnt = view.counts;
     const label = view.cache ? `Slabs of cache ${view.cache.name}: ${view.slabs.length} slabs, ${STATES.map((st, i) => `${cnt[i]} ${st.name}`).filter((x) => !x.startsWith('0 ')).join(', ')}.` : 'No cache.';
     const hh = Math.round(Math.max(120, Math.min(gh, grid.h + 12)));

@@ -22,7 +22,7 @@ export function createScenarioEditor(root, player, o) {
     h(doc, 'p', { class: 'row' }, runBtn,
       h(doc, 'button', { type: 'button', id: 'sc-save-file', onclick: saveFile }, 'Save to a file'),
       h(doc, 'button', { type: 'button', id: 'sc-save-local', onclick: saveLocal }, 'Keep in this browser')),
-    errors, h(doc, 'h3', null, 'Kept in this browser'), saved);
+    errors, h(doc, 'h2', null, 'Kept in this browser'), saved);
 
   api.scenarios().then((r) => {
     for (const s of r.scenarios) from.append(h(doc, 'option', { value: s.name }, s.name));
