@@ -174,6 +174,7 @@ static void follow_write(struct follower *f, bool heartbeat, const struct timesp
 static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *pending)
 {
     struct follower *f = hub->cursor ? hub->cursor : hub->followers, *start = f;
+    struct follower *skipped = NULL, *after = NULL; /* where the next call starts */
     struct timespec now;
     unsigned sent = 0;
 
@@ -193,10 +194,17 @@ static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *
                     follow_close(f); /* nobody reads it */
                 if (behind)
                     ++*pending;
-            } else if (sent < budget && ((behind && idle * 1000.0 >= hub->interval_ms) ||
-                                         idle >= FOLLOW_HEARTBEAT)) {
-                follow_write(f, !behind, &now);
-                sent++;
+            } else if ((behind && idle * 1000.0 >= hub->interval_ms) || idle >= FOLLOW_HEARTBEAT) {
+                if (sent < budget) {
+                    follow_write(f, !behind, &now);
+                    sent++;
+                    after = next;
+                } else {
+                    if (!skipped)
+                        skipped = f; /* due, but the budget is spent: first next time */
+                    if (behind)
+                        ++*pending;
+                }
             } else if (behind) {
                 ++*pending;
             }
@@ -205,7 +213,11 @@ static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *
         if (f == start)
             break;
     }
-    hub->cursor = f;
+    /* The next call starts with the first follower this one had no budget
+     * for, else after the last one served: with more followers due than the
+     * rate allows, each waits its turn instead of the list's head taking
+     * every message. */
+    hub->cursor = skipped ? skipped : after ? after : f;
     return sent;
 }
 

@@ -9,7 +9,9 @@
  * writes to the followers of that session: to each at most once per
  * interval, with the latest position (a presenter stepping thousands of
  * times a second costs each follower a few messages a second), and to all
- * of them together at most `rate` times a second, spread out.  After its
+ * of them together at most `rate` times a second, spread out: the
+ * followers take turns, so with N followers each hears at least every
+ * N / rate seconds.  After its
  * first message a follower's connection is suspended and its socket
  * written by the hub thread directly, so followers never take time on the
  * connection threads that serve the presenter.  A comment line goes out

@@ -15,6 +15,7 @@ export const SPEEDS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128];
 const ALL_EVENTS_MAX = 5000; // load every event of runs up to this long
 const WINDOW = 400; // else this many events each side of the position
 const CACHE_MAX = 96;
+const PUBLISH_MS = 100; // the presenter tells the server its position at most this often
 
 /**
  * @typedef {{ key: string, title: string, fn?: string, label?: string, counter?: string }} Breakpoint
@@ -181,12 +182,22 @@ export function createPlayer() {
     if (!m.allEvents) m.markers = markersFromSeries(r);
   }
 
+  // The presenter's position goes to the server at most once per
+  // PUBLISH_MS, the latest one last: a throttle, not a debounce, so that
+  // followers move while the presenter plays at any speed.
+  let published = /** @type {{ id: string, at: number }|null} */ (null), publishing = false;
   function publish() {
     if (!m.session?.token || m.following) return;
-    clearTimeout(publishTimer);
+    if (publishing || publishTimer) return;
     const { id, token } = m.session;
     const at = m.at;
-    publishTimer = setTimeout(() => { api.step(id, token, { to: at, state: false }).catch(() => {}); }, 150);
+    if (published?.id === id && published.at === at) return;
+    publishing = true;
+    published = { id, at };
+    api.step(id, token, { to: at, state: false }).catch(() => {}).finally(() => {
+      publishing = false;
+      publishTimer = setTimeout(() => { publishTimer = 0; publish(); }, PUBLISH_MS);
+    });
   }
 
   /**
@@ -264,18 +275,36 @@ export function createPlayer() {
     detachFollow();
     if (!globalThis.EventSource) return;
     follow = new EventSource(api.followUrl(id));
-    follow.addEventListener('position', async (ev) => {
+    follow.addEventListener('position', (ev) => {
       try {
-        const d = JSON.parse(/** @type {MessageEvent} */ (ev).data);
+        wanted = JSON.parse(/** @type {MessageEvent} */ (ev).data);
+      } catch (err) { fail(err); return; }
+      catchUp();
+    });
+  }
+
+  // A follower shows the latest position announced: one fetch at a time,
+  // skipping the positions announced while it was busy, so that it never
+  // queues states it has no time to show.
+  /** @type {{ at: number, events: number, ops: number }|null} */
+  let wanted = null, catching = false;
+  async function catchUp() {
+    if (catching) return;
+    catching = true;
+    try {
+      while (wanted && m.following) {
+        const d = wanted;
         if (d.events !== m.end || d.ops !== m.ops) {
           m.end = d.events; m.ops = d.ops;
           m.allEvents = false;
-          await loadEvents(d.at);
+          loadEvents(d.at).then(emit, () => {});
           loadSeries().then(emit, () => {});
         }
         if (d.at !== m.at) await seek(d.at, { publish: false });
-      } catch (err) { fail(err); }
-    });
+        if (wanted === d) wanted = null;
+      }
+    } catch (err) { fail(err); }
+    catching = false;
   }
 
   function detachFollow() {

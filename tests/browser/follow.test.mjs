@@ -1,0 +1,136 @@
+// Browser tests of follow mode under load: a hundred followers (a few
+// pages, the rest node clients that read the event stream and fetch the
+// state a page would) each within 1 s of a presenter playing at 16 steps
+// a second.
+// Run: SLUBLAB_BIN=build/slublab node --test tests/browser/follow.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, startBrowser, openPage, shotOnFailure, model } from './helpers.mjs';
+
+let server, browser, base;
+
+before(async () => {
+  server = await startServer();
+  base = server.url;
+  browser = await startBrowser();
+});
+after(async () => {
+  await browser?.stop();
+  await server?.stop();
+});
+
+async function lab(path) {
+  const page = await openPage(browser.ctx, base + path);
+  await page.waitForSelector('body[data-ready="1"]');
+  return page;
+}
+
+/** Record a page's position every 50 ms in window.__trail as [time, at]. */
+async function trail(page) {
+  await page.evaluate(() => {
+    window.__trail = [];
+    setInterval(() => window.__trail.push([Date.now(), window.__slublab.player.get().at]), 50);
+  });
+}
+
+/**
+ * A follower as a page would be, without the page: reads the event stream
+ * @path and fetches the state of the latest position it announced (one at a
+ * time, skipping positions it had no time for).  Its trail is [time, at]
+ * of the states it got.
+ */
+function nodeFollower(path, stateUrl) {
+  const ctl = new AbortController();
+  const f = { trail: [], shown: 0, target: null, busy: false, error: null, stop: () => ctl.abort() };
+  const pump = async () => {
+    if (f.busy) return;
+    f.busy = true;
+    try {
+      while (f.target != null && f.target.at !== f.shown) {
+        const want = f.target;
+        const r = await fetch(stateUrl(want), { signal: ctl.signal });
+        const st = await r.json();
+        f.shown = st.at;
+        f.session = want.session;
+      }
+    } catch (err) { if (!ctl.signal.aborted) f.error = err; }
+    f.busy = false;
+  };
+  (async () => {
+    const r = await fetch(base + path, { signal: ctl.signal });
+    const dec = new TextDecoder();
+    let buf = '';
+    for await (const chunk of r.body) {
+      buf += dec.decode(chunk, { stream: true });
+      let i;
+      while ((i = buf.indexOf('\n\n')) >= 0) {
+        const msg = buf.slice(0, i);
+        buf = buf.slice(i + 2);
+        const data = /^data: (.*)$/m.exec(msg);
+        if (!data) continue;
+        f.target = JSON.parse(data[1]);
+        pump();
+      }
+    }
+  })().catch((err) => { if (!ctl.signal.aborted) f.error = err; });
+  f.timer = setInterval(() => f.trail.push([Date.now(), f.shown]), 50);
+  const stop = f.stop;
+  f.stop = () => { clearInterval(f.timer); stop(); };
+  return f;
+}
+
+/** The presenter's position at time @t, from its trail. */
+function atTime(tr, t) {
+  let at = 0;
+  for (const [time, a] of tr) { if (time > t) break; at = a; }
+  return at;
+}
+
+/** The worst lag (in steps) of follower trail @ft behind the presenter's position 1 s earlier. */
+function worst(pt, ft, from, to) {
+  let bad = null;
+  for (const [time, a] of ft) {
+    if (time < from || time > to) continue;
+    const want = atTime(pt, time - 1000);
+    if (a < want && (!bad || want - a > bad.behind)) bad = { time: time - from, at: a, want, behind: want - a };
+  }
+  return bad;
+}
+
+test('a hundred followers stay within 1 s of a presenter playing at 16 steps a second', async (t) => {
+  const presenter = await lab('/?scenario=order-fallback&presenter=1');
+  await shotOnFailure(t, presenter, async () => {
+    const pm = await model(presenter);
+    assert.ok(pm.end >= 300, `order-fallback has ${pm.end} events`);
+    const pages = [];
+    for (let i = 0; i < 3; i++) pages.push(await lab(`/?follow=${pm.id}`));
+    for (const p of pages) await trail(p);
+    const nodes = [];
+    for (let i = 0; i < Number(process.env.NODE_FOLLOWERS ?? 97); i++) nodes.push(nodeFollower(`/api/sessions/${pm.id}/follow`, (d) => `${base}/api/sessions/${d.session}/state?at=${d.at}`));
+    await new Promise((ok) => setTimeout(ok, 500));
+    await trail(presenter);
+    const start = Date.now();
+    await presenter.evaluate(() => { const p = window.__slublab.player; p.setSpeed(16); p.play(); });
+    await presenter.waitForTimeout(10000);
+    const end = Date.now();
+    await presenter.evaluate(() => window.__slublab.player.pause());
+    const pt = await presenter.evaluate(() => window.__trail);
+    const reached = atTime(pt, end);
+    assert.ok(reached >= 120, `the presenter reached only step ${reached} in 10 s`);
+    const report = [];
+    for (const [i, p] of pages.entries()) {
+      const bad = worst(pt, await p.evaluate(() => window.__trail), start + 1000, end);
+      if (bad) report.push(`page ${i}: ${JSON.stringify(bad)}`);
+      assert.deepEqual(p.errors, []);
+    }
+    for (const [i, f] of nodes.entries()) {
+      f.stop();
+      assert.equal(f.error, null, `node follower ${i}: ${f.error}`);
+      const bad = worst(pt, f.trail, start + 1000, end);
+      if (bad) report.push(`node ${i}: ${JSON.stringify(bad)}`);
+    }
+    assert.deepEqual(report.slice(0, 10), [], `${report.length} followers fell more than 1 s behind`);
+    for (const p of pages) await p.close();
+  });
+  await presenter.close();
+});
