@@ -18,9 +18,10 @@
 #include <unistd.h>
 
 #include "http/follow.h"
-#include "session/registry.h"
-#include "scenario/scenario.h"
+#include "http/lecture.h"
 #include "http/traces.h"
+#include "scenario/scenario.h"
+#include "session/registry.h"
 
 void app_config_default(struct app_config *cfg)
 {
@@ -196,6 +197,10 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "cannot start the follow thread");
         return ret;
     }
+    if ((ret = lectures_new(&app->lectures))) {
+        strbuf_puts(err, "out of memory");
+        return ret;
+    }
     if ((ret = traces_new(&app->traces))) {
         strbuf_puts(err, "out of memory");
         return ret;
@@ -209,6 +214,7 @@ void app_release(struct app *app)
 
     traces_free(app->traces); /* its jobs register sessions: before the registry */
     follow_hub_free(app->follow);
+    lectures_free(app->lectures);
     registry_free(app->reg);
     for (i = 0; i < app->nr_scenarios; i++) {
         free(app->scenarios[i].name);

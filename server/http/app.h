@@ -23,6 +23,7 @@
 
 struct registry;
 struct follow_hub;
+struct lectures;
 struct trace_jobs;
 
 struct app_config {
@@ -62,6 +63,7 @@ struct app {
     struct store *store;
     struct registry *reg;
     struct follow_hub *follow;
+    struct lectures *lectures;       /* the presenters' lectures, in memory (lecture.h) */
     struct catalog_entry *scenarios; /* sorted by name */
     size_t nr_scenarios;
     atomic_bool stopping; /* shutting down: answer 503, start nothing */

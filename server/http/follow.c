@@ -55,6 +55,8 @@
 
 struct topic {
     char id[TOPIC_ID_MAX + 1];
+    char session[TOPIC_ID_MAX + 1];            /* the session of the latest: topic_lock */
+    char c_session[TOPIC_ID_MAX + 1];          /* the hub thread's copy: lock */
     uint64_t at, events, ops, version;         /* the latest: topic_lock */
     uint64_t c_at, c_events, c_ops, c_version; /* the hub thread's copy: lock */
     unsigned followers;                        /* both locks to change */
@@ -117,7 +119,7 @@ static int follow_message(const struct follower *f, bool heartbeat, char *buf, s
     return snprintf(buf, size,
                     "%sevent: position\ndata: {\"session\":\"%s\",\"at\":%" PRIu64
                     ",\"events\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"version\":%" PRIu64 "}\n\n",
-                    f->state == FS_NEW ? "retry: 3000\n" : "", t->id, t->c_at, t->c_events,
+                    f->state == FS_NEW ? "retry: 3000\n" : "", t->c_session, t->c_at, t->c_events,
                     t->c_ops, t->c_version);
 }
 
@@ -227,6 +229,7 @@ static void follow_copy(struct follow_hub *hub)
     struct topic *t;
 
     for (t = hub->topics; t; t = t->next) {
+        memcpy(t->c_session, t->session, sizeof(t->c_session));
         t->c_at = t->at;
         t->c_events = t->events;
         t->c_ops = t->ops;
@@ -375,14 +378,30 @@ static struct topic *follow_topic(struct follow_hub *hub, const char *id)
     return NULL;
 }
 
+/* Under topic_lock: does @t hold other values than these? */
+static bool topic_differs(const struct topic *t, const char *session, uint64_t at, uint64_t events,
+                          uint64_t ops)
+{
+    return strcmp(t->session, session) || t->at != at || t->events != events || t->ops != ops;
+}
+
 void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
                     uint64_t ops)
 {
+    follow_publish_as(hub, id, id, at, events, ops);
+}
+
+void follow_publish_as(struct follow_hub *hub, const char *id, const char *session, uint64_t at,
+                       uint64_t events, uint64_t ops)
+{
     struct topic *t;
 
+    if (strlen(session) > TOPIC_ID_MAX)
+        return; /* no topic holds such a session */
     pthread_mutex_lock(&hub->topic_lock);
     t = follow_topic(hub, id);
-    if (t && (t->at != at || t->events != events || t->ops != ops)) {
+    if (t && topic_differs(t, session, at, events, ops)) {
+        snprintf(t->session, sizeof(t->session), "%s", session);
         t->at = at;
         t->events = events;
         t->ops = ops;
@@ -410,10 +429,16 @@ unsigned follow_count(struct follow_hub *hub, const char *id)
 struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
                                uint64_t ops)
 {
+    return follow_attach_as(hub, id, id, at, events, ops);
+}
+
+struct follower *follow_attach_as(struct follow_hub *hub, const char *id, const char *session,
+                                  uint64_t at, uint64_t events, uint64_t ops)
+{
     struct follower *f = calloc(1, sizeof(*f));
     struct topic *t;
 
-    if (!f || strlen(id) > TOPIC_ID_MAX) {
+    if (!f || strlen(id) > TOPIC_ID_MAX || strlen(session) > TOPIC_ID_MAX) {
         free(f);
         return NULL;
     }
@@ -431,7 +456,8 @@ struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t 
         t->next = hub->topics;
         hub->topics = t;
     }
-    if (!t->followers || t->at != at || t->events != events || t->ops != ops) {
+    if (!t->followers || topic_differs(t, session, at, events, ops)) {
+        snprintf(t->session, sizeof(t->session), "%s", session);
         t->at = at;
         t->events = events;
         t->ops = ops;
