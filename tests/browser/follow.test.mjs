@@ -134,3 +134,57 @@ test('a hundred followers stay within 1 s of a presenter playing at 16 steps a s
   });
   await presenter.close();
 });
+
+test('followers of the lecture link follow the presenter to a new scenario', async (t) => {
+  const presenter = await lab('/?scenario=default&presenter=1');
+  await shotOnFailure(t, presenter, async () => {
+    await presenter.waitForSelector('#follow-url[href*="lecture="]');
+    const url = await presenter.getAttribute('#follow-url', 'href');
+    const student = await lab(url.replace(/^https?:\/\/[^/]+/, ''));
+    const first = await model(student);
+    assert.equal(first.id, (await model(presenter)).id);
+    assert.ok(first.following);
+    await presenter.evaluate(() => window.__slublab.player.seek(7));
+    await student.waitForSelector('body[data-at="7"]', { timeout: 3000 });
+    // the presenter switches scenario: a new session, the same link
+    await presenter.selectOption('#scenario-select', 'free-storm');
+    await presenter.waitForFunction(() => window.__slublab.player.get().session?.info?.scenario?.name === 'free-storm');
+    const pm = await model(presenter);
+    assert.notEqual(pm.id, first.id);
+    assert.equal(await presenter.getAttribute('#follow-url', 'href'), url, 'the follow link outlives the switch');
+    await student.waitForFunction((id) => window.__slublab.player.get().session?.id === id, pm.id, { timeout: 3000 });
+    assert.equal((await model(student)).scenario, 'free-storm');
+    assert.match(await student.textContent('#banner'), /Following the presenter live/);
+    await presenter.evaluate(() => window.__slublab.player.seek(11));
+    await student.waitForSelector('body[data-at="11"]', { timeout: 3000 });
+    assert.deepEqual(student.errors, []);
+    await student.close();
+  });
+  await presenter.close();
+});
+
+test('the presenter view keeps the scenario picker, the breakpoints and the speed', async (t) => {
+  const page = await lab('/?scenario=default&presenter=1');
+  await shotOnFailure(t, page, async () => {
+    await page.setViewportSize({ width: 1280, height: 720 });
+    for (const sel of ['#scenario-select', '#breakpoints', '#bp-barn_put_fail', '.speed']) {
+      assert.ok(await page.isVisible(sel), `${sel} is hidden in the presenter view`);
+    }
+    await page.check('#bp-barn_put_fail');
+    await page.selectOption('#bp-counter', 'alloc_fastpath');
+    await page.click('#bp-add-counter');
+    const before = await page.evaluate(() => window.__slublab.player.get().breakpoints.map((b) => b.key));
+    assert.equal(before.length, 2);
+    // a scenario switch keeps the breakpoints the new session's model counts
+    await page.selectOption('#scenario-select', 'free-storm');
+    await page.waitForFunction(() => window.__slublab.player.get().session?.info?.scenario?.name === 'free-storm');
+    assert.deepEqual(await page.evaluate(() => window.__slublab.player.get().breakpoints.map((b) => b.key)), before);
+    assert.ok(await page.isChecked('#bp-barn_put_fail'));
+    // the speed buttons work in the presenter view
+    const speed = await page.evaluate(() => window.__slublab.player.get().speed);
+    await page.click('#speed-up');
+    assert.notEqual(await page.evaluate(() => window.__slublab.player.get().speed), speed);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
