@@ -52,6 +52,7 @@
 #define FOLLOW_TICK_MS 5   /* the hub thread's pace while followers are behind */
 #define FOLLOW_MSG_MAX 320 /* bytes of one framed message, at most */
 #define FOLLOW_STALL   30  /* seconds a follower's socket may stay full */
+#define FOLLOW_CATCH_UP 0.25 /* seconds of the rate a late pass may send at once */
 
 struct topic {
     char id[TOPIC_ID_MAX + 1];
@@ -237,6 +238,20 @@ static void follow_copy(struct follow_hub *hub)
     }
 }
 
+/*
+ * The most messages one pass may send, @dt seconds after the last: the
+ * burst, or what the rate allowed since (up to FOLLOW_CATCH_UP seconds'
+ * worth) when this thread waited for the CPU longer than a tick.  A burst
+ * alone would cap a starved thread at `burst` messages a wake-up and leave
+ * a large class seconds behind.
+ */
+static double follow_burst(const struct follow_hub *hub, double dt)
+{
+    double owed = (dt < FOLLOW_CATCH_UP ? dt : FOLLOW_CATCH_UP) * hub->rate;
+
+    return owed > hub->burst ? owed : hub->burst;
+}
+
 static void *follow_thread(void *arg)
 {
     struct follow_hub *hub = arg;
@@ -283,8 +298,8 @@ static void *follow_thread(void *arg)
         dt = elapsed(&last, &now);
         last = now;
         tokens = hub->rate ? tokens + dt * hub->rate : (double)UINT32_MAX;
-        if (tokens > hub->burst)
-            tokens = hub->burst;
+        if (tokens > follow_burst(hub, dt))
+            tokens = follow_burst(hub, dt);
         tokens -= follow_serve(hub, (unsigned)tokens, &pending);
         pthread_mutex_unlock(&hub->lock);
 
