@@ -41,7 +41,8 @@ async function trail(page) {
  */
 function nodeFollower(path, stateUrl) {
   const ctl = new AbortController();
-  const f = { trail: [[Date.now(), 0]], shown: 0, target: null, busy: false, error: null, stop: () => { if (!ctl.signal.aborted) ctl.abort(); } };
+  // shown -1: the first message fetches a state, as a page does when it opens
+  const f = { trail: [[Date.now(), 0]], shown: -1, target: null, busy: false, error: null, stop: () => { if (!ctl.signal.aborted) ctl.abort(); } };
   const pump = async () => {
     if (f.busy) return;
     f.busy = true;
@@ -107,7 +108,10 @@ test('a hundred followers stay within 1 s of a presenter playing at 16 steps a s
     const nodes = [];
     t.after(() => { for (const f of nodes) f.stop(); }); // a failure leaves no stream open
     for (let i = 0; i < 97; i++) nodes.push(nodeFollower(`/api/sessions/${pm.id}/follow`, (d) => `${base}/api/sessions/${d.session}/state?at=${d.at}`));
-    await new Promise((ok) => setTimeout(ok, 500));
+    // every follower has opened (its first state shown) before the presenter plays
+    const opened = Date.now() + 10000;
+    while (nodes.some((f) => f.shown < 0) && Date.now() < opened) await new Promise((ok) => setTimeout(ok, 50));
+    assert.ok(nodes.every((f) => f.shown === 0), 'some node followers never opened');
     await trail(presenter);
     const start = Date.now();
     await presenter.evaluate(() => { const p = window.__slublab.player; p.setSpeed(16); p.play(); });
