@@ -20,11 +20,11 @@
 #include <unistd.h>
 
 #include "http/follow.h"
+#include "http/lecture.h"
 #include "http/quota.h"
-#include "session/registry.h"
-#include "session/store.h"
-#include "scenario/scenario.h"
 #include "http/traces.h"
+#include "scenario/scenario.h"
+#include "session/registry.h"
 
 void app_config_default(struct app_config *cfg)
 {
@@ -238,6 +238,10 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "cannot start the follow thread");
         return ret;
     }
+    if ((ret = lectures_new(&app->lectures))) {
+        strbuf_puts(err, "out of memory");
+        return ret;
+    }
     if ((ret = traces_new(&app->traces)) || (ret = quota_new(cfg->quota, &app->quota))) {
         strbuf_puts(err, "out of memory");
         return ret;
@@ -266,6 +270,7 @@ void app_release(struct app *app)
     }
     traces_free(app->traces); /* its jobs register sessions: before the registry */
     follow_hub_free(app->follow);
+    lectures_free(app->lectures);
     registry_free(app->reg);
     quota_free(app->quota);
     for (i = 0; i < app->nr_scenarios; i++) {

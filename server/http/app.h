@@ -25,6 +25,7 @@
 
 struct registry;
 struct follow_hub;
+struct lectures;
 struct quota;
 struct trace_jobs;
 
@@ -68,6 +69,7 @@ struct app {
     struct store *store;
     struct registry *reg;
     struct follow_hub *follow;
+    struct lectures *lectures;       /* the presenters' lectures, in memory (lecture.h) */
     struct catalog_entry *scenarios; /* sorted by name */
     size_t nr_scenarios;
     atomic_bool stopping; /* shutting down: answer 503, start nothing */

@@ -52,9 +52,12 @@
 #define FOLLOW_TICK_MS 5   /* the hub thread's pace while followers are behind */
 #define FOLLOW_MSG_MAX 320 /* bytes of one framed message, at most */
 #define FOLLOW_STALL   30  /* seconds a follower's socket may stay full */
+#define FOLLOW_CATCH_UP 0.25 /* seconds of the rate a late pass may send at once */
 
 struct topic {
     char id[TOPIC_ID_MAX + 1];
+    char session[TOPIC_ID_MAX + 1];            /* the session of the latest: topic_lock */
+    char c_session[TOPIC_ID_MAX + 1];          /* the hub thread's copy: lock */
     uint64_t at, events, ops, version;         /* the latest: topic_lock */
     uint64_t c_at, c_events, c_ops, c_version; /* the hub thread's copy: lock */
     unsigned followers;                        /* both locks to change */
@@ -117,7 +120,7 @@ static int follow_message(const struct follower *f, bool heartbeat, char *buf, s
     return snprintf(buf, size,
                     "%sevent: position\ndata: {\"session\":\"%s\",\"at\":%" PRIu64
                     ",\"events\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"version\":%" PRIu64 "}\n\n",
-                    f->state == FS_NEW ? "retry: 3000\n" : "", t->id, t->c_at, t->c_events,
+                    f->state == FS_NEW ? "retry: 3000\n" : "", t->c_session, t->c_at, t->c_events,
                     t->c_ops, t->c_version);
 }
 
@@ -174,6 +177,7 @@ static void follow_write(struct follower *f, bool heartbeat, const struct timesp
 static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *pending)
 {
     struct follower *f = hub->cursor ? hub->cursor : hub->followers, *start = f;
+    struct follower *skipped = NULL, *after = NULL; /* where the next call starts */
     struct timespec now;
     unsigned sent = 0;
 
@@ -193,10 +197,17 @@ static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *
                     follow_close(f); /* nobody reads it */
                 if (behind)
                     ++*pending;
-            } else if (sent < budget && ((behind && idle * 1000.0 >= hub->interval_ms) ||
-                                         idle >= FOLLOW_HEARTBEAT)) {
-                follow_write(f, !behind, &now);
-                sent++;
+            } else if ((behind && idle * 1000.0 >= hub->interval_ms) || idle >= FOLLOW_HEARTBEAT) {
+                if (sent < budget) {
+                    follow_write(f, !behind, &now);
+                    sent++;
+                    after = next;
+                } else {
+                    if (!skipped)
+                        skipped = f; /* due, but the budget is spent: first next time */
+                    if (behind)
+                        ++*pending;
+                }
             } else if (behind) {
                 ++*pending;
             }
@@ -205,7 +216,11 @@ static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *
         if (f == start)
             break;
     }
-    hub->cursor = f;
+    /* The next call starts with the first follower this one had no budget
+     * for, else after the last one served: with more followers due than the
+     * rate allows, each waits its turn instead of the list's head taking
+     * every message. */
+    hub->cursor = skipped ? skipped : after ? after : f;
     return sent;
 }
 
@@ -215,11 +230,26 @@ static void follow_copy(struct follow_hub *hub)
     struct topic *t;
 
     for (t = hub->topics; t; t = t->next) {
+        memcpy(t->c_session, t->session, sizeof(t->c_session));
         t->c_at = t->at;
         t->c_events = t->events;
         t->c_ops = t->ops;
         t->c_version = t->version;
     }
+}
+
+/*
+ * The most messages one pass may send, @dt seconds after the last: the
+ * burst, or what the rate allowed since (up to FOLLOW_CATCH_UP seconds'
+ * worth) when this thread waited for the CPU longer than a tick.  A burst
+ * alone would cap a starved thread at `burst` messages a wake-up and leave
+ * a large class seconds behind.
+ */
+static double follow_burst(const struct follow_hub *hub, double dt)
+{
+    double owed = (dt < FOLLOW_CATCH_UP ? dt : FOLLOW_CATCH_UP) * hub->rate;
+
+    return owed > hub->burst ? owed : hub->burst;
 }
 
 static void *follow_thread(void *arg)
@@ -268,8 +298,8 @@ static void *follow_thread(void *arg)
         dt = elapsed(&last, &now);
         last = now;
         tokens = hub->rate ? tokens + dt * hub->rate : (double)UINT32_MAX;
-        if (tokens > hub->burst)
-            tokens = hub->burst;
+        if (tokens > follow_burst(hub, dt))
+            tokens = follow_burst(hub, dt);
         tokens -= follow_serve(hub, (unsigned)tokens, &pending);
         pthread_mutex_unlock(&hub->lock);
 
@@ -363,14 +393,30 @@ static struct topic *follow_topic(struct follow_hub *hub, const char *id)
     return NULL;
 }
 
+/* Under topic_lock: does @t hold other values than these? */
+static bool topic_differs(const struct topic *t, const char *session, uint64_t at, uint64_t events,
+                          uint64_t ops)
+{
+    return strcmp(t->session, session) || t->at != at || t->events != events || t->ops != ops;
+}
+
 void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
                     uint64_t ops)
 {
+    follow_publish_as(hub, id, id, at, events, ops);
+}
+
+void follow_publish_as(struct follow_hub *hub, const char *id, const char *session, uint64_t at,
+                       uint64_t events, uint64_t ops)
+{
     struct topic *t;
 
+    if (strlen(session) > TOPIC_ID_MAX)
+        return; /* no topic holds such a session */
     pthread_mutex_lock(&hub->topic_lock);
     t = follow_topic(hub, id);
-    if (t && (t->at != at || t->events != events || t->ops != ops)) {
+    if (t && topic_differs(t, session, at, events, ops)) {
+        snprintf(t->session, sizeof(t->session), "%s", session);
         t->at = at;
         t->events = events;
         t->ops = ops;
@@ -398,10 +444,16 @@ unsigned follow_count(struct follow_hub *hub, const char *id)
 struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
                                uint64_t ops)
 {
+    return follow_attach_as(hub, id, id, at, events, ops);
+}
+
+struct follower *follow_attach_as(struct follow_hub *hub, const char *id, const char *session,
+                                  uint64_t at, uint64_t events, uint64_t ops)
+{
     struct follower *f = calloc(1, sizeof(*f));
     struct topic *t;
 
-    if (!f || strlen(id) > TOPIC_ID_MAX) {
+    if (!f || strlen(id) > TOPIC_ID_MAX || strlen(session) > TOPIC_ID_MAX) {
         free(f);
         return NULL;
     }
@@ -419,7 +471,8 @@ struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t 
         t->next = hub->topics;
         hub->topics = t;
     }
-    if (!t->followers || t->at != at || t->events != events || t->ops != ops) {
+    if (!t->followers || topic_differs(t, session, at, events, ops)) {
+        snprintf(t->session, sizeof(t->session), "%s", session);
         t->at = at;
         t->events = events;
         t->ops = ops;

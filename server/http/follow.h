@@ -9,7 +9,9 @@
  * writes to the followers of that session: to each at most once per
  * interval, with the latest position (a presenter stepping thousands of
  * times a second costs each follower a few messages a second), and to all
- * of them together at most `rate` times a second, spread out.  After its
+ * of them together at most `rate` times a second, spread out: the
+ * followers take turns, so with N followers each hears at least every
+ * N / rate seconds.  After its
  * first message a follower's connection is suspended and its socket
  * written by the hub thread directly, so followers never take time on the
  * connection threads that serve the presenter.  A comment line goes out
@@ -20,6 +22,9 @@
  *     event: position
  *     data: {"session":"ID","at":N,"events":E,"ops":O,"version":V}
  * where at is the presenter's position, events and ops the session's end.
+ * A topic is a session's id, or a lecture's (lecture.h): a lecture's
+ * messages name the session it shows now, which changes when the
+ * presenter switches scenario.
  */
 #ifndef SLUBLAB_SERVER_HTTP_FOLLOW_H
 #define SLUBLAB_SERVER_HTTP_FOLLOW_H
@@ -49,12 +54,18 @@ void follow_hub_free(struct follow_hub *hub);
 /* Publish session @id's position and end.  Costs one lock when nobody follows @id. */
 void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
                     uint64_t ops);
+/* As follow_publish(), to topic @id (a lecture's) whose messages name session @session. */
+void follow_publish_as(struct follow_hub *hub, const char *id, const char *session, uint64_t at,
+                       uint64_t events, uint64_t ops);
 /* Followers of session @id now. */
 unsigned follow_count(struct follow_hub *hub, const char *id);
 
 /* A new follower of @id, starting from these values; NULL on host OOM or when stopping. */
 struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
                                uint64_t ops);
+/* As follow_attach(), to topic @id (a lecture's) whose messages name session @session. */
+struct follower *follow_attach_as(struct follow_hub *hub, const char *id, const char *session,
+                                  uint64_t at, uint64_t events, uint64_t ops);
 /* Tie @f to the connection that streams it (http.c, before queueing the response);
  * @chunked: the request is HTTP/1.1, so the body goes out in chunks. */
 void follow_bind(struct follower *f, struct MHD_Connection *conn, bool chunked);

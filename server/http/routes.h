@@ -67,6 +67,12 @@ int route_names(const struct request *req, struct response *res);
 int route_step(const struct request *req, struct response *res);
 int route_follow(const struct request *req, struct response *res);
 
+/* routes_lectures.c */
+int route_lecture_create(const struct request *req, struct response *res);
+int route_lecture_get(const struct request *req, struct response *res);
+int route_lecture_set(const struct request *req, struct response *res);
+int route_lecture_follow(const struct request *req, struct response *res);
+
 /* routes_snapshots.c */
 int route_snapshot_create(const struct request *req, struct response *res);
 int route_snapshot_list(const struct request *req, struct response *res);

@@ -22,6 +22,7 @@
 #include "base/ids.h"
 #include "http/app.h"
 #include "http/follow.h"
+#include "http/lecture.h"
 #include "present/json_session.h"
 #include "present/json_state.h"
 #include "session/registry.h"
@@ -93,6 +94,8 @@ bool route_check_token(const struct request *req, struct response *res, const st
 void route_publish(const struct request *req, const struct session *s)
 {
     follow_publish(req->app->follow, s->id, s->position, session_nr_events(s), session_nr_ops(s));
+    lecture_publish(req->app->lectures, req->app->follow, s->id, s->position, session_nr_events(s),
+                    session_nr_ops(s));
 }
 
 /* The links of a session, for clients to follow. */

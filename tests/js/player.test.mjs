@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { opBoundary, markersFromEvents, markersFromSeries, makeBreakpoint, hits, createPlayer } from '../../web/js/state.js';
+import { opBoundary, markersFromEvents, markersFromSeries, makeBreakpoint, hits, createPlayer, keepBreakpoints } from '../../web/js/state.js';
 import { buildOp, locateInJson, OP_KINDS } from '../../web/js/ops.js';
 import { errorWhere } from '../../web/js/api.js';
 import { setTexts } from '../../web/js/texts.js';
@@ -103,4 +103,12 @@ test('a player without a session does nothing and says so through get()', async 
   assert.equal(p.get().speed, 8);
   p.slower(); p.slower();
   assert.equal(p.get().speed, 2);
+});
+
+test('keepBreakpoints: a new session keeps the breakpoints its model counts', () => {
+  const put = makeBreakpoint({ kind: 'notable', name: 'barn_put_fail' });
+  const fast = makeBreakpoint({ kind: 'counter', name: 'alloc_fastpath' });
+  const fn = makeBreakpoint({ kind: 'fn', name: 'new_slab' });
+  assert.deepEqual(keepBreakpoints([put, fast, fn], ['alloc_fastpath', put.counter]), [put, fast, fn]);
+  assert.deepEqual(keepBreakpoints([put, fast, fn], ['alloc_fastpath']), [fast, fn]);
 });

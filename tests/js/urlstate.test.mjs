@@ -110,3 +110,10 @@ test('createUrlKeeper writes the address once things are quiet', async () => {
   await new Promise((ok) => setTimeout(ok, 40));
   assert.deepEqual(written, ['/?b'], 'no address: the URL stays');
 });
+
+test('readQuery: a lecture link follows the lecture and opens no new session', () => {
+  const q = readQuery('?lecture=abcdefghij');
+  assert.equal(q.lecture, 'abcdefghij');
+  assert.equal(q.fresh, null);
+  assert.equal(q.follow, null);
+});

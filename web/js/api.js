@@ -76,6 +76,7 @@ const q = (params) => {
   return t ? `?${t}` : '';
 };
 const S = (id) => `/api/sessions/${encodeURIComponent(id)}`;
+const L = (id) => `/api/lectures/${encodeURIComponent(id)}`;
 
 export const api = {
   health: () => request('GET', '/api/health'),
@@ -101,6 +102,12 @@ export const api = {
   /** Where a download of the state at @at is: format slabinfo or sysfs (docs/export.md). */
   exportUrl: (id, format, at) => `${S(id)}/export${q({ format, at })}`,
   followUrl: (id) => `${S(id)}/follow`,
+  /** A lecture: the presenter's follow link that outlives sessions (201 with its token). */
+  createLecture: (session) => request('POST', '/api/lectures', { body: session ? { session } : {} }),
+  lecture: (id) => request('GET', L(id)),
+  /** Point lecture @id at session @session (the lecture's token). */
+  setLecture: (id, token, session) => request('POST', L(id), { body: { session }, token }),
+  lectureFollowUrl: (id) => `${L(id)}/follow`,
   compare: (p) => request('GET', `/api/compare${q(p)}`),
   /** Where the comparison report is: format md (Markdown) or svg (its chart). */
   compareUrl: (p, format) => `/api/compare${q({ ...p, format })}`,

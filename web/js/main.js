@@ -17,6 +17,7 @@ import { bindKeys } from './keys.js';
 import { lazyView } from './lazy.js';
 import { createBanner } from './views/banner.js';
 import { createTabs } from './views/tabs.js';
+import { createLectureKeeper } from './lecture.js';
 import { createPicture } from './views/picture.js';
 import { createTimeline } from './views/timeline.js';
 import { createExplain } from './views/explain.js';
@@ -63,7 +64,9 @@ const gfpview = lazy(() => import('./views/gfp.js'), (x) => x.createGfp($('tab-g
 const pages = lazy(() => import('./views/pages.js'), (x) => x.createPages($('tab-pages'), {
   onDecode: (mask, order) => { showTab('gfp'); gfpview.render(player.get()); const ask = () => (gfpview.view ? gfpview.view.ask(mask, order) : setTimeout(ask, 20)); ask(); },
 }));
-const banner = createBanner($('banner'), player, { origin: win.location.origin, presenter: () => presenting(), snapshot: () => snapInfo });
+// the presenter's lecture: the follow link that outlives scenario switches
+const lecture = createLectureKeeper(api, storage);
+const banner = createBanner($('banner'), player, { origin: win.location.origin, presenter: () => presenting(), lecture: () => lecture.id(), snapshot: () => snapInfo });
 const breakpoints = createBreakpoints($('breakpoints'), player);
 // Views used now and then load when first opened.
 let snapshotsP = null, editorP = null, compareP = null;
@@ -161,6 +164,7 @@ function render() {
   if (!Object.keys(texts().sentences).length && !wordsFailed) return;
   if (m.session?.token) tokens.keep(m.session.id, m.session.token);
   if (m.session?.info && m.session.id !== menuFor) { menuFor = m.session.id; menu.showing(m.session.info.scenario?.name ?? ''); }
+  if (presenting() && m.session?.id && !m.following && lecture.session() !== m.session.id) lecture.sync(m.session.id).then((changed) => { if (changed) schedule(); });
   banner.render(m);
   if (!m.cur) return;
   const say = stepSentence(m, player.opEvents);
@@ -247,7 +251,9 @@ async function boot() {
   if (q.tab && TABS.includes(q.tab)) showTab(q.tab);
   if (q.presenter) setPresenter(true);
   try {
-    if (q.follow) {
+    if (q.lecture) {
+      await player.followLecture(q.lecture);
+    } else if (q.follow) {
       await player.open({ id: q.follow, follow: true });
     } else if (q.snapshot) {
       await openSnapshot(q.snapshot, q.note);

@@ -15,6 +15,7 @@ export const SPEEDS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128];
 const ALL_EVENTS_MAX = 5000; // load every event of runs up to this long
 const WINDOW = 400; // else this many events each side of the position
 const CACHE_MAX = 96;
+const PUBLISH_MS = 100; // the presenter tells the server its position at most this often
 
 /**
  * @typedef {{ key: string, title: string, fn?: string, label?: string, counter?: string }} Breakpoint
@@ -33,6 +34,17 @@ export function makeBreakpoint(b) {
   }
   if (b.kind === 'counter') return { key: `counter:${b.name}`, title: `${b.name} increases`, counter: b.name };
   return { key: `fn:${b.name}/${b.label ?? ''}`, title: `${b.name}${b.label ? ' ' + b.label : ''} runs`, fn: b.name, label: b.label || undefined };
+}
+
+/**
+ * The breakpoints a session whose model counts @counters keeps: all but
+ * those on a counter it does not have (a legacy kernel has no barn).
+ * @param {Breakpoint[]} bps
+ * @param {string[]} counters
+ */
+export function keepBreakpoints(bps, counters) {
+  const has = new Set(counters);
+  return bps.filter((b) => !b.counter || has.has(b.counter));
 }
 
 /** Does event @e hit breakpoint @b? */
@@ -110,6 +122,7 @@ export function createPlayer() {
     selection: null,
     bytes: null,
     following: /** @type {string|null} */ (null),
+    lecture: /** @type {string|null} */ (null), // the lecture followed: its session may change
     busy: false,
     error: /** @type {string|null} */ (null),
     notice: /** @type {string|null} */ (null),
@@ -181,12 +194,22 @@ export function createPlayer() {
     if (!m.allEvents) m.markers = markersFromSeries(r);
   }
 
+  // The presenter's position goes to the server at most once per
+  // PUBLISH_MS, the latest one last: a throttle, not a debounce, so that
+  // followers move while the presenter plays at any speed.
+  let published = /** @type {{ id: string, at: number }|null} */ (null), publishing = false;
   function publish() {
     if (!m.session?.token || m.following) return;
-    clearTimeout(publishTimer);
+    if (publishing || publishTimer) return;
     const { id, token } = m.session;
     const at = m.at;
-    publishTimer = setTimeout(() => { api.step(id, token, { to: at, state: false }).catch(() => {}); }, 150);
+    if (published?.id === id && published.at === at) return;
+    publishing = true;
+    published = { id, at };
+    api.step(id, token, { to: at, state: false }).catch(() => {}).finally(() => {
+      publishing = false;
+      publishTimer = setTimeout(() => { publishTimer = 0; publish(); }, PUBLISH_MS);
+    });
   }
 
   /**
@@ -260,27 +283,84 @@ export function createPlayer() {
     });
   }
 
-  function attachFollow(id) {
+  /** Follow the stream at @url (a session's or a lecture's). */
+  function attachFollow(url) {
     detachFollow();
     if (!globalThis.EventSource) return;
-    follow = new EventSource(api.followUrl(id));
-    follow.addEventListener('position', async (ev) => {
+    follow = new EventSource(url);
+    follow.addEventListener('position', (ev) => {
       try {
-        const d = JSON.parse(/** @type {MessageEvent} */ (ev).data);
+        wanted = JSON.parse(/** @type {MessageEvent} */ (ev).data);
+      } catch (err) { fail(err); return; }
+      catchUp();
+    });
+  }
+
+  // A follower shows the latest position announced: one fetch at a time,
+  // skipping the positions announced while it was busy, so that it never
+  // queues states it has no time to show.
+  /** @type {{ session: string, at: number, events: number, ops: number }|null} */
+  let wanted = null, catching = false;
+  async function catchUp() {
+    if (catching) return;
+    catching = true;
+    try {
+      while (wanted && m.following) {
+        const d = wanted;
+        if (m.lecture && d.session && d.session !== m.session?.id) {
+          // the presenter switched scenario: the lecture shows a new session
+          await load({ id: d.session, follow: true, at: d.at });
+          if (wanted === d) wanted = null;
+          continue;
+        }
+        if (!d.session && m.lecture) { wanted = null; continue; } // no session yet
         if (d.events !== m.end || d.ops !== m.ops) {
           m.end = d.events; m.ops = d.ops;
           m.allEvents = false;
-          await loadEvents(d.at);
+          loadEvents(d.at).then(emit, () => {});
           loadSeries().then(emit, () => {});
         }
         if (d.at !== m.at) await seek(d.at, { publish: false });
-      } catch (err) { fail(err); }
-    });
+        if (wanted === d) wanted = null;
+      }
+    } catch (err) { fail(err); }
+    catching = false;
   }
 
   function detachFollow() {
     if (follow) follow.close();
     follow = null;
+    wanted = null;
+  }
+
+  /**
+   * Load session @o.id and show it at @o.at, keeping the follow stream and
+   * the breakpoints (those the session's model counts).
+   * @param {{ id: string, token?: string|null, at?: number, cache?: number, follow?: boolean }} o
+   */
+  async function load(o) {
+    m.busy = true; m.error = null; m.notice = null;
+    emit();
+    // The description and the first state in parallel: the first picture waits for nothing else.
+    const guess = o.follow && o.at == null ? null : (o.at ?? 0);
+    const [info] = await Promise.all([api.session(o.id), guess != null ? fetchState(guess, o.id).catch(() => null) : null]);
+    m.session = { id: o.id, token: o.token ?? null, info };
+    const counters = modelCounters(info);
+    m.chartCounters = chartCountersFor(m.chartCounters, counters);
+    m.breakpoints = keepBreakpoints(m.breakpoints, counters);
+    m.end = info.events; m.ops = info.ops;
+    m.events = new Map(); m.allEvents = false; m.markers = []; m.series = null;
+    m.cur = null; m.prev = null; m.selection = null; m.bytes = null; m.hitBreakpoint = null;
+    m.following = o.follow ? o.id : null;
+    if (o.cache != null) m.cacheId = o.cache;
+    const at = o.at ?? (o.follow ? info.position : 0);
+    const evs = loadEvents(at);
+    await seek(at, { publish: false });
+    m.busy = false;
+    emit();
+    await evs;
+    emit();
+    loadSeries().then(emit, fail);
   }
 
   const player = {
@@ -295,28 +375,27 @@ export function createPlayer() {
     async open(o) {
       stopPlay();
       detachFollow();
-      m.busy = true; m.error = null; m.notice = null;
-      emit();
+      m.lecture = null;
       try {
-        // The description and the first state in parallel: the first picture waits for nothing else.
-        const guess = o.follow ? null : (o.at ?? 0);
-        const [info] = await Promise.all([api.session(o.id), guess != null ? fetchState(guess, o.id).catch(() => null) : null]);
-        m.session = { id: o.id, token: o.token ?? null, info };
-        m.chartCounters = chartCountersFor(m.chartCounters, modelCounters(info));
-        m.end = info.events; m.ops = info.ops;
-        m.events = new Map(); m.allEvents = false; m.markers = []; m.series = null;
-        m.cur = null; m.prev = null; m.selection = null; m.bytes = null; m.hitBreakpoint = null;
-        m.following = o.follow ? o.id : null;
-        if (o.cache != null) m.cacheId = o.cache;
-        const at = o.at ?? (o.follow ? info.position : 0);
-        const evs = loadEvents(at);
-        await seek(at, { publish: false });
-        m.busy = false;
-        emit();
-        await evs;
-        emit();
-        loadSeries().then(emit, fail);
-        if (o.follow) attachFollow(o.id);
+        await load({ ...o, at: o.follow ? undefined : o.at });
+        if (o.follow) attachFollow(api.followUrl(o.id));
+      } catch (err) { fail(err); throw err; }
+    },
+
+    /**
+     * Follow lecture @id: the session it shows now, then whichever session
+     * the presenter switches to.
+     * @param {string} id
+     */
+    async followLecture(id) {
+      stopPlay();
+      detachFollow();
+      try {
+        const l = await api.lecture(id);
+        m.lecture = id;
+        if (l.session) await load({ id: l.session, follow: true, at: l.position });
+        else { m.following = id; emit(); }
+        attachFollow(api.lectureFollowUrl(id));
       } catch (err) { fail(err); throw err; }
     },
 
@@ -437,7 +516,7 @@ export function createPlayer() {
       await player.open({ id: f.id, token: f.token, at: f.position, cache: m.cacheId });
       return f;
     },
-    stopFollowing() { detachFollow(); m.following = null; emit(); },
+    stopFollowing() { detachFollow(); m.following = null; m.lecture = null; emit(); },
     dismiss() { m.error = null; m.notice = null; emit(); },
     /** Show @err (an Error or a message) in the banner, as when an action of the player fails. */
     showError(err) { fail(err); },

@@ -56,11 +56,12 @@ export function readQuery(search) {
   const q = typeof search === 'string' ? new URLSearchParams(search) : search;
   const sel = q.get('sel');
   const compare = readCompare(q);
-  const named = ['follow', 'snapshot', 'session'].some((k) => q.has(k));
+  const named = ['follow', 'lecture', 'snapshot', 'session'].some((k) => q.has(k));
   const cmpSession = !named && compare?.source.startsWith('session:') ? compare.source.slice(8) : null;
   return {
     fresh: named || cmpSession ? null : (q.get('scenario') || compare?.source || 'default'),
     follow: q.get('follow') || null,
+    lecture: q.get('lecture') || null,
     snapshot: q.get('snapshot') || null,
     note: q.get('note') ?? undefined,
     session: q.get('session') || cmpSession,

@@ -1,0 +1,207 @@
+/*
+ * lecture.c: the lectures (see lecture.h).
+ *
+ * A list under one mutex, newest first.  The lock is a leaf but for the
+ * follow hub's topic lock, which lecture_set() and lecture_publish() take
+ * inside it through follow_publish_as(): lectures, then the hub's
+ * topic_lock.  A session's publish runs under that session's lock, so the
+ * order of all three is session, lectures, topic_lock.  Few lectures run
+ * at once, so a walk of the list per publish costs nothing worth a map.
+ */
+#include "http/lecture.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/ids.h"
+#include "http/follow.h"
+
+struct lecture {
+    struct lecture_info info;
+    char token[33];
+    struct lecture *next;
+};
+
+struct lectures {
+    pthread_mutex_t lock;
+    struct lecture *list; /* newest or last changed first */
+    unsigned nr;          /* |list| <= LECTURES_MAX */
+};
+
+int lectures_new(struct lectures **out)
+{
+    struct lectures *l = calloc(1, sizeof(*l));
+
+    if (!l)
+        return -ENOMEM;
+    if (pthread_mutex_init(&l->lock, NULL)) {
+        free(l);
+        return -ENOMEM;
+    }
+    *out = l;
+    return 0;
+}
+
+void lectures_free(struct lectures *l)
+{
+    struct lecture *x, *next;
+
+    if (!l)
+        return;
+    for (x = l->list; x; x = next) {
+        next = x->next;
+        free(x);
+    }
+    pthread_mutex_destroy(&l->lock);
+    free(l);
+}
+
+/* Under the lock: lecture @id, moved to the front; NULL when none. */
+static struct lecture *lecture_find(struct lectures *l, const char *id)
+{
+    struct lecture **pp, *x;
+
+    for (pp = &l->list; (x = *pp); pp = &x->next) {
+        if (strcmp(x->info.id, id) == 0) {
+            *pp = x->next;
+            x->next = l->list;
+            l->list = x;
+            return x;
+        }
+    }
+    return NULL;
+}
+
+/* Under the lock: forget the last lecture of the list (the least recently used). */
+static void lecture_drop_oldest(struct lectures *l)
+{
+    struct lecture **pp = &l->list;
+
+    if (!*pp)
+        return;
+    while ((*pp)->next)
+        pp = &(*pp)->next;
+    free(*pp);
+    *pp = NULL;
+    l->nr--;
+}
+
+int lecture_create(struct lectures *l, struct lecture_info *info, char *token)
+{
+    struct lecture *x = calloc(1, sizeof(*x));
+    int ret;
+
+    if (!x)
+        return -ENOMEM;
+    x->info = *info;
+    pthread_mutex_lock(&l->lock);
+    do {
+        if ((ret = ids_random(x->info.id, LECTURE_ID_LEN)))
+            goto err_unlock;
+    } while (lecture_find(l, x->info.id));
+    if ((ret = ids_token(x->token)))
+        goto err_unlock;
+    if (l->nr == LECTURES_MAX)
+        lecture_drop_oldest(l);
+    x->next = l->list;
+    l->list = x;
+    l->nr++;
+    *info = x->info;
+    memcpy(token, x->token, sizeof(x->token));
+    pthread_mutex_unlock(&l->lock);
+    return 0;
+
+err_unlock:
+    pthread_mutex_unlock(&l->lock);
+    free(x);
+    return ret;
+}
+
+int lecture_get(struct lectures *l, const char *id, struct lecture_info *out)
+{
+    struct lecture *x;
+
+    pthread_mutex_lock(&l->lock);
+    x = lecture_find(l, id);
+    if (x)
+        *out = x->info;
+    pthread_mutex_unlock(&l->lock);
+    return x ? 0 : -ENOENT;
+}
+
+void lecture_topic(const char *id, char *buf, unsigned size)
+{
+    snprintf(buf, size, "%s%s", LECTURE_TOPIC, id);
+}
+
+/* Under the lock: tell lecture @x's followers where it is. */
+static void lecture_tell(const struct lecture *x, struct follow_hub *hub)
+{
+    char topic[sizeof(LECTURE_TOPIC) + LECTURE_ID_LEN];
+
+    lecture_topic(x->info.id, topic, sizeof(topic));
+    follow_publish_as(hub, topic, x->info.session, x->info.at, x->info.events, x->info.ops);
+}
+
+int lecture_set(struct lectures *l, struct follow_hub *hub, const struct lecture_info *info,
+                const char *token)
+{
+    struct lecture *x;
+    int ret = 0;
+
+    pthread_mutex_lock(&l->lock);
+    x = lecture_find(l, info->id);
+    if (!x) {
+        ret = -ENOENT;
+    } else if (!token || !ids_token_equal(token, x->token)) {
+        ret = -EPERM;
+    } else {
+        memcpy(x->info.session, info->session, sizeof(x->info.session));
+        x->info.at = info->at;
+        x->info.events = info->events;
+        x->info.ops = info->ops;
+        lecture_tell(x, hub);
+    }
+    pthread_mutex_unlock(&l->lock);
+    return ret;
+}
+
+struct follower *lecture_follow(struct lectures *l, struct follow_hub *hub, const char *id,
+                                int *err)
+{
+    char topic[sizeof(LECTURE_TOPIC) + LECTURE_ID_LEN];
+    struct follower *f = NULL;
+    struct lecture *x;
+
+    /* under the lock: no publish comes between the values and the attach */
+    pthread_mutex_lock(&l->lock);
+    x = lecture_find(l, id);
+    if (x) {
+        lecture_topic(x->info.id, topic, sizeof(topic));
+        f = follow_attach_as(hub, topic, x->info.session, x->info.at, x->info.events, x->info.ops);
+    }
+    pthread_mutex_unlock(&l->lock);
+    if (!f)
+        *err = x ? -ENOMEM : -ENOENT;
+    return f;
+}
+
+void lecture_publish(struct lectures *l, struct follow_hub *hub, const char *session, uint64_t at,
+                     uint64_t events, uint64_t ops)
+{
+    struct lecture *x;
+
+    pthread_mutex_lock(&l->lock);
+    for (x = l->list; x; x = x->next) {
+        if (strcmp(x->info.session, session))
+            continue;
+        x->info.at = at;
+        x->info.events = events;
+        x->info.ops = ops;
+        lecture_tell(x, hub);
+    }
+    pthread_mutex_unlock(&l->lock);
+}

@@ -1,0 +1,61 @@
+/*
+ * lecture.h: a lecture, the presenter's resource that outlives sessions.
+ *
+ * A presenter makes a lecture (its id and a write token) and points it at
+ * the session being shown; when the presenter switches scenario (a new
+ * session) the lecture is pointed at the new one.  Followers follow the
+ * lecture, not a session (GET /api/lectures/ID/follow): its stream is the
+ * follow hub's topic "lecture:ID", whose messages name the lecture's
+ * session, so every follower moves to the new session with the next
+ * message.  A session's publish reaches the lectures that show it through
+ * lecture_publish().
+ *
+ * Lectures live in memory only (a restart forgets them; the sessions they
+ * showed stay in the store), at most LECTURES_MAX at once: the oldest
+ * untouched one goes when a new one would exceed it.
+ */
+#ifndef SLUBLAB_SERVER_HTTP_LECTURE_H
+#define SLUBLAB_SERVER_HTTP_LECTURE_H
+
+#include <stdint.h>
+
+struct follow_hub;
+struct follower;
+struct lectures;
+
+#define LECTURE_ID_LEN  10   /* characters of a lecture id, as a session's */
+#define LECTURE_SES_MAX 32   /* characters of a session id, at most */
+#define LECTURES_MAX    1024 /* lectures kept at once */
+#define LECTURE_TOPIC   "lecture:"
+
+struct lecture_info {
+    char id[LECTURE_ID_LEN + 1];
+    char session[LECTURE_SES_MAX + 1]; /* "" until the presenter names one */
+    uint64_t at, events, ops;          /* the session's position and end, as last published */
+};
+
+/* An empty set of lectures.  0 or -ENOMEM. */
+int lectures_new(struct lectures **out);
+/* Free them all.  NULL is fine. */
+void lectures_free(struct lectures *l);
+
+/* A new lecture showing @info's session ("" for none); fills @info->id and @token
+ * (33 bytes).  0, -EIO (no randomness) or -ENOMEM. */
+int lecture_create(struct lectures *l, struct lecture_info *info, char *token);
+/* Lecture @id into @out.  0 or -ENOENT. */
+int lecture_get(struct lectures *l, const char *id, struct lecture_info *out);
+/* Point lecture @info->id at @info's session and position when @token is its
+ * write token, and tell its followers.  0, -ENOENT or -EPERM. */
+int lecture_set(struct lectures *l, struct follow_hub *hub, const struct lecture_info *info,
+                const char *token);
+/* Session @session moved: tell the followers of every lecture that shows it.  Cannot fail. */
+void lecture_publish(struct lectures *l, struct follow_hub *hub, const char *session, uint64_t at,
+                     uint64_t events, uint64_t ops);
+/* A new follower of lecture @id, from its values now (follow_attach_as()); NULL with
+ * *@err -ENOENT (no such lecture) or -ENOMEM (host OOM or the hub stopping). */
+struct follower *lecture_follow(struct lectures *l, struct follow_hub *hub, const char *id,
+                                int *err);
+/* The follow hub's topic of lecture @id into @buf (at least 32 bytes). */
+void lecture_topic(const char *id, char *buf, unsigned size);
+
+#endif /* SLUBLAB_SERVER_HTTP_LECTURE_H */

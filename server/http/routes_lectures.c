@@ -1,0 +1,174 @@
+/*
+ * routes_lectures.c: a presenter's lecture (lecture.h): make one, point it
+ * at a session, describe it, and follow it.
+ *
+ * Making a lecture needs nothing (its answer holds the write token, as a
+ * session's does); pointing it at a session needs the lecture's token,
+ * not the session's, since a session's id is a read-only link anyway.
+ * Following it is the session follow stream's, with the session named in
+ * every message: when the presenter switches scenario the followers see
+ * the new session's id and open it.
+ */
+#include "http/routes.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "base/ids.h"
+#include "base/json.h"
+#include "http/app.h"
+#include "http/follow.h"
+#include "http/lecture.h"
+#include "http/request.h"
+#include "session/session.h"
+
+static const char *const lecture_keys[] = {"session", NULL};
+
+#define NO_SESSION 2 /* body_session(): the body names none (not ROUTE_WOULD_BLOCK) */
+
+/* The JSON of lecture @x; @token when the answer is the one that makes it. */
+static cJSON *lecture_json(const struct request *req, const struct lecture_info *x,
+                           const char *token)
+{
+    static const char *const links[][2] = {
+            {"self", "/api/lectures/%s"},
+            {"stream", "/api/lectures/%s/follow"},
+            {"follow", "/?lecture=%s"},
+    };
+    char topic[64];
+    cJSON *o = cJSON_CreateObject();
+
+    lecture_topic(x->id, topic, sizeof(topic));
+    if (o &&
+        (!json_put(o, "id", cJSON_CreateString(x->id)) ||
+         (token && !json_put(o, "token", cJSON_CreateString(token))) ||
+         !json_put(o, "session",
+                   x->session[0] ? cJSON_CreateString(x->session) : cJSON_CreateNull()) ||
+         !json_put(o, "position", json_uint(x->at)) ||
+         !json_put(o, "events", json_uint(x->events)) || !json_put(o, "ops", json_uint(x->ops)) ||
+         !json_put(o, "followers", json_uint(follow_count(req->app->follow, topic))) ||
+         !json_put(o, "links", route_links(x->id, links, sizeof(links) / sizeof(links[0]))))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return o;
+}
+
+/*
+ * The session a body names ({"session": ID}) into @info: 0 with the session
+ * held and locked in *@sp (release with route_close_session(), after the
+ * lecture changed, so that no publish of it comes in between), NO_SESSION
+ * when the body names none and @optional, ROUTE_WOULD_BLOCK, or -1 after
+ * filling @res.
+ */
+static int body_session(const struct request *req, struct response *res, bool optional,
+                        struct lecture_info *info, struct session **sp)
+{
+    cJSON *body = route_body(req, res), *j;
+    struct session *s;
+    int ret = -1;
+
+    if (!body)
+        return -1;
+    if (!cJSON_IsObject(body)) {
+        route_error(res, 400, "bad_request", "expected an object");
+        goto out;
+    }
+    if (!route_check_keys(body, lecture_keys, res))
+        goto out;
+    j = cJSON_GetObjectItemCaseSensitive(body, "session");
+    if (!j || cJSON_IsNull(j)) {
+        if (optional)
+            ret = NO_SESSION;
+        else
+            route_error(res, 400, "bad_request", "key \"session\": a session id is needed");
+        goto out;
+    }
+    if (!cJSON_IsString(j) || !ids_valid(j->valuestring, SESSION_ID_LEN)) {
+        route_error(res, 400, "bad_request", "key \"session\": expected a session id");
+        goto out;
+    }
+    if ((ret = route_open_session(req, res, j->valuestring, &s))) {
+        ret = ret == ROUTE_WOULD_BLOCK ? ret : -1;
+        goto out;
+    }
+    memcpy(info->session, s->id, sizeof(s->id));
+    info->at = s->position;
+    info->events = session_nr_events(s);
+    info->ops = session_nr_ops(s);
+    *sp = s;
+out:
+    cJSON_Delete(body);
+    return ret;
+}
+
+int route_lecture_create(const struct request *req, struct response *res)
+{
+    struct lecture_info info = {0};
+    struct session *s = NULL;
+    char token[33];
+    int ret = body_session(req, res, true, &info, &s);
+
+    if (ret < 0)
+        return 0;
+    if (ret == ROUTE_WOULD_BLOCK)
+        return ret;
+    ret = lecture_create(req->app->lectures, &info, token);
+    if (s)
+        route_close_session(req, s);
+    if (ret)
+        return route_error(res, ret == -ENOMEM ? 503 : 500, ret == -ENOMEM ? "busy" : "internal",
+                           "no lecture could be made");
+    return route_json(res, 201, lecture_json(req, &info, token));
+}
+
+int route_lecture_get(const struct request *req, struct response *res)
+{
+    struct lecture_info info;
+
+    if (!ids_valid(req->args[0], LECTURE_ID_LEN) ||
+        lecture_get(req->app->lectures, req->args[0], &info))
+        return route_error(res, 404, "not_found", "no such lecture");
+    return route_json(res, 200, lecture_json(req, &info, NULL));
+}
+
+int route_lecture_set(const struct request *req, struct response *res)
+{
+    struct lecture_info info = {0};
+    struct session *s = NULL;
+    int ret;
+
+    if (!ids_valid(req->args[0], LECTURE_ID_LEN) ||
+        lecture_get(req->app->lectures, req->args[0], &info))
+        return route_error(res, 404, "not_found", "no such lecture");
+    if ((ret = body_session(req, res, false, &info, &s)))
+        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+    ret = lecture_set(req->app->lectures, req->app->follow, &info, route_token(req));
+    route_close_session(req, s);
+    if (ret == -ENOENT)
+        return route_error(res, 404, "not_found", "no such lecture");
+    if (ret == -EPERM)
+        return route_error(res, 403, "forbidden",
+                           "changing this lecture needs its write token (Authorization: Bearer "
+                           "TOKEN)");
+    return route_json(res, 200, lecture_json(req, &info, NULL));
+}
+
+int route_lecture_follow(const struct request *req, struct response *res)
+{
+    struct follower *f;
+    int err = 0;
+
+    if (!ids_valid(req->args[0], LECTURE_ID_LEN))
+        return route_error(res, 404, "not_found", "no such lecture");
+    f = lecture_follow(req->app->lectures, req->app->follow, req->args[0], &err);
+    if (!f && err == -ENOENT)
+        return route_error(res, 404, "not_found", "no such lecture");
+    if (!f)
+        return route_error(res, 503, "busy", "the server is shutting down or out of memory");
+    res->status = 200;
+    res->content_type = "text/event-stream";
+    res->follower = f;
+    return 0;
+}
