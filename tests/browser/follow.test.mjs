@@ -88,10 +88,10 @@ function atTime(tr, t) {
  * How far behind a follower may be.  On a quiet machine every follower stays
  * within 1 s (the issue's figure); ctest runs this beside other suites on 2
  * cores, where the node followers' own process is short of CPU, so the test
- * holds them to 2 s: enough to catch a follower that freezes (before the fix
+ * holds them to 3 s: enough to catch a follower that freezes (before the fix
  * they stayed at 0 while the presenter reached 142).
  */
-const LAG_MS = 2000;
+const LAG_MS = 3000;
 
 /**
  * The worst lag of follower trail @ft, every 50 ms from @from to @to: the
