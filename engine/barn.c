@@ -7,7 +7,7 @@
  * at the head.  CPUs of the node exchange their empty main sheaf for a full one
  * on allocation and their full main for an empty one on free (pcs.c).  The
  * limits MAX_FULL_SHEAVES and MAX_EMPTY_SHEAVES (10 each) are enforced only
- * where the kernel enforces them (section 2.5 of the spec):
+ * where the kernel enforces them (mm/slub.c's barn_* functions):
  * barn_replace_full_sheaf refuses a barn at MAX_FULL_SHEAVES, but exchanges
  * that keep the number of sheaves constant ignore the limits, and
  * barn_put_full_sheaf parks a sheaf whatever the count, so nr_empty can exceed

@@ -10,7 +10,7 @@
  *
  * The sheaves model is SLUB since 6.18; the legacy model is SLUB with per-CPU
  * slabs and per-CPU partial lists, in three eras that differ in how a CPU
- * partial slab becomes the CPU slab (specification part 0.2):
+ * partial slab becomes the CPU slab (docs/engine.md, the legacy model):
  * ERA_FROZEN_PARTIAL (6.2-6.7, partial slabs stay frozen), ERA_DELAYED_FREEZE
  * (6.8, "slub: delay freezing of partial slabs": unlock, freeze_slab, relock)
  * and ERA_DIRECT_LOAD (6.9-6.17, commit 90b1e56641bb "directly load freelist
