@@ -2,9 +2,9 @@
  * validate.c: the invariant walker (in the manner of the kernel's
  * validate_slab_cache and mimalloc's _mi_page_is_valid).
  *
- * sim_validate() checks every invariant written in types.h (docs/engine.md
- * lists them) and returns the number of violations, keeping the first few
- * messages.  Level EVENT holds after every event, mid-operation included; level
+ * sim_validate() checks every invariant written in types.h, each field
+ * comment naming its checker, and returns the number of violations, keeping
+ * the first few messages.  Level EVENT holds after every event, mid-operation included; level
  * OP adds what holds only between operations (no private slabs, nothing in
  * flight, partial iff the freelist is not empty).  The conservation law is
  * checked per slab: objects in use equal objects held by users plus objects in
