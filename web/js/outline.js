@@ -10,13 +10,13 @@ import { texts } from './texts.js';
  * (-1 when the label has no step of its own).
  * @param {string} fn
  * @param {string|null} label
- * @returns {{ fn: string, file: string, spec: string, steps: string[], step: number } | null}
+ * @returns {{ fn: string, file: string, steps: string[], step: number } | null}
  */
 export function outlineFor(fn, label) {
   const o = texts().outlines[fn];
   if (!o) return null;
   const step = label != null && label in o.at ? o.at[label] : -1;
-  return { fn, file: o.file, spec: o.spec, steps: o.steps, step };
+  return { fn, file: o.file, steps: o.steps, step };
 }
 
 /** Names of every function with an outline (for tests). */

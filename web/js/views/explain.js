@@ -44,7 +44,7 @@ export function createExplain(root) {
         return;
       }
       fill(code,
-        h(doc, 'h3', null, h(doc, 'code', null, `${o.fn}()`), ` · ${o.file} · spec ${o.spec}`),
+        h(doc, 'h3', null, h(doc, 'code', null, `${o.fn}()`), ` · ${o.file}`),
         h(doc, 'ol', { class: 'steps' }, o.steps.map((st, i) => h(doc, 'li', i === o.step ? { class: 'now', 'aria-current': 'step' } : null, st))));
     },
   };
