@@ -93,7 +93,7 @@ int route_session_export(const struct request *req, struct response *res)
         return 0;
     }
     if (sysfs) {
-        ret = sysfs_tree_build(&tree, snap, &s->rp.aliases);
+        ret = sysfs_tree_build(&tree, snap, &s->run->rp.aliases);
         if (ret == -EINVAL)
             route_error(res, 422, "unprocessable",
                         "a cache is named \".\" or \"..\", which sysfs cannot show");
@@ -139,8 +139,8 @@ static int session_report(const struct request *req, struct response *res, bool 
     }
     snprintf(chart, sizeof(chart), "report-%s-%" PRIu64 "-objects.svg", req->args[0], at);
     snprintf(name, sizeof(name), "report-%s-%" PRIu64 ".md", req->args[0], at);
-    info.scn = s->scn;
-    info.cfg = &s->cfg;
+    info.scn = s->run->scn;
+    info.cfg = &s->run->cfg;
     info.at = at;
     info.nr_events = session_nr_events(s);
     info.image = chart;

@@ -188,7 +188,7 @@ static int compare_session_inputs(const struct request *req, struct response *re
     if (route_open_session(req, res, id, &src))
         return -1;
     ret = session_fork_inputs(src, session_nr_events(src), more);
-    *base = src->cfg;
+    *base = src->run->cfg;
     route_close_session(req, src);
     if (ret) {
         route_session_error(res, ret, NULL);
@@ -214,23 +214,23 @@ static int compare_open_run(const struct request *req, const struct session *mor
 
     if (!s)
         return -ENOMEM;
-    ret = more ? session_set_scenario(s, more->scenario_text, more->scenario_len,
-                                      more->scenario_label)
+    ret = more ? session_set_scenario(s, more->run->scenario_text, more->run->scenario_len,
+                                      more->run->scenario_label)
                : session_set_scenario(s, e->text, e->len, e->name);
-    for (i = 0; more && !ret && i < more->nr_batches; i++)
-        ret = session_add_batch(s, more->batches[i].ops, more->batches[i].limit);
+    for (i = 0; more && !ret && i < more->run->nr_batches; i++)
+        ret = session_add_batch(s, more->run->batches[i].ops, more->run->batches[i].limit);
     if (ret)
         goto err_free;
     s->scenario_id = more ? more->scenario_id : e->row;
     if (more)
         memcpy(s->parent, more->parent, sizeof(s->parent));
-    s->settings.has_seed = s->settings.has_model = true;
-    s->settings.seed = side->cfg.seed;
-    s->settings.model = side->cfg.model;
-    s->settings.era = side->cfg.legacy_era;
+    s->run->settings.has_seed = s->run->settings.has_model = true;
+    s->run->settings.seed = side->cfg.seed;
+    s->run->settings.model = side->cfg.model;
+    s->run->settings.era = side->cfg.legacy_era;
     for (v = 0; v < SIM_NR_VARIANTS; v++) {
-        s->settings.has_variant[v] = true;
-        s->settings.variant[v] = side->cfg.variant[v];
+        s->run->settings.has_variant[v] = true;
+        s->run->settings.variant[v] = side->cfg.variant[v];
     }
     if ((ret = session_build(s, err)))
         goto err_free;
@@ -286,7 +286,7 @@ int route_compare(const struct request *req, struct response *res)
         }
         if (compare_session_inputs(req, res, sid, more, &base))
             goto out_release;
-        ret = scenario_parse(more->scenario_text, more->scenario_len, more->scenario_label, &scn,
+        ret = scenario_parse(more->run->scenario_text, more->run->scenario_len, more->run->scenario_label, &scn,
                              &err);
     } else {
         ret = scenario_parse(e->text, e->len, e->name, &scn, &err);

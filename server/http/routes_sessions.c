@@ -50,14 +50,14 @@ int route_open_session(const struct request *req, struct response *res, const ch
         return OPEN_ERROR;
     }
     if (req->may_block) {
-        pthread_mutex_lock(&s->lock);
-    } else if (pthread_mutex_trylock(&s->lock)) {
+        session_lock(s);
+    } else if (!session_trylock(s)) {
         registry_put(reg, s);
         return ROUTE_WOULD_BLOCK;
     }
     if (!s->ready) {
         err = s->build_err;
-        pthread_mutex_unlock(&s->lock);
+        session_unlock(s);
         registry_put(reg, s);
         if (!err)
             return ROUTE_WOULD_BLOCK;
@@ -76,7 +76,7 @@ static int open_session(const struct request *req, struct response *res, struct 
 
 void route_close_session(const struct request *req, struct session *s)
 {
-    pthread_mutex_unlock(&s->lock);
+    session_unlock(s);
     registry_put(req->app->reg, s);
 }
 
@@ -124,7 +124,7 @@ static int created(struct response *res, const struct session *s, cJSON *extra)
               !json_put(o, "events", json_uint(session_nr_events(s))) ||
               !json_put(o, "ops", json_uint(session_nr_ops(s))) ||
               !json_put(o, "position", json_uint(s->position)) ||
-              !json_put(o, "warnings", json_uint(s->rp.nr_warnings_total)) ||
+              !json_put(o, "warnings", json_uint(s->run->rp.nr_warnings_total)) ||
               !json_put(o, "links", session_links(s->id)))) {
         cJSON_Delete(o);
         o = NULL;
@@ -209,12 +209,12 @@ int route_session_create(const struct request *req, struct response *res)
         route_error(res, 503, "busy", "out of memory");
         goto out;
     }
-    s->settings = st;
+    s->run->settings = st;
     if ((ret = session_build(s, &err)) || (ops && (ret = session_append(s, ops, &ar, &err)))) {
         route_session_error(res, ret, strbuf_str(&err));
         goto out;
     }
-    if (!row && store_scenario_put(app->store, s->scn->name, text, len, false, &row)) {
+    if (!row && store_scenario_put(app->store, s->run->scn->name, text, len, false, &row)) {
         route_error(res, 500, "internal", "cannot store the scenario");
         goto out;
     }
@@ -421,7 +421,7 @@ int route_ops(const struct request *req, struct response *res)
         route_session_error(res, ret, strbuf_str(&err));
         goto out;
     }
-    if (registry_save_batch(req->app->reg, s, s->nr_batches - 1)) {
+    if (registry_save_batch(req->app->reg, s, s->run->nr_batches - 1)) {
         /* a DELETE that came while the operations ran is a 404, not a failure */
         bool gone = registry_gone(req->app->reg, s);
 

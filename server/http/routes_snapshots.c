@@ -40,8 +40,8 @@ static cJSON *batches_json(const struct session *s)
     cJSON *arr = cJSON_CreateArray();
     size_t i;
 
-    for (i = 0; arr && i < s->nr_batches; i++) {
-        const struct session_batch *b = &s->batches[i];
+    for (i = 0; arr && i < s->run->nr_batches; i++) {
+        const struct session_batch *b = &s->run->batches[i];
         cJSON *o = cJSON_CreateObject();
 
         if (!json_push(arr, o) ||
@@ -108,7 +108,7 @@ static int snapshot_build(const struct app *app, const struct store_snapshot *sn
                                    sn->scenario_name)
             : -ENOMEM;
     if (!ret)
-        ret = session_settings_parse(settings, &s->settings, err);
+        ret = session_settings_parse(settings, &s->run->settings, err);
     if (!ret)
         ret = batches_parse(s, sn->batches, err);
     if (!ret)
@@ -222,7 +222,7 @@ int route_snapshot_create(const struct request *req, struct response *res)
                     session_nr_events(s));
         goto out_close;
     }
-    if (!(cut = session_new(&s->lim)) || (ret = session_fork_inputs(s, at, cut)) ||
+    if (!(cut = session_new(&s->run->lim)) || (ret = session_fork_inputs(s, at, cut)) ||
         (ret = json_position_state(s, at, 0, &b, &err))) {
         route_session_error(res, cut ? ret : -ENOMEM, strbuf_str(&err));
         goto out_close;

@@ -243,16 +243,16 @@ static int job_session(struct trace_job *j, const char *text, struct strbuf *err
         session_free(s);
         return -ENOMEM;
     }
-    s->build_progress = job_build_progress;
-    s->build_progress_arg = j;
+    s->run->build_progress = job_build_progress;
+    s->run->build_progress_arg = j;
     ret = session_build(s, err);
-    s->build_progress = NULL;
+    s->run->build_progress = NULL;
     if (ret) {
         session_free(s);
         return ret;
     }
     job_build_progress(UINT64_MAX, j); /* every operation applied */
-    if (store_scenario_put(app->store, s->scn->name, text, strlen(text), false, &row)) {
+    if (store_scenario_put(app->store, s->run->scn->name, text, strlen(text), false, &row)) {
         session_free(s);
         strbuf_puts(err, "cannot store the scenario");
         return -EIO;

@@ -97,8 +97,8 @@ static int compare_run_batches(struct replay *rp, const struct session *more, st
     size_t i;
     int ret = 0;
 
-    for (i = 1; i < more->nr_batches && !ret; i++) {
-        const struct session_batch *b = &more->batches[i];
+    for (i = 1; i < more->run->nr_batches && !ret; i++) {
+        const struct session_batch *b = &more->run->batches[i];
         uint64_t start = sim_op_count(rp->sim), steps;
         struct scenario_op *ops = NULL;
         cJSON *arr = cJSON_Parse(b->ops);
@@ -142,8 +142,8 @@ int compare_side_run(const struct scenario *scn, const struct session *more, con
         goto out_release;
     }
     sim_set_event_cb(rp.sim, compare_on_event, side);
-    if (more && more->nr_batches)
-        rp.op_limit = more->batches[0].limit;
+    if (more && more->run->nr_batches)
+        rp.op_limit = more->run->batches[0].limit;
     run = replay_run(&rp);
     if (run && run != -ECANCELED) {
         strbuf_printf(err, "%s (%s)", strbuf_str(&rp.error), side->label);

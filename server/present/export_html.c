@@ -199,8 +199,8 @@ static int html_data(struct session *s, const struct export_html_dirs *dirs, uin
         return ret;
     o = cJSON_CreateObject();
     sc = cJSON_CreateObject();
-    if (!o || !sc || !json_put(sc, "name", cJSON_CreateString(s->scn->name)) ||
-        !json_put(sc, "title", cJSON_CreateString(s->scn->title)) ||
+    if (!o || !sc || !json_put(sc, "name", cJSON_CreateString(s->run->scn->name)) ||
+        !json_put(sc, "title", cJSON_CreateString(s->run->scn->title)) ||
         !json_put(o, "scenarios", cJSON_CreateArray()) ||
         !cJSON_AddItemToArray(cJSON_GetObjectItem(o, "scenarios"), sc)) {
         cJSON_Delete(o);
@@ -209,7 +209,7 @@ static int html_data(struct session *s, const struct export_html_dirs *dirs, uin
     if ((ret = html_put(out, "scenarios", o)))
         return ret;
     strbuf_puts(out, ",\"scenario\":");
-    strbuf_append(out, s->scenario_text, s->scenario_len);
+    strbuf_append(out, s->run->scenario_text, s->run->scenario_len);
     strbuf_puts(out, ",\"texts\":");
     if (html_read(dirs->web, "data/texts.json", out)) {
         strbuf_printf(err, "cannot read %s/data/texts.json", dirs->web);
@@ -297,7 +297,7 @@ int export_html(struct session *s, const struct export_html_dirs *dirs, uint64_t
     strbuf_puts(out, "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
                      "<title>slublab: ");
-    for (const char *p = s->scn->name; *p; p++) {
+    for (const char *p = s->run->scn->name; *p; p++) {
         if (*p == '<' || *p == '&')
             strbuf_puts(out, *p == '<' ? "&lt;" : "&amp;");
         else

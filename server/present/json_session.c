@@ -20,8 +20,8 @@ cJSON *json_session_warnings(const struct session *s, size_t from, size_t max)
     cJSON *arr = cJSON_CreateArray();
     size_t i;
 
-    for (i = from; arr && i < s->rp.nr_warnings && i - from < max; i++) {
-        const struct replay_warning *w = &s->rp.warnings[i];
+    for (i = from; arr && i < s->run->rp.nr_warnings && i - from < max; i++) {
+        const struct replay_warning *w = &s->run->rp.warnings[i];
         cJSON *o = cJSON_CreateObject();
 
         if (!json_push(arr, o) || !json_put(o, "path", json_str(w->path)) ||
@@ -37,30 +37,30 @@ cJSON *json_session_warnings(const struct session *s, size_t from, size_t max)
 
 static cJSON *json_session_machine(const struct session *s)
 {
-    const struct sim *sim = s->have_rp ? s->rp.sim : NULL;
+    const struct sim *sim = s->run->have_rp ? s->run->rp.sim : NULL;
     cJSON *o = cJSON_CreateObject(), *cpu_node = NULL;
     unsigned c;
 
-    if (!o || !json_put(o, "cpus", json_uint(s->cfg.nr_cpus)) ||
-        !json_put(o, "nodes", json_uint(s->cfg.nr_nodes)) ||
+    if (!o || !json_put(o, "cpus", json_uint(s->run->cfg.nr_cpus)) ||
+        !json_put(o, "nodes", json_uint(s->run->cfg.nr_nodes)) ||
         !json_put(o, "cpu_node", cpu_node = cJSON_CreateArray()))
         goto err_delete;
-    for (c = 0; c < s->cfg.nr_cpus; c++)
-        if (!json_push(cpu_node, json_uint(s->cfg.cpu_node[c])))
+    for (c = 0; c < s->run->cfg.nr_cpus; c++)
+        if (!json_push(cpu_node, json_uint(s->run->cfg.cpu_node[c])))
             goto err_delete;
-    if (!json_put(o, "mem_mb_per_node", json_uint(s->cfg.mem_per_node / MIB)) ||
-        !cJSON_AddBoolToObject(o, "freelist_hardened", s->cfg.freelist_hardened) ||
-        !cJSON_AddBoolToObject(o, "freelist_random", s->cfg.freelist_random))
+    if (!json_put(o, "mem_mb_per_node", json_uint(s->run->cfg.mem_per_node / MIB)) ||
+        !cJSON_AddBoolToObject(o, "freelist_hardened", s->run->cfg.freelist_hardened) ||
+        !cJSON_AddBoolToObject(o, "freelist_random", s->run->cfg.freelist_random))
         goto err_delete;
     /* the zones and watermark parameters in effect (the engine's defaults filled in) */
-    if (!json_put(o, "dma_mb", json_uint(s->cfg.dma_bytes / MIB)) ||
-        !json_put(o, "dma32_mb", json_uint(s->cfg.dma32_bytes / MIB)) ||
+    if (!json_put(o, "dma_mb", json_uint(s->run->cfg.dma_bytes / MIB)) ||
+        !json_put(o, "dma32_mb", json_uint(s->run->cfg.dma32_bytes / MIB)) ||
         !json_put(o, "min_free_kbytes",
                   sim ? json_uint(sim_min_free_kbytes(sim)) : cJSON_CreateNull()) ||
         !json_put(o, "watermark_scale_factor",
                   sim ? json_uint(sim_watermark_scale_factor(sim)) : cJSON_CreateNull()) ||
-        !cJSON_AddBoolToObject(o, "kswapd", s->cfg.kswapd) ||
-        !cJSON_AddBoolToObject(o, "cma", s->cfg.cma))
+        !cJSON_AddBoolToObject(o, "kswapd", s->run->cfg.kswapd) ||
+        !cJSON_AddBoolToObject(o, "cma", s->run->cfg.cma))
         goto err_delete;
     return o;
 
@@ -76,7 +76,7 @@ static cJSON *json_session_counters(const struct session *s)
     cJSON *arr = cJSON_CreateArray();
 
     for (unsigned i = 0; arr && i < SIM_NR_STATS; i++)
-        if (sim_stat_in_model(i, s->cfg.model) && !json_push(arr, json_str(sim_stat_name(i)))) {
+        if (sim_stat_in_model(i, s->run->cfg.model) && !json_push(arr, json_str(sim_stat_name(i)))) {
             cJSON_Delete(arr);
             return NULL;
         }
@@ -91,28 +91,28 @@ cJSON *json_session_info(struct session *s)
         !json_put(o, "parent", s->parent[0] ? cJSON_CreateString(s->parent) : cJSON_CreateNull()) ||
         !json_put(o, "created", cJSON_CreateString(s->created)) ||
         !json_put(o, "scenario", scn = cJSON_CreateObject()) ||
-        !json_put(scn, "name", json_str(s->scn->name)) ||
-        !json_put(scn, "title", json_str(s->scn->title)) ||
-        !json_put(scn, "description", json_str(s->scn->description)) ||
+        !json_put(scn, "name", json_str(s->run->scn->name)) ||
+        !json_put(scn, "title", json_str(s->run->scn->title)) ||
+        !json_put(scn, "description", json_str(s->run->scn->description)) ||
         !json_put(o, "settings", session_settings_json(s)) ||
         !json_put(o, "machine", json_session_machine(s)) ||
         !json_put(o, "counters", json_session_counters(s)) ||
-        !json_put(o, "events", json_uint(s->log.nr_events)) ||
-        !json_put(o, "ops", json_uint(s->log.nr_ops)) ||
+        !json_put(o, "events", json_uint(s->run->log.nr_events)) ||
+        !json_put(o, "ops", json_uint(s->run->log.nr_ops)) ||
         !json_put(o, "position", json_uint(s->position)) ||
-        !json_put(o, "batches", json_uint(s->nr_batches)) ||
+        !json_put(o, "batches", json_uint(s->run->nr_batches)) ||
         !json_put(o, "warnings", warn = cJSON_CreateObject()) ||
-        !json_put(warn, "count", json_uint(s->rp.nr_warnings_total)) ||
+        !json_put(warn, "count", json_uint(s->run->rp.nr_warnings_total)) ||
         !json_put(warn, "first", json_session_warnings(s, 0, 20)) ||
         !json_put(o, "checkpoints", ck = cJSON_CreateObject()) ||
-        !json_put(ck, "count", json_uint(s->nr_ckpts)) ||
-        !json_put(ck, "bytes", json_uint(s->ckpt_bytes)) ||
-        !json_put(ck, "every", json_uint(s->ckpt_every)) ||
+        !json_put(ck, "count", json_uint(s->run->nr_ckpts)) ||
+        !json_put(ck, "bytes", json_uint(s->run->ckpt_bytes)) ||
+        !json_put(ck, "every", json_uint(s->run->ckpt_every)) ||
         !json_put(o, "memory", mem = cJSON_CreateObject()) ||
         !json_put(mem, "bytes", json_uint(session_memory(s))) ||
-        !json_put(mem, "limit", json_uint(s->lim.memory)) ||
+        !json_put(mem, "limit", json_uint(s->run->lim.memory)) ||
         !json_put(o, "limits", cJSON_CreateObject()) ||
-        !json_put(cJSON_GetObjectItemCaseSensitive(o, "limits"), "ops", json_uint(s->lim.max_ops)))
+        !json_put(cJSON_GetObjectItemCaseSensitive(o, "limits"), "ops", json_uint(s->run->lim.max_ops)))
         goto err_delete;
     return o;
 
@@ -126,12 +126,12 @@ cJSON *json_session_log(const struct session *s)
     cJSON *o = cJSON_CreateObject(), *arr = NULL;
     size_t i;
 
-    if (!o || !json_put(o, "scenario", json_str(s->scenario_label)) ||
+    if (!o || !json_put(o, "scenario", json_str(s->run->scenario_label)) ||
         !json_put(o, "settings", session_settings_json(s)) ||
         !json_put(o, "batches", arr = cJSON_CreateArray()))
         goto err_delete;
-    for (i = 0; i < s->nr_batches; i++) {
-        const struct session_batch *b = &s->batches[i];
+    for (i = 0; i < s->run->nr_batches; i++) {
+        const struct session_batch *b = &s->run->batches[i];
         cJSON *bo = cJSON_CreateObject(), *ops = b->ops ? cJSON_Parse(b->ops) : cJSON_CreateNull();
 
         if (!json_push(arr, bo)) {
@@ -159,8 +159,8 @@ cJSON *json_session_names(const struct session *s)
     cJSON *o = cJSON_CreateObject();
     size_t i;
 
-    for (i = 0; o && i < s->rp.names.cap; i++) {
-        const struct names_entry *e = &s->rp.names.slots[i];
+    for (i = 0; o && i < s->run->rp.names.cap; i++) {
+        const struct names_entry *e = &s->run->rp.names.slots[i];
         cJSON *n;
 
         if (!e->name)

@@ -20,13 +20,13 @@
 
 /* ---- memory ------------------------------------------------------------------- */
 
-uint64_t session_sim_bytes(const struct session *s)
+uint64_t session_sim_bytes(const struct session_run *r)
 {
-    uint64_t pages = s->tl.pages_hwm, nodes = s->cfg.nr_nodes ? s->cfg.nr_nodes : 1;
+    uint64_t pages = r->tl.pages_hwm, nodes = r->cfg.nr_nodes ? r->cfg.nr_nodes : 1;
 
-    if (s->have_rp && s->rp.sim)
-        return sim_host_bytes(s->rp.sim); /* what the head holds, per-cache and per-CPU data too */
-    uint64_t node_pages = s->cfg.mem_per_node / SIM_PAGE_SIZE;
+    if (r->have_rp && r->rp.sim)
+        return sim_host_bytes(r->rp.sim); /* what the head holds, per-cache and per-CPU data too */
+    uint64_t node_pages = r->cfg.mem_per_node / SIM_PAGE_SIZE;
 
     /* no head (yet): struct sim and caches, the zones' chunk tables, the
      * touched chunks' page descriptors (1024 of 24 bytes), the touched pages
@@ -35,45 +35,45 @@ uint64_t session_sim_bytes(const struct session *s)
            (pages / 1024 + nodes) * 1024 * 24 + pages * (SIM_PAGE_SIZE + 96);
 }
 
-uint64_t session_memory(const struct session *s)
+uint64_t session_run_memory(const struct session_run *r)
 {
-    uint64_t total = session_sim_bytes(s) + s->log.cap + timeline_bytes(&s->tl) + s->ckpt_bytes +
-                     session_cache_bytes(s) + s->scenario_len + s->batch_bytes;
+    uint64_t total = session_sim_bytes(r) + r->log.cap + timeline_bytes(&r->tl) + r->ckpt_bytes +
+                     session_cache_bytes(r) + r->scenario_len + r->batch_bytes;
 
-    if (s->cursor.sim)
-        total += s->cursor.bytes;
-    if (s->have_rp)
-        total += s->rp.names.cap * (sizeof(struct names_entry) + 16);
+    if (r->cursor.sim)
+        total += r->cursor.bytes;
+    if (r->have_rp)
+        total += r->rp.names.cap * (sizeof(struct names_entry) + 16);
     return total;
 }
 
 /* Remove checkpoint @i (not 0). */
-static void session_ckpt_remove(struct session *s, size_t i)
+static void session_ckpt_remove(struct session_run *r, size_t i)
 {
-    sim_destroy(s->ckpts[i].sim);
-    s->ckpt_bytes -= s->ckpts[i].bytes;
-    memmove(&s->ckpts[i], &s->ckpts[i + 1], (s->nr_ckpts - i - 1) * sizeof(s->ckpts[0]));
-    s->nr_ckpts--;
+    sim_destroy(r->ckpts[i].sim);
+    r->ckpt_bytes -= r->ckpts[i].bytes;
+    memmove(&r->ckpts[i], &r->ckpts[i + 1], (r->nr_ckpts - i - 1) * sizeof(r->ckpts[0]));
+    r->nr_ckpts--;
 }
 
-void session_thin(struct session *s)
+void session_thin(struct session_run *r)
 {
-    while (session_memory(s) > s->lim.memory) {
+    while (session_run_memory(r) > r->lim.memory) {
         uint64_t best = UINT64_MAX;
         size_t i, victim = 0;
 
-        if (s->cursor.sim) {
-            session_cursor_drop(s);
+        if (r->cursor.sim) {
+            session_cursor_drop(r);
             continue;
         }
-        if (s->cache_bytes) {
-            session_cache_clear(s);
+        if (r->cache_bytes) {
+            session_cache_clear(r);
             continue;
         }
         /* the checkpoint whose removal leaves the smallest gap; the oldest on ties */
-        for (i = 1; i < s->nr_ckpts; i++) {
-            uint64_t next = i + 1 < s->nr_ckpts ? s->ckpts[i + 1].seq : s->log.nr_events;
-            uint64_t gap = next - s->ckpts[i - 1].seq;
+        for (i = 1; i < r->nr_ckpts; i++) {
+            uint64_t next = i + 1 < r->nr_ckpts ? r->ckpts[i + 1].seq : r->log.nr_events;
+            uint64_t gap = next - r->ckpts[i - 1].seq;
 
             if (gap < best) {
                 best = gap;
@@ -82,75 +82,75 @@ void session_thin(struct session *s)
         }
         if (!victim)
             break;
-        session_ckpt_remove(s, victim);
+        session_ckpt_remove(r, victim);
         /* take new ones no denser than the budget lets the old ones be */
-        if (best / 2 > s->ckpt_every)
-            s->ckpt_every = best / 2;
+        if (best / 2 > r->ckpt_every)
+            r->ckpt_every = best / 2;
     }
 }
 
-int session_ckpt_add(struct session *s)
+int session_ckpt_add(struct session_run *r)
 {
     struct checkpoint *c;
     struct sim *copy;
 
-    if (s->nr_ckpts == s->cap_ckpts) {
-        size_t cap = s->cap_ckpts ? s->cap_ckpts * 2 : 64;
+    if (r->nr_ckpts == r->cap_ckpts) {
+        size_t cap = r->cap_ckpts ? r->cap_ckpts * 2 : 64;
 
-        c = realloc(s->ckpts, cap * sizeof(*c));
+        c = realloc(r->ckpts, cap * sizeof(*c));
         if (!c)
             return -ENOMEM;
-        s->ckpts = c;
-        s->cap_ckpts = cap;
+        r->ckpts = c;
+        r->cap_ckpts = cap;
     }
-    if (sim_clone(s->rp.sim, &copy))
+    if (sim_clone(r->rp.sim, &copy))
         return -ENOMEM;
-    c = &s->ckpts[s->nr_ckpts++];
+    c = &r->ckpts[r->nr_ckpts++];
     c->sim = copy;
-    c->seq = s->log.nr_events;
-    c->op = s->log.nr_ops;
-    c->off = s->log.len;
+    c->seq = r->log.nr_events;
+    c->op = r->log.nr_ops;
+    c->off = r->log.len;
     c->bytes = sim_host_bytes(copy);
-    memcpy(c->totals, s->tl.totals, sizeof(c->totals));
-    s->ckpt_seq = c->seq;
-    s->ckpt_op = c->op;
-    s->ckpt_bytes += c->bytes;
-    session_thin(s);
-    return session_memory(s) > s->lim.memory ? -E2BIG : 0;
+    memcpy(c->totals, r->tl.totals, sizeof(c->totals));
+    r->ckpt_seq = c->seq;
+    r->ckpt_op = c->op;
+    r->ckpt_bytes += c->bytes;
+    session_thin(r);
+    return session_run_memory(r) > r->lim.memory ? -E2BIG : 0;
 }
 
-void session_ckpt_truncate(struct session *s, uint64_t op)
+void session_ckpt_truncate(struct session_run *r, uint64_t op)
 {
-    while (s->nr_ckpts > 1 && s->ckpts[s->nr_ckpts - 1].op > op)
-        session_ckpt_remove(s, s->nr_ckpts - 1);
-    s->ckpt_seq = s->ckpts[s->nr_ckpts - 1].seq;
-    s->ckpt_op = s->ckpts[s->nr_ckpts - 1].op;
-    if (s->cursor.sim && s->cursor.op > op)
-        session_cursor_drop(s);
+    while (r->nr_ckpts > 1 && r->ckpts[r->nr_ckpts - 1].op > op)
+        session_ckpt_remove(r, r->nr_ckpts - 1);
+    r->ckpt_seq = r->ckpts[r->nr_ckpts - 1].seq;
+    r->ckpt_op = r->ckpts[r->nr_ckpts - 1].op;
+    if (r->cursor.sim && r->cursor.op > op)
+        session_cursor_drop(r);
 }
 
-void session_cursor_drop(struct session *s)
+void session_cursor_drop(struct session_run *r)
 {
-    sim_destroy(s->cursor.sim);
-    memset(&s->cursor, 0, sizeof(s->cursor));
+    sim_destroy(r->cursor.sim);
+    memset(&r->cursor, 0, sizeof(r->cursor));
 }
 
 /* ---- checkpoints and the log ---------------------------------------------------- */
 
-const struct checkpoint *session_ckpt_before(const struct session *s, uint64_t seq, bool strict)
+const struct checkpoint *session_ckpt_before(const struct session_run *r, uint64_t seq, bool strict)
 {
-    size_t lo = 0, hi = s->nr_ckpts;
+    size_t lo = 0, hi = r->nr_ckpts;
 
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        bool before = strict ? s->ckpts[mid].seq < seq : s->ckpts[mid].seq <= seq;
+        bool before = strict ? r->ckpts[mid].seq < seq : r->ckpts[mid].seq <= seq;
 
         if (before)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return &s->ckpts[lo ? lo - 1 : 0];
+    return &r->ckpts[lo ? lo - 1 : 0];
 }
 
 void session_ckpt_pos(const struct checkpoint *c, struct session_pos *p)
@@ -166,15 +166,15 @@ int session_ckpt_copy(const struct checkpoint *c, struct sim **m, struct session
     return sim_clone(c->sim, m) ? -ENOMEM : 0;
 }
 
-bool session_peek_events(const struct session *s, const struct session_pos *p, uint64_t *events)
+bool session_peek_events(const struct session_run *r, const struct session_pos *p, uint64_t *events)
 {
     struct sim_op op;
     size_t off = p->off;
 
-    return oplog_next(&s->log, &off, &op, events, NULL) == 0;
+    return oplog_next(&r->log, &off, &op, events, NULL) == 0;
 }
 
-int session_apply_next(struct session *s, struct sim *m, struct session_pos *p)
+int session_apply_next(struct session_run *r, struct sim *m, struct session_pos *p)
 {
     struct sim_result res;
     struct sim_op op;
@@ -183,7 +183,7 @@ int session_apply_next(struct session *s, struct sim *m, struct session_pos *p)
     uint64_t ev;
     int err;
 
-    err = oplog_next(&s->log, &off, &op, &ev, &s->scratch);
+    err = oplog_next(&r->log, &off, &op, &ev, &r->scratch);
     if (err)
         return err == -ENOENT ? -ENOENT : SESSION_EBROKEN;
     if (op.kind == SIM_OP_ALLOC_BULK) {
@@ -206,64 +206,72 @@ int session_apply_next(struct session *s, struct sim *m, struct session_pos *p)
 
 /* ---- the state cache ---------------------------------------------------------- */
 
-void session_cache_clear(struct session *s)
+void session_cache_clear(struct session_run *r)
 {
     unsigned i;
 
-    pthread_mutex_lock(&s->cache_lock);
+    pthread_mutex_lock(&r->cache_lock);
     for (i = 0; i < SESSION_CACHE; i++) {
-        blob_put(s->cache[i].text);
-        memset(&s->cache[i], 0, sizeof(s->cache[i]));
+        blob_put(r->cache[i].text);
+        memset(&r->cache[i], 0, sizeof(r->cache[i]));
     }
-    s->cache_bytes = 0;
-    pthread_mutex_unlock(&s->cache_lock);
+    r->cache_bytes = 0;
+    pthread_mutex_unlock(&r->cache_lock);
 }
 
-uint64_t session_cache_bytes(const struct session *s)
+uint64_t session_cache_bytes(const struct session_run *r)
 {
-    return s->cache_bytes;
+    return r->cache_bytes;
 }
 
 struct blob *session_state_cached(struct session *s, uint64_t at, sim_addr_t slab)
 {
+    struct session_run *r = session_run_get(s); /* the caller holds no lock of s */
     struct blob *b = NULL;
     unsigned i;
 
-    pthread_mutex_lock(&s->cache_lock);
+    pthread_mutex_lock(&r->cache_lock);
     for (i = 0; i < SESSION_CACHE; i++) {
-        struct session_cached *c = &s->cache[i];
+        struct session_cached *c = &r->cache[i];
 
         if (c->text && c->at == at && c->slab == slab) {
-            c->used = ++s->cache_clock;
+            c->used = ++r->cache_clock;
             b = blob_get(c->text);
             break;
         }
     }
-    pthread_mutex_unlock(&s->cache_lock);
+    pthread_mutex_unlock(&r->cache_lock);
+    session_run_put(r);
     return b;
 }
 
 void session_cache_put(struct session *s, uint64_t at, sim_addr_t slab, struct blob *text)
 {
-    struct session_cached *victim = &s->cache[0];
+    struct session_run *r = s->run;
+    struct session_cached *victim = &r->cache[0];
     unsigned i;
 
-    pthread_mutex_lock(&s->cache_lock);
+    pthread_mutex_lock(&r->cache_lock);
     for (i = 0; i < SESSION_CACHE; i++) {
-        if (!s->cache[i].text) {
-            victim = &s->cache[i];
+        if (!r->cache[i].text) {
+            victim = &r->cache[i];
             break;
         }
-        if (s->cache[i].used < victim->used)
-            victim = &s->cache[i];
+        if (r->cache[i].used < victim->used)
+            victim = &r->cache[i];
     }
     if (victim->text)
-        s->cache_bytes -= victim->text->len + sizeof(struct blob);
+        r->cache_bytes -= victim->text->len + sizeof(struct blob);
     blob_put(victim->text);
     victim->at = at;
     victim->slab = slab;
-    victim->used = ++s->cache_clock;
+    victim->used = ++r->cache_clock;
     victim->text = blob_get(text);
-    s->cache_bytes += text->len + sizeof(struct blob);
-    pthread_mutex_unlock(&s->cache_lock);
+    r->cache_bytes += text->len + sizeof(struct blob);
+    pthread_mutex_unlock(&r->cache_lock);
+}
+
+uint64_t session_memory(const struct session *s)
+{
+    return session_run_memory(s->run);
 }

@@ -52,7 +52,7 @@ int ktrace_session_store(struct store *st, const cJSON *scenario, char *id, size
         ret = -ENOMEM;
         goto out;
     }
-    ret = store_scenario_put(st, s->scn->name, text, strlen(text), false, &row);
+    ret = store_scenario_put(st, s->run->scn->name, text, strlen(text), false, &row);
     if (ret) {
         strbuf_printf(err, "cannot store the scenario");
         goto out;

@@ -199,7 +199,7 @@ static int registry_restore(struct session *s, struct store_session *ss, struct 
     snprintf(s->parent, sizeof(s->parent), "%.*s", SESSION_ID_LEN, ss->parent);
     snprintf(s->created, sizeof(s->created), "%s", ss->created);
     s->scenario_id = ss->scenario;
-    ret = session_settings_parse(settings, &s->settings, err);
+    ret = session_settings_parse(settings, &s->run->settings, err);
     cJSON_Delete(settings);
     if (!ret)
         ret = session_set_scenario(s, ss->scenario_text, strlen(ss->scenario_text),
@@ -299,8 +299,8 @@ void registry_put(struct registry *reg, struct session *s)
 /* The store's view of @s's batch @i. */
 static void registry_batch(const struct session *s, size_t i, struct store_batch *b)
 {
-    b->ops = s->batches[i].ops;
-    b->limit = s->batches[i].limit;
+    b->ops = s->run->batches[i].ops;
+    b->limit = s->run->batches[i].limit;
 }
 
 int registry_add(struct registry *reg, struct session *s)
@@ -324,7 +324,7 @@ int registry_add(struct registry *reg, struct session *s)
         return -EBUSY;
     }
     memset(&ss, 0, sizeof(ss));
-    ss.batches = calloc(s->nr_batches ? s->nr_batches : 1, sizeof(*ss.batches));
+    ss.batches = calloc(s->run->nr_batches ? s->run->nr_batches : 1, sizeof(*ss.batches));
     sj = session_settings_json(s);
     settings = sj ? cJSON_PrintUnformatted(sj) : NULL;
     cJSON_Delete(sj);
@@ -332,9 +332,9 @@ int registry_add(struct registry *reg, struct session *s)
         ret = -ENOMEM;
         goto out_free;
     }
-    for (i = 0; i < s->nr_batches; i++)
+    for (i = 0; i < s->run->nr_batches; i++)
         registry_batch(s, i, &ss.batches[i]);
-    ss.nr_batches = s->nr_batches;
+    ss.nr_batches = s->run->nr_batches;
     ss.scenario = s->scenario_id;
     ss.settings = settings;
     ss.position = s->position;

@@ -36,6 +36,90 @@ void session_limits_default(struct session_limits *lim)
     lim->ckpt_events = 256;
 }
 
+struct session_run *session_run_new(const struct session_limits *lim)
+{
+    struct session_run *r = calloc(1, sizeof(*r));
+
+    if (!r)
+        return NULL;
+    if (pthread_mutex_init(&r->lock, NULL)) {
+        free(r);
+        return NULL;
+    }
+    if (pthread_mutex_init(&r->cache_lock, NULL)) {
+        pthread_mutex_destroy(&r->lock);
+        free(r);
+        return NULL;
+    }
+    atomic_init(&r->refs, 1);
+    r->users = 1;
+    r->lim = *lim;
+    if (!r->lim.ckpt_events)
+        r->lim.ckpt_events = 256;
+    r->ckpt_every = r->lim.ckpt_events;
+    timeline_init(&r->tl);
+    return r;
+}
+
+/* Free @r and everything it holds. */
+static void session_run_free(struct session_run *r)
+{
+    bool big = session_run_memory(r) >= SESSION_TRIM_BYTES;
+    size_t i;
+
+    session_cache_clear(r);
+    session_cursor_drop(r);
+    for (i = 0; i < r->nr_ckpts; i++)
+        sim_destroy(r->ckpts[i].sim);
+    free(r->ckpts);
+    if (r->have_rp)
+        replay_release(&r->rp);
+    scenario_release(r->scn);
+    oplog_release(&r->log);
+    free(r->scratch.in);
+    timeline_release(&r->tl);
+    for (i = 0; i < r->nr_batches; i++)
+        free(r->batches[i].ops);
+    free(r->batches);
+    free(r->scenario_text);
+    free(r->scenario_label);
+    pthread_mutex_destroy(&r->cache_lock);
+    pthread_mutex_destroy(&r->lock);
+    free(r);
+    /* the server keeps freed memory for the next seek (cmd_serve.c's mallopt);
+     * a big run's is handed back, so that a deleted session frees it */
+    if (big)
+        malloc_trim(0);
+}
+
+void session_run_put(struct session_run *r)
+{
+    if (r && atomic_fetch_sub(&r->refs, 1) == 1)
+        session_run_free(r);
+}
+
+struct session_run *session_run_get(struct session *s)
+{
+    struct session_run *r;
+
+    pthread_mutex_lock(&s->run_lock);
+    r = s->run;
+    atomic_fetch_add(&r->refs, 1);
+    pthread_mutex_unlock(&s->run_lock);
+    return r;
+}
+
+void session_set_run(struct session *s, struct session_run *r)
+{
+    struct session_run *old;
+
+    pthread_mutex_lock(&s->run_lock);
+    old = s->run;
+    s->run = r;
+    pthread_mutex_unlock(&s->run_lock);
+    session_run_put(old);
+}
+
 struct session *session_new(const struct session_limits *lim)
 {
     struct session *s = calloc(1, sizeof(*s));
@@ -46,51 +130,67 @@ struct session *session_new(const struct session_limits *lim)
         free(s);
         return NULL;
     }
-    if (pthread_mutex_init(&s->cache_lock, NULL)) {
+    if (pthread_mutex_init(&s->run_lock, NULL)) {
+        pthread_mutex_destroy(&s->lock);
+        free(s);
+        return NULL;
+    }
+    if (!(s->run = session_run_new(lim))) {
+        pthread_mutex_destroy(&s->run_lock);
         pthread_mutex_destroy(&s->lock);
         free(s);
         return NULL;
     }
     atomic_init(&s->ready, false);
-    s->lim = *lim;
-    if (!s->lim.ckpt_events)
-        s->lim.ckpt_events = 256;
-    s->ckpt_every = s->lim.ckpt_events;
-    timeline_init(&s->tl);
     return s;
 }
 
 void session_free(struct session *s)
 {
-    bool big;
-    size_t i;
-
     if (!s)
         return;
-    big = session_memory(s) >= SESSION_TRIM_BYTES;
-    session_cache_clear(s);
-    session_cursor_drop(s);
-    for (i = 0; i < s->nr_ckpts; i++)
-        sim_destroy(s->ckpts[i].sim);
-    free(s->ckpts);
-    if (s->have_rp)
-        replay_release(&s->rp);
-    scenario_release(s->scn);
-    oplog_release(&s->log);
-    free(s->scratch.in);
-    timeline_release(&s->tl);
-    for (i = 0; i < s->nr_batches; i++)
-        free(s->batches[i].ops);
-    free(s->batches);
-    free(s->scenario_text);
-    free(s->scenario_label);
-    pthread_mutex_destroy(&s->cache_lock);
+    session_run_put(s->run);
+    pthread_mutex_destroy(&s->run_lock);
     pthread_mutex_destroy(&s->lock);
     free(s);
-    /* the server keeps freed memory for the next seek (cmd_serve.c's mallopt);
-     * a big session's is handed back, so that a deleted session frees it */
-    if (big)
-        malloc_trim(0);
+}
+
+void session_lock(struct session *s)
+{
+    pthread_mutex_lock(&s->lock);
+    pthread_mutex_lock(&s->run->lock);
+}
+
+void session_unlock(struct session *s)
+{
+    pthread_mutex_unlock(&s->run->lock);
+    pthread_mutex_unlock(&s->lock);
+}
+
+bool session_trylock(struct session *s)
+{
+    if (pthread_mutex_trylock(&s->lock))
+        return false;
+    if (pthread_mutex_trylock(&s->run->lock)) {
+        pthread_mutex_unlock(&s->lock);
+        return false;
+    }
+    return true;
+}
+
+int session_run_copy_inputs(struct session_run *dst, const struct session_run *src)
+{
+    struct session tmp = {.run = dst};
+    size_t i;
+    int ret;
+
+    if ((ret = session_set_scenario(&tmp, src->scenario_text, src->scenario_len,
+                                    src->scenario_label)))
+        return ret;
+    dst->settings = src->settings;
+    for (i = 0; i < src->nr_batches && !ret; i++)
+        ret = session_add_batch(&tmp, src->batches[i].ops, src->batches[i].limit);
+    return ret;
 }
 
 static char *session_strndup(const char *text, size_t len)
@@ -113,11 +213,11 @@ int session_set_scenario(struct session *s, const char *text, size_t len, const 
         free(l);
         return -ENOMEM;
     }
-    free(s->scenario_text);
-    free(s->scenario_label);
-    s->scenario_text = t;
-    s->scenario_len = len;
-    s->scenario_label = l;
+    free(s->run->scenario_text);
+    free(s->run->scenario_label);
+    s->run->scenario_text = t;
+    s->run->scenario_len = len;
+    s->run->scenario_label = l;
     return 0;
 }
 
@@ -127,14 +227,14 @@ static int session_reserve_batch(struct session *s)
     struct session_batch *b;
     size_t cap;
 
-    if (s->nr_batches < s->cap_batches)
+    if (s->run->nr_batches < s->run->cap_batches)
         return 0;
-    cap = s->cap_batches ? s->cap_batches * 2 : 8;
-    b = realloc(s->batches, cap * sizeof(*b));
+    cap = s->run->cap_batches ? s->run->cap_batches * 2 : 8;
+    b = realloc(s->run->batches, cap * sizeof(*b));
     if (!b)
         return -ENOMEM;
-    s->batches = b;
-    s->cap_batches = cap;
+    s->run->batches = b;
+    s->run->cap_batches = cap;
     return 0;
 }
 
@@ -144,13 +244,13 @@ int session_add_batch(struct session *s, const char *ops, uint64_t limit)
 
     if (session_reserve_batch(s))
         return -ENOMEM;
-    b = &s->batches[s->nr_batches];
+    b = &s->run->batches[s->run->nr_batches];
     memset(b, 0, sizeof(*b));
     b->limit = limit;
     if (ops && !(b->ops = session_strndup(ops, strlen(ops))))
         return -ENOMEM;
-    s->batch_bytes += ops ? strlen(ops) : 0;
-    s->nr_batches++;
+    s->run->batch_bytes += ops ? strlen(ops) : 0;
+    s->run->nr_batches++;
     return 0;
 }
 
@@ -160,53 +260,53 @@ int session_add_batch(struct session *s, const char *ops, uint64_t limit)
 
 uint64_t session_nr_events(const struct session *s)
 {
-    return s->log.nr_events;
+    return s->run->log.nr_events;
 }
 
 uint64_t session_nr_ops(const struct session *s)
 {
-    return s->log.nr_ops;
+    return s->run->log.nr_ops;
 }
 
 /* ---- the forward run ------------------------------------------------------ */
 
 static void session_on_event(const struct sim_event *ev, void *arg)
 {
-    struct session *s = arg;
+    struct session_run *r = arg;
 
-    if (!s->hook_err && timeline_event(&s->tl, ev))
-        s->hook_err = -ENOMEM;
+    if (!r->hook_err && timeline_event(&r->tl, ev))
+        r->hook_err = -ENOMEM;
 }
 
 static int session_on_op(struct replay *rp, const struct sim_op *op, const struct sim_result *res,
                          void *arg)
 {
-    struct session *s = arg;
+    struct session_run *r = arg;
     uint64_t seq = sim_event_count(rp->sim);
     int err;
 
     (void)res;
-    if (s->hook_err)
-        return replay_fail(rp, s->hook_err, "out of memory");
-    if (seq != s->tl.nr_events)
+    if (r->hook_err)
+        return replay_fail(rp, r->hook_err, "out of memory");
+    if (seq != r->tl.nr_events)
         return replay_fail(rp, -EIO, "the engine emitted events the session did not see");
-    if (oplog_append(&s->log, op, seq - s->log.nr_events))
+    if (oplog_append(&r->log, op, seq - r->log.nr_events))
         return replay_fail(rp, -ENOMEM, "out of memory");
-    if (s->log.nr_ops > s->lim.max_ops)
+    if (r->log.nr_ops > r->lim.max_ops)
         return replay_fail(rp, -E2BIG, "the session reached its limit of %" PRIu64 " operations",
-                           s->lim.max_ops);
-    if (s->build_progress && !(s->log.nr_ops % SESSION_PROGRESS_EVERY))
-        s->build_progress(s->log.nr_ops, s->build_progress_arg);
-    if (seq - s->ckpt_seq >= s->ckpt_every || s->log.nr_ops - s->ckpt_op >= s->ckpt_every)
-        err = session_ckpt_add(s);
-    else if (session_memory(s) > s->lim.memory) {
-        session_thin(s);
-        err = session_memory(s) > s->lim.memory ? -E2BIG : 0;
+                           r->lim.max_ops);
+    if (r->build_progress && !(r->log.nr_ops % SESSION_PROGRESS_EVERY))
+        r->build_progress(r->log.nr_ops, r->build_progress_arg);
+    if (seq - r->ckpt_seq >= r->ckpt_every || r->log.nr_ops - r->ckpt_op >= r->ckpt_every)
+        err = session_ckpt_add(r);
+    else if (session_run_memory(r) > r->lim.memory) {
+        session_thin(r);
+        err = session_run_memory(r) > r->lim.memory ? -E2BIG : 0;
     } else
         err = 0;
     if (err == -E2BIG)
         return replay_fail(rp, err, "the session needs more than its %" PRIu64 " MiB of memory",
-                           s->lim.memory / MIB);
+                           r->lim.memory / MIB);
     if (err)
         return replay_fail(rp, err, "out of memory");
     return 0;
@@ -218,7 +318,7 @@ static int session_replay_error(struct session *s, int ret, struct strbuf *err)
     if (ret == 0 || ret == -ECANCELED)
         return 0;
     if (!err->len)
-        strbuf_puts(err, strbuf_str(&s->rp.error));
+        strbuf_puts(err, strbuf_str(&s->run->rp.error));
     switch (ret) {
     case -ENOMEM:
         return -ENOMEM;
@@ -243,7 +343,7 @@ static int session_parse_batch(struct session *s, const char *text, const char *
         strbuf_printf(err, "%s: not valid JSON", label);
         return SESSION_EBADINPUT;
     }
-    ret = scenario_parse_op_list(arr, label, s->cfg.nr_cpus, s->cfg.nr_nodes, ops, nr, &steps, err);
+    ret = scenario_parse_op_list(arr, label, s->run->cfg.nr_cpus, s->run->cfg.nr_nodes, ops, nr, &steps, err);
     cJSON_Delete(arr);
     if (ret == -ERANGE)
         return SESSION_EUNPROCESSABLE;
@@ -253,17 +353,17 @@ static int session_parse_batch(struct session *s, const char *text, const char *
 /* Machine limits of the server, beyond the scenario format's. */
 static int session_check_machine(const struct session *s, struct strbuf *err)
 {
-    if (s->cfg.nr_cpus > s->lim.max_cpus)
-        strbuf_printf(err, "machine.cpus: %u is more than this server allows (%u)", s->cfg.nr_cpus,
-                      s->lim.max_cpus);
-    else if (s->cfg.nr_nodes > s->lim.max_nodes)
+    if (s->run->cfg.nr_cpus > s->run->lim.max_cpus)
+        strbuf_printf(err, "machine.cpus: %u is more than this server allows (%u)", s->run->cfg.nr_cpus,
+                      s->run->lim.max_cpus);
+    else if (s->run->cfg.nr_nodes > s->run->lim.max_nodes)
         strbuf_printf(err, "machine.nodes: %u is more than this server allows (%u)",
-                      s->cfg.nr_nodes, s->lim.max_nodes);
-    else if (s->cfg.mem_per_node > s->lim.max_mem_per_node)
+                      s->run->cfg.nr_nodes, s->run->lim.max_nodes);
+    else if (s->run->cfg.mem_per_node > s->run->lim.max_mem_per_node)
         strbuf_printf(err,
                       "machine.mem_mb_per_node: %" PRIu64 " is more than this server "
                       "allows (%" PRIu64 ")",
-                      s->cfg.mem_per_node / MIB, s->lim.max_mem_per_node / MIB);
+                      s->run->cfg.mem_per_node / MIB, s->run->lim.max_mem_per_node / MIB);
     else
         return 0;
     return SESSION_EUNPROCESSABLE;
@@ -276,63 +376,63 @@ int session_build(struct session *s, struct strbuf *err)
     unsigned v;
     int ret;
 
-    ret = scenario_parse(s->scenario_text, s->scenario_len, s->scenario_label, &s->scn, err);
+    ret = scenario_parse(s->run->scenario_text, s->run->scenario_len, s->run->scenario_label, &s->run->scn, err);
     if (ret)
         return ret == -ENOMEM   ? -ENOMEM
                : ret == -ERANGE ? SESSION_EUNPROCESSABLE
                                 : SESSION_EBADINPUT;
-    s->cfg = s->scn->config;
-    if (s->settings.has_seed)
-        s->cfg.seed = s->settings.seed;
-    if (s->settings.has_model) {
-        s->cfg.model = s->settings.model;
-        s->cfg.legacy_era = s->settings.era;
+    s->run->cfg = s->run->scn->config;
+    if (s->run->settings.has_seed)
+        s->run->cfg.seed = s->run->settings.seed;
+    if (s->run->settings.has_model) {
+        s->run->cfg.model = s->run->settings.model;
+        s->run->cfg.legacy_era = s->run->settings.era;
     }
     for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (s->settings.has_variant[v])
-            s->cfg.variant[v] = s->settings.variant[v];
-    if (sim_model_error(&s->cfg)) {
-        strbuf_printf(err, "key \"model\": %s", sim_model_error(&s->cfg));
+        if (s->run->settings.has_variant[v])
+            s->run->cfg.variant[v] = s->run->settings.variant[v];
+    if (sim_model_error(&s->run->cfg)) {
+        strbuf_printf(err, "key \"model\": %s", sim_model_error(&s->run->cfg));
         return SESSION_EBADINPUT;
     }
     if ((ret = session_check_machine(s, err)))
         return ret;
-    s->have_rp = true;
-    ret = replay_init(&s->rp, s->scn, &s->cfg);
+    s->run->have_rp = true;
+    ret = replay_init(&s->run->rp, s->run->scn, &s->run->cfg);
     if (ret) {
-        strbuf_puts(err, strbuf_str(&s->rp.error));
+        strbuf_puts(err, strbuf_str(&s->run->rp.error));
         return ret == -ENOMEM ? -ENOMEM : SESSION_EUNPROCESSABLE;
     }
-    sim_set_event_cb(s->rp.sim, session_on_event, s);
-    s->rp.hook = session_on_op;
-    s->rp.hook_arg = s;
-    if ((ret = session_ckpt_add(s)))
+    sim_set_event_cb(s->run->rp.sim, session_on_event, s->run);
+    s->run->rp.hook = session_on_op;
+    s->run->rp.hook_arg = s->run;
+    if ((ret = session_ckpt_add(s->run)))
         return ret == -E2BIG ? SESSION_ELIMIT : ret;
-    if (!s->nr_batches && (ret = session_add_batch(s, NULL, REPLAY_NO_LIMIT)))
+    if (!s->run->nr_batches && (ret = session_add_batch(s, NULL, REPLAY_NO_LIMIT)))
         return ret;
-    s->rp.op_limit = s->batches[0].limit;
-    ret = session_replay_error(s, replay_run(&s->rp), err);
-    s->batches[0].op_end = s->log.nr_ops;
-    s->batches[0].ev_end = s->log.nr_events;
-    for (i = 1; i < s->nr_batches && !ret; i++) {
-        struct session_batch *b = &s->batches[i];
+    s->run->rp.op_limit = s->run->batches[0].limit;
+    ret = session_replay_error(s, replay_run(&s->run->rp), err);
+    s->run->batches[0].op_end = s->run->log.nr_ops;
+    s->run->batches[0].ev_end = s->run->log.nr_events;
+    for (i = 1; i < s->run->nr_batches && !ret; i++) {
+        struct session_batch *b = &s->run->batches[i];
         struct scenario_op *ops = NULL;
         size_t nr = 0;
 
         snprintf(label, sizeof(label), "batch %zu", i);
-        b->op_start = s->log.nr_ops;
-        b->ev_start = s->log.nr_events;
+        b->op_start = s->run->log.nr_ops;
+        b->ev_start = s->run->log.nr_events;
         if ((ret = session_parse_batch(s, b->ops, label, &ops, &nr, err)))
             break;
-        s->rp.label = label;
-        s->rp.op_limit = b->limit == REPLAY_NO_LIMIT ? REPLAY_NO_LIMIT : b->op_start + b->limit;
-        ret = session_replay_error(s, replay_more(&s->rp, ops, nr, "ops"), err);
-        s->rp.label = NULL;
+        s->run->rp.label = label;
+        s->run->rp.op_limit = b->limit == REPLAY_NO_LIMIT ? REPLAY_NO_LIMIT : b->op_start + b->limit;
+        ret = session_replay_error(s, replay_more(&s->run->rp, ops, nr, "ops"), err);
+        s->run->rp.label = NULL;
         scenario_op_list_release(ops, nr);
-        b->op_end = s->log.nr_ops;
-        b->ev_end = s->log.nr_events;
+        b->op_end = s->run->log.nr_ops;
+        b->ev_end = s->run->log.nr_events;
     }
-    s->rp.op_limit = REPLAY_NO_LIMIT;
+    s->run->rp.op_limit = REPLAY_NO_LIMIT;
     s->position = 0;
     return ret;
 }
@@ -350,76 +450,76 @@ static int session_rollback(struct session *s, const struct session_pos *end,
     size_t i;
     int err;
 
-    oplog_truncate(&s->log, end->off, end->op, end->seq);
-    timeline_truncate(&s->tl, tm);
-    session_ckpt_truncate(s, end->op);
-    names_release(&s->rp.names);
-    s->rp.names = *saved;
+    oplog_truncate(&s->run->log, end->off, end->op, end->seq);
+    timeline_truncate(&s->run->tl, tm);
+    session_ckpt_truncate(s->run, end->op);
+    names_release(&s->run->rp.names);
+    s->run->rp.names = *saved;
     memset(saved, 0, sizeof(*saved));
-    for (i = nr_warnings; i < s->rp.nr_warnings; i++) {
-        free(s->rp.warnings[i].path);
-        free(s->rp.warnings[i].message);
+    for (i = nr_warnings; i < s->run->rp.nr_warnings; i++) {
+        free(s->run->rp.warnings[i].path);
+        free(s->run->rp.warnings[i].message);
     }
-    if (s->rp.nr_warnings > nr_warnings)
-        s->rp.nr_warnings = nr_warnings;
-    s->rp.nr_warnings_total = nr_warnings_total;
-    s->rp.default_cache = default_cache;
-    s->hook_err = 0;
+    if (s->run->rp.nr_warnings > nr_warnings)
+        s->run->rp.nr_warnings = nr_warnings;
+    s->run->rp.nr_warnings_total = nr_warnings_total;
+    s->run->rp.default_cache = default_cache;
+    s->run->hook_err = 0;
     /* the head machine: the last checkpoint, then the log up to the old end */
-    base = &s->ckpts[s->nr_ckpts - 1];
+    base = &s->run->ckpts[s->run->nr_ckpts - 1];
     session_ckpt_pos(base, &p);
     if (sim_clone(base->sim, &m))
         return SESSION_EBROKEN;
     while (p.op < end->op)
-        if ((err = session_apply_next(s, m, &p))) {
+        if ((err = session_apply_next(s->run, m, &p))) {
             sim_destroy(m);
             return SESSION_EBROKEN;
         }
-    sim_destroy(s->rp.sim);
-    s->rp.sim = m;
-    sim_set_event_cb(m, session_on_event, s);
+    sim_destroy(s->run->rp.sim);
+    s->run->rp.sim = m;
+    sim_set_event_cb(m, session_on_event, s->run);
     return 0;
 }
 
 int session_append(struct session *s, const cJSON *arr, struct session_append_result *res,
                    struct strbuf *err)
 {
-    struct session_pos end = {s->log.nr_events, s->log.nr_ops, s->log.len};
+    struct session_pos end = {s->run->log.nr_events, s->run->log.nr_ops, s->run->log.len};
     struct names saved = NAMES_INIT;
     struct timeline_mark tm;
     struct scenario_op *ops = NULL;
-    size_t nr = 0, nr_warnings = s->rp.nr_warnings;
-    unsigned long nr_warnings_total = s->rp.nr_warnings_total;
-    int default_cache = s->rp.default_cache, ret;
+    size_t nr = 0, nr_warnings = s->run->rp.nr_warnings;
+    unsigned long nr_warnings_total = s->run->rp.nr_warnings_total;
+    int default_cache = s->run->rp.default_cache, ret;
     uint64_t steps = 0;
     char *text = NULL;
 
     memset(res, 0, sizeof(*res));
     res->ops_before = end.op;
     res->events_before = end.seq;
-    ret = scenario_parse_op_list(arr, "request", s->cfg.nr_cpus, s->cfg.nr_nodes, &ops, &nr, &steps,
+    ret = scenario_parse_op_list(arr, "request", s->run->cfg.nr_cpus, s->run->cfg.nr_nodes, &ops, &nr, &steps,
                                  err);
     if (ret)
         return ret == -ENOMEM   ? -ENOMEM
                : ret == -ERANGE ? SESSION_EUNPROCESSABLE
                                 : SESSION_EBADINPUT;
-    if (steps > s->lim.max_ops - s->log.nr_ops) {
+    if (steps > s->run->lim.max_ops - s->run->log.nr_ops) {
         strbuf_printf(err,
                       "request: %" PRIu64 " more operations would pass the session's limit "
                       "of %" PRIu64,
-                      steps, s->lim.max_ops);
+                      steps, s->run->lim.max_ops);
         ret = SESSION_ELIMIT;
         goto out_release;
     }
     if (!(text = cJSON_PrintUnformatted(arr)) || session_reserve_batch(s) ||
-        names_copy(&saved, &s->rp.names)) {
+        names_copy(&saved, &s->run->rp.names)) {
         ret = -ENOMEM;
         goto out_release;
     }
-    timeline_mark(&s->tl, &tm);
-    s->rp.label = "request";
-    ret = replay_more(&s->rp, ops, nr, "ops");
-    s->rp.label = NULL;
+    timeline_mark(&s->run->tl, &tm);
+    s->run->rp.label = "request";
+    ret = replay_more(&s->run->rp, ops, nr, "ops");
+    s->run->rp.label = NULL;
     if (ret == -ECANCELED)
         ret = 0;
     if (ret) {
@@ -432,17 +532,17 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
         goto out_release;
     }
     {
-        struct session_batch *b = &s->batches[s->nr_batches++];
+        struct session_batch *b = &s->run->batches[s->run->nr_batches++];
 
         memset(b, 0, sizeof(*b));
         b->ops = text;
-        s->batch_bytes += strlen(text);
+        s->run->batch_bytes += strlen(text);
         text = NULL;
         b->limit = REPLAY_NO_LIMIT;
         b->op_start = end.op;
         b->ev_start = end.seq;
-        b->op_end = s->log.nr_ops;
-        b->ev_end = s->log.nr_events;
+        b->op_end = s->run->log.nr_ops;
+        b->ev_end = s->run->log.nr_events;
     }
     res->warnings_from = nr_warnings;
 out_release:
@@ -457,17 +557,17 @@ out_release:
 /* Operations a fork at @at keeps: those done by @at and the one in progress there. */
 static int session_ops_at(struct session *s, uint64_t at, uint64_t *ops)
 {
-    const struct checkpoint *base = session_ckpt_before(s, at, false);
+    const struct checkpoint *base = session_ckpt_before(s->run, at, false);
     struct session_pos p;
     uint64_t ev;
 
     session_ckpt_pos(base, &p);
-    while (session_peek_events(s, &p, &ev)) {
+    while (session_peek_events(s->run, &p, &ev)) {
         struct sim_op op;
 
         if (!(p.seq < at || p.seq + ev <= at))
             break;
-        if (oplog_next(&s->log, &p.off, &op, &ev, NULL))
+        if (oplog_next(&s->run->log, &p.off, &op, &ev, NULL))
             return SESSION_EBROKEN;
         p.seq += ev;
         p.op++;
@@ -483,23 +583,23 @@ int session_fork_inputs(struct session *s, uint64_t at, struct session *child)
     unsigned v;
     int ret;
 
-    if (at > s->log.nr_events)
+    if (at > s->run->log.nr_events)
         return SESSION_EBADINPUT;
     if ((ret = session_ops_at(s, at, &keep)) ||
-        (ret = session_set_scenario(child, s->scenario_text, s->scenario_len, s->scenario_label)))
+        (ret = session_set_scenario(child, s->run->scenario_text, s->run->scenario_len, s->run->scenario_label)))
         return ret;
     child->scenario_id = s->scenario_id;
-    memset(&child->settings, 0, sizeof(child->settings));
-    child->settings.has_seed = child->settings.has_model = true;
-    child->settings.seed = s->cfg.seed;
-    child->settings.model = s->cfg.model;
-    child->settings.era = s->cfg.legacy_era;
+    memset(&child->run->settings, 0, sizeof(child->run->settings));
+    child->run->settings.has_seed = child->run->settings.has_model = true;
+    child->run->settings.seed = s->run->cfg.seed;
+    child->run->settings.model = s->run->cfg.model;
+    child->run->settings.era = s->run->cfg.legacy_era;
     for (v = 0; v < SIM_NR_VARIANTS; v++) {
-        child->settings.has_variant[v] = true;
-        child->settings.variant[v] = s->cfg.variant[v];
+        child->run->settings.has_variant[v] = true;
+        child->run->settings.variant[v] = s->run->cfg.variant[v];
     }
-    for (i = 0; i < s->nr_batches; i++) {
-        const struct session_batch *b = &s->batches[i];
+    for (i = 0; i < s->run->nr_batches; i++) {
+        const struct session_batch *b = &s->run->batches[i];
         uint64_t limit = b->limit;
 
         if (i > 0 && b->op_start >= keep)

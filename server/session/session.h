@@ -29,11 +29,16 @@
  * events.  N may fall inside an operation: the state is then captured from
  * the event callback in the middle of sim_apply().
  *
- * Locking: every function here except session_new(), session_free() and
- * session_state_cached() runs with s->lock held by the caller.  The fields
- * marked "registry" are protected by the registry's lock instead
- * (registry.c).  The state cache has its own small lock, so a cached state
- * can be read while a long seek holds s->lock.
+ * A session is a handle (id, token, position) on a run: what its inputs
+ * build.  Sessions with the same inputs share one run (registry.c), so a
+ * class that opens one scenario holds one copy of its checkpoints.
+ *
+ * Locking: every function here except session_new(), session_free(),
+ * session_run_get() and session_state_cached() runs with s->lock and then
+ * s->run->lock held by the caller (session_lock()).  The fields marked
+ * "registry" are protected by the registry's lock instead (registry.c).
+ * The state cache has its own small lock, so a cached state can be read
+ * while a long seek holds the run.
  */
 #ifndef SLUBLAB_SERVER_SESSION_SESSION_H
 #define SLUBLAB_SERVER_SESSION_SESSION_H
@@ -113,27 +118,40 @@ struct session_cached {
     struct blob *text; /* NULL: empty entry */
 };
 
-struct session {
-    char id[SESSION_ID_LEN + 1];
-    char token[SESSION_TOKEN_LEN + 1];
-    char parent[SESSION_ID_LEN + 1]; /* the session it was forked from, or "" */
-    struct session_limits lim;
+/*
+ * What a session's inputs build: the inputs themselves and the replay of
+ * them (head, op log, timeline, checkpoints, cursor, rendered states).
+ * Sessions whose inputs are the same share one run (registry.c keys runs
+ * by their inputs); a run is read-only while shared, and a session that
+ * writes first gets a run of its own (registry_own()).
+ *
+ * Lifetime: @refs counts the sessions attached and anyone who pinned it
+ * (session_run_pin()); the last session_run_put() frees it.  @users and
+ * the key fields belong to the registry and are protected by its lock.
+ * Locking: @lock protects everything below it; a session's holder takes
+ * it after the session's own lock (route_open_session()).
+ */
+struct session_run {
+    atomic_uint refs;    /* lifetime: attached sessions and pins */
     pthread_mutex_t lock; /* everything below but the registry fields */
+    struct session_limits lim;
 
     /* registry: protected by the registry's lock */
-    unsigned refs;        /* holders; the registry may evict only at 0 */
-    uint64_t last_used;   /* registry clock */
-    bool dead;            /* out of the table: freed with the last reference */
-    struct session *next; /* hash chain */
-    /* set by the thread that builds the session, under s->lock */
-    atomic_bool ready; /* built; false while a thread builds it (also read without lock) */
-    int build_err;     /* the build failed: every holder sees it */
+    unsigned users;              /* sessions attached (linked or being added) */
+    unsigned held;               /* of them, sessions someone holds now */
+    uint64_t last_used;          /* registry clock: the latest use of any of its sessions */
+    bool keyed;                  /* in the registry's table of shared runs */
+    bool counted;                /* counted among the registry's live runs */
+    uint64_t key;                /* hash of the inputs, when keyed */
+    struct session_run *next;    /* the registry's list of runs */
+    /* set once built, under @lock */
+    bool built;   /* the replay ran (successfully or not: see build_err) */
+    int build_err; /* the build failed: every session attached sees it */
 
     /* inputs */
     char *scenario_text; /* owned */
     size_t scenario_len;
     char *scenario_label;             /* "default" or "scenario"; owned */
-    int64_t scenario_id;              /* the store's row, or 0 */
     struct session_settings settings; /* as requested; the full result is in cfg */
     struct session_batch *batches;    /* [0] is the scenario */
     size_t nr_batches, cap_batches;
@@ -153,20 +171,46 @@ struct session {
     uint64_t ckpt_every; /* events between checkpoints now: lim.ckpt_events, more once thinned */
     uint64_t ckpt_seq, ckpt_op; /* where the last checkpoint was taken (it may be gone) */
     struct checkpoint cursor;
-    pthread_mutex_t cache_lock; /* cache[], cache_clock; changing them also needs s->lock */
+    pthread_mutex_t cache_lock; /* cache[], cache_clock; changing them also needs @lock */
     struct session_cached cache[SESSION_CACHE];
     uint64_t cache_clock;
     uint64_t cache_bytes; /* held by cache[] */
-    uint64_t position;    /* the presenter's position */
-    uint64_t pos_saved;   /* the position the store has */
     int hook_err;         /* an error seen by the event callback */
-    char created[32];     /* ISO 8601 UTC, set by the registry */
     /* Optional, set before session_build() and cleared after it: called by
      * the forward run with the operations applied so far, every
      * SESSION_PROGRESS_EVERY of them (so a caller may take a lock there),
      * not at the end. */
     void (*build_progress)(uint64_t ops, void *arg);
     void *build_progress_arg;
+};
+
+/*
+ * A session: one user's handle on a run, with its own id, write token and
+ * position.  Its run changes only under @lock (registry_own() gives it a
+ * run of its own) and @run_lock; a reader that holds neither pins the run
+ * with session_run_get().
+ */
+struct session {
+    char id[SESSION_ID_LEN + 1];
+    char token[SESSION_TOKEN_LEN + 1];
+    char parent[SESSION_ID_LEN + 1]; /* the session it was forked from, or "" */
+    pthread_mutex_t lock; /* the fields below but the registry's; taken before run->lock */
+
+    /* registry: protected by the registry's lock */
+    unsigned refs;        /* holders; the registry may evict only at 0 */
+    uint64_t last_used;   /* registry clock */
+    bool dead;            /* out of the table: freed with the last reference */
+    struct session *next; /* hash chain */
+    /* set by the thread that builds the session, under s->lock */
+    atomic_bool ready; /* built; false while a thread builds it (also read without lock) */
+    int build_err;     /* the build failed: every holder sees it */
+
+    pthread_mutex_t run_lock;  /* @run: taken alone, to read or change the pointer */
+    struct session_run *run;   /* never NULL; a reference */
+    int64_t scenario_id;       /* the store's row, or 0 */
+    uint64_t position;         /* the presenter's position */
+    uint64_t pos_saved;        /* the position the store has */
+    char created[32];          /* ISO 8601 UTC, set by the registry */
 };
 
 /* Operations between two build_progress calls. */
@@ -179,6 +223,25 @@ void session_limits_default(struct session_limits *lim);
 struct session *session_new(const struct session_limits *lim);
 /* Free a session and everything it holds; NULL is fine.  Nobody may hold it. */
 void session_free(struct session *s);
+
+/* A new run with no inputs, one reference and one user; NULL on host OOM. */
+struct session_run *session_run_new(const struct session_limits *lim);
+/* Drop a reference to @r; the last frees it.  NULL is fine. */
+void session_run_put(struct session_run *r);
+/* A reference to @s's run, for a reader that holds neither of its locks. */
+struct session_run *session_run_get(struct session *s);
+/* Give @s run @r (its reference is @s's now) and drop the one it had. */
+void session_set_run(struct session *s, struct session_run *r);
+/* Copy @src's inputs (scenario, label, settings, batches) into @dst, which
+ * has none.  0 or -ENOMEM. */
+int session_run_copy_inputs(struct session_run *dst, const struct session_run *src);
+
+/* Lock @s, then its run (which cannot change while s->lock is held). */
+void session_lock(struct session *s);
+/* The other way round. */
+void session_unlock(struct session *s);
+/* As session_lock(), but without waiting: false if either lock is taken. */
+bool session_trylock(struct session *s);
 
 /* Set the inputs: copies of the scenario text and its label.  0 or -ENOMEM. */
 int session_set_scenario(struct session *s, const char *text, size_t len, const char *label);

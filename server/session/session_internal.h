@@ -19,19 +19,21 @@ struct session_pos {
 
 /* Host bytes of one copy of the machine: the head's sim_host_bytes(), or
  * before there is a head an estimate from the timeline's pages. */
-uint64_t session_sim_bytes(const struct session *s);
+uint64_t session_sim_bytes(const struct session_run *r);
+/* Estimated host bytes of a run: head, log, timeline, checkpoints, cursor, cache. */
+uint64_t session_run_memory(const struct session_run *r);
 /* Drop the densest checkpoints (and the cursor) until the session fits its budget. */
-void session_thin(struct session *s);
+void session_thin(struct session_run *r);
 /* A checkpoint of the head, which is at the end of the log.  0, -ENOMEM or
  * -E2BIG (the session no longer fits its budget). */
-int session_ckpt_add(struct session *s);
+int session_ckpt_add(struct session_run *r);
 /* Forget the checkpoints (and the cursor) past operation @op, as a failed
  * append rolls back.  Checkpoint 0 stays.  Cannot fail. */
-void session_ckpt_truncate(struct session *s, uint64_t op);
+void session_ckpt_truncate(struct session_run *r, uint64_t op);
 /* Release the cursor.  Cannot fail. */
-void session_cursor_drop(struct session *s);
+void session_cursor_drop(struct session_run *r);
 /* The last checkpoint with seq < @seq (@strict) or <= @seq; ckpts[0] when none. */
-const struct checkpoint *session_ckpt_before(const struct session *s, uint64_t seq, bool strict);
+const struct checkpoint *session_ckpt_before(const struct session_run *r, uint64_t seq, bool strict);
 /* Where a checkpoint is. */
 void session_ckpt_pos(const struct checkpoint *c, struct session_pos *p);
 /* A copy of checkpoint @c's machine into *m, at *p.  0 or -ENOMEM. */
@@ -41,12 +43,12 @@ int session_ckpt_copy(const struct checkpoint *c, struct sim **m, struct session
  * and advance @p.  Returns 0, -ENOENT at the end of the log, -ENOMEM, or
  * SESSION_EBROKEN when the engine does not do what the log says it did.
  */
-int session_apply_next(struct session *s, struct sim *m, struct session_pos *p);
+int session_apply_next(struct session_run *r, struct sim *m, struct session_pos *p);
 /* Peek at the event count of the record at @p; false at the end of the log. */
-bool session_peek_events(const struct session *s, const struct session_pos *p, uint64_t *events);
+bool session_peek_events(const struct session_run *r, const struct session_pos *p, uint64_t *events);
 /* Empty the state cache.  Cannot fail. */
-void session_cache_clear(struct session *s);
+void session_cache_clear(struct session_run *r);
 /* Bytes the state cache holds. */
-uint64_t session_cache_bytes(const struct session *s);
+uint64_t session_cache_bytes(const struct session_run *r);
 
 #endif /* SLUBLAB_SERVER_SESSION_SESSION_INTERNAL_H */

@@ -70,20 +70,20 @@ static void capture_event(const struct sim_event *ev, void *arg)
 /* Keep @m, at @p, as the cursor. */
 static void session_set_cursor(struct session *s, struct sim *m, const struct session_pos *p)
 {
-    session_cursor_drop(s);
-    s->cursor.sim = m;
-    s->cursor.seq = p->seq;
-    s->cursor.op = p->op;
-    s->cursor.off = p->off;
-    s->cursor.bytes = sim_host_bytes(m);
-    session_thin(s);
+    session_cursor_drop(s->run);
+    s->run->cursor.sim = m;
+    s->run->cursor.seq = p->seq;
+    s->run->cursor.op = p->op;
+    s->run->cursor.off = p->off;
+    s->run->cursor.bytes = sim_host_bytes(m);
+    session_thin(s->run);
 }
 
 /* Replay to position @at, showing it to c->view and keeping its snapshot in c->snap. */
 static int session_seek(struct session *s, uint64_t at, struct capture *c)
 {
-    const struct checkpoint *base = session_ckpt_before(s, at, at > 0);
-    const struct checkpoint *cur = &s->cursor;
+    const struct checkpoint *base = session_ckpt_before(s->run, at, at > 0);
+    const struct checkpoint *cur = &s->run->cursor;
     struct session_pos p;
     struct sim *m = NULL;
     uint64_t ev;
@@ -91,23 +91,23 @@ static int session_seek(struct session *s, uint64_t at, struct capture *c)
 
     if (cur->sim && (at ? cur->seq < at : cur->seq == 0) &&
         (cur->seq > base->seq || (cur->seq == base->seq && cur->op > base->op))) {
-        m = s->cursor.sim; /* taken: it moves forward with the seek */
+        m = s->run->cursor.sim; /* taken: it moves forward with the seek */
         session_ckpt_pos(cur, &p);
-        s->cursor.sim = NULL;
+        s->run->cursor.sim = NULL;
     } else if ((err = session_ckpt_copy(base, &m, &p))) {
         return err;
     }
     c->m = m;
     c->want = at - 1;
     /* the operations before the one that emits event at - 1 */
-    while (session_peek_events(s, &p, &ev)) {
+    while (session_peek_events(s->run, &p, &ev)) {
         if (at == 0 ? ev > 0 : p.seq + ev >= at)
             break;
-        if ((err = session_apply_next(s, m, &p)))
+        if ((err = session_apply_next(s->run, m, &p)))
             goto out_destroy;
     }
     if (at > 0) {
-        if (!session_peek_events(s, &p, &ev)) {
+        if (!session_peek_events(s->run, &p, &ev)) {
             err = SESSION_EBROKEN;
             goto out_destroy;
         }
@@ -121,18 +121,18 @@ static int session_seek(struct session *s, uint64_t at, struct capture *c)
             }
             c->mid = true;
             sim_set_event_cb(m, capture_event, c);
-            err = session_apply_next(s, m, &p);
+            err = session_apply_next(s->run, m, &p);
             session_set_cursor(s, keep, &start);
             goto out_destroy;
         }
         sim_set_event_cb(m, capture_event, c);
-        err = session_apply_next(s, m, &p);
+        err = session_apply_next(s->run, m, &p);
         sim_set_event_cb(m, NULL, NULL);
         if (err)
             goto out_destroy;
     }
-    while (session_peek_events(s, &p, &ev) && ev == 0)
-        if ((err = session_apply_next(s, m, &p)))
+    while (session_peek_events(s->run, &p, &ev) && ev == 0)
+        if ((err = session_apply_next(s->run, m, &p)))
             goto out_destroy;
     if (sim_snapshot(m, &c->snap)) {
         err = -ENOMEM;
@@ -159,9 +159,9 @@ int session_visit(struct session *s, uint64_t at, const struct session_view *v,
 
     if (snap)
         *snap = NULL;
-    if (at > s->log.nr_events) {
+    if (at > s->run->log.nr_events) {
         strbuf_printf(err, "at: %" PRIu64 " is beyond the end (%" PRIu64 " events)", at,
-                      s->log.nr_events);
+                      s->run->log.nr_events);
         return SESSION_EBADINPUT;
     }
     memset(&c, 0, sizeof(c));
@@ -189,7 +189,7 @@ int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, 
 static int session_replay(struct session *s, uint64_t lo, uint64_t hi, sim_event_fn fn, void *arg,
                           const bool *stop, uint64_t *replayed)
 {
-    const struct checkpoint *base = session_ckpt_before(s, lo, false);
+    const struct checkpoint *base = session_ckpt_before(s->run, lo, false);
     struct session_pos p;
     struct sim *m;
     int err;
@@ -198,7 +198,7 @@ static int session_replay(struct session *s, uint64_t lo, uint64_t hi, sim_event
         return err;
     sim_set_event_cb(m, fn, arg);
     while (!err && p.seq < hi && !(stop && *stop))
-        err = session_apply_next(s, m, &p);
+        err = session_apply_next(s->run, m, &p);
     if (replayed)
         *replayed += p.seq - base->seq;
     sim_destroy(m);
@@ -224,8 +224,8 @@ int session_events(struct session *s, uint64_t *from, uint64_t *to, sim_event_fn
 {
     struct range_filter r;
 
-    if (*to > s->log.nr_events)
-        *to = s->log.nr_events;
+    if (*to > s->run->log.nr_events)
+        *to = s->run->log.nr_events;
     if (*from > *to)
         *from = *to;
     if (*to - *from > SESSION_MAX_RANGE)
@@ -285,12 +285,12 @@ static void sample_candidate(const struct session *s, const struct sample_range 
     }
     i -= r->zero;
     if (r->j0 + i < r->j1) {
-        *pos = (r->j0 + i + 1) * s->tl.interval;
-        *tot = s->tl.samples[r->j0 + i];
+        *pos = (r->j0 + i + 1) * s->run->tl.interval;
+        *tot = s->run->tl.samples[r->j0 + i];
         return;
     }
-    *pos = s->log.nr_events;
-    *tot = s->tl.totals;
+    *pos = s->run->log.nr_events;
+    *tot = s->run->tl.totals;
 }
 
 /* Positions and values from the timeline's samples; returns how many. */
@@ -298,7 +298,7 @@ static size_t series_from_samples(const struct session *s, uint64_t from, uint64
                                   unsigned points, uint64_t *pos, const unsigned *items,
                                   size_t nr_items, uint64_t *values, size_t cap)
 {
-    const struct timeline *tl = &s->tl;
+    const struct timeline *tl = &s->run->tl;
     struct sample_range r;
     size_t count, n = 0, i, k, step;
     const uint64_t *tot;
@@ -311,7 +311,7 @@ static size_t series_from_samples(const struct session *s, uint64_t from, uint64
         r.j1 = tl->nr_samples;
     if (r.j0 > r.j1)
         r.j0 = r.j1;
-    r.end = to == s->log.nr_events && (r.j1 == 0 || (uint64_t)r.j1 * tl->interval != to);
+    r.end = to == s->run->log.nr_events && (r.j1 == 0 || (uint64_t)r.j1 * tl->interval != to);
     count = r.zero + (r.j1 - r.j0) + r.end;
     step = count > points ? (count + points - 1) / points : 1;
     for (i = 0; i < count && n + 1 < cap; i += step) {
@@ -342,8 +342,8 @@ int session_series(struct session *s, const unsigned *items, size_t nr_items, ui
 
     memset(out, 0, sizeof(*out));
 
-    if (to > s->log.nr_events)
-        to = s->log.nr_events;
+    if (to > s->run->log.nr_events)
+        to = s->run->log.nr_events;
     if (from > to)
         from = to;
     if (points < 2)
@@ -357,11 +357,11 @@ int session_series(struct session *s, const unsigned *items, size_t nr_items, ui
     values = calloc(cap * (nr_items ? nr_items : 1), sizeof(*values));
     if (!pos || !values)
         goto out_free;
-    if (points > 1 && (to - from) / (points - 1) >= s->tl.interval && s->tl.interval > 1) {
+    if (points > 1 && (to - from) / (points - 1) >= s->run->tl.interval && s->run->tl.interval > 1) {
         source = "samples";
         n = series_from_samples(s, from, to, points, pos, items, nr_items, values, cap);
     } else {
-        const struct checkpoint *base = session_ckpt_before(s, from, false);
+        const struct checkpoint *base = session_ckpt_before(s->run, from, false);
 
         source = "replay";
         for (i = 0; i < points; i++) {
@@ -391,7 +391,7 @@ int session_series(struct session *s, const unsigned *items, size_t nr_items, ui
     out->from = from;
     out->to = to;
     out->source = source;
-    out->interval = s->tl.interval;
+    out->interval = s->run->tl.interval;
     out->n = n;
     out->cap = cap;
     out->pos = pos;
@@ -448,7 +448,7 @@ static int search_result(struct session_found *out, bool found, uint64_t seq, ui
 int session_search(struct session *s, const struct timeline_query *q, uint64_t from, bool prev,
                    uint64_t budget, sim_event_fn fn, void *arg, struct session_found *out)
 {
-    uint64_t mask[TIMELINE_PAIRS / 64], end = s->log.nr_events, scanned = 0;
+    uint64_t mask[TIMELINE_PAIRS / 64], end = s->run->log.nr_events, scanned = 0;
     struct finder f;
     size_t b;
     int err;
@@ -460,7 +460,7 @@ int session_search(struct session *s, const struct timeline_query *q, uint64_t f
     f.arg = arg;
     if (from > end)
         from = end;
-    if (!timeline_query_mask(&s->tl, q, mask))
+    if (!timeline_query_mask(&s->run->tl, q, mask))
         return search_result(out, false, 0, prev ? 0 : end, true);
     if (!prev) {
         for (b = (size_t)(from / TIMELINE_BLOCK); (uint64_t)b * TIMELINE_BLOCK < end; b++) {
@@ -470,7 +470,7 @@ int session_search(struct session *s, const struct timeline_query *q, uint64_t f
                 lo = from;
             if (hi > end)
                 hi = end;
-            if (lo >= hi || !timeline_block_may_match(&s->tl, b, q, mask))
+            if (lo >= hi || !timeline_block_may_match(&s->run->tl, b, q, mask))
                 continue;
             if (scanned >= budget)
                 return search_result(out, false, 0, lo, false);
@@ -491,7 +491,7 @@ int session_search(struct session *s, const struct timeline_query *q, uint64_t f
 
         if (hi > from - 1)
             hi = from - 1;
-        if (lo >= hi || !timeline_block_may_match(&s->tl, b, q, mask))
+        if (lo >= hi || !timeline_block_may_match(&s->run->tl, b, q, mask))
             continue;
         if (scanned >= budget)
             return search_result(out, false, 0, hi, false);
@@ -516,26 +516,26 @@ static int session_op_boundary(struct session *s, uint64_t at, bool prev, uint64
     uint64_t ev, best;
 
     if (!prev) {
-        base = session_ckpt_before(s, at, false);
+        base = session_ckpt_before(s->run, at, false);
         session_ckpt_pos(base, &p);
-        while (oplog_next(&s->log, &p.off, &op, &ev, NULL) == 0) {
+        while (oplog_next(&s->run->log, &p.off, &op, &ev, NULL) == 0) {
             p.seq += ev;
             if (p.seq > at) {
                 *out = p.seq;
                 return 0;
             }
         }
-        *out = s->log.nr_events;
+        *out = s->run->log.nr_events;
         return 0;
     }
     if (at == 0) {
         *out = 0;
         return 0;
     }
-    base = session_ckpt_before(s, at, true);
+    base = session_ckpt_before(s->run, at, true);
     session_ckpt_pos(base, &p);
     best = p.seq;
-    while (oplog_next(&s->log, &p.off, &op, &ev, NULL) == 0) {
+    while (oplog_next(&s->run->log, &p.off, &op, &ev, NULL) == 0) {
         p.seq += ev;
         if (p.seq >= at)
             break;
@@ -548,7 +548,7 @@ static int session_op_boundary(struct session *s, uint64_t at, bool prev, uint64
 int session_step(struct session *s, uint64_t at, enum session_step_by by, bool prev, uint64_t count,
                  uint64_t *target)
 {
-    uint64_t end = s->log.nr_events, i;
+    uint64_t end = s->run->log.nr_events, i;
     int err;
 
     if (at > end)

@@ -83,15 +83,15 @@ cJSON *session_settings_json(const struct session *s)
 
     char model[64];
 
-    sim_model_format(&s->cfg, model, sizeof(model));
-    if (!o || !json_put(o, "seed", json_uint(s->cfg.seed)) ||
+    sim_model_format(&s->run->cfg, model, sizeof(model));
+    if (!o || !json_put(o, "seed", json_uint(s->run->cfg.seed)) ||
         !json_put(o, "model", json_str(model)) ||
         !json_put(o, "variants", vars = cJSON_CreateObject()))
         goto err_delete;
     for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (sim_variant_in_model(v, s->cfg.model) &&
+        if (sim_variant_in_model(v, s->run->cfg.model) &&
             !json_put(vars, sim_variant_name(v),
-                      cJSON_CreateString(s->cfg.variant[v] == SIM_AFTER ? "after" : "before")))
+                      cJSON_CreateString(s->run->cfg.variant[v] == SIM_AFTER ? "after" : "before")))
             goto err_delete;
     return o;
 

@@ -238,13 +238,13 @@ static void check_orders(const char *path, uint64_t memory, uint64_t every)
 
         while (!r.state[at])
             at--; /* the nearest kept position below (0 is always kept) */
-        session_cache_clear(s);
+        session_cache_clear(s->run);
         bad += !same_state(s, &r, at);
     }
     if (!CHECK_EQ_U(bad, 0))
         printf("  in %s\n", path);
     if (memory < (8u << 20))
-        CHECK_LT_U(s->nr_ckpts, r.nr / every + 1); /* the budget did thin them */
+        CHECK_LT_U(s->run->nr_ckpts, r.nr / every + 1); /* the budget did thin them */
     session_free(s);
     ref_release(&r);
     free(text);
@@ -366,7 +366,7 @@ static void test_append_all_or_nothing(void)
     CHECK_EQ_STR(t0, t1);
     free(t0);
     free(t1);
-    session_cache_clear(s);
+    session_cache_clear(s->run);
     for (n = 0; n <= e0 && n < 64; n++) {
         char *now = state_of(s, n);
 
@@ -455,8 +455,8 @@ static void test_series_totals(void)
         unsigned c;
 
         want = 0;
-        for (c = 0; c < sim_nr_caches(s->rp.sim); c++)
-            want += sim_stat(s->rp.sim, (int)c, i, -1);
+        for (c = 0; c < sim_nr_caches(s->run->rp.sim); c++)
+            want += sim_stat(s->run->rp.sim, (int)c, i, -1);
         if (!CHECK_EQ_U((uint64_t)last->valuedouble, want))
             printf("  counter %s\n", sim_stat_name(i));
     }
@@ -531,11 +531,11 @@ static void test_build_progress(void)
     session_limits_default(&lim);
     s = session_new(&lim);
     CHECK_OK(session_set_scenario(s, text, sizeof(text) - 1, "test"));
-    s->build_progress = on_build_progress;
-    s->build_progress_arg = &seen;
+    s->run->build_progress = on_build_progress;
+    s->run->build_progress_arg = &seen;
     if (!CHECK_OK(session_build(s, &err)))
         printf("  %s\n", strbuf_str(&err));
-    s->build_progress = NULL;
+    s->run->build_progress = NULL;
     /* the cache's creation and 5000 operations: called at 1024 .. 4096 */
     CHECK_EQ_U(session_nr_ops(s), 5001);
     CHECK_EQ_U(seen.nr, 5001 / SESSION_PROGRESS_EVERY);
