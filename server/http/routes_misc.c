@@ -232,7 +232,7 @@ static int compare_open_run(const struct request *req, const struct session *mor
         s->run->settings.has_variant[v] = true;
         s->run->settings.variant[v] = side->cfg.variant[v];
     }
-    if ((ret = session_build(s, err)))
+    if ((ret = registry_build(req->app->reg, s, err)))
         goto err_free;
     if ((ret = registry_add(req->app->reg, s))) /* frees s on failure */
         return ret;

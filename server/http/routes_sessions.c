@@ -61,6 +61,10 @@ int route_open_session(const struct request *req, struct response *res, const ch
         registry_put(reg, s);
         if (!err)
             return ROUTE_WOULD_BLOCK;
+        if (err == -EBUSY) { /* no room to rebuild it now */
+            route_session_error(res, err, NULL);
+            return OPEN_ERROR;
+        }
         route_error(res, 500, "internal", "session %s cannot be restored by this engine", id);
         return OPEN_ERROR;
     }
@@ -210,7 +214,9 @@ int route_session_create(const struct request *req, struct response *res)
         goto out;
     }
     s->run->settings = st;
-    if ((ret = session_build(s, &err)) || (ops && (ret = session_append(s, ops, &ar, &err)))) {
+    /* without operations of its own, it shares the run of any session with the same inputs */
+    ret = ops ? session_build(s, &err) : registry_build(app->reg, s, &err);
+    if (ret || (ops && (ret = session_append(s, ops, &ar, &err)))) {
         route_session_error(res, ret, strbuf_str(&err));
         goto out;
     }
@@ -245,7 +251,7 @@ static bool list_window(const struct request *req, struct response *res, unsigne
 
 int route_session_list(const struct request *req, struct response *res)
 {
-    unsigned limit, offset;
+    unsigned limit, offset, runs, live;
     cJSON *out = NULL;
     int err;
 
@@ -255,8 +261,10 @@ int route_session_list(const struct request *req, struct response *res)
         return ROUTE_WOULD_BLOCK;
     if ((err = store_session_list(req->app->store, limit, offset, &out)))
         return route_session_error(res, err, "cannot list the sessions");
-    if (!json_put(out, "live", json_uint(registry_live(req->app->reg))) ||
-        !json_put(out, "max_live", json_uint(registry_max_live(req->app->reg)))) {
+    registry_counts(req->app->reg, &runs, &live);
+    if (!json_put(out, "live", json_uint(runs)) ||
+        !json_put(out, "max_live", json_uint(registry_max_live(req->app->reg))) ||
+        !json_put(out, "sessions_live", json_uint(live))) {
         cJSON_Delete(out);
         out = NULL;
     }
@@ -325,7 +333,7 @@ static int fork_session(const struct request *req, struct response *res, struct 
     ret = child ? session_fork_inputs(s, at, child) : -ENOMEM;
     route_close_session(req, s);
     if (!ret)
-        ret = session_build(child, &err);
+        ret = ops ? session_build(child, &err) : registry_build(req->app->reg, child, &err);
     if (!ret) {
         child->position = at < session_nr_events(child) ? at : session_nr_events(child);
         if (ops && !(ret = session_append(child, ops, &ar, &err))) {
@@ -415,7 +423,9 @@ int route_ops(const struct request *req, struct response *res)
         route_error(res, 404, "not_found", "no such session (it was deleted)");
         goto out;
     }
-    ret = session_append(s, arr, &ar, &err);
+    /* a run shared with other sessions is copied for this one first */
+    if (!(ret = registry_own(req->app->reg, s, &err)))
+        ret = session_append(s, arr, &ar, &err);
     if (ret) {
         route_close_session(req, s);
         route_session_error(res, ret, strbuf_str(&err));

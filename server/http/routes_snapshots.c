@@ -96,9 +96,11 @@ static int batches_parse(struct session *s, const char *text, struct strbuf *err
     return ret;
 }
 
-/* A session built from the inputs of @sn (not registered). */
-static int snapshot_build(const struct app *app, const struct store_snapshot *sn,
-                          struct session **out, struct strbuf *err)
+/* A session built from the inputs of @sn (not registered); with @reg, it
+ * shares the run of a session with the same inputs (registry_build()). */
+static int snapshot_build(const struct app *app, struct registry *reg,
+                          const struct store_snapshot *sn, struct session **out,
+                          struct strbuf *err)
 {
     struct session *s = session_new(&app->cfg.lim);
     cJSON *settings = cJSON_Parse(sn->settings);
@@ -112,7 +114,7 @@ static int snapshot_build(const struct app *app, const struct store_snapshot *sn
     if (!ret)
         ret = batches_parse(s, sn->batches, err);
     if (!ret)
-        ret = session_build(s, err);
+        ret = reg ? registry_build(reg, s, err) : session_build(s, err);
     cJSON_Delete(settings);
     if (ret) {
         session_free(s);
@@ -306,7 +308,7 @@ static int snapshot_check(const struct request *req, struct store_snapshot *sn,
     bool same_engine = !strcmp(sn->engine, SIM_VERSION);
     int ret;
 
-    ret = snapshot_build(req->app, sn, &s, &err);
+    ret = snapshot_build(req->app, NULL, sn, &s, &err);
     if (!ret)
         ret = json_position_state(s, sn->position, 0, &b, &err);
     if (ret == -ENOMEM) {
@@ -619,7 +621,7 @@ int route_snapshot_open(const struct request *req, struct response *res)
         return 0;
     if (load_snapshot(req, res, &sn))
         return 0;
-    ret = snapshot_build(req->app, &sn, &s, &err);
+    ret = snapshot_build(req->app, req->app->reg, &sn, &s, &err);
     if (ret) {
         route_session_error(res, ret == SESSION_EBADINPUT ? SESSION_EUNPROCESSABLE : ret,
                             strbuf_str(&err));

@@ -1,10 +1,25 @@
 /*
- * registry.c: live sessions by id, eviction and restore (see registry.h).
+ * registry.c: live sessions by id, the runs they share, eviction and restore
+ * (see registry.h).
  *
- * A hash table of chains (s->next) under one mutex; the mutex is never held
- * while a session is built, stored or freed, only while the table and the
- * reference counts change.  Eviction scans for the least recently used
- * session nobody holds: max_live is small (a classroom's worth), so a scan
+ * A hash table of chains (s->next) under one mutex, and beside it the list
+ * of runs the sessions use.  A run built from inputs that another session
+ * already has is not built again: registry_build() finds the run with the
+ * same key and inputs and attaches the session to it, so a class of 300
+ * that opens one scenario holds one timeline and one set of checkpoints.
+ * A run is read-only while it is shared; registry_own() gives a session
+ * that writes a run of its own (fork on write), built again from the same
+ * inputs.
+ *
+ * The memory bound counts runs (max_live), since they hold the memory; the
+ * sessions themselves are small and kept up to REGISTRY_SESSIONS_PER_RUN
+ * times as many.  The registry holds a reference to every run on its list:
+ * a run whose only reference is the registry's is unused and swept.
+ *
+ * The mutex is never held while a session or run is built, stored or freed,
+ * only while the table, the list and the reference counts change.
+ * Eviction scans for the least recently used run none of whose sessions is
+ * held: max_live is small (a classroom's worth of scenarios), so a scan
  * costs less than keeping a list in order on every lookup.
  */
 #include "session/registry.h"
@@ -22,19 +37,33 @@
 
 #define REGISTRY_TOMBS 1024
 #define REGISTRY_BUCKETS 256
+/* sessions kept in memory per run the budget allows: a session that shares
+ * a run costs its id, token and position only */
+#define REGISTRY_SESSIONS_PER_RUN 64
 
 struct registry {
     struct store *store;              /* where sessions are kept (not owned) */
     const struct session_limits *lim; /* what a session may cost (not owned) */
     pthread_mutex_t lock;
     struct session *bucket[REGISTRY_BUCKETS];
-    unsigned live, max_live;
-    unsigned reserved; /* places taken by registry_add() for sessions not linked yet */
+    unsigned live, max_sessions; /* sessions linked, and at most */
+    unsigned reserved;           /* places taken by registry_add() for sessions not linked yet */
+    /* every run the registry's sessions use, each with a reference of the
+     * registry's (run->next); at most max_live of them: the memory bound */
+    struct session_run *runs;
+    unsigned nr_runs, max_live;
     /* the last REGISTRY_TOMBS ids deleted: a restore that loaded one before
      * its DELETE must not link it after (ids are random, never reused) */
     char tomb[REGISTRY_TOMBS][SESSION_ID_LEN + 1];
     unsigned next_tomb;
     uint64_t clock;
+};
+
+/* Sessions taken out of the table, to be saved and freed outside the lock
+ * (chained through s->next, free once unlinked), and runs let go of. */
+struct evicted {
+    struct session *s;
+    struct session_run *runs;
 };
 
 static bool registry_tombstoned(const struct registry *reg, const char *id)
@@ -44,11 +73,6 @@ static bool registry_tombstoned(const struct registry *reg, const char *id)
             return true;
     return false;
 }
-
-struct evicted {
-    struct session *s[4];
-    unsigned n;
-};
 
 static unsigned registry_hash(const char *id)
 {
@@ -72,10 +96,11 @@ int registry_new(struct store *store, const struct session_limits *lim, unsigned
     }
     reg->store = store;
     reg->lim = lim;
-    /* every live session may grow to lim->memory: as many as fit in @memory */
+    /* every run may grow to lim->memory: as many as fit in @memory */
     if (memory && lim->memory && memory / lim->memory < max_live)
         max_live = (unsigned)(memory / lim->memory);
     reg->max_live = max_live ? max_live : 1;
+    reg->max_sessions = reg->max_live * REGISTRY_SESSIONS_PER_RUN;
     *out = reg;
     return 0;
 }
@@ -92,6 +117,7 @@ int registry_save_position(struct registry *reg, struct session *s)
 
 void registry_free(struct registry *reg)
 {
+    struct session_run *r, *rn;
     unsigned b;
 
     if (!reg)
@@ -104,6 +130,10 @@ void registry_free(struct registry *reg)
             registry_save_position(reg, s);
             session_free(s);
         }
+    }
+    for (r = reg->runs; r; r = rn) {
+        rn = r->next;
+        session_run_put(r);
     }
     pthread_mutex_destroy(&reg->lock);
     free(reg);
@@ -142,11 +172,57 @@ static void registry_unlink(struct registry *reg, struct session *s)
     s->dead = true;
 }
 
+/* Under reg->lock: put @r (a reference is taken) on the list. */
+static void registry_list_run(struct registry *reg, struct session_run *r)
+{
+    atomic_fetch_add(&r->refs, 1);
+    r->next = reg->runs;
+    reg->runs = r;
+    r->counted = true;
+    reg->nr_runs++;
+}
+
+/* Under reg->lock: take @r off the list; its reference goes to @ev. */
+static void registry_unlist_run(struct registry *reg, struct session_run *r, struct evicted *ev)
+{
+    struct session_run **pp = &reg->runs;
+
+    while (*pp && *pp != r)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = r->next;
+    r->keyed = false;
+    r->counted = false;
+    reg->nr_runs--;
+    r->next = ev->runs;
+    ev->runs = r;
+}
+
+/* Under reg->lock: let go of the runs nobody but the registry uses. */
+static void registry_sweep(struct registry *reg, struct evicted *ev)
+{
+    struct session_run *r = reg->runs, *next;
+
+    for (; r; r = next) {
+        next = r->next;
+        if (atomic_load(&r->refs) == 1)
+            registry_unlist_run(reg, r, ev);
+    }
+}
+
+/* Under reg->lock: unlink @s into @ev. */
+static void registry_evict_session(struct registry *reg, struct session *s, struct evicted *ev)
+{
+    registry_unlink(reg, s);
+    s->next = ev->s;
+    ev->s = s;
+}
+
 /* Under reg->lock: evict until one more session fits, counting the places
  * reserved for sessions being added.  False when all are held. */
-static bool registry_make_room(struct registry *reg, struct evicted *ev)
+static bool registry_room_session(struct registry *reg, struct evicted *ev)
 {
-    while (reg->live + reg->reserved >= reg->max_live) {
+    while (reg->live + reg->reserved >= reg->max_sessions) {
         struct session *victim = NULL;
         unsigned b;
 
@@ -154,24 +230,91 @@ static bool registry_make_room(struct registry *reg, struct evicted *ev)
             for (struct session *s = reg->bucket[b]; s; s = s->next)
                 if (!s->refs && (!victim || s->last_used < victim->last_used))
                     victim = s;
-        if (!victim || ev->n == sizeof(ev->s) / sizeof(ev->s[0]))
+        if (!victim)
             return false;
-        registry_unlink(reg, victim);
-        ev->s[ev->n++] = victim;
+        registry_evict_session(reg, victim, ev);
     }
     return true;
 }
 
-/* Outside the lock: save and free what registry_make_room() evicted. */
+/*
+ * Under reg->lock: evict until one more run fits.  A run may go when none
+ * of its sessions is held and nothing else refers to it (a session being
+ * built or added, a reader's pin); the least recently used goes first, with
+ * every session on it.  False when no run may go.
+ */
+static bool registry_room_run(struct registry *reg, struct evicted *ev)
+{
+    registry_sweep(reg, ev);
+    while (reg->nr_runs >= reg->max_live) {
+        struct session_run *r, *victim = NULL;
+        unsigned b;
+
+        for (r = reg->runs; r; r = r->next) {
+            r->scan_linked = 0;
+            r->scan_held = false;
+            r->scan_used = 0;
+        }
+        for (b = 0; b < REGISTRY_BUCKETS; b++)
+            for (struct session *s = reg->bucket[b]; s; s = s->next) {
+                r = s->run;
+                r->scan_linked++;
+                r->scan_held |= s->refs > 0;
+                if (s->last_used > r->scan_used)
+                    r->scan_used = s->last_used;
+            }
+        for (r = reg->runs; r; r = r->next)
+            if (r->scan_linked && !r->scan_held &&
+                atomic_load(&r->refs) == 1 + r->scan_linked &&
+                (!victim || r->scan_used < victim->scan_used))
+                victim = r;
+        if (!victim)
+            return false;
+        for (b = 0; b < REGISTRY_BUCKETS; b++) {
+            struct session *s = reg->bucket[b], *next;
+
+            for (; s; s = next) {
+                next = s->next;
+                if (s->run == victim)
+                    registry_evict_session(reg, s, ev);
+            }
+        }
+        registry_unlist_run(reg, victim, ev);
+    }
+    return true;
+}
+
+/* Outside the lock: save and free what was evicted. */
 static void registry_finish_evict(struct registry *reg, struct evicted *ev)
 {
-    unsigned i;
+    struct session *s, *sn;
+    struct session_run *r, *rn;
 
-    for (i = 0; i < ev->n; i++) {
-        registry_save_position(reg, ev->s[i]);
-        session_free(ev->s[i]);
+    for (s = ev->s; s; s = sn) {
+        sn = s->next;
+        registry_save_position(reg, s);
+        session_free(s);
     }
-    ev->n = 0;
+    for (r = ev->runs; r; r = rn) {
+        rn = r->next;
+        r->next = NULL;
+        session_run_put(r);
+    }
+    ev->s = NULL;
+    ev->runs = NULL;
+}
+
+/* Outside the lock: free @s, unlinked and unheld, and with it its run when
+ * nobody else uses it (the memory goes back now, not at the next sweep). */
+static void registry_release(struct registry *reg, struct session *s)
+{
+    struct evicted ev = {NULL, NULL};
+
+    session_free(s);
+    pthread_mutex_lock(&reg->lock);
+    registry_sweep(reg, &ev);
+    pthread_mutex_unlock(&reg->lock);
+    registry_finish_evict(reg, &ev);
 }
 
 /* Now, as the store writes times: ISO 8601 UTC with milliseconds. */
@@ -188,8 +331,122 @@ static void registry_now(char *buf, size_t len)
         snprintf(buf, len, "?");
 }
 
+/* Under reg->lock: the listed run with @key and the inputs of @r, or NULL. */
+static struct session_run *registry_find_run(struct registry *reg, uint64_t key,
+                                             const struct session_run *r)
+{
+    struct session_run *x;
+
+    for (x = reg->runs; x; x = x->next)
+        if (x->keyed && x->key == key && session_run_same_inputs(x, r))
+            return x;
+    return NULL;
+}
+
+int registry_build(struct registry *reg, struct session *s, struct strbuf *err)
+{
+    struct evicted ev = {NULL, NULL};
+    struct session_run *r = s->run, *found;
+    uint64_t key;
+    int ret;
+
+    if ((ret = session_configure(s, err)))
+        return ret;
+    if ((ret = session_run_key(r, &key)))
+        return ret;
+    pthread_mutex_lock(&reg->lock);
+    found = registry_find_run(reg, key, r);
+    if (found) {
+        atomic_fetch_add(&found->refs, 1);
+        pthread_mutex_unlock(&reg->lock);
+        session_set_run(s, found); /* frees the unbuilt run */
+        pthread_mutex_lock(&found->lock); /* waits while its first session builds it */
+        ret = found->build_err;
+        if (ret && found->build_msg)
+            strbuf_puts(err, found->build_msg);
+        pthread_mutex_unlock(&found->lock);
+        s->position = 0;
+        return ret;
+    }
+    if (!registry_room_run(reg, &ev)) {
+        pthread_mutex_unlock(&reg->lock);
+        registry_finish_evict(reg, &ev);
+        return -EBUSY;
+    }
+    r->keyed = true;
+    r->key = key;
+    registry_list_run(reg, r);
+    pthread_mutex_lock(&r->lock); /* new: nobody else holds it; those who attach wait */
+    pthread_mutex_unlock(&reg->lock);
+    registry_finish_evict(reg, &ev);
+
+    ret = session_build(s, err);
+    r->built = true;
+    if (ret) {
+        r->build_err = ret;
+        r->build_msg = strdup(strbuf_str(err));
+        pthread_mutex_lock(&reg->lock);
+        r->keyed = false; /* nobody else attaches to it now */
+        pthread_mutex_unlock(&reg->lock);
+    }
+    pthread_mutex_unlock(&r->lock);
+    return ret;
+}
+
+int registry_own(struct registry *reg, struct session *s, struct strbuf *err)
+{
+    struct evicted ev = {NULL, NULL};
+    struct session_run *r = s->run, *n;
+    struct session tmp;
+    bool shared;
+    int ret;
+
+    pthread_mutex_lock(&reg->lock);
+    /* references: this session's, the registry's if listed; more are others' */
+    shared = atomic_load(&r->refs) > 1u + r->counted;
+    if (!shared) {
+        r->keyed = false; /* its inputs are about to change */
+        if (!r->counted)
+            registry_list_run(reg, r);
+        pthread_mutex_unlock(&reg->lock);
+        return 0;
+    }
+    if (!registry_room_run(reg, &ev)) {
+        pthread_mutex_unlock(&reg->lock);
+        registry_finish_evict(reg, &ev);
+        return -EBUSY;
+    }
+    pthread_mutex_unlock(&reg->lock);
+    registry_finish_evict(reg, &ev);
+
+    if (!(n = session_run_new(&r->lim)))
+        return -ENOMEM;
+    if ((ret = session_run_copy_inputs(n, r))) {
+        session_run_put(n);
+        return ret;
+    }
+    memset(&tmp, 0, sizeof(tmp));
+    tmp.run = n;
+    pthread_mutex_lock(&n->lock);
+    if ((ret = session_build(&tmp, err))) {
+        pthread_mutex_unlock(&n->lock);
+        session_run_put(n);
+        return ret == SESSION_EBADINPUT ? SESSION_EBROKEN : ret; /* it built once */
+    }
+    n->built = true;
+    pthread_mutex_lock(&reg->lock);
+    registry_list_run(reg, n);
+    pthread_mutex_unlock(&reg->lock);
+    atomic_fetch_add(&r->refs, 1); /* r stays while its lock is held */
+    session_set_run(s, n);          /* s's reference to r goes */
+    pthread_mutex_unlock(&r->lock); /* the caller locked r; it holds n now */
+    session_run_put(r);
+    return 0;
+}
+
 /* Rebuild @s from its stored inputs @ss. */
-static int registry_restore(struct session *s, struct store_session *ss, struct strbuf *err)
+static int registry_restore(struct registry *reg, struct session *s, struct store_session *ss,
+                            struct strbuf *err)
 {
     cJSON *settings = cJSON_Parse(ss->settings);
     size_t i;
@@ -207,7 +464,7 @@ static int registry_restore(struct session *s, struct store_session *ss, struct 
     for (i = 0; !ret && i < ss->nr_batches; i++)
         ret = session_add_batch(s, ss->batches[i].ops, ss->batches[i].limit);
     if (!ret)
-        ret = session_build(s, err);
+        ret = registry_build(reg, s, err);
     if (!ret) {
         s->position = ss->position <= session_nr_events(s) ? ss->position : 0;
         s->pos_saved = ss->position;
@@ -215,19 +472,25 @@ static int registry_restore(struct session *s, struct store_session *ss, struct 
     return ret;
 }
 
+/* Under reg->lock: a reference to @s for a holder. */
+static void registry_hold(struct registry *reg, struct session *s)
+{
+    s->refs++;
+    s->last_used = ++reg->clock;
+}
+
 int registry_get(struct registry *reg, const char *id, bool may_block, struct session **out)
 {
     struct store_session ss;
     struct strbuf err = STRBUF_INIT;
-    struct evicted ev = {{NULL}, 0};
+    struct evicted ev = {NULL, NULL};
     struct session *s;
     int ret;
 
     pthread_mutex_lock(&reg->lock);
     s = registry_find(reg, id);
     if (s) {
-        s->refs++;
-        s->last_used = ++reg->clock;
+        registry_hold(reg, s);
         pthread_mutex_unlock(&reg->lock);
         *out = s;
         return 0;
@@ -239,8 +502,7 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
         return ret;
     pthread_mutex_lock(&reg->lock);
     if ((s = registry_find(reg, id))) { /* another thread restored it meanwhile */
-        s->refs++;
-        s->last_used = ++reg->clock;
+        registry_hold(reg, s);
         pthread_mutex_unlock(&reg->lock);
         store_session_free(&ss);
         *out = s;
@@ -248,7 +510,7 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
     }
     if (registry_tombstoned(reg, id))
         ret = -ENOENT; /* deleted after the load above */
-    else if (!registry_make_room(reg, &ev))
+    else if (!registry_room_session(reg, &ev))
         ret = -EBUSY;
     else if (!(s = session_new(reg->lim)))
         ret = -ENOMEM;
@@ -266,10 +528,12 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
     pthread_mutex_unlock(&reg->lock);
     registry_finish_evict(reg, &ev);
 
-    ret = registry_restore(s, &ss, &err);
+    ret = registry_restore(reg, s, &ss, &err);
     store_session_free(&ss);
     if (ret) {
-        fprintf(stderr, "slublab serve: session %s cannot be restored: %s\n", id, strbuf_str(&err));
+        if (ret != -EBUSY)
+            fprintf(stderr, "slublab serve: session %s cannot be restored: %s\n", id,
+                    strbuf_str(&err));
         s->build_err = ret;
         pthread_mutex_lock(&reg->lock);
         registry_unlink(reg, s);
@@ -293,7 +557,7 @@ void registry_put(struct registry *reg, struct session *s)
     free_it = --s->refs == 0 && s->dead;
     pthread_mutex_unlock(&reg->lock);
     if (free_it)
-        session_free(s);
+        registry_release(reg, s);
 }
 
 /* The store's view of @s's batch @i. */
@@ -306,7 +570,7 @@ static void registry_batch(const struct session *s, size_t i, struct store_batch
 int registry_add(struct registry *reg, struct session *s)
 {
     struct store_session ss;
-    struct evicted ev = {{NULL}, 0};
+    struct evicted ev = {NULL, NULL};
     char *settings = NULL;
     cJSON *sj;
     size_t i;
@@ -314,9 +578,15 @@ int registry_add(struct registry *reg, struct session *s)
     bool room;
 
     pthread_mutex_lock(&reg->lock);
-    room = registry_make_room(reg, &ev);
+    room = registry_room_session(reg, &ev);
+    /* a run built outside registry_build() (a trace's) counts from now on */
+    if (room && !s->run->counted) {
+        room = registry_room_run(reg, &ev);
+        if (room)
+            registry_list_run(reg, s->run);
+    }
     if (room)
-        reg->reserved++; /* held until linked, so concurrent adds cannot pass max_live */
+        reg->reserved++; /* held until linked, so concurrent adds cannot pass the bound */
     pthread_mutex_unlock(&reg->lock);
     registry_finish_evict(reg, &ev);
     if (!room) {
@@ -415,7 +685,7 @@ int registry_delete(struct registry *reg, const char *id)
     }
     pthread_mutex_unlock(&reg->lock);
     if (free_it)
-        session_free(s);
+        registry_release(reg, s);
     ret = store_session_delete(reg->store, id);
     return ret == -ENOENT && in_memory ? 0 : ret;
 }
@@ -425,14 +695,24 @@ unsigned registry_max_live(struct registry *reg)
     return reg->max_live;
 }
 
-unsigned registry_live(struct registry *reg)
+void registry_counts(struct registry *reg, unsigned *runs, unsigned *sessions)
 {
-    unsigned n;
+    struct evicted ev = {NULL, NULL};
 
     pthread_mutex_lock(&reg->lock);
-    n = reg->live;
+    registry_sweep(reg, &ev);
+    *runs = reg->nr_runs;
+    *sessions = reg->live;
     pthread_mutex_unlock(&reg->lock);
-    return n;
+    registry_finish_evict(reg, &ev);
+}
+
+unsigned registry_live(struct registry *reg)
+{
+    unsigned runs, sessions;
+
+    registry_counts(reg, &runs, &sessions);
+    return runs;
 }
 
 int registry_expire(struct registry *reg, unsigned days, uint64_t *expired)

@@ -61,8 +61,24 @@ bool registry_gone(struct registry *reg, const struct session *s);
 void registry_drop(struct registry *reg, struct session *s);
 /* Delete session @id from memory and the store.  0 or -ENOENT. */
 int registry_delete(struct registry *reg, const char *id);
-/* Sessions in memory now. */
+/* Runs (timelines) in memory now: what the memory bound counts. */
 unsigned registry_live(struct registry *reg);
+/* Runs and sessions in memory now. */
+void registry_counts(struct registry *reg, unsigned *runs, unsigned *sessions);
+/*
+ * Build @s (new, not in the table, with its inputs set) the cheap way: if a
+ * run with the same inputs is in memory, @s shares it; else @s's run is
+ * built and others with the same inputs share it from then on.  Returns
+ * what session_build() does, or -EBUSY (no room for another run).
+ */
+int registry_build(struct registry *reg, struct session *s, struct strbuf *err);
+/*
+ * Make @s's run its own before @s changes it (an append): a run shared with
+ * other sessions is built again for @s alone (fork on write).  The caller
+ * holds @s locked (session_lock()) and still does after, on the new run.
+ * 0, -EBUSY, -ENOMEM or SESSION_EBROKEN with @err.
+ */
+int registry_own(struct registry *reg, struct session *s, struct strbuf *err);
 
 /* Delete the sessions not changed for @days days, from memory (once
  * nobody holds them) and from the store; how many in *expired.  0 or the

@@ -52,7 +52,6 @@ struct session_run *session_run_new(const struct session_limits *lim)
         return NULL;
     }
     atomic_init(&r->refs, 1);
-    r->users = 1;
     r->lim = *lim;
     if (!r->lim.ckpt_events)
         r->lim.ckpt_events = 256;
@@ -83,6 +82,8 @@ static void session_run_free(struct session_run *r)
     free(r->batches);
     free(r->scenario_text);
     free(r->scenario_label);
+    cJSON_free(r->canon);
+    free(r->build_msg);
     pthread_mutex_destroy(&r->cache_lock);
     pthread_mutex_destroy(&r->lock);
     free(r);
@@ -369,13 +370,13 @@ static int session_check_machine(const struct session *s, struct strbuf *err)
     return SESSION_EUNPROCESSABLE;
 }
 
-int session_build(struct session *s, struct strbuf *err)
+int session_configure(struct session *s, struct strbuf *err)
 {
-    char label[32];
-    size_t i;
     unsigned v;
     int ret;
 
+    if (s->run->scn)
+        return 0;
     ret = scenario_parse(s->run->scenario_text, s->run->scenario_len, s->run->scenario_label, &s->run->scn, err);
     if (ret)
         return ret == -ENOMEM   ? -ENOMEM
@@ -397,6 +398,77 @@ int session_build(struct session *s, struct strbuf *err)
     }
     if ((ret = session_check_machine(s, err)))
         return ret;
+    /* batch 0 is the scenario, whole unless a fork cut it */
+    if (!s->run->nr_batches && (ret = session_add_batch(s, NULL, REPLAY_NO_LIMIT)))
+        return ret;
+    return 0;
+}
+
+/* FNV-1a over @len bytes of @p, continuing from @h. */
+static uint64_t session_hash(uint64_t h, const void *p, size_t len)
+{
+    const unsigned char *b = p;
+
+    while (len--)
+        h = (h ^ *b++) * 1099511628211ull;
+    return h;
+}
+
+int session_run_key(struct session_run *r, uint64_t *key)
+{
+    cJSON *sj;
+    uint64_t h = 14695981039346656037ull;
+    size_t i;
+
+    if (!r->canon) {
+        sj = session_run_settings_json(r);
+        r->canon = sj ? cJSON_PrintUnformatted(sj) : NULL;
+        cJSON_Delete(sj);
+        if (!r->canon)
+            return -ENOMEM;
+    }
+    h = session_hash(h, r->scenario_label, strlen(r->scenario_label) + 1);
+    h = session_hash(h, r->scenario_text, r->scenario_len);
+    h = session_hash(h, r->canon, strlen(r->canon) + 1);
+    for (i = 0; i < r->nr_batches; i++) {
+        const struct session_batch *b = &r->batches[i];
+
+        if (b->ops)
+            h = session_hash(h, b->ops, strlen(b->ops) + 1);
+        h = session_hash(h, &b->limit, sizeof(b->limit));
+    }
+    h = session_hash(h, &r->lim, sizeof(r->lim));
+    *key = h;
+    return 0;
+}
+
+bool session_run_same_inputs(const struct session_run *a, const struct session_run *b)
+{
+    size_t i;
+
+    if (a->scenario_len != b->scenario_len || a->nr_batches != b->nr_batches ||
+        !a->canon || !b->canon || strcmp(a->canon, b->canon) ||
+        strcmp(a->scenario_label, b->scenario_label) ||
+        memcmp(a->scenario_text, b->scenario_text, a->scenario_len) ||
+        memcmp(&a->lim, &b->lim, sizeof(a->lim)))
+        return false;
+    for (i = 0; i < a->nr_batches; i++) {
+        const struct session_batch *x = &a->batches[i], *y = &b->batches[i];
+
+        if (x->limit != y->limit || !x->ops != !y->ops || (x->ops && strcmp(x->ops, y->ops)))
+            return false;
+    }
+    return true;
+}
+
+int session_build(struct session *s, struct strbuf *err)
+{
+    char label[32];
+    size_t i;
+    int ret;
+
+    if ((ret = session_configure(s, err)))
+        return ret;
     s->run->have_rp = true;
     ret = replay_init(&s->run->rp, s->run->scn, &s->run->cfg);
     if (ret) {
@@ -408,8 +480,6 @@ int session_build(struct session *s, struct strbuf *err)
     s->run->rp.hook_arg = s->run;
     if ((ret = session_ckpt_add(s->run)))
         return ret == -E2BIG ? SESSION_ELIMIT : ret;
-    if (!s->run->nr_batches && (ret = session_add_batch(s, NULL, REPLAY_NO_LIMIT)))
-        return ret;
     s->run->rp.op_limit = s->run->batches[0].limit;
     ret = session_replay_error(s, replay_run(&s->run->rp), err);
     s->run->batches[0].op_end = s->run->log.nr_ops;

@@ -125,9 +125,9 @@ struct session_cached {
  * by their inputs); a run is read-only while shared, and a session that
  * writes first gets a run of its own (registry_own()).
  *
- * Lifetime: @refs counts the sessions attached and anyone who pinned it
- * (session_run_pin()); the last session_run_put() frees it.  @users and
- * the key fields belong to the registry and are protected by its lock.
+ * Lifetime: @refs counts the sessions attached, the registry's list and
+ * anyone who pinned it (session_run_get()); the last session_run_put()
+ * frees it.  The registry's fields are protected by its lock.
  * Locking: @lock protects everything below it; a session's holder takes
  * it after the session's own lock (route_open_session()).
  */
@@ -137,16 +137,17 @@ struct session_run {
     struct session_limits lim;
 
     /* registry: protected by the registry's lock */
-    unsigned users;              /* sessions attached (linked or being added) */
-    unsigned held;               /* of them, sessions someone holds now */
-    uint64_t last_used;          /* registry clock: the latest use of any of its sessions */
-    bool keyed;                  /* in the registry's table of shared runs */
-    bool counted;                /* counted among the registry's live runs */
-    uint64_t key;                /* hash of the inputs, when keyed */
-    struct session_run *next;    /* the registry's list of runs */
-    /* set once built, under @lock */
-    bool built;   /* the replay ran (successfully or not: see build_err) */
-    int build_err; /* the build failed: every session attached sees it */
+    bool keyed;               /* others with the same inputs may attach to it */
+    bool counted;             /* on the registry's list, which holds a reference */
+    uint64_t key;             /* session_run_key(), when keyed */
+    struct session_run *next; /* the registry's list */
+    unsigned scan_linked;     /* scratch of an eviction scan: sessions linked, */
+    bool scan_held;           /* ... any of them held, */
+    uint64_t scan_used;       /* ... the latest use of one */
+    /* set by the thread that builds it, under @lock */
+    bool built;      /* the replay ran (successfully or not: see build_err) */
+    int build_err;   /* the build failed: every session that attached sees it */
+    char *build_msg; /* and why; owned */
 
     /* inputs */
     char *scenario_text; /* owned */
@@ -156,6 +157,7 @@ struct session_run {
     struct session_batch *batches;    /* [0] is the scenario */
     size_t nr_batches, cap_batches;
     size_t batch_bytes; /* sum of the batches' ops texts */
+    char *canon;        /* the full settings as JSON, once keyed (session_run_key()); owned */
 
     /* built from the inputs */
     struct scenario *scn;
@@ -252,6 +254,8 @@ int session_add_batch(struct session *s, const char *ops, uint64_t limit);
 int session_settings_parse(const cJSON *json, struct session_settings *st, struct strbuf *err);
 /* The full settings of a built session as that JSON (seed, model, every variant). */
 cJSON *session_settings_json(const struct session *s);
+/* The same of a run that is configured (session_configure()). */
+cJSON *session_run_settings_json(const struct session_run *r);
 
 /*
  * Replay the inputs: scenario, then every batch.  Returns 0, or
@@ -260,6 +264,14 @@ cJSON *session_settings_json(const struct session *s);
  * fails), SESSION_ELIMIT, -ENOMEM; the reason is in @err.
  */
 int session_build(struct session *s, struct strbuf *err);
+/* The first part of session_build(): parse the scenario and settle the
+ * configuration (nothing runs).  Same errors. */
+int session_configure(struct session *s, struct strbuf *err);
+/* Hash everything that decides a configured run (scenario text and label,
+ * full settings, batches, limits) into *key.  0 or -ENOMEM. */
+int session_run_key(struct session_run *r, uint64_t *key);
+/* True when two keyed runs have the same inputs. */
+bool session_run_same_inputs(const struct session_run *a, const struct session_run *b);
 
 /* What session_append() did. */
 struct session_append_result {

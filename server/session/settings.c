@@ -76,26 +76,31 @@ int session_settings_parse(const cJSON *json, struct session_settings *st, struc
     return 0;
 }
 
-cJSON *session_settings_json(const struct session *s)
+cJSON *session_run_settings_json(const struct session_run *r)
 {
     cJSON *o = cJSON_CreateObject(), *vars = NULL;
     unsigned v;
 
     char model[64];
 
-    sim_model_format(&s->run->cfg, model, sizeof(model));
-    if (!o || !json_put(o, "seed", json_uint(s->run->cfg.seed)) ||
+    sim_model_format(&r->cfg, model, sizeof(model));
+    if (!o || !json_put(o, "seed", json_uint(r->cfg.seed)) ||
         !json_put(o, "model", json_str(model)) ||
         !json_put(o, "variants", vars = cJSON_CreateObject()))
         goto err_delete;
     for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (sim_variant_in_model(v, s->run->cfg.model) &&
+        if (sim_variant_in_model(v, r->cfg.model) &&
             !json_put(vars, sim_variant_name(v),
-                      cJSON_CreateString(s->run->cfg.variant[v] == SIM_AFTER ? "after" : "before")))
+                      cJSON_CreateString(r->cfg.variant[v] == SIM_AFTER ? "after" : "before")))
             goto err_delete;
     return o;
 
 err_delete:
     cJSON_Delete(o);
     return NULL;
+}
+
+cJSON *session_settings_json(const struct session *s)
+{
+    return session_run_settings_json(s->run);
 }
