@@ -4,7 +4,12 @@
 // resident memory is sampled throughout.
 //
 //   node bench/classroom.mjs [--bin build/slublab] [--students 300]
-//        [--seconds 60] [--scenario maple-prefill-kfree-rcu] [-- SERVER ARGS...]
+//        [--seconds 60] [--scenario maple-prefill-kfree-rcu] [--distinct]
+//        [-- SERVER ARGS...]
+//
+// With --distinct each student asks for another seed, so no two sessions
+// have the same inputs and none can share a run: the class as it costs
+// without shared timelines, to compare with the default (one run for all).
 //
 // Prints one Markdown row: students, sessions made, seeks, seeks/s, p50,
 // p99, errors, peak RSS.  Loopback only; the loops are bounded by the
@@ -24,6 +29,7 @@ const BIN = path.resolve(opt('--bin', process.env.SLUBLAB_BIN || 'build/slublab'
 const STUDENTS = Number(opt('--students', 300));
 const SECONDS = Number(opt('--seconds', 60));
 const SCENARIO = opt('--scenario', 'maple-prefill-kfree-rcu');
+const DISTINCT = args.includes('--distinct');
 const extra = args.includes('--') ? args.slice(args.indexOf('--') + 1) : [];
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slublab-classroom-'));
@@ -69,7 +75,7 @@ const sampler = setInterval(() => {
 const sessions = [];
 let createErrors = 0;
 for (let i = 0; i < STUDENTS; i += 8) {
-  const batch = await Promise.all(Array.from({ length: Math.min(8, STUDENTS - i) }, () => request('POST', '/api/sessions', { scenario: SCENARIO })));
+  const batch = await Promise.all(Array.from({ length: Math.min(8, STUDENTS - i) }, (_, k) => request('POST', '/api/sessions', DISTINCT ? { scenario: SCENARIO, seed: 1000 + i + k } : { scenario: SCENARIO })));
   for (const r of batch) {
     if (r.status === 201) sessions.push(JSON.parse(r.text));
     else createErrors++;
@@ -97,6 +103,6 @@ fs.rmSync(dir, { recursive: true, force: true });
 
 lat.sort((a, b) => a - b);
 const q = (p) => (lat.length ? lat[Math.min(lat.length - 1, Math.floor(p * lat.length))] : NaN);
-console.log('| students | sessions | seeks | seeks/s | p50 | p99 | errors | peak RSS |');
-console.log('|---:|---:|---:|---:|---:|---:|---:|---:|');
-console.log(`| ${STUDENTS} | ${sessions.length} | ${lat.length} | ${(lat.length / SECONDS).toFixed(0)} | ${q(0.5).toFixed(1)} ms | ${q(0.99).toFixed(1)} ms | ${errors + createErrors} | ${peak.toFixed(0)} MiB |`);
+console.log('| inputs | students | sessions | seeks | seeks/s | p50 | p99 | errors | peak RSS |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|');
+console.log(`| ${DISTINCT ? 'a seed each' : 'the same'} | ${STUDENTS} | ${sessions.length} | ${lat.length} | ${(lat.length / SECONDS).toFixed(0)} | ${q(0.5).toFixed(1)} ms | ${q(0.99).toFixed(1)} ms | ${errors + createErrors} | ${peak.toFixed(0)} MiB |`);

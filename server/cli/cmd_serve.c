@@ -63,12 +63,12 @@ static const struct cli_opt serve_where_opts[] = {
 static const struct cli_opt serve_limit_opts[] = {
         {CLI_TO(struct serve_args, max_sessions), .name = "max-sessions", .arg = "N", .min = 1,
          .max = 100000,
-         .help = "sessions kept in memory (default 64); idle ones are evicted and rebuilt from "
-                 "the database when needed"},
+         .help = "timelines kept in memory (default 64; sessions with the same inputs share "
+                 "one); idle ones are evicted and rebuilt from the database when needed"},
         {CLI_TO(struct serve_args, memory_mb), .name = "memory-mb", .arg = "MIB", .min = 4,
          .max = 1u << 24,
          .help = "memory all live sessions may hold together (default a quarter of the "
-                 "machine's, at most 8192): at most MIB / --session-memory sessions live"},
+                 "machine's, at most 8192): at most MIB / --session-memory timelines live"},
         {CLI_TO(struct serve_args, session_memory), .name = "session-memory", .arg = "MIB",
          .min = 4, .max = 1u << 20,
          .help = "memory per session, checkpoints included (default 128)"},

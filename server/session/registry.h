@@ -1,12 +1,14 @@
 /*
  * registry.h: the sessions in memory, by id.
  *
- * At most max_live sessions are kept; the least recently used one that
- * nobody holds is evicted to make room (its inputs are in the store, its
- * position is written there first) and rebuilt by replay when it is asked
- * for again.  A holder takes a reference with registry_get() and gives it
- * back with registry_put(); a session is freed only when it is out of the
- * table and its last reference is gone.
+ * Sessions with the same inputs share one run (session.h): the memory
+ * bound counts runs.  At most max_live runs are kept; the least recently
+ * used one none of whose sessions is held is evicted with its sessions to
+ * make room (their inputs are in the store, their positions are written
+ * there first), and rebuilt by replay when one of them is asked for again.
+ * A holder takes a reference with registry_get() and gives it back with
+ * registry_put(); a session is freed only when it is out of the table and
+ * its last reference is gone.
  *
  * A session being rebuilt is in the table already, with its lock held by
  * the building thread: a second request for it takes a reference and waits
