@@ -230,6 +230,9 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         return ret;
     if ((ret = app_load_catalog(app, err)))
         return ret;
+    /* one timeline may take the whole budget, not more */
+    if (app->cfg.memory && app->cfg.lim.memory > app->cfg.memory)
+        app->cfg.lim.memory = app->cfg.memory;
     if ((ret = registry_new(app->store, &app->cfg.lim, cfg->max_live, cfg->memory, &app->reg))) {
         strbuf_puts(err, "out of memory");
         return ret;

@@ -251,7 +251,9 @@ static bool list_window(const struct request *req, struct response *res, unsigne
 
 int route_session_list(const struct request *req, struct response *res)
 {
-    unsigned limit, offset, runs, live;
+    struct registry_counts c;
+    cJSON *mem = NULL;
+    unsigned limit, offset;
     cJSON *out = NULL;
     int err;
 
@@ -261,10 +263,13 @@ int route_session_list(const struct request *req, struct response *res)
         return ROUTE_WOULD_BLOCK;
     if ((err = store_session_list(req->app->store, limit, offset, &out)))
         return route_session_error(res, err, "cannot list the sessions");
-    registry_counts(req->app->reg, &runs, &live);
-    if (!json_put(out, "live", json_uint(runs)) ||
+    registry_counts(req->app->reg, &c);
+    if (!json_put(out, "live", json_uint(c.runs)) ||
         !json_put(out, "max_live", json_uint(registry_max_live(req->app->reg))) ||
-        !json_put(out, "sessions_live", json_uint(live))) {
+        !json_put(out, "sessions_live", json_uint(c.sessions)) ||
+        !json_put(out, "memory", mem = cJSON_CreateObject()) ||
+        !json_put(mem, "used", json_uint(c.charged)) ||
+        !json_put(mem, "budget", json_uint(c.budget))) {
         cJSON_Delete(out);
         out = NULL;
     }

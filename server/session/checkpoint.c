@@ -87,6 +87,7 @@ void session_thin(struct session_run *r)
         if (best / 2 > r->ckpt_every)
             r->ckpt_every = best / 2;
     }
+    session_run_recharge(r);
 }
 
 int session_ckpt_add(struct session_run *r)
@@ -116,6 +117,7 @@ int session_ckpt_add(struct session_run *r)
     r->ckpt_op = c->op;
     r->ckpt_bytes += c->bytes;
     session_thin(r);
+    session_run_recharge(r);
     return session_run_memory(r) > r->lim.memory ? -E2BIG : 0;
 }
 
@@ -127,12 +129,14 @@ void session_ckpt_truncate(struct session_run *r, uint64_t op)
     r->ckpt_op = r->ckpts[r->nr_ckpts - 1].op;
     if (r->cursor.sim && r->cursor.op > op)
         session_cursor_drop(r);
+    session_run_recharge(r);
 }
 
 void session_cursor_drop(struct session_run *r)
 {
     sim_destroy(r->cursor.sim);
     memset(&r->cursor, 0, sizeof(r->cursor));
+    session_run_recharge(r);
 }
 
 /* ---- checkpoints and the log ---------------------------------------------------- */
@@ -217,6 +221,7 @@ void session_cache_clear(struct session_run *r)
     }
     r->cache_bytes = 0;
     pthread_mutex_unlock(&r->cache_lock);
+    session_run_recharge(r);
 }
 
 uint64_t session_cache_bytes(const struct session_run *r)
@@ -269,6 +274,7 @@ void session_cache_put(struct session *s, uint64_t at, sim_addr_t slab, struct b
     victim->text = blob_get(text);
     r->cache_bytes += text->len + sizeof(struct blob);
     pthread_mutex_unlock(&r->cache_lock);
+    session_run_recharge(r);
 }
 
 uint64_t session_memory(const struct session *s)

@@ -52,6 +52,12 @@ struct registry {
      * registry's (run->next); at most max_live of them: the memory bound */
     struct session_run *runs;
     unsigned nr_runs, max_live;
+    /* memory: what the runs hold, measured (session_run_recharge()), under
+     * one budget for the whole server; a run being built reserves what it
+     * may grow to (lim->memory) until it is charged for what it holds */
+    atomic_uint_least64_t charged;
+    uint64_t budget;   /* bytes; 0: none */
+    uint64_t building; /* bytes reserved by runs being built */
     /* the last REGISTRY_TOMBS ids deleted: a restore that loaded one before
      * its DELETE must not link it after (ids are random, never reused) */
     char tomb[REGISTRY_TOMBS][SESSION_ID_LEN + 1];
@@ -96,9 +102,8 @@ int registry_new(struct store *store, const struct session_limits *lim, unsigned
     }
     reg->store = store;
     reg->lim = lim;
-    /* every run may grow to lim->memory: as many as fit in @memory */
-    if (memory && lim->memory && memory / lim->memory < max_live)
-        max_live = (unsigned)(memory / lim->memory);
+    reg->budget = memory;
+    atomic_init(&reg->charged, 0);
     reg->max_live = max_live ? max_live : 1;
     reg->max_sessions = reg->max_live * REGISTRY_SESSIONS_PER_RUN;
     *out = reg;
@@ -176,6 +181,10 @@ static void registry_unlink(struct registry *reg, struct session *s)
 static void registry_list_run(struct registry *reg, struct session_run *r)
 {
     atomic_fetch_add(&r->refs, 1);
+    if (!r->charge_to) { /* from now on its memory counts (it may still be built) */
+        r->charge_to = &reg->charged;
+        atomic_fetch_add(&reg->charged, atomic_load(&r->charged));
+    }
     r->next = reg->runs;
     reg->runs = r;
     r->counted = true;
@@ -245,8 +254,14 @@ static bool registry_room_session(struct registry *reg, struct evicted *ev)
  */
 static bool registry_room_run(struct registry *reg, struct evicted *ev)
 {
+    uint64_t freed = 0; /* charged to runs evicted here, not yet freed */
+
     registry_sweep(reg, ev);
-    while (reg->nr_runs >= reg->max_live) {
+    for (struct session_run *r = ev->runs; r; r = r->next)
+        freed += atomic_load(&r->charged);
+    while (reg->nr_runs >= reg->max_live ||
+           (reg->budget &&
+            atomic_load(&reg->charged) - freed + reg->building + reg->lim->memory > reg->budget)) {
         struct session_run *r, *victim = NULL;
         unsigned b;
 
@@ -280,6 +295,7 @@ static bool registry_room_run(struct registry *reg, struct evicted *ev)
             }
         }
         registry_unlist_run(reg, victim, ev);
+        freed += atomic_load(&victim->charged);
     }
     return true;
 }
@@ -376,6 +392,7 @@ int registry_build(struct registry *reg, struct session *s, struct strbuf *err)
     r->keyed = true;
     r->key = key;
     registry_list_run(reg, r);
+    reg->building += reg->lim->memory;
     pthread_mutex_lock(&r->lock); /* new: nobody else holds it; those who attach wait */
     pthread_mutex_unlock(&reg->lock);
     registry_finish_evict(reg, &ev);
@@ -385,10 +402,12 @@ int registry_build(struct registry *reg, struct session *s, struct strbuf *err)
     if (ret) {
         r->build_err = ret;
         r->build_msg = strdup(strbuf_str(err));
-        pthread_mutex_lock(&reg->lock);
-        r->keyed = false; /* nobody else attaches to it now */
-        pthread_mutex_unlock(&reg->lock);
     }
+    pthread_mutex_lock(&reg->lock);
+    reg->building -= reg->lim->memory;
+    if (ret)
+        r->keyed = false; /* nobody else attaches to it now */
+    pthread_mutex_unlock(&reg->lock);
     pthread_mutex_unlock(&r->lock);
     return ret;
 }
@@ -416,27 +435,29 @@ int registry_own(struct registry *reg, struct session *s, struct strbuf *err)
         registry_finish_evict(reg, &ev);
         return -EBUSY;
     }
+    reg->building += reg->lim->memory;
     pthread_mutex_unlock(&reg->lock);
     registry_finish_evict(reg, &ev);
 
-    if (!(n = session_run_new(&r->lim)))
-        return -ENOMEM;
-    if ((ret = session_run_copy_inputs(n, r))) {
-        session_run_put(n);
-        return ret;
-    }
     memset(&tmp, 0, sizeof(tmp));
-    tmp.run = n;
-    pthread_mutex_lock(&n->lock);
-    if ((ret = session_build(&tmp, err))) {
-        pthread_mutex_unlock(&n->lock);
+    if (!(n = session_run_new(&r->lim)))
+        ret = -ENOMEM;
+    else if (!(ret = session_run_copy_inputs(n, r))) {
+        tmp.run = n;
+        pthread_mutex_lock(&n->lock);
+        if ((ret = session_build(&tmp, err)))
+            pthread_mutex_unlock(&n->lock);
+    }
+    pthread_mutex_lock(&reg->lock);
+    reg->building -= reg->lim->memory;
+    if (!ret)
+        registry_list_run(reg, n);
+    pthread_mutex_unlock(&reg->lock);
+    if (ret) {
         session_run_put(n);
         return ret == SESSION_EBADINPUT ? SESSION_EBROKEN : ret; /* it built once */
     }
     n->built = true;
-    pthread_mutex_lock(&reg->lock);
-    registry_list_run(reg, n);
-    pthread_mutex_unlock(&reg->lock);
     atomic_fetch_add(&r->refs, 1); /* r stays while its lock is held */
     session_set_run(s, n);          /* s's reference to r goes */
     pthread_mutex_unlock(&r->lock); /* the caller locked r; it holds n now */
@@ -695,24 +716,26 @@ unsigned registry_max_live(struct registry *reg)
     return reg->max_live;
 }
 
-void registry_counts(struct registry *reg, unsigned *runs, unsigned *sessions)
+void registry_counts(struct registry *reg, struct registry_counts *c)
 {
     struct evicted ev = {NULL, NULL};
 
     pthread_mutex_lock(&reg->lock);
     registry_sweep(reg, &ev);
-    *runs = reg->nr_runs;
-    *sessions = reg->live;
+    c->runs = reg->nr_runs;
+    c->sessions = reg->live;
+    c->budget = reg->budget;
     pthread_mutex_unlock(&reg->lock);
     registry_finish_evict(reg, &ev);
+    c->charged = atomic_load(&reg->charged); /* after the sweep's runs are freed */
 }
 
 unsigned registry_live(struct registry *reg)
 {
-    unsigned runs, sessions;
+    struct registry_counts c;
 
-    registry_counts(reg, &runs, &sessions);
-    return runs;
+    registry_counts(reg, &c);
+    return c.runs;
 }
 
 int registry_expire(struct registry *reg, unsigned days, uint64_t *expired)

@@ -25,10 +25,11 @@
 struct store;
 struct registry;
 
-/* The live sessions of one server over @store, at most @max_live held in
- * memory and, as each may grow to lim->memory, at most as many as fit in
- * @memory bytes (0: no such bound); each is built with @lim (both outlive
- * the registry).  0 or -ENOMEM. */
+/* The live sessions of one server over @store: at most @max_live runs in
+ * memory, which hold at most @memory bytes together (0: no such bound),
+ * measured; a new run is admitted when lim->memory, what it may grow to,
+ * still fits.  Each is built with @lim (both outlive the registry).  0 or
+ * -ENOMEM. */
 int registry_new(struct store *store, const struct session_limits *lim, unsigned max_live,
                  uint64_t memory, struct registry **out);
 /* How many sessions it holds in memory at most. */
@@ -65,8 +66,13 @@ void registry_drop(struct registry *reg, struct session *s);
 int registry_delete(struct registry *reg, const char *id);
 /* Runs (timelines) in memory now: what the memory bound counts. */
 unsigned registry_live(struct registry *reg);
-/* Runs and sessions in memory now. */
-void registry_counts(struct registry *reg, unsigned *runs, unsigned *sessions);
+/* What is in memory now. */
+struct registry_counts {
+    unsigned runs, sessions;
+    uint64_t charged; /* bytes the runs hold, measured */
+    uint64_t budget;  /* bytes they may hold together; 0: no bound */
+};
+void registry_counts(struct registry *reg, struct registry_counts *c);
 /*
  * Build @s (new, not in the table, with its inputs set) the cheap way: if a
  * run with the same inputs is in memory, @s shares it; else @s's run is

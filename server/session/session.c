@@ -52,6 +52,7 @@ struct session_run *session_run_new(const struct session_limits *lim)
         return NULL;
     }
     atomic_init(&r->refs, 1);
+    atomic_init(&r->charged, 0);
     r->lim = *lim;
     if (!r->lim.ckpt_events)
         r->lim.ckpt_events = 256;
@@ -61,6 +62,20 @@ struct session_run *session_run_new(const struct session_limits *lim)
 }
 
 /* Free @r and everything it holds. */
+void session_run_recharge(struct session_run *r)
+{
+    uint64_t now, was;
+
+    if (!r->charge_to)
+        return;
+    now = session_run_memory(r);
+    was = atomic_exchange(&r->charged, now);
+    if (now >= was)
+        atomic_fetch_add(r->charge_to, now - was);
+    else
+        atomic_fetch_sub(r->charge_to, was - now);
+}
+
 static void session_run_free(struct session_run *r)
 {
     bool big = session_run_memory(r) >= SESSION_TRIM_BYTES;
@@ -84,6 +99,8 @@ static void session_run_free(struct session_run *r)
     free(r->scenario_label);
     cJSON_free(r->canon);
     free(r->build_msg);
+    if (r->charge_to)
+        atomic_fetch_sub(r->charge_to, atomic_load(&r->charged));
     pthread_mutex_destroy(&r->cache_lock);
     pthread_mutex_destroy(&r->lock);
     free(r);
@@ -504,6 +521,7 @@ int session_build(struct session *s, struct strbuf *err)
     }
     s->run->rp.op_limit = REPLAY_NO_LIMIT;
     s->position = 0;
+    session_run_recharge(s->run);
     return ret;
 }
 
@@ -616,6 +634,7 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
     }
     res->warnings_from = nr_warnings;
 out_release:
+    session_run_recharge(s->run);
     names_release(&saved);
     cJSON_free(text);
     scenario_op_list_release(ops, nr);

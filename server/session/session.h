@@ -144,6 +144,11 @@ struct session_run {
     unsigned scan_linked;     /* scratch of an eviction scan: sessions linked, */
     bool scan_held;           /* ... any of them held, */
     uint64_t scan_used;       /* ... the latest use of one */
+    /* memory: what it holds now is charged to *charge_to (the registry's
+     * total), updated under @lock whenever checkpoints, cursor or cache
+     * change (session_run_recharge()) and taken back when it is freed */
+    atomic_uint_least64_t *charge_to;
+    atomic_uint_least64_t charged;
     /* set by the thread that builds it, under @lock */
     bool built;      /* the replay ran (successfully or not: see build_err) */
     int build_err;   /* the build failed: every session that attached sees it */
@@ -232,6 +237,9 @@ struct session_run *session_run_new(const struct session_limits *lim);
 void session_run_put(struct session_run *r);
 /* A reference to @s's run, for a reader that holds neither of its locks. */
 struct session_run *session_run_get(struct session *s);
+/* Charge what @r holds now (session_run_memory(), measured) to its
+ * charge_to, if any.  Under r->lock.  Cannot fail. */
+void session_run_recharge(struct session_run *r);
 /* Give @s run @r (its reference is @s's now) and drop the one it had. */
 void session_set_run(struct session *s, struct session_run *r);
 /* Copy @src's inputs (scenario, label, settings, batches) into @dst, which

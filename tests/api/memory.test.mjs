@@ -1,7 +1,8 @@
 // tests/api/memory.test.mjs: a request's memory is bounded by the server's
 // budgets, whatever its size on paper: the issue's 170-byte scenario of N
 // caches on 64 CPUs (memory grows with N x CPUs x checkpoints) is refused
-// at --session-memory, live sessions fit --memory-mb, and a deleted big
+// at --session-memory, live timelines fit --memory-mb as measured (not as
+// many as --session-memory says each may grow to), and a deleted big
 // session gives its memory back.  Resident memory is read from /proc.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
@@ -44,20 +45,34 @@ test('4,000 caches on 64 CPUs: 429 at the session\'s budget, three at once, resi
   assert.ok(rss < 512, `resident ${rss.toFixed(0)} MiB after three such requests (budget 3 x 64 MiB)`);
 });
 
-test('live sessions fit --memory-mb: 256 MiB holds four of 64 MiB', async (t) => {
+test('live timelines fit --memory-mb, measured: 600-cache ones evict each other, small ones do not', async (t) => {
   const list = await api(srv.url, 'GET', '/api/sessions?limit=1');
-  assert.equal(list.json.max_live, 4);
+  assert.equal(list.json.memory.budget, 256 * 1024 * 1024);
   const made = [];
+  // a seed each: no two have the same inputs, so none shares a timeline
   for (let i = 0; i < 8; i++) {
-    const r = await api(srv.url, 'POST', '/api/sessions', { body: caches(600) });
+    const r = await api(srv.url, 'POST', '/api/sessions', { body: { ...caches(600), seed: 100 + i } });
     assert.equal(r.status, 201, r.text);
     made.push(r.json);
+    const now = (await api(srv.url, 'GET', '/api/sessions?limit=1')).json;
+    assert.ok(now.memory.used <= now.memory.budget, `${now.memory.used} bytes held, budget ${now.memory.budget}`);
   }
   const after8 = await api(srv.url, 'GET', '/api/sessions?limit=1');
-  assert.ok(after8.json.live <= 4, `${after8.json.live} live`);
+  assert.ok(after8.json.live < 8, `${after8.json.live} live: the budget evicted some`);
   const rss = rssMiB();
-  t.diagnostic(`resident ${rss.toFixed(0)} MiB with eight 600-cache sessions made, ${after8.json.live} live`);
+  t.diagnostic(`resident ${rss.toFixed(0)} MiB with eight 600-cache sessions made, ${after8.json.live} live, ${(after8.json.memory.used / 1048576).toFixed(0)} MiB charged`);
   if (!sanitized()) assert.ok(rss < 512, `resident ${rss.toFixed(0)} MiB with eight 600-cache sessions made`);
+  // small timelines are charged what they hold, not the 64 MiB they may
+  // grow to: twenty of them stay live under the same budget
+  const small = [];
+  for (let i = 0; i < 20; i++) {
+    const r = await api(srv.url, 'POST', '/api/sessions', { body: { scenario: 'default', seed: 500 + i } });
+    assert.equal(r.status, 201, r.text);
+    small.push(r.json);
+  }
+  const s20 = (await api(srv.url, 'GET', '/api/sessions?limit=1')).json;
+  assert.ok(s20.live >= 20, `${s20.live} live timelines after twenty small sessions`);
+  for (const s of small) assert.equal((await api(srv.url, 'DELETE', `/api/sessions/${s.id}`, { token: s.token })).status, 204);
   // an evicted one comes back on demand
   const back = await api(srv.url, 'GET', `/api/sessions/${made[0].id}/state?at=5`);
   assert.equal(back.status, 200);
