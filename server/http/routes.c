@@ -29,6 +29,7 @@ static const struct route routes[] = {
         {"GET", "/api/scenarios", route_scenarios},
         {"GET", "/api/scenarios/*", route_scenario},
         {"GET", "/api/compare", route_compare},
+        {"POST", "/api/compare", route_compare},
         {"GET", "/api/diff", route_diff},
         {"GET", "/api/gfp", route_gfp},
         {"POST", "/api/sessions", route_session_create},

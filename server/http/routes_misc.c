@@ -274,6 +274,14 @@ int route_compare(const struct request *req, struct response *res)
         return route_error(res, 400, "bad_request", "format: json, md or svg");
     if (open && strcmp(open, "0") && strcmp(open, "1"))
         return route_error(res, 400, "bad_request", "open: 0 or 1");
+    /* keeping the runs makes sessions: a change, so a POST (which the guard
+     * takes only from the lab's own pages), never a GET a link can send */
+    if (open && !strcmp(open, "1") && strcmp(req->method, "POST"))
+        return route_error(res, 405, "method_not_allowed",
+                           "open=1 keeps both runs as new sessions: use POST /api/compare");
+    if (!strcmp(req->method, "POST") && !(open && !strcmp(open, "1")))
+        return route_error(res, 400, "bad_request",
+                           "POST /api/compare keeps both runs (open=1); GET compares only");
     if (name && !(e = app_scenario(req->app, name)))
         return route_error(res, 404, "not_found", "no scenario named \"%.64s\"", name);
     if (!req->may_block)

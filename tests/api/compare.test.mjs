@@ -71,7 +71,7 @@ test('session=ID reruns a user scenario and its appended operations under both s
 
 test('session=ID with open=1 keeps both runs as sessions that step like any other', async () => {
   const made = await call('POST', '/api/sessions', { scenario: 'default', ops: [{ op: 'alloc', cpu: 1, cache: 'A', name: 'zz' }] });
-  const r = await call('GET', `/api/compare?session=${made.json.id}&model=sheaves,legacy&open=1`);
+  const r = await call('POST', `/api/compare?session=${made.json.id}&model=sheaves,legacy&open=1`);
   assert.equal(r.status, 200, r.text);
   assert.equal(r.json.runs.length, 2);
   const [a, b] = r.json.runs;
@@ -91,7 +91,7 @@ test('a forked session: only the operations up to the fork are rerun', async () 
   const made = await call('POST', '/api/sessions', { scenario: 'default' });
   const fork = await call('POST', `/api/sessions/${made.json.id}/fork`, { at: 11 });
   assert.equal(fork.status, 201);
-  const r = await call('GET', `/api/compare?session=${fork.json.id}&variant=BARN_REFILL&open=1`);
+  const r = await call('POST', `/api/compare?session=${fork.json.id}&variant=BARN_REFILL&open=1`);
   assert.equal(r.status, 200, r.text);
   const info = (await call('GET', `/api/sessions/${r.json.runs[0].id}`)).json;
   assert.equal(info.ops, fork.json.ops);
@@ -126,4 +126,16 @@ test('a variant that does not apply to the model: a warning, and identical runs'
   const same = await call('GET', '/api/compare?scenario=free-storm&variant=BARN_REFILL');
   assert.equal(same.json.identical, true);
   assert.match(same.json.warning, /the two runs are identical \(the same \d+ operations and \d+ events\)/);
+});
+
+test('open=1 makes sessions, so only a POST may ask for it', async () => {
+  const got = await call('GET', '/api/compare?scenario=default&variant=BARN_REFILL&open=1');
+  assert.equal(got.status, 405, got.text);
+  assert.match(got.json.error.message, /POST \/api\/compare/);
+  const post = await call('POST', '/api/compare?scenario=default&variant=BARN_REFILL');
+  assert.equal(post.status, 400, post.text);
+  const list = async () => (await call('GET', '/api/sessions?limit=1')).json.total;
+  const before = await list();
+  assert.equal((await call('GET', '/api/compare?scenario=default&variant=BARN_REFILL')).status, 200);
+  assert.equal(await list(), before, 'a GET made no session');
 });

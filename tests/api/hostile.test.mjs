@@ -122,6 +122,7 @@ const catalogue = [
   ['compare of nothing', 'GET', '/api/compare', undefined, 400, 'bad_request'],
   ['compare of an unknown variant', 'GET', '/api/compare?scenario=default&variant=BOGUS', undefined, 400, 'bad_request'],
   ['compare on both axes', 'GET', '/api/compare?scenario=default&variant=BARN_REFILL&model=a,b', undefined, 400, 'bad_request'],
+  ['a GET that would make sessions (compare open=1)', 'GET', '/api/compare?scenario=default&variant=BARN_REFILL&open=1', undefined, 405, 'method_not_allowed'],
   ['import of junk', 'POST', '/api/snapshots/import', '{"format":"x"}', 400, 'bad_request'],
   ['import of an invalid scenario', 'POST', '/api/snapshots/import', JSON.stringify({ format: 'slublab-snapshot', version: 1, position: 0, engine: 'x', scenario_text: { format: 9 }, batches: [{ ops: null, limit: null }], state: {} }), 400, 'bad_request'],
   ['snapshot of no session', 'POST', '/api/snapshots', '{"session":"aaaaaaaaaa"}', 404, 'not_found'],

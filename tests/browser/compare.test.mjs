@@ -139,7 +139,7 @@ test('a comparison is a link: the same runs at the same step, with counters at t
   const again = await openPage(browser.ctx, url);
   await shotOnFailure(t, again, async () => {
     await again.waitForSelector('#cmp-table tbody tr');
-    const total = (await api(base, '/api/compare?scenario=default&variant=BARN_REFILL&open=1').then((r) => api(base, `/api/sessions/${r.runs[0].id}`))).ops;
+    const total = (await api(base, '/api/compare?scenario=default&variant=BARN_REFILL&open=1', { method: 'POST' }).then((r) => api(base, `/api/sessions/${r.runs[0].id}`))).ops;
     await bothAt(again, 3, total);
     assert.equal(await again.inputValue('#cmp-scenario'), 'default');
     assert.equal(await again.inputValue('#cmp-axis'), 'variant:BARN_REFILL');

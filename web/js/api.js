@@ -108,7 +108,8 @@ export const api = {
   /** Point lecture @id at session @session (the lecture's token). */
   setLecture: (id, token, session) => request('POST', L(id), { body: { session }, token }),
   lectureFollowUrl: (id) => `${L(id)}/follow`,
-  compare: (p) => request('GET', `/api/compare${q(p)}`),
+  /** Compare two runs; with open: 1 also keep both as sessions (a POST: it makes them). */
+  compare: (p) => request(p.open ? 'POST' : 'GET', `/api/compare${q(p)}`),
   /** Where the comparison report is: format md (Markdown) or svg (its chart). */
   compareUrl: (p, format) => `/api/compare${q({ ...p, format })}`,
   /** Where the Markdown report (format md) or its chart (svg) of the state at @at is. */
