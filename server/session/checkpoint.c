@@ -47,10 +47,20 @@ uint64_t session_run_memory(const struct session_run *r)
     return total;
 }
 
+void session_ckpt_release(struct checkpoint *c)
+{
+    if (!c->shared || atomic_fetch_sub(c->shared, 1) == 1) {
+        sim_destroy(c->sim);
+        free(c->shared);
+    }
+    c->sim = NULL;
+    c->shared = NULL;
+}
+
 /* Remove checkpoint @i (not 0). */
 static void session_ckpt_remove(struct session_run *r, size_t i)
 {
-    sim_destroy(r->ckpts[i].sim);
+    session_ckpt_release(&r->ckpts[i]);
     r->ckpt_bytes -= r->ckpts[i].bytes;
     memmove(&r->ckpts[i], &r->ckpts[i + 1], (r->nr_ckpts - i - 1) * sizeof(r->ckpts[0]));
     r->nr_ckpts--;
@@ -90,6 +100,47 @@ void session_thin(struct session_run *r)
     session_run_recharge(r);
 }
 
+/*
+ * A copy of a run (r->base, same inputs, so the same machine at the same
+ * point) takes the base's checkpoint at the head's position, if it has one,
+ * instead of a new copy: a fork costs its own memory from its first own
+ * operation on.  Its bytes are still counted in full for both runs, so the
+ * budget errs on the safe side.  False when there is none to take.
+ */
+static bool session_ckpt_borrow(struct session_run *r, struct checkpoint *c)
+{
+    struct session_run *b = r->base;
+    size_t lo = 0, hi;
+
+    if (!b)
+        return false;
+    hi = b->nr_ckpts;
+    while (lo < hi) { /* the first with seq >= the head's */
+        size_t mid = lo + (hi - lo) / 2;
+
+        if (b->ckpts[mid].seq < r->log.nr_events)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == b->nr_ckpts || b->ckpts[lo].seq != r->log.nr_events ||
+        b->ckpts[lo].op != r->log.nr_ops)
+        return false;
+    if (!b->ckpts[lo].shared) {
+        atomic_uint *n = malloc(sizeof(*n));
+
+        if (!n)
+            return false;
+        atomic_init(n, 1);
+        b->ckpts[lo].shared = n; /* b is locked by the one who set r->base */
+    }
+    atomic_fetch_add(b->ckpts[lo].shared, 1);
+    c->sim = b->ckpts[lo].sim;
+    c->shared = b->ckpts[lo].shared;
+    c->bytes = b->ckpts[lo].bytes;
+    return true;
+}
+
 int session_ckpt_add(struct session_run *r)
 {
     struct checkpoint *c;
@@ -104,14 +155,18 @@ int session_ckpt_add(struct session_run *r)
         r->ckpts = c;
         r->cap_ckpts = cap;
     }
-    if (sim_clone(r->rp.sim, &copy))
-        return -ENOMEM;
-    c = &r->ckpts[r->nr_ckpts++];
-    c->sim = copy;
+    c = &r->ckpts[r->nr_ckpts];
+    memset(c, 0, sizeof(*c));
+    if (!session_ckpt_borrow(r, c)) {
+        if (sim_clone(r->rp.sim, &copy))
+            return -ENOMEM;
+        c->sim = copy;
+        c->bytes = sim_host_bytes(copy);
+    }
+    r->nr_ckpts++;
     c->seq = r->log.nr_events;
     c->op = r->log.nr_ops;
     c->off = r->log.len;
-    c->bytes = sim_host_bytes(copy);
     memcpy(c->totals, r->tl.totals, sizeof(c->totals));
     r->ckpt_seq = c->seq;
     r->ckpt_op = c->op;

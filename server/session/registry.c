@@ -444,8 +444,11 @@ int registry_own(struct registry *reg, struct session *s, struct strbuf *err)
         ret = -ENOMEM;
     else if (!(ret = session_run_copy_inputs(n, r))) {
         tmp.run = n;
+        n->base = r; /* its checkpoints, not new copies: r is locked by the caller */
         pthread_mutex_lock(&n->lock);
-        if ((ret = session_build(&tmp, err)))
+        ret = session_build(&tmp, err);
+        n->base = NULL;
+        if (ret)
             pthread_mutex_unlock(&n->lock);
     }
     pthread_mutex_lock(&reg->lock);

@@ -84,7 +84,7 @@ static void session_run_free(struct session_run *r)
     session_cache_clear(r);
     session_cursor_drop(r);
     for (i = 0; i < r->nr_ckpts; i++)
-        sim_destroy(r->ckpts[i].sim);
+        session_ckpt_release(&r->ckpts[i]);
     free(r->ckpts);
     if (r->have_rp)
         replay_release(&r->rp);

@@ -103,7 +103,11 @@ struct session_batch {
 };
 
 struct checkpoint {
-    struct sim *sim; /* owned; at an operation boundary; no event callback; NULL: none */
+    struct sim *sim; /* at an operation boundary; no event callback; NULL: none */
+    /* NULL: @sim is this run's alone; else how many runs hold it (a fork's
+     * run borrows the checkpoints of the run it was copied from), and the
+     * last to let go destroys it.  Never set on a cursor. */
+    atomic_uint *shared;
     uint64_t seq;    /* events applied */
     uint64_t op;     /* operations applied */
     size_t off;      /* oplog offset of the next operation */
@@ -153,6 +157,9 @@ struct session_run {
     bool built;      /* the replay ran (successfully or not: see build_err) */
     int build_err;   /* the build failed: every session that attached sees it */
     char *build_msg; /* and why; owned */
+    /* while it is built as a copy of another run (registry_own(), which holds
+     * that run locked): take that run's checkpoints instead of new copies */
+    struct session_run *base;
 
     /* inputs */
     char *scenario_text; /* owned */

@@ -30,6 +30,8 @@ int session_ckpt_add(struct session_run *r);
 /* Forget the checkpoints (and the cursor) past operation @op, as a failed
  * append rolls back.  Checkpoint 0 stays.  Cannot fail. */
 void session_ckpt_truncate(struct session_run *r, uint64_t op);
+/* Let go of checkpoint @c's machine (destroyed by the last run holding it). */
+void session_ckpt_release(struct checkpoint *c);
 /* Release the cursor.  Cannot fail. */
 void session_cursor_drop(struct session_run *r);
 /* The last checkpoint with seq < @seq (@strict) or <= @seq; ckpts[0] when none. */

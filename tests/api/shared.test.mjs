@@ -48,6 +48,21 @@ test('forty students on maple: forty live sessions on one run, each with its own
   const b = await api(srv.url, 'GET', `/api/sessions/${class40[30].id}/state?at=5000`);
   assert.equal(a.status, 200);
   assert.equal(a.text, b.text);
+
+  // one student writes: their copy takes the shared checkpoints, not new ones
+  const grownBefore = rssMiB(srv.proc.pid);
+  const w = class40[5];
+  const app = await api(srv.url, 'POST', `/api/sessions/${w.id}/ops`, { token: w.token, body: [{ op: 'create', name: 'mine', object_size: 64 }] });
+  assert.equal(app.status, 200, app.text);
+  const forked = rssMiB(srv.proc.pid);
+  t.diagnostic(`resident ${grownBefore.toFixed(0)} -> ${forked.toFixed(0)} MiB for one student's copy of maple`);
+  if (!sanitized()) assert.ok(forked - grownBefore < 30, `the copy took ${(forked - grownBefore).toFixed(0)} MiB`);
+  assert.equal((await api(srv.url, 'GET', '/api/sessions?limit=1')).json.live, 2);
+  for (const at of [0, 777, 5000, 60000]) {
+    const mine = await api(srv.url, 'GET', `/api/sessions/${w.id}/state?at=${at}`);
+    const theirs = await api(srv.url, 'GET', `/api/sessions/${class40[6].id}/state?at=${at}`);
+    assert.equal(mine.text, theirs.text, `the same state at ${at} before the write`);
+  }
 });
 
 test('the first change forks: the writer gets a run of its own, the others see nothing', async () => {
