@@ -67,11 +67,11 @@ static const struct cli_opt serve_limit_opts[] = {
                  "one); idle ones are evicted and rebuilt from the database when needed"},
         {CLI_TO(struct serve_args, memory_mb), .name = "memory-mb", .arg = "MIB", .min = 4,
          .max = 1u << 24,
-         .help = "memory all live sessions may hold together (default a quarter of the "
-                 "machine's, at most 8192): at most MIB / --session-memory timelines live"},
+         .help = "memory all live timelines may hold together, measured (default a quarter of "
+                 "the machine's, at most 8192)"},
         {CLI_TO(struct serve_args, session_memory), .name = "session-memory", .arg = "MIB",
          .min = 4, .max = 1u << 20,
-         .help = "memory per session, checkpoints included (default 128)"},
+         .help = "the most one timeline may hold, checkpoints included (default 128)"},
         {CLI_TO(struct serve_args, max_ops), .name = "max-ops", .arg = "N", .min = 1,
          .max = 1000000000, .help = "engine operations per session (default 4000000)"},
         {CLI_TO(struct serve_args, max_cpus), .name = "max-cpus", .arg = "N", .min = 1,
