@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +78,7 @@ struct http_server {
     struct MHD_Daemon *daemon;
     unsigned port;
     struct guard guard;   /* who may write (guard.h) */
+    atomic_bool open;     /* guard is set up: it needs the port, known once the daemon listens */
     struct watch *watch;  /* the headers' deadline (watch.h) */
     char url[96];
     pthread_mutex_t lock; /* the queue */
@@ -349,6 +351,8 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         hr->version = version;
         *req_cls = hr;
         http_watch_busy(srv, conn, true);
+        if (!atomic_load_explicit(&srv->open, memory_order_acquire)) /* before http_start returned */
+            return http_fail(hr, 503, "busy", "the server is starting");
         if (guard_check(&srv->guard, method,
                         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST),
                         MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin"), why,
@@ -599,6 +603,7 @@ int http_start(struct app *app, struct http_server **out, struct strbuf *err)
     srv->port = info ? info->port : app->cfg.port;
     if (guard_init(&srv->guard, app->cfg.listen, srv->port, app->cfg.allow_origin, err))
         goto err_stop;
+    atomic_store_explicit(&srv->open, true, memory_order_release);
     snprintf(srv->url, sizeof(srv->url), ipv6 ? "http://[%s]:%u/" : "http://%s:%u/",
              strcmp(app->cfg.listen, "localhost") ? app->cfg.listen : "127.0.0.1", srv->port);
     *out = srv;
