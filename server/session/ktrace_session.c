@@ -78,6 +78,9 @@ int ktrace_session_store(struct store *st, const cJSON *scenario, char *id, size
 out:
     if (ret == -ENOMEM && !strbuf_str(err)[0])
         strbuf_printf(err, "out of memory");
+    else if (ret && !strbuf_str(err)[0]) /* every failure says what failed */
+        strbuf_printf(err, "the session cannot be built (%s)",
+                      ret == SESSION_ELIMIT ? "past a session limit" : strerror(-ret));
     cJSON_free(settings);
     cJSON_Delete(sj);
     session_free(s);

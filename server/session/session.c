@@ -495,8 +495,12 @@ int session_build(struct session *s, struct strbuf *err)
     sim_set_event_cb(s->run->rp.sim, session_on_event, s->run);
     s->run->rp.hook = session_on_op;
     s->run->rp.hook_arg = s->run;
-    if ((ret = session_ckpt_add(s->run)))
+    if ((ret = session_ckpt_add(s->run))) {
+        if (ret == -E2BIG)
+            strbuf_printf(err, "the session needs more than its %" PRIu64 " MiB of memory",
+                          s->run->lim.memory / MIB);
         return ret == -E2BIG ? SESSION_ELIMIT : ret;
+    }
     s->run->rp.op_limit = s->run->batches[0].limit;
     ret = session_replay_error(s, replay_run(&s->run->rp), err);
     s->run->batches[0].op_end = s->run->log.nr_ops;
