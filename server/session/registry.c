@@ -370,11 +370,14 @@ int registry_build(struct registry *reg, struct session *s, struct strbuf *err)
         return ret;
     if ((ret = session_run_key(r, &key)))
         return ret;
+    /* locks go run, then registry, everywhere: r is new, so this one waits for nobody */
+    pthread_mutex_lock(&r->lock);
     pthread_mutex_lock(&reg->lock);
     found = registry_find_run(reg, key, r);
     if (found) {
         atomic_fetch_add(&found->refs, 1);
         pthread_mutex_unlock(&reg->lock);
+        pthread_mutex_unlock(&r->lock);
         session_set_run(s, found); /* frees the unbuilt run */
         pthread_mutex_lock(&found->lock); /* waits while its first session builds it */
         ret = found->build_err;
@@ -386,14 +389,14 @@ int registry_build(struct registry *reg, struct session *s, struct strbuf *err)
     }
     if (!registry_room_run(reg, &ev)) {
         pthread_mutex_unlock(&reg->lock);
+        pthread_mutex_unlock(&r->lock);
         registry_finish_evict(reg, &ev);
         return -EBUSY;
     }
-    r->keyed = true;
+    r->keyed = true; /* those who attach from now on wait on r->lock for the build */
     r->key = key;
     registry_list_run(reg, r);
     reg->building += reg->lim->memory;
-    pthread_mutex_lock(&r->lock); /* new: nobody else holds it; those who attach wait */
     pthread_mutex_unlock(&reg->lock);
     registry_finish_evict(reg, &ev);
 
@@ -508,7 +511,7 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
     struct store_session ss;
     struct strbuf err = STRBUF_INIT;
     struct evicted ev = {NULL, NULL};
-    struct session *s;
+    struct session *s, *fresh;
     int ret;
 
     pthread_mutex_lock(&reg->lock);
@@ -524,10 +527,19 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
         return -EAGAIN;
     if ((ret = store_session_load(reg->store, id, &ss)))
         return ret;
+    if (!(fresh = session_new(reg->lim))) {
+        store_session_free(&ss);
+        return -ENOMEM;
+    }
+    /* locked before the registry (the order everywhere): others who find it
+     * wait on it until the build is done */
+    pthread_mutex_lock(&fresh->lock);
     pthread_mutex_lock(&reg->lock);
     if ((s = registry_find(reg, id))) { /* another thread restored it meanwhile */
         registry_hold(reg, s);
         pthread_mutex_unlock(&reg->lock);
+        pthread_mutex_unlock(&fresh->lock);
+        session_free(fresh);
         store_session_free(&ss);
         *out = s;
         return 0;
@@ -536,18 +548,18 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
         ret = -ENOENT; /* deleted after the load above */
     else if (!registry_room_session(reg, &ev))
         ret = -EBUSY;
-    else if (!(s = session_new(reg->lim)))
-        ret = -ENOMEM;
     if (ret) {
         pthread_mutex_unlock(&reg->lock);
+        pthread_mutex_unlock(&fresh->lock);
+        session_free(fresh);
         registry_finish_evict(reg, &ev);
         store_session_free(&ss);
         return ret;
     }
+    s = fresh;
     snprintf(s->id, sizeof(s->id), "%s", id);
     s->refs = 1;
     s->last_used = ++reg->clock;
-    pthread_mutex_lock(&s->lock); /* others wait on it until the build is done */
     registry_link(reg, s);
     pthread_mutex_unlock(&reg->lock);
     registry_finish_evict(reg, &ev);
