@@ -45,3 +45,20 @@ test('an append racing a DELETE of its session is 200 or 404, never 500', async 
   }
   assert.equal(seen[200] + seen[404], 150);
 });
+
+test('twenty sessions on one timeline write at once: each gets its own copy, nobody sees another\'s', async () => {
+  const class20 = [];
+  for (let i = 0; i < 20; i++) class20.push(await session(srv.url, { scenario: 'fresh-slab-fill' }));
+  const quiet = await session(srv.url, { scenario: 'fresh-slab-fill' });
+  const end = (await api(srv.url, 'GET', `/api/sessions/${quiet.id}`)).json.events;
+  const rs = await Promise.all(class20.map((s, i) => api(srv.url, 'POST', `/api/sessions/${s.id}/ops`,
+    { token: s.token, body: [{ op: 'create', name: `c${i}`, object_size: 32 + 8 * i }] })));
+  for (const r of rs) assert.equal(r.status, 200, r.text);
+  for (let i = 0; i < 20; i++) {
+    const st = (await api(srv.url, 'GET', `/api/sessions/${class20[i].id}/state?at=${rs[i].json.events}`)).json.state;
+    const caches = st.caches.map((c) => c.name);
+    assert.ok(caches.includes(`c${i}`), `session ${i} has its cache`);
+    assert.ok(!caches.includes(`c${(i + 1) % 20}`), `session ${i} has no other's cache`);
+  }
+  assert.equal((await api(srv.url, 'GET', `/api/sessions/${quiet.id}`)).json.events, end, 'the untouched session is as it was');
+});
