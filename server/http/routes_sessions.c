@@ -336,9 +336,13 @@ static int fork_session(const struct request *req, struct response *res, struct 
     int ret;
 
     ret = child ? session_fork_inputs(s, at, child) : -ENOMEM;
-    route_close_session(req, s);
-    if (!ret)
+    if (!ret) {
+        /* the child's inputs are a prefix of s's: while s stays locked, s's
+         * checkpoints serve the child's build instead of new copies */
+        child->run->base = s->run;
         ret = ops ? session_build(child, &err) : registry_build(req->app->reg, child, &err);
+    }
+    route_close_session(req, s);
     if (!ret) {
         child->position = at < session_nr_events(child) ? at : session_nr_events(child);
         if (ops && !(ret = session_append(child, ops, &ar, &err))) {

@@ -478,7 +478,17 @@ bool session_run_same_inputs(const struct session_run *a, const struct session_r
     return true;
 }
 
+static int session_build_run(struct session *s, struct strbuf *err);
+
 int session_build(struct session *s, struct strbuf *err)
+{
+    int ret = session_build_run(s, err);
+
+    s->run->base = NULL; /* the run it borrowed from is locked only while it is built */
+    return ret;
+}
+
+static int session_build_run(struct session *s, struct strbuf *err)
 {
     char label[32];
     size_t i;

@@ -58,6 +58,17 @@ test('forty students on maple: forty live sessions on one run, each with its own
   t.diagnostic(`resident ${grownBefore.toFixed(0)} -> ${forked.toFixed(0)} MiB for one student's copy of maple`);
   if (!sanitized()) assert.ok(forked - grownBefore < 30, `the copy took ${(forked - grownBefore).toFixed(0)} MiB`);
   assert.equal((await api(srv.url, 'GET', '/api/sessions?limit=1')).json.live, 2);
+  // a student who appends in the middle of the run forks there: the fork
+  // takes the run's checkpoints up to that point too
+  const mid = class40[7];
+  const beforeFork = rssMiB(srv.proc.pid);
+  const f = await api(srv.url, 'POST', `/api/sessions/${mid.id}/ops`, { token: mid.token, body: { at: 40000, ops: [{ op: 'create', name: 'late', object_size: 96 }] } });
+  assert.equal(f.status, 201, f.text);
+  const afterFork = rssMiB(srv.proc.pid);
+  t.diagnostic(`resident ${beforeFork.toFixed(0)} -> ${afterFork.toFixed(0)} MiB for a fork at 40000`);
+  if (!sanitized()) assert.ok(afterFork - beforeFork < 10, `the fork took ${(afterFork - beforeFork).toFixed(0)} MiB`);
+  const forkState = await api(srv.url, 'GET', `/api/sessions/${f.json.id}/state?at=30000`);
+  assert.equal(forkState.text, (await api(srv.url, 'GET', `/api/sessions/${class40[8].id}/state?at=30000`)).text);
   for (const at of [0, 777, 5000, 60000]) {
     const mine = await api(srv.url, 'GET', `/api/sessions/${w.id}/state?at=${at}`);
     const theirs = await api(srv.url, 'GET', `/api/sessions/${class40[6].id}/state?at=${at}`);
