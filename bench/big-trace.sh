@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# bench/big-trace.sh: a real-sized kmem trace through slublab, at two
+# lengths with the same live state (docs/benchmarks.md, "Big traces").
+#
+#   bench/big-trace.sh [EVENTS ...]     (default: 1000000 10000000)
+#
+# For each length: a synthetic trace of a busy machine (bench/gen-kmem-trace.py:
+# 64 real caches, 8 CPUs, 300,000 live objects once warm), then in one run
+# `slublab replay` alone, `slublab replay --db` (the session a user opens),
+# their wall time and peak resident memory (/usr/bin/time), the database's
+# bytes per operation, and when the session was built, 1,000 seeks to random
+# positions and 1,000 steps (position + 1) through `slublab serve`, as p50 and
+# p99.  SLUBLAB_BIN names the program (default build/slublab); the traces are
+# kept in ${TMPDIR:-/tmp}/slublab-big-trace for the next run.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+bin=${SLUBLAB_BIN:-build/slublab}
+dir=${TMPDIR:-/tmp}/slublab-big-trace
+mkdir -p "$dir"
+lengths=("$@")
+((${#lengths[@]})) || lengths=(1000000 10000000)
+
+echo "| events | replay | replay RSS | --db | --db RSS | result | DB bytes/op | seek p50/p99 | step p50/p99 |"
+echo "|---:|---:|---:|---:|---:|---|---:|---:|---:|"
+for n in "${lengths[@]}"; do
+    trace=$dir/trace-$n.txt
+    [[ -s $trace ]] || python3 bench/gen-kmem-trace.py "$n" >"$trace" || exit 1
+    db=$dir/trace-$n.db
+    rm -f "$db" "$db"-*
+    /usr/bin/time -o "$dir/t1" -f '%e %M' "$bin" replay "$trace" >/dev/null 2>&1
+    /usr/bin/time -o "$dir/t2" -f '%e %M' "$bin" replay "$trace" --db "$db" >"$dir/db.out" 2>"$dir/db.err"
+    read -r rs rk < <(tail -n 1 "$dir/t1")
+    read -r ds dk < <(tail -n 1 "$dir/t2")
+    if grep -q '^session .* saved' "$dir/db.out"; then
+        result=built
+        ops=$(grep -oE 'replayed [0-9]+ operations' "$dir/db.out" | grep -oE '[0-9]+')
+        bpo=$(awk -v b="$(stat -c %s "$db")" -v o="$ops" 'BEGIN { printf "%.0f", b / o }')
+        lat=$(node bench/big-trace-seeks.mjs "$bin" "$db")
+    else
+        result="failed: $(grep -m1 'slublab replay' "$dir/db.err" | sed 's/.*--db [^:]*: //')"
+        bpo=-
+        lat="- | -"
+    fi
+    printf '| %s | %s s | %s MiB | %s s | %s MiB | %s | %s | %s |\n' "$n" "$rs" "$((rk / 1024))" "$ds" \
+        "$((dk / 1024))" "$result" "$bpo" "$lat"
+done
