@@ -5,7 +5,7 @@
 // that selects itself for the inspector.
 
 import { s, fill } from '../dom.js';
-import { STATES, shortAddr, plural } from '../format.js';
+import { STATES, shortAddr, slabName, plural } from '../format.js';
 import { S } from '../model.js';
 
 const ROLE_CODE = { main: S.main, spare: S.spare, rcu_free: S.rcu_free, barn_full: S.barn, barn_empty: S.barn, barn_partial: S.barn, prefill: S.prefill, inflight: S.inflight, rcu_pending: S.rcu_pending, other: S.other };
@@ -173,7 +173,8 @@ export function createTopology(root, o) {
       dataset: { cpuslab: String(cpu.cpu) } },
     s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: b.addr ? 'cap' : 'none' }),
     s(doc, 'rect', { x: b.x + 1, y: b.y + b.h - 1 - fh, width: Math.max(0, b.w - 2), height: fh, fill: st.color, class: `fill g-${st.glyph}` }));
-    g.append(b.addr ? button(slabG, `CPU ${cpu.cpu} cpu slab ${shortAddr(b.addr)}: ${b.freelist} of ${b.objects} objects on its lockless freelist, tid ${b.tid}`,
+    if (b.addr) slabG.append(s(doc, 'title', null, `slab ${slabName(b.addr)} at ${b.addr}`));
+    g.append(b.addr ? button(slabG, `CPU ${cpu.cpu} cpu slab ${slabName(b.addr)}: ${b.freelist} of ${b.objects} objects on its lockless freelist, tid ${b.tid}`,
       { kind: 'slab', id: b.addr, slab: b.addr }) : slabG);
     g.append(text(b.x, b.y + b.h + 13, 'slab', cpu.compact ? 'tiny' : 'lbl'));
     g.append(text(b.x, b.y + b.h + 26, b.addr ? (cpu.compact ? String(b.freelist) : `${b.freelist}/${b.objects}`) : 'none', cpu.compact ? 'tiny' : 'num'));
@@ -185,8 +186,9 @@ export function createTopology(root, o) {
       const ch = (chip.inuse / Math.max(1, chip.objects)) * (chip.h - 2);
       g.append(button(s(doc, 'g', { class: ['chip', isSel(sel, 'slab', chip.addr) && 'sel'].filter(Boolean).join(' ') },
         s(doc, 'rect', { x: chip.x, y: chip.y, width: chip.w, height: chip.h, class: 'cap' }),
-        s(doc, 'rect', { x: chip.x + 1, y: chip.y + chip.h - 1 - ch, width: Math.max(0, chip.w - 2), height: ch, fill: STATES[S.user].color })),
-      `CPU ${cpu.cpu} partial slab ${shortAddr(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
+        s(doc, 'rect', { x: chip.x + 1, y: chip.y + chip.h - 1 - ch, width: Math.max(0, chip.w - 2), height: ch, fill: STATES[S.user].color }),
+        s(doc, 'title', null, `slab ${slabName(chip.addr)} at ${chip.addr}`)),
+      `CPU ${cpu.cpu} partial slab ${slabName(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
     }
     g.append(text(p.x, p.y + p.h + 13, 'partial', cpu.compact ? 'tiny' : 'lbl'));
   }
@@ -239,8 +241,9 @@ export function createTopology(root, o) {
       const fh = (chip.inuse / Math.max(1, chip.objects)) * (chip.h - 2);
       g.append(button(s(doc, 'g', { class: ['chip', isSel(sel, 'slab', chip.addr) && 'sel'].filter(Boolean).join(' ') },
         s(doc, 'rect', { x: chip.x, y: chip.y, width: chip.w, height: chip.h, class: 'cap' }),
-        s(doc, 'rect', { x: chip.x + 1, y: chip.y + chip.h - 1 - fh, width: chip.w - 2, height: fh, fill: STATES[S.user].color })),
-      `partial slab ${shortAddr(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
+        s(doc, 'rect', { x: chip.x + 1, y: chip.y + chip.h - 1 - fh, width: chip.w - 2, height: fh, fill: STATES[S.user].color }),
+        s(doc, 'title', null, `slab ${slabName(chip.addr)} at ${chip.addr}`)),
+      `partial slab ${slabName(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
     }
     const z = n.zone;
     const zg = button(s(doc, 'g', { class: ['zone', isSel(sel, 'zone', n.node) && 'sel', touched.has(`pages:${n.node}`) && 'touched'].filter(Boolean).join(' ') },
