@@ -241,8 +241,8 @@ static cJSON *json_slab(const struct sim_snapshot *snap, const struct sim_snap_s
         return NULL;
     snprintf(name, sizeof(name), "S%u", s->seq);
     if (!json_put(o, "addr", json_hex(s->addr)) || !json_put(o, "name", json_str(name)) ||
-        !json_put(o, "cache", json_int(s->cache)) ||
-        !json_put(o, "node", json_int(s->node)) || !json_put(o, "order", json_uint(s->order)) ||
+        !json_put(o, "cache", json_int(s->cache)) || !json_put(o, "node", json_int(s->node)) ||
+        !json_put(o, "order", json_uint(s->order)) ||
         !json_put(o, "objects", json_uint(s->objects)) ||
         !json_put(o, "inuse", json_uint(s->inuse)) ||
         !json_put(o, "place", json_place(&s->place)) ||
