@@ -25,7 +25,7 @@
 
 #include "base/strbuf.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 #define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
 
 struct store;
@@ -68,6 +68,7 @@ struct store_snapshot {
     char *check_engine;  /* the SIM_VERSION that replayed it */
     char *check_status;  /* "verified" or "stored" */
     char *check_warning; /* the warning shown with it, or NULL */
+    bool published;      /* its author listed it for everyone (GET /api/snapshots) */
 };
 
 /* Open (creating and migrating as needed).  0, or -EIO with a message in @err. */
@@ -102,8 +103,16 @@ int store_snapshot_create(struct store *st, const struct store_snapshot *sn);
 int store_snapshot_load(struct store *st, const char *id, struct store_snapshot *out);
 void store_snapshot_free(struct store_snapshot *sn);
 int store_snapshot_delete(struct store *st, const char *id);
-/* {"snapshots":[{"id","title","scenario","session","position","engine","created"}],"total"} */
+/* The published snapshots, newest first:
+ * {"snapshots":[{"id","title","scenario","session","position","engine","created"}],"total"} */
 int store_snapshot_list(struct store *st, unsigned limit, unsigned offset, cJSON **out);
+/* Publish snapshot @id or take it back.  0, -ENOENT or -EIO. */
+int store_snapshot_set_published(struct store *st, const char *id, bool published);
+/* The published snapshots and those whose token @tokens ({"ID":"TOKEN",...})
+ * holds, newest first, each with "published" and "mine"; as
+ * store_snapshot_list() otherwise.  0, -ENOMEM or -EIO. */
+int store_snapshot_list_for(struct store *st, const cJSON *tokens, unsigned limit, unsigned offset,
+                            cJSON **out);
 
 /* Up to @max ids of sessions not changed (created or appended to) for
  * @days days, oldest first, into @ids; their count in *n.  0 or -EIO. */

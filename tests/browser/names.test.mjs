@@ -75,3 +75,49 @@ test('picture, inspector and narration call the slabs S<n>, as the description d
     assert.match(await page.textContent('#narration'), /\bS5\b/);
   });
 });
+
+test('a snapshot opens at its step and the reader steps on to the end of the run', async (t) => {
+  const s = await api(base, '/api/sessions', { ...JSON_POST, body: JSON.stringify({ scenario: 'free-storm' }) });
+  const snap = await api(base, '/api/snapshots', { ...JSON_POST, body: JSON.stringify({ session: s.id, at: 40 }) });
+  const page = await lab(`/?snapshot=${snap.id}`);
+  await shotOnFailure(t, page, async () => {
+    await waitAt(page, 40);
+    assert.equal((await model(page)).end, s.events);
+    await press(page, 'ArrowRight');
+    await waitAt(page, 41);
+    await press(page, 'End');
+    await waitAt(page, s.events);
+  });
+  await page.close();
+});
+
+test('Share tab: a publish switch lists one\'s snapshot for everyone; others\' unpublished ones stay unlisted', async (t) => {
+  const page = await lab('/?scenario=default');
+  await shotOnFailure(t, page, async () => {
+    const m = await model(page);
+    const hidden = await api(base, '/api/snapshots', { ...JSON_POST, body: JSON.stringify({ session: m.id, at: 2, title: 'someone else\'s, unpublished' }) });
+    const shown = await api(base, '/api/snapshots', { ...JSON_POST, body: JSON.stringify({ session: m.id, at: 3, title: 'someone else\'s, published' }) });
+    await api(base, `/api/snapshots/${shown.id}/published`, { method: 'PUT', headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${shown.token}` }, body: '{"published":true}' });
+    await page.click('#tabbtn-share');
+    await page.fill('#snap-title', 'mine to publish');
+    await page.click('#snap-save');
+    await page.waitForFunction(() => /mine to publish/.test(document.querySelector('#snap-list').textContent));
+    const listed = await page.textContent('#snap-list');
+    assert.doesNotMatch(listed, /unpublished/);
+    assert.match(listed, /someone else's, published/);
+    // only one's own snapshots have a switch
+    assert.equal(await page.locator(`#snap-pub-${shown.id}`).count(), 0);
+    const id = await page.evaluate(() => document.querySelector('#snap-list li .snap-publish').id.replace('snap-pub-', ''));
+    const publicIds = async () => (await api(base, '/api/snapshots?limit=1000')).snapshots.map((x) => x.id);
+    assert.ok(!(await publicIds()).includes(id));
+    await page.check(`#snap-pub-${id}`);
+    await page.waitForFunction(() => /Published/.test(document.querySelector('#snap-msg').textContent));
+    assert.ok((await publicIds()).includes(id));
+    assert.ok(!(await publicIds()).includes(hidden.id));
+    await page.uncheck(`#snap-pub-${id}`);
+    await page.waitForFunction(() => /no longer published/.test(document.querySelector('#snap-msg').textContent));
+    assert.ok(!(await publicIds()).includes(id));
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
