@@ -73,6 +73,17 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
          * only); the snapshots kept from before are unpublished */
         "ALTER TABLE snapshots ADD COLUMN published INTEGER NOT NULL DEFAULT 0;"
         "CREATE INDEX snapshots_published ON snapshots(published, created);",
+        /* 4 -> 5: lectures outlive a restart */
+        "CREATE TABLE lectures ("
+        " id TEXT PRIMARY KEY,"
+        " token TEXT NOT NULL,"
+        " session TEXT NOT NULL DEFAULT '',"
+        " position INTEGER NOT NULL DEFAULT 0,"
+        " events INTEGER NOT NULL DEFAULT 0,"
+        " ops INTEGER NOT NULL DEFAULT 0,"
+        " created TEXT NOT NULL,"
+        " updated TEXT NOT NULL);"
+        "CREATE INDEX lectures_updated ON lectures(updated);",
 };
 
 enum stmt {
@@ -98,6 +109,10 @@ enum stmt {
     ST_SNP_CHECK,
     ST_SNP_PUBLISH,
     ST_SNP_LIST_FOR,
+    ST_LEC_INSERT,
+    ST_LEC_SET,
+    ST_LEC_DEL,
+    ST_LEC_LIST,
     ST_SES_OLD,
     ST_SNP_EXPIRE,
     NR_STMTS
@@ -146,6 +161,17 @@ static const char *const stmt_sql[NR_STMTS] = {
                             " FROM snapshots n JOIN scenarios c ON c.id = n.scenario"
                             " WHERE n.published = 1 OR n.id IN (SELECT value FROM json_each(?1))"
                             " ORDER BY n.created DESC, n.id",
+        [ST_LEC_INSERT] = "INSERT INTO lectures (id, token, session, position, events, ops,"
+                          " created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, " NOW ", " NOW ")",
+        [ST_LEC_SET] = "UPDATE lectures SET session = ?2, position = ?3, events = ?4, ops = ?5,"
+                       " updated = " NOW " WHERE id = ?1",
+        [ST_LEC_DEL] = "DELETE FROM lectures WHERE id = ?1",
+        /* the session's own position and end when it is stored: they move
+         * without the lecture row being written */
+        [ST_LEC_LIST] = "SELECT l.id, l.token, l.session, coalesce(s.position, l.position),"
+                        " coalesce(s.events, l.events), l.ops"
+                        " FROM lectures l LEFT JOIN sessions s ON s.id = l.session"
+                        " ORDER BY l.updated DESC, l.id LIMIT ?1",
         [ST_SES_OLD] = "SELECT id FROM sessions WHERE updated < strftime('%Y-%m-%dT%H:%M:%fZ',"
                        " 'now', '-' || ?1 || ' days') ORDER BY updated LIMIT ?2",
         [ST_SNP_EXPIRE] = "DELETE FROM snapshots WHERE created < strftime('%Y-%m-%dT%H:%M:%fZ',"
@@ -883,4 +909,78 @@ err_nomem:
     cJSON_Delete(ids);
     cJSON_Delete(o);
     return -ENOMEM;
+}
+
+/* Bind a lecture's columns ?1..?6 (the token only when @token). */
+static void bind_lecture(sqlite3_stmt *s, const struct store_lecture *lc, bool token)
+{
+    int i = 2;
+
+    bind_text(s, 1, lc->id);
+    if (token)
+        bind_text(s, i++, lc->token);
+    bind_text(s, i++, lc->session);
+    bind_u64(s, i++, lc->position);
+    bind_u64(s, i++, lc->events);
+    bind_u64(s, i, lc->ops);
+}
+
+int store_lecture_create(struct store *st, const struct store_lecture *lc)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LEC_INSERT);
+    bind_lecture(s, lc, true);
+    ret = store_exec(st, s, "storing a lecture");
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_lecture_set(struct store *st, const struct store_lecture *lc)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LEC_SET);
+    bind_lecture(s, lc, false);
+    ret = store_exec(st, s, "changing a lecture");
+    if (!ret && !sqlite3_changes(st->db))
+        ret = -ENOENT;
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_lecture_delete(struct store *st, const char *id)
+{
+    return store_delete(st, ST_LEC_DEL, id);
+}
+
+int store_lectures_load(struct store *st, unsigned max,
+                        int (*fn)(const struct store_lecture *lc, void *arg), void *arg)
+{
+    struct store_lecture lc;
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LEC_LIST);
+    bind_u64(s, 1, max);
+    while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        memset(&lc, 0, sizeof(lc));
+        col_copy(s, 0, lc.id, sizeof(lc.id));
+        col_copy(s, 1, lc.token, sizeof(lc.token));
+        col_copy(s, 2, lc.session, sizeof(lc.session));
+        lc.position = col_u64(s, 3);
+        lc.events = col_u64(s, 4);
+        lc.ops = col_u64(s, 5);
+        ret = fn(&lc, arg);
+    }
+    if (!ret && rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "loading the lectures");
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
 }

@@ -596,7 +596,7 @@ describe('restart', () => {
   });
 
   test('the schema is versioned', async () => {
-    assert.equal(sqlite(srv.db, 'PRAGMA user_version'), '4');
+    assert.equal(sqlite(srv.db, 'PRAGMA user_version'), '5');
     assert.equal(sqlite(srv.db, 'PRAGMA journal_mode'), 'wal');
   });
 
