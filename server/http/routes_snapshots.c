@@ -381,8 +381,7 @@ static bool describe(cJSON *o, const struct store_snapshot *sn)
                     sn->session[0] ? cJSON_CreateString(sn->session) : cJSON_CreateNull()) &&
            json_put(o, "scenario", cJSON_CreateString(sn->scenario_name)) &&
            json_put(o, "settings", cJSON_Parse(sn->settings)) &&
-           json_put(o, "position", json_uint(sn->position)) &&
-           json_put(o, "published", cJSON_CreateBool(sn->published));
+           json_put(o, "position", json_uint(sn->position));
 }
 
 /*
@@ -477,7 +476,8 @@ int route_snapshot_get(const struct request *req, struct response *res)
     }
     o = cJSON_CreateObject();
     if (o &&
-        (!describe(o, &sn) || !json_put(o, "engine", eng = cJSON_CreateObject()) ||
+        (!describe(o, &sn) || !json_put(o, "published", cJSON_CreateBool(sn.published)) ||
+         !json_put(o, "engine", eng = cJSON_CreateObject()) ||
          !json_put(eng, "stored", cJSON_CreateString(sn.engine)) ||
          !json_put(eng, "current", cJSON_CreateString(SIM_VERSION)) ||
          !json_put(o, "status", cJSON_CreateString(status)) ||
