@@ -158,6 +158,7 @@ static uint32_t new_slab_gfp(struct sim *sim, struct kmem_cache *s, int node, ui
     idx = pool_get(sim, &sim->slabs);
     slab = slab_at(sim, idx);
     slab->cache = s->id;
+    slab->seq = s->nr_created++;
     slab->node = node;
     slab->base = base;
     slab->order = (uint8_t)oo.order;

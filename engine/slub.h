@@ -591,6 +591,7 @@ struct sim_snap_sheaf {
 struct sim_snap_slab {
     sim_addr_t addr; /* address of the first page; also the slab id */
     int cache;
+    unsigned seq; /* the cache's slab number in order of creation: its name S<seq> */
     int node;
     unsigned order, objects, inuse;
     struct sim_place place; /* SIM_PL_NODE_PARTIAL, NODE_FULL, FULL or INFLIGHT */

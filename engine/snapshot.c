@@ -192,6 +192,7 @@ int sim_snapshot(const struct sim *sim, struct sim_snapshot **out)
         s = sim->caches[slab->cache];
         o->addr = slab->base;
         o->cache = slab->cache;
+        o->seq = slab->seq;
         o->node = slab->node;
         o->order = slab->order;
         o->objects = slab->objects;

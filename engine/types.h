@@ -110,6 +110,9 @@ struct slab {
     struct ilink link;     /* in node->partial / node->full iff list says so */
     int cache;             /* owning cache id; -1 while the pool entry is free */
     int node;
+    unsigned seq;          /* the cache's slab number, from 0 in order of creation
+                            * (its name S<seq>); never reused; below the
+                            * cache's nr_created, checked by validate_slab() */
     sim_addr_t base;       /* address of the first page (and of slot 0) */
     uint8_t order;
     uint8_t list;          /* enum slab_list */
@@ -195,6 +198,7 @@ struct kmem_cache {
     bool ctor;
     struct kmem_order_objects oo, min;
     unsigned min_partial;
+    unsigned nr_created;     /* slabs allocated so far: the next slab's seq */
     unsigned sheaf_capacity; /* 0: no sheaves, every CPU's main is the bootstrap sheaf */
     unsigned remote_node_defrag_ratio;
     uint64_t random;         /* hardened free pointer secret */

@@ -66,6 +66,9 @@ static void validate_slab(struct vstate *v, uint32_t idx)
                 slab->inuse, slab->objects);
         return;
     }
+    if (slab->seq >= s->nr_created)
+        violation(v, "slab 0x%llx: seq %u not below the cache's %u created",
+                  (unsigned long long)slab->base, slab->seq, s->nr_created);
     if (slab->frozen)
         return; /* leaked after a failed debug check: nothing to walk */
     if (slab->fresh) {

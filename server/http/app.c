@@ -241,7 +241,7 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "cannot start the follow thread");
         return ret;
     }
-    if ((ret = lectures_new(&app->lectures))) {
+    if ((ret = lectures_new(app->store, &app->lectures))) {
         strbuf_puts(err, "out of memory");
         return ret;
     }

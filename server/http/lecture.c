@@ -7,6 +7,10 @@
  * topic_lock.  A session's publish runs under that session's lock, so the
  * order of all three is session, lectures, topic_lock.  Few lectures run
  * at once, so a walk of the list per publish costs nothing worth a map.
+ * The store's lock is taken inside the lectures' (a leaf): a lecture is
+ * written when made and when pointed at a session, not on every publish
+ * (its session's position is stored with the session, and loading takes
+ * it from there).
  */
 #include "http/lecture.h"
 
@@ -18,6 +22,7 @@
 
 #include "base/ids.h"
 #include "http/follow.h"
+#include "session/store.h"
 
 struct lecture {
     struct lecture_info info;
@@ -29,11 +34,36 @@ struct lectures {
     pthread_mutex_t lock;
     struct lecture *list; /* newest or last changed first */
     unsigned nr;          /* |list| <= LECTURES_MAX */
+    struct store *store;  /* where they are kept, or NULL */
+    struct lecture **tail; /* while loading: where the next (older) one goes */
 };
 
-int lectures_new(struct lectures **out)
+/* store_lectures_load()'s callback: append @lc (they come newest first). */
+static int lecture_loaded(const struct store_lecture *lc, void *arg)
+{
+    struct lectures *l = arg;
+    struct lecture *x;
+
+    if (!ids_valid(lc->id, LECTURE_ID_LEN) || strlen(lc->token) != 32)
+        return 0; /* not one this server made: left alone */
+    if (!(x = calloc(1, sizeof(*x))))
+        return -ENOMEM;
+    memcpy(x->info.id, lc->id, strlen(lc->id) + 1);
+    snprintf(x->info.session, sizeof(x->info.session), "%s", lc->session);
+    x->info.at = lc->position;
+    x->info.events = lc->events;
+    x->info.ops = lc->ops;
+    memcpy(x->token, lc->token, sizeof(x->token));
+    *l->tail = x;
+    l->tail = &x->next;
+    l->nr++;
+    return 0;
+}
+
+int lectures_new(struct store *st, struct lectures **out)
 {
     struct lectures *l = calloc(1, sizeof(*l));
+    int ret;
 
     if (!l)
         return -ENOMEM;
@@ -41,8 +71,26 @@ int lectures_new(struct lectures **out)
         free(l);
         return -ENOMEM;
     }
+    l->store = st;
+    l->tail = &l->list;
+    if (st && (ret = store_lectures_load(st, LECTURES_MAX, lecture_loaded, l))) {
+        lectures_free(l);
+        return ret;
+    }
     *out = l;
     return 0;
+}
+
+/* @x as the store keeps it. */
+static void lecture_row(const struct lecture *x, struct store_lecture *lc)
+{
+    memset(lc, 0, sizeof(*lc));
+    memcpy(lc->id, x->info.id, sizeof(x->info.id));
+    memcpy(lc->token, x->token, sizeof(x->token));
+    memcpy(lc->session, x->info.session, sizeof(x->info.session));
+    lc->position = x->info.at;
+    lc->events = x->info.events;
+    lc->ops = x->info.ops;
 }
 
 void lectures_free(struct lectures *l)
@@ -84,6 +132,8 @@ static void lecture_drop_oldest(struct lectures *l)
         return;
     while ((*pp)->next)
         pp = &(*pp)->next;
+    if (l->store)
+        store_lecture_delete(l->store, (*pp)->info.id); /* on failure: not loaded past the cap */
     free(*pp);
     *pp = NULL;
     l->nr--;
@@ -92,18 +142,29 @@ static void lecture_drop_oldest(struct lectures *l)
 int lecture_create(struct lectures *l, struct lecture_info *info, char *token)
 {
     struct lecture *x = calloc(1, sizeof(*x));
-    int ret;
+    struct store_lecture lc;
+    int ret, attempt;
 
     if (!x)
         return -ENOMEM;
     x->info = *info;
     pthread_mutex_lock(&l->lock);
-    do {
-        if ((ret = ids_random(x->info.id, LECTURE_ID_LEN)))
-            goto err_unlock;
-    } while (lecture_find(l, x->info.id));
     if ((ret = ids_token(x->token)))
         goto err_unlock;
+    for (attempt = 0;; attempt++) {
+        do {
+            if ((ret = ids_random(x->info.id, LECTURE_ID_LEN)))
+                goto err_unlock;
+        } while (lecture_find(l, x->info.id));
+        if (!l->store)
+            break;
+        lecture_row(x, &lc);
+        ret = store_lecture_create(l->store, &lc);
+        if (!ret)
+            break;
+        if (ret != -EEXIST || attempt == 8)
+            goto err_unlock;
+    }
     if (l->nr == LECTURES_MAX)
         lecture_drop_oldest(l);
     x->next = l->list;
@@ -159,11 +220,20 @@ int lecture_set(struct lectures *l, struct follow_hub *hub, const struct lecture
     } else if (!token || !ids_token_equal(token, x->token)) {
         ret = -EPERM;
     } else {
-        memcpy(x->info.session, info->session, sizeof(x->info.session));
-        x->info.at = info->at;
-        x->info.events = info->events;
-        x->info.ops = info->ops;
-        lecture_tell(x, hub);
+        struct lecture next = *x;
+        struct store_lecture lc;
+
+        memcpy(next.info.session, info->session, sizeof(next.info.session));
+        next.info.at = info->at;
+        next.info.events = info->events;
+        next.info.ops = info->ops;
+        lecture_row(&next, &lc);
+        if (l->store && (ret = store_lecture_set(l->store, &lc)))
+            ret = ret == -ENOMEM ? -ENOMEM : -EIO;
+        if (!ret) {
+            x->info = next.info;
+            lecture_tell(x, hub);
+        }
     }
     pthread_mutex_unlock(&l->lock);
     return ret;

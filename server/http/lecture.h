@@ -10,9 +10,12 @@
  * message.  A session's publish reaches the lectures that show it through
  * lecture_publish().
  *
- * Lectures live in memory only (a restart forgets them; the sessions they
- * showed stay in the store), at most LECTURES_MAX at once: the oldest
- * untouched one goes when a new one would exceed it.
+ * Lectures are kept in the store as they are made and pointed at a
+ * session (id, write token, session, position), and loaded when the server
+ * starts, so a restart loses no lecture: followers reconnecting to the same
+ * follow link find it, at the position its session was stored at.  At most
+ * LECTURES_MAX are kept: the oldest untouched one goes, from memory and
+ * store, when a new one would exceed it.
  */
 #ifndef SLUBLAB_SERVER_HTTP_LECTURE_H
 #define SLUBLAB_SERVER_HTTP_LECTURE_H
@@ -22,6 +25,7 @@
 struct follow_hub;
 struct follower;
 struct lectures;
+struct store;
 
 #define LECTURE_ID_LEN  10   /* characters of a lecture id, as a session's */
 #define LECTURE_SES_MAX 32   /* characters of a session id, at most */
@@ -34,18 +38,20 @@ struct lecture_info {
     uint64_t at, events, ops;          /* the session's position and end, as last published */
 };
 
-/* An empty set of lectures.  0 or -ENOMEM. */
-int lectures_new(struct lectures **out);
+/* The lectures kept in @st (NULL: none, and none kept).  0, -ENOMEM or -EIO. */
+int lectures_new(struct store *st, struct lectures **out);
 /* Free them all.  NULL is fine. */
 void lectures_free(struct lectures *l);
 
-/* A new lecture showing @info's session ("" for none); fills @info->id and @token
- * (33 bytes).  0, -EIO (no randomness) or -ENOMEM. */
+/* A new lecture showing @info's session ("" for none), stored before it is
+ * answered; fills @info->id and @token (33 bytes).  0, -EIO (no randomness
+ * or the store failed) or -ENOMEM. */
 int lecture_create(struct lectures *l, struct lecture_info *info, char *token);
 /* Lecture @id into @out.  0 or -ENOENT. */
 int lecture_get(struct lectures *l, const char *id, struct lecture_info *out);
 /* Point lecture @info->id at @info's session and position when @token is its
- * write token, and tell its followers.  0, -ENOENT or -EPERM. */
+ * write token (stored first), and tell its followers.  0, -ENOENT, -EPERM or
+ * -EIO (the store failed: nothing changed). */
 int lecture_set(struct lectures *l, struct follow_hub *hub, const struct lecture_info *info,
                 const char *token);
 /* Session @session moved: tell the followers of every lecture that shows it.  Cannot fail. */

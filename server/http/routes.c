@@ -61,6 +61,8 @@ static const struct route routes[] = {
         {"POST", "/api/snapshots", route_snapshot_create},
         {"GET", "/api/snapshots", route_snapshot_list},
         {"POST", "/api/snapshots/import", route_snapshot_import},
+        {"POST", "/api/snapshots/list", route_snapshot_list_for},
+        {"PUT", "/api/snapshots/*/published", route_snapshot_publish},
         {"GET", "/api/snapshots/*", route_snapshot_get},
         {"DELETE", "/api/snapshots/*", route_snapshot_delete},
         {"GET", "/api/snapshots/*/export", route_snapshot_export},

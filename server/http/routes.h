@@ -76,6 +76,8 @@ int route_lecture_follow(const struct request *req, struct response *res);
 /* routes_snapshots.c */
 int route_snapshot_create(const struct request *req, struct response *res);
 int route_snapshot_list(const struct request *req, struct response *res);
+int route_snapshot_list_for(const struct request *req, struct response *res);
+int route_snapshot_publish(const struct request *req, struct response *res);
 int route_snapshot_get(const struct request *req, struct response *res);
 int route_snapshot_delete(const struct request *req, struct response *res);
 int route_snapshot_export(const struct request *req, struct response *res);

@@ -108,8 +108,11 @@ int route_lecture_create(const struct request *req, struct response *res)
     struct lecture_info info = {0};
     struct session *s = NULL;
     char token[33];
-    int ret = body_session(req, res, true, &info, &s);
+    int ret;
 
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK; /* the store is written */
+    ret = body_session(req, res, true, &info, &s);
     if (ret < 0)
         return 0;
     if (ret == ROUTE_WOULD_BLOCK)
@@ -152,6 +155,9 @@ int route_lecture_set(const struct request *req, struct response *res)
         return route_error(res, 403, "forbidden",
                            "changing this lecture needs its write token (Authorization: Bearer "
                            "TOKEN)");
+    if (ret)
+        return route_error(res, ret == -ENOMEM ? 503 : 500, ret == -ENOMEM ? "busy" : "internal",
+                           "the lecture could not be stored");
     return route_json(res, 200, lecture_json(req, &info, NULL));
 }
 

@@ -224,7 +224,8 @@ int route_snapshot_create(const struct request *req, struct response *res)
                     session_nr_events(s));
         goto out_close;
     }
-    if (!(cut = session_new(&s->run->lim)) || (ret = session_fork_inputs(s, at, cut)) ||
+    if (!(cut = session_new(&s->run->lim)) ||
+        (ret = session_fork_inputs(s, session_nr_events(s), cut)) ||
         (ret = json_position_state(s, at, 0, &b, &err))) {
         route_session_error(res, cut ? ret : -ENOMEM, strbuf_str(&err));
         goto out_close;
@@ -276,6 +277,100 @@ int route_snapshot_list(const struct request *req, struct response *res)
     if ((err = store_snapshot_list(req->app->store, (unsigned)limit, (unsigned)offset, &out)))
         return route_session_error(res, err, "cannot list the snapshots");
     return route_json(res, 200, out);
+}
+
+#define SNAPSHOT_TOKENS_MAX 1000 /* tokens one list request may hold */
+
+/* POST /api/snapshots/list {"tokens":{"ID":"TOKEN",...}}: the published
+ * snapshots and those whose tokens the caller holds (a browser's own). */
+int route_snapshot_list_for(const struct request *req, struct response *res)
+{
+    static const char *const keys[] = {"tokens", NULL};
+    uint64_t limit = 50, offset = 0;
+    const cJSON *tokens, *t;
+    cJSON *body, *out = NULL;
+    int err;
+
+    if (route_query_u64(req, res, "limit", 1000, &limit) < 0 ||
+        route_query_u64(req, res, "offset", UINT32_MAX, &offset) < 0)
+        return 0;
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    if (!(body = route_body(req, res)))
+        return 0;
+    if (!route_check_keys(body, keys, res))
+        goto out;
+    tokens = cJSON_GetObjectItemCaseSensitive(body, "tokens");
+    if (!cJSON_IsObject(tokens) || cJSON_GetArraySize(tokens) > SNAPSHOT_TOKENS_MAX) {
+        route_error(res, 400, "bad_request",
+                    "key \"tokens\": expected an object of at most %d snapshot ids and their "
+                    "tokens",
+                    SNAPSHOT_TOKENS_MAX);
+        goto out;
+    }
+    cJSON_ArrayForEach(t, tokens)
+    {
+        if (!cJSON_IsString(t)) {
+            route_error(res, 400, "bad_request", "key \"tokens\": snapshot %s: expected a token",
+                        t->string);
+            goto out;
+        }
+    }
+    if ((err = store_snapshot_list_for(req->app->store, tokens, (unsigned)limit, (unsigned)offset,
+                                       &out)))
+        route_session_error(res, err, "cannot list the snapshots");
+    else
+        route_json(res, 200, out);
+out:
+    cJSON_Delete(body);
+    return 0;
+}
+
+/* PUT /api/snapshots/ID/published {"published":true|false}, with the
+ * snapshot's token: list it for everyone, or take it back. */
+int route_snapshot_publish(const struct request *req, struct response *res)
+{
+    static const char *const keys[] = {"published", NULL};
+    const char *t = route_token(req);
+    struct store_snapshot sn;
+    const cJSON *p;
+    cJSON *body, *o;
+    int err;
+
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    if (!(body = route_body(req, res)))
+        return 0;
+    p = cJSON_GetObjectItemCaseSensitive(body, "published");
+    if (!route_check_keys(body, keys, res))
+        goto out;
+    if (!cJSON_IsBool(p)) {
+        route_error(res, 400, "bad_request", "key \"published\": expected true or false");
+        goto out;
+    }
+    if (load_snapshot(req, res, &sn))
+        goto out;
+    if (!t || !ids_token_equal(t, sn.token)) {
+        store_snapshot_free(&sn);
+        route_error(res, 403, "forbidden",
+                    "publishing this snapshot needs its token (Authorization: Bearer TOKEN)");
+        goto out;
+    }
+    store_snapshot_free(&sn);
+    if ((err = store_snapshot_set_published(req->app->store, req->args[0], cJSON_IsTrue(p)))) {
+        route_session_error(res, err, "no such snapshot");
+        goto out;
+    }
+    o = cJSON_CreateObject();
+    if (o && (!json_put(o, "id", cJSON_CreateString(req->args[0])) ||
+              !json_put(o, "published", cJSON_CreateBool(cJSON_IsTrue(p))))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    route_json(res, 200, o);
+out:
+    cJSON_Delete(body);
+    return 0;
 }
 
 /* Common keys of a snapshot's description. */
@@ -383,7 +478,8 @@ int route_snapshot_get(const struct request *req, struct response *res)
     }
     o = cJSON_CreateObject();
     if (o &&
-        (!describe(o, &sn) || !json_put(o, "engine", eng = cJSON_CreateObject()) ||
+        (!describe(o, &sn) || !json_put(o, "published", cJSON_CreateBool(sn.published)) ||
+         !json_put(o, "engine", eng = cJSON_CreateObject()) ||
          !json_put(eng, "stored", cJSON_CreateString(sn.engine)) ||
          !json_put(eng, "current", cJSON_CreateString(SIM_VERSION)) ||
          !json_put(o, "status", cJSON_CreateString(status)) ||

@@ -235,11 +235,14 @@ static cJSON *json_objs(const struct sim_snapshot *snap, size_t first, size_t n)
 static cJSON *json_slab(const struct sim_snapshot *snap, const struct sim_snap_slab *s)
 {
     cJSON *o = cJSON_CreateObject();
+    char name[16];
 
     if (!o)
         return NULL;
-    if (!json_put(o, "addr", json_hex(s->addr)) || !json_put(o, "cache", json_int(s->cache)) ||
-        !json_put(o, "node", json_int(s->node)) || !json_put(o, "order", json_uint(s->order)) ||
+    snprintf(name, sizeof(name), "S%u", s->seq);
+    if (!json_put(o, "addr", json_hex(s->addr)) || !json_put(o, "name", json_str(name)) ||
+        !json_put(o, "cache", json_int(s->cache)) || !json_put(o, "node", json_int(s->node)) ||
+        !json_put(o, "order", json_uint(s->order)) ||
         !json_put(o, "objects", json_uint(s->objects)) ||
         !json_put(o, "inuse", json_uint(s->inuse)) ||
         !json_put(o, "place", json_place(&s->place)) ||

@@ -19,6 +19,7 @@
 
 #include <sqlite3.h>
 
+#include "base/ids.h"
 #include "base/json.h"
 
 #define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
@@ -68,6 +69,21 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         "ALTER TABLE snapshots ADD COLUMN check_engine TEXT;"
         "ALTER TABLE snapshots ADD COLUMN check_status TEXT;"
         "ALTER TABLE snapshots ADD COLUMN check_warning TEXT;",
+        /* 3 -> 4: an author may publish a snapshot (the public list has those
+         * only); the snapshots kept from before are unpublished */
+        "ALTER TABLE snapshots ADD COLUMN published INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX snapshots_published ON snapshots(published, created);",
+        /* 4 -> 5: lectures outlive a restart */
+        "CREATE TABLE lectures ("
+        " id TEXT PRIMARY KEY,"
+        " token TEXT NOT NULL,"
+        " session TEXT NOT NULL DEFAULT '',"
+        " position INTEGER NOT NULL DEFAULT 0,"
+        " events INTEGER NOT NULL DEFAULT 0,"
+        " ops INTEGER NOT NULL DEFAULT 0,"
+        " created TEXT NOT NULL,"
+        " updated TEXT NOT NULL);"
+        "CREATE INDEX lectures_updated ON lectures(updated);",
 };
 
 enum stmt {
@@ -91,6 +107,12 @@ enum stmt {
     ST_SNP_LIST,
     ST_SNP_COUNT,
     ST_SNP_CHECK,
+    ST_SNP_PUBLISH,
+    ST_SNP_LIST_FOR,
+    ST_LEC_INSERT,
+    ST_LEC_SET,
+    ST_LEC_DEL,
+    ST_LEC_LIST,
     ST_SES_OLD,
     ST_SNP_EXPIRE,
     NR_STMTS
@@ -124,13 +146,32 @@ static const char *const stmt_sql[NR_STMTS] = {
                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, " NOW ")",
         [ST_SNP_GET] = "SELECT n.token, n.title, n.scenario, n.settings, n.batches, n.position,"
                        " n.engine, n.state, n.session, n.created, c.name, c.text,"
-                       " n.check_engine, n.check_status, n.check_warning"
+                       " n.check_engine, n.check_status, n.check_warning, n.published"
                        " FROM snapshots n JOIN scenarios c ON c.id = n.scenario WHERE n.id = ?1",
         [ST_SNP_DEL] = "DELETE FROM snapshots WHERE id = ?1",
         [ST_SNP_LIST] = "SELECT n.id, n.title, c.name, n.session, n.position, n.engine, n.created"
                         " FROM snapshots n JOIN scenarios c ON c.id = n.scenario"
+                        " WHERE n.published = 1"
                         " ORDER BY n.created DESC, n.id LIMIT ?1 OFFSET ?2",
-        [ST_SNP_COUNT] = "SELECT count(*) FROM snapshots",
+        [ST_SNP_COUNT] = "SELECT count(*) FROM snapshots WHERE published = 1",
+        [ST_SNP_PUBLISH] = "UPDATE snapshots SET published = ?2 WHERE id = ?1",
+        /* ?1: a JSON array of ids; the caller checks the tokens of the unpublished */
+        [ST_SNP_LIST_FOR] = "SELECT n.id, n.title, c.name, n.session, n.position, n.engine,"
+                            " n.created, n.published, n.token"
+                            " FROM snapshots n JOIN scenarios c ON c.id = n.scenario"
+                            " WHERE n.published = 1 OR n.id IN (SELECT value FROM json_each(?1))"
+                            " ORDER BY n.created DESC, n.id",
+        [ST_LEC_INSERT] = "INSERT INTO lectures (id, token, session, position, events, ops,"
+                          " created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, " NOW ", " NOW ")",
+        [ST_LEC_SET] = "UPDATE lectures SET session = ?2, position = ?3, events = ?4, ops = ?5,"
+                       " updated = " NOW " WHERE id = ?1",
+        [ST_LEC_DEL] = "DELETE FROM lectures WHERE id = ?1",
+        /* the session's own position and end when it is stored: they move
+         * without the lecture row being written */
+        [ST_LEC_LIST] = "SELECT l.id, l.token, l.session, coalesce(s.position, l.position),"
+                        " coalesce(s.events, l.events), l.ops"
+                        " FROM lectures l LEFT JOIN sessions s ON s.id = l.session"
+                        " ORDER BY l.updated DESC, l.id LIMIT ?1",
         [ST_SES_OLD] = "SELECT id FROM sessions WHERE updated < strftime('%Y-%m-%dT%H:%M:%fZ',"
                        " 'now', '-' || ?1 || ' days') ORDER BY updated LIMIT ?2",
         [ST_SNP_EXPIRE] = "DELETE FROM snapshots WHERE created < strftime('%Y-%m-%dT%H:%M:%fZ',"
@@ -691,6 +732,7 @@ int store_snapshot_load(struct store *st, const char *id, struct store_snapshot 
         if (!out->check_engine || !out->check_status)
             ret = -ENOMEM;
     }
+    out->published = sqlite3_column_int(s, 15) != 0;
     sqlite3_reset(s);
     if (!out->title || !out->settings || !out->batches || !out->engine || !out->state ||
         !out->scenario_name || !out->scenario_text)
@@ -767,4 +809,178 @@ int store_snapshot_list(struct store *st, unsigned limit, unsigned offset, cJSON
 
     return store_list(st, ST_SNP_LIST, ST_SNP_COUNT, "snapshots", cols, 1u << 4, limit, offset,
                       out);
+}
+
+int store_snapshot_set_published(struct store *st, const char *id, bool published)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SNP_PUBLISH);
+    bind_text(s, 1, id);
+    sqlite3_bind_int(s, 2, published);
+    ret = store_exec(st, s, "publishing a snapshot");
+    if (!ret && !sqlite3_changes(st->db))
+        ret = -ENOENT;
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+/* The token @tokens holds for snapshot @id (NULL when none). */
+static const char *token_for(const cJSON *tokens, const char *id)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(tokens, id);
+
+    return cJSON_IsString(t) ? t->valuestring : NULL;
+}
+
+int store_snapshot_list_for(struct store *st, const cJSON *tokens, unsigned limit, unsigned offset,
+                            cJSON **out)
+{
+    static const char *const cols[] = {"id",       "title",  "scenario", "session",
+                                       "position", "engine", "created",  NULL};
+    cJSON *o = cJSON_CreateObject(), *arr = NULL, *ids = cJSON_CreateArray();
+    const cJSON *t;
+    char *ids_text = NULL;
+    uint64_t total = 0;
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (!o || !ids || !json_put(o, "snapshots", arr = cJSON_CreateArray()))
+        goto err_nomem;
+    cJSON_ArrayForEach(t, tokens)
+    {
+        if (!json_push(ids, cJSON_CreateString(t->string)))
+            goto err_nomem;
+    }
+    if (!(ids_text = cJSON_PrintUnformatted(ids)))
+        goto err_nomem;
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SNP_LIST_FOR);
+    bind_text(s, 1, ids_text);
+    while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const char *id = (const char *)sqlite3_column_text(s, 0);
+        const char *token = (const char *)sqlite3_column_text(s, 8);
+        const char *held = id ? token_for(tokens, id) : NULL;
+        bool published = sqlite3_column_int(s, 7) != 0;
+        bool mine = held && token && ids_token_equal(held, token);
+        cJSON *row;
+        unsigned c;
+
+        if (!published && !mine)
+            continue; /* an id without its token lists nothing */
+        if (total++ < offset || total > (uint64_t)offset + limit)
+            continue;
+        if (!json_push(arr, row = cJSON_CreateObject())) {
+            ret = -ENOMEM;
+            break;
+        }
+        for (c = 0; cols[c] && !ret; c++) {
+            const unsigned char *v = sqlite3_column_text(s, (int)c);
+
+            if (!json_put(row, cols[c],
+                          c == 4 ? json_uint(col_u64(s, (int)c))
+                          : v    ? cJSON_CreateString((const char *)v)
+                                 : cJSON_CreateNull()))
+                ret = -ENOMEM;
+        }
+        if (!ret && (!json_put(row, "published", cJSON_CreateBool(published)) ||
+                     !json_put(row, "mine", cJSON_CreateBool(mine))))
+            ret = -ENOMEM;
+    }
+    if (!ret && rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "listing snapshots");
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    cJSON_free(ids_text);
+    cJSON_Delete(ids);
+    if (!ret && !json_put(o, "total", json_uint(total)))
+        ret = -ENOMEM;
+    if (ret) {
+        cJSON_Delete(o);
+        return ret;
+    }
+    *out = o;
+    return 0;
+
+err_nomem:
+    cJSON_free(ids_text);
+    cJSON_Delete(ids);
+    cJSON_Delete(o);
+    return -ENOMEM;
+}
+
+/* Bind a lecture's columns ?1..?6 (the token only when @token). */
+static void bind_lecture(sqlite3_stmt *s, const struct store_lecture *lc, bool token)
+{
+    int i = 2;
+
+    bind_text(s, 1, lc->id);
+    if (token)
+        bind_text(s, i++, lc->token);
+    bind_text(s, i++, lc->session);
+    bind_u64(s, i++, lc->position);
+    bind_u64(s, i++, lc->events);
+    bind_u64(s, i, lc->ops);
+}
+
+int store_lecture_create(struct store *st, const struct store_lecture *lc)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LEC_INSERT);
+    bind_lecture(s, lc, true);
+    ret = store_exec(st, s, "storing a lecture");
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_lecture_set(struct store *st, const struct store_lecture *lc)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LEC_SET);
+    bind_lecture(s, lc, false);
+    ret = store_exec(st, s, "changing a lecture");
+    if (!ret && !sqlite3_changes(st->db))
+        ret = -ENOENT;
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_lecture_delete(struct store *st, const char *id)
+{
+    return store_delete(st, ST_LEC_DEL, id);
+}
+
+int store_lectures_load(struct store *st, unsigned max,
+                        int (*fn)(const struct store_lecture *lc, void *arg), void *arg)
+{
+    struct store_lecture lc;
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LEC_LIST);
+    bind_u64(s, 1, max);
+    while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        memset(&lc, 0, sizeof(lc));
+        col_copy(s, 0, lc.id, sizeof(lc.id));
+        col_copy(s, 1, lc.token, sizeof(lc.token));
+        col_copy(s, 2, lc.session, sizeof(lc.session));
+        lc.position = col_u64(s, 3);
+        lc.events = col_u64(s, 4);
+        lc.ops = col_u64(s, 5);
+        ret = fn(&lc, arg);
+    }
+    if (!ret && rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "loading the lectures");
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
 }

@@ -25,7 +25,7 @@
 
 #include "base/strbuf.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 5
 #define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
 
 struct store;
@@ -68,6 +68,16 @@ struct store_snapshot {
     char *check_engine;  /* the SIM_VERSION that replayed it */
     char *check_status;  /* "verified" or "stored" */
     char *check_warning; /* the warning shown with it, or NULL */
+    bool published;      /* its author listed it for everyone (GET /api/snapshots) */
+};
+
+/* A presenter's lecture (http/lecture.h) as kept across restarts. */
+struct store_lecture {
+    char id[STORE_ID_MAX + 1];
+    char token[STORE_ID_MAX + 1];   /* its write token, kept as sessions' are */
+    char session[STORE_ID_MAX + 1]; /* "" until the presenter names one */
+    uint64_t position, events, ops; /* the session's, as last set (loading takes the
+                                     * stored session's position and end when it has one) */
 };
 
 /* Open (creating and migrating as needed).  0, or -EIO with a message in @err. */
@@ -102,8 +112,26 @@ int store_snapshot_create(struct store *st, const struct store_snapshot *sn);
 int store_snapshot_load(struct store *st, const char *id, struct store_snapshot *out);
 void store_snapshot_free(struct store_snapshot *sn);
 int store_snapshot_delete(struct store *st, const char *id);
-/* {"snapshots":[{"id","title","scenario","session","position","engine","created"}],"total"} */
+/* The published snapshots, newest first:
+ * {"snapshots":[{"id","title","scenario","session","position","engine","created"}],"total"} */
 int store_snapshot_list(struct store *st, unsigned limit, unsigned offset, cJSON **out);
+/* Publish snapshot @id or take it back.  0, -ENOENT or -EIO. */
+int store_snapshot_set_published(struct store *st, const char *id, bool published);
+/* The published snapshots and those whose token @tokens ({"ID":"TOKEN",...})
+ * holds, newest first, each with "published" and "mine"; as
+ * store_snapshot_list() otherwise.  0, -ENOMEM or -EIO. */
+int store_snapshot_list_for(struct store *st, const cJSON *tokens, unsigned limit, unsigned offset,
+                            cJSON **out);
+
+/* A new lecture.  0, -EEXIST (id taken) or -EIO. */
+int store_lecture_create(struct store *st, const struct store_lecture *lc);
+/* Point lecture @lc->id at its session and position.  0, -ENOENT or -EIO. */
+int store_lecture_set(struct store *st, const struct store_lecture *lc);
+int store_lecture_delete(struct store *st, const char *id);
+/* Call @fn for each of the @max most recently changed lectures, most recent
+ * first, until it returns non-zero (returned).  0 or -EIO otherwise. */
+int store_lectures_load(struct store *st, unsigned max,
+                        int (*fn)(const struct store_lecture *lc, void *arg), void *arg);
 
 /* Up to @max ids of sessions not changed (created or appended to) for
  * @days days, oldest first, into @ids; their count in *n.  0 or -EIO. */

@@ -57,9 +57,8 @@ test(`snapshots survive SIGKILL (${ROUNDS} rounds)`, async (t) => {
     assert.equal(r.status, 200);
     assert.equal(r.json.status, 'verified');
   }
-  const list = await api(srv.url, 'GET', '/api/snapshots?limit=1000');
-  assert.ok(list.json.total >= acked.size);
   await srv.stop();
+  assert.ok(Number(sqlite(db, 'SELECT count(*) FROM snapshots')) >= acked.size);
   assert.equal(sqlite(db, 'PRAGMA integrity_check'), 'ok');
 });
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
-import { api, isError, session, start, tmpdir } from './lib.mjs';
+import { api, isError, session, sqlite, start, tmpdir } from './lib.mjs';
 
 let srv;
 const dir = tmpdir();
@@ -124,6 +124,36 @@ describe('lectures', () => {
     await api(srv.url, 'POST', `/api/sessions/${b.id}/step`, { token: b.token, body: { to: 6, state: false } });
     await f.next((d) => d.session === b.id && d.at === 6);
     assert.ok(!f.seen.some((d) => d.at === 20), 'the old session reached the lecture');
+    f.close();
+  });
+
+  test('a lecture survives a restart: the same follow link, its session and position, its token', async () => {
+    const a = await session(srv.url);
+    const c = (await api(srv.url, 'POST', '/api/lectures', { body: { session: a.id } })).json;
+    const b = await session(srv.url, { scenario: 'free-storm' });
+    assert.equal((await api(srv.url, 'POST', `/api/lectures/${c.id}`, { token: c.token, body: { session: b.id } })).status, 200);
+    await api(srv.url, 'POST', `/api/sessions/${b.id}/step`, { token: b.token, body: { to: 7, state: false } });
+    const none = (await api(srv.url, 'POST', '/api/lectures', { body: {} })).json;
+
+    assert.equal((await srv.stop()).code, 0);
+    srv = await start({ dir, db: srv.db });
+    assert.equal(sqlite(srv.db, 'PRAGMA user_version'), '5');
+
+    const g = await api(srv.url, 'GET', `/api/lectures/${c.id}`);
+    assert.equal(g.status, 200, g.text);
+    assert.equal(g.json.session, b.id);
+    assert.equal(g.json.position, 7, 'the position its session was stored at');
+    assert.equal(g.json.events, b.events);
+    assert.equal((await api(srv.url, 'GET', `/api/lectures/${none.id}`)).json.session, null);
+    // followers reconnect to the same stream and follow on
+    const f = await stream(`/api/lectures/${c.id}/follow`);
+    await f.next((d) => d.session === b.id && d.at === 7);
+    await api(srv.url, 'POST', `/api/sessions/${b.id}/step`, { token: b.token, body: { to: 9, state: false } });
+    await f.next((d) => d.session === b.id && d.at === 9);
+    // the presenter's token still points it; another is still refused
+    assert.equal((await api(srv.url, 'POST', `/api/lectures/${c.id}`, { token: none.token, body: { session: a.id } })).status, 403);
+    assert.equal((await api(srv.url, 'POST', `/api/lectures/${c.id}`, { token: c.token, body: { session: a.id } })).status, 200);
+    await f.next((d) => d.session === a.id);
     f.close();
   });
 });

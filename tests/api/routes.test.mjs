@@ -419,8 +419,11 @@ describe('snapshots and diff', () => {
     assert.equal(got.json.position, 20);
     const live = await api(srv.url, 'GET', `/api/sessions/${s.id}/state?at=20`);
     assert.deepEqual(got.json.state, live.json);
+    // unlisted until published; its author's list (by its token) has it
     const list = await api(srv.url, 'GET', '/api/snapshots');
-    assert.ok(list.json.snapshots.some((x) => x.id === snap.json.id));
+    assert.ok(!list.json.snapshots.some((x) => x.id === snap.json.id));
+    const mine = await api(srv.url, 'POST', '/api/snapshots/list', { body: { tokens: { [snap.json.id]: snap.json.token } } });
+    assert.ok(mine.json.snapshots.some((x) => x.id === snap.json.id && x.mine && !x.published));
 
     const exp = await api(srv.url, 'GET', `/api/snapshots/${snap.json.id}/export`);
     assert.equal(exp.status, 200);
@@ -593,7 +596,7 @@ describe('restart', () => {
   });
 
   test('the schema is versioned', async () => {
-    assert.equal(sqlite(srv.db, 'PRAGMA user_version'), '3');
+    assert.equal(sqlite(srv.db, 'PRAGMA user_version'), '5');
     assert.equal(sqlite(srv.db, 'PRAGMA journal_mode'), 'wal');
   });
 

@@ -50,3 +50,70 @@ test('a snapshot is checked once, and again for another engine version', async (
   assert.match(rechecked.json.warning, /no longer replay/);
   assert.equal(sqlite(srv.db, `SELECT check_engine || '/' || check_status FROM snapshots WHERE id = '${id}'`), `${engine}/stored`);
 });
+
+test('a snapshot is listed for everyone only once its author publishes it', async () => {
+  const s = await session(srv.url, { scenario: 'free-storm' });
+  const a = (await api(srv.url, 'POST', '/api/snapshots', { body: { session: s.id, at: 10, title: 'a' } })).json;
+  const b = (await api(srv.url, 'POST', '/api/snapshots', { body: { session: s.id, at: 20, title: 'b' } })).json;
+  const pub = async () => (await api(srv.url, 'GET', '/api/snapshots?limit=1000')).json.snapshots.map((x) => x.id);
+  assert.ok(!(await pub()).includes(a.id) && !(await pub()).includes(b.id), 'unlisted until published');
+
+  // publishing needs the token
+  const put = (id, token, published) => api(srv.url, 'PUT', `/api/snapshots/${id}/published`, { token, body: { published } });
+  assert.equal((await put(a.id, null, true)).status, 403);
+  assert.equal((await put(a.id, b.token, true)).status, 403);
+  assert.equal((await put(a.id, a.token, 'yes')).status, 400);
+  assert.equal((await put('nosuchsnap', a.token, true)).status, 404);
+  const r = await put(a.id, a.token, true);
+  assert.equal(r.status, 200, r.text);
+  assert.deepEqual(r.json, { id: a.id, published: true });
+  assert.ok((await pub()).includes(a.id));
+  assert.ok(!(await pub()).includes(b.id));
+  assert.equal((await api(srv.url, 'GET', `/api/snapshots/${a.id}`)).json.published, true);
+
+  // a browser's list: the published ones and those whose tokens it holds
+  const list = async (tokens) => (await api(srv.url, 'POST', '/api/snapshots/list', { body: { tokens } })).json;
+  const ofB = await list({ [b.id]: b.token });
+  assert.deepEqual(ofB.snapshots.filter((x) => [a.id, b.id].includes(x.id)).map((x) => [x.id, x.mine, x.published]),
+    [[b.id, true, false], [a.id, false, true]]);
+  const forged = await list({ [b.id]: a.token });
+  assert.ok(!forged.snapshots.some((x) => x.id === b.id), 'an id with a wrong token lists nothing');
+  assert.equal((await api(srv.url, 'POST', '/api/snapshots/list', { body: { tokens: [b.id] } })).status, 400);
+
+  // taken back
+  assert.equal((await put(a.id, a.token, false)).status, 200);
+  assert.ok(!(await pub()).includes(a.id));
+});
+
+test('a snapshot keeps the whole run: opened at its step, it steps on to the end', async () => {
+  const s = await session(srv.url, { scenario: 'free-storm' });
+  const snap = (await api(srv.url, 'POST', '/api/snapshots', { body: { session: s.id, at: 40 } })).json;
+  const opened = await api(srv.url, 'POST', `/api/snapshots/${snap.id}/open`, { body: {} });
+  assert.equal(opened.status, 201, opened.text);
+  assert.equal(opened.json.position, 40);
+  assert.equal(opened.json.events, s.events, 'the reader can go on to the end of the run');
+  const end = await api(srv.url, 'GET', `/api/sessions/${opened.json.id}/state?at=${s.events}`);
+  const live = await api(srv.url, 'GET', `/api/sessions/${s.id}/state?at=${s.events}`);
+  assert.deepEqual(end.json, live.json);
+  assert.equal((await api(srv.url, 'GET', `/api/snapshots/${snap.id}`)).json.status, 'verified');
+});
+
+test('a database of schema 3 migrates: its snapshots are kept, unpublished', async () => {
+  const db = `${dir}/old.db`;
+  const old = await start({ dir, db });
+  const s = await session(old.url);
+  const snap = (await api(old.url, 'POST', '/api/snapshots', { body: { session: s.id, at: 5 } })).json;
+  await old.stop();
+  // back to schema 3: as a database written before publishing existed
+  sqlite(db, 'DROP TABLE lectures; DROP INDEX snapshots_published; ALTER TABLE snapshots DROP COLUMN published; PRAGMA user_version = 3;');
+  const srv2 = await start({ dir, db });
+  try {
+    assert.equal(sqlite(db, 'PRAGMA user_version'), '5');
+    const got = await api(srv2.url, 'GET', `/api/snapshots/${snap.id}`);
+    assert.equal(got.status, 200);
+    assert.equal(got.json.published, false);
+    assert.equal((await api(srv2.url, 'PUT', `/api/snapshots/${snap.id}/published`, { token: snap.token, body: { published: true } })).status, 200);
+  } finally {
+    await srv2.stop();
+  }
+});

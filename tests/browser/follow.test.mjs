@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, startBrowser, openPage, shotOnFailure, model } from './helpers.mjs';
+import { trail, nodeFollower, atTime } from './followers.mjs';
 
 let server, browser, base;
 
@@ -23,65 +24,6 @@ async function lab(path) {
   const page = await openPage(browser.ctx, base + path);
   await page.waitForSelector('body[data-ready="1"]');
   return page;
-}
-
-/** Record a page's position every 50 ms in window.__trail as [time, at]. */
-async function trail(page) {
-  await page.evaluate(() => {
-    window.__trail = [];
-    setInterval(() => window.__trail.push([Date.now(), window.__slublab.player.get().at]), 50);
-  });
-}
-
-/**
- * A follower as a page would be, without the page: reads the event stream
- * @path and fetches the state of the latest position it announced (one at a
- * time, skipping positions it had no time for).  Its trail is [time, at]
- * of each state it got (no timers: a hundred of them would load the test).
- */
-function nodeFollower(path, stateUrl) {
-  const ctl = new AbortController();
-  // shown -1: the first message fetches a state, as a page does when it opens
-  const f = { trail: [[Date.now(), 0]], shown: -1, target: null, busy: false, error: null, stop: () => { if (!ctl.signal.aborted) ctl.abort(); } };
-  const pump = async () => {
-    if (f.busy) return;
-    f.busy = true;
-    try {
-      while (f.target != null && f.target.at !== f.shown) {
-        const want = f.target;
-        const r = await fetch(stateUrl(want), { signal: ctl.signal });
-        const st = await r.json();
-        f.shown = st.at;
-        f.trail.push([Date.now(), st.at]);
-      }
-    } catch (err) { if (!ctl.signal.aborted) f.error = err; }
-    f.busy = false;
-  };
-  (async () => {
-    const r = await fetch(base + path, { signal: ctl.signal });
-    const dec = new TextDecoder();
-    let buf = '';
-    for await (const chunk of r.body) {
-      buf += dec.decode(chunk, { stream: true });
-      let i;
-      while ((i = buf.indexOf('\n\n')) >= 0) {
-        const msg = buf.slice(0, i);
-        buf = buf.slice(i + 2);
-        const data = /^data: (.*)$/m.exec(msg);
-        if (!data) continue;
-        f.target = JSON.parse(data[1]);
-        pump();
-      }
-    }
-  })().catch((err) => { if (!ctl.signal.aborted) f.error = err; });
-  return f;
-}
-
-/** The presenter's position at time @t, from its trail. */
-function atTime(tr, t) {
-  let at = 0;
-  for (const [time, a] of tr) { if (time > t) break; at = a; }
-  return at;
 }
 
 /*
@@ -116,7 +58,7 @@ test('a hundred followers keep up with a presenter playing at 16 steps a second'
     for (const p of pages) await trail(p);
     const nodes = [];
     t.after(() => { for (const f of nodes) f.stop(); }); // a failure leaves no stream open
-    for (let i = 0; i < 97; i++) nodes.push(nodeFollower(`/api/sessions/${pm.id}/follow`, (d) => `${base}/api/sessions/${d.session}/state?at=${d.at}`));
+    for (let i = 0; i < 97; i++) nodes.push(nodeFollower(`${base}/api/sessions/${pm.id}/follow`, (d) => `${base}/api/sessions/${d.session}/state?at=${d.at}`));
     // every follower has opened (its first state shown) before the presenter plays
     const opened = Date.now() + 10000;
     while (nodes.some((f) => f.shown < 0) && Date.now() < opened) await new Promise((ok) => setTimeout(ok, 50));

@@ -197,6 +197,24 @@ static void test_slab_inuse(void)
     tsim_fini(&st.t);
 }
 
+/* a slab's seq at or past its cache's count of created slabs */
+static void test_slab_seq(void)
+{
+    struct state st;
+    unsigned seq;
+
+    build_a10(&st);
+    if (!clean(&st))
+        return;
+    seq = st.s0->seq;
+    CHECK(seq == 0);
+    st.s0->seq = st.t.sim->caches[st.cache]->nr_created;
+    expect_violations(&st, 1, 1);
+    st.s0->seq = seq;
+    expect_violations(&st, 0, 0);
+    tsim_fini(&st.t);
+}
+
 /* node->nr_partial (the partial list's count) off by one either way */
 static void test_node_nr_partial(void)
 {
@@ -476,6 +494,7 @@ int main(void)
     RUN_TEST(test_freeptr_not_an_object);
     RUN_TEST(test_freeptr_cycle);
     RUN_TEST(test_slab_inuse);
+    RUN_TEST(test_slab_seq);
     RUN_TEST(test_node_nr_partial);
     RUN_TEST(test_node_nr_slabs);
     RUN_TEST(test_barn_nr_full);

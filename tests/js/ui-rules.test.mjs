@@ -46,3 +46,11 @@ test('only state.js assigns to the player\'s state', () => {
     assert.equal(hit, undefined, `${f} changes the player's state: ${hit?.trim()}`);
   }
 });
+
+test('the UI\'s words cite slublab\'s own docs and the kernel, never the design notes users do not have', () => {
+  const words = readFileSync(new URL('../data/texts.json', JS), 'utf8');
+  for (const re of [/specification/i, /\bsection \d+(\.\d+)*/i, /design notes?/i]) {
+    assert.ok(!re.test(words), `web/data/texts.json says ${re.exec(words)?.[0]}`);
+  }
+  assert.match(JSON.parse(words).about, /docs\/events\.md/);
+});

@@ -119,8 +119,12 @@ export const api = {
   /** @param {{ mask: string, order?: string|number, context?: string, scenario?: string, variant?: string }} p */
   gfp: (p) => request('GET', `/api/gfp${q(p)}`),
   createSnapshot: (body) => request('POST', '/api/snapshots', { body }),
-  /** The newest @limit snapshots on the server (50 when not given; at most 1000), everyone's. */
+  /** The newest @limit published snapshots (50 when not given; at most 1000). */
   snapshots: (limit) => request('GET', `/api/snapshots${q({ limit })}`),
+  /** The newest @limit snapshots that are published or whose token @tokens ({id: token}) holds. */
+  snapshotsFor: (tokens, limit) => request('POST', `/api/snapshots/list${q({ limit })}`, { body: { tokens } }),
+  /** Publish snapshot @id (its token) or take it back. */
+  publishSnapshot: (id, token, published) => request('PUT', `/api/snapshots/${encodeURIComponent(id)}/published`, { body: { published }, token }),
   snapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}`),
   exportSnapshot: (id) => request('GET', `/api/snapshots/${encodeURIComponent(id)}/export`, { raw: true }),
   importSnapshot: (text) => request('POST', '/api/snapshots/import?new_id=1', { body: text }),

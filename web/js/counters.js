@@ -1,6 +1,6 @@
 // @ts-check
 // The stat counters by sysfs name, in kernel order; what bumps each is in
-// data/texts.json (from the specification, section 13.1).  Pure: no DOM.
+// data/texts.json (the counters of docs/events.md and docs/engine.md).  Pure: no DOM.
 
 import { texts } from './texts.js';
 

@@ -16,6 +16,22 @@ export function shortAddr(addr, n = 5) {
   return '…' + addr.slice(-n);
 }
 
+// The engine names each cache's slabs S0, S1, ... in order of creation (the
+// state's slabs[].name).  Events name slabs by address; this table, filled
+// from every state shown, gives their names (a later state's win when an
+// address was reused).
+const slabNames = new Map();
+
+/** Learn the slab names of state @st (its slabs[].name by address). */
+export function learnSlabNames(st) {
+  for (const sl of st?.slabs ?? []) if (sl.name) slabNames.set(sl.addr, sl.name);
+}
+
+/** A slab's name as the engine gave it ("S3"), or its short address when unknown. */
+export function slabName(addr) {
+  return slabNames.get(addr) ?? shortAddr(addr);
+}
+
 /** The low 48 bits of a hex address as a number (exact). */
 export function lo48(addr) {
   return parseInt(addr.length > 14 ? addr.slice(-12) : addr.slice(2), 16);
@@ -89,7 +105,7 @@ export function placeName(p, cpu) {
   switch (p.type) {
     case 'none': return 'nowhere';
     case 'user': return c != null ? `the caller on CPU ${c}` : 'the caller';
-    case 'slab': return p.slab ? `slab ${shortAddr(p.slab)}` : 'its slab';
+    case 'slab': return p.slab ? `slab ${slabName(p.slab)}` : 'its slab';
     case 'main': return `CPU ${c}'s main sheaf`;
     case 'spare': return `CPU ${c}'s spare sheaf`;
     case 'rcu_free': return `CPU ${c}'s rcu_free sheaf`;
@@ -159,7 +175,7 @@ function facts(e) {
   const slabs = e.moves.filter((m) => m.kind === 'slab');
   const sheaves = e.moves.filter((m) => m.kind === 'sheaf');
   const objSlab = objs.map((m) => m.from.slab || m.to.slab).find(Boolean);
-  const slab = slabs[0] ? shortAddr(slabs[0].id) : objSlab ? shortAddr(objSlab) : 'the slab';
+  const slab = slabs[0] ? slabName(slabs[0].id) : objSlab ? slabName(objSlab) : 'the slab';
   const st = (k) => (e.stats && e.stats[k]) || 0;
   return { objs, slabs, sheaves, n: objs.length, slab, st, node: e.node >= 0 ? e.node : 0,
     obj: objs[0] ? shortAddr(objs[0].id) : 'the object', sheaf: sheaves[0] ? `#${sheaves[0].id}` : '' };

@@ -82,7 +82,7 @@ export function topoScene(snap, v, opts = {}) {
   for (let c = 0; c < nCpu; c++) {
     const x = (c % perRow) * (cw + gap), y = Math.floor(c / perRow) * (ch + gap);
     const info = cache?.cpus?.[c];
-    const sw = compact ? 26 : 38, sp = compact ? 32 : 48, sh = (below ? 150 : ch) - 62;
+    const sw = compact ? 26 : 38, sp = compact ? 36 : 48, sh = (below ? 150 : ch) - 62;
     // legacy model: the cpu slab with its lockless freelist, and the CPU partial list
     const legacy = info?.cpu_slab ? legacyCpu(info.cpu_slab, cache, v, x, y, sw, sp, sh) : null;
     const stacks = legacy ? [] : SHEAF_ROLES.map((role, k) => {

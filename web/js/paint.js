@@ -4,7 +4,7 @@
 // drawn without SVG (the PNG export cannot load SVG as an image under the
 // page's Content-Security-Policy), and the PNG export itself.
 
-import { STATES, RED_ZONE, shortAddr, plural } from './format.js';
+import { STATES, RED_ZONE, slabName, plural } from './format.js';
 import { S } from './model.js';
 import { h, sizeCanvas, download } from './dom.js';
 
@@ -189,7 +189,7 @@ export function paintGrid(ctx, g, v) {
     }
     ctx.fillStyle = '#111';
     ctx.font = `${Math.min(12, Math.max(9, r.h - 2))}px ui-monospace, monospace`;
-    ctx.fillText(`${shortAddr(r.addr)} ${slab.inuse}/${slab.objects}`, r.x + 2, r.y + Math.min(r.h, 14) / 2);
+    ctx.fillText(`${slab.name ?? slabName(r.addr)} ${slab.inuse}/${slab.objects}`, r.x + 2, r.y + Math.min(r.h, 14) / 2);
     for (let i = 0; i < codes.length; i++) {
       const x = r.cx + (i % r.cols) * cell, y = r.cy + Math.floor(i / r.cols) * cell;
       paths[codes[i]].rect(x, y, side, side);

@@ -7,6 +7,7 @@
 
 import { api, ApiError } from './api.js';
 import { NOTABLE, DEFAULT_CHART, chartCountersFor, modelCounters } from './counters.js';
+import { learnSlabNames } from './format.js';
 
 /** @typedef {import('./types.js').StateResponse} StateResponse */
 /** @typedef {import('./types.js').Event} Event */
@@ -226,6 +227,7 @@ export function createPlayer() {
       const r = await fetchState(at);
       if (mine !== seekToken) return;
       pending = null;
+      learnSlabNames(r.state);
       m.prev = m.cur;
       m.dir = m.cur ? Math.sign(r.at - m.cur.at) * (Math.abs(r.at - m.cur.at) === 1 ? 1 : 2) : 0;
       m.cur = r;

@@ -5,13 +5,14 @@
 
 import { h, fill } from '../dom.js';
 import { cacheView, describeObject } from '../model.js';
-import { shortAddr, placeName, hexLines, lo48, narrate } from '../format.js';
+import { shortAddr, slabName, placeName, hexLines, lo48, narrate } from '../format.js';
 
 export function createInspector(root, player) {
   const doc = root.ownerDocument;
   let key = '', showAll = false;
   const dl = (pairs) => h(doc, 'dl', { class: 'kv' }, pairs.flatMap(([k, v]) => [h(doc, 'dt', null, k), h(doc, 'dd', null, v)]));
   const pick = (label, sel) => h(doc, 'button', { type: 'button', class: 'link', onclick: () => player.select(sel) }, label);
+  const withTitle = (el, title) => { el.title = title; return el; };
 
   function history(m, id) {
     const evs = player.history(id);
@@ -43,7 +44,7 @@ export function createInspector(root, player) {
       return notes.length ? [row, h(doc, 'tr', { class: 'fpnote' }, h(doc, 'td', null, ''), h(doc, 'td', null, `↑ ${notes.join('; ')}`))] : row;
     });
     return h(doc, 'div', { class: 'dump' },
-      h(doc, 'p', null, `Slab ${shortAddr(b.addr, 8)}: ${b.length} of ${b.size} bytes${b.truncated ? ' (truncated)' : ''}. `,
+      h(doc, 'p', null, `Slab ${slabName(b.addr)} (${shortAddr(b.addr, 8)}): ${b.length} of ${b.size} bytes${b.truncated ? ' (truncated)' : ''}. `,
         `Free pointers are stored ${m.session?.info?.machine?.freelist_hardened ? 'encoded (CONFIG_SLAB_FREELIST_HARDENED)' : 'plainly'} at offset ${v.cache.offset} of each free object.`),
       h(doc, 'table', { class: 'hexdump', id: 'hexdump' }, h(doc, 'thead', null, h(doc, 'tr', null,
         h(doc, 'th', { scope: 'col' }, 'offset'), h(doc, 'th', { scope: 'col' }, 'bytes (free pointers decoded below their line)'))), h(doc, 'tbody', null, rows)),
@@ -78,7 +79,7 @@ export function createInspector(root, player) {
         const d = describeObject(v, sel.id);
         const sheaf = d.sheaf ? st.sheaves.find((x) => x.id === d.sheaf) : null;
         fill(root, h(doc, 'h3', null, `Object ${sel.id}`),
-          dl([['address', sel.id], ['cache', v.cache?.name ?? '?'], ['slab', d.slab ? pick(d.slab, { kind: 'slab', id: d.slab, slab: d.slab }) : 'none'],
+          dl([['address', sel.id], ['cache', v.cache?.name ?? '?'], ['slab', d.slab ? withTitle(pick(slabName(d.slab), { kind: 'slab', id: d.slab, slab: d.slab }), d.slab) : 'none'],
             ['index in slab', String(d.index)], ['state', d.stateName],
             ...(sheaf ? [['sheaf', pick(`#${sheaf.id} (${placeName(sheaf.place)}), slot ${d.slot}`, { kind: 'sheaf', id: sheaf.id })]] : []),
             ...(d.freelistPos != null ? [['freelist position', `${d.freelistPos} (0 is the head)`]] : [])]),
@@ -90,8 +91,8 @@ export function createInspector(root, player) {
       if (sel.kind === 'slab') {
         const s = v.slabs.find((x) => x.addr === sel.id) ?? st.slabs.find((x) => x.addr === sel.id);
         if (!s) { fill(root, h(doc, 'p', null, `Slab ${sel.id} is not in this state (it was discarded or not made yet).`), h(doc, 'h4', null, 'Events that moved it'), history(m, sel.id)); return; }
-        fill(root, h(doc, 'h3', null, `Slab ${s.addr}`),
-          dl([['node', String(s.node)], ['order', `${s.order} (${4096 << s.order} bytes)`], ['list', placeName(s.place)],
+        fill(root, h(doc, 'h3', { title: s.addr }, `Slab ${s.name ?? slabName(s.addr)}`),
+          dl([['address', s.addr], ['node', String(s.node)], ['order', `${s.order} (${4096 << s.order} bytes)`], ['list', placeName(s.place)],
             ['in use', `${s.inuse} of ${s.objects}`], ['freelist head', s.freelist_head === '0x0' ? 'NULL' : s.freelist_head],
             ['freelist', s.freelist.length ? h(doc, 'span', null, s.freelist.slice(0, 64).map((a, i) => [i ? ' → ' : '', pick(shortAddr(a), { kind: 'object', id: a, slab: s.addr })])) : 'empty']]),
           h(doc, 'h4', null, 'Events that moved it'), history(m, s.addr),

@@ -100,21 +100,27 @@ export function createPicture(root, o) {
 
   // Sizes are measured when the stage resizes (never in the middle of a step,
   // where reading layout would force the browser to lay out the page again).
-  const measured = { w: 0, max: 300, k: 1 };
+  const measured = { w: 0, max: 300, k: 1, fit: 0 };
   function measure() {
     measured.w = stage.clientWidth;
     // the stylesheet may draw the structure larger (the presenter view: --topo-scale)
-    const k = parseFloat(win.getComputedStyle(stage).getPropertyValue('--topo-scale'));
+    const cs = win.getComputedStyle(stage);
+    const k = parseFloat(cs.getPropertyValue('--topo-scale'));
     measured.k = Number.isFinite(k) && k > 0 ? k : 1;
+    // ... and ask it to fit the pane's height (the projector): the height it may take, or 0
+    measured.fit = cs.getPropertyValue('--topo-fit').trim() === '1' ? root.clientHeight - 4 : 0;
     // The grid may grow up to the wrapper's CSS max-height; it shrinks to its content.
     const max = parseFloat(win.getComputedStyle(gridWrap).maxHeight);
     measured.max = Number.isFinite(max) ? max : 300;
   }
   if (win.ResizeObserver) {
-    new win.ResizeObserver(() => {
+    const ro = new win.ResizeObserver(() => {
       const w = stage.clientWidth;
-      if (w && Math.abs(w - measured.w) > 0.5) { measure(); memo.key = ''; redraw(); }
-    }).observe(stage);
+      // the width, or the pane's height when the structure fits it (a banner came or went)
+      if (w && (Math.abs(w - measured.w) > 0.5 || (measured.fit && Math.abs(root.clientHeight - 4 - measured.fit) > 0.5))) { measure(); memo.key = ''; redraw(); }
+    });
+    ro.observe(stage);
+    ro.observe(root);
   }
   function sizes() {
     if (!measured.w) measure();
@@ -212,11 +218,20 @@ export function createPicture(root, o) {
     const { tw, gh, w } = sizes();
     // what the callers hold: the operation's events so far (more once the events around load)
     const so = opSoFar(m);
-    const key = `${m.session?.id}@${m.cur.at}/${so.length}/${m.cacheId}/${Math.round(tw)}/${Math.round(w)}/${Math.round(gh)}/${opts.collapseFull}/${[...opts.collapsed].join(',')}`;
+    const key = `${m.session?.id}@${m.cur.at}/${so.length}/${m.cacheId}/${Math.round(tw)}/${Math.round(w)}/${Math.round(gh)}/${measured.fit}/${opts.collapseFull}/${[...opts.collapsed].join(',')}`;
     if (key !== memo.key) {
       const same = memo.at === m.cur.at;
       if (!same) { memo.prevScenes = memo.scenes; memo.prevAt = memo.at; }
       memo.scenes = scenesFor(m.cur, m.cacheId, tw, w, gh, callerHands(so));
+      // too tall for the projector's pane: lay it out wider and draw it smaller
+      // (a wider layout is shorter: the CPUs' pockets beside their stacks, the
+      // held-elsewhere boxes in one row), as large as fits, the normal size at least
+      const fits = (lw) => topoScene(m.cur.state, memo.scenes.view, { width: lw, hands: callerHands(so) }).h * (w / lw) <= measured.fit;
+      if (measured.fit > 0 && tw < w && !fits(tw)) {
+        let lo = tw, hi = w; // lo does not fit; hi fits, or nothing wider would
+        for (let i = 0; i < 7 && hi - lo > 4; i++) { const mid = (lo + hi) / 2; if (fits(mid)) hi = mid; else lo = mid; }
+        memo.scenes = scenesFor(m.cur, m.cacheId, hi, w, gh, callerHands(so));
+      }
       memo.key = key;
       memo.at = m.cur.at;
     }

@@ -8,6 +8,7 @@
 import { sizeCanvas } from '../dom.js';
 import { paintGrid } from '../paint.js';
 import { hitGrid, freelistPath, cellCenter } from '../layout.js';
+import { slabName } from '../format.js';
 
 /**
  * @param {{ onSelect: (hit: any) => void, onHover: (hit: any) => void, onToggleGroup: (key: string) => void,
@@ -118,6 +119,10 @@ export function createSlabmap(canvas, o) {
     const slab = hit && 'slab' in hit ? hit.slab : null;
     canvas.style.cursor = hit ? 'pointer' : drag ? 'grabbing' : 'grab';
     if (slab !== hoverSlab) { hoverSlab = slab; draw(); }
+    // the address on hover: the picture names slabs S0, S1, ... as the engine does
+    const title = hit?.kind === 'object' ? `object ${hit.addr} in slab ${slabName(hit.slab)} at ${hit.slab}`
+      : slab ? `slab ${slabName(slab)} at ${slab}` : '';
+    if (canvas.title !== title) canvas.title = title;
     o.onHover(hit);
   });
   canvas.addEventListener('pointerup', (ev) => {

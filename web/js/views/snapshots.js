@@ -23,7 +23,7 @@ export function createSnapshots(root, player, o) {
   const file = h(doc, 'input', { type: 'file', id: 'snap-import', accept: '.json,application/json' });
   const list = h(doc, 'ul', { id: 'snap-list' });
   let last = /** @type {{ id: string, note: string }|null} */ (null);
-  // the snapshots this browser saved or imported (their tokens): the list shows those only
+  // the snapshots this browser saved or imported (their tokens): the list shows those, and the published ones
   const mine = createTokens(o.storage, SNAPSHOT_KEY);
 
   async function copy(text) {
@@ -107,7 +107,8 @@ export function createSnapshots(root, player, o) {
     h(doc, 'p', { class: 'row' }, 'The whole session: ',
       h(doc, 'button', { type: 'button', id: 'export-html', title: 'One HTML file that opens without the server and steps through this session', onclick: offline }, 'Offline copy (HTML)')),
     h(doc, 'p', { class: 'row' }, h(doc, 'label', null, 'Import a snapshot JSON ', file)),
-    msg, h(doc, 'h3', null, 'Recent snapshots from this browser'), list);
+    msg, h(doc, 'h3', null, 'Recent snapshots'),
+    h(doc, 'p', { class: 'note' }, 'Those saved or imported in this browser, and those their authors published. Publish one of yours to list it for everyone.'), list);
 
   file.addEventListener('change', async () => {
     const f = file.files?.[0];
@@ -126,15 +127,27 @@ export function createSnapshots(root, player, o) {
     file.value = '';
   });
 
-  /** The newest 20 snapshots of this browser (the server lists everyone's, newest first). */
+  /** A publish switch for snapshot @s of this browser. */
+  function publishSwitch(s) {
+    const box = h(doc, 'input', { type: 'checkbox', id: `snap-pub-${s.id}`, class: 'snap-publish', 'aria-label': `published: ${s.title || s.id}` });
+    box.checked = !!s.published;
+    box.addEventListener('change', async () => {
+      try {
+        await api.publishSnapshot(s.id, mine.get(s.id), box.checked);
+        msg.textContent = box.checked ? `Published ${s.title || s.id}: everyone's list of recent snapshots shows it.` : `${s.title || s.id} is no longer published.`;
+      } catch (e) { box.checked = !box.checked; msg.textContent = `Could not change ${s.id}: ${e.message}`; }
+    });
+    return h(doc, 'label', { class: 'publish' }, box, ' published');
+  }
+
+  /** The newest 20 snapshots this browser saved or imported, and those their authors published. */
   function refresh() {
-    const kept = mine.all();
-    if (!Object.keys(kept).length) { fill(list, h(doc, 'li', { class: 'note' }, 'None saved in this browser yet.')); return; }
-    api.snapshots(1000).then((r) => {
-      const ours = (r.snapshots ?? []).filter((s) => Object.hasOwn(kept, s.id)).slice(0, 20);
-      fill(list, ours.length ? ours.map((s) => h(doc, 'li', null,
-        h(doc, 'button', { type: 'button', class: 'link', onclick: () => o.openSnapshot(s.id) }, s.title || s.id), ` · ${s.scenario} step ${s.position}`))
-        : [h(doc, 'li', { class: 'note' }, 'None saved in this browser yet.')]);
+    api.snapshotsFor(mine.all(), 20).then((r) => {
+      const rows = r.snapshots ?? [];
+      fill(list, rows.length ? rows.map((s) => h(doc, 'li', { dataset: { id: s.id } },
+        h(doc, 'button', { type: 'button', class: 'link', onclick: () => o.openSnapshot(s.id) }, s.title || s.id), ` · ${s.scenario} step ${s.position}`,
+        s.mine ? [' · ', publishSwitch(s)] : ' · published'))
+        : [h(doc, 'li', { class: 'note' }, 'None saved in this browser or published yet.')]);
     }).catch(() => {});
   }
   refresh();

@@ -5,7 +5,7 @@
 // that selects itself for the inspector.
 
 import { s, fill } from '../dom.js';
-import { STATES, shortAddr, plural } from '../format.js';
+import { STATES, shortAddr, slabName, plural } from '../format.js';
 import { S } from '../model.js';
 
 const ROLE_CODE = { main: S.main, spare: S.spare, rcu_free: S.rcu_free, barn_full: S.barn, barn_empty: S.barn, barn_partial: S.barn, prefill: S.prefill, inflight: S.inflight, rcu_pending: S.rcu_pending, other: S.other };
@@ -117,12 +117,12 @@ export function createTopology(root, o) {
     for (const st of cpu.stacks) {
       if (st.sheaf) {
         g.append(sheaf(st.sheaf, sel, touched, `CPU ${cpu.cpu} ${st.role} sheaf #${st.sheaf.id}: ${st.sheaf.size} of ${st.sheaf.capacity} objects`));
-        g.append(text(st.x, st.y + st.h + 26, cpu.compact ? String(st.sheaf.size) : `${st.sheaf.size}/${st.sheaf.capacity}`, cpu.compact ? 'tiny' : 'num'));
+        g.append(text(st.x, st.y + st.h + 26, cpu.compact ? String(st.sheaf.size) : `${st.sheaf.size}/${st.sheaf.capacity}`, cpu.compact ? 'sm' : 'num'));
       } else {
         g.append(s(doc, 'rect', { x: st.x, y: st.y, width: st.w, height: st.h, class: 'none' }));
-        g.append(text(st.x, st.y + st.h + 26, cpu.compact ? '–' : 'none', cpu.compact ? 'tiny' : 'num'));
+        g.append(text(st.x, st.y + st.h + 26, cpu.compact ? '–' : 'none', cpu.compact ? 'sm' : 'num'));
       }
-      g.append(text(st.x, st.y + st.h + 13, cpu.compact ? { main: 'main', spare: 'spr', rcu_free: 'rcu' }[st.role] : st.role === 'rcu_free' ? 'rcu' : st.role, cpu.compact ? 'tiny' : 'lbl'));
+      g.append(text(st.x, st.y + st.h + 13, cpu.compact ? { main: 'main', spare: 'spr', rcu_free: 'rcu' }[st.role] : st.role === 'rcu_free' ? 'rcu' : st.role, cpu.compact ? 'sm' : 'lbl'));
     }
     if (cpu.legacy) legacyCpu(g, cpu, sel, touched);
     g.append(callerPocket(cpu, sel, touched));
@@ -145,7 +145,7 @@ export function createTopology(root, o) {
       return g;
     }
     const small = cpu.compact || cl.w < 90;
-    g.append(text(cl.x + 4, cl.y + 12, small ? (took ? 'freed' : 'caller') : took ? 'caller freed' : 'caller holds', small ? 'tiny' : 'lbl'));
+    g.append(text(cl.x + 4, cl.y + 12, small ? (took ? 'freed' : 'caller') : took ? 'caller freed' : 'caller holds', small ? 'sm' : 'lbl'));
     const cell = 10, y = cl.y + cl.h - cell - 5;
     const room = Math.max(1, Math.floor((cl.w - 8) / (cell + 3)));
     // one object: its cell and address; more: as many cells as fit, and how many
@@ -173,10 +173,11 @@ export function createTopology(root, o) {
       dataset: { cpuslab: String(cpu.cpu) } },
     s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: b.addr ? 'cap' : 'none' }),
     s(doc, 'rect', { x: b.x + 1, y: b.y + b.h - 1 - fh, width: Math.max(0, b.w - 2), height: fh, fill: st.color, class: `fill g-${st.glyph}` }));
-    g.append(b.addr ? button(slabG, `CPU ${cpu.cpu} cpu slab ${shortAddr(b.addr)}: ${b.freelist} of ${b.objects} objects on its lockless freelist, tid ${b.tid}`,
+    if (b.addr) slabG.append(s(doc, 'title', null, `slab ${slabName(b.addr)} at ${b.addr}`));
+    g.append(b.addr ? button(slabG, `CPU ${cpu.cpu} cpu slab ${slabName(b.addr)}: ${b.freelist} of ${b.objects} objects on its lockless freelist, tid ${b.tid}`,
       { kind: 'slab', id: b.addr, slab: b.addr }) : slabG);
-    g.append(text(b.x, b.y + b.h + 13, 'slab', cpu.compact ? 'tiny' : 'lbl'));
-    g.append(text(b.x, b.y + b.h + 26, b.addr ? (cpu.compact ? String(b.freelist) : `${b.freelist}/${b.objects}`) : 'none', cpu.compact ? 'tiny' : 'num'));
+    g.append(text(b.x, b.y + b.h + 13, 'slab', cpu.compact ? 'sm' : 'lbl'));
+    g.append(text(b.x, b.y + b.h + 26, b.addr ? (cpu.compact ? String(b.freelist) : `${b.freelist}/${b.objects}`) : 'none', cpu.compact ? 'sm' : 'num'));
     const p = L.partial;
     g.append(s(doc, 'g', { class: touched.has(`cpupartial:${cpu.cpu}`) ? 'cpupartial touched' : 'cpupartial', dataset: { cpupartial: String(cpu.cpu) } },
       s(doc, 'rect', { x: p.x, y: p.y, width: p.w, height: p.h, class: 'pocket' }),
@@ -185,10 +186,11 @@ export function createTopology(root, o) {
       const ch = (chip.inuse / Math.max(1, chip.objects)) * (chip.h - 2);
       g.append(button(s(doc, 'g', { class: ['chip', isSel(sel, 'slab', chip.addr) && 'sel'].filter(Boolean).join(' ') },
         s(doc, 'rect', { x: chip.x, y: chip.y, width: chip.w, height: chip.h, class: 'cap' }),
-        s(doc, 'rect', { x: chip.x + 1, y: chip.y + chip.h - 1 - ch, width: Math.max(0, chip.w - 2), height: ch, fill: STATES[S.user].color })),
-      `CPU ${cpu.cpu} partial slab ${shortAddr(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
+        s(doc, 'rect', { x: chip.x + 1, y: chip.y + chip.h - 1 - ch, width: Math.max(0, chip.w - 2), height: ch, fill: STATES[S.user].color }),
+        s(doc, 'title', null, `slab ${slabName(chip.addr)} at ${chip.addr}`)),
+      `CPU ${cpu.cpu} partial slab ${slabName(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
     }
-    g.append(text(p.x, p.y + p.h + 13, 'partial', cpu.compact ? 'tiny' : 'lbl'));
+    g.append(text(p.x, p.y + p.h + 13, 'partial', cpu.compact ? 'sm' : 'lbl'));
   }
 
   function nodeGroup(n, sel, touched, narrow, legacy) {
@@ -239,8 +241,9 @@ export function createTopology(root, o) {
       const fh = (chip.inuse / Math.max(1, chip.objects)) * (chip.h - 2);
       g.append(button(s(doc, 'g', { class: ['chip', isSel(sel, 'slab', chip.addr) && 'sel'].filter(Boolean).join(' ') },
         s(doc, 'rect', { x: chip.x, y: chip.y, width: chip.w, height: chip.h, class: 'cap' }),
-        s(doc, 'rect', { x: chip.x + 1, y: chip.y + chip.h - 1 - fh, width: chip.w - 2, height: fh, fill: STATES[S.user].color })),
-      `partial slab ${shortAddr(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
+        s(doc, 'rect', { x: chip.x + 1, y: chip.y + chip.h - 1 - fh, width: chip.w - 2, height: fh, fill: STATES[S.user].color }),
+        s(doc, 'title', null, `slab ${slabName(chip.addr)} at ${chip.addr}`)),
+      `partial slab ${slabName(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
     }
     const z = n.zone;
     const zg = button(s(doc, 'g', { class: ['zone', isSel(sel, 'zone', n.node) && 'sel', touched.has(`pages:${n.node}`) && 'touched'].filter(Boolean).join(' ') },
