@@ -205,6 +205,8 @@ int sim_model_parse(const char *text, struct sim_config *cfg)
     size_t n = colon ? (size_t)(colon - text) : strlen(text);
     int m, era;
 
+    if (sim_release_lookup(text) != SIM_RELEASE_NONE)
+        return sim_release_apply(sim_release_lookup(text), cfg);
     if (n >= sizeof(model))
         return -EINVAL;
     memcpy(model, text, n);
@@ -212,12 +214,16 @@ int sim_model_parse(const char *text, struct sim_config *cfg)
     if ((m = sim_model_lookup(model)) < 0)
         return -EINVAL;
     if (!colon) {
+        cfg->release = SIM_RELEASE_NONE;
+        cfg->bulk_stats_before = false;
         cfg->model = (enum sim_model)m;
         cfg->legacy_era = SIM_ERA_DEFAULT;
         return 0;
     }
     if (m != SIM_MODEL_LEGACY || (era = era_lookup(colon + 1)) < 0)
         return -EINVAL;
+    cfg->release = SIM_RELEASE_NONE;
+    cfg->bulk_stats_before = false;
     cfg->model = SIM_MODEL_LEGACY;
     cfg->legacy_era = (enum sim_legacy_era)era;
     cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] =
@@ -229,7 +235,9 @@ size_t sim_model_format(const struct sim_config *cfg, char *buf, size_t len)
 {
     int n;
 
-    if (cfg->model == SIM_MODEL_LEGACY)
+    if (sim_release_name(cfg->release))
+        n = snprintf(buf, len, "%s", sim_release_name(cfg->release));
+    else if (cfg->model == SIM_MODEL_LEGACY)
         n = snprintf(buf, len, "legacy:%s", sim_legacy_era_name(sim_legacy_era(cfg)));
     else
         n = snprintf(buf, len, "%s", sim_model_name(cfg->model) ? sim_model_name(cfg->model) : "?");
@@ -244,6 +252,8 @@ const char *sim_model_error(const struct sim_config *cfg)
         return "unknown model (expected sheaves or legacy)";
     if ((unsigned)cfg->legacy_era > SIM_ERA_DIRECT_LOAD)
         return "unknown legacy era";
+    if ((unsigned)cfg->release >= SIM_NR_RELEASES)
+        return "unknown release";
     if (cfg->legacy_era == SIM_ERA_DEFAULT)
         return NULL;
     if (cfg->model != SIM_MODEL_LEGACY)
@@ -256,6 +266,68 @@ const char *sim_model_error(const struct sim_config *cfg)
                        : "legacy:ERA_FROZEN_PARTIAL predates CPU_PARTIAL_DIRECT_LOAD: it needs "
                          "=before";
     return NULL;
+}
+
+/* ---- Releases ------------------------------------------------------------- */
+
+/*
+ * The table of releases (docs/engine.md keeps it in words, with the commits
+ * that separate them).  A release is a model, an era, the variants that
+ * differ from the defaults (every other one stays after) and the switches
+ * no variant covers.  6.1 predates the first era's start (6.2) but its cpu
+ * partial slabs are frozen as in ERA_FROZEN_PARTIAL; what sets it apart is
+ * the bulk counting that "mm/slub: fix bulk alloc and free stats" (6.8)
+ * changed.  The page allocator's GFP_TRANSLATE is "coupled" in all of them.
+ */
+struct release_row {
+    const char *name;
+    enum sim_model model;
+    enum sim_legacy_era era;
+    uint8_t barn_refill;
+    bool bulk_stats_before;
+};
+
+static const struct release_row releases[SIM_NR_RELEASES] = {
+        [SIM_RELEASE_6_1] = {"6.1", SIM_MODEL_LEGACY, SIM_ERA_FROZEN_PARTIAL, SIM_AFTER, true},
+        [SIM_RELEASE_6_12] = {"6.12", SIM_MODEL_LEGACY, SIM_ERA_DIRECT_LOAD, SIM_AFTER, false},
+        [SIM_RELEASE_6_18] = {"6.18", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, SIM_BEFORE, false},
+        [SIM_RELEASE_6_19] = {"6.19", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, SIM_BEFORE, false},
+        [SIM_RELEASE_7_2] = {"7.2", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, SIM_BEFORE, false},
+        [SIM_RELEASE_7_3] = {"7.3", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, SIM_BEFORE, false},
+};
+
+const char *sim_release_name(enum sim_release r)
+{
+    return (unsigned)r < SIM_NR_RELEASES ? releases[r].name : NULL;
+}
+
+enum sim_release sim_release_lookup(const char *name)
+{
+    for (unsigned r = 1; r < SIM_NR_RELEASES; r++)
+        if (!strcmp(releases[r].name, name))
+            return (enum sim_release)r;
+    return SIM_RELEASE_NONE;
+}
+
+int sim_release_apply(enum sim_release r, struct sim_config *cfg)
+{
+    const struct release_row *row;
+
+    if (r == SIM_RELEASE_NONE || (unsigned)r >= SIM_NR_RELEASES)
+        return -EINVAL;
+    row = &releases[r];
+    for (unsigned i = 0; i < SIM_NR_VARIANTS; i++)
+        cfg->variant[i] = SIM_AFTER;
+    cfg->model = row->model;
+    cfg->legacy_era = row->era;
+    cfg->variant[SIM_VAR_BARN_REFILL] = row->barn_refill;
+    cfg->variant[SIM_VAR_GFP_TRANSLATE] = SIM_BEFORE;
+    if (row->model == SIM_MODEL_LEGACY)
+        cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] =
+                row->era == SIM_ERA_DIRECT_LOAD ? SIM_AFTER : SIM_BEFORE;
+    cfg->bulk_stats_before = row->bulk_stats_before;
+    cfg->release = r;
+    return 0;
 }
 
 /* ---- RCU modes ----------------------------------------------------------- */

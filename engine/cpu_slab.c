@@ -410,7 +410,8 @@ void legacy_do_slab_free(struct sim *sim, struct kmem_cache *s, uint32_t idx,
     next_tid(sim, c);
     for (unsigned i = 0; i < cnt; i++)
         obj_leave(sim, objs[i], from, place_cpu_freelist(slab, (unsigned)sim->cpu));
-    stat_add(sim, s, SIM_FREE_FASTPATH, cnt);
+    /* one per batch before "mm/slub: fix bulk alloc and free stats" */
+    stat_add(sim, s, SIM_FREE_FASTPATH, sim->cfg.bulk_stats_before ? 1 : cnt);
     ev_end(sim);
 }
 
@@ -438,7 +439,8 @@ unsigned legacy_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, si
                 obj_leave(sim, obj, place_cpu_freelist(slab, (unsigned)sim->cpu),
                         place_none(SIM_PL_USER));
                 out[got++] = obj;
-                stat_add(sim, s, SIM_ALLOC_FASTPATH, 1);
+                if (!sim->cfg.bulk_stats_before) /* counted since 6.8 */
+                    stat_add(sim, s, SIM_ALLOC_FASTPATH, 1);
             }
             next_tid(sim, c);
             ev_end(sim);
