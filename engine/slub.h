@@ -58,15 +58,15 @@ enum sim_model { SIM_MODEL_SHEAVES, SIM_MODEL_LEGACY };
  */
 enum sim_legacy_era {
     SIM_ERA_DEFAULT,
-    SIM_ERA_FROZEN_PARTIAL, /* 6.2-6.7: CPU partial slabs are frozen */
+    SIM_ERA_FROZEN_PARTIAL, /* 6.1-6.7: CPU partial slabs are frozen; bulk stats per batch */
     SIM_ERA_DELAYED_FREEZE, /* 6.8: unfrozen; unlock, freeze_slab, relock (retry_load_slab) */
     SIM_ERA_DIRECT_LOAD,    /* 6.9-6.17: unfrozen; loaded under the lock (get_freelist) */
 };
 
 /*
  * Kernel releases the lab models (docs/engine.md, the table of releases):
- * each names a model, an era and variants, plus what no variant covers
- * (sim_config.bulk_stats_before).  SIM_RELEASE_NONE: a model chosen by hand.
+ * each names a model, an era and the value of every variant.
+ * SIM_RELEASE_NONE: a model chosen by hand.
  */
 enum sim_release {
     SIM_RELEASE_NONE,
@@ -319,10 +319,6 @@ struct sim_config {
                                * up to each zone's high watermark (same pages as reclaim_pages) */
     enum sim_legacy_era legacy_era; /* the legacy model's era (SIM_ERA_DEFAULT: by variant) */
     enum sim_release release;       /* the release the model was chosen as (outputs name it) */
-    bool bulk_stats_before; /* legacy model, kernels before "mm/slub: fix bulk alloc and free
-                             * stats" (6.1-6.7): kmem_cache_alloc_bulk counts no alloc_fastpath
-                             * and a bulk free to the cpu slab one free_fastpath; set by a
-                             * release, never by a variant (false: per object, as 6.8+) */
 };
 
 /* 0 when @cfg's zones, watermark parameters and ALLOC layout make a
@@ -365,7 +361,7 @@ const char *sim_model_error(const struct sim_config *cfg);
 const char *sim_release_name(enum sim_release r);
 /* The release named @name, or SIM_RELEASE_NONE. */
 enum sim_release sim_release_lookup(const char *name);
-/* Set @cfg's model, era, variants and switches as release @r has them:
+/* Set @cfg's model, era and variants as release @r has them:
  * 0, or -EINVAL for SIM_RELEASE_NONE and out of range. */
 int sim_release_apply(enum sim_release r, struct sim_config *cfg);
 

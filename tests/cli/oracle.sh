@@ -53,4 +53,32 @@ check "gen needs --seed" [ "$status" -eq 2 ]
 sl oracle frobnicate
 check "an unknown action is a usage error" [ "$status" -eq 2 ]
 
+# releases as models: 6.1 counts a bulk allocation from the cpu slab as no
+# alloc_fastpath and a bulk free to it as one free_fastpath; 6.12 per object
+cat >"$TMP/bulk.json" <<'JSON'
+{"format": 1, "name": "bulk", "machine": {"cpus": 1},
+ "caches": [{"name": "c", "object_size": 64}],
+ "ops": [{"op": "alloc", "cpu": 0, "cache": "c", "name": "first"},
+         {"op": "alloc_bulk", "cpu": 0, "cache": "c", "count": 8, "name": "b"},
+         {"op": "free_bulk", "cpu": 0, "cache": "c", "name": "b"}]}
+JSON
+sl run "$TMP/bulk.json" --model 6.1
+check "6.1 runs" [ "$status" -eq 0 ]
+check "6.1 names itself" grep -q '^model 6.1, .*CPU_PARTIAL_DIRECT_LOAD=before' "$TMP/out"
+check "6.1: no alloc_fastpath in the bulk allocation" not grep -q '^alloc_fastpath' "$TMP/out"
+check "6.1: one free_fastpath for the bulk free" grep -qx 'free_fastpath 1 C0=1' "$TMP/out"
+sl run "$TMP/bulk.json" --model 6.12
+check "6.12 is legacy:ERA_DIRECT_LOAD" grep -q '^model 6.12, .*CPU_PARTIAL_DIRECT_LOAD=after' "$TMP/out"
+check "6.12: alloc_fastpath per bulk object" grep -qx 'alloc_fastpath 8 C0=8' "$TMP/out"
+check "6.12: free_fastpath per bulk object" grep -qx 'free_fastpath 8 C0=8' "$TMP/out"
+sl run "$TMP/bulk.json" --model legacy:ERA_DIRECT_LOAD
+check "the era alone counts as 6.12" grep -qx 'alloc_fastpath 8 C0=8' "$TMP/out"
+sl run "$TMP/bulk.json" --model 7.3
+check "7.3 is sheaves without the barn refill" grep -q '^model 7.3, .*BARN_REFILL=before' "$TMP/out"
+sed 's/"machine"/"model": "6.1", "machine"/' "$TMP/bulk.json" >"$TMP/bulk61.json"
+sl run "$TMP/bulk61.json"
+check "a scenario's model may be a release" grep -qx 'free_fastpath 1 C0=1' "$TMP/out"
+sl run "$TMP/bulk.json" --model 5.4
+check "an unknown release is refused" [ "$status" -eq 2 ]
+
 finish
