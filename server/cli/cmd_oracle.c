@@ -167,13 +167,12 @@ static int oracle_main(int argc, char **argv)
 const struct cli_command cmd_oracle = {
         .name = "oracle",
         .summary = "random programs for real kernels, and the engine checked against their runs",
-        .description =
-                "The engine side of the kernel oracle (docs/fidelity.md).  ACTION is one of:\n"
-                "  gen     write a random program (a scenario a kernel can run) for --seed N\n"
-                "  engine  print what the engine shows for --program FILE as release --kernel K, "
-                "in the fixtures' .out format\n"
-                "  check   run every fixture of tests/oracle/<release>/ on the engine and compare "
-                "every sysfs file at every mark",
+        .description = "The engine side of the kernel oracle (docs/fidelity.md).  ACTION is gen "
+                       "(write a random program, a scenario a kernel can run, for --seed N), "
+                       "engine (print what the engine shows for --program FILE as release "
+                       "--kernel K, in the fixtures' .out format) or check (run every fixture of "
+                       "tests/oracle/<release>/ on the engine and compare every sysfs file at "
+                       "every mark).",
         .pos = {.name = "ACTION",
                 .offset = offsetof(struct oracle_args, action),
                 .what = "action",
