@@ -313,8 +313,9 @@ new_objects:
             obj = freeze_slab(sim, s, idx);
         goto retry_load_slab;
     }
-    idx = new_slab(sim, s, node != SIM_NUMA_NO_NODE ? node : cpu_node(sim),
-                   try_thisnode || (gfp & SIM_GFP_THISNODE));
+    idx = try_thisnode ? new_slab_trynode(sim, s, node)
+                       : new_slab(sim, s, node != SIM_NUMA_NO_NODE ? node : cpu_node(sim),
+                                  (gfp & SIM_GFP_THISNODE) != 0);
     if (!idx) {
         if (try_thisnode) {
             try_thisnode = false;
