@@ -10,8 +10,9 @@ Used by scripts/kernel-oracle.
       DIR/<id>.json to OUT/programs/<id>.json for every program that ran
       to its end on every run; prints "refused <id>: <why>" for the others
       and "recorded <n>" at the end.
-  record.py summary --out OUT --refused FILE --seconds "fetch=..,build=.."
-      rewrites OUT/summary.txt from every OUT/programs/*.out.
+  record.py summary --out OUT --refused FILE --seconds "..."
+      rewrites OUT/summary.txt from every OUT/programs/*.out, keeping the
+      "recording" lines of earlier runs and adding one for this run.
 """
 import argparse
 import glob
@@ -136,6 +137,13 @@ def summary(a):
                 else:
                     files += 1
         runs += nruns
+    history = []
+    path = os.path.join(a.out, "summary.txt")
+    if os.path.exists(path):
+        with open(path) as f:
+            history = [l.rstrip("\n") for l in f if l.startswith("recording ")]
+    if a.seconds:
+        history.append("recording " + a.seconds)
     refused = []
     if a.refused and os.path.exists(a.refused):
         with open(a.refused) as f:
@@ -149,8 +157,8 @@ def summary(a):
         f.write("runs %d\n" % runs)
         f.write("marks %d (over all runs)\n" % marks)
         f.write("files %d (sysfs file lines over all marks)\n" % files)
-        if a.seconds:
-            f.write("last recording: %s\n" % a.seconds)
+        for h in history:
+            f.write(h + "\n")
         f.write("refused %d\n" % len(refused))
         for r in refused:
             f.write("  %s\n" % r)

@@ -177,12 +177,13 @@ static long so_create(struct so_op *op)
 	unsigned int c, size, align, ctor, sheaf_capacity;
 	unsigned long flags;
 	struct kmem_cache *s;
-	bool has_freeptr = strcmp(op->argv[8], "-1") != 0;
 	unsigned int freeptr_offset = 0;
+	bool has_freeptr;
 	int err;
 
 	if (op->argc != 10)
 		return so_fail(-EINVAL, "create takes 9 arguments%s", "");
+	has_freeptr = strcmp(op->argv[8], "-1") != 0;
 	if ((err = so_cache_arg(op->argv[2], &c, false)))
 		return err;
 	if (so_uint(op->argv[4], &size) || so_uint(op->argv[5], &align) ||
@@ -608,7 +609,7 @@ static long so_run(void *arg)
 
 static ssize_t so_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
 {
-	char buf[SO_MAX_LINE + 1], *s = buf, *word;
+	char buf[SO_MAX_LINE + 1], *s, *word;
 	struct so_op op = { .argc = 0 };
 	const struct so_cmd *cmd;
 	unsigned int cpu = 0;
@@ -619,7 +620,7 @@ static ssize_t so_write(struct file *file, const char __user *ubuf, size_t len, 
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	strim(buf);
+	s = strim(buf);
 	while ((word = strsep(&s, " ")) != NULL) {
 		if (!*word)
 			continue;
