@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/busybox sh
 # /init of the kernel oracle's initramfs (scripts/kernel-oracle builds it).
 # Runs every /progs/*.prog RUNS times through /proc/slublab_oracle and writes
 # what it sees to the second serial port (/dev/ttyS1), which QEMU writes to
