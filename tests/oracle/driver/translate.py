@@ -5,20 +5,22 @@ line format of slublab's kernel test driver (tests/oracle/driver/README).
 Used by scripts/kernel-oracle.  For each scenario it decides whether the
 kernel release can run it; if so it writes
 
-  <out>.prog   the driver lines, with the shell's own lines (mark, sys)
-  <out>.json   the program as it runs: the scenario with the oracle's
+  .prog   the driver lines, with the shell's own lines (mark, sys)
+  .json   the program as it runs: the scenario with the oracle's
                machine (4 CPUs, 1 or 2 nodes) in place of its own, CPUs
                renumbered onto that machine, no expectations, no model
 
-and prints "ok <nodes>" on stdout.  If not, it prints the reason on stdout
-as "refused <file>: <why>" and writes nothing.  Operations the kernel cannot
+under DIR/n<nodes>/ (<seq>.prog, <seq>.id holding the id, <id>.json).  If
+not, it prints "refused <id>: <file>: <why>" on stdout and writes nothing.
+At the end it prints "count <programs on 1 node> <programs on 2 nodes>".  Operations the kernel cannot
 express are refused, never approximated.
 
-usage: translate.py --kernel 6.12 --id ID SCENARIO.json OUT_PREFIX
+usage: translate.py --kernel 6.12 --dir DIR ID=SCENARIO.json ...
 """
 import argparse
 import copy
 import json
+import os
 import re
 import sys
 
@@ -386,33 +388,50 @@ def expand(op, i):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--kernel", required=True)
-    ap.add_argument("scenario")
-    ap.add_argument("out")
-    a = ap.parse_args()
+def translate_one(kernel, path, out):
+    """Translates one scenario; returns (nodes, None) or (None, reason)."""
     try:
-        with open(a.scenario) as f:
+        with open(path) as f:
             sc = json.load(f)
     except (OSError, ValueError) as e:
-        print("refused %s: %s" % (a.scenario, e))
-        return 0
-    t = Translator(a.kernel, sc, a.scenario)
+        return None, "%s: %s" % (path, e)
+    t = Translator(kernel, sc, path)
     try:
         lines = t.run()
     except Refused as e:
-        print("refused %s" % e)
-        return 0
-    except (KeyError, TypeError) as e:
-        print("refused %s: not a valid scenario (%s)" % (a.scenario, e))
-        return 0
-    with open(a.out + ".prog", "w") as f:
+        return None, str(e)
+    except (KeyError, TypeError, AttributeError) as e:
+        return None, "%s: not a valid scenario (%s)" % (path, e)
+    with open(out + ".prog", "w") as f:
         f.write("\n".join(lines) + "\n")
-    with open(a.out + ".json", "w") as f:
+    with open(out + ".json", "w") as f:
         json.dump(t.program_json(), f, indent=1)
         f.write("\n")
-    print("ok %d" % t.nodes)
+    return t.nodes, None
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--kernel", required=True)
+    ap.add_argument("--dir", required=True, help="writes DIR/n<nodes>/<seq>.prog, <seq>.id, <id>.json")
+    ap.add_argument("programs", nargs="+", help="ID=SCENARIO.json")
+    a = ap.parse_args()
+    seq = {1: 0, 2: 0}
+    for entry in a.programs:
+        pid, path = entry.split("=", 1)
+        nodes, why = translate_one(a.kernel, path, os.path.join(a.dir, pid))
+        if why:
+            print("refused %s: %s" % (pid, why))
+            continue
+        d = os.path.join(a.dir, "n%d" % nodes)
+        os.makedirs(d, exist_ok=True)
+        name = "%05d" % seq[nodes]
+        seq[nodes] += 1
+        os.rename(os.path.join(a.dir, pid + ".prog"), os.path.join(d, name + ".prog"))
+        os.rename(os.path.join(a.dir, pid + ".json"), os.path.join(d, pid + ".json"))
+        with open(os.path.join(d, name + ".id"), "w") as f:
+            f.write(pid + "\n")
+    print("count %d %d" % (seq[1], seq[2]))
     return 0
 
 
