@@ -8,11 +8,13 @@
  * modules, so the driver is built into the image).  It is slublab's own code,
  * not kernel code, and runs only in those test kernels.
  *
- * The driver makes /proc/slublab_oracle.  Each write(2) to it is one
- * operation of a program, in the line format of tests/oracle/driver/README;
- * the write returns when the operation has run, on the CPU the line names,
- * in task context (work_on_cpu(): a kworker bound to that CPU).  Cache
- * creation is pinned the same way.  A read returns the reason the last
+ * The driver makes /proc/slublab_oracle.  A write(2) to it is one or more
+ * lines of a program, in the line format of tests/oracle/driver/README, or
+ * "exec FILE", the lines of a file of the initramfs.  Each operation runs
+ * on the CPU its line names, in task context (work_on_cpu(): a kworker
+ * bound to that CPU; consecutive lines on one CPU share the work item), and
+ * the write returns when all have run or one has failed.  Cache creation is
+ * pinned the same way.  A read returns the reason the last
  * failing write failed.  The initramfs's shell script feeds the lines and
  * reads /sys/kernel/slab/<cache>/ itself at each mark, so the driver prints
  * nothing.
@@ -29,6 +31,7 @@
  * count before 7.0, a bool since), kfree_rcu() through sheaves (7.x only
  * here: the oracle offers kfree_rcu on 7.x kernels alone).
  */
+#include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
 #include <linux/mutex.h>
@@ -600,19 +603,156 @@ static const struct so_cmd so_cmds[] = {
 	{ NULL, NULL, false },
 };
 
-static long so_run(void *arg)
-{
-	struct so_op *op = arg;
+#define SO_BATCH 256
+#define SO_MAX_FILE (8u << 20)
 
-	return op->fn(op);
+/* Consecutive operations on one CPU, run by one work_on_cpu() call. */
+struct so_batch {
+	struct so_op ops[SO_BATCH];
+	int lineno[SO_BATCH]; /* of each op in its text, for messages */
+	int n;
+	int done; /* operations that succeeded */
+};
+
+static struct so_batch so_batch; /* guarded by so_lock */
+
+static long so_run_batch(void *arg)
+{
+	struct so_batch *b = arg;
+	long err;
+
+	for (b->done = 0; b->done < b->n; b->done++)
+		if ((err = b->ops[b->done].fn(&b->ops[b->done])))
+			return err;
+	return 0;
+}
+
+/* Splits @line into @op and finds its command; returns 0 or -EINVAL. */
+static int so_parse(char *line, struct so_op *op, const struct so_cmd **cmdp)
+{
+	const struct so_cmd *cmd;
+	char *word;
+
+	op->argc = 0;
+	while ((word = strsep(&line, " ")) != NULL) {
+		if (!*word)
+			continue;
+		if (op->argc == ARRAY_SIZE(op->argv))
+			return so_fail(-E2BIG, "too many words%s", "");
+		op->argv[op->argc++] = word;
+	}
+	if (!op->argc)
+		return so_fail(-EINVAL, "empty line%s", "");
+	for (cmd = so_cmds; cmd->name; cmd++)
+		if (!strcmp(cmd->name, op->argv[0]))
+			break;
+	if (!cmd->name)
+		return so_fail(-EINVAL, "unknown operation %s", op->argv[0]);
+	op->fn = cmd->fn;
+	*cmdp = cmd;
+	return 0;
+}
+
+static int so_op_cpu(const struct so_cmd *cmd, struct so_op *op, unsigned int *cpu)
+{
+	if (!cmd->on_cpu) {
+		*cpu = UINT_MAX;
+		return 0;
+	}
+	if (op->argc < 2 || so_uint(op->argv[1], cpu) || *cpu >= nr_cpu_ids || !cpu_online(*cpu))
+		return so_fail(-EINVAL, "%s: no such CPU", cmd->name);
+	return 0;
+}
+
+static long so_flush_batch(unsigned int cpu)
+{
+	long err;
+
+	if (!so_batch.n)
+		return 0;
+	if (cpu == UINT_MAX)
+		err = so_run_batch(&so_batch);
+	else
+		err = work_on_cpu(cpu, so_run_batch, &so_batch);
+	if (!err)
+		so_batch.n = 0;
+	return err;
+}
+
+/*
+ * Runs the lines of @text in order, each on its CPU, consecutive lines on
+ * one CPU in one work item; stops at the first that fails.
+ */
+static long so_run_text(char *text)
+{
+	unsigned int cpu, batch_cpu = UINT_MAX;
+	const struct so_cmd *cmd;
+	char *line;
+	long err = 0;
+	int lineno = 0, bad = 0;
+
+	so_batch.n = 0;
+	while ((line = strsep(&text, "\n")) != NULL) {
+		struct so_op op;
+
+		lineno++;
+		line = strim(line);
+		if (!*line)
+			continue;
+		if ((err = so_parse(line, &op, &cmd)) || (err = so_op_cpu(cmd, &op, &cpu))) {
+			bad = lineno;
+			break;
+		}
+		if (so_batch.n && (cpu != batch_cpu || so_batch.n == SO_BATCH)) {
+			if ((err = so_flush_batch(batch_cpu))) {
+				bad = so_batch.lineno[so_batch.done];
+				break;
+			}
+		}
+		so_batch.lineno[so_batch.n] = lineno;
+		so_batch.ops[so_batch.n++] = op;
+		batch_cpu = cpu;
+	}
+	if (!err && (err = so_flush_batch(batch_cpu)))
+		bad = so_batch.lineno[so_batch.done];
+	if (err) {
+		char why[sizeof(so_error)];
+
+		strscpy(why, so_error[0] ? so_error : "failed", sizeof(why));
+		scnprintf(so_error, sizeof(so_error), "line %d: %s", bad, why);
+	}
+	return err;
+}
+
+/* exec PATH: runs the lines of a file of the initramfs */
+static long so_exec(const char *path)
+{
+	struct file *f;
+	char *buf;
+	loff_t pos = 0;
+	ssize_t n, len = 0;
+	long err;
+
+	f = filp_open(path, O_RDONLY, 0);
+	if (IS_ERR(f))
+		return so_fail(PTR_ERR(f), "exec: cannot open %s", path);
+	buf = kvmalloc(SO_MAX_FILE + 1, GFP_KERNEL);
+	if (!buf) {
+		filp_close(f, NULL);
+		return so_fail(-ENOMEM, "exec: no memory for %s", path);
+	}
+	while (len < SO_MAX_FILE && (n = kernel_read(f, buf + len, SO_MAX_FILE - len, &pos)) > 0)
+		len += n;
+	filp_close(f, NULL);
+	buf[len] = '\0';
+	err = so_run_text(buf);
+	kvfree(buf);
+	return err;
 }
 
 static ssize_t so_write(struct file *file, const char __user *ubuf, size_t len, loff_t *ppos)
 {
-	char buf[SO_MAX_LINE + 1], *s, *word;
-	struct so_op op = { .argc = 0 };
-	const struct so_cmd *cmd;
-	unsigned int cpu = 0;
+	char buf[SO_MAX_LINE + 1];
 	long err;
 
 	if (len > SO_MAX_LINE)
@@ -620,40 +760,12 @@ static ssize_t so_write(struct file *file, const char __user *ubuf, size_t len, 
 	if (copy_from_user(buf, ubuf, len))
 		return -EFAULT;
 	buf[len] = '\0';
-	s = strim(buf);
-	while ((word = strsep(&s, " ")) != NULL) {
-		if (!*word)
-			continue;
-		if (op.argc == ARRAY_SIZE(op.argv))
-			return -E2BIG;
-		op.argv[op.argc++] = word;
-	}
-	if (!op.argc)
-		return len;
-
 	mutex_lock(&so_lock);
 	so_error[0] = '\0';
-	for (cmd = so_cmds; cmd->name; cmd++)
-		if (!strcmp(cmd->name, op.argv[0]))
-			break;
-	if (!cmd->name) {
-		err = so_fail(-EINVAL, "unknown operation %s", op.argv[0]);
-		goto out_unlock;
-	}
-	if (strcmp(cmd->name, "begin") && !so_objs) {
-		err = so_fail(-EINVAL, "%s before begin", cmd->name);
-		goto out_unlock;
-	}
-	op.fn = cmd->fn;
-	if (cmd->on_cpu && op.argc > 1 && so_uint(op.argv[1], &cpu) == 0 && cpu < nr_cpu_ids &&
-	    cpu_online(cpu)) {
-		err = work_on_cpu(cpu, so_run, &op);
-	} else if (cmd->on_cpu) {
-		err = so_fail(-EINVAL, "%s: no such CPU", cmd->name);
-	} else {
-		err = op.fn(&op);
-	}
-out_unlock:
+	if (!strncmp(buf, "exec ", 5))
+		err = so_exec(strim(buf + 5));
+	else
+		err = so_run_text(buf);
 	if (err && !so_error[0])
 		scnprintf(so_error, sizeof(so_error), "error %ld", err);
 	mutex_unlock(&so_lock);

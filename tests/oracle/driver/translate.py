@@ -10,7 +10,8 @@ kernel release can run it; if so it writes
                machine (4 CPUs, 1 or 2 nodes) in place of its own, CPUs
                renumbered onto that machine, no expectations, no model
 
-under DIR/n<nodes>/ (<seq>.prog, <seq>.id holding the id, <id>.json).  If
+under DIR/n<nodes>/ (<seq>.prog and the <seq>.<k> files it runs, <seq>.id
+holding the id, <id>.json).  If
 not, it prints "refused <id>: <file>: <why>" on stdout and writes nothing.
 At the end it prints "count <programs on 1 node> <programs on 2 nodes>".  Operations the kernel cannot
 express are refused, never approximated.
@@ -388,26 +389,45 @@ def expand(op, i):
     return out
 
 
-def translate_one(kernel, path, out):
-    """Translates one scenario; returns (nodes, None) or (None, reason)."""
+def translate_one(kernel, path):
+    """Translates one scenario; returns (translator, lines, None) or (None, None, reason)."""
     try:
         with open(path) as f:
             sc = json.load(f)
     except (OSError, ValueError) as e:
-        return None, "%s: %s" % (path, e)
+        return None, None, "%s: %s" % (path, e)
     t = Translator(kernel, sc, path)
     try:
         lines = t.run()
     except Refused as e:
-        return None, str(e)
+        return None, None, str(e)
     except (KeyError, TypeError, AttributeError) as e:
-        return None, "%s: not a valid scenario (%s)" % (path, e)
-    with open(out + ".prog", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    with open(out + ".json", "w") as f:
-        json.dump(t.program_json(), f, indent=1)
-        f.write("\n")
-    return t.nodes, None
+        return None, None, "%s: not a valid scenario (%s)" % (path, e)
+    return t, lines, None
+
+
+def write_program(d, name, lines):
+    """Writes d/name.prog: the driver's lines between marks go into files
+    d/name.<k>, which the .prog runs with one "exec" each."""
+    control = []
+    seg = []
+
+    def flush():
+        if seg:
+            k = sum(1 for c in control if c.startswith("exec "))
+            with open(os.path.join(d, "%s.%d" % (name, k)), "w") as f:
+                f.write("\n".join(seg) + "\n")
+            control.append("exec /progs/%s.%d" % (name, k))
+            del seg[:]
+    for line in lines:
+        if line.startswith("mark ") or line.startswith("sys "):
+            flush()
+            control.append(line)
+        else:
+            seg.append(line)
+    flush()
+    with open(os.path.join(d, name + ".prog"), "w") as f:
+        f.write("\n".join(control) + "\n")
 
 
 def main():
@@ -419,16 +439,18 @@ def main():
     seq = {1: 0, 2: 0}
     for entry in a.programs:
         pid, path = entry.split("=", 1)
-        nodes, why = translate_one(a.kernel, path, os.path.join(a.dir, pid))
+        t, lines, why = translate_one(a.kernel, path)
         if why:
             print("refused %s: %s" % (pid, why))
             continue
-        d = os.path.join(a.dir, "n%d" % nodes)
+        d = os.path.join(a.dir, "n%d" % t.nodes)
         os.makedirs(d, exist_ok=True)
-        name = "%05d" % seq[nodes]
-        seq[nodes] += 1
-        os.rename(os.path.join(a.dir, pid + ".prog"), os.path.join(d, name + ".prog"))
-        os.rename(os.path.join(a.dir, pid + ".json"), os.path.join(d, pid + ".json"))
+        name = "%05d" % seq[t.nodes]
+        seq[t.nodes] += 1
+        write_program(d, name, lines)
+        with open(os.path.join(d, pid + ".json"), "w") as f:
+            json.dump(t.program_json(), f, indent=1)
+            f.write("\n")
         with open(os.path.join(d, name + ".id"), "w") as f:
             f.write(pid + "\n")
     print("count %d %d" % (seq[1], seq[2]))
