@@ -10,10 +10,10 @@ kernel release can run it; if so it writes
                machine (4 CPUs, 1 or 2 nodes) in place of its own, CPUs
                renumbered onto that machine, no expectations, no model
 
-under DIR/n<nodes>/ (<seq>.prog and the <seq>.<k> files it runs, <seq>.id
+under DIR/<group>/, n<nodes> or n<nodes>-o<order> (<seq>.prog and the <seq>.<k> files it runs, <seq>.id
 holding the id, <id>.json).  If
 not, it prints "refused <id>: <file>: <why>" on stdout and writes nothing.
-At the end it prints "count <programs on 1 node> <programs on 2 nodes>".  Operations the kernel cannot
+At the end it prints "group <group> <programs>" for each group.  Operations the kernel cannot
 express are refused, never approximated.
 
 usage: translate.py --kernel 6.12 --dir DIR ID=SCENARIO.json ...
@@ -73,6 +73,7 @@ class Translator:
         self.sheaf_names = {}  # sheaf name -> (slot, cache name)
         self.next_sheaf = 0
         self.marks = 0
+        self.orders = []      # "order" of each create, None where not given
 
     def refuse(self, where, why):
         raise Refused("%s: %s %s" % (self.path, where, why))
@@ -164,8 +165,10 @@ class Translator:
             self.refuse(where, "cache name %r does not make a sysfs directory name" % name)
         if name in self.caches or name in self.aliases:
             self.refuse(where, "cache %s exists already" % name)
-        if "order" in op:
-            self.refuse(where, "key \"order\": the kernel's sysfs order file is read-only")
+        # The kernel's sysfs order file is read-only: the oracle boots such
+        # programs with slub_min_order=N slub_max_order=N, which gives every
+        # cache that order, so all the program's caches must ask for it.
+        self.orders.append(op.get("order"))
         flags = op.get("flags", [])
         for f in flags:
             if f not in SLAB_FLAGS:
@@ -354,6 +357,12 @@ class Translator:
         for i, op in enumerate(self.sc.get("ops", [])):
             self.apply(op, "ops[%d]" % i)
         self.mark({"name": "end"}, "end")
+        given = set(self.orders) - {None}
+        if given and (len(given) > 1 or None in self.orders):
+            raise Refused("%s: key \"order\": the kernel's order file is read-only, and the oracle's "
+                          "boot option slub_min_order=slub_max_order gives every cache one order; "
+                          "here caches ask for %s" % (self.path, sorted(self.orders, key=str)))
+        self.order = given.pop() if given else None
         return ["begin %d" % self.next_slot] + self.lines
 
     def program_json(self):
@@ -436,24 +445,26 @@ def main():
     ap.add_argument("--dir", required=True, help="writes DIR/n<nodes>/<seq>.prog, <seq>.id, <id>.json")
     ap.add_argument("programs", nargs="+", help="ID=SCENARIO.json")
     a = ap.parse_args()
-    seq = {1: 0, 2: 0}
+    seq = {}
     for entry in a.programs:
         pid, path = entry.split("=", 1)
         t, lines, why = translate_one(a.kernel, path)
         if why:
             print("refused %s: %s" % (pid, why))
             continue
-        d = os.path.join(a.dir, "n%d" % t.nodes)
+        group = "n%d" % t.nodes if t.order is None else "n%d-o%d" % (t.nodes, t.order)
+        d = os.path.join(a.dir, group)
         os.makedirs(d, exist_ok=True)
-        name = "%05d" % seq[t.nodes]
-        seq[t.nodes] += 1
+        name = "%05d" % seq.get(group, 0)
+        seq[group] = seq.get(group, 0) + 1
         write_program(d, name, lines)
         with open(os.path.join(d, pid + ".json"), "w") as f:
             json.dump(t.program_json(), f, indent=1)
             f.write("\n")
         with open(os.path.join(d, name + ".id"), "w") as f:
             f.write(pid + "\n")
-    print("count %d %d" % (seq[1], seq[2]))
+    for group, n in sorted(seq.items()):
+        print("group %s %d" % (group, n))
     return 0
 
 
