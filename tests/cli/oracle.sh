@@ -81,4 +81,42 @@ check "a scenario's model may be a release" grep -qx 'free_fastpath 1 C0=1' "$TM
 sl run "$TMP/bulk.json" --model 5.4
 check "an unknown release is refused" [ "$status" -eq 2 ]
 
+# settled divergences: a bulk refill takes as many partial slabs as it
+# needs (the kernel's get_partial_node_bulk has no cap; the engine's had 64)
+python3 - "$TMP/cap.json" <<'PY'
+import json, sys
+ops = [{"op": "alloc_bulk", "cpu": 0, "cache": "c", "count": 800, "name": "b"}]
+ops += [{"op": "free", "cpu": 0, "name": "b[%d]" % (i * 8)} for i in range(100)]
+ops += [{"op": "shrink", "cache": "c"}, {"op": "mark", "name": "before"},
+        {"op": "alloc_bulk", "cpu": 0, "cache": "c", "count": 90, "name": "x"}]
+json.dump({"format": 1, "name": "cap", "model": "7.3", "machine": {"cpus": 1},
+           "caches": [{"name": "c", "object_size": 512, "order": 0}], "ops": ops,
+           "expect": [{"at": "before", "metric": "c.partial", "op": "==", "value": 100},
+                      {"at": "end", "metric": "c.alloc_slab", "op": "==", "value": 100},
+                      {"at": "end", "metric": "c.partial", "op": "==", "value": 10}]},
+          open(sys.argv[1], "w"))
+PY
+sl run "$TMP/cap.json" --validate
+check "90 objects from 90 partial slabs, no new slab" [ "$status" -eq 0 ]
+# a debug cache's oversize prefill allocates one by one with its checks: no
+# false red zone report when the objects are freed
+cat >"$TMP/dbg.json" <<'JSON'
+{"format": 1, "name": "dbgpf", "model": "7.3", "machine": {"cpus": 2},
+ "caches": [{"name": "d", "object_size": 100, "flags": ["SLAB_RED_ZONE", "SLAB_POISON", "SLAB_STORE_USER"]}],
+ "ops": [{"op": "prefill", "cpu": 0, "cache": "d", "count": 12, "name": "s"},
+         {"op": "alloc_from_sheaf", "cpu": 0, "sheaf": "s", "name": "a"},
+         {"op": "alloc_from_sheaf", "cpu": 0, "sheaf": "s", "name": "b"},
+         {"op": "free", "cpu": 0, "name": "a"}, {"op": "free", "cpu": 1, "name": "b"},
+         {"op": "refill_sheaf", "cpu": 0, "sheaf": "s", "count": 12},
+         {"op": "return_sheaf", "cpu": 0, "sheaf": "s"}],
+ "expect": [{"at": "end", "metric": "d.alloc_slowpath", "op": "==", "value": 14},
+            {"at": "end", "metric": "d.sheaf_prefill_oversize", "op": "==", "value": 1}]}
+JSON
+sl run "$TMP/dbg.json" --validate
+check "debug prefill: one ___slab_alloc per object" [ "$status" -eq 0 ]
+check "debug prefill: no warning" not grep -q warning "$TMP/out" "$TMP/err"
+sl run "$TMP/dbg.json" --events
+check "debug prefill: objects taken by alloc_single_from_partial" [ "$(grep -c '"fn":"alloc_single_from_partial"' "$TMP/out")" -eq 13 ]
+check "debug prefill: no bulk refill" not grep -q '"fn":"__kmem_cache_alloc_bulk"' "$TMP/out"
+
 finish
