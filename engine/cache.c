@@ -227,8 +227,14 @@ static sim_addr_t slow_alloc(struct sim *sim, struct kmem_cache *s, int node, ui
 /* kmem_cache_alloc_node: returns the object or SIM_NULL (out of memory). */
 sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
 {
-    sim_addr_t obj = cache_has_cpu_slab(s) ? legacy_slab_alloc(sim, s, node, gfp)
-                                           : alloc_from_pcs(sim, s, node);
+    sim_addr_t obj = SIM_NULL;
+
+    /* a legacy debug cache has neither cpu slab nor sheaves: 6.12's
+     * ___slab_alloc takes each object alone, counting no node mismatch */
+    if (cache_has_cpu_slab(s))
+        obj = legacy_slab_alloc(sim, s, node, gfp);
+    else if (sim->cfg.model == SIM_MODEL_SHEAVES)
+        obj = alloc_from_pcs(sim, s, node);
 
     if (!obj && !cache_has_cpu_slab(s))
         obj = slow_alloc(sim, s, node, gfp);
