@@ -415,10 +415,18 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
     return alloc_bulk_give_back(sim, s, out, got, n);
 }
 
-/* flush_all: every CPU's sheaves of @s to slabs. */
+/*
+ * flush_all: every CPU's sheaves (or cpu slab and CPU partial list) of @s to
+ * slabs.  The kernel queues one flush work per CPU (flush_all_cpus_locked)
+ * and they run concurrently, so no order is the kernel's; the engine runs
+ * them as a booted kernel was seen to (docs/fidelity.md): the calling CPU's
+ * first, then the next CPUs in turn, wrapping around.
+ */
 void flush_all(struct sim *sim, struct kmem_cache *s)
 {
-    for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
+    for (unsigned k = 0; k < sim->cfg.nr_cpus; k++) {
+        unsigned cpu = ((unsigned)sim->cpu + k) % sim->cfg.nr_cpus;
+
         if (cache_has_cpu_slab(s))
             legacy_flush_cpu(sim, s, cpu);
         else

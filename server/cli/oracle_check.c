@@ -584,13 +584,14 @@ struct tally {
             ranged;
 };
 
-/* The first word of @v as a number; false when it is not one. */
+/* The number the first word of @v starts with ("12", "20(5)" of
+ * slabs_cpu_partial); false when it does not start with one. */
 static bool first_number(const char *v, int64_t *out)
 {
     char *end;
     long long n = strtoll(v, &end, 10);
 
-    if (end == v || (*end && *end != ' '))
+    if (end == v || (*end && *end != ' ' && *end != '('))
         return false;
     *out = n;
     return true;
