@@ -97,7 +97,7 @@ def boot(a):
         shutil.copyfile(os.path.join(a.progs, pid + ".json"),
                         os.path.join(a.out, "programs", pid + ".json"))
         recorded += 1
-    for p in sorted(glob.glob(os.path.join(a.progs, "*.id"))):
+    for p in sorted(glob.glob(os.path.join(a.booted or a.progs, "*.id"))):
         with open(p) as f:
             pid = f.read().strip()
         if pid not in seen:
@@ -174,6 +174,7 @@ def main():
     b.add_argument("--out", required=True)
     b.add_argument("--nodes", type=int, required=True)
     b.add_argument("--runs", type=int, default=2)
+    b.add_argument("--booted", help="the boot's own programs (default: --progs)")
     s = sub.add_parser("summary")
     s.add_argument("--out", required=True)
     s.add_argument("--refused")
