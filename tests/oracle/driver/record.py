@@ -111,13 +111,15 @@ def summary(a):
     outs = sorted(glob.glob(os.path.join(a.out, "programs", "*.out")))
     programs = len(outs)
     marks = files = runs = 0
-    shipped = random = 0
+    shipped = random = handmade = 0
     kernels = set()
     topologies = {}
     for p in outs:
         pid = os.path.basename(p)[:-4]
         if pid.startswith("r") and pid[1:].isdigit():
             random += 1
+        elif pid.startswith("h-"):
+            handmade += 1
         else:
             shipped += 1
         nruns = 0
@@ -151,7 +153,8 @@ def summary(a):
     with open(os.path.join(a.out, "summary.txt"), "w") as f:
         f.write("# written by scripts/kernel-oracle; counts cover every programs/*.out\n")
         f.write("kernel %s\n" % " ".join(sorted(kernels)))
-        f.write("programs %d (shipped scenarios %d, random %d)\n" % (programs, shipped, random))
+        f.write("programs %d (shipped scenarios %d, random %d, hand-made tests/oracle/handmade %d)\n"
+                % (programs, shipped, random, handmade))
         for t, n in sorted(topologies.items()):
             f.write("topology %s: %d programs\n" % (t, n))
         f.write("runs %d\n" % runs)
