@@ -97,7 +97,7 @@ def boot(a):
         shutil.copyfile(os.path.join(a.progs, pid + ".json"),
                         os.path.join(a.out, "programs", pid + ".json"))
         recorded += 1
-    for p in sorted(glob.glob(os.path.join(a.progs, "*.id"))):
+    for p in sorted(glob.glob(os.path.join(a.booted or a.progs, "*.id"))):
         with open(p) as f:
             pid = f.read().strip()
         if pid not in seen:
@@ -111,13 +111,15 @@ def summary(a):
     outs = sorted(glob.glob(os.path.join(a.out, "programs", "*.out")))
     programs = len(outs)
     marks = files = runs = 0
-    shipped = random = 0
+    shipped = random = handmade = 0
     kernels = set()
     topologies = {}
     for p in outs:
         pid = os.path.basename(p)[:-4]
         if pid.startswith("r") and pid[1:].isdigit():
             random += 1
+        elif pid.startswith("h-"):
+            handmade += 1
         else:
             shipped += 1
         nruns = 0
@@ -151,7 +153,8 @@ def summary(a):
     with open(os.path.join(a.out, "summary.txt"), "w") as f:
         f.write("# written by scripts/kernel-oracle; counts cover every programs/*.out\n")
         f.write("kernel %s\n" % " ".join(sorted(kernels)))
-        f.write("programs %d (shipped scenarios %d, random %d)\n" % (programs, shipped, random))
+        f.write("programs %d (shipped scenarios %d, random %d, hand-made tests/oracle/handmade %d)\n"
+                % (programs, shipped, random, handmade))
         for t, n in sorted(topologies.items()):
             f.write("topology %s: %d programs\n" % (t, n))
         f.write("runs %d\n" % runs)
@@ -174,6 +177,7 @@ def main():
     b.add_argument("--out", required=True)
     b.add_argument("--nodes", type=int, required=True)
     b.add_argument("--runs", type=int, default=2)
+    b.add_argument("--booted", help="the boot's own programs (default: --progs)")
     s = sub.add_parser("summary")
     s.add_argument("--out", required=True)
     s.add_argument("--refused")

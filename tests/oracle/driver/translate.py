@@ -415,6 +415,18 @@ def translate_one(kernel, path):
     return t, lines, None
 
 
+def dump_program(sc):
+    """JSON text of a program: one key a line, one cache or op a line."""
+    parts = []
+    for k, v in sc.items():
+        if k in ("caches", "ops") and isinstance(v, list) and v:
+            items = ",\n".join("    " + json.dumps(x) for x in v)
+            parts.append("  %s: [\n%s\n  ]" % (json.dumps(k), items))
+        else:
+            parts.append("  %s: %s" % (json.dumps(k), json.dumps(v)))
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
 def write_program(d, name, lines):
     """Writes d/name.prog: the driver's lines between marks go into files
     d/name.<k>, which the .prog runs with one "exec" each."""
@@ -459,8 +471,7 @@ def main():
         seq[group] = seq.get(group, 0) + 1
         write_program(d, name, lines)
         with open(os.path.join(d, pid + ".json"), "w") as f:
-            json.dump(t.program_json(), f, indent=1)
-            f.write("\n")
+            f.write(dump_program(t.program_json()))
         with open(os.path.join(d, name + ".id"), "w") as f:
             f.write(pid + "\n")
     for group, n in sorted(seq.items()):
