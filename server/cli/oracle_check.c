@@ -107,6 +107,17 @@ static const struct orec *orun_find(const struct orun *run, const struct orec *k
     return bsearch(key, run->r, run->nr, sizeof(*run->r), orec_cmp);
 }
 
+/* Copy @src into @dst of @size bytes: 0, or -E2BIG (nothing copied) when it does not fit. */
+static int copy_field(char *dst, size_t size, const char *src)
+{
+    size_t len = strlen(src);
+
+    if (len >= size)
+        return -E2BIG;
+    memcpy(dst, src, len + 1);
+    return 0;
+}
+
 /* ---- the kernel's .out -------------------------------------------------- */
 
 #define OUT_MAX_RUNS 16
@@ -195,7 +206,8 @@ static int oracle_read_out(const char *path, struct oout *o, struct strbuf *err)
             continue;
         sp = strchr(line, ' ');
         if (!strncmp(line, "kernel ", 7)) {
-            snprintf(o->kernel, sizeof(o->kernel), "%s", line + 7);
+            if (copy_field(o->kernel, sizeof(o->kernel), line + 7))
+                ret = oout_fail(err, path, lineno, "a kernel line too long");
         } else if (!strncmp(line, "topology ", 9)) {
             if (parse_topology(o, line + 9))
                 ret = oout_fail(err, path, lineno, "a topology line oracle check cannot read");
@@ -211,12 +223,14 @@ static int oracle_read_out(const char *path, struct oout *o, struct strbuf *err)
             if (in_mark)
                 mark_idx++;
             in_mark = true;
-            snprintf(mark, sizeof(mark), "%s", line + 5);
+            if (copy_field(mark, sizeof(mark), line + 5))
+                ret = oout_fail(err, path, lineno, "a mark name too long");
             cache[0] = '\0';
         } else if (!strncmp(line, "cache ", 6)) {
             if (!in_mark)
                 ret = oout_fail(err, path, lineno, "a cache outside a mark");
-            snprintf(cache, sizeof(cache), "%s", line + 6);
+            if (copy_field(cache, sizeof(cache), line + 6))
+                ret = oout_fail(err, path, lineno, "a cache name too long");
         } else if (sp && cache[0]) {
             *sp = '\0';
             ret = orun_add(&o->runs[o->nr_runs - 1], mark_idx, mark, cache, line, sp + 1,
@@ -459,8 +473,11 @@ static int read_not_compared(const char *path, struct lists *l, struct strbuf *e
         }
         l->nc = n;
         n = &l->nc[l->nr_nc++];
-        snprintf(n->file, sizeof(n->file), "%s", line);
-        snprintf(n->reason, sizeof(n->reason), "%s", reason);
+        if (copy_field(n->file, sizeof(n->file), line) ||
+            copy_field(n->reason, sizeof(n->reason), reason)) {
+            fclose(f);
+            return oout_fail(err, path, lineno, "a file name or reason too long");
+        }
     }
     fclose(f);
     return 0;
@@ -504,7 +521,8 @@ static int read_known(const char *path, const char *root, struct lists *l, struc
             }
             l->ke = n;
             memset(&l->ke[l->nr_ke], 0, sizeof(*l->ke));
-            snprintf(l->ke[l->nr_ke++].id, sizeof(l->ke[0].id), "%s", val);
+            if (copy_field(l->ke[l->nr_ke++].id, sizeof(l->ke[0].id), val))
+                ret = oout_fail(err, path, lineno, "an id too long");
         } else if (!l->nr_ke) {
             ret = oout_fail(err, path, lineno, "a key before the first id");
         } else if (!strcmp(line, "mechanism")) {
@@ -512,7 +530,8 @@ static int read_known(const char *path, const char *root, struct lists *l, struc
         } else if (!strcmp(line, "kernels")) {
             l->ke[l->nr_ke - 1].has_kernels = true;
         } else if (!strcmp(line, "minimal")) {
-            snprintf(l->ke[l->nr_ke - 1].minimal, sizeof(l->ke[0].minimal), "%s", val);
+            if (copy_field(l->ke[l->nr_ke - 1].minimal, sizeof(l->ke[0].minimal), val))
+                ret = oout_fail(err, path, lineno, "a minimal program path too long");
         } else if (!strcmp(line, "covers")) {
             struct known_cover *c = grow(l->kc, l->nr_kc, sizeof(*l->kc));
 
