@@ -173,50 +173,68 @@ static void post_alloc(struct sim *sim, struct kmem_cache *s, sim_addr_t obj, ui
 }
 
 /*
- * The single-object slow path (kernel: ___slab_alloc).  Returns the object,
- * now the user's, or SIM_NULL when no memory could be found.
+ * The single-object slow path (kernel: ___slab_alloc): one object into
+ * @sink, from the node's partial list, another node's, or a new slab.  A
+ * request for node @node without __GFP_THISNODE first tries that node
+ * alone, its new slab with at most GFP_NOWAIT (trynode_flags), then any
+ * node with the caller's flags.  True when the object is in @sink.
  */
-static sim_addr_t slow_alloc(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
+bool slab_alloc_slow(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp,
+                     struct obj_sink *sink)
 {
-    struct obj_sink sink = {0};
     bool try_this_node = true;
     int local = cpu_node(sim);
+    unsigned before = sink->n;
 
     ev_begin(sim, s, "___slab_alloc", "slowpath", node);
     stat_add(sim, s, SIM_ALLOC_SLOWPATH, 1);
     ev_end(sim);
     for (;;) {
-        bool thisnode = (gfp & SIM_GFP_THISNODE) ||
-                (node != SIM_NUMA_NO_NODE && try_this_node);
+        bool trynode = node != SIM_NUMA_NO_NODE && !(gfp & SIM_GFP_THISNODE) && try_this_node;
+        bool thisnode = (gfp & SIM_GFP_THISNODE) || trynode;
         int where = node != SIM_NUMA_NO_NODE ? node : local;
-        sim_addr_t obj = take_one_from_partial(sim, s, where, &sink);
         uint32_t idx;
 
-        if (!obj && !(node != SIM_NUMA_NO_NODE && thisnode))
-            obj = take_one_from_other_nodes(sim, s, where, &sink);
-        if (obj)
-            return obj;
-        idx = new_slab(sim, s, where, thisnode);
+        if (take_one_from_partial(sim, s, where, sink))
+            return true;
+        if (!(node != SIM_NUMA_NO_NODE && thisnode) &&
+            take_one_from_other_nodes(sim, s, where, sink))
+            return true;
+        idx = trynode ? new_slab_trynode(sim, s, where) : new_slab(sim, s, where, thisnode);
         if (!idx) {
-            if (node != SIM_NUMA_NO_NODE && !(gfp & SIM_GFP_THISNODE) && try_this_node) {
+            if (trynode) {
                 try_this_node = false;
                 continue;
             }
-            return SIM_NULL;
+            return false;
         }
         ev_begin(sim, s, "___slab_alloc", "new_slab", slab_at(sim, idx)->node);
         stat_add(sim, s, SIM_ALLOC_SLAB, 1);
         ev_end(sim);
-        alloc_from_new_slab(sim, s, idx, &sink, 1);
-        return sink_last(&sink);
+        alloc_from_new_slab(sim, s, idx, sink, 1);
+        return sink->n > before;
     }
+}
+
+/* slab_alloc_slow() for one object the caller gets; SIM_NULL when no memory was found. */
+static sim_addr_t slow_alloc(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
+{
+    struct obj_sink sink = {0};
+
+    return slab_alloc_slow(sim, s, node, gfp, &sink) ? sink_last(&sink) : SIM_NULL;
 }
 
 /* kmem_cache_alloc_node: returns the object or SIM_NULL (out of memory). */
 sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
 {
-    sim_addr_t obj = cache_has_cpu_slab(s) ? legacy_slab_alloc(sim, s, node, gfp)
-                                           : alloc_from_pcs(sim, s, node);
+    sim_addr_t obj = SIM_NULL;
+
+    /* a legacy debug cache has neither cpu slab nor sheaves: 6.12's
+     * ___slab_alloc takes each object alone, counting no node mismatch */
+    if (cache_has_cpu_slab(s))
+        obj = legacy_slab_alloc(sim, s, node, gfp);
+    else if (sim->cfg.model == SIM_MODEL_SHEAVES)
+        obj = alloc_from_pcs(sim, s, node);
 
     if (!obj && !cache_has_cpu_slab(s))
         obj = slow_alloc(sim, s, node, gfp);
@@ -387,7 +405,8 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
 
         ev_begin(sim, s, "__kmem_cache_alloc_bulk", r == want ? "slowpath" : "short",
                 cpu_node(sim));
-        stat_add(sim, s, SIM_ALLOC_SLOWPATH, r);
+        if (r == want) /* a short refill counts nothing: the error path frees it all */
+            stat_add(sim, s, SIM_ALLOC_SLOWPATH, r);
         ev_end(sim);
         got += r;
     }
@@ -396,10 +415,18 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
     return alloc_bulk_give_back(sim, s, out, got, n);
 }
 
-/* flush_all: every CPU's sheaves of @s to slabs. */
+/*
+ * flush_all: every CPU's sheaves (or cpu slab and CPU partial list) of @s to
+ * slabs.  The kernel queues one flush work per CPU (flush_all_cpus_locked)
+ * and they run concurrently, so no order is the kernel's; the engine runs
+ * them as a booted kernel was seen to (docs/fidelity.md): the calling CPU's
+ * first, then the next CPUs in turn, wrapping around.
+ */
 void flush_all(struct sim *sim, struct kmem_cache *s)
 {
-    for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
+    for (unsigned k = 0; k < sim->cfg.nr_cpus; k++) {
+        unsigned cpu = ((unsigned)sim->cpu + k) % sim->cfg.nr_cpus;
+
         if (cache_has_cpu_slab(s))
             legacy_flush_cpu(sim, s, cpu);
         else

@@ -11,7 +11,7 @@
  * The sheaves model is SLUB since 6.18; the legacy model is SLUB with per-CPU
  * slabs and per-CPU partial lists, in three eras that differ in how a CPU
  * partial slab becomes the CPU slab (docs/engine.md, the legacy model):
- * ERA_FROZEN_PARTIAL (6.2-6.7, partial slabs stay frozen), ERA_DELAYED_FREEZE
+ * ERA_FROZEN_PARTIAL (6.1-6.7, partial slabs stay frozen), ERA_DELAYED_FREEZE
  * (6.8, "slub: delay freezing of partial slabs": unlock, freeze_slab, relock)
  * and ERA_DIRECT_LOAD (6.9-6.17, commit 90b1e56641bb "directly load freelist
  * from cpu partial slab in the likely case").  The last step is also the
@@ -205,6 +205,8 @@ int sim_model_parse(const char *text, struct sim_config *cfg)
     size_t n = colon ? (size_t)(colon - text) : strlen(text);
     int m, era;
 
+    if (sim_release_lookup(text) != SIM_RELEASE_NONE)
+        return sim_release_apply(sim_release_lookup(text), cfg);
     if (n >= sizeof(model))
         return -EINVAL;
     memcpy(model, text, n);
@@ -212,12 +214,14 @@ int sim_model_parse(const char *text, struct sim_config *cfg)
     if ((m = sim_model_lookup(model)) < 0)
         return -EINVAL;
     if (!colon) {
+        cfg->release = SIM_RELEASE_NONE;
         cfg->model = (enum sim_model)m;
         cfg->legacy_era = SIM_ERA_DEFAULT;
         return 0;
     }
     if (m != SIM_MODEL_LEGACY || (era = era_lookup(colon + 1)) < 0)
         return -EINVAL;
+    cfg->release = SIM_RELEASE_NONE;
     cfg->model = SIM_MODEL_LEGACY;
     cfg->legacy_era = (enum sim_legacy_era)era;
     cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] =
@@ -229,7 +233,9 @@ size_t sim_model_format(const struct sim_config *cfg, char *buf, size_t len)
 {
     int n;
 
-    if (cfg->model == SIM_MODEL_LEGACY)
+    if (sim_release_name(cfg->release))
+        n = snprintf(buf, len, "%s", sim_release_name(cfg->release));
+    else if (cfg->model == SIM_MODEL_LEGACY)
         n = snprintf(buf, len, "legacy:%s", sim_legacy_era_name(sim_legacy_era(cfg)));
     else
         n = snprintf(buf, len, "%s", sim_model_name(cfg->model) ? sim_model_name(cfg->model) : "?");
@@ -244,6 +250,8 @@ const char *sim_model_error(const struct sim_config *cfg)
         return "unknown model (expected sheaves or legacy)";
     if ((unsigned)cfg->legacy_era > SIM_ERA_DIRECT_LOAD)
         return "unknown legacy era";
+    if ((unsigned)cfg->release >= SIM_NR_RELEASES)
+        return "unknown release";
     if (cfg->legacy_era == SIM_ERA_DEFAULT)
         return NULL;
     if (cfg->model != SIM_MODEL_LEGACY)
@@ -256,6 +264,66 @@ const char *sim_model_error(const struct sim_config *cfg)
                        : "legacy:ERA_FROZEN_PARTIAL predates CPU_PARTIAL_DIRECT_LOAD: it needs "
                          "=before";
     return NULL;
+}
+
+/* ---- Releases ------------------------------------------------------------- */
+
+/*
+ * The table of releases (docs/engine.md keeps it in words, with the commits
+ * that separate them).  A release is a model, an era and the value of each
+ * variant.  6.1's cpu partial slabs are frozen as in ERA_FROZEN_PARTIAL, and
+ * like every kernel before "mm/slub: fix bulk alloc and free stats" (6.8) it
+ * counts bulk allocations and frees per batch, which that era does too.  The rows of 6.1, 6.12
+ * and 7.3 were checked against those kernels' sources; 6.18, 6.19 and 7.2 by reading only.
+ */
+#define B SIM_BEFORE
+#define A SIM_AFTER
+struct release_row {
+    const char *name;
+    enum sim_model model;
+    enum sim_legacy_era era;
+    uint8_t variant[SIM_NR_VARIANTS];
+};
+
+static const struct release_row releases[SIM_NR_RELEASES] = {
+        /* variants: DEFERRED_FREELIST, BARN_REFILL, REFILL_RETURN, DETACHED_FREELIST,
+         * GFP_TRANSLATE, CPU_PARTIAL_DIRECT_LOAD */
+        [SIM_RELEASE_6_1] = {"6.1", SIM_MODEL_LEGACY, SIM_ERA_FROZEN_PARTIAL, {A, A, A, A, B, B}},
+        [SIM_RELEASE_6_12] = {"6.12", SIM_MODEL_LEGACY, SIM_ERA_DIRECT_LOAD, {A, A, A, A, B, A}},
+        [SIM_RELEASE_6_18] = {"6.18", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A}},
+        [SIM_RELEASE_6_19] = {"6.19", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A}},
+        [SIM_RELEASE_7_2] = {"7.2", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A}},
+        [SIM_RELEASE_7_3] = {"7.3", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A}},
+};
+#undef A
+#undef B
+_Static_assert(SIM_NR_VARIANTS == 6, "a new variant needs its value in every release");
+
+const char *sim_release_name(enum sim_release r)
+{
+    return (unsigned)r < SIM_NR_RELEASES ? releases[r].name : NULL;
+}
+
+enum sim_release sim_release_lookup(const char *name)
+{
+    for (unsigned r = 1; r < SIM_NR_RELEASES; r++)
+        if (!strcmp(releases[r].name, name))
+            return (enum sim_release)r;
+    return SIM_RELEASE_NONE;
+}
+
+int sim_release_apply(enum sim_release r, struct sim_config *cfg)
+{
+    const struct release_row *row;
+
+    if (r == SIM_RELEASE_NONE || (unsigned)r >= SIM_NR_RELEASES)
+        return -EINVAL;
+    row = &releases[r];
+    memcpy(cfg->variant, row->variant, sizeof(cfg->variant));
+    cfg->model = row->model;
+    cfg->legacy_era = row->era;
+    cfg->release = r;
+    return 0;
 }
 
 /* ---- RCU modes ----------------------------------------------------------- */

@@ -313,8 +313,9 @@ new_objects:
             obj = freeze_slab(sim, s, idx);
         goto retry_load_slab;
     }
-    idx = new_slab(sim, s, node != SIM_NUMA_NO_NODE ? node : cpu_node(sim),
-                   try_thisnode || (gfp & SIM_GFP_THISNODE));
+    idx = try_thisnode ? new_slab_trynode(sim, s, node)
+                       : new_slab(sim, s, node != SIM_NUMA_NO_NODE ? node : cpu_node(sim),
+                                  (gfp & SIM_GFP_THISNODE) != 0);
     if (!idx) {
         if (try_thisnode) {
             try_thisnode = false;
@@ -380,6 +381,17 @@ static void naive_double_free(struct sim *sim, struct kmem_cache *s, const struc
 }
 
 /*
+ * Kernels before "mm/slub: fix bulk alloc and free stats" (6f3dd2c31d7d,
+ * 6.8), that is 6.1 to 6.7 and so ERA_FROZEN_PARTIAL: kmem_cache_alloc_bulk
+ * counts no alloc_fastpath for what it pops from the cpu freelist, and a
+ * bulk free onto the cpu slab counts one free_fastpath for the batch.
+ */
+static bool legacy_bulk_stats_per_batch(const struct sim *sim)
+{
+    return sim_legacy_era(&sim->cfg) == SIM_ERA_FROZEN_PARTIAL;
+}
+
+/*
  * Free the chain @objs[0] -> ... -> @objs[cnt-1] (already linked when
  * cnt > 1) of slab @idx, coming from @from (kernel: do_slab_free): into
  * c->freelist when it is the CPU's own slab (free_fastpath += cnt), else
@@ -410,7 +422,8 @@ void legacy_do_slab_free(struct sim *sim, struct kmem_cache *s, uint32_t idx,
     next_tid(sim, c);
     for (unsigned i = 0; i < cnt; i++)
         obj_leave(sim, objs[i], from, place_cpu_freelist(slab, (unsigned)sim->cpu));
-    stat_add(sim, s, SIM_FREE_FASTPATH, cnt);
+    /* one per batch before "mm/slub: fix bulk alloc and free stats" */
+    stat_add(sim, s, SIM_FREE_FASTPATH, legacy_bulk_stats_per_batch(sim) ? 1 : cnt);
     ev_end(sim);
 }
 
@@ -438,7 +451,8 @@ unsigned legacy_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, si
                 obj_leave(sim, obj, place_cpu_freelist(slab, (unsigned)sim->cpu),
                         place_none(SIM_PL_USER));
                 out[got++] = obj;
-                stat_add(sim, s, SIM_ALLOC_FASTPATH, 1);
+                if (!legacy_bulk_stats_per_batch(sim)) /* counted since 6.8 */
+                    stat_add(sim, s, SIM_ALLOC_FASTPATH, 1);
             }
             next_tid(sim, c);
             ev_end(sim);

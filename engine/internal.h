@@ -343,6 +343,7 @@ unsigned calculate_sheaf_capacity(uint32_t flags, unsigned size, unsigned reques
 /* slab.c */
 uint32_t slab_idx(const struct sim *sim, const struct slab *slab);
 uint32_t new_slab(struct sim *sim, struct kmem_cache *s, int node, bool thisnode);
+uint32_t new_slab_trynode(struct sim *sim, struct kmem_cache *s, int node);
 void inc_slabs_node(struct kmem_cache *s, struct slab *slab);
 unsigned alloc_from_new_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         struct obj_sink *sink, unsigned count);
@@ -409,6 +410,8 @@ void pcs_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu);
 int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, char *msg,
         size_t len);
 sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp);
+bool slab_alloc_slow(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp,
+                     struct obj_sink *sink);
 void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_addr_t obj);
 void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj);
 void kmem_cache_free_bulk_checked(struct sim *sim, struct kmem_cache *s, unsigned n,

@@ -245,11 +245,15 @@ static unsigned get_partial_node_bulk(struct sim *sim, struct kmem_cache *s, int
 unsigned refill_from_node(struct sim *sim, struct kmem_cache *s, int node, struct obj_sink *sink,
         unsigned min, unsigned max)
 {
-    uint32_t list[64];
-    unsigned nr, i, got = 0;
+    unsigned cap = s->node[node].partial.nr, nr, i, got = 0;
     bool after = sim->cfg.variant[SIM_VAR_REFILL_RETURN] == SIM_AFTER;
+    uint32_t *list;
 
-    nr = get_partial_node_bulk(sim, s, node, min, max, list, 64);
+    if (!cap)
+        return 0;
+    /* as many slabs as the list holds: the kernel's take has no cap */
+    list = sim_scratch_alloc(sim, cap * sizeof(*list));
+    nr = get_partial_node_bulk(sim, s, node, min, max, list, cap);
     for (i = 0; i < nr && got < max; i++) {
         struct slab *slab = slab_at(sim, list[i]);
         unsigned k = slab->objects - slab->inuse, take;
@@ -308,8 +312,10 @@ unsigned refill_from_node(struct sim *sim, struct kmem_cache *s, int node, struc
     }
     for (i = 0; i < nr && slab_at(sim, list[i])->list != SLAB_ON_PRIVATE; i++)
         ;
-    if (i == nr)
+    if (i == nr) {
+        sim_scratch_free(sim, list);
         return got;
+    }
     /* slabs still private go back: after, all to the tail; before, the
      * unprocessed ones to the head */
     ev_begin(sim, s, "__refill_objects_node", after ? "splice_partial" : "put_back", node);
@@ -324,6 +330,7 @@ unsigned refill_from_node(struct sim *sim, struct kmem_cache *s, int node, struc
             set_slab_list(sim, slab, SLAB_ON_NONE);
     }
     ev_end(sim);
+    sim_scratch_free(sim, list);
     return got;
 }
 

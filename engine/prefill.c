@@ -98,20 +98,46 @@ static bool prefill_refill(struct sim *sim, struct kmem_cache *s, uint32_t idx)
     return refill_sheaf(sim, s, idx);
 }
 
-/* Fill an oversize sheaf to its capacity straight from slabs (kernel:
- * __kmem_cache_alloc_bulk into the sheaf; counts alloc_slowpath). */
+/*
+ * Fill an oversize sheaf to its capacity straight from slabs (kernel:
+ * __kmem_cache_alloc_bulk into the sheaf): a whole freelist at a time
+ * (refill_objects, alloc_slowpath counted once it all worked), or for a
+ * debug cache one object at a time through ___slab_alloc with its debug
+ * checks (alloc_slowpath each).  All or nothing: on a shortfall what was
+ * taken goes back to its slabs and the sheaf is as it was.
+ */
 static bool fill_oversize(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 {
     struct slab_sheaf *sh = sheaf_at(sim, idx);
-    unsigned want = sh->capacity - sh->size, got;
+    unsigned first = sh->size, want = sh->capacity - sh->size, got = 0;
     struct obj_sink sink = {.sheaf = idx};
+    sim_addr_t *back;
 
-    got = refill_objects(sim, s, &sink, want, want);
-    ev_begin(sim, s, "__kmem_cache_alloc_bulk", got == want ? "slowpath" : "short",
-            cpu_node(sim));
-    stat_add(sim, s, SIM_ALLOC_SLOWPATH, got);
+    if (kmem_cache_debug(s)) {
+        while (got < want && slab_alloc_slow(sim, s, SIM_NUMA_NO_NODE, 0, &sink))
+            got++;
+    } else {
+        got = refill_objects(sim, s, &sink, want, want);
+        ev_begin(sim, s, "__kmem_cache_alloc_bulk", got == want ? "slowpath" : "short",
+                 cpu_node(sim));
+        if (got == want)
+            stat_add(sim, s, SIM_ALLOC_SLOWPATH, got);
+        ev_end(sim);
+    }
+    if (got == want)
+        return true;
+    sh = sheaf_at(sim, idx);
+    back = sim_scratch_alloc(sim, (got ? got : 1) * sizeof(*back));
+    ev_begin(sim, s, "__kmem_cache_alloc_bulk", "give_back", cpu_node(sim));
+    for (unsigned i = 0; i < got; i++) {
+        back[i] = sh->objects[first + i];
+        inflight_add(sim, back[i], place_in_sheaf(sh, first + i));
+    }
+    sh->size = first;
     ev_end(sim);
-    return got == want;
+    bulk_free_to_slabs(sim, s, back, got, false);
+    sim_scratch_free(sim, back);
+    return false;
 }
 
 /* Flush and free a sheaf the caller no longer holds. */

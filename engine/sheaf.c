@@ -79,7 +79,8 @@ bool refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
  * look-ahead of 3 (kernel: __kmem_cache_free_bulk, build_detached_freelist).
  * The objects are in flight; the array is consumed from its end.  With no
  * cache (@s NULL: kfree_bulk) each object's cache comes from its slab.
- * @slowpath counts free_slowpath per object (user frees, not flushes).
+ * @slowpath counts free_slowpath (user frees, not flushes): per object, or per
+ * group in the legacy model.
  * DETACHED_FREELIST before: every object goes to its slab on its own.
  */
 void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, size_t m,
@@ -122,8 +123,10 @@ void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, si
             }
         }
         m = same;
+        /* 7.x's slab_free_bulk counts each object; 6.x's __slab_free (a
+         * legacy debug cache's only free path) counts each call */
         if (slowpath && !cache_has_cpu_slab(gs))
-            stat_add(sim, gs, SIM_FREE_SLOWPATH, cnt);
+            stat_add(sim, gs, SIM_FREE_SLOWPATH, sim->cfg.model == SIM_MODEL_LEGACY ? 1 : cnt);
         ev_end(sim);
         if (cache_has_cpu_slab(gs)) /* legacy: do_slab_free counts for itself */
             legacy_do_slab_free(sim, gs, idx, group, (unsigned)cnt, place_none(SIM_PL_INFLIGHT));

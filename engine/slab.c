@@ -335,6 +335,24 @@ void discard_slab_pages(struct sim *sim, struct kmem_cache *s, uint32_t idx)
     ev_end(sim);
 }
 
+/*
+ * The first, opportunistic new slab of a request for node @node without
+ * __GFP_THISNODE, on that node only and without blocking: in the legacy
+ * model (6.12's ___slab_alloc) GFP_NOWAIT | __GFP_THISNODE in place of the
+ * caller's flags; in the sheaves model (7.x, trynode_flags) the caller's
+ * GFP_NOWAIT, __GFP_NOMEMALLOC and __GFP_ACCOUNT bits, __GFP_NOWARN and
+ * __GFP_THISNODE.  Returns as new_slab().
+ */
+uint32_t new_slab_trynode(struct sim *sim, struct kmem_cache *s, int node)
+{
+    uint32_t gfp = SIM_GFP_NOWAIT | SIM_GFP_THISNODE;
+
+    if (sim->cfg.model == SIM_MODEL_SHEAVES)
+        gfp = (sim->gfp & (SIM_GFP_NOWAIT | SIM_GFP_NOMEMALLOC | SIM_GFP_ACCOUNT)) |
+              SIM_GFP_NOWARN | SIM_GFP_THISNODE;
+    return new_slab_gfp(sim, s, node, gfp);
+}
+
 /* A new slab for the operation's gfp on @node, or on another node if the
  * page allocator's zonelist falls back, unless @thisnode (__GFP_THISNODE)
  * (kernel: new_slab).  0 when none. */

@@ -58,9 +58,25 @@ enum sim_model { SIM_MODEL_SHEAVES, SIM_MODEL_LEGACY };
  */
 enum sim_legacy_era {
     SIM_ERA_DEFAULT,
-    SIM_ERA_FROZEN_PARTIAL, /* 6.2-6.7: CPU partial slabs are frozen */
+    SIM_ERA_FROZEN_PARTIAL, /* 6.1-6.7: CPU partial slabs are frozen; bulk stats per batch */
     SIM_ERA_DELAYED_FREEZE, /* 6.8: unfrozen; unlock, freeze_slab, relock (retry_load_slab) */
     SIM_ERA_DIRECT_LOAD,    /* 6.9-6.17: unfrozen; loaded under the lock (get_freelist) */
+};
+
+/*
+ * Kernel releases the lab models (docs/engine.md, the table of releases):
+ * each names a model, an era and the value of every variant.
+ * SIM_RELEASE_NONE: a model chosen by hand.
+ */
+enum sim_release {
+    SIM_RELEASE_NONE,
+    SIM_RELEASE_6_1,
+    SIM_RELEASE_6_12,
+    SIM_RELEASE_6_18,
+    SIM_RELEASE_6_19,
+    SIM_RELEASE_7_2,
+    SIM_RELEASE_7_3,
+    SIM_NR_RELEASES
 };
 
 /*
@@ -302,6 +318,7 @@ struct sim_config {
     bool kswapd;              /* kswapd, once woken, reclaims at the end of the operation
                                * up to each zone's high watermark (same pages as reclaim_pages) */
     enum sim_legacy_era legacy_era; /* the legacy model's era (SIM_ERA_DEFAULT: by variant) */
+    enum sim_release release;       /* the release the model was chosen as (outputs name it) */
 };
 
 /* 0 when @cfg's zones, watermark parameters and ALLOC layout make a
@@ -328,17 +345,25 @@ int sim_rcu_mode_lookup(const char *name);
 int sim_model_lookup(const char *name);
 /* Parse a model with an optional era, "sheaves", "legacy" or "legacy:ERA"
  * (ERA_FROZEN_PARTIAL, ERA_DELAYED_FREEZE, ERA_DIRECT_LOAD; the ERA_ prefix
- * and case are optional) into @cfg: model, legacy_era and, for an explicit
+ * and case are optional), or a release ("6.1", "6.12", "7.3": its model, era,
+ * variants and switches), into @cfg: model, legacy_era and, for an explicit
  * era, the CPU_PARTIAL_DIRECT_LOAD variant.  Returns 0 or -EINVAL. */
 int sim_model_parse(const char *text, struct sim_config *cfg);
 /* The effective era of @cfg's legacy model (never SIM_ERA_DEFAULT). */
 enum sim_legacy_era sim_legacy_era(const struct sim_config *cfg);
 const char *sim_legacy_era_name(enum sim_legacy_era era); /* "ERA_DIRECT_LOAD" */
-/* "sheaves" or "legacy:ERA_..." for @cfg; returns the length. */
+/* "sheaves", "legacy:ERA_..." or the release ("6.12") for @cfg; returns the length. */
 size_t sim_model_format(const struct sim_config *cfg, char *buf, size_t len);
 /* Why sim_create() would refuse @cfg's model, era and CPU_PARTIAL_DIRECT_LOAD
  * variant together, or NULL when they agree. */
 const char *sim_model_error(const struct sim_config *cfg);
+/* A release's name ("6.12"); NULL for SIM_RELEASE_NONE and out of range. */
+const char *sim_release_name(enum sim_release r);
+/* The release named @name, or SIM_RELEASE_NONE. */
+enum sim_release sim_release_lookup(const char *name);
+/* Set @cfg's model, era and variants as release @r has them:
+ * 0, or -EINVAL for SIM_RELEASE_NONE and out of range. */
+int sim_release_apply(enum sim_release r, struct sim_config *cfg);
 
 /* ---- Geometry ------------------------------------------------------------ */
 

@@ -49,12 +49,15 @@ const char *replay_status_name(enum sim_status status)
     return "?";
 }
 
-/* Evaluate the expects whose "at" is @at. */
+/* Evaluate the expects whose "at" is @at, then call the mark hook. */
 static int replay_check(struct replay *rp, const char *at)
 {
     struct sim_snapshot *snap = NULL;
     size_t i;
     int err = 0;
+
+    if (rp->mark_hook && (err = rp->mark_hook(rp, at, rp->mark_arg)))
+        return err;
 
     for (i = 0; i < rp->scn->nr_expects; i++) {
         const struct scenario_expect *e = &rp->scn->expects[i];

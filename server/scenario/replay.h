@@ -58,6 +58,14 @@ struct replay;
 typedef int (*replay_hook_fn)(struct replay *rp, const struct sim_op *op,
                               const struct sim_result *res, void *arg);
 
+/*
+ * Called at each mark the walk reaches, with its name ("{i}" expanded), and
+ * at the end with "end", before the expects of that mark are evaluated.
+ * Returns 0, or a negative errno that stops the run (set the reason with
+ * replay_fail()).  The kernel oracle's checker renders the sysfs files there.
+ */
+typedef int (*replay_mark_fn)(struct replay *rp, const char *mark, void *arg);
+
 #define REPLAY_NO_LIMIT UINT64_MAX
 
 struct replay {
@@ -85,6 +93,8 @@ struct replay {
     uint64_t op_limit;
     replay_hook_fn hook; /* NULL: none */
     void *hook_arg;
+    replay_mark_fn mark_hook; /* NULL: none */
+    void *mark_arg;
 };
 
 /*

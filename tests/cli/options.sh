@@ -105,6 +105,7 @@ declare -A documented=(
     [export]="--at --slabinfo --sysfs --variant --model --seed"
     [report]="--at -o --variant --model --seed"
     [gfp]="--order --context --node --scenario --variant --json"
+    [oracle]="--seed --kernel --cpus --nodes -o --program --topology --root --verbose"
 )
 
 for cmd in $commands; do
