@@ -20,6 +20,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -235,7 +236,15 @@ static cJSON *repeat(unsigned long n, cJSON *one)
     return r;
 }
 
-static cJSON *populate_op(const struct import_cache *c)
+/* @n scaled down by @room / @want when the objects to allocate (@want)
+ * pass what a scenario may run (@room). */
+static unsigned long scale_objects(unsigned long n, uint64_t want, uint64_t room)
+{
+    return want > room ? (unsigned long)((double)n * (double)room / (double)want) : n;
+}
+
+/* One allocation from @c, as the populating repeat does it. */
+static cJSON *populate_alloc(const struct import_cache *c)
 {
     cJSON *op = cJSON_CreateObject();
 
@@ -247,7 +256,22 @@ static cJSON *populate_op(const struct import_cache *c)
         cJSON_AddNumberToObject(op, "size", c->kmalloc_size);
     else
         cJSON_AddStringToObject(op, "cache", c->args.name);
-    return repeat(c->objects, op);
+    return op;
+}
+
+/*
+ * Add to @ops the allocations of @n objects of @c.  A repeat runs at most
+ * SCENARIO_MAX_TIMES times, and a busy machine's dentry cache alone can
+ * hold more: past that, a repeat of repeats, then the rest.
+ */
+static void populate_ops(cJSON *ops, const struct import_cache *c, unsigned long n)
+{
+    unsigned long whole = n / SCENARIO_MAX_TIMES, rest = n % SCENARIO_MAX_TIMES;
+
+    if (whole)
+        cJSON_AddItemToArray(ops, repeat(whole, repeat(SCENARIO_MAX_TIMES, populate_alloc(c))));
+    if (rest)
+        cJSON_AddItemToArray(ops, repeat(rest, populate_alloc(c)));
 }
 
 /* A machine like the scenario's, to try each cache on.  0 or -errno. */
@@ -305,7 +329,7 @@ static int import_main(int argc, char **argv)
     struct import_cache *c = NULL;
     size_t nr = 0, written = 0, aliases = 0, skipped = 0, classes = 0;
     unsigned cpus, unmatched = 0;
-    uint64_t mem = 0;
+    uint64_t mem = 0, want = 0, room = SCENARIO_MAX_STEPS; /* objects to allocate, and at most */
     struct scenario_write_machine m;
     cJSON *scn = NULL, *caches, *ops = NULL;
     struct sim *sim = NULL;
@@ -359,8 +383,15 @@ static int import_main(int argc, char **argv)
         goto out;
     m = (struct scenario_write_machine){.cpus = cpus, .present_cpus = cpus, .nodes = 1, .seed = 1};
     for (size_t i = 0; i < nr; i++)
-        if (populate && c[i].has_objects)
+        if (populate && c[i].has_objects) {
             mem += (uint64_t)c[i].slab_bytes * (c[i].slabs + 1);
+            want += c[i].objects;
+        }
+    if (want > room)
+        fprintf(stderr,
+                "slublab import: the machine holds %" PRIu64 " objects, more than a scenario's "
+                "%u operations: each cache is populated with its share of %u\n",
+                want, SCENARIO_MAX_STEPS, SCENARIO_MAX_STEPS);
     mem = (mem * 2 >> 20) + 64;
     m.mem_mb = (unsigned)((mem + 3) / 4 * 4);
     if (m.mem_mb > SCENARIO_MAX_MEM_MB)
@@ -402,7 +433,7 @@ static int import_main(int argc, char **argv)
                     c[i].nr_aliases < SCENARIO_MAX_ALIASES ? c[i].nr_aliases : SCENARIO_MAX_ALIASES;
         }
         if (populate && c[i].has_objects && c[i].objects)
-            cJSON_AddItemToArray(ops, populate_op(&c[i]));
+            populate_ops(ops, &c[i], scale_objects(c[i].objects, want, room));
     }
     if (scenario_write_file(scn, out, &err)) {
         status = cli_usage_error("import", "%s", strbuf_str(&err));

@@ -69,6 +69,28 @@ check "populate: dentry holds its 1000 objects" test "$(objs dentry)" -ge 1000
 check "populate: kmalloc-64 holds its 300 objects" test "$(objs kmalloc-64)" -ge 300
 check "populate: not far more" test "$(objs kmalloc-64)" -lt 400
 
+# a busy machine: more objects in one cache than a repeat may run, and more
+# in all than a scenario may; the scenario still runs, with each cache's share
+total_of() { js 'let n = 0; const w = (ops, k) => { for (const o of ops) if (o.op === "repeat") w(o.ops, k * o.times); else n += k; }; w(s.ops, 1); console.log(n)' "$1"; }
+echo "1200000 N0=1200000" >"$TMP/tree/dentry/objects"
+echo "1200000 N0=1200000" >"$TMP/tree/dentry/total_objects"
+echo "57143 N0=57143" >"$TMP/tree/dentry/slabs"
+sl import --sysfs "$TMP/tree" --populate -o "$TMP/busy.json"
+check "busy: exit 0" test "$status" -eq 0
+check "busy: 1,200,000 dentries and 300 kmalloc-64" test "$(total_of "$TMP/busy.json")" -eq 1200300
+sl run "$TMP/busy.json"
+check "busy: runs" test "$status" -eq 0
+check "busy: dentry holds them" test "$(objs dentry)" -ge 1200000
+echo "8000000 N0=8000000" >"$TMP/tree/dentry/objects"
+echo "8000000 N0=8000000" >"$TMP/tree/dentry/total_objects"
+echo "4000000 N0=4000000" >"$TMP/tree/kmalloc-64/objects"
+echo "4000000 N0=4000000" >"$TMP/tree/kmalloc-64/total_objects"
+sl import --sysfs "$TMP/tree" --populate -o "$TMP/busier.json"
+check "busier: exit 0" test "$status" -eq 0
+check "busier: says the objects were scaled" grep -q 'more than a scenario' "$TMP/err"
+check "busier: within the scenario's operations" test "$(total_of "$TMP/busier.json")" -le 10000000
+check "busier: near them" test "$(total_of "$TMP/busier.json")" -ge 9999998
+
 sl import --slabinfo "$slabinfo" --populate -o "$TMP/slabinfo.json"
 check "slabinfo: exit 0" test "$status" -eq 0
 check "slabinfo: says what it lacks" grep -q 'lacks the alignment' "$TMP/err"
