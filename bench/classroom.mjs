@@ -14,11 +14,11 @@
 // Prints one Markdown row: students, sessions made, seeks, seeks/s, p50,
 // p99, errors, peak RSS.  Loopback only; the loops are bounded by the
 // student count and the duration.
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
+
+import { requester, startServer } from './serve.mjs';
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -33,35 +33,8 @@ const DISTINCT = args.includes('--distinct');
 const extra = args.includes('--') ? args.slice(args.indexOf('--') + 1) : [];
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'slublab-classroom-'));
-const srv = spawn(BIN, ['serve', '--port', '0', '--db', path.join(dir, 'lab.db'), '--quiet', ...extra], { stdio: ['ignore', 'pipe', 'inherit'] });
-const url = await new Promise((resolve, reject) => {
-  let out = '';
-  srv.stdout.on('data', (d) => {
-    out += d;
-    const m = out.match(/(http:\/\/[^\s]+)/);
-    if (m) resolve(new URL(m[1]));
-  });
-  srv.on('exit', (code) => reject(new Error(`the server exited (${code})`)));
-});
-const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
-
-function request(method, p, body) {
-  return new Promise((resolve) => {
-    const t0 = process.hrtime.bigint();
-    const data = body ? JSON.stringify(body) : null;
-    const req = http.request({
-      host: url.hostname, port: url.port, path: p, method, agent,
-      headers: data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {},
-    }, (res) => {
-      let text = '';
-      res.on('data', (d) => { text += d; });
-      res.on('end', () => resolve({ status: res.statusCode, text, ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
-    });
-    req.on('error', () => resolve({ status: 0, text: '', ms: Number(process.hrtime.bigint() - t0) / 1e6 }));
-    if (data) req.write(data);
-    req.end();
-  });
-}
+const { proc: srv, url } = await startServer(BIN, ['--db', path.join(dir, 'lab.db'), ...extra]);
+const request = requester(url, 64);
 
 let peak = 0;
 const sampler = setInterval(() => {
