@@ -3,23 +3,13 @@
 // scenario or session the lab shows, a warning when the two runs cannot
 // differ, a link that reopens the same comparison at the same step, and
 // counters at the current step.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { startServer, startBrowser, openPage, shotOnFailure, api, model, OUT } from './helpers.mjs';
+
+import { openPage, shotOnFailure, api, model, labFixture } from './helpers.mjs';
 
 let server, browser, base;
-
-before(async () => {
-  server = await startServer();
-  base = server.url;
-  browser = await startBrowser();
-  mkdirSync(OUT, { recursive: true });
-});
-after(async () => {
-  await browser?.stop();
-  await server?.stop();
-});
+labFixture((f) => ({ server, browser, base } = f));
 
 async function lab(path) {
   const page = await openPage(browser.ctx, base + path);

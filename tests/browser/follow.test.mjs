@@ -3,22 +3,13 @@
 // state a page would) each within 1 s of a presenter playing at 16 steps
 // a second.
 // Run: SLUBLAB_BIN=build/slublab node --test tests/browser/follow.test.mjs
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startBrowser, openPage, shotOnFailure, model } from './helpers.mjs';
+import { openPage, shotOnFailure, model, labFixture } from './helpers.mjs';
 import { trail, nodeFollower, atTime } from './followers.mjs';
 
 let server, browser, base;
-
-before(async () => {
-  server = await startServer();
-  base = server.url;
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.stop();
-  await server?.stop();
-});
+labFixture((f) => ({ server, browser, base } = f));
 
 async function lab(path) {
   const page = await openPage(browser.ctx, base + path);

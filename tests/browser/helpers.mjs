@@ -6,6 +6,7 @@ import { mkdtempSync, mkdirSync, existsSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -56,6 +57,26 @@ export async function startBrowser() {
  * A page that records console errors and page errors.  @allow lists
  * patterns of errors a test expects (a 400 answer to a bad scenario).
  */
+/**
+ * A server and a browser for the tests of one file: started before them,
+ * stopped after; @set gets { server, browser, base } once both are up (and
+ * test-output/ exists for screenshots).
+ */
+export function labFixture(set) {
+  const f = {};
+  before(async () => {
+    f.server = await startServer();
+    f.base = f.server.url;
+    f.browser = await startBrowser();
+    mkdirSync(OUT, { recursive: true });
+    set(f);
+  });
+  after(async () => {
+    await f.browser?.stop();
+    await f.server?.stop();
+  });
+}
+
 export async function openPage(ctx, url, viewport) {
   const page = await ctx.newPage();
   if (viewport) await page.setViewportSize(viewport);

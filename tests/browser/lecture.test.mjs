@@ -4,21 +4,12 @@
 // scenario menu and the operation form after a custom scenario, the offline
 // copy's refusal shown, and the Share tab's permalinks and snapshot list.
 // Run: SLUBLAB_BIN=build/slublab node --test tests/browser/lecture.test.mjs
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, startBrowser, openPage, shotOnFailure, api, waitAt, model, press } from './helpers.mjs';
+import { openPage, shotOnFailure, api, waitAt, model, press, labFixture } from './helpers.mjs';
 
 let server, browser, base;
-
-before(async () => {
-  server = await startServer();
-  base = server.url;
-  browser = await startBrowser();
-});
-after(async () => {
-  await browser?.stop();
-  await server?.stop();
-});
+labFixture((f) => ({ server, browser, base } = f));
 
 async function lab(path = '/', viewport) {
   const page = await openPage(browser.ctx, base + path, viewport);

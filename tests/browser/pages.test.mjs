@@ -1,23 +1,13 @@
 // Browser tests of the page allocator view and the gfp decoder: the real
 // server, Debian's Chromium through playwright-core (as ui.test.mjs).
 // Failures leave screenshots in test-output/.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { startServer, startBrowser, openPage, shotOnFailure, api, waitAt, model, OUT } from './helpers.mjs';
+
+import { openPage, shotOnFailure, api, waitAt, model, labFixture } from './helpers.mjs';
 
 let server, browser, base;
-
-before(async () => {
-  server = await startServer();
-  base = server.url;
-  browser = await startBrowser();
-  mkdirSync(OUT, { recursive: true });
-});
-after(async () => {
-  await browser?.stop();
-  await server?.stop();
-});
+labFixture((f) => ({ server, browser, base } = f));
 
 async function lab(path) {
   const page = await openPage(browser.ctx, base + path);

@@ -2,11 +2,11 @@
 // playwright-core.  Run: node --test tests/browser/  (ctest runs it too).
 // Failures leave screenshots in test-output/; the README's screenshots are
 // written to docs/img/ when missing or when SLUBLAB_UPDATE_SCREENSHOTS=1.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync, mkdirSync, existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, startBrowser, openPage, shotOnFailure, api, waitAt, model, press, inkedPixels, ROOT, OUT } from './helpers.mjs';
+import { openPage, shotOnFailure, api, waitAt, model, press, inkedPixels, ROOT, OUT, labFixture } from './helpers.mjs';
 import { narrate, learnSlabNames } from '../../web/js/format.js';
 import { contrast } from '../js/contrast.mjs';
 import { setTexts } from '../../web/js/texts.js';
@@ -14,17 +14,7 @@ import { setTexts } from '../../web/js/texts.js';
 setTexts(JSON.parse(readFileSync(new URL('../../web/data/texts.json', import.meta.url))));
 
 let server, browser, base;
-
-before(async () => {
-  server = await startServer();
-  base = server.url;
-  browser = await startBrowser();
-  mkdirSync(OUT, { recursive: true });
-});
-after(async () => {
-  await browser?.stop();
-  await server?.stop();
-});
+labFixture((f) => ({ server, browser, base } = f));
 
 /** The body of a narrated sentence, after "CPU n call:". */
 const body = (s) => s.replace(/^CPU \d+[^:]*: /, '');
