@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/json.h"
@@ -48,6 +49,45 @@ static int state_doc_state(const struct sim *m, const struct sim_snapshot *snap,
     return (d->slab_json = json_slab_bytes(m, snap, sl)) ? 0 : -ENOMEM;
 }
 
+struct names_doc {
+    const struct name_spans *ns;
+    cJSON *o;
+    bool nomem;
+};
+
+static void names_doc_add(const struct name_span *sp, void *arg)
+{
+    struct names_doc *d = arg;
+    char key[24];
+
+    /* as json_hex() prints addresses; spans of one address never overlap */
+    snprintf(key, sizeof(key), "0x%" PRIx64, sp->addr);
+    if (!json_put(d->o, key, cJSON_CreateString(name_span_name(d->ns, sp))))
+        d->nomem = true;
+}
+
+/*
+ * The names the scenario gave the objects, as they stand at @at ({"0x...":
+ * "o1"}); at most JSON_POSITION_NAMES, and "names_more" counts the rest.
+ */
+static int position_names(const struct session *s, uint64_t at, cJSON *o)
+{
+    const struct name_spans *ns = &s->run->rp.spans;
+    struct names_doc d = {ns, cJSON_CreateObject(), false};
+    size_t n;
+
+    if (!d.o || !json_put(o, "names", d.o))
+        return -ENOMEM;
+    if (!s->run->have_rp)
+        return 0;
+    n = name_spans_at(ns, at, JSON_POSITION_NAMES, names_doc_add, &d);
+    if (d.nomem)
+        return -ENOMEM;
+    if (n > JSON_POSITION_NAMES && !json_put(o, "names_more", json_uint(n - JSON_POSITION_NAMES)))
+        return -ENOMEM;
+    return 0;
+}
+
 int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob **out,
                         struct strbuf *err)
 {
@@ -75,6 +115,8 @@ int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct 
     if (!json_put(o, "state", d.state))
         goto err_nomem;
     d.state = NULL;
+    if (position_names(s, at, o))
+        goto err_nomem;
     if (slab) {
         if (!json_put(o, "slab", d.slab_json))
             goto err_nomem;

@@ -36,9 +36,11 @@ cJSON *json_session_warnings(const struct session *s, size_t from, size_t max);
 
 /* json_position.c */
 
+#define JSON_POSITION_NAMES 10000u /* object names a state answer carries, at most */
 /*
  * The state at position @at, with the bytes of slab @slab when it is not
- * 0: {"at", "event", "state", "slab"}, printed.  Served from the session's
+ * 0: {"at", "event", "state", "names", "names_more"?, "slab"}, printed
+ * ("names": the scenario's names of objects at @at, by address).  Served from the session's
  * cache when possible, and kept there.  Returns 0 and a reference in *out
  * (blob_put() it), SESSION_EBADINPUT (at beyond the end), -ENOENT (no such
  * slab at @at), SESSION_EBROKEN or -ENOMEM; the reason is in @err.

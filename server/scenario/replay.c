@@ -245,6 +245,7 @@ void replay_release(struct replay *rp)
     rp->sim = NULL;
     names_release(&rp->names);
     names_release(&rp->aliases);
+    name_spans_release(&rp->spans);
     for (i = 0; i < rp->nr_warnings; i++) {
         free(rp->warnings[i].path);
         free(rp->warnings[i].message);

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "slub.h"
+#include "scenario/name_spans.h"
 #include "scenario/names.h"
 #include "scenario/scenario.h"
 #include "base/strbuf.h"
@@ -77,6 +78,11 @@ struct replay {
     int default_cache;        /* id of the first cache the scenario created, or -1 */
     struct names names;
     struct names aliases; /* create's "aliases": alias name -> entry.cache (sysfs symlinks) */
+    /* The names objects had at each position (name_spans.h), kept when
+     * keep_spans is set before replay_run(): the sessions show them. */
+    bool keep_spans;
+    struct name_spans spans;
+    uint64_t op_from; /* events before the operation being applied */
     struct replay_expect *expects; /* one per scn->expects */
     struct replay_warning *warnings;
     size_t nr_warnings;              /* kept, <= REPLAY_MAX_WARNINGS */

@@ -139,6 +139,29 @@ static int replay_validate(struct replay *rp)
     return err;
 }
 
+/* What @op handed out ends the names those addresses had (name_spans.h). */
+static void replay_handed_out(struct replay *rp, const struct sim_op *op,
+                              const struct sim_result *res)
+{
+    unsigned k;
+
+    switch (op->kind) {
+    case SIM_OP_ALLOC:
+    case SIM_OP_KMALLOC:
+    case SIM_OP_ALLOC_FROM_SHEAF:
+    case SIM_OP_ALLOC_PAGES:
+        if (res->addr)
+            name_spans_reuse(&rp->spans, res->addr, rp->op_from);
+        return;
+    case SIM_OP_ALLOC_BULK:
+        for (k = 0; k < res->count; k++)
+            name_spans_reuse(&rp->spans, op->out[k], rp->op_from);
+        return;
+    default:
+        return;
+    }
+}
+
 /* One sim_apply(): results other than SIM_OK become warnings. */
 int replay_apply(struct replay *rp, const struct scenario_op *sop, const struct sim_op *op,
                  struct sim_result *res)
@@ -148,11 +171,14 @@ int replay_apply(struct replay *rp, const struct scenario_op *sop, const struct 
     memset(res, 0, sizeof(*res));
     if (sim_op_count(rp->sim) >= rp->op_limit)
         return -ECANCELED;
+    rp->op_from = sim_event_count(rp->sim);
     err = sim_apply(rp->sim, op, res);
     if (err == -EINVAL)
         return replay_fail(rp, err, "the engine rejected the operation: %s", res->message);
     if (err)
         return replay_fail(rp, err, "the engine failed: %s", strerror(-err));
+    if (rp->keep_spans)
+        replay_handed_out(rp, op, res);
     if (rp->hook && (err = rp->hook(rp, op, res, rp->hook_arg)))
         return err;
     if (res->status != SIM_OK &&

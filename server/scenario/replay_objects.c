@@ -79,6 +79,15 @@ int replay_free(struct replay *rp, const struct scenario_op *sop)
 }
 
 /* Name what an allocation returned (0 when it failed). */
+/* Give the object at @addr (0: a failed allocation) the name @name. */
+static int replay_bind(struct replay *rp, const char *name, sim_addr_t addr, int cache)
+{
+    if (names_set(&rp->names, name, addr, cache, 0) ||
+        (rp->keep_spans && addr && name_spans_bind(&rp->spans, addr, name, rp->op_from)))
+        return replay_fail(rp, -ENOMEM, "out of memory");
+    return 0;
+}
+
 int replay_define(struct replay *rp, const struct scenario_op *sop, sim_addr_t addr, int cache)
 {
     char name[REPLAY_NAME_MAX];
@@ -88,9 +97,7 @@ int replay_define(struct replay *rp, const struct scenario_op *sop, sim_addr_t a
         return 0;
     if ((err = replay_name(rp, sop->name, name, sizeof(name))))
         return err;
-    if (names_set(&rp->names, name, addr, cache, 0))
-        return replay_fail(rp, -ENOMEM, "out of memory");
-    return 0;
+    return replay_bind(rp, name, addr, cache);
 }
 
 int replay_alloc_bulk(struct replay *rp, const struct scenario_op *sop, int cache)
@@ -120,8 +127,8 @@ int replay_alloc_bulk(struct replay *rp, const struct scenario_op *sop, int cach
     }
     for (k = 0; k < res.count && k < sop->count; k++) {
         snprintf(elem, sizeof(elem), "%s[%u]", name, k);
-        if (names_set(&rp->names, elem, rp->bulk[k], cache, 0))
-            return replay_fail(rp, -ENOMEM, "out of memory");
+        if ((err = replay_bind(rp, elem, rp->bulk[k], cache)))
+            return err;
     }
     if (res.count && names_set(&rp->names, name, 0, cache, res.count))
         return replay_fail(rp, -ENOMEM, "out of memory");
@@ -234,9 +241,7 @@ int replay_prefill_op(struct replay *rp, const struct scenario_op *sop, int cach
             return 0;
         if ((err = replay_name(rp, sop->name, obj, sizeof(obj))))
             return err;
-        if (names_set(&rp->names, obj, res.addr, cache, 0))
-            return replay_fail(rp, -ENOMEM, "out of memory");
-        return 0;
+        return replay_bind(rp, obj, res.addr, cache);
     case SCENARIO_OP_REFILL_SHEAF:
         if (res.sheaf && names_set(&rp->names, key, res.sheaf, cache, 0))
             return replay_fail(rp, -ENOMEM, "out of memory");

@@ -43,7 +43,8 @@ uint64_t session_run_memory(const struct session_run *r)
     if (r->cursor.sim)
         total += r->cursor.bytes;
     if (r->have_rp)
-        total += r->rp.names.cap * (sizeof(struct names_entry) + 16);
+        total += r->rp.names.cap * (sizeof(struct names_entry) + 16) +
+                 name_spans_bytes(&r->rp.spans);
     return total;
 }
 

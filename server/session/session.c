@@ -505,6 +505,7 @@ static int session_build_run(struct session *s, struct strbuf *err)
     sim_set_event_cb(s->run->rp.sim, session_on_event, s->run);
     s->run->rp.hook = session_on_op;
     s->run->rp.hook_arg = s->run;
+    s->run->rp.keep_spans = true;
     if ((ret = session_ckpt_add(s->run))) {
         if (ret == -E2BIG)
             strbuf_printf(err, "the session needs more than its %" PRIu64 " MiB of memory",
@@ -543,7 +544,8 @@ static int session_build_run(struct session *s, struct strbuf *err)
 
 /* Put the session back to @end after a failed batch; SESSION_EBROKEN if that fails too. */
 static int session_rollback(struct session *s, const struct session_pos *end,
-                            const struct timeline_mark *tm, struct names *saved, size_t nr_warnings,
+                            const struct timeline_mark *tm, struct names *saved, size_t nr_spans,
+                            size_t nr_warnings,
                             unsigned long nr_warnings_total, int default_cache)
 {
     const struct checkpoint *base;
@@ -558,6 +560,7 @@ static int session_rollback(struct session *s, const struct session_pos *end,
     names_release(&s->run->rp.names);
     s->run->rp.names = *saved;
     memset(saved, 0, sizeof(*saved));
+    name_spans_rollback(&s->run->rp.spans, nr_spans, end->seq);
     for (i = nr_warnings; i < s->run->rp.nr_warnings; i++) {
         free(s->run->rp.warnings[i].path);
         free(s->run->rp.warnings[i].message);
@@ -590,7 +593,7 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
     struct names saved = NAMES_INIT;
     struct timeline_mark tm;
     struct scenario_op *ops = NULL;
-    size_t nr = 0, nr_warnings = s->run->rp.nr_warnings;
+    size_t nr = 0, nr_warnings = s->run->rp.nr_warnings, nr_spans = s->run->rp.spans.nr;
     unsigned long nr_warnings_total = s->run->rp.nr_warnings_total;
     int default_cache = s->run->rp.default_cache, ret;
     uint64_t steps = 0;
@@ -628,7 +631,8 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
         int rb;
 
         ret = session_replay_error(s, ret, err);
-        rb = session_rollback(s, &end, &tm, &saved, nr_warnings, nr_warnings_total, default_cache);
+        rb = session_rollback(s, &end, &tm, &saved, nr_spans, nr_warnings, nr_warnings_total,
+                              default_cache);
         if (rb)
             ret = rb;
         goto out_release;

@@ -1,0 +1,136 @@
+/*
+ * test_name_spans.c: the names objects had over a run
+ * (scenario/name_spans.c): a name shows from its allocation until its
+ * address is handed out again, the open map survives heavy reuse, and a
+ * rollback restores what a failed batch changed.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "scenario/name_spans.h"
+
+struct seen {
+    sim_addr_t addrs[64];
+    size_t n;
+};
+
+static void note(const struct name_span *sp, void *arg)
+{
+    struct seen *s = arg;
+
+    if (s->n < 64)
+        s->addrs[s->n++] = sp->addr;
+}
+
+/* The name showing for @addr at @at, or "" */
+static const char *name_at(const struct name_spans *ns, sim_addr_t addr, uint64_t at)
+{
+    size_t i;
+
+    for (i = 0; i < ns->nr; i++)
+        if (ns->v[i].addr == addr && ns->v[i].from < at && at <= ns->v[i].to)
+            return name_span_name(ns, &ns->v[i]);
+    return "";
+}
+
+static size_t count_at(const struct name_spans *ns, uint64_t at)
+{
+    struct seen s = {.n = 0};
+
+    return name_spans_at(ns, at, 64, note, &s);
+}
+
+static void test_lifetime(void)
+{
+    struct name_spans ns = {0};
+
+    /* a: allocated by the op that starts at 10; freed later (nothing recorded);
+     * its address handed out again, unnamed, by the op that starts at 30 */
+    CHECK_EQ_I(name_spans_bind(&ns, 0x1000, "a", 10), 0);
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 10), "");
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 11), "a");
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 29), "a");
+    name_spans_reuse(&ns, 0x1000, 30);
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 30), "a");
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 31), "");
+    /* b takes the address at 40: a's span stays closed at 30 */
+    CHECK_EQ_I(name_spans_bind(&ns, 0x1000, "b", 40), 0);
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 41), "b");
+    CHECK_EQ_U(count_at(&ns, 20), 1);
+    CHECK_EQ_U(count_at(&ns, 35), 0);
+    CHECK_EQ_U(count_at(&ns, 1000), 1);
+    /* binding a new name to a named address ends the old name there */
+    CHECK_EQ_I(name_spans_bind(&ns, 0x1000, "c", 50), 0);
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 50), "b");
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 51), "c");
+    CHECK_EQ_U(count_at(&ns, 51), 1);
+    name_spans_release(&ns);
+}
+
+static void test_many(void)
+{
+    struct name_spans ns = {0};
+    char name[32];
+    uint64_t at = 0;
+    unsigned k;
+
+    /* 10,000 objects on 100 addresses, each address reused 100 times */
+    for (k = 0; k < 10000; k++) {
+        snprintf(name, sizeof(name), "o%u", k);
+        name_spans_reuse(&ns, 0x100000 + (k % 100) * 64, at);
+        CHECK_EQ_I(name_spans_bind(&ns, 0x100000 + (k % 100) * 64, name, at), 0);
+        at += 3;
+    }
+    CHECK_EQ_U(ns.nr, 10000);
+    CHECK_EQ_U(ns.open_nr, 100);
+    CHECK_EQ_U(count_at(&ns, at), 100);
+    {
+        struct seen s = {.n = 0};
+
+        CHECK_EQ_U(name_spans_at(&ns, at, 64, note, &s), 100);
+        CHECK_EQ_U(s.n, 64);
+    }
+    CHECK_EQ_STR(name_at(&ns, 0x100000, at), "o9900");
+    CHECK_EQ_STR(name_at(&ns, 0x100000 + 99 * 64, at), "o9999");
+    CHECK_EQ_STR(name_at(&ns, 0x100000, 3 * 150 + 1), "o100");
+    name_spans_release(&ns);
+}
+
+static void test_rollback(void)
+{
+    struct name_spans ns = {0};
+    size_t nr;
+
+    CHECK_EQ_I(name_spans_bind(&ns, 0x1000, "a", 0), 0);
+    CHECK_EQ_I(name_spans_bind(&ns, 0x2000, "b", 5), 0);
+    nr = ns.nr;
+    /* a batch starting at 10 reuses a's address and names a new object, then fails */
+    name_spans_reuse(&ns, 0x1000, 10);
+    CHECK_EQ_I(name_spans_bind(&ns, 0x3000, "c", 12), 0);
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 11), "");
+    name_spans_rollback(&ns, nr, 10);
+    CHECK_EQ_U(ns.nr, 2);
+    CHECK_EQ_U(ns.open_nr, 2);
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 11), "a");
+    CHECK_EQ_STR(name_at(&ns, 0x3000, 13), "");
+    /* the map works after the rebuild: reuse closes a again */
+    name_spans_reuse(&ns, 0x1000, 20);
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 21), "");
+    CHECK_EQ_U(ns.open_nr, 1);
+    CHECK_EQ_I(name_spans_bind(&ns, 0x4000, "d", 22), 0);
+    CHECK_EQ_STR(name_at(&ns, 0x4000, 23), "d");
+    CHECK(name_spans_bytes(&ns) > 0);
+    name_spans_release(&ns);
+    /* an empty set rolls back to nothing without trouble */
+    name_spans_rollback(&ns, 0, 0);
+    CHECK_EQ_U(ns.nr, 0);
+}
+
+int main(void)
+{
+    RUN_TEST(test_lifetime);
+    RUN_TEST(test_many);
+    RUN_TEST(test_rollback);
+    return check_done();
+}
