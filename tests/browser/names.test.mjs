@@ -67,6 +67,37 @@ test('picture, inspector and narration call the slabs S<n>, as the description d
   });
 });
 
+test('objects are called by the scenario\'s names (o0, o1, ...) in narration and inspector, with the address on hover', async (t) => {
+  const page = await lab('/?scenario=free-storm');
+  await shotOnFailure(t, page, async () => {
+    const s = await model(page);
+    const events = await api(base, `/api/sessions/${s.id}/events?from=0&to=400`);
+    const list = events.events ?? events;
+    // the event that hands the first object to its caller
+    const first = list.find((e) => e.fn === 'alloc_from_pcs' && e.moves.some((m) => m.kind === 'object' && m.to.type === 'user'));
+    const addr = first.moves.find((m) => m.kind === 'object').id;
+    await page.evaluate((at) => window.__slublab.player.seek(at), first.seq + 1);
+    await waitAt(page, first.seq + 1);
+    const say = await page.textContent('#narration');
+    assert.match(say, /\bo0\b/, `narration: ${say}`);
+    await page.click('#tabbtn-inspect');
+    await page.evaluate((a) => window.__slublab.player.select({ kind: 'object', id: a }), addr);
+    const h3 = page.locator('#tab-inspect h3');
+    await page.waitForFunction(() => /Object/.test(document.querySelector('#tab-inspect h3')?.textContent ?? ''));
+    assert.equal(await h3.textContent(), 'Object o0');
+    assert.equal(await h3.getAttribute('title'), addr);
+    // freed, it keeps its name: the first flush sends o0..o3 back to their slab
+    const flush = list.find((e) => e.fn === 'sheaf_flush_unused');
+    await page.evaluate((at) => window.__slublab.player.seek(at), flush.seq + 1);
+    await waitAt(page, flush.seq + 1);
+    const names = await page.evaluate((ids) => ids.map((id) => window.__slublab.player.get().cur.names[id]),
+      flush.moves.filter((m) => m.kind === 'object').map((m) => m.id));
+    assert.deepEqual(names, ['o0', 'o1', 'o2', 'o3']);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
 test('a snapshot opens at its step and the reader steps on to the end of the run', async (t) => {
   const s = await api(base, '/api/sessions', { ...JSON_POST, body: JSON.stringify({ scenario: 'free-storm' }) });
   const snap = await api(base, '/api/snapshots', { ...JSON_POST, body: JSON.stringify({ session: s.id, at: 40 }) });

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  narrate, opCall, placeName, shortAddr, addrAdd, lo48, toCSV, STATES,
+  narrate, opCall, placeName, shortAddr, objName, addrAdd, lo48, toCSV, STATES,
   fmtChange, stepText, hexLines, statsText, hasSentence, sysfsLine, opNumber, positionText, stepDetail,
 } from '../../web/js/format.js';
 import { counterMeaning, COUNTER_NAMES, SHEAVES_COUNTERS, chartCountersFor, modelCounters, DEFAULT_CHART } from '../../web/js/counters.js';
@@ -25,6 +25,17 @@ test('addresses: short form, low bits and addition keep the high part', () => {
   assert.equal(addrAdd('0xffff888100000000', 0x40), '0xffff888100000040');
   assert.equal(addrAdd('0xffff888100000fc0', 0x40), '0xffff888100001000');
   assert.equal(addrAdd('0x1000', 16), '0x1010');
+});
+
+test('objects: the scenario\'s name from the state answer, else the short address', () => {
+  const names = { '0xffff888100000ec0': 'o1' };
+  assert.equal(objName('0xffff888100000ec0', names), 'o1');
+  assert.equal(objName('0xffff888100000f00', names), '…00f00');
+  assert.equal(objName('0xffff888100000ec0'), '…00ec0');
+  const e = { seq: 10, op: 1, cpu: 0, node: 0, cache: 0, fn: 'alloc_from_pcs', label: 'fastpath',
+    moves: [{ kind: 'object', id: '0xffff888100000ec0', from: { type: 'main', cpu: 0 }, to: { type: 'user' } }], stats: {}, report: null };
+  assert.match(narrate(e, { names }), /\(o1\)/);
+  assert.match(narrate(e), /\(…00ec0\)/);
 });
 
 test('narration: the issue\'s example sentence, word for word', () => {

@@ -32,6 +32,15 @@ export function slabName(addr) {
   return slabNames.get(addr) ?? shortAddr(addr);
 }
 
+// The names the scenario gave objects ("o1", "x[3]") come with each state
+// answer, by address, as they stand at that position (its "names": a name
+// stays with its address until the address is handed out again).
+
+/** An object's label: its name in @names ({addr: name}) when it has one, else its short address. */
+export function objName(addr, names) {
+  return names?.[addr] ?? shortAddr(addr);
+}
+
 /** The low 48 bits of a hex address as a number (exact). */
 export function lo48(addr) {
   return parseInt(addr.length > 14 ? addr.slice(-12) : addr.slice(2), 16);
@@ -169,8 +178,8 @@ export function opCall(events, cacheName) {
 
 // ---- narration ----------------------------------------------------------------
 
-/** @param {Event} e */
-function facts(e) {
+/** @param {Event} e @param {{ names?: Record<string, string> }} ctx */
+function facts(e, ctx) {
   const objs = e.moves.filter((m) => m.kind === 'object');
   const slabs = e.moves.filter((m) => m.kind === 'slab');
   const sheaves = e.moves.filter((m) => m.kind === 'sheaf');
@@ -178,7 +187,7 @@ function facts(e) {
   const slab = slabs[0] ? slabName(slabs[0].id) : objSlab ? slabName(objSlab) : 'the slab';
   const st = (k) => (e.stats && e.stats[k]) || 0;
   return { objs, slabs, sheaves, n: objs.length, slab, st, node: e.node >= 0 ? e.node : 0,
-    obj: objs[0] ? shortAddr(objs[0].id) : 'the object', sheaf: sheaves[0] ? `#${sheaves[0].id}` : '' };
+    obj: objs[0] ? objName(objs[0].id, ctx.names) : 'the object', sheaf: sheaves[0] ? `#${sheaves[0].id}` : '' };
 }
 
 const to = (e, type) => e.moves.some((m) => m.to.type === type);
@@ -220,7 +229,7 @@ function value(k, e, f, ctx) {
 
 /** Fill a sentence template of texts.json. */
 export function fillTemplate(tpl, e, ctx = {}) {
-  const f = facts(e);
+  const f = facts(e, ctx);
   return tpl
     .replace(/\[\?([^|\]]+)\|([^|\]]*)\|([^\]]*)\]/g, (_, c, a, b) => (cond(c, e, f, ctx) ? a : b))
     .replace(/\{([a-z_:]+)(?:\|([^|}]+)(?:\|([^}]+))?)?\}/g, (_, k, one, many) => {
@@ -254,7 +263,7 @@ function generic(e, cpu) {
  * One plain sentence for event @e:
  * "CPU 1 kmem_cache_free: the main sheaf is full, so it swaps with the empty spare."
  * @param {Event} e
- * @param {{ call?: string, cacheName?: string, spareEmpty?: boolean, pagesOf?: (addr: string) => number }} [ctx]
+ * @param {{ call?: string, cacheName?: string, spareEmpty?: boolean, pagesOf?: (addr: string) => number, names?: Record<string, string> }} [ctx]
  */
 export function narrate(e, ctx = {}) {
   if (!e) return 'The start: nothing has happened yet.';
@@ -283,7 +292,7 @@ export function stepSentence(m, opEvents) {
     spareEmpty = !c?.cpus?.[e.cpu]?.spare?.size;
   }
   const pagesOf = (a) => { const sl = m.cur.state.slabs.find((x) => x.addr === a); return sl ? 2 ** sl.order : null; };
-  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), spareEmpty, pagesOf });
+  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), spareEmpty, pagesOf, names: m.cur.names });
 }
 
 /**

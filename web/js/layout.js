@@ -306,7 +306,8 @@ export function hitGrid(g, v, x, y) {
   return null;
 }
 
-function objectAddrOf(v, slab, i) {
+/** The address of object @i of @slab in cache view @v. */
+export function objectAddrOf(v, slab, i) {
   const c = v.cache;
   const base = lo48(slab.addr) + (c.red_left_pad || 0) + i * c.slab_size;
   return slab.addr.slice(0, -12) + base.toString(16).padStart(12, '0');

@@ -5,6 +5,7 @@
 // page's Content-Security-Policy), and the PNG export itself.
 
 import { STATES, RED_ZONE, slabName, plural } from './format.js';
+import { objectAddrOf } from './layout.js';
 import { S } from './model.js';
 import { h, sizeCanvas, download } from './dom.js';
 
@@ -173,7 +174,7 @@ export function paintGrid(ctx, g, v) {
   const slabById = new Map(v.slabs.map((s) => [s.addr, s]));
   // One path per state: thousands of cells cost a few fills, not thousands.
   const paths = STATES.map(() => new Path2D());
-  const glyphs = [];
+  const glyphs = [], named = [];
   const cell = g.cell, side = cell - (cell >= 6 ? 1 : 0);
   for (const r of g.slabs) {
     const slab = slabById.get(r.addr);
@@ -193,11 +194,30 @@ export function paintGrid(ctx, g, v) {
     for (let i = 0; i < codes.length; i++) {
       const x = r.cx + (i % r.cols) * cell, y = r.cy + Math.floor(i / r.cols) * cell;
       paths[codes[i]].rect(x, y, side, side);
-      if (side >= 4) glyphs.push(x, y, codes[i]);
+      // cells big enough to read carry the scenario's name of their object
+      const name = side >= NAMED_CELL && v.names ? v.names[objectAddrOf(v, slab, i)] : undefined;
+      if (name) named.push(x, y, codes[i], name);
+      else if (side >= 4) glyphs.push(x, y, codes[i]);
     }
   }
   STATES.forEach((st, i) => { ctx.fillStyle = st.color; ctx.fill(paths[i]); });
   for (let k = 0; k < glyphs.length; k += 3) paintGlyph(ctx, glyphs[k], glyphs[k + 1], side, STATES[glyphs[k + 2]], debug);
+  paintNames(ctx, named, side, debug);
+}
+
+const NAMED_CELL = 14; // the smallest cell that shows a name instead of its glyph
+
+/** Names in cells [x, y, code, name, ...]: the state's glyph colours, shrunk to fit. */
+function paintNames(ctx, named, side, debug) {
+  ctx.textAlign = 'center';
+  for (let k = 0; k < named.length; k += 4) {
+    const x = named[k], y = named[k + 1], st = STATES[named[k + 2]], name = named[k + 3];
+    if (st.glyph === 'hollow' || st.glyph === 'corner') paintGlyph(ctx, x, y, side, st, debug);
+    ctx.fillStyle = st.glyph === 'hollow' || st.glyph === 'corner' ? st.ink : '#ffffff';
+    ctx.font = `${side >= 18 ? 9 : 8}px ui-monospace, monospace`;
+    ctx.fillText(name, x + side / 2, y + side / 2, side - 2);
+  }
+  ctx.textAlign = 'start';
 }
 
 const EXPORT_HEAD = 40; // the title line above the picture

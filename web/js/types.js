@@ -26,7 +26,7 @@
  * @typedef {{ seq: number, op: number, nr_cpus: number, nr_nodes: number, cpu_node: number[],
  *             caches: Cache[], slabs: Slab[], sheaves: Sheaf[], zones: Zone[], inflight: string[],
  *             rcu_objs?: string[], rcu_pending?: string[] }} Snapshot
- * @typedef {{ at: number, event: Event|null, state: Snapshot, slab?: any }} StateResponse
+ * @typedef {{ at: number, event: Event|null, state: Snapshot, names?: Record<string, string>, names_more?: number, slab?: any }} StateResponse
  */
 
 export {};

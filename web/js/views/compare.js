@@ -106,7 +106,7 @@ export function createCompare(root, o) {
       s.picture.render(m);
       const e = m.cur?.event;
       const name = (id) => m.cur?.state.caches.find((c) => c.id === id)?.name ?? '';
-      s.say.textContent = narrate(e, { call: e ? opCall(s.player.opEvents(e.seq), name) : '', cacheName: e ? name(e.cache) : '' });
+      s.say.textContent = narrate(e, { call: e ? opCall(s.player.opEvents(e.seq), name) : '', cacheName: e ? name(e.cache) : '', names: m.cur?.names });
       if (atStep.checked) drawTable();
     }));
   }

@@ -5,7 +5,7 @@
 
 import { h, fill } from '../dom.js';
 import { cacheView, describeObject } from '../model.js';
-import { shortAddr, slabName, placeName, hexLines, lo48, narrate } from '../format.js';
+import { shortAddr, slabName, objName, placeName, hexLines, lo48, narrate } from '../format.js';
 
 export function createInspector(root, player) {
   const doc = root.ownerDocument;
@@ -18,7 +18,7 @@ export function createInspector(root, player) {
     const evs = player.history(id);
     if (!evs.length) return h(doc, 'p', null, 'No loaded event moved it.');
     return h(doc, 'ol', { class: 'history' }, evs.slice(-40).map((e) => h(doc, 'li', e.seq === m.at - 1 ? { class: 'now' } : null,
-      h(doc, 'button', { type: 'button', class: 'link', onclick: () => player.seek(e.seq + 1) }, `step ${e.seq + 1}`), ` ${narrate(e)}`)));
+      h(doc, 'button', { type: 'button', class: 'link', onclick: () => player.seek(e.seq + 1) }, `step ${e.seq + 1}`), ` ${narrate(e, { names: m.cur?.names })}`)));
   }
 
   function dump(m, v, objAddr) {
@@ -78,8 +78,9 @@ export function createInspector(root, player) {
       if (sel.kind === 'object') {
         const d = describeObject(v, sel.id);
         const sheaf = d.sheaf ? st.sheaves.find((x) => x.id === d.sheaf) : null;
-        fill(root, h(doc, 'h3', null, `Object ${sel.id}`),
-          dl([['address', sel.id], ['cache', v.cache?.name ?? '?'], ['slab', d.slab ? withTitle(pick(slabName(d.slab), { kind: 'slab', id: d.slab, slab: d.slab }), d.slab) : 'none'],
+        const name = m.cur.names?.[sel.id];
+        fill(root, h(doc, 'h3', { title: sel.id }, name ? `Object ${name}` : `Object ${sel.id}`),
+          dl([...(name ? [['name', `${name} (the scenario's name)`]] : []), ['address', sel.id], ['cache', v.cache?.name ?? '?'], ['slab', d.slab ? withTitle(pick(slabName(d.slab), { kind: 'slab', id: d.slab, slab: d.slab }), d.slab) : 'none'],
             ['index in slab', String(d.index)], ['state', d.stateName],
             ...(sheaf ? [['sheaf', pick(`#${sheaf.id} (${placeName(sheaf.place)}), slot ${d.slot}`, { kind: 'sheaf', id: sheaf.id })]] : []),
             ...(d.freelistPos != null ? [['freelist position', `${d.freelistPos} (0 is the head)`]] : [])]),
@@ -94,7 +95,7 @@ export function createInspector(root, player) {
         fill(root, h(doc, 'h3', { title: s.addr }, `Slab ${s.name ?? slabName(s.addr)}`),
           dl([['address', s.addr], ['node', String(s.node)], ['order', `${s.order} (${4096 << s.order} bytes)`], ['list', placeName(s.place)],
             ['in use', `${s.inuse} of ${s.objects}`], ['freelist head', s.freelist_head === '0x0' ? 'NULL' : s.freelist_head],
-            ['freelist', s.freelist.length ? h(doc, 'span', null, s.freelist.slice(0, 64).map((a, i) => [i ? ' → ' : '', pick(shortAddr(a), { kind: 'object', id: a, slab: s.addr })])) : 'empty']]),
+            ['freelist', s.freelist.length ? h(doc, 'span', null, s.freelist.slice(0, 64).map((a, i) => [i ? ' → ' : '', withTitle(pick(objName(a, m.cur.names), { kind: 'object', id: a, slab: s.addr }), a)])) : 'empty']]),
           h(doc, 'h4', null, 'Events that moved it'), history(m, s.addr),
           h(doc, 'h4', null, 'Bytes'), dump(m, v, null));
         return;
@@ -104,7 +105,7 @@ export function createInspector(root, player) {
         if (!sh) { fill(root, h(doc, 'p', null, `Sheaf #${sel.id} does not exist at this step.`), h(doc, 'h4', null, 'Events that moved it'), history(m, sel.id)); return; }
         fill(root, h(doc, 'h3', null, `Sheaf #${sh.id}`),
           dl([['where', placeName(sh.place)], ['size', `${sh.size} of ${sh.capacity}`],
-            ['objects (top last)', h(doc, 'span', null, sh.objects.slice(-64).map((a, i) => [i ? ' ' : '', pick(shortAddr(a), { kind: 'object', id: a, slab: v.slabOf(a)?.addr })]))]]),
+            ['objects (top last)', h(doc, 'span', null, sh.objects.slice(-64).map((a, i) => [i ? ' ' : '', withTitle(pick(objName(a, m.cur.names), { kind: 'object', id: a, slab: v.slabOf(a)?.addr }), a)]))]]),
           h(doc, 'h4', null, 'Events that moved it'), history(m, sh.id));
         return;
       }

@@ -95,6 +95,7 @@ export function createPicture(root, o) {
 
   const scenesFor = (resp, cacheId, tw, w, gh, hands) => {
     const v = cacheView(resp.state, cacheId);
+    v.names = resp.names ?? {}; // the scenario's object names at this position
     return { view: v, topo: topoScene(resp.state, v, { width: tw, hands }), grid: gridScene(v, { width: (measured.k > 1 ? w : tw) - 4, maxHeight: gh - 8, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
   };
 

@@ -120,7 +120,8 @@ export function createSlabmap(canvas, o) {
     canvas.style.cursor = hit ? 'pointer' : drag ? 'grabbing' : 'grab';
     if (slab !== hoverSlab) { hoverSlab = slab; draw(); }
     // the address on hover: the picture names slabs S0, S1, ... as the engine does
-    const title = hit?.kind === 'object' ? `object ${hit.addr} in slab ${slabName(hit.slab)} at ${hit.slab}`
+    const oname = hit?.kind === 'object' ? cv?.names?.[hit.addr] : undefined;
+    const title = hit?.kind === 'object' ? `object ${oname ? `${oname} at ` : ''}${hit.addr} in slab ${slabName(hit.slab)} at ${hit.slab}`
       : slab ? `slab ${slabName(slab)} at ${slab}` : '';
     if (canvas.title !== title) canvas.title = title;
     o.onHover(hit);
