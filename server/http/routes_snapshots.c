@@ -394,6 +394,27 @@ static bool describe(cJSON *o, const struct store_snapshot *sn)
  * operations takes a second to replay); app->check_lock makes concurrent
  * first GETs wait for one replay instead of each doing it.
  */
+/*
+ * Whether state answer @now shows what @stored did.  Answers grew an
+ * object-name table ("names", after "state") after snapshots were first
+ * kept; one stored without it is the same state when @now minus its names
+ * is @stored.
+ */
+static bool snapshot_same_state(const char *now, const char *stored)
+{
+    const char *names = NULL, *p;
+    size_t head;
+
+    if (!strcmp(now, stored))
+        return true;
+    for (p = strstr(now, ",\"names\":{"); p; p = strstr(p + 1, ",\"names\":{"))
+        names = p;
+    if (!names)
+        return false;
+    head = (size_t)(names - now);
+    return strlen(stored) == head + 1 && !strncmp(now, stored, head) && stored[head] == '}';
+}
+
 static int snapshot_check(const struct request *req, struct store_snapshot *sn,
                           struct strbuf *warning, const char **status)
 {
@@ -412,7 +433,7 @@ static int snapshot_check(const struct request *req, struct store_snapshot *sn,
         strbuf_release(&err);
         return -ENOMEM;
     }
-    if (!ret && !strcmp(b->text, sn->state)) {
+    if (!ret && snapshot_same_state(b->text, sn->state)) {
         *status = "verified";
         if (!same_engine)
             strbuf_printf(warning, "taken with engine %s; engine %s replays it identically",

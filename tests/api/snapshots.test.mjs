@@ -51,6 +51,25 @@ test('a snapshot is checked once, and again for another engine version', async (
   assert.equal(sqlite(srv.db, `SELECT check_engine || '/' || check_status FROM snapshots WHERE id = '${id}'`), `${engine}/stored`);
 });
 
+test('a snapshot kept before state answers carried object names still verifies', async () => {
+  const s = await session(srv.url, { scenario: 'free-storm' });
+  const snap = (await api(srv.url, 'POST', '/api/snapshots', { body: { session: s.id, at: 60 } })).json;
+  const stored = sqlite(srv.db, `SELECT state FROM snapshots WHERE id = '${snap.id}'`);
+  const doc = JSON.parse(stored);
+  assert.ok(Object.keys(doc.names).length > 0, 'free-storm names its objects at 60');
+  // as an older slublab stored it: the same answer without "names"
+  delete doc.names;
+  const old = JSON.stringify(doc).replaceAll("'", "''");
+  sqlite(srv.db, `UPDATE snapshots SET state = '${old}' WHERE id = '${snap.id}'`);
+  const r = await api(srv.url, 'GET', `/api/snapshots/${snap.id}`);
+  assert.equal(r.json.status, 'verified', r.text);
+  // while a stored state that really differs does not
+  const other = (await api(srv.url, 'POST', '/api/snapshots', { body: { session: s.id, at: 61 } })).json;
+  doc.at = 61;
+  sqlite(srv.db, `UPDATE snapshots SET state = '${JSON.stringify(doc).replaceAll("'", "''")}' WHERE id = '${other.id}'`);
+  assert.equal((await api(srv.url, 'GET', `/api/snapshots/${other.id}`)).json.status, 'stored');
+});
+
 test('a snapshot is listed for everyone only once its author publishes it', async () => {
   const s = await session(srv.url, { scenario: 'free-storm' });
   const a = (await api(srv.url, 'POST', '/api/snapshots', { body: { session: s.id, at: 10, title: 'a' } })).json;
