@@ -40,7 +40,7 @@ static const struct cli_opt serve_where_opts[] = {
         {CLI_TO(struct serve_args, port), .name = "port", .arg = "N", .max = 65535,
          .help = "port (default 8080; 0 picks a free one)"},
         {CLI_TO(struct serve_args, db), .name = "db", .arg = "FILE",
-         .help = "SQLite database (default slublab.db; created as needed)"},
+         .help = "SQLite database (default slublab.db; created as needed), or a postgresql:// URL"},
         {CLI_TO(struct serve_args, web), .name = "web", .arg = "DIR",
          .help = "the UI's files (default web)"},
         {CLI_TO(struct serve_args, vendor), .name = "vendor", .arg = "DIR",

@@ -1,5 +1,7 @@
 /*
- * store.c: the SQLite store (see store.h).
+ * store.c: the SQLite store (see store.h), and the door to the PostgreSQL
+ * one: a store opened on a postgresql:// URL hands every call to
+ * store_pg.c.
  *
  * Migrations are SQL scripts, migration[i] taking user_version i to i + 1,
  * each in its own transaction with the version bump; they are the only SQL
@@ -21,8 +23,10 @@
 
 #include "base/ids.h"
 #include "base/json.h"
+#include "session/store_internal.h"
+#include "session/store_pg.h"
 
-#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+#define NOW STORE_SQLITE_NOW
 
 static const char *const migrations[STORE_SCHEMA_VERSION] = {
         /* 0 -> 1: the tables */
@@ -86,39 +90,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         "CREATE INDEX lectures_updated ON lectures(updated);",
 };
 
-enum stmt {
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_ROLLBACK,
-    ST_SCN_FIND,
-    ST_SCN_INSERT,
-    ST_SES_INSERT,
-    ST_BAT_INSERT,
-    ST_SES_EVENTS,
-    ST_SES_POS,
-    ST_SES_GET,
-    ST_BAT_GET,
-    ST_SES_DEL,
-    ST_SES_LIST,
-    ST_SES_COUNT,
-    ST_SNP_INSERT,
-    ST_SNP_GET,
-    ST_SNP_DEL,
-    ST_SNP_LIST,
-    ST_SNP_COUNT,
-    ST_SNP_CHECK,
-    ST_SNP_PUBLISH,
-    ST_SNP_LIST_FOR,
-    ST_LEC_INSERT,
-    ST_LEC_SET,
-    ST_LEC_DEL,
-    ST_LEC_LIST,
-    ST_SES_OLD,
-    ST_SNP_EXPIRE,
-    NR_STMTS
-};
-
-static const char *const stmt_sql[NR_STMTS] = {
+/* The statements, in SQLite's words (store_pg.c turns most into PostgreSQL's). */
+const char *const store_sql[NR_STMTS] = {
         [ST_BEGIN] = "BEGIN IMMEDIATE",
         [ST_COMMIT] = "COMMIT",
         [ST_ROLLBACK] = "ROLLBACK",
@@ -181,6 +154,7 @@ static const char *const stmt_sql[NR_STMTS] = {
 };
 
 struct store {
+    struct store_pg *pg; /* set: every call goes to PostgreSQL (store_pg.c) */
     sqlite3 *db;
     pthread_mutex_t lock; /* one statement at a time on db */
     sqlite3_stmt *stmt[NR_STMTS];
@@ -305,6 +279,14 @@ int store_open(const char *path, struct store **out, struct strbuf *err)
         free(st);
         return -ENOMEM;
     }
+    if (store_pg_url(path)) {
+        if ((rc = store_pg_open(path, &st->pg, err))) {
+            store_close(st);
+            return rc;
+        }
+        *out = st;
+        return 0;
+    }
     rc = sqlite3_open_v2(path, &st->db,
                          SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
     if (rc != SQLITE_OK) {
@@ -320,9 +302,9 @@ int store_open(const char *path, struct store **out, struct strbuf *err)
     if (store_migrate(st, err))
         goto err_close;
     for (i = 0; i < NR_STMTS; i++) {
-        if (sqlite3_prepare_v3(st->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i],
+        if (sqlite3_prepare_v3(st->db, store_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &st->stmt[i],
                                NULL) != SQLITE_OK) {
-            strbuf_printf(err, "%s: preparing \"%s\": %s", path, stmt_sql[i],
+            strbuf_printf(err, "%s: preparing \"%s\": %s", path, store_sql[i],
                           sqlite3_errmsg(st->db));
             goto err_close;
         }
@@ -341,6 +323,7 @@ void store_close(struct store *st)
 
     if (!st)
         return;
+    store_pg_close(st->pg);
     for (i = 0; i < NR_STMTS; i++)
         sqlite3_finalize(st->stmt[i]);
     sqlite3_close(st->db);
@@ -348,7 +331,7 @@ void store_close(struct store *st)
     free(st);
 }
 
-static void store_hash(const char *text, size_t len, char out[17])
+void store_hash(const char *text, size_t len, char out[17])
 {
     uint64_t h = 0xcbf29ce484222325ull;
     size_t i;
@@ -370,6 +353,8 @@ int store_scenario_put(struct store *st, const char *name, const char *text, siz
     if (len > INT32_MAX)
         return -E2BIG;
     store_hash(text, len, hash);
+    if (st->pg)
+        return store_pg_scenario_put(st->pg, name, hash, text, len, builtin, id);
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_SCN_FIND);
     bind_text(s, 1, hash);
@@ -432,6 +417,8 @@ int store_session_create(struct store *st, const struct store_session *ss)
     sqlite3_stmt *s;
     size_t i;
     int ret;
+    if (st->pg)
+        return store_pg_session_create(st->pg, ss);
 
     pthread_mutex_lock(&st->lock);
     if ((ret = store_begin(st)))
@@ -458,6 +445,8 @@ int store_session_add_batch(struct store *st, const char *id, size_t seq,
 {
     sqlite3_stmt *s;
     int ret;
+    if (st->pg)
+        return store_pg_session_add_batch(st->pg, id, seq, b, events);
 
     pthread_mutex_lock(&st->lock);
     if ((ret = store_begin(st)))
@@ -479,6 +468,8 @@ int store_session_set_position(struct store *st, const char *id, uint64_t positi
 {
     sqlite3_stmt *s;
     int ret;
+    if (st->pg)
+        return store_pg_session_set_position(st->pg, id, position);
 
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_SES_POS);
@@ -509,6 +500,8 @@ int store_session_load(struct store *st, const char *id, struct store_session *o
     sqlite3_stmt *s;
     size_t cap = 0;
     int rc, ret = 0;
+    if (st->pg)
+        return store_pg_session_load(st->pg, id, out);
 
     memset(out, 0, sizeof(*out));
     pthread_mutex_lock(&st->lock);
@@ -581,7 +574,50 @@ static int store_delete(struct store *st, enum stmt which, const char *id)
 
 int store_session_delete(struct store *st, const char *id)
 {
+    if (st->pg)
+        return store_pg_session_delete(st->pg, id);
     return store_delete(st, ST_SES_DEL, id);
+}
+
+const char *const store_session_cols[] = {"id",     "scenario", "parent", "position",
+                                          "events", "created",  NULL};
+const char *const store_snapshot_cols[] = {"id",       "title",  "scenario", "session",
+                                           "position", "engine", "created",  NULL};
+
+int store_list_start(const char *key, cJSON **o, cJSON **arr)
+{
+    *arr = NULL;
+    if (!(*o = cJSON_CreateObject()) || !json_put(*o, key, *arr = cJSON_CreateArray())) {
+        cJSON_Delete(*o);
+        *o = NULL;
+        return -ENOMEM;
+    }
+    return 0;
+}
+
+int store_list_row(cJSON *arr, const char *const *cols, unsigned ints, const char *const *vals)
+{
+    cJSON *row = cJSON_CreateObject();
+    unsigned c;
+
+    if (!json_push(arr, row))
+        return -ENOMEM;
+    for (c = 0; cols[c]; c++) {
+        cJSON *v =
+                (ints >> c & 1)
+                        ? json_uint(vals[c] && vals[c][0] != '-' ? strtoull(vals[c], NULL, 10) : 0)
+                : vals[c] ? cJSON_CreateString(vals[c])
+                          : cJSON_CreateNull();
+
+        if (!json_put(row, cols[c], v))
+            return -ENOMEM;
+    }
+    return 0;
+}
+
+int store_list_total(cJSON *o, uint64_t n)
+{
+    return json_put(o, "total", json_uint(n)) ? 0 : -ENOMEM;
 }
 
 /* Fill "total" from a count statement; -EIO on failure. */
@@ -594,7 +630,7 @@ static int store_count(struct store *st, enum stmt which, cJSON *o)
     sqlite3_reset(s);
     if (rc != SQLITE_ROW)
         return store_fail(st, rc, "counting");
-    return json_put(o, "total", json_uint(n)) ? 0 : -ENOMEM;
+    return store_list_total(o, n);
 }
 
 /* Run a list statement into an array of objects keyed by @cols (NULL-terminated);
@@ -603,37 +639,23 @@ static int store_list(struct store *st, enum stmt which, enum stmt count, const 
                       const char *const *cols, unsigned ints, unsigned limit, unsigned offset,
                       cJSON **out)
 {
-    cJSON *o = cJSON_CreateObject(), *arr = NULL;
+    cJSON *o, *arr;
     sqlite3_stmt *s;
-    int rc, ret = 0;
+    int rc, ret;
 
-    if (!o || !json_put(o, key, arr = cJSON_CreateArray())) {
-        cJSON_Delete(o);
-        return -ENOMEM;
-    }
+    if ((ret = store_list_start(key, &o, &arr)))
+        return ret;
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, which);
     sqlite3_bind_int64(s, 1, limit);
     sqlite3_bind_int64(s, 2, offset);
-    while ((rc = sqlite3_step(s)) == SQLITE_ROW) {
-        cJSON *row = cJSON_CreateObject();
+    while ((rc = sqlite3_step(s)) == SQLITE_ROW && !ret) {
+        const char *vals[16];
         unsigned c;
 
-        if (!json_push(arr, row)) {
-            ret = -ENOMEM;
-            break;
-        }
-        for (c = 0; cols[c]; c++) {
-            const unsigned char *t = sqlite3_column_text(s, (int)c);
-            cJSON *v = (ints >> c & 1) ? json_uint(col_u64(s, (int)c))
-                       : t             ? cJSON_CreateString((const char *)t)
-                                       : cJSON_CreateNull();
-
-            if (!json_put(row, cols[c], v)) {
-                ret = -ENOMEM;
-                break;
-            }
-        }
+        for (c = 0; cols[c] && c < 16; c++)
+            vals[c] = (const char *)sqlite3_column_text(s, (int)c);
+        ret = store_list_row(arr, cols, ints, vals);
     }
     if (!ret && rc != SQLITE_DONE)
         ret = store_fail(st, rc, "listing");
@@ -651,17 +673,18 @@ static int store_list(struct store *st, enum stmt which, enum stmt count, const 
 
 int store_session_list(struct store *st, unsigned limit, unsigned offset, cJSON **out)
 {
-    static const char *const cols[] = {"id",     "scenario", "parent", "position",
-                                       "events", "created",  NULL};
-
-    return store_list(st, ST_SES_LIST, ST_SES_COUNT, "sessions", cols, (1u << 3) | (1u << 4), limit,
-                      offset, out);
+    if (st->pg)
+        return store_pg_session_list(st->pg, limit, offset, out);
+    return store_list(st, ST_SES_LIST, ST_SES_COUNT, "sessions", store_session_cols,
+                      STORE_SESSION_INTS, limit, offset, out);
 }
 
 int store_snapshot_create(struct store *st, const struct store_snapshot *sn)
 {
     sqlite3_stmt *s;
     int ret;
+    if (st->pg)
+        return store_pg_snapshot_create(st->pg, sn);
 
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_SNP_INSERT);
@@ -701,6 +724,8 @@ int store_snapshot_load(struct store *st, const char *id, struct store_snapshot 
 {
     sqlite3_stmt *s;
     int rc, ret = 0;
+    if (st->pg)
+        return store_pg_snapshot_load(st->pg, id, out);
 
     memset(out, 0, sizeof(*out));
     pthread_mutex_lock(&st->lock);
@@ -749,6 +774,8 @@ int store_snapshot_set_check(struct store *st, const char *id, const char *engin
 {
     sqlite3_stmt *s;
     int ret;
+    if (st->pg)
+        return store_pg_snapshot_set_check(st->pg, id, engine, status, warning);
 
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_SNP_CHECK);
@@ -768,6 +795,8 @@ int store_sessions_older(struct store *st, unsigned days, char (*ids)[STORE_ID_M
 {
     sqlite3_stmt *s;
     int rc, ret = 0;
+    if (st->pg)
+        return store_pg_sessions_older(st->pg, days, ids, max, n);
 
     *n = 0;
     pthread_mutex_lock(&st->lock);
@@ -787,6 +816,8 @@ int store_snapshots_expire(struct store *st, unsigned days, uint64_t *deleted)
 {
     sqlite3_stmt *s;
     int ret;
+    if (st->pg)
+        return store_pg_snapshots_expire(st->pg, days, deleted);
 
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_SNP_EXPIRE);
@@ -799,22 +830,25 @@ int store_snapshots_expire(struct store *st, unsigned days, uint64_t *deleted)
 
 int store_snapshot_delete(struct store *st, const char *id)
 {
+    if (st->pg)
+        return store_pg_snapshot_delete(st->pg, id);
     return store_delete(st, ST_SNP_DEL, id);
 }
 
 int store_snapshot_list(struct store *st, unsigned limit, unsigned offset, cJSON **out)
 {
-    static const char *const cols[] = {"id",       "title",  "scenario", "session",
-                                       "position", "engine", "created",  NULL};
-
-    return store_list(st, ST_SNP_LIST, ST_SNP_COUNT, "snapshots", cols, 1u << 4, limit, offset,
-                      out);
+    if (st->pg)
+        return store_pg_snapshot_list(st->pg, limit, offset, out);
+    return store_list(st, ST_SNP_LIST, ST_SNP_COUNT, "snapshots", store_snapshot_cols,
+                      STORE_SNAPSHOT_INTS, limit, offset, out);
 }
 
 int store_snapshot_set_published(struct store *st, const char *id, bool published)
 {
     sqlite3_stmt *s;
     int ret;
+    if (st->pg)
+        return store_pg_snapshot_set_published(st->pg, id, published);
 
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_SNP_PUBLISH);
@@ -835,80 +869,92 @@ static const char *token_for(const cJSON *tokens, const char *id)
     return cJSON_IsString(t) ? t->valuestring : NULL;
 }
 
-int store_snapshot_list_for(struct store *st, const cJSON *tokens, unsigned limit, unsigned offset,
-                            cJSON **out)
+int store_list_for_start(struct store_list_for *lf, const cJSON *tokens)
 {
-    static const char *const cols[] = {"id",       "title",  "scenario", "session",
-                                       "position", "engine", "created",  NULL};
-    cJSON *o = cJSON_CreateObject(), *arr = NULL, *ids = cJSON_CreateArray();
+    cJSON *ids = cJSON_CreateArray();
     const cJSON *t;
-    char *ids_text = NULL;
-    uint64_t total = 0;
-    sqlite3_stmt *s;
-    int rc, ret = 0;
 
-    if (!o || !ids || !json_put(o, "snapshots", arr = cJSON_CreateArray()))
+    memset(lf, 0, sizeof(*lf));
+    lf->tokens = tokens;
+    if (!ids || store_list_start("snapshots", &lf->o, &lf->arr))
         goto err_nomem;
     cJSON_ArrayForEach(t, tokens)
     {
         if (!json_push(ids, cJSON_CreateString(t->string)))
             goto err_nomem;
     }
-    if (!(ids_text = cJSON_PrintUnformatted(ids)))
+    if (!(lf->ids_text = cJSON_PrintUnformatted(ids)))
         goto err_nomem;
+    cJSON_Delete(ids);
+    return 0;
+
+err_nomem:
+    cJSON_Delete(ids);
+    return store_list_for_end(lf, -ENOMEM, NULL);
+}
+
+int store_list_for_row(struct store_list_for *lf, const char *const *vals, bool published,
+                       unsigned limit, unsigned offset)
+{
+    const char *held = vals[0] ? token_for(lf->tokens, vals[0]) : NULL;
+    bool mine = held && vals[8] && ids_token_equal(held, vals[8]);
+    cJSON *row;
+    int ret;
+
+    if (!published && !mine)
+        return 0; /* an id without its token lists nothing */
+    if (lf->total++ < offset || lf->total > (uint64_t)offset + limit)
+        return 0;
+    if ((ret = store_list_row(lf->arr, store_snapshot_cols, STORE_SNAPSHOT_INTS, vals)))
+        return ret;
+    row = cJSON_GetArrayItem(lf->arr, cJSON_GetArraySize(lf->arr) - 1);
+    if (!json_put(row, "published", cJSON_CreateBool(published)) ||
+        !json_put(row, "mine", cJSON_CreateBool(mine)))
+        return -ENOMEM;
+    return 0;
+}
+
+int store_list_for_end(struct store_list_for *lf, int ret, cJSON **out)
+{
+    if (!ret && !json_put(lf->o, "total", json_uint(lf->total)))
+        ret = -ENOMEM;
+    cJSON_free(lf->ids_text);
+    lf->ids_text = NULL;
+    if (ret)
+        cJSON_Delete(lf->o);
+    else
+        *out = lf->o;
+    lf->o = lf->arr = NULL;
+    return ret;
+}
+
+int store_snapshot_list_for(struct store *st, const cJSON *tokens, unsigned limit, unsigned offset,
+                            cJSON **out)
+{
+    struct store_list_for lf;
+    sqlite3_stmt *s;
+    int rc, ret;
+
+    if (st->pg)
+        return store_pg_snapshot_list_for(st->pg, tokens, limit, offset, out);
+    if ((ret = store_list_for_start(&lf, tokens)))
+        return ret;
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_SNP_LIST_FOR);
-    bind_text(s, 1, ids_text);
+    bind_text(s, 1, lf.ids_text);
     while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
-        const char *id = (const char *)sqlite3_column_text(s, 0);
-        const char *token = (const char *)sqlite3_column_text(s, 8);
-        const char *held = id ? token_for(tokens, id) : NULL;
-        bool published = sqlite3_column_int(s, 7) != 0;
-        bool mine = held && token && ids_token_equal(held, token);
-        cJSON *row;
-        unsigned c;
+        const char *vals[9];
+        int c;
 
-        if (!published && !mine)
-            continue; /* an id without its token lists nothing */
-        if (total++ < offset || total > (uint64_t)offset + limit)
-            continue;
-        if (!json_push(arr, row = cJSON_CreateObject())) {
-            ret = -ENOMEM;
-            break;
-        }
-        for (c = 0; cols[c] && !ret; c++) {
-            const unsigned char *v = sqlite3_column_text(s, (int)c);
-
-            if (!json_put(row, cols[c],
-                          c == 4 ? json_uint(col_u64(s, (int)c))
-                          : v    ? cJSON_CreateString((const char *)v)
-                                 : cJSON_CreateNull()))
-                ret = -ENOMEM;
-        }
-        if (!ret && (!json_put(row, "published", cJSON_CreateBool(published)) ||
-                     !json_put(row, "mine", cJSON_CreateBool(mine))))
-            ret = -ENOMEM;
+        for (c = 0; c < 9; c++)
+            vals[c] = (const char *)sqlite3_column_text(s, c);
+        ret = store_list_for_row(&lf, vals, sqlite3_column_int(s, 7) != 0, limit, offset);
     }
     if (!ret && rc != SQLITE_DONE)
         ret = store_fail(st, rc, "listing snapshots");
     sqlite3_reset(s);
     pthread_mutex_unlock(&st->lock);
-    cJSON_free(ids_text);
-    cJSON_Delete(ids);
-    if (!ret && !json_put(o, "total", json_uint(total)))
-        ret = -ENOMEM;
-    if (ret) {
-        cJSON_Delete(o);
-        return ret;
-    }
-    *out = o;
-    return 0;
-
-err_nomem:
-    cJSON_free(ids_text);
-    cJSON_Delete(ids);
-    cJSON_Delete(o);
-    return -ENOMEM;
+    return store_list_for_end(&lf, ret, out);
 }
 
 /* Bind a lecture's columns ?1..?6 (the token only when @token). */
@@ -929,6 +975,8 @@ int store_lecture_create(struct store *st, const struct store_lecture *lc)
 {
     sqlite3_stmt *s;
     int ret;
+    if (st->pg)
+        return store_pg_lecture_create(st->pg, lc);
 
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_LEC_INSERT);
@@ -942,6 +990,8 @@ int store_lecture_set(struct store *st, const struct store_lecture *lc)
 {
     sqlite3_stmt *s;
     int ret;
+    if (st->pg)
+        return store_pg_lecture_set(st->pg, lc);
 
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_LEC_SET);
@@ -955,6 +1005,8 @@ int store_lecture_set(struct store *st, const struct store_lecture *lc)
 
 int store_lecture_delete(struct store *st, const char *id)
 {
+    if (st->pg)
+        return store_pg_lecture_delete(st->pg, id);
     return store_delete(st, ST_LEC_DEL, id);
 }
 
@@ -964,6 +1016,8 @@ int store_lectures_load(struct store *st, unsigned max,
     struct store_lecture lc;
     sqlite3_stmt *s;
     int rc, ret = 0;
+    if (st->pg)
+        return store_pg_lectures_load(st->pg, max, fn, arg);
 
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_LEC_LIST);

@@ -1,0 +1,790 @@
+/*
+ * store_pg.c: the store in PostgreSQL, through libpq (see store_pg.h).
+ *
+ * The same tables and the same five migrations as the SQLite store, in
+ * PostgreSQL's words (BIGINT counters, BIGSERIAL scenario ids, times as
+ * the same ISO 8601 UTC text); the version lives in slublab_schema, and a
+ * migration holds an advisory lock so servers starting together migrate
+ * once.  Statements are prepared once per connection with text parameters.
+ * One connection serves every thread behind the store's mutex, as SQLite's
+ * does; a connection that broke is reset (and its statements prepared
+ * again) once before a call gives up.
+ */
+#include "session/store_pg.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libpq-fe.h>
+
+#include "base/json.h"
+#include "session/store_internal.h"
+
+#define NOW "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+#define DAYS_AGO(p)                                                                \
+    "to_char((clock_timestamp() - " p "::bigint * interval '1 day') AT TIME ZONE " \
+    "'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+#define MIGRATION_LOCK "SELECT pg_advisory_xact_lock(5140001)"
+
+/* migration[i] takes version i to i + 1, as the SQLite store's do */
+static const char *const migrations[STORE_SCHEMA_VERSION] = {
+        "CREATE TABLE scenarios ("
+        " id BIGSERIAL PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL,"
+        " builtin INTEGER NOT NULL DEFAULT 0, text TEXT NOT NULL, created TEXT NOT NULL);"
+        "CREATE INDEX scenarios_hash ON scenarios(hash);"
+        "CREATE TABLE sessions ("
+        " id TEXT PRIMARY KEY, token TEXT NOT NULL,"
+        " scenario BIGINT NOT NULL REFERENCES scenarios(id), settings TEXT NOT NULL,"
+        " parent TEXT, position BIGINT NOT NULL DEFAULT 0, events BIGINT NOT NULL DEFAULT 0,"
+        " created TEXT NOT NULL, updated TEXT NOT NULL);"
+        "CREATE TABLE batches ("
+        " session TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+        " seq BIGINT NOT NULL, ops TEXT, op_limit BIGINT, PRIMARY KEY (session, seq));"
+        "CREATE TABLE snapshots ("
+        " id TEXT PRIMARY KEY, token TEXT NOT NULL, title TEXT NOT NULL DEFAULT '',"
+        " scenario BIGINT NOT NULL REFERENCES scenarios(id), settings TEXT NOT NULL,"
+        " batches TEXT NOT NULL, position BIGINT NOT NULL, engine TEXT NOT NULL,"
+        " state TEXT NOT NULL, session TEXT, created TEXT NOT NULL);",
+        "CREATE INDEX sessions_created ON sessions(created);"
+        "CREATE INDEX snapshots_created ON snapshots(created);",
+        "ALTER TABLE snapshots ADD COLUMN check_engine TEXT;"
+        "ALTER TABLE snapshots ADD COLUMN check_status TEXT;"
+        "ALTER TABLE snapshots ADD COLUMN check_warning TEXT;",
+        "ALTER TABLE snapshots ADD COLUMN published INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX snapshots_published ON snapshots(published, created);",
+        "CREATE TABLE lectures ("
+        " id TEXT PRIMARY KEY, token TEXT NOT NULL, session TEXT NOT NULL DEFAULT '',"
+        " position BIGINT NOT NULL DEFAULT 0, events BIGINT NOT NULL DEFAULT 0,"
+        " ops BIGINT NOT NULL DEFAULT 0, created TEXT NOT NULL, updated TEXT NOT NULL);"
+        "CREATE INDEX lectures_updated ON lectures(updated);",
+};
+
+/*
+ * PostgreSQL's words for the statements whose SQLite text does not carry
+ * over; the others are store_sql[] with ?N written $N and SQLite's "now"
+ * written as NOW above (pg_sql()).
+ */
+static const char *const pg_override[NR_STMTS] = {
+        [ST_SCN_INSERT] = "INSERT INTO scenarios (name, hash, builtin, text, created)"
+                          " VALUES ($1, $2, $3, $4, " NOW ") RETURNING id",
+        [ST_SNP_LIST_FOR] = "SELECT n.id, n.title, c.name, n.session, n.position, n.engine,"
+                            " n.created, n.published, n.token"
+                            " FROM snapshots n JOIN scenarios c ON c.id = n.scenario"
+                            " WHERE n.published = 1"
+                            " OR n.id IN (SELECT json_array_elements_text($1::json))"
+                            " ORDER BY n.created DESC, n.id",
+        [ST_SES_OLD] = "SELECT id FROM sessions WHERE updated < " DAYS_AGO(
+                "$1") " ORDER BY updated LIMIT $2::bigint",
+        [ST_SNP_EXPIRE] = "DELETE FROM snapshots WHERE created < " DAYS_AGO("$1"),
+};
+
+/* Statement @which in PostgreSQL's words, into @buf; NULL when @buf is too small. */
+static const char *pg_sql(enum stmt which, char *buf, size_t size)
+{
+    const char *in = store_sql[which], *now = STORE_SQLITE_NOW;
+    size_t len = 0, nl = strlen(now);
+
+    if (pg_override[which])
+        return pg_override[which];
+    while (*in && len + sizeof(NOW) + 2 < size) {
+        if (!strncmp(in, now, nl)) {
+            len += (size_t)snprintf(buf + len, size - len, "%s", NOW);
+            in += nl;
+        } else {
+            buf[len++] = *in == '?' ? '$' : *in;
+            in++;
+        }
+    }
+    buf[len] = '\0';
+    return *in ? NULL : buf;
+}
+
+struct store_pg {
+    PGconn *conn;
+    pthread_mutex_t lock; /* one statement at a time on conn */
+};
+
+/* A statement's parameters as text (NULL for SQL NULL). */
+struct pq_args {
+    const char *v[12];
+    int len[12];
+    char num[12][24];
+    int n;
+};
+
+static void arg_text(struct pq_args *a, const char *s)
+{
+    a->len[a->n] = 0;
+    a->v[a->n++] = s;
+}
+
+static void arg_u64(struct pq_args *a, uint64_t x)
+{
+    snprintf(a->num[a->n], sizeof(a->num[0]), "%" PRIu64, x);
+    arg_text(a, a->num[a->n]);
+}
+
+static void arg_i64(struct pq_args *a, int64_t x)
+{
+    snprintf(a->num[a->n], sizeof(a->num[0]), "%" PRId64, x);
+    arg_text(a, a->num[a->n]);
+}
+
+static int pg_prepare_all(struct store_pg *pg, struct strbuf *err)
+{
+    unsigned i;
+
+    for (i = 0; i < NR_STMTS; i++) {
+        char name[16], text[1024];
+        const char *sql;
+        PGresult *r;
+
+        if (i == ST_BEGIN || i == ST_COMMIT || i == ST_ROLLBACK)
+            continue; /* pg_plain() runs those */
+        if (!(sql = pg_sql((enum stmt)i, text, sizeof(text)))) {
+            if (err)
+                strbuf_printf(err, "statement %u is longer than %zu bytes", i, sizeof(text));
+            return -EIO;
+        }
+        snprintf(name, sizeof(name), "s%u", i);
+        r = PQprepare(pg->conn, name, sql, 0, NULL);
+        if (PQresultStatus(r) != PGRES_COMMAND_OK) {
+            if (err)
+                strbuf_printf(err, "preparing \"%s\": %s", sql, PQerrorMessage(pg->conn));
+            PQclear(r);
+            return -EIO;
+        }
+        PQclear(r);
+    }
+    return 0;
+}
+
+/*
+ * Run prepared statement @which.  Returns the result (PQclear() it) when it
+ * succeeded, else NULL with *ret set: -EEXIST for a taken key, -EIO after
+ * logging PostgreSQL's words.  A broken connection is reset once.
+ */
+static PGresult *pg_run(struct store_pg *pg, enum stmt which, const struct pq_args *a,
+                        const char *what, int *ret)
+{
+    int formats[12] = {0}, attempt;
+    char name[16];
+
+    snprintf(name, sizeof(name), "s%u", (unsigned)which);
+    for (attempt = 0; attempt < 2; attempt++) {
+        PGresult *r = PQexecPrepared(pg->conn, name, a ? a->n : 0, a ? a->v : NULL,
+                                     a ? a->len : NULL, formats, 0);
+        ExecStatusType st = PQresultStatus(r);
+        const char *state;
+
+        if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+            *ret = 0;
+            return r;
+        }
+        state = PQresultErrorField(r, PG_DIAG_SQLSTATE);
+        if (state && !strcmp(state, "23505")) { /* unique_violation */
+            PQclear(r);
+            *ret = -EEXIST;
+            return NULL;
+        }
+        PQclear(r);
+        if (attempt || PQstatus(pg->conn) != CONNECTION_BAD)
+            break;
+        PQreset(pg->conn); /* the server went away and may be back */
+        if (PQstatus(pg->conn) != CONNECTION_OK || pg_prepare_all(pg, NULL))
+            break;
+    }
+    fprintf(stderr, "slublab serve: postgresql: %s: %s", what, PQerrorMessage(pg->conn));
+    *ret = -EIO;
+    return NULL;
+}
+
+/* Run a statement that returns no rows; *changed (when not NULL) gets the rows it touched. */
+static int pg_exec(struct store_pg *pg, enum stmt which, const struct pq_args *a, const char *what,
+                   uint64_t *changed)
+{
+    int ret;
+    PGresult *r = pg_run(pg, which, a, what, &ret);
+
+    if (!r)
+        return ret;
+    if (changed)
+        *changed = strtoull(PQcmdTuples(r), NULL, 10);
+    PQclear(r);
+    return 0;
+}
+
+/* Plain SQL (transactions, migrations); 0 or -EIO with PostgreSQL's words in @err. */
+static int pg_plain(struct store_pg *pg, const char *sql, struct strbuf *err)
+{
+    PGresult *r = PQexec(pg->conn, sql);
+    ExecStatusType st = PQresultStatus(r);
+
+    PQclear(r);
+    if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
+        return 0;
+    if (err)
+        strbuf_printf(err, "%s", PQerrorMessage(pg->conn));
+    else
+        fprintf(stderr, "slublab serve: postgresql: %s", PQerrorMessage(pg->conn));
+    return -EIO;
+}
+
+static char *val_dup(const PGresult *r, int row, int col)
+{
+    return PQgetisnull(r, row, col) ? NULL : strdup(PQgetvalue(r, row, col));
+}
+
+static void val_copy(const PGresult *r, int row, int col, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s", PQgetisnull(r, row, col) ? "" : PQgetvalue(r, row, col));
+}
+
+static uint64_t val_u64(const PGresult *r, int row, int col)
+{
+    const char *v = PQgetvalue(r, row, col);
+
+    return v[0] == '-' ? 0 : strtoull(v, NULL, 10);
+}
+
+bool store_pg_url(const char *db)
+{
+    return !strncmp(db, "postgresql://", 13) || !strncmp(db, "postgres://", 11);
+}
+
+static int pg_migrate(struct store_pg *pg, struct strbuf *err)
+{
+    int version;
+
+    if (pg_plain(pg, "BEGIN", err) || pg_plain(pg, MIGRATION_LOCK, err) ||
+        pg_plain(pg, "CREATE TABLE IF NOT EXISTS slublab_schema (version INTEGER NOT NULL)", err) ||
+        pg_plain(pg,
+                 "INSERT INTO slublab_schema SELECT 0"
+                 " WHERE NOT EXISTS (SELECT 1 FROM slublab_schema)",
+                 err))
+        goto err_rollback;
+    {
+        PGresult *r = PQexec(pg->conn, "SELECT version FROM slublab_schema");
+
+        version = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1
+                          ? atoi(PQgetvalue(r, 0, 0))
+                          : -1;
+        PQclear(r);
+    }
+    if (version < 0 || version > STORE_SCHEMA_VERSION) {
+        strbuf_printf(err, "the database has schema version %d; this slublab knows %d at most",
+                      version, STORE_SCHEMA_VERSION);
+        goto err_rollback;
+    }
+    for (; version < STORE_SCHEMA_VERSION; version++) {
+        char sql[64];
+
+        snprintf(sql, sizeof(sql), "UPDATE slublab_schema SET version = %d", version + 1);
+        if (pg_plain(pg, migrations[version], err) || pg_plain(pg, sql, err)) {
+            strbuf_printf(err, " (migration %d -> %d)", version, version + 1);
+            goto err_rollback;
+        }
+    }
+    return pg_plain(pg, "COMMIT", err);
+
+err_rollback:
+    pg_plain(pg, "ROLLBACK", NULL);
+    return -EIO;
+}
+
+int store_pg_open(const char *url, struct store_pg **out, struct strbuf *err)
+{
+    struct store_pg *pg = calloc(1, sizeof(*pg));
+
+    if (!pg)
+        return -ENOMEM;
+    if (pthread_mutex_init(&pg->lock, NULL)) {
+        free(pg);
+        return -ENOMEM;
+    }
+    pg->conn = PQconnectdb(url);
+    if (!pg->conn || PQstatus(pg->conn) != CONNECTION_OK) {
+        strbuf_printf(err, "cannot connect: %s",
+                      pg->conn ? PQerrorMessage(pg->conn) : "out of memory");
+        goto err_close;
+    }
+    /* notices ("relation already exists, skipping") are not errors */
+    if (pg_plain(pg, "SET client_min_messages = warning", err) || pg_migrate(pg, err) ||
+        pg_prepare_all(pg, err))
+        goto err_close;
+    *out = pg;
+    return 0;
+
+err_close:
+    store_pg_close(pg);
+    return -EIO;
+}
+
+void store_pg_close(struct store_pg *pg)
+{
+    if (!pg)
+        return;
+    PQfinish(pg->conn);
+    pthread_mutex_destroy(&pg->lock);
+    free(pg);
+}
+
+int store_pg_scenario_put(struct store_pg *pg, const char *name, const char *hash, const char *text,
+                          size_t len, bool builtin, int64_t *id)
+{
+    struct pq_args a = {.n = 0};
+    char *copy = strndup(text, len); /* text parameters end at a NUL */
+    PGresult *r;
+    int ret;
+
+    if (!copy)
+        return -ENOMEM;
+    pthread_mutex_lock(&pg->lock);
+    arg_text(&a, hash);
+    arg_text(&a, copy);
+    if (!(r = pg_run(pg, ST_SCN_FIND, &a, "finding a scenario", &ret)))
+        goto out_unlock;
+    if (PQntuples(r) == 0) {
+        PQclear(r);
+        a.n = 0;
+        arg_text(&a, name);
+        arg_text(&a, hash);
+        arg_text(&a, builtin ? "1" : "0");
+        arg_text(&a, copy);
+        if (!(r = pg_run(pg, ST_SCN_INSERT, &a, "storing a scenario", &ret)))
+            goto out_unlock;
+    }
+    *id = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+    PQclear(r);
+out_unlock:
+    pthread_mutex_unlock(&pg->lock);
+    free(copy);
+    return ret;
+}
+
+static int pg_insert_batch(struct store_pg *pg, const char *id, size_t seq,
+                           const struct store_batch *b)
+{
+    struct pq_args a = {.n = 0};
+
+    arg_text(&a, id);
+    arg_u64(&a, seq);
+    arg_text(&a, b->ops);
+    if (b->limit == UINT64_MAX)
+        arg_text(&a, NULL);
+    else
+        arg_u64(&a, b->limit);
+    return pg_exec(pg, ST_BAT_INSERT, &a, "storing a batch", NULL);
+}
+
+/* COMMIT, or ROLLBACK when @ret is an error (returned). */
+static int pg_end(struct store_pg *pg, int ret)
+{
+    if (ret) {
+        pg_plain(pg, "ROLLBACK", NULL);
+        return ret;
+    }
+    return pg_plain(pg, "COMMIT", NULL);
+}
+
+int store_pg_session_create(struct store_pg *pg, const struct store_session *ss)
+{
+    struct pq_args a = {.n = 0};
+    size_t i;
+    int ret;
+
+    pthread_mutex_lock(&pg->lock);
+    if ((ret = pg_plain(pg, "BEGIN", NULL)))
+        goto out_unlock;
+    arg_text(&a, ss->id);
+    arg_text(&a, ss->token);
+    arg_i64(&a, ss->scenario);
+    arg_text(&a, ss->settings);
+    arg_text(&a, ss->parent[0] ? ss->parent : NULL);
+    arg_u64(&a, ss->position);
+    arg_u64(&a, ss->events);
+    ret = pg_exec(pg, ST_SES_INSERT, &a, "storing a session", NULL);
+    for (i = 0; !ret && i < ss->nr_batches; i++)
+        ret = pg_insert_batch(pg, ss->id, i, &ss->batches[i]);
+    ret = pg_end(pg, ret);
+out_unlock:
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_session_add_batch(struct store_pg *pg, const char *id, size_t seq,
+                               const struct store_batch *b, uint64_t events)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    pthread_mutex_lock(&pg->lock);
+    if ((ret = pg_plain(pg, "BEGIN", NULL)))
+        goto out_unlock;
+    ret = pg_insert_batch(pg, id, seq, b);
+    if (!ret) {
+        arg_text(&a, id);
+        arg_u64(&a, events);
+        ret = pg_exec(pg, ST_SES_EVENTS, &a, "updating a session", NULL);
+    }
+    ret = pg_end(pg, ret);
+out_unlock:
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+/* A statement on one row by id with an optional second value; -ENOENT when it touched none. */
+static int pg_by_id(struct store_pg *pg, enum stmt which, const char *id, const char *value,
+                    const char *what)
+{
+    struct pq_args a = {.n = 0};
+    uint64_t changed = 0;
+    int ret;
+
+    arg_text(&a, id);
+    if (value)
+        arg_text(&a, value);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, which, &a, what, &changed);
+    pthread_mutex_unlock(&pg->lock);
+    return ret ? ret : changed ? 0 : -ENOENT;
+}
+
+int store_pg_session_set_position(struct store_pg *pg, const char *id, uint64_t position)
+{
+    char v[24];
+    int ret;
+
+    snprintf(v, sizeof(v), "%" PRIu64, position);
+    ret = pg_by_id(pg, ST_SES_POS, id, v, "updating a position");
+    return ret == -ENOENT ? 0 : ret; /* as the SQLite store: a gone session is no error */
+}
+
+int store_pg_session_load(struct store_pg *pg, const char *id, struct store_session *out)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret, i, n;
+
+    memset(out, 0, sizeof(*out));
+    arg_text(&a, id);
+    pthread_mutex_lock(&pg->lock);
+    if (!(r = pg_run(pg, ST_SES_GET, &a, "loading a session", &ret)))
+        goto out_unlock;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        ret = -ENOENT;
+        goto out_unlock;
+    }
+    snprintf(out->id, sizeof(out->id), "%s", id);
+    val_copy(r, 0, 0, out->token, sizeof(out->token));
+    out->scenario = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+    out->settings = val_dup(r, 0, 2);
+    val_copy(r, 0, 3, out->parent, sizeof(out->parent));
+    out->position = val_u64(r, 0, 4);
+    out->events = val_u64(r, 0, 5);
+    val_copy(r, 0, 6, out->created, sizeof(out->created));
+    out->scenario_name = val_dup(r, 0, 7);
+    out->scenario_text = val_dup(r, 0, 8);
+    PQclear(r);
+    if (!out->settings || !out->scenario_name || !out->scenario_text) {
+        ret = -ENOMEM;
+        goto out_unlock;
+    }
+    if (!(r = pg_run(pg, ST_BAT_GET, &a, "loading batches", &ret)))
+        goto out_unlock;
+    n = PQntuples(r);
+    if (n && !(out->batches = calloc((size_t)n, sizeof(*out->batches))))
+        ret = -ENOMEM;
+    for (i = 0; !ret && i < n; i++) {
+        struct store_batch *b = &out->batches[out->nr_batches++];
+
+        b->ops = val_dup(r, i, 0);
+        b->limit = PQgetisnull(r, i, 1) ? UINT64_MAX : val_u64(r, i, 1);
+        if (!b->ops && !PQgetisnull(r, i, 0))
+            ret = -ENOMEM;
+    }
+    PQclear(r);
+out_unlock:
+    pthread_mutex_unlock(&pg->lock);
+    if (ret)
+        store_session_free(out);
+    return ret;
+}
+
+int store_pg_session_delete(struct store_pg *pg, const char *id)
+{
+    return pg_by_id(pg, ST_SES_DEL, id, NULL, "deleting");
+}
+
+/* A list statement (LIMIT $1 OFFSET $2) and its count, as store_list_json() shapes them. */
+static int pg_list(struct store_pg *pg, enum stmt which, enum stmt count, const char *key,
+                   const char *const *cols, unsigned ints, unsigned limit, unsigned offset,
+                   cJSON **out)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r, *c = NULL;
+    const char *vals[16];
+    cJSON *o = NULL, *arr = NULL;
+    int ret, i, k, ncols;
+
+    arg_u64(&a, limit);
+    arg_u64(&a, offset);
+    pthread_mutex_lock(&pg->lock);
+    if (!(r = pg_run(pg, which, &a, "listing", &ret)) ||
+        !(c = pg_run(pg, count, NULL, "counting", &ret)))
+        goto out_unlock;
+    ret = store_list_start(key, &o, &arr);
+    ncols = PQnfields(r);
+    for (i = 0; !ret && i < PQntuples(r); i++) {
+        for (k = 0; k < ncols && k < 16; k++)
+            vals[k] = PQgetisnull(r, i, k) ? NULL : PQgetvalue(r, i, k);
+        ret = store_list_row(arr, cols, ints, vals);
+    }
+    if (!ret)
+        ret = store_list_total(o, val_u64(c, 0, 0));
+out_unlock:
+    pthread_mutex_unlock(&pg->lock);
+    PQclear(r);
+    PQclear(c);
+    if (ret) {
+        cJSON_Delete(o);
+        return ret;
+    }
+    *out = o;
+    return 0;
+}
+
+int store_pg_session_list(struct store_pg *pg, unsigned limit, unsigned offset, cJSON **out)
+{
+    return pg_list(pg, ST_SES_LIST, ST_SES_COUNT, "sessions", store_session_cols,
+                   STORE_SESSION_INTS, limit, offset, out);
+}
+
+int store_pg_snapshot_set_check(struct store_pg *pg, const char *id, const char *engine,
+                                const char *status, const char *warning)
+{
+    struct pq_args a = {.n = 0};
+    uint64_t changed = 0;
+    int ret;
+
+    arg_text(&a, id);
+    arg_text(&a, engine);
+    arg_text(&a, status);
+    arg_text(&a, warning);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_SNP_CHECK, &a, "keeping a snapshot's check", &changed);
+    pthread_mutex_unlock(&pg->lock);
+    return ret ? ret : changed ? 0 : -ENOENT;
+}
+
+int store_pg_snapshot_create(struct store_pg *pg, const struct store_snapshot *sn)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    arg_text(&a, sn->id);
+    arg_text(&a, sn->token);
+    arg_text(&a, sn->title ? sn->title : "");
+    arg_i64(&a, sn->scenario);
+    arg_text(&a, sn->settings);
+    arg_text(&a, sn->batches);
+    arg_u64(&a, sn->position);
+    arg_text(&a, sn->engine);
+    arg_text(&a, sn->state);
+    arg_text(&a, sn->session[0] ? sn->session : NULL);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_SNP_INSERT, &a, "storing a snapshot", NULL);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_snapshot_load(struct store_pg *pg, const char *id, struct store_snapshot *out)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    memset(out, 0, sizeof(*out));
+    arg_text(&a, id);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_SNP_GET, &a, "loading a snapshot", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (!r)
+        return ret;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return -ENOENT;
+    }
+    snprintf(out->id, sizeof(out->id), "%s", id);
+    val_copy(r, 0, 0, out->token, sizeof(out->token));
+    out->title = val_dup(r, 0, 1);
+    out->scenario = strtoll(PQgetvalue(r, 0, 2), NULL, 10);
+    out->settings = val_dup(r, 0, 3);
+    out->batches = val_dup(r, 0, 4);
+    out->position = val_u64(r, 0, 5);
+    out->engine = val_dup(r, 0, 6);
+    out->state = val_dup(r, 0, 7);
+    val_copy(r, 0, 8, out->session, sizeof(out->session));
+    val_copy(r, 0, 9, out->created, sizeof(out->created));
+    out->scenario_name = val_dup(r, 0, 10);
+    out->scenario_text = val_dup(r, 0, 11);
+    if (!PQgetisnull(r, 0, 12) && !PQgetisnull(r, 0, 13)) {
+        out->check_engine = val_dup(r, 0, 12);
+        out->check_status = val_dup(r, 0, 13);
+        out->check_warning = val_dup(r, 0, 14);
+        if (!out->check_engine || !out->check_status)
+            ret = -ENOMEM;
+    }
+    out->published = atoi(PQgetvalue(r, 0, 15)) != 0;
+    PQclear(r);
+    if (!out->title || !out->settings || !out->batches || !out->engine || !out->state ||
+        !out->scenario_name || !out->scenario_text)
+        ret = -ENOMEM;
+    if (ret)
+        store_snapshot_free(out);
+    return ret;
+}
+
+int store_pg_snapshot_delete(struct store_pg *pg, const char *id)
+{
+    return pg_by_id(pg, ST_SNP_DEL, id, NULL, "deleting");
+}
+
+int store_pg_snapshot_list(struct store_pg *pg, unsigned limit, unsigned offset, cJSON **out)
+{
+    return pg_list(pg, ST_SNP_LIST, ST_SNP_COUNT, "snapshots", store_snapshot_cols,
+                   STORE_SNAPSHOT_INTS, limit, offset, out);
+}
+
+int store_pg_snapshot_set_published(struct store_pg *pg, const char *id, bool published)
+{
+    return pg_by_id(pg, ST_SNP_PUBLISH, id, published ? "1" : "0", "publishing a snapshot");
+}
+
+int store_pg_snapshot_list_for(struct store_pg *pg, const cJSON *tokens, unsigned limit,
+                               unsigned offset, cJSON **out)
+{
+    struct pq_args a = {.n = 0};
+    struct store_list_for lf;
+    PGresult *r = NULL;
+    int ret, i, k;
+
+    if ((ret = store_list_for_start(&lf, tokens)))
+        return ret;
+    arg_text(&a, lf.ids_text);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_SNP_LIST_FOR, &a, "listing snapshots", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    for (i = 0; r && !ret && i < PQntuples(r); i++) {
+        const char *vals[9];
+
+        for (k = 0; k < 9; k++)
+            vals[k] = PQgetisnull(r, i, k) ? NULL : PQgetvalue(r, i, k);
+        ret = store_list_for_row(&lf, vals, atoi(vals[7] ? vals[7] : "0") != 0, limit, offset);
+    }
+    PQclear(r);
+    return store_list_for_end(&lf, ret, out);
+}
+
+int store_pg_lecture_create(struct store_pg *pg, const struct store_lecture *lc)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    arg_text(&a, lc->id);
+    arg_text(&a, lc->token);
+    arg_text(&a, lc->session);
+    arg_u64(&a, lc->position);
+    arg_u64(&a, lc->events);
+    arg_u64(&a, lc->ops);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_LEC_INSERT, &a, "storing a lecture", NULL);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_lecture_set(struct store_pg *pg, const struct store_lecture *lc)
+{
+    struct pq_args a = {.n = 0};
+    uint64_t changed = 0;
+    int ret;
+
+    arg_text(&a, lc->id);
+    arg_text(&a, lc->session);
+    arg_u64(&a, lc->position);
+    arg_u64(&a, lc->events);
+    arg_u64(&a, lc->ops);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_LEC_SET, &a, "changing a lecture", &changed);
+    pthread_mutex_unlock(&pg->lock);
+    return ret ? ret : changed ? 0 : -ENOENT;
+}
+
+int store_pg_lecture_delete(struct store_pg *pg, const char *id)
+{
+    return pg_by_id(pg, ST_LEC_DEL, id, NULL, "deleting");
+}
+
+int store_pg_lectures_load(struct store_pg *pg, unsigned max,
+                           int (*fn)(const struct store_lecture *lc, void *arg), void *arg)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret, i;
+
+    arg_u64(&a, max);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_LEC_LIST, &a, "loading the lectures", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    for (i = 0; r && !ret && i < PQntuples(r); i++) {
+        struct store_lecture lc;
+
+        memset(&lc, 0, sizeof(lc));
+        val_copy(r, i, 0, lc.id, sizeof(lc.id));
+        val_copy(r, i, 1, lc.token, sizeof(lc.token));
+        val_copy(r, i, 2, lc.session, sizeof(lc.session));
+        lc.position = val_u64(r, i, 3);
+        lc.events = val_u64(r, i, 4);
+        lc.ops = val_u64(r, i, 5);
+        ret = fn(&lc, arg);
+    }
+    PQclear(r);
+    return ret;
+}
+
+int store_pg_sessions_older(struct store_pg *pg, unsigned days, char (*ids)[STORE_ID_MAX + 1],
+                            size_t max, size_t *n)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret, i;
+
+    *n = 0;
+    arg_u64(&a, days);
+    arg_u64(&a, max);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_SES_OLD, &a, "listing old sessions", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    for (i = 0; r && i < PQntuples(r) && *n < max; i++)
+        val_copy(r, i, 0, ids[(*n)++], STORE_ID_MAX + 1);
+    PQclear(r);
+    return ret;
+}
+
+int store_pg_snapshots_expire(struct store_pg *pg, unsigned days, uint64_t *deleted)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    *deleted = 0;
+    arg_u64(&a, days);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_SNP_EXPIRE, &a, "deleting old snapshots", deleted);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
