@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
-import { api, isError, session, sqlite, start, tmpdir } from './lib.mjs';
+import { api, isError, session, schemaVersion, start, tmpdir } from './lib.mjs';
 
 let srv;
 const dir = tmpdir();
@@ -137,7 +137,7 @@ describe('lectures', () => {
 
     assert.equal((await srv.stop()).code, 0);
     srv = await start({ dir, db: srv.db });
-    assert.equal(sqlite(srv.db, 'PRAGMA user_version'), '5');
+    assert.equal(schemaVersion(srv.db), '5');
 
     const g = await api(srv.url, 'GET', `/api/lectures/${c.id}`);
     assert.equal(g.status, 200, g.text);

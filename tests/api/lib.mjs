@@ -12,6 +12,24 @@ import path from 'node:path';
 
 export const BIN = process.env.SLUBLAB_BIN || path.resolve('build/slublab');
 
+// SLUBLAB_TEST_PG: the URL of a PostgreSQL server's "postgres" database
+// (tests/pg/cluster.sh prints one).  When set, every server a test starts
+// without naming its database gets a new PostgreSQL database there instead
+// of a SQLite file: the same tests, run against the other store.
+export const PG = process.env.SLUBLAB_TEST_PG || '';
+let pgCount = 0;
+
+export const isPg = (db) => /^postgres(ql)?:\/\//.test(db);
+
+// A new, empty database for a server: a PostgreSQL one when PG is set, else
+// the file @name in @dir.
+export function freshDb(dir, name = 'test') {
+  if (!PG) return path.join(dir, `${name}.db`);
+  const db = `t_${process.pid}_${++pgCount}_${name.replace(/\W/g, '_')}`;
+  execFileSync('psql', [PG, '-qAt', '-c', `CREATE DATABASE ${db}`]);
+  return PG.replace(/\/postgres$/, `/${db}`);
+}
+
 export function tmpdir(prefix = 'slublab-api-') {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
@@ -19,7 +37,7 @@ export function tmpdir(prefix = 'slublab-api-') {
 // Start a server; resolves to {url, proc, db, stop(), kill()}.
 export async function start({ db, args = [], dir } = {}) {
   dir = dir || tmpdir();
-  db = db || path.join(dir, 'test.db');
+  db = db || freshDb(dir);
   const proc = spawn(BIN, ['serve', '--port', '0', '--db', db, '--quiet', ...args], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -109,8 +127,22 @@ export function statusOf(response) {
   return m ? Number(m[1]) : 0;
 }
 
+// Run @sql on a server's database (sqlite3 or psql), its output trimmed.
 export function sqlite(db, sql) {
+  if (isPg(db)) return execFileSync('psql', [db, '-qAt', '-c', sql], { encoding: 'utf8' }).trim();
   return execFileSync('sqlite3', [db, sql], { encoding: 'utf8' }).trim();
+}
+
+// The schema version a server's database is at.
+export function schemaVersion(db) {
+  return sqlite(db, isPg(db) ? 'SELECT version FROM slublab_schema' : 'PRAGMA user_version');
+}
+
+// An SQL expression for "@days days ago" in the store's time format.
+export function daysAgo(db, days) {
+  return isPg(db)
+    ? `to_char((clock_timestamp() - interval '${days} days') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+    : `strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-${days} days')`;
 }
 
 // Create a session; returns {id, token, ...}.

@@ -4,16 +4,15 @@
 // the stored timestamps, not by waiting.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import path from 'node:path';
 import { after, test } from 'node:test';
 
-import { api, session, sqlite, start, tmpdir } from './lib.mjs';
+import { api, daysAgo, freshDb, session, sqlite, start, tmpdir } from './lib.mjs';
 
 const dir = tmpdir();
 after(() => fs.rmSync(dir, { recursive: true, force: true }));
 
 test('--keep-days 2: what is 3 days old goes, what is new stays; without it all stays', async () => {
-  const db = path.join(dir, 'keep.db');
+  const db = freshDb(dir, 'keep');
   let srv = await start({ dir, db });
   const old = await session(srv.url);
   const fresh = await session(srv.url);
@@ -21,7 +20,7 @@ test('--keep-days 2: what is 3 days old goes, what is new stays; without it all 
   const freshSnap = (await api(srv.url, 'POST', '/api/snapshots', { body: { session: fresh.id, at: 3 } })).json;
   await srv.stop();
 
-  const back = "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-3 days')";
+  const back = daysAgo(db, 3);
   sqlite(db, `UPDATE sessions SET created = ${back}, updated = ${back} WHERE id = '${old.id}'`);
   sqlite(db, `UPDATE snapshots SET created = ${back} WHERE id = '${oldSnap.id}'`);
 

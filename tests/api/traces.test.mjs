@@ -32,9 +32,17 @@ after(async () => {
 });
 
 async function upload(bytes, query = '') {
-  return api(srv.url, 'POST', `/api/traces${query}`, {
+  const send = () => api(srv.url, 'POST', `/api/traces${query}`, {
     raw: bytes, headers: { 'content-type': 'application/octet-stream' },
   });
+  try {
+    return await send();
+  } catch (e) {
+    // the kept-alive connection the request went out on was closed under it
+    // (no answer at all, so no job was made): send it once more, on a new one
+    if (!/UND_ERR_SOCKET|ECONNRESET|EPIPE/.test(`${e.cause?.code ?? ''}`)) throw e;
+    return send();
+  }
 }
 
 // Poll a job until it is done or failed; returns every state seen and the last body.

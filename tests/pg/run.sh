@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# tests/pg/run.sh NODE TEST.mjs...: the API tests again, every server on a
+# PostgreSQL store: a throw-away cluster (tests/pg/cluster.sh) for the run,
+# SLUBLAB_TEST_PG naming it (tests/api/lib.mjs gives each server a new
+# database there).  Needs Debian's postgresql package (scripts/setup --test).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+node=${1:?usage: run.sh NODE TEST.mjs...}
+shift
+dir=$(mktemp -d "${TMPDIR:-/tmp}/slublab-pg.XXXXXX")
+cleanup() {
+    "$here/cluster.sh" stop "$dir"
+    rm -rf "$dir"
+}
+trap cleanup EXIT
+SLUBLAB_TEST_PG=$("$here/cluster.sh" start "$dir")
+export SLUBLAB_TEST_PG
+"$node" --test "$@"
+# the servers did use the cluster: one database each, with the store's tables
+n=$(psql "$SLUBLAB_TEST_PG" -qAt -c "SELECT count(*) FROM pg_database WHERE datname LIKE 't\_%'")
+echo "run.sh: the tests made $n PostgreSQL databases"
+((n > 10)) || { echo "run.sh: too few: the servers did not use PostgreSQL" >&2; exit 1; }
