@@ -440,7 +440,7 @@ int route_ops(const struct request *req, struct response *res)
         route_session_error(res, ret, strbuf_str(&err));
         goto out;
     }
-    if (registry_save_batch(req->app->reg, s, s->run->nr_batches - 1)) {
+    if ((ret = registry_save_batch(req->app->reg, s, s->run->nr_batches - 1))) {
         /* a DELETE that came while the operations ran is a 404, not a failure */
         bool gone = registry_gone(req->app->reg, s);
 
@@ -448,6 +448,10 @@ int route_ops(const struct request *req, struct response *res)
         route_close_session(req, s);
         if (gone)
             route_error(res, 404, "not_found", "no such session (it was deleted)");
+        else if (ret == -EEXIST) /* a server sharing the store appended first */
+            route_error(res, 409, "conflict",
+                        "another server appended to this session meanwhile: "
+                        "read it again and retry");
         else
             route_error(res, 500, "internal", "cannot store the operations");
         goto out;

@@ -506,6 +506,25 @@ static void registry_hold(struct registry *reg, struct session *s)
     s->last_used = ++reg->clock;
 }
 
+/*
+ * Whether @s (held) is behind the store: on a store other servers share,
+ * one of them may have appended operations to it since it was built here.
+ * A store that cannot answer counts as not behind (the copy here serves).
+ */
+static bool registry_behind(struct registry *reg, struct session *s)
+{
+    uint64_t stored = 0;
+    size_t held;
+
+    if (!store_shared(reg->store))
+        return false;
+    session_lock(s);
+    held = s->ready ? s->run->nr_batches : SIZE_MAX;
+    session_unlock(s);
+    return held != SIZE_MAX && !store_session_batches(reg->store, s->id, &stored) &&
+           stored > held;
+}
+
 int registry_get(struct registry *reg, const char *id, bool may_block, struct session **out)
 {
     struct store_session ss;
@@ -519,10 +538,24 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
     if (s) {
         registry_hold(reg, s);
         pthread_mutex_unlock(&reg->lock);
-        *out = s;
-        return 0;
+        if (!store_shared(reg->store) || (may_block && !registry_behind(reg, s))) {
+            *out = s;
+            return 0;
+        }
+        if (!may_block) { /* asking the store may wait: on a worker thread */
+            registry_put(reg, s);
+            return -EAGAIN;
+        }
+        /* another server appended to it: this copy goes (its holders keep
+         * it until they let go) and the stored one is built */
+        pthread_mutex_lock(&reg->lock);
+        if (!s->dead)
+            registry_unlink(reg, s);
+        pthread_mutex_unlock(&reg->lock);
+        registry_put(reg, s);
+    } else {
+        pthread_mutex_unlock(&reg->lock);
     }
-    pthread_mutex_unlock(&reg->lock);
     if (!may_block)
         return -EAGAIN;
     if ((ret = store_session_load(reg->store, id, &ss)))

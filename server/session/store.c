@@ -149,6 +149,7 @@ const char *const store_sql[NR_STMTS] = {
                        " 'now', '-' || ?1 || ' days') ORDER BY updated LIMIT ?2",
         [ST_SNP_EXPIRE] = "DELETE FROM snapshots WHERE created < strftime('%Y-%m-%dT%H:%M:%fZ',"
                           " 'now', '-' || ?1 || ' days')",
+        [ST_BAT_COUNT] = "SELECT count(*) FROM batches WHERE session = ?1",
         [ST_SNP_CHECK] = ("UPDATE snapshots SET check_engine = ?2, check_status = ?3, "
                           "check_warning = ?4 WHERE id = ?1"),
 };
@@ -568,6 +569,31 @@ static int store_delete(struct store *st, enum stmt which, const char *id)
     ret = store_exec(st, s, "deleting");
     if (!ret && sqlite3_changes(st->db) == 0)
         ret = -ENOENT;
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+bool store_shared(const struct store *st)
+{
+    return st->pg != NULL;
+}
+
+int store_session_batches(struct store *st, const char *id, uint64_t *nr)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (st->pg)
+        return store_pg_session_batches(st->pg, id, nr);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_BAT_COUNT);
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        *nr = col_u64(s, 0);
+    else
+        ret = store_fail(st, rc, "counting batches");
+    sqlite3_reset(s);
     pthread_mutex_unlock(&st->lock);
     return ret;
 }

@@ -100,6 +100,11 @@ int store_session_set_position(struct store *st, const char *id, uint64_t positi
 int store_session_load(struct store *st, const char *id, struct store_session *out);
 void store_session_free(struct store_session *ss);
 int store_session_delete(struct store *st, const char *id);
+/* How many batches session @id has in the store (0 when there is no such session). */
+int store_session_batches(struct store *st, const char *id, uint64_t *nr);
+/* True when other servers may share the store (PostgreSQL): what a server
+ * holds in memory may be behind it. */
+bool store_shared(const struct store *st);
 /* {"sessions":[{"id","scenario","parent","position","events","created"}],"total"} */
 int store_session_list(struct store *st, unsigned limit, unsigned offset, cJSON **out);
 

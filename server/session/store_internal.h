@@ -38,6 +38,7 @@ enum stmt {
     ST_LEC_LIST,
     ST_SES_OLD,
     ST_SNP_EXPIRE,
+    ST_BAT_COUNT,
     NR_STMTS
 };
 extern const char *const store_sql[NR_STMTS];

@@ -516,6 +516,22 @@ out_unlock:
     return ret;
 }
 
+int store_pg_session_batches(struct store_pg *pg, const char *id, uint64_t *nr)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    arg_text(&a, id);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_BAT_COUNT, &a, "counting batches", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (r)
+        *nr = val_u64(r, 0, 0);
+    PQclear(r);
+    return ret;
+}
+
 int store_pg_session_delete(struct store_pg *pg, const char *id)
 {
     return pg_by_id(pg, ST_SES_DEL, id, NULL, "deleting");
