@@ -79,7 +79,8 @@ static void test_parse_real_lines(void)
         CHECK_EQ_U(gfp, SIM_GFP_KERNEL | SIM_GFP_HARDWALL | SIM_GFP_NO_OBJ_EXT);
         CHECK_EQ_U(bad_len[0], 12);
         CHECK(!strncmp(bad[0], "__GFP_FUTURE", 12));
-        CHECK_EQ_U(ktrace_parse_gfp_names("GFP_NOFS|__GFP_NOLOCKDEP", 24, &gfp, bad, bad_len, 1), 0);
+        CHECK_EQ_U(ktrace_parse_gfp_names("GFP_NOFS|__GFP_NOLOCKDEP", 24, &gfp, bad, bad_len, 1),
+                   0);
         CHECK_EQ_U(gfp, SIM_GFP_RECLAIM | SIM_GFP_IO);
     }
     CHECK_EQ_I(ev.node, 0);
