@@ -5,11 +5,15 @@
  * ("GFP_KERNEL|__GFP_ZERO"): composite masks first, longest first, then the
  * remaining single bits, in the kernel's order.  Bit values are those of
  * include/linux/gfp_types.h for a kernel with KASAN_HW_TAGS=n, LOCKDEP=n and
- * SLAB_OBJ_EXT=y (so __GFP_NO_OBJ_EXT is bit 24).  What the bits make the page
- * allocator do is alloc_flags.c's business.
+ * SLAB_OBJ_EXT=y (so __GFP_NO_OBJ_EXT is bit 24).  Parsing also takes every
+ * single-bit name another modelled release prints (gfp_layout.c: the names of
+ * bits this kernel defines as 0, such as __GFP_NOLOCKDEP, add nothing) and the
+ * "0x.." token a tracepoint prints for bits it has no name for.  What the bits
+ * make the page allocator do is alloc_flags.c's business.
  */
 #include "internal.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +51,7 @@ static const struct name_bits gfp_names[] = {
     {"__GFP_ZERO", SIM_GFP_ZERO},
     {"__GFP_NOMEMALLOC", SIM_GFP_NOMEMALLOC},
     {"__GFP_MEMALLOC", SIM_GFP_MEMALLOC},
+    {"__GFP_HARDWALL", SIM_GFP_HARDWALL},
     {"__GFP_THISNODE", SIM_GFP_THISNODE},
     {"__GFP_RECLAIMABLE", SIM_GFP_RECLAIMABLE},
     {"__GFP_MOVABLE", SIM_GFP_MOVABLE},
@@ -63,6 +68,27 @@ static const struct name_bits gfp_names[] = {
 };
 
 #define NR_GFP_NAMES (sizeof(gfp_names) / sizeof(gfp_names[0]))
+
+/* Bits of the name or "0x.." token @p[0..len); false when unknown. */
+static bool gfp_token(const char *p, size_t len, uint32_t *bits)
+{
+    if (len > 2 && len < 11 && !strncmp(p, "0x", 2) && isxdigit((unsigned char)p[2])) {
+        char hex[12], *end;
+        unsigned long v;
+
+        memcpy(hex, p, len);
+        hex[len] = 0;
+        v = strtoul(hex + 2, &end, 16);
+        *bits = (uint32_t)v;
+        return !*end && v <= 0xffffffffu;
+    }
+    for (size_t i = 0; i < NR_GFP_NAMES; i++)
+        if (strlen(gfp_names[i].name) == len && !strncmp(gfp_names[i].name, p, len)) {
+            *bits = gfp_names[i].bits;
+            return true;
+        }
+    return gfp_name_known(p, len, bits);
+}
 
 int sim_gfp_parse(const char *text, uint32_t *out)
 {
@@ -82,14 +108,11 @@ int sim_gfp_parse(const char *text, uint32_t *out)
     }
     while (*p) {
         size_t len = strcspn(p, "|");
-        size_t i;
+        uint32_t bits;
 
-        for (i = 0; i < NR_GFP_NAMES; i++)
-            if (strlen(gfp_names[i].name) == len && !strncmp(gfp_names[i].name, p, len))
-                break;
-        if (i == NR_GFP_NAMES)
+        if (!gfp_token(p, len, &bits))
             return -EINVAL;
-        mask |= gfp_names[i].bits;
+        mask |= bits;
         p += len;
         if (*p == '|' && !*++p)
             return -EINVAL;

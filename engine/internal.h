@@ -141,6 +141,11 @@ void sim_scratch_release_all(struct sim *sim);
 /* config.c */
 int config_check(const struct sim_config *cfg);
 
+/* gfp_layout.c */
+/* Whether @name[0..len) is a single gfp bit some modelled release prints;
+ * *@engine gets its engine bit (0 where the engine's kernel defines it as 0). */
+bool gfp_name_known(const char *name, size_t len, uint32_t *engine);
+
 /* random.c */
 void rng_seed(struct rng *r, uint64_t seed);
 uint64_t rng_next(struct rng *r);

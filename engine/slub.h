@@ -204,7 +204,8 @@ uint32_t sim_flag_lookup(const char *name); /* 0 when unknown */
 #define SIM_GFP_ATOMIC         (SIM_GFP_HIGH | SIM_GFP_KSWAPD_RECLAIM)
 #define SIM_GFP_NOWAIT         (SIM_GFP_KSWAPD_RECLAIM | SIM_GFP_NOWARN)
 
-/* Parse "GFP_KERNEL|__GFP_ZERO" or "0xcc0"; returns 0 or -EINVAL. */
+/* Parse "GFP_KERNEL|__GFP_ZERO", "0xcc0" or "GFP_KERNEL|0x1000000" (any modelled
+ * release's names: gfp_layout.c); returns 0 or -EINVAL. */
 int sim_gfp_parse(const char *text, uint32_t *out);
 /* Print a mask the way the kernel's tracepoints do; returns the length. */
 size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len);
@@ -212,6 +213,36 @@ size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len);
  * for undefined bits, two zone modifiers at once (GFP_ZONE_BAD) or
  * __GFP_MOVABLE|__GFP_RECLAIMABLE together. */
 int sim_gfp_check(uint32_t gfp, char *msg, size_t len);
+
+/* ---- gfp layouts of kernel releases (gfp_layout.c) ------------------------ */
+
+/* The configs that move gfp bits (a config that is off leaves its bit out). */
+#define SIM_GFP_CFG_KASAN_HW_TAGS 0x1u
+#define SIM_GFP_CFG_LOCKDEP       0x2u
+#define SIM_GFP_CFG_SLAB_OBJ_EXT  0x4u
+#define SIM_GFP_CFG_DEFAULT       SIM_GFP_CFG_SLAB_OBJ_EXT /* a distribution's x86-64 kernel */
+
+/* One release's gfp names and values with its configs (plain data). */
+struct sim_gfp_layout {
+    unsigned era;    /* gfp_layout.c's era of the release */
+    unsigned config; /* SIM_GFP_CFG_* */
+};
+
+/* The layout of @release ("6.1", "6.12", "6.18", "7.3", ...) built with
+ * @config; -EINVAL for a release or config bit it does not know. */
+int sim_gfp_layout_of(const char *release, unsigned config, struct sim_gfp_layout *out);
+/* How many names the release's show_gfp_flags() walks, and the @i-th of
+ * them in its order with its value (NULL past the end). */
+size_t sim_gfp_layout_nr_names(const struct sim_gfp_layout *l);
+const char *sim_gfp_layout_name(const struct sim_gfp_layout *l, size_t i, uint32_t *bits);
+/* A mask as that kernel prints it ("GFP_KERNEL|__GFP_ZERO", leftover bits as
+ * "0x.." tokens) to its value there; -EINVAL for a name it does not print. */
+int sim_gfp_layout_parse(const struct sim_gfp_layout *l, const char *text, uint32_t *out);
+/* The value printed as that kernel's __print_flags() would ("none" for 0). */
+size_t sim_gfp_layout_format(const struct sim_gfp_layout *l, uint32_t raw, char *buf, size_t len);
+/* @raw of @l in the engine's bits, name by name; bits no name of @l covers
+ * go to *@unknown (may be NULL).  Cannot fail. */
+uint32_t sim_gfp_layout_to_engine(const struct sim_gfp_layout *l, uint32_t raw, uint32_t *unknown);
 
 /* ---- Zones, watermarks and what a gfp mask decides ------------------------ */
 

@@ -219,6 +219,66 @@ static int from_sysfs(const struct sysfs_tree *t, struct import_cache **out, siz
     return CLI_OK;
 }
 
+/* The era a kernel release X.Y belongs to (0 when @kernel names none). */
+static enum sysfs_era era_of_release(const char *kernel, char *release, size_t len)
+{
+    unsigned major, minor;
+
+    if (sscanf(kernel, "%u.%u", &major, &minor) != 2)
+        return SYSFS_ERA_UNKNOWN;
+    snprintf(release, len, "%u.%u", major, minor);
+    if (major < 6 || (major == 6 && minor < 18))
+        return SYSFS_ERA_LEGACY;
+    return major == 6 ? SYSFS_ERA_HYBRID : SYSFS_ERA_SHEAVES;
+}
+
+/*
+ * The model the scenario runs, from the era the files tell: the release of
+ * .kernel (uname -r) when the lab models it and it belongs to that era, else
+ * the era's model ("6.18" for the hybrid era).  Says which, and why, on
+ * stderr and in @desc.
+ */
+static const char *import_model(const struct sysfs_tree *t, struct strbuf *desc, char *buf,
+                                size_t len)
+{
+    static const char *const what[] = {
+            [SYSFS_ERA_UNKNOWN] = "no era: the files disagree, so the default model",
+            [SYSFS_ERA_LEGACY] = "the legacy era (per-CPU slabs, before 6.18)",
+            [SYSFS_ERA_HYBRID] = ("the hybrid era of 6.18 and 6.19 (per-CPU slabs; sheaves only "
+                                  "on caches with a sheaf_capacity)"),
+            [SYSFS_ERA_SHEAVES] = "the sheaves era (7.0 on: sheaves for every cache)",
+    };
+    struct strbuf why = STRBUF_INIT, on = STRBUF_INIT;
+    enum sysfs_era era = sysfs_slab_era(t, &why);
+    char release[16] = "";
+    const char *model;
+    size_t shown = 0, nonzero = 0;
+
+    if (t->kernel[0] && era_of_release(t->kernel, release, sizeof(release)) == era &&
+        sim_release_lookup(release) != SIM_RELEASE_NONE)
+        model = release;
+    else
+        model = era == SYSFS_ERA_LEGACY ? "legacy" : era == SYSFS_ERA_HYBRID ? "6.18" : "sheaves";
+    snprintf(buf, len, "%s", model);
+    for (size_t i = 0; i < t->nr; i++)
+        if (t->caches[i].sheaf_capacity && ++nonzero <= 6)
+            strbuf_printf(&on, "%s%s %u", shown++ ? ", " : "", t->caches[i].name,
+                          t->caches[i].sheaf_capacity);
+    if (nonzero > shown)
+        strbuf_printf(&on, " and %zu more", nonzero - shown);
+    fprintf(stderr, "slublab import: %s: %s; model %s%s%s%s\n", what[era], strbuf_str(&why), buf,
+            t->kernel[0] && strcmp(release, buf) ? " (.kernel: " : "",
+            t->kernel[0] && strcmp(release, buf) ? t->kernel : "",
+            t->kernel[0] && strcmp(release, buf) ? ")" : "");
+    if (era == SYSFS_ERA_HYBRID)
+        fprintf(stderr, "slublab import: sheaves on %s\n", nonzero ? strbuf_str(&on) : "no cache");
+    strbuf_printf(desc, "  The files (%s) tell %s, so the model is %s.", strbuf_str(&why),
+                  what[era], buf);
+    strbuf_release(&why);
+    strbuf_release(&on);
+    return buf;
+}
+
 /* {"op": "repeat", "times": n, "ops": [one]} */
 static cJSON *repeat(unsigned long n, cJSON *one)
 {
@@ -329,6 +389,7 @@ static int import_main(int argc, char **argv)
     struct import_cache *c = NULL;
     size_t nr = 0, written = 0, aliases = 0, skipped = 0, classes = 0;
     unsigned cpus, unmatched = 0;
+    char model[32];
     uint64_t mem = 0, want = 0, room = SCENARIO_MAX_STEPS; /* objects to allocate, and at most */
     struct scenario_write_machine m;
     cJSON *scn = NULL, *caches, *ops = NULL;
@@ -382,6 +443,8 @@ static int import_main(int argc, char **argv)
     if (status)
         goto out;
     m = (struct scenario_write_machine){.cpus = cpus, .present_cpus = cpus, .nodes = 1, .seed = 1};
+    if (sysfs)
+        m.model = import_model(&tree, &desc, model, sizeof(model));
     for (size_t i = 0; i < nr; i++)
         if (populate && c[i].has_objects) {
             mem += (uint64_t)c[i].slab_bytes * (c[i].slabs + 1);

@@ -94,6 +94,7 @@ bool sysfs_is_kmalloc_name(const char *n)
 
 static bool load_cache(const char *dir, const char *name, struct sysfs_cache *c)
 {
+    char buf[64];
     static const struct {
         const char *file;
         uint32_t flag;
@@ -121,7 +122,8 @@ static bool load_cache(const char *dir, const char *name, struct sysfs_cache *c)
         if (read_flag(dir, name, flag_files[i].file))
             c->args.flags |= flag_files[i].flag;
     c->args.ctor = read_flag(dir, name, "ctor");
-    read_uint(dir, name, "sheaf_capacity", &c->sheaf_capacity);
+    c->has_sheaf_capacity = read_uint(dir, name, "sheaf_capacity", &c->sheaf_capacity);
+    c->has_cpu_partial = read_line(dir, name, "cpu_partial", buf, sizeof(buf));
     c->has_counts = read_ulong(dir, name, "objects", &c->objects) &&
                     read_ulong(dir, name, "total_objects", &c->total_objects) &&
                     read_ulong(dir, name, "slabs", &c->slabs);
@@ -322,4 +324,45 @@ const struct sysfs_cache *sysfs_slab_find(const struct sysfs_tree *t, const char
                 return c;
     }
     return NULL;
+}
+
+enum sysfs_era sysfs_slab_era(const struct sysfs_tree *t, struct strbuf *why)
+{
+    size_t sheaf_files = 0, nonzero = 0, cpu_partial = 0;
+    enum sysfs_era era;
+
+    for (size_t i = 0; i < t->nr; i++) {
+        sheaf_files += t->caches[i].has_sheaf_capacity;
+        nonzero += t->caches[i].sheaf_capacity > 0;
+        cpu_partial += t->caches[i].has_cpu_partial;
+    }
+    if (!sheaf_files)
+        era = cpu_partial == 0 || cpu_partial == t->nr ? SYSFS_ERA_LEGACY : SYSFS_ERA_UNKNOWN;
+    else if (sheaf_files != t->nr)
+        era = SYSFS_ERA_UNKNOWN;
+    else if (cpu_partial == t->nr)
+        era = SYSFS_ERA_HYBRID;
+    else if (cpu_partial)
+        era = SYSFS_ERA_UNKNOWN;
+    else
+        era = nonzero * 2 < t->nr ? SYSFS_ERA_HYBRID : SYSFS_ERA_SHEAVES;
+    if (why)
+        strbuf_printf(why,
+                      "sheaf_capacity on %zu of %zu caches, non-zero on %zu, cpu_partial on %zu",
+                      sheaf_files, t->nr, nonzero, cpu_partial);
+    return era;
+}
+
+const char *sysfs_era_name(enum sysfs_era era)
+{
+    switch (era) {
+    case SYSFS_ERA_LEGACY:
+        return "legacy";
+    case SYSFS_ERA_HYBRID:
+        return "hybrid";
+    case SYSFS_ERA_SHEAVES:
+        return "sheaves";
+    default:
+        return "unknown";
+    }
 }

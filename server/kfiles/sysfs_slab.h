@@ -35,6 +35,8 @@ struct sysfs_cache {
     struct sim_cache_args args;         /* creation inputs; args.name == name */
     unsigned kernel[SYSFS_NR_GEOMETRY]; /* what the kernel computed */
     unsigned sheaf_capacity;            /* 0 when the file is absent */
+    bool has_sheaf_capacity;            /* the sheaf_capacity file exists (6.18 on) */
+    bool has_cpu_partial;               /* the cpu_partial file exists (before 7.0) */
     bool kmalloc;                       /* a kmalloc-* name (itself or an alias) */
     bool has_counts;                    /* objects, total_objects and slabs were read */
     unsigned long objects, total_objects, slabs;
@@ -50,6 +52,14 @@ struct sysfs_tree {
     bool live;        /* the tree is /sys/kernel/slab */
 };
 
+/* Which SLUB a tree comes from, told by its files (sysfs_slab_era()). */
+enum sysfs_era {
+    SYSFS_ERA_UNKNOWN, /* the files disagree */
+    SYSFS_ERA_LEGACY,  /* no sheaf_capacity: per-CPU slabs (before 6.18) */
+    SYSFS_ERA_HYBRID,  /* sheaves only where sheaf_capacity > 0, over per-CPU slabs (6.18, 6.19) */
+    SYSFS_ERA_SHEAVES, /* sheaf_capacity everywhere, no cpu_partial: sheaves for all (7.0 on) */
+};
+
 /*
  * Read the tree at @dir.  The engine name of a unique-id directory is the
  * first kmalloc-* alias if there is one (kmalloc caches are created first
@@ -61,6 +71,18 @@ int sysfs_slab_read(const char *dir, struct sysfs_tree *t, struct strbuf *err);
 void sysfs_slab_release(struct sysfs_tree *t);
 /* The cache named @name (its engine name, directory or an alias), or NULL. */
 const struct sysfs_cache *sysfs_slab_find(const struct sysfs_tree *t, const char *name, size_t len);
+/*
+ * The era of @t's kernel from its files: no sheaf_capacity file is the legacy
+ * era; sheaf_capacity with cpu_partial on every cache is the hybrid era of
+ * 6.18 and 6.19, as is a copy without cpu_partial files whose capacity is 0
+ * on most caches (7.x gives nearly every cache sheaves); sheaf_capacity
+ * without cpu_partial is 7.x.  @why (may be NULL) gets the counts that
+ * decided, in words.  Cannot fail.
+ */
+enum sysfs_era sysfs_slab_era(const struct sysfs_tree *t, struct strbuf *why);
+/* "legacy", "hybrid", "sheaves" or "unknown". */
+const char *sysfs_era_name(enum sysfs_era era);
+
 /* kmalloc-64, kmalloc-cg-1k, kmalloc-rcl-8, dma-kmalloc-192, ... */
 bool sysfs_is_kmalloc_name(const char *name);
 

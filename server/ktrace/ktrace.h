@@ -64,6 +64,12 @@ enum ktrace_kind ktrace_parse_line(const char *line, size_t len, struct ktrace_e
 /* gfp_flags text as the tracepoint prints it ("GFP_KERNEL|__GFP_ZERO",
  * "none") into a mask; false (nothing stored) when a name is unknown. */
 bool ktrace_parse_gfp(const char *text, size_t len, uint32_t *out);
+/* As ktrace_parse_gfp(), name by name: the names it knows go into *@out, the
+ * others to @unknown[0..@nr_unknown) (pointers into @text, with their
+ * lengths in @unknown_len; at most @nr_unknown kept).  Returns how many names
+ * were not understood.  Cannot fail. */
+unsigned ktrace_parse_gfp_names(const char *text, size_t len, uint32_t *out, const char **unknown,
+                                size_t *unknown_len, unsigned nr_unknown);
 /* "#P:2" in a header comment: the number of CPUs; false when absent. */
 bool ktrace_header_cpus(const char *line, size_t len, unsigned *out);
 /* "# entries-in-buffer/entries-written: 33937/40000": what the ring buffer

@@ -175,6 +175,33 @@ bool ktrace_parse_gfp(const char *v, size_t n, uint32_t *out)
     return sim_gfp_parse(buf, out) == 0;
 }
 
+unsigned ktrace_parse_gfp_names(const char *v, size_t n, uint32_t *out, const char **unknown,
+                                size_t *unknown_len, unsigned nr_unknown)
+{
+    unsigned bad = 0;
+    size_t i = 0;
+
+    *out = 0;
+    while (i < n) {
+        size_t e = i;
+        uint32_t bits;
+
+        while (e < n && v[e] != '|')
+            e++;
+        if (e > i && ktrace_parse_gfp(v + i, e - i, &bits))
+            *out |= bits;
+        else if (e > i) {
+            if (bad < nr_unknown) {
+                unknown[bad] = v + i;
+                unknown_len[bad] = e - i;
+            }
+            bad++;
+        }
+        i = e + 1;
+    }
+    return bad;
+}
+
 enum ktrace_kind ktrace_parse_line(const char *l, size_t len, struct ktrace_event *ev)
 {
     size_t i, e;

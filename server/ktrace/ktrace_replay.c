@@ -434,8 +434,23 @@ static int do_free(struct ktrace_replay *kr, const struct ktrace_event *ev, stru
     return 0;
 }
 
+/* Keeps @name[0..len) among the gfp names not understood, once. */
+static void note_gfp_name(struct ktrace_replay *kr, const char *name, size_t len)
+{
+    if (len >= SIM_NAME_MAX)
+        len = SIM_NAME_MAX - 1;
+    for (unsigned i = 0; i < kr->nr_gfp_names; i++)
+        if (strlen(kr->gfp_names[i]) == len && !memcmp(kr->gfp_names[i], name, len))
+            return;
+    if (kr->nr_gfp_names == KTRACE_MAX_UNKNOWN)
+        return;
+    memcpy(kr->gfp_names[kr->nr_gfp_names], name, len);
+    kr->gfp_names[kr->nr_gfp_names++][len] = 0;
+}
+
 /* The event's gfp mask, through a small cache of the texts seen last
- * (a trace repeats a handful of them); unknown names count and leave 0. */
+ * (a trace repeats a handful of them); a mask with names not understood
+ * counts, keeps those names for the report and uses the others. */
 static uint32_t gfp_of(struct ktrace_replay *kr, const struct ktrace_event *ev)
 {
     struct ktrace_gfp_slot *g;
@@ -450,8 +465,15 @@ static uint32_t gfp_of(struct ktrace_replay *kr, const struct ktrace_event *ev)
             return g->mask;
     }
     if (!ktrace_parse_gfp(ev->gfp_text, ev->gfp_len, &mask)) {
+        const char *bad[KTRACE_MAX_UNKNOWN];
+        size_t bad_len[KTRACE_MAX_UNKNOWN];
+        unsigned nr = ktrace_parse_gfp_names(ev->gfp_text, ev->gfp_len, &mask, bad, bad_len,
+                                             KTRACE_MAX_UNKNOWN);
+
         kr->n.gfp_unknown++;
-        return 0;
+        for (unsigned b = 0; b < nr && b < KTRACE_MAX_UNKNOWN; b++)
+            note_gfp_name(kr, bad[b], bad_len[b]);
+        return mask;
     }
     if (ev->gfp_len < sizeof(g->text)) {
         g = &kr->gfp_cache[kr->gfp_next++ % KTRACE_GFP_CACHE];

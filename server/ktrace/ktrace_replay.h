@@ -57,7 +57,7 @@ struct ktrace_counts {
     uint64_t cache_mismatch; /* kmem_cache_free name= differs from the allocation's */
     uint64_t cpus_folded;    /* CPU >= machine CPUs: folded modulo */
     uint64_t nodes_ignored;  /* node= beyond the machine's nodes */
-    uint64_t gfp_unknown;    /* gfp_flags= not understood (GFP_KERNEL used) */
+    uint64_t gfp_unknown;    /* gfp_flags= with a name not understood (the others used) */
     uint64_t caches_created;
     uint64_t lost;          /* written - in buffer, from the header: events overwritten */
     uint64_t size_mismatch; /* --sysfs caches whose slab_size is not the trace's bytes_alloc */
@@ -84,6 +84,8 @@ struct ktrace_replay {
     char unknown[KTRACE_MAX_UNKNOWN][SIM_NAME_MAX]; /* unknown cache names, first seen */
     unsigned nr_unknown;
     char mismatch[KTRACE_MAX_UNKNOWN][SIM_NAME_MAX]; /* size_mismatch names, first seen */
+    char gfp_names[KTRACE_MAX_UNKNOWN][SIM_NAME_MAX]; /* gfp names not understood, first seen */
+    unsigned nr_gfp_names;
     char first_bad[160];                             /* first KTRACE_BAD line: number and reason */
     char first_engine[256]; /* first engine failure or rejection, with its line */
     char validate_msg[200]; /* first violation */

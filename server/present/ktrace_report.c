@@ -82,7 +82,13 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
     line_if(out, n->cache_mismatch, "kmem_cache_free naming another cache than the allocation");
     line_if(out, n->cpus_folded, "events on CPUs beyond the machine (folded modulo)");
     line_if(out, n->nodes_ignored, "node= beyond the machine (any node used)");
-    line_if(out, n->gfp_unknown, "gfp_flags not understood (GFP_KERNEL used)");
+    line_if(out, n->gfp_unknown, "gfp_flags not understood (the rest of each mask used)");
+    if (kr->nr_gfp_names) {
+        strbuf_puts(out, "             names:");
+        for (unsigned i = 0; i < kr->nr_gfp_names; i++)
+            strbuf_printf(out, " %s", kr->gfp_names[i]);
+        strbuf_puts(out, kr->nr_gfp_names == KTRACE_MAX_UNKNOWN ? " ...\n" : "\n");
+    }
     line_if(out, n->size_mismatch,
             "caches whose --sysfs slab_size is not the trace's bytes_alloc "
             "(the tree's is used)");

@@ -25,6 +25,11 @@ row GFP_KERNEL 0 rt 0x860 'WMARK_MIN\|MIN_RESERVE\|CPUSET\|KSWAPD'
 sl gfp 'GFP_KERNEL|__GFP_MEMALLOC'
 check "MEMALLOC: the retry ignores watermarks" grep -qE '^retry +0x804 +NO_WATERMARKS\|KSWAPD$' "$TMP/out"
 check "MEMALLOC: no retry threshold" grep -qE '^  0 +Normal .* none$' "$TMP/out"
+sl gfp 'GFP_NOFS|__GFP_ZERO|__GFP_NOFAIL|__GFP_HARDWALL|__GFP_ACCOUNT'
+check "every name of a 6.18 trace's mask" grep -q \
+    '^mask *GFP_NOFS|__GFP_NOFAIL|__GFP_ZERO|__GFP_HARDWALL|__GFP_ACCOUNT (0x508d40)$' "$TMP/out"
+sl gfp 'GFP_KERNEL|__GFP_NOLOCKDEP'
+check "a name this kernel defines as 0 (LOCKDEP=n) adds nothing" grep -q '^mask *GFP_KERNEL (0xcc0)$' "$TMP/out"
 sl gfp 0xdc0
 check "hex input prints names" grep -q '^mask *GFP_KERNEL|__GFP_ZERO (0xdc0)$' "$TMP/out"
 

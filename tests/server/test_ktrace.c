@@ -68,6 +68,21 @@ static void test_parse_real_lines(void)
         CHECK_EQ_U(gfp, 0);
         CHECK(!ktrace_parse_gfp("__GFP_FUTURE", 12, &gfp));
     }
+    {
+        /* name by name: the known ones used, the others listed */
+        static const char m[] = "GFP_KERNEL|__GFP_FUTURE|__GFP_HARDWALL|GFP_BOGUS|0x1000000";
+        const char *bad[1];
+        size_t bad_len[1];
+        uint32_t gfp = 0;
+
+        CHECK_EQ_U(ktrace_parse_gfp_names(m, sizeof(m) - 1, &gfp, bad, bad_len, 1), 2);
+        CHECK_EQ_U(gfp, SIM_GFP_KERNEL | SIM_GFP_HARDWALL | SIM_GFP_NO_OBJ_EXT);
+        CHECK_EQ_U(bad_len[0], 12);
+        CHECK(!strncmp(bad[0], "__GFP_FUTURE", 12));
+        CHECK_EQ_U(ktrace_parse_gfp_names("GFP_NOFS|__GFP_NOLOCKDEP", 24, &gfp, bad, bad_len, 1),
+                   0);
+        CHECK_EQ_U(gfp, SIM_GFP_RECLAIM | SIM_GFP_IO);
+    }
     CHECK_EQ_I(ev.node, 0);
     CHECK_EQ_U(ev.bytes_alloc, 16);
     CHECK(ev.name == NULL);
@@ -333,6 +348,8 @@ static void test_replay_small(void)
     CHECK_EQ_STR(kr.kernel, "6.18.0-test");
     CHECK_EQ_U(ktrace_replay_events(&kr), 12);
     CHECK_EQ_U(kr.n.gfp_unknown, 1);
+    CHECK_EQ_U(kr.nr_gfp_names, 1);
+    CHECK_EQ_STR(kr.gfp_names[0], "__GFP_FUTURE");
     CHECK_EQ_U(kr.n.lost, 3);
     CHECK_EQ_U(kr.n.kind[KTRACE_OTHER], 1);
     CHECK_EQ_U(kr.n.kind[KTRACE_BAD], 1);
