@@ -111,4 +111,27 @@ sl replay "$slice" --kernel 6.2
 check "replay --kernel 6.2: exit 2" [ "$status" -eq 2 ]
 check "record-kmem-trace writes the # kernel: line" grep -q '# kernel: $(uname -r)' "$root/scripts/record-kmem-trace"
 
+# --- REFILL_NONBLOCKING: GFP_ATOMIC and an empty main sheaf (scenarios/refill-gate.json) ---
+gate="$root/scenarios/refill-gate.json"
+sl run "$gate"
+check "refill-gate: its expects pass on 7.0" grep -q '^PASS atomic-done: A.alloc_slowpath == 0' "$TMP/out"
+sl compare "$gate" --variant REFILL_NONBLOCKING --json
+check "refill-gate: before, 8 GFP_ATOMIC allocations take the slow path" \
+    grep -q '"metric":"alloc_slowpath","baseline":8,"patched":0' "$TMP/out"
+sl run "$gate" --variant REFILL_NONBLOCKING=before --events
+check "refill-gate before: one no_refill_noblock event per GFP_ATOMIC allocation" \
+    [ "$(grep -c '"fn":"__pcs_replace_empty_main","label":"no_refill_noblock"' "$TMP/out")" -eq 8 ]
+sl run "$gate" --variant REFILL_NONBLOCKING=before
+check "refill-gate before: its expect fails (slow paths)" grep -q '^FAIL atomic-done: A.alloc_slowpath == 0' "$TMP/out"
+sl compare "$gate" --kernel 6.19,7.0 --json
+check "refill-gate: 6.19 takes the slow path where 7.0 refills" \
+    grep -q '"metric":"alloc_slowpath","baseline":8,"patched":0' "$TMP/out"
+sl compare "$gate" --kernel 7.0,7.2 --json
+check "refill-gate: 7.0 and 7.2 both refill for GFP_ATOMIC" \
+    grep -q '"metric":"alloc_slowpath","baseline":0,"patched":0' "$TMP/out"
+sed 's/"GFP_ATOMIC"/"__GFP_NOWARN"/' "$gate" >"$TMP/nospin.json"
+sl run "$TMP/nospin.json" --events
+check "a gfp that may not even spin: no_refill_nospin" \
+    grep -q '"fn":"__pcs_replace_empty_main","label":"no_refill_nospin"' "$TMP/out"
+
 finish
