@@ -37,6 +37,53 @@ int route_health(const struct request *req, struct response *res)
     return route_json(res, 200, o);
 }
 
+/* One release of the table: its name, model (with the era) and variants. */
+static cJSON *kernel_json(enum sim_release r)
+{
+    struct sim_config cfg;
+    cJSON *o = cJSON_CreateObject(), *vars = NULL;
+    char model[64];
+
+    sim_config_default(&cfg);
+    sim_release_apply(r, &cfg);
+    if (cfg.model == SIM_MODEL_LEGACY)
+        snprintf(model, sizeof(model), "legacy:%s", sim_legacy_era_name(sim_legacy_era(&cfg)));
+    else
+        snprintf(model, sizeof(model), "%s", sim_model_name(cfg.model));
+    if (!o || !json_put(o, "name", cJSON_CreateString(sim_release_name(r))) ||
+        !json_put(o, "model", cJSON_CreateString(model)) ||
+        !json_put(o, "variants", vars = cJSON_CreateObject()))
+        goto err_delete;
+    for (unsigned v = 0; v < SIM_NR_VARIANTS; v++)
+        if (sim_variant_in_model(v, cfg.model) &&
+            !json_put(vars, sim_variant_name(v),
+                      cJSON_CreateString(cfg.variant[v] == SIM_AFTER ? "after" : "before")))
+            goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+int route_kernels(const struct request *req, struct response *res)
+{
+    cJSON *o = cJSON_CreateObject(), *arr = NULL;
+
+    (void)req;
+    if (!o || !json_put(o, "default", cJSON_CreateString(sim_release_name(sim_release_newest()))) ||
+        !json_put(o, "kernels", arr = cJSON_CreateArray()))
+        goto err_delete;
+    for (unsigned r = 1; r < SIM_NR_RELEASES; r++)
+        if (!json_push(arr, kernel_json((enum sim_release)r)))
+            goto err_delete;
+    return route_json(res, 200, o);
+
+err_delete:
+    cJSON_Delete(o);
+    return route_json(res, 200, NULL);
+}
+
 int route_scenarios(const struct request *req, struct response *res)
 {
     const struct app *app = req->app;
