@@ -8,6 +8,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { start, tmpdir } from './lib.mjs';
 import path from 'node:path';
+import zlib from 'node:zlib';
+import fs from 'node:fs';
+import { api } from './lib.mjs';
 
 let srv, db;
 before(async () => { db = path.join(tmpdir(), 'k.db'); srv = await start({ db }); });
@@ -94,4 +97,31 @@ test('GET /api/compare?kernel=6.12,7.2: two releases, n/a where one lacks a coun
   assert.equal(bad.status, 400);
   const two = await call('GET', '/api/compare?scenario=free-storm&kernel=6.12,7.2&model=legacy,sheaves');
   assert.equal(two.status, 400);
+});
+
+/* Upload @text as a kmem trace; the description of the session it becomes. */
+async function traceSession(text, query = '') {
+  const up = await api(srv.url, 'POST', `/api/traces${query}`, { raw: Buffer.from(text), headers: { 'content-type': 'application/octet-stream' } });
+  assert.equal(up.status, 202, up.text);
+  for (let i = 0; i < 600; i++) {
+    const r = await api(srv.url, 'GET', `/api/traces/${up.json.id}`);
+    if (r.json.state === 'failed') throw new Error(JSON.stringify(r.json.error));
+    if (r.json.state === 'done') return (await call('GET', `/api/sessions/${r.json.session.id}`)).json;
+    await new Promise((ok) => setTimeout(ok, 100));
+  }
+  throw new Error('the trace job did not finish');
+}
+
+test('an uploaded trace replays on the release of its "# kernel:" line, unless ?kernel= says otherwise', async () => {
+  const slice = zlib.gunzipSync(fs.readFileSync('tests/data/kmem-trace-slice.txt.gz')).toString();
+  const lines = slice.split('\n');
+  const withKernel = (v) => [...lines.slice(0, 3), `# kernel: ${v}`, ...lines.slice(3)].join('\n');
+  let info = await traceSession(withKernel('6.13.4-amd64'));
+  assert.equal(info.settings.kernel, '6.12'); /* the newest release at or below 6.13 */
+  info = await traceSession(withKernel('6.18.44-fc-v782'), '?kernel=7.0');
+  assert.equal(info.settings.kernel, '7.0');
+  info = await traceSession(slice);
+  assert.equal(info.settings.kernel, '7.3'); /* no line: the default */
+  const bad = await api(srv.url, 'POST', '/api/traces?kernel=6.13', { raw: Buffer.from(slice), headers: { 'content-type': 'application/octet-stream' } });
+  assert.equal(bad.status, 400);
 });
