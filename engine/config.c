@@ -292,6 +292,7 @@ struct release_row {
     uint8_t variant[SIM_NR_VARIANTS];
 };
 
+/* clang-format off */
 static const struct release_row releases[SIM_NR_RELEASES] = {
         /* variants: DEFERRED_FREELIST, BARN_REFILL, REFILL_RETURN, DETACHED_FREELIST,
          * GFP_TRANSLATE, CPU_PARTIAL_DIRECT_LOAD, REFILL_NONBLOCKING */
@@ -305,6 +306,7 @@ static const struct release_row releases[SIM_NR_RELEASES] = {
         [SIM_RELEASE_7_2] = {"7.2", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A, A}},
         [SIM_RELEASE_7_3] = {"7.3", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A, A}},
 };
+/* clang-format on */
 #undef A
 #undef B
 _Static_assert(SIM_NR_VARIANTS == 7, "a new variant needs its value in every release");

@@ -117,7 +117,7 @@ static bool replace_empty_main(struct sim *sim, struct kmem_cache *s)
     if (!refill_allowed(sim)) {
         ev_begin(sim, s, "__pcs_replace_empty_main",
                  sim->cfg.variant[SIM_VAR_REFILL_NONBLOCKING] == SIM_AFTER ? "no_refill_nospin"
-                                                                            : "no_refill_noblock",
+                                                                           : "no_refill_noblock",
                  node);
         ev_end(sim);
         return false;

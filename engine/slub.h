@@ -43,9 +43,9 @@ enum sim_variant {
                                 * __GFP_KSWAPD_RECLAIM across (before, "coupled") */
     SIM_VAR_CPU_PARTIAL_DIRECT_LOAD, /* 90b1e56641bb (legacy model): a CPU partial slab is loaded
                                       * under one lock section (before: unlock, freeze, relock) */
-    SIM_VAR_REFILL_NONBLOCKING, /* fb1091febd66 "mm/slab: allow sheaf refill if blocking is not
-                                 * allowed": __pcs_replace_empty_main refills an empty main sheaf
-                                 * whenever the gfp may spin (after), not only when it may block */
+    SIM_VAR_REFILL_NONBLOCKING,      /* fb1091febd66 "mm/slab: allow sheaf refill if blocking is not
+                                      * allowed": __pcs_replace_empty_main refills an empty main sheaf
+                                      * whenever the gfp may spin (after), not only when it may block */
     SIM_NR_VARIANTS
 };
 enum { SIM_BEFORE = 0, SIM_AFTER = 1 };
@@ -375,10 +375,9 @@ int sim_release_apply(enum sim_release r, struct sim_config *cfg);
 enum sim_release sim_release_newest(void);
 /*
  * The release of kernel version @text, "X.Y" or "X.Y.Z" (a point release is
- * its X.Y; with @at_or_below, a suffix as uname -r prints it, "-amd64", is ignored).  @at_or_below: the
- * newest modelled release at or below the version when it has no row of its
- * own (a recorded trace), else only an exact X.Y.  SIM_RELEASE_NONE when the
- * text is no version or no release fits.
+ * its X.Y; with @at_or_below, a suffix as uname -r prints it, "-amd64", is ignored).  @at_or_below:
+ * the newest modelled release at or below the version when it has no row of its own (a recorded
+ * trace), else only an exact X.Y.  SIM_RELEASE_NONE when the text is no version or no release fits.
  */
 enum sim_release sim_kernel_lookup(const char *text, bool at_or_below);
 /* "6.1, 6.8, ..., 7.3": the releases, for messages; returns the length. */

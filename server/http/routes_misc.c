@@ -18,9 +18,9 @@
 #include "present/compare.h"
 #include "present/json_state.h"
 #include "present/report_md.h"
-#include "scenario/scenario.h"
 #include "present/svg_chart.h"
 #include "scenario/kernel.h"
+#include "scenario/scenario.h"
 #include "session/registry.h"
 #include "session/session.h"
 

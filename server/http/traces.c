@@ -25,14 +25,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "http/app.h"
 #include "base/ids.h"
-#include "present/json_state.h"
+#include "http/app.h"
+#include "http/routes.h"
 #include "ktrace/ktrace_replay.h"
+#include "present/json_state.h"
 #include "present/ktrace_report.h"
 #include "scenario/kernel.h"
 #include "session/registry.h"
-#include "http/routes.h"
 
 enum job_state { JOB_REPLAYING, JOB_BUILDING, JOB_DONE, JOB_FAILED };
 
@@ -47,7 +47,7 @@ struct trace_job {
     char path[256]; /* the uploaded trace; removed by the thread */
     uint64_t bytes; /* its size */
     unsigned cpus;  /* ?cpus=, 0: from the trace */
-    char model[64];  /* ?model=, as sim_model_format() writes it; "": none */
+    char model[64]; /* ?model=, as sim_model_format() writes it; "": none */
     char kernel[32]; /* ?kernel=; "": the trace's "# kernel:" line, else the default */
     pthread_t thread;
     volatile bool cancel; /* set by traces_free() and by the uploader's DELETE */
@@ -437,9 +437,10 @@ int route_trace_create(const struct request *req, struct response *res)
     if (route_query_u64(req, res, "cpus", SIM_MAX_CPUS, &cpus) < 0)
         return 0;
     sim_config_default(&mc);
-    if ((model || kernel) &&
-        (strlen(kernel ? kernel : "") >= 32 || kernel_choose(kernel, model, 0, &mc, msg, sizeof(msg))))
-        return route_error(res, 400, "bad_request", "%s", kernel && strlen(kernel) >= 32 ? "kernel: too long" : msg);
+    if ((model || kernel) && (strlen(kernel ? kernel : "") >= 32 ||
+                              kernel_choose(kernel, model, 0, &mc, msg, sizeof(msg))))
+        return route_error(res, 400, "bad_request", "%s",
+                           kernel && strlen(kernel) >= 32 ? "kernel: too long" : msg);
     if (!(j = calloc(1, sizeof(*j))) || ids_random(j->id, TRACES_ID_LEN) || ids_token(j->owner)) {
         free(j);
         return route_error(res, 500, "internal", "out of memory");

@@ -500,8 +500,7 @@ static bool is_kmem(enum ktrace_kind k)
 }
 
 /* First pass: the CPU count from "#P:" or the highest [CPU].  0 or -EIO. */
-static int count_cpus(struct ktrace_replay *kr, struct ktrace_reader *r, bool need,
-                      unsigned *out)
+static int count_cpus(struct ktrace_replay *kr, struct ktrace_reader *r, bool need, unsigned *out)
 {
     const char *line, *kv;
     size_t len, kl;
@@ -539,8 +538,8 @@ static int count_cpus(struct ktrace_replay *kr, struct ktrace_reader *r, bool ne
  * --kernel, else --model (an experiment), else the trace's kernel (the
  * modelled release at or below its X.Y), else the newest release.
  */
-static int choose_kernel(struct ktrace_replay *kr, const struct ktrace_opts *o,
-                         bool from_trace, struct strbuf *err)
+static int choose_kernel(struct ktrace_replay *kr, const struct ktrace_opts *o, bool from_trace,
+                         struct strbuf *err)
 {
     char msg[256], list[128];
     enum sim_release rel;
@@ -583,9 +582,8 @@ static int choose_kernel(struct ktrace_replay *kr, const struct ktrace_opts *o,
         exact = !strcmp(xy, sim_release_name(rel));
 
         snprintf(kr->kernel_note, sizeof(kr->kernel_note), "kernel %s: %s Linux %s%s",
-                 sim_release_name(rel), from_trace ? "the trace's \"# kernel:\" line says" :
-                                                     "--sysfs says",
-                 kr->kernel,
+                 sim_release_name(rel),
+                 from_trace ? "the trace's \"# kernel:\" line says" : "--sysfs says", kr->kernel,
                  exact ? "" : ", and this is the newest release modelled at or below it");
     }
     return 0;

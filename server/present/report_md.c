@@ -18,9 +18,9 @@
 #include <string.h>
 
 #include "present/json_state.h"
-#include "scenario/metric.h"
 #include "present/report.h"
 #include "scenario/kernel.h"
+#include "scenario/metric.h"
 
 /* A table cell: '|' escaped, so a cache name cannot break the table. */
 static void md_cell(struct strbuf *out, const char *s)

@@ -20,10 +20,9 @@
 #include "scenario/kernel.h"
 #include "scenario/scenario_parse.h"
 
-static const char *const top_keys[] = {"format",  "name",   "title",    "description",
-                                       "kernel",  "model",  "seed",     "machine",
-                                       "variants", "config", "caches",  "ops",
-                                       "expect",  NULL};
+static const char *const top_keys[] = {"format", "name", "title",   "description", "kernel",
+                                       "model",  "seed", "machine", "variants",    "config",
+                                       "caches", "ops",  "expect",  NULL};
 static const char *const machine_keys[] = {"cpus",         "nodes", "cpu_node", "mem_mb_per_node",
                                            "present_cpus", "dma_mb", "dma32_mb", NULL};
 static const char *const config_keys[] = {"freelist_hardened", "freelist_random", "slab_debug",

@@ -58,9 +58,8 @@ int session_settings_parse(const cJSON *json, struct session_settings *st, struc
     }
     if (kernel && !cJSON_IsNull(kernel)) {
         struct sim_config tmp;
-        enum sim_release r = cJSON_IsString(kernel)
-                                     ? sim_kernel_lookup(kernel->valuestring, false)
-                                     : SIM_RELEASE_NONE;
+        enum sim_release r = cJSON_IsString(kernel) ? sim_kernel_lookup(kernel->valuestring, false)
+                                                    : SIM_RELEASE_NONE;
         char list[128];
         const char *why;
 
@@ -75,8 +74,8 @@ int session_settings_parse(const cJSON *json, struct session_settings *st, struc
             tmp.legacy_era = st->era;
             tmp.release = st->has_kernel ? st->release : SIM_RELEASE_NONE;
             if ((why = sim_release_model_conflict(r, &tmp))) {
-                strbuf_printf(err, "key \"model\": contradicts kernel %s: %s",
-                              sim_release_name(r), why);
+                strbuf_printf(err, "key \"model\": contradicts kernel %s: %s", sim_release_name(r),
+                              why);
                 return SESSION_EBADINPUT;
             }
         }
@@ -117,9 +116,10 @@ cJSON *session_run_settings_json(const struct session_run *r)
 
     sim_model_format(&r->cfg, model, sizeof(model));
     if (!o || !json_put(o, "seed", json_uint(r->cfg.seed)) ||
-        !json_put(o, "kernel", sim_release_name(r->cfg.release)
-                                       ? cJSON_CreateString(sim_release_name(r->cfg.release))
-                                       : cJSON_CreateNull()) ||
+        !json_put(o, "kernel",
+                  sim_release_name(r->cfg.release)
+                          ? cJSON_CreateString(sim_release_name(r->cfg.release))
+                          : cJSON_CreateNull()) ||
         !json_put(o, "model", json_str(model)) ||
         !json_put(o, "variants", vars = cJSON_CreateObject()))
         goto err_delete;
