@@ -550,11 +550,11 @@ static int choose_kernel(struct ktrace_replay *kr, const struct ktrace_opts *o, 
             return -EINVAL;
         }
         if (o->kernel)
-            snprintf(kr->kernel_note, sizeof(kr->kernel_note), "kernel %s: --kernel %s%s",
+            snprintf(kr->kernel_note, sizeof(kr->kernel_note), "kernel %s: --kernel %.32s%s",
                      sim_release_name(kr->cfg.release), o->kernel,
                      kr->kernel[0] ? " (the trace's own kernel is not used)" : "");
         else
-            snprintf(kr->kernel_note, sizeof(kr->kernel_note), "model %s: --model, no release",
+            snprintf(kr->kernel_note, sizeof(kr->kernel_note), "model %.64s: --model, no release",
                      o->model);
         return 0;
     }
@@ -569,7 +569,7 @@ static int choose_kernel(struct ktrace_replay *kr, const struct ktrace_opts *o, 
     } else if (rel == SIM_RELEASE_NONE) {
         sim_release_list(list, sizeof(list));
         snprintf(kr->kernel_note, sizeof(kr->kernel_note),
-                 "kernel %s: Linux %s is older than every release modelled (%s), so the "
+                 "kernel %s: Linux %.64s is older than every release modelled (%s), so the "
                  "default",
                  sim_release_name(kr->cfg.release), kr->kernel, list);
     } else {
@@ -581,7 +581,7 @@ static int choose_kernel(struct ktrace_replay *kr, const struct ktrace_opts *o, 
             snprintf(xy, sizeof(xy), "%u.%u", major, minor);
         exact = !strcmp(xy, sim_release_name(rel));
 
-        snprintf(kr->kernel_note, sizeof(kr->kernel_note), "kernel %s: %s Linux %s%s",
+        snprintf(kr->kernel_note, sizeof(kr->kernel_note), "kernel %s: %s Linux %.64s%s",
                  sim_release_name(rel),
                  from_trace ? "the trace's \"# kernel:\" line says" : "--sysfs says", kr->kernel,
                  exact ? "" : ", and this is the newest release modelled at or below it");

@@ -83,7 +83,7 @@ struct ktrace_replay {
     struct sim_config cfg;
     struct ktrace_counts n;
     char kernel[128];      /* from "# kernel:" or --sysfs, else "" */
-    char kernel_note[256]; /* which release the replay runs on and why */
+    char kernel_note[320]; /* which release the replay runs on and why */
     const char *cpus_from; /* "--cpus", "the #P: header", "the highest CPU seen" */
     char unknown[KTRACE_MAX_UNKNOWN][SIM_NAME_MAX]; /* unknown cache names, first seen */
     unsigned nr_unknown;
