@@ -22,6 +22,7 @@
 #include "internal.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -111,6 +112,7 @@ static const char *const variant_names[SIM_NR_VARIANTS] = {
         [SIM_VAR_DETACHED_FREELIST] = "DETACHED_FREELIST",
         [SIM_VAR_GFP_TRANSLATE] = "GFP_TRANSLATE",
         [SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = "CPU_PARTIAL_DIRECT_LOAD",
+        [SIM_VAR_REFILL_NONBLOCKING] = "REFILL_NONBLOCKING",
 };
 
 const char *sim_variant_name(unsigned v)
@@ -145,6 +147,7 @@ bool sim_variant_in_model(unsigned v, enum sim_model m)
     case SIM_VAR_DEFERRED_FREELIST: /* the sheaf era's slab and refill changes */
     case SIM_VAR_BARN_REFILL:
     case SIM_VAR_REFILL_RETURN:
+    case SIM_VAR_REFILL_NONBLOCKING:
         return m == SIM_MODEL_SHEAVES;
     case SIM_VAR_CPU_PARTIAL_DIRECT_LOAD:
         return m == SIM_MODEL_LEGACY;
@@ -273,8 +276,12 @@ const char *sim_model_error(const struct sim_config *cfg)
  * that separate them).  A release is a model, an era and the value of each
  * variant.  6.1's cpu partial slabs are frozen as in ERA_FROZEN_PARTIAL, and
  * like every kernel before "mm/slub: fix bulk alloc and free stats" (6.8) it
- * counts bulk allocations and frees per batch, which that era does too.  The rows of 6.1, 6.12
- * and 7.3 were checked against those kernels' sources; 6.18, 6.19 and 7.2 by reading only.
+ * counts bulk allocations and frees per batch, which that era does too; 6.8 is
+ * ERA_DELAYED_FREEZE, bulk counted per object.  The rows of 6.1, 6.12 and 7.3
+ * were checked against those kernels' sources; the others by reading only.
+ * REFILL_NONBLOCKING is fb1091febd66, merged for 7.0-rc3: 6.18 and 6.19
+ * refilled a sheaf cache's empty main sheaf only when the gfp allowed
+ * blocking, 7.0 on whenever it allowed spinning.
  */
 #define B SIM_BEFORE
 #define A SIM_AFTER
@@ -285,19 +292,24 @@ struct release_row {
     uint8_t variant[SIM_NR_VARIANTS];
 };
 
+/* clang-format off */
 static const struct release_row releases[SIM_NR_RELEASES] = {
         /* variants: DEFERRED_FREELIST, BARN_REFILL, REFILL_RETURN, DETACHED_FREELIST,
-         * GFP_TRANSLATE, CPU_PARTIAL_DIRECT_LOAD */
-        [SIM_RELEASE_6_1] = {"6.1", SIM_MODEL_LEGACY, SIM_ERA_FROZEN_PARTIAL, {A, A, A, A, B, B}},
-        [SIM_RELEASE_6_12] = {"6.12", SIM_MODEL_LEGACY, SIM_ERA_DIRECT_LOAD, {A, A, A, A, B, A}},
-        [SIM_RELEASE_6_18] = {"6.18", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A}},
-        [SIM_RELEASE_6_19] = {"6.19", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A}},
-        [SIM_RELEASE_7_2] = {"7.2", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A}},
-        [SIM_RELEASE_7_3] = {"7.3", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A}},
+         * GFP_TRANSLATE, CPU_PARTIAL_DIRECT_LOAD, REFILL_NONBLOCKING */
+        [SIM_RELEASE_6_1] = {"6.1", SIM_MODEL_LEGACY, SIM_ERA_FROZEN_PARTIAL, {A, A, A, A, B, B, A}},
+        [SIM_RELEASE_6_8] = {"6.8", SIM_MODEL_LEGACY, SIM_ERA_DELAYED_FREEZE, {A, A, A, A, B, B, A}},
+        [SIM_RELEASE_6_12] = {"6.12", SIM_MODEL_LEGACY, SIM_ERA_DIRECT_LOAD, {A, A, A, A, B, A, A}},
+        [SIM_RELEASE_6_18] = {"6.18", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, B}},
+        [SIM_RELEASE_6_19] = {"6.19", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, B}},
+        [SIM_RELEASE_7_0] = {"7.0", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, A}},
+        [SIM_RELEASE_7_1] = {"7.1", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, A}},
+        [SIM_RELEASE_7_2] = {"7.2", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A, A}},
+        [SIM_RELEASE_7_3] = {"7.3", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A, A}},
 };
+/* clang-format on */
 #undef A
 #undef B
-_Static_assert(SIM_NR_VARIANTS == 6, "a new variant needs its value in every release");
+_Static_assert(SIM_NR_VARIANTS == 7, "a new variant needs its value in every release");
 
 const char *sim_release_name(enum sim_release r)
 {
@@ -324,6 +336,118 @@ int sim_release_apply(enum sim_release r, struct sim_config *cfg)
     cfg->legacy_era = row->era;
     cfg->release = r;
     return 0;
+}
+
+enum sim_release sim_release_newest(void)
+{
+    return (enum sim_release)(SIM_NR_RELEASES - 1);
+}
+
+/* "X.Y" of a release's name as two numbers. */
+static void release_version(enum sim_release r, unsigned *major, unsigned *minor)
+{
+    const char *dot = strchr(releases[r].name, '.');
+
+    *major = (unsigned)atoi(releases[r].name);
+    *minor = dot ? (unsigned)atoi(dot + 1) : 0;
+}
+
+/* Digits at *@p as a number below 1000, advancing *@p; false when none. */
+static bool version_part(const char **p, unsigned *out)
+{
+    unsigned v = 0, n = 0;
+
+    while (**p >= '0' && **p <= '9' && n < 4) {
+        v = v * 10 + (unsigned)(**p - '0');
+        (*p)++;
+        n++;
+    }
+    *out = v;
+    return n > 0 && n < 4;
+}
+
+enum sim_release sim_kernel_lookup(const char *text, bool at_or_below)
+{
+    const char *p = text;
+    enum sim_release best = SIM_RELEASE_NONE;
+    unsigned major, minor, patch, rm, rn;
+
+    if (!version_part(&p, &major) || *p++ != '.' || !version_part(&p, &minor))
+        return SIM_RELEASE_NONE;
+    if (*p == '.') {
+        p++;
+        if (!version_part(&p, &patch))
+            return SIM_RELEASE_NONE;
+    }
+    if (*p && (*p == '.' || !at_or_below))
+        return SIM_RELEASE_NONE; /* "-amd64", "+deb13": only from a recorded uname -r */
+    for (unsigned r = 1; r < SIM_NR_RELEASES; r++) {
+        release_version((enum sim_release)r, &rm, &rn);
+        if (rm == major && rn == minor)
+            return (enum sim_release)r;
+        if (at_or_below && (rm < major || (rm == major && rn < minor)))
+            best = (enum sim_release)r; /* rows are in version order */
+    }
+    return best;
+}
+
+size_t sim_release_list(char *buf, size_t len)
+{
+    size_t n = 0;
+
+    if (len)
+        buf[0] = 0;
+    for (unsigned r = 1; r < SIM_NR_RELEASES && n < len; r++) {
+        int k = snprintf(buf + n, len - n, "%s%s", r > 1 ? ", " : "", releases[r].name);
+
+        if (k < 0)
+            break;
+        n += (size_t)k;
+    }
+    return n < len ? n : (len ? len - 1 : 0);
+}
+
+const char *sim_release_model_conflict(enum sim_release r, const struct sim_config *model)
+{
+    const struct release_row *row;
+
+    if (r == SIM_RELEASE_NONE || (unsigned)r >= SIM_NR_RELEASES)
+        return "unknown release";
+    row = &releases[r];
+    if (model->release != SIM_RELEASE_NONE && model->release != r)
+        return "it names another release";
+    if (model->model != row->model)
+        return row->model == SIM_MODEL_LEGACY ? "that kernel has per-CPU slabs (the legacy model)"
+                                              : "that kernel has sheaves (the sheaves model)";
+    if (model->legacy_era != SIM_ERA_DEFAULT && model->legacy_era != row->era)
+        return "that kernel is another era of the legacy model";
+    return NULL;
+}
+
+unsigned sim_release_overrides(enum sim_release r, const struct sim_config *cfg, char *buf,
+                               size_t len)
+{
+    unsigned count = 0;
+    size_t n = 0;
+
+    if (len)
+        buf[0] = 0;
+    if (r == SIM_RELEASE_NONE || (unsigned)r >= SIM_NR_RELEASES)
+        return 0;
+    for (unsigned v = 0; v < SIM_NR_VARIANTS; v++) {
+        int k;
+
+        if (!sim_variant_in_model(v, cfg->model) || cfg->variant[v] == releases[r].variant[v])
+            continue;
+        count++;
+        if (n >= len)
+            continue;
+        k = snprintf(buf + n, len - n, "%s%s=%s", count > 1 ? "," : "", variant_names[v],
+                     cfg->variant[v] == SIM_AFTER ? "after" : "before");
+        if (k > 0)
+            n += (size_t)k;
+    }
+    return count;
 }
 
 /* ---- RCU modes ----------------------------------------------------------- */

@@ -80,9 +80,23 @@ static bool main_from_barn(struct sim *sim, struct kmem_cache *s, const char *fn
 }
 
 /*
+ * Whether the operation's gfp lets __pcs_replace_empty_main refill an empty
+ * sheaf: since fb1091febd66 (REFILL_NONBLOCKING after) whenever it may spin
+ * (gfpflags_allow_spinning: either reclaim bit), before it only when it may
+ * block (gfpflags_allow_blocking: __GFP_DIRECT_RECLAIM), so GFP_ATOMIC and
+ * GFP_NOWAIT went to the slab slow path.
+ */
+static bool refill_allowed(const struct sim *sim)
+{
+    if (sim->cfg.variant[SIM_VAR_REFILL_NONBLOCKING] == SIM_AFTER)
+        return (sim->gfp & SIM_GFP_RECLAIM) != 0;
+    return (sim->gfp & SIM_GFP_DIRECT_RECLAIM) != 0;
+}
+
+/*
  * Main is empty: make a non-empty sheaf main (kernel:
  * __pcs_replace_empty_main).  Returns false when only the slow path can
- * help (no sheaves, refill failed).
+ * help (no sheaves, the gfp may not refill, refill failed).
  */
 static bool replace_empty_main(struct sim *sim, struct kmem_cache *s)
 {
@@ -100,6 +114,14 @@ static bool replace_empty_main(struct sim *sim, struct kmem_cache *s)
     }
     if (main_from_barn(sim, s, "__pcs_replace_empty_main"))
         return true;
+    if (!refill_allowed(sim)) {
+        ev_begin(sim, s, "__pcs_replace_empty_main",
+                 sim->cfg.variant[SIM_VAR_REFILL_NONBLOCKING] == SIM_AFTER ? "no_refill_nospin"
+                                                                           : "no_refill_noblock",
+                 node);
+        ev_end(sim);
+        return false;
+    }
 
     if (pcs->spare) {
         ev_begin(sim, s, "__pcs_replace_empty_main", "take_spare", node);

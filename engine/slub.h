@@ -43,6 +43,9 @@ enum sim_variant {
                                 * __GFP_KSWAPD_RECLAIM across (before, "coupled") */
     SIM_VAR_CPU_PARTIAL_DIRECT_LOAD, /* 90b1e56641bb (legacy model): a CPU partial slab is loaded
                                       * under one lock section (before: unlock, freeze, relock) */
+    SIM_VAR_REFILL_NONBLOCKING,      /* fb1091febd66 "mm/slab: allow sheaf refill if blocking is not
+                                      * allowed": __pcs_replace_empty_main refills an empty main sheaf
+                                      * whenever the gfp may spin (after), not only when it may block */
     SIM_NR_VARIANTS
 };
 enum { SIM_BEFORE = 0, SIM_AFTER = 1 };
@@ -71,9 +74,12 @@ enum sim_legacy_era {
 enum sim_release {
     SIM_RELEASE_NONE,
     SIM_RELEASE_6_1,
+    SIM_RELEASE_6_8,
     SIM_RELEASE_6_12,
     SIM_RELEASE_6_18,
     SIM_RELEASE_6_19,
+    SIM_RELEASE_7_0,
+    SIM_RELEASE_7_1,
     SIM_RELEASE_7_2,
     SIM_RELEASE_7_3,
     SIM_NR_RELEASES
@@ -395,6 +401,25 @@ enum sim_release sim_release_lookup(const char *name);
 /* Set @cfg's model, era and variants as release @r has them:
  * 0, or -EINVAL for SIM_RELEASE_NONE and out of range. */
 int sim_release_apply(enum sim_release r, struct sim_config *cfg);
+/* The newest release the engine models: what the lab runs when nothing names
+ * a kernel or a model. */
+enum sim_release sim_release_newest(void);
+/*
+ * The release of kernel version @text, "X.Y" or "X.Y.Z" (a point release is
+ * its X.Y; with @at_or_below, a suffix as uname -r prints it, "-amd64", is ignored).  @at_or_below:
+ * the newest modelled release at or below the version when it has no row of its own (a recorded
+ * trace), else only an exact X.Y.  SIM_RELEASE_NONE when the text is no version or no release fits.
+ */
+enum sim_release sim_kernel_lookup(const char *text, bool at_or_below);
+/* "6.1, 6.8, ..., 7.3": the releases, for messages; returns the length. */
+size_t sim_release_list(char *buf, size_t len);
+/* Whether @cfg's model and era agree with release @r's (a "model" given with a
+ * "kernel" must); NULL when they do, else why not. */
+const char *sim_release_model_conflict(enum sim_release r, const struct sim_config *model);
+/* The variants of @cfg that differ from release @r's row and matter in its
+ * model, as "NAME=value,NAME=value" ("" when none); returns the count. */
+unsigned sim_release_overrides(enum sim_release r, const struct sim_config *cfg, char *buf,
+                               size_t len);
 
 /* ---- Geometry ------------------------------------------------------------ */
 

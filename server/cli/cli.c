@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "scenario/kernel.h"
 
 bool cli_is_help(const char *arg)
 {
@@ -66,20 +67,25 @@ const struct cli_opt cli_model_opts[] = {
         {CLI_TO(struct cli_model_args, variants), .name = "variant", .arg = "NAME=VALUE",
          .help = "override a kernel variant (DEFERRED_FREELIST, BARN_REFILL, ...: docs/cli.md "
                  "lists them): VALUE is before or after"},
+        {CLI_TO(struct cli_model_args, kernel), .name = "kernel", .arg = "X.Y[.Z]",
+         .help = "run on this kernel release's SLUB (its model, era and variants; "
+                 "docs/engine.md lists the releases)"},
         {CLI_TO(struct cli_model_args, model), .name = "model", .arg = "MODEL",
-         .help = "override the model: sheaves, legacy or legacy:ERA"},
+         .help = "override the model for an experiment: sheaves, legacy or legacy:ERA "
+                 "(or a release, as --kernel)"},
         {CLI_TO(struct cli_model_args, seed), .name = "seed", .arg = "N",
          .help = "override the seed"},
         {0},
 };
 
-int cli_configure(const char *cmd, const struct cli_model_args *m, struct sim_config *cfg)
+int cli_configure(const char *cmd, const struct cli_model_args *m, uint32_t keep,
+                  struct sim_config *cfg)
 {
+    char msg[256];
     int i;
 
-    if (m->model && sim_model_parse(m->model, cfg))
-        return cli_usage_error(cmd, "unknown model \"%s\" (sheaves, legacy or legacy:ERA)",
-                               m->model);
+    if ((m->kernel || m->model) && kernel_choose(m->kernel, m->model, keep, cfg, msg, sizeof(msg)))
+        return cli_usage_error(cmd, "%s", msg);
     if (m->seed.given)
         cfg->seed = m->seed.value;
     for (i = 0; i < m->variants.n; i++)

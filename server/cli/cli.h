@@ -136,15 +136,19 @@ extern const struct cli_command cmd_run, cmd_compare, cmd_serve, cmd_geometry, c
         cmd_import, cmd_bench, cmd_export, cmd_report, cmd_gfp, cmd_oracle;
 
 /* cli.c */
-/* --model, --seed, --variant: the settings run, export and report override. */
+/* --kernel, --model, --seed, --variant: the settings run, export and report override. */
 struct cli_model_args {
+    const char *kernel;       /* NULL: the scenario's */
     const char *model;        /* NULL: the scenario's */
     struct cli_u64 seed;      /* not given: the scenario's */
     struct cli_list variants; /* NAME=VALUE, in command-line order */
 };
 extern const struct cli_opt cli_model_opts[];
-/* Apply @m over @cfg: CLI_OK, or CLI_USAGE after printing why. */
-int cli_configure(const char *cmd, const struct cli_model_args *m, struct sim_config *cfg);
+/* Apply @m over @cfg, a scenario's configuration whose explicit variants are
+ * the bits of @keep (they stay through --kernel and --model; --variant
+ * overrides them): CLI_OK, or CLI_USAGE after printing why. */
+int cli_configure(const char *cmd, const struct cli_model_args *m, uint32_t keep,
+                  struct sim_config *cfg);
 /* True for "--help" and "-h". */
 bool cli_is_help(const char *arg);
 /* Parse a decimal unsigned integer; false (nothing stored) when invalid. */

@@ -2,7 +2,9 @@
  * cmd_compare.c: `slublab compare FILE`: one scenario, two settings, one table.
  *
  * The scenario runs twice, identical but for one variant (--variant NAME,
- * before then after, or NAME=A,B) or the model (--model A,B).  The first run
+ * before then after, or NAME=A,B), the kernel release (--kernel A,B: each
+ * run on its release's model, era and variants, the scenario's explicit
+ * variants kept) or the model (--model A,B).  The first run
  * is the baseline, the second the patched kernel, as in the tables of mm
  * patch cover letters (the model: present/compare.c).
  */
@@ -19,12 +21,14 @@
 #include "present/compare.h"
 #include "present/report_md.h"
 #include "present/svg_chart.h"
+#include "scenario/kernel.h"
 #include "scenario/replay.h"
 
 struct compare_args {
     const char *file;
     const char *variant; /* NAME or NAME=A,B */
     const char *models;  /* A,B */
+    const char *kernels; /* A,B */
     const char *cache;   /* NULL: the first cache the scenario creates */
     struct cli_u64 seed;
     bool json;
@@ -39,6 +43,10 @@ static const struct cli_opt compare_opts[] = {
                  "patched NAME=B (before or after)"},
         {CLI_TO(struct compare_args, models), .name = "model", .arg = "A,B", .one_of = 1,
          .required = true, .help = "baseline model A, patched model B"},
+        {CLI_TO(struct compare_args, kernels), .name = "kernel", .arg = "A,B", .one_of = 1,
+         .required = true,
+         .help = "baseline kernel release A, patched B (6.12,7.2); a counter one of them "
+                 "lacks shows n/a"},
         {CLI_TO(struct compare_args, cache), .name = "cache", .arg = "NAME",
          .help = "the cache to compare (default: the first one created)"},
         {CLI_TO(struct compare_args, seed), .name = "seed", .arg = "N",
@@ -58,8 +66,8 @@ static const struct cli_opt compare_opts[] = {
 /* What spans several options. */
 static int compare_check_args(const struct compare_args *a)
 {
-    if (!a->variant == !a->models)
-        return cli_usage_error("compare", "give exactly one of --variant and --model");
+    if ((a->variant != NULL) + (a->models != NULL) + (a->kernels != NULL) != 1)
+        return cli_usage_error("compare", "give exactly one of --variant, --kernel and --model");
     if (a->json && a->md)
         return cli_usage_error("compare", "--json and --md exclude each other");
     if (a->out && !a->md)
@@ -85,10 +93,11 @@ static bool compare_split(const char *s, char *a, char *b, size_t size)
 }
 
 /* Build the two configurations from the scenario's and the axis. */
-static int compare_configure(const struct compare_args *a, const struct sim_config *base,
+static int compare_configure(const struct compare_args *a, const struct scenario *scn,
                              struct compare_side side[2])
 {
-    char name[64], va[32] = "before", vb[32] = "after", spec[128];
+    char name[64], va[32] = "before", vb[32] = "after", spec[128], msg[256];
+    const struct sim_config *base = &scn->config;
     const char *eq;
     int k;
 
@@ -96,6 +105,18 @@ static int compare_configure(const struct compare_args *a, const struct sim_conf
     if (a->seed.given)
         side[0].cfg.seed = a->seed.value;
     side[1].cfg = side[0].cfg;
+    if (a->kernels) {
+        if (!compare_split(a->kernels, va, vb, sizeof(va)))
+            return cli_usage_error("compare", "--kernel wants A,B, not \"%s\"", a->kernels);
+        for (k = 0; k < 2; k++) {
+            if (kernel_choose(k ? vb : va, NULL, scn->variants_given, &side[k].cfg, msg,
+                              sizeof(msg)))
+                return cli_usage_error("compare", "%s", msg);
+            snprintf(side[k].label, sizeof(side[k].label), "kernel %s",
+                     sim_release_name(side[k].cfg.release));
+        }
+        return CLI_OK;
+    }
     if (a->models) {
         if (!compare_split(a->models, va, vb, sizeof(va)))
             return cli_usage_error("compare", "--model wants A,B, not \"%s\"", a->models);
@@ -224,7 +245,7 @@ static int compare_main(int argc, char **argv)
         return CLI_USAGE;
     memset(side, 0, sizeof(side));
     side[0].keep_snap = side[1].keep_snap = args.md;
-    if (!(ret = compare_configure(&args, &scn->config, side)) &&
+    if (!(ret = compare_configure(&args, scn, side)) &&
         !(ret = compare_run(&args, scn, &side[0], cache[0])) &&
         !(ret = compare_run(&args, scn, &side[1], cache[1]))) {
         if (args.json)

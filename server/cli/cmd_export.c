@@ -166,7 +166,7 @@ int cli_state_open(const char *cmd, const struct cli_state_args *a, struct scena
     if (!(*scn = cli_load(a->file)))
         return CLI_USAGE;
     *cfg = (*scn)->config;
-    if (cli_configure(cmd, &a->m, cfg))
+    if (cli_configure(cmd, &a->m, (*scn)->variants_given, cfg))
         return CLI_USAGE;
     if (replay_init(rp, *scn, cfg)) {
         fprintf(stderr, "%s\n", strbuf_str(&rp->error));

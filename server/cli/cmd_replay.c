@@ -23,11 +23,12 @@
 #include "base/strbuf.h"
 #include "ktrace/ktrace_replay.h"
 #include "present/ktrace_report.h"
+#include "scenario/kernel.h"
 #include "scenario/scenario_write.h"
 #include "session/ktrace_session.h"
 
 struct replay_args {
-    const char *file, *sysfs, *model, *out, *db;
+    const char *file, *sysfs, *kernel, *model, *out, *db;
     struct cli_u64 cpus, seed, mem_mb;
     bool validate, progress;
 };
@@ -40,8 +41,11 @@ static const struct cli_opt replay_opts[] = {
          .max = SIM_MAX_CPUS,
          .help = "CPUs of the machine (default: the #P: header, else the highest CPU in the trace "
                  "+ 1); events on higher CPUs are folded modulo N"},
+        {CLI_TO(struct replay_args, kernel), .name = "kernel", .arg = "X.Y[.Z]",
+         .help = "replay on this release (default: the trace's \"# kernel:\" line, the newest "
+                 "release modelled at or below it; without one, the newest release)"},
         {CLI_TO(struct replay_args, model), .name = "model", .arg = "M",
-         .help = "sheaves (default), legacy or legacy:ERA"},
+         .help = "an experiment instead of a release: sheaves, legacy or legacy:ERA"},
         {CLI_TO(struct replay_args, seed), .name = "seed", .arg = "N", .min = 1,
          .help = "the engine's seed (default 1)"},
         {CLI_TO(struct replay_args, mem_mb), .name = "mem-mb", .arg = "N", .min = 4,
@@ -146,14 +150,15 @@ static int replay_main(int argc, char **argv)
     progress = args.progress || isatty(STDERR_FILENO);
     o.validate = args.validate;
     o.cpus = (unsigned)args.cpus.value; /* 0 when not given: from the trace */
-    if (args.model) {
+    if (args.model || args.kernel) {
         struct sim_config tmp;
+        char msg[256];
 
         sim_config_default(&tmp);
-        if (sim_model_parse(args.model, &tmp) || sim_model_error(&tmp))
-            return cli_usage_error("replay", "unknown model \"%s\" (sheaves, legacy or legacy:ERA)",
-                                   args.model);
+        if (kernel_choose(args.kernel, args.model, 0, &tmp, msg, sizeof(msg)))
+            return cli_usage_error("replay", "%s", msg);
         o.model = args.model;
+        o.kernel = args.kernel;
     }
     o.seed = args.seed.value; /* 0 when not given: the default */
     if (args.mem_mb.value % 4)

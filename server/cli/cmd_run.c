@@ -127,7 +127,7 @@ static int run_main(int argc, char **argv)
     if (!(scn = cli_load(args.file)))
         return CLI_USAGE;
     cfg = scn->config;
-    if ((ret = cli_configure("run", &args.m, &cfg)))
+    if ((ret = cli_configure("run", &args.m, scn->variants_given, &cfg)))
         goto out_release;
     if (replay_init(&rp, scn, &cfg)) {
         fprintf(stderr, "%s\n", strbuf_str(&rp.error));

@@ -18,8 +18,9 @@
 #include "present/compare.h"
 #include "present/json_state.h"
 #include "present/report_md.h"
-#include "scenario/scenario.h"
 #include "present/svg_chart.h"
+#include "scenario/kernel.h"
+#include "scenario/scenario.h"
 #include "session/registry.h"
 #include "session/session.h"
 
@@ -34,6 +35,53 @@ int route_health(const struct request *req, struct response *res)
         o = NULL;
     }
     return route_json(res, 200, o);
+}
+
+/* One release of the table: its name, model (with the era) and variants. */
+static cJSON *kernel_json(enum sim_release r)
+{
+    struct sim_config cfg;
+    cJSON *o = cJSON_CreateObject(), *vars = NULL;
+    char model[64];
+
+    sim_config_default(&cfg);
+    sim_release_apply(r, &cfg);
+    if (cfg.model == SIM_MODEL_LEGACY)
+        snprintf(model, sizeof(model), "legacy:%s", sim_legacy_era_name(sim_legacy_era(&cfg)));
+    else
+        snprintf(model, sizeof(model), "%s", sim_model_name(cfg.model));
+    if (!o || !json_put(o, "name", cJSON_CreateString(sim_release_name(r))) ||
+        !json_put(o, "model", cJSON_CreateString(model)) ||
+        !json_put(o, "variants", vars = cJSON_CreateObject()))
+        goto err_delete;
+    for (unsigned v = 0; v < SIM_NR_VARIANTS; v++)
+        if (sim_variant_in_model(v, cfg.model) &&
+            !json_put(vars, sim_variant_name(v),
+                      cJSON_CreateString(cfg.variant[v] == SIM_AFTER ? "after" : "before")))
+            goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+int route_kernels(const struct request *req, struct response *res)
+{
+    cJSON *o = cJSON_CreateObject(), *arr = NULL;
+
+    (void)req;
+    if (!o || !json_put(o, "default", cJSON_CreateString(sim_release_name(sim_release_newest()))) ||
+        !json_put(o, "kernels", arr = cJSON_CreateArray()))
+        goto err_delete;
+    for (unsigned r = 1; r < SIM_NR_RELEASES; r++)
+        if (!json_push(arr, kernel_json((enum sim_release)r)))
+            goto err_delete;
+    return route_json(res, 200, o);
+
+err_delete:
+    cJSON_Delete(o);
+    return route_json(res, 200, NULL);
 }
 
 int route_scenarios(const struct request *req, struct response *res)
@@ -96,17 +144,33 @@ static bool compare_pair(const char *s, char *a, char *b, size_t size)
 
 /* The two configurations from ?variant= or ?model=; false after a 400. */
 static bool compare_axis(const struct request *req, struct response *res,
-                         const struct sim_config *base, struct compare_side side[2])
+                         const struct sim_config *base, uint32_t keep, struct compare_side side[2])
 {
     const char *variant = route_query(req, "variant"), *models = route_query(req, "model");
-    char name[64], va[32] = "before", vb[32] = "after";
+    const char *kernels = route_query(req, "kernel");
+    char name[64], va[32] = "before", vb[32] = "after", msg[256];
     const char *eq;
     int k, id;
 
     side[0].cfg = side[1].cfg = *base;
-    if (!variant == !models) {
-        route_error(res, 400, "bad_request", "give exactly one of variant= and model=");
+    if ((variant != NULL) + (models != NULL) + (kernels != NULL) != 1) {
+        route_error(res, 400, "bad_request", "give exactly one of variant=, kernel= and model=");
         return false;
+    }
+    if (kernels) {
+        if (!compare_pair(kernels, va, vb, sizeof(va))) {
+            route_error(res, 400, "bad_request", "kernel: expected A,B");
+            return false;
+        }
+        for (k = 0; k < 2; k++) {
+            if (kernel_choose(k ? vb : va, NULL, keep, &side[k].cfg, msg, sizeof(msg))) {
+                route_error(res, 400, "bad_request", "kernel: %s", msg);
+                return false;
+            }
+            snprintf(side[k].label, sizeof(side[k].label), "kernel %s",
+                     sim_release_name(side[k].cfg.release));
+        }
+        return true;
     }
     if (models) {
         if (!compare_pair(models, va, vb, sizeof(va))) {
@@ -228,6 +292,8 @@ static int compare_open_run(const struct request *req, const struct session *mor
     s->run->settings.seed = side->cfg.seed;
     s->run->settings.model = side->cfg.model;
     s->run->settings.era = side->cfg.legacy_era;
+    s->run->settings.has_kernel = side->cfg.release != SIM_RELEASE_NONE;
+    s->run->settings.release = side->cfg.release;
     for (v = 0; v < SIM_NR_VARIANTS; v++) {
         s->run->settings.has_variant[v] = true;
         s->run->settings.variant[v] = side->cfg.variant[v];
@@ -310,7 +376,7 @@ int route_compare(const struct request *req, struct response *res)
     if (q == 0)
         base.seed = seed;
     side[0].keep_snap = side[1].keep_snap = format != NULL;
-    if (!compare_axis(req, res, &base, side))
+    if (!compare_axis(req, res, &base, scn->variants_given, side))
         goto out_release;
     if (compare_side_run(scn, more, cache, &side[0], cache_name[0], &err) ||
         compare_side_run(scn, more, cache, &side[1], cache_name[1], &err)) {

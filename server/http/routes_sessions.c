@@ -153,7 +153,8 @@ static int register_and_answer(const struct request *req, struct response *res, 
 
 int route_session_create(const struct request *req, struct response *res)
 {
-    static const char *const keys[] = {"scenario", "seed", "model", "variants", "ops", NULL};
+    static const char *const keys[] = {"scenario", "seed", "kernel", "model",
+                                       "variants", "ops",  NULL};
     struct app *app = req->app;
     struct strbuf err = STRBUF_INIT;
     struct session_settings st;

@@ -25,13 +25,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "http/app.h"
 #include "base/ids.h"
-#include "present/json_state.h"
-#include "ktrace/ktrace_replay.h"
-#include "present/ktrace_report.h"
-#include "session/registry.h"
+#include "http/app.h"
 #include "http/routes.h"
+#include "ktrace/ktrace_replay.h"
+#include "present/json_state.h"
+#include "present/ktrace_report.h"
+#include "scenario/kernel.h"
+#include "session/registry.h"
 
 enum job_state { JOB_REPLAYING, JOB_BUILDING, JOB_DONE, JOB_FAILED };
 
@@ -46,7 +47,8 @@ struct trace_job {
     char path[256]; /* the uploaded trace; removed by the thread */
     uint64_t bytes; /* its size */
     unsigned cpus;  /* ?cpus=, 0: from the trace */
-    char model[64]; /* as sim_model_format() writes it */
+    char model[64]; /* ?model=, as sim_model_format() writes it; "": none */
+    char kernel[32]; /* ?kernel=; "": the trace's "# kernel:" line, else the default */
     pthread_t thread;
     volatile bool cancel; /* set by traces_free() and by the uploader's DELETE */
     char owner[SESSION_TOKEN_LEN + 1]; /* the uploader's token (DELETE needs it) */
@@ -279,7 +281,8 @@ static void *job_run(void *arg)
 {
     struct trace_job *j = arg;
     struct ktrace_opts o = {.cpus = j->cpus,
-                            .model = j->model,
+                            .model = j->model[0] ? j->model : NULL,
+                            .kernel = j->kernel[0] ? j->kernel : NULL,
                             .record = true,
                             .max_ops = j->app->cfg.lim.max_ops < TRACES_MAX_OPS
                                                ? j->app->cfg.lim.max_ops
@@ -411,7 +414,8 @@ int route_trace_create(const struct request *req, struct response *res)
     struct trace_jobs *tj = req->app->traces;
     struct trace_upload *up = req->upload;
     struct trace_job *j;
-    const char *model = route_query(req, "model");
+    const char *model = route_query(req, "model"), *kernel = route_query(req, "kernel");
+    char msg[256];
     uint64_t cpus = 0;
     struct sim_config mc;
     int slot;
@@ -433,9 +437,10 @@ int route_trace_create(const struct request *req, struct response *res)
     if (route_query_u64(req, res, "cpus", SIM_MAX_CPUS, &cpus) < 0)
         return 0;
     sim_config_default(&mc);
-    if (model && (sim_model_parse(model, &mc) || sim_model_error(&mc)))
-        return route_error(res, 400, "bad_request",
-                           "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", model);
+    if ((model || kernel) && (strlen(kernel ? kernel : "") >= 32 ||
+                              kernel_choose(kernel, model, 0, &mc, msg, sizeof(msg))))
+        return route_error(res, 400, "bad_request", "%s",
+                           kernel && strlen(kernel) >= 32 ? "kernel: too long" : msg);
     if (!(j = calloc(1, sizeof(*j))) || ids_random(j->id, TRACES_ID_LEN) || ids_token(j->owner)) {
         free(j);
         return route_error(res, 500, "internal", "out of memory");
@@ -445,7 +450,10 @@ int route_trace_create(const struct request *req, struct response *res)
     j->bytes = up->len;
     j->total = up->len;
     j->cpus = (unsigned)cpus;
-    sim_model_format(&mc, j->model, sizeof(j->model));
+    if (model)
+        sim_model_format(&mc, j->model, sizeof(j->model));
+    if (kernel)
+        snprintf(j->kernel, sizeof(j->kernel), "%s", kernel);
     j->state = JOB_REPLAYING;
     memcpy(j->path, up->path, sizeof(j->path));
     pthread_mutex_lock(&tj->lock);

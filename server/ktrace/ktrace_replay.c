@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "ktrace/ktrace_internal.h"
+#include "scenario/kernel.h"
 #include "scenario/scenario_write.h"
 
 #define KMALLOC_MAX_CACHE_SIZE 8192u
@@ -521,10 +522,10 @@ static bool is_kmem(enum ktrace_kind k)
 }
 
 /* First pass: the CPU count from "#P:" or the highest [CPU].  0 or -EIO. */
-static int count_cpus(struct ktrace_replay *kr, struct ktrace_reader *r, unsigned *out)
+static int count_cpus(struct ktrace_replay *kr, struct ktrace_reader *r, bool need, unsigned *out)
 {
-    const char *line;
-    size_t len;
+    const char *line, *kv;
+    size_t len, kl;
     unsigned max = 0, hdr = 0;
     bool header = true;
     struct ktrace_event ev;
@@ -532,24 +533,86 @@ static int count_cpus(struct ktrace_replay *kr, struct ktrace_reader *r, unsigne
     /* a read error shows again, with the lines before it, in the second pass */
     while (ktrace_next_line(r, &line, &len) > 0) {
         if (header && len && line[0] == '#') {
-            if (ktrace_header_cpus(line, len, &hdr)) {
+            if (ktrace_header_kernel(line, len, &kv, &kl))
+                snprintf(kr->kernel, sizeof(kr->kernel), "%.*s", (int)kl, kv);
+            if (need && ktrace_header_cpus(line, len, &hdr)) {
                 kr->cpus_from = "the #P: header";
                 *out = hdr;
-                return ktrace_rewind(r);
+                need = false;
             }
             continue;
         }
         header = false;
+        if (!need)
+            break;
         if (is_kmem(ktrace_parse_line(line, len, &ev)) && ev.cpu > max)
             max = ev.cpu;
     }
-    kr->cpus_from = "the highest CPU seen";
-    *out = max + 1;
+    if (need) {
+        kr->cpus_from = "the highest CPU seen";
+        *out = max + 1;
+    }
     return ktrace_rewind(r);
 }
 
-static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, unsigned cpus,
+/*
+ * The release to replay on, into kr->cfg, and why, into kr->kernel_note:
+ * --kernel, else --model (an experiment), else the trace's kernel (the
+ * modelled release at or below its X.Y), else the newest release.
+ */
+static int choose_kernel(struct ktrace_replay *kr, const struct ktrace_opts *o, bool from_trace,
                          struct strbuf *err)
+{
+    char msg[256], list[128];
+    enum sim_release rel;
+
+    if (o->kernel || o->model) {
+        if (kernel_choose(o->kernel, o->model, 0, &kr->cfg, msg, sizeof(msg))) {
+            strbuf_printf(err, "%s", msg);
+            return -EINVAL;
+        }
+        if (o->kernel)
+            snprintf(kr->kernel_note, sizeof(kr->kernel_note), "kernel %s: --kernel %.32s%s",
+                     sim_release_name(kr->cfg.release), o->kernel,
+                     kr->kernel[0] ? " (the trace's own kernel is not used)" : "");
+        else
+            snprintf(kr->kernel_note, sizeof(kr->kernel_note), "model %.64s: --model, no release",
+                     o->model);
+        return 0;
+    }
+    rel = kr->kernel[0] ? sim_kernel_lookup(kr->kernel, true) : SIM_RELEASE_NONE;
+    kernel_choose(rel != SIM_RELEASE_NONE ? sim_release_name(rel) : NULL, NULL, 0, &kr->cfg, msg,
+                  sizeof(msg));
+    if (!kr->kernel[0]) {
+        snprintf(kr->kernel_note, sizeof(kr->kernel_note),
+                 "kernel %s: the trace has no \"# kernel:\" line, so the default (the newest "
+                 "release modelled; --kernel X.Y picks another)",
+                 sim_release_name(kr->cfg.release));
+    } else if (rel == SIM_RELEASE_NONE) {
+        sim_release_list(list, sizeof(list));
+        snprintf(kr->kernel_note, sizeof(kr->kernel_note),
+                 "kernel %s: Linux %.64s is older than every release modelled (%s), so the "
+                 "default",
+                 sim_release_name(kr->cfg.release), kr->kernel, list);
+    } else {
+        unsigned major = 0, minor = 0;
+        char xy[32] = "";
+        bool exact;
+
+        if (sscanf(kr->kernel, "%u.%u", &major, &minor) == 2)
+            snprintf(xy, sizeof(xy), "%u.%u", major, minor);
+        exact = !strcmp(xy, sim_release_name(rel));
+
+        snprintf(kr->kernel_note, sizeof(kr->kernel_note), "kernel %s: %s Linux %.64s%s",
+                 sim_release_name(rel),
+                 from_trace ? "the trace's \"# kernel:\" line says" : "--sysfs says", kr->kernel,
+                 exact ? "" : ", and this is the newest release modelled at or below it");
+    }
+    return 0;
+}
+
+static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, unsigned cpus,
+                         bool from_trace, struct strbuf *err)
 {
     int ret;
 
@@ -563,10 +626,8 @@ static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, 
     }
     kr->cfg.nr_cpus = cpus ? cpus : 1;
     kr->cfg.nr_nodes = 1;
-    if (o->model && (sim_model_parse(o->model, &kr->cfg) || sim_model_error(&kr->cfg))) {
-        strbuf_printf(err, "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", o->model);
-        return -EINVAL;
-    }
+    if ((ret = choose_kernel(kr, o, from_trace, err)))
+        return ret;
     if (o->seed)
         kr->cfg.seed = o->seed;
     kr->cfg.mem_per_node = (uint64_t)(o->mem_mb ? o->mem_mb : KTRACE_DEFAULT_MEM_MB) << 20;
@@ -589,22 +650,22 @@ int ktrace_replay_run(struct ktrace_replay *kr, struct ktrace_reader *r,
     size_t len;
     unsigned cpus = o->cpus;
     int got, ret;
-    bool header = true;
+    bool header = true, from_trace;
 
     memset(kr, 0, sizeof(*kr));
     kr->o = o;
-    if (o->sysfs && o->sysfs->kernel[0])
-        snprintf(kr->kernel, sizeof(kr->kernel), "%s", o->sysfs->kernel);
-    if (cpus) {
+    if (cpus)
         kr->cpus_from = "--cpus";
-    } else {
-        ret = count_cpus(kr, r, &cpus);
-        if (ret) {
-            strbuf_printf(err, "%s", ktrace_reader_error(r));
-            return ret;
-        }
+    kr->kernel[0] = 0;
+    ret = count_cpus(kr, r, !cpus, &cpus);
+    if (ret) {
+        strbuf_printf(err, "%s", ktrace_reader_error(r));
+        return ret;
     }
-    ret = build_machine(kr, o, cpus, err);
+    from_trace = kr->kernel[0] != 0;
+    if (!from_trace && o->sysfs && o->sysfs->kernel[0]) /* no "# kernel:" line: --sysfs's */
+        snprintf(kr->kernel, sizeof(kr->kernel), "%s", o->sysfs->kernel);
+    ret = build_machine(kr, o, cpus, from_trace, err);
     if (ret)
         return ret;
     if (o->record) {

@@ -27,7 +27,10 @@
 
 struct ktrace_opts {
     unsigned cpus;     /* 0: the #P: header, else the highest CPU seen + 1 */
-    const char *model; /* "sheaves", "legacy" or "legacy:ERA" (sim_model_parse); NULL: sheaves */
+    const char *kernel; /* "X.Y[.Z]": the release to replay on; NULL: the trace's "# kernel:"
+                         * line (the modelled release at or below it), else the newest */
+    const char *model;  /* "sheaves", "legacy" or "legacy:ERA" (sim_model_parse): an experiment
+                         * instead of the trace's kernel; NULL: as @kernel says */
     uint64_t seed;     /* 0: the engine's default */
     unsigned mem_mb;   /* per node; 0: KTRACE_DEFAULT_MEM_MB */
     const struct sysfs_tree *sysfs; /* caches as the kernel made them; NULL: from the trace */
@@ -80,6 +83,7 @@ struct ktrace_replay {
     struct sim_config cfg;
     struct ktrace_counts n;
     char kernel[128];      /* from "# kernel:" or --sysfs, else "" */
+    char kernel_note[320]; /* which release the replay runs on and why */
     const char *cpus_from; /* "--cpus", "the #P: header", "the highest CPU seen" */
     char unknown[KTRACE_MAX_UNKNOWN][SIM_NAME_MAX]; /* unknown cache names, first seen */
     unsigned nr_unknown;

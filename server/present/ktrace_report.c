@@ -26,6 +26,8 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
     strbuf_printf(out, "kmem trace %s", label);
     if (kr->kernel[0])
         strbuf_printf(out, " from Linux %s", kr->kernel);
+    if (kr->kernel_note[0])
+        strbuf_printf(out, "\n%s", kr->kernel_note);
     strbuf_printf(out, "\nmodel %s, %u CPU%s (from %s), %u node, %" PRIu64 " MiB per node\n", model,
                   kr->cfg.nr_cpus, kr->cfg.nr_cpus == 1 ? "" : "s",
                   kr->cpus_from ? kr->cpus_from : "?", kr->cfg.nr_nodes,

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "present/json_state.h"
+#include "scenario/kernel.h"
 #include "scenario/metric.h"
 
 #define REPORT_MAX_ZONES (SIM_MAX_NODES * SIM_NR_ZONE_TYPES)
@@ -30,7 +31,11 @@ static void report_header(struct strbuf *out, const struct replay *rp)
         strbuf_printf(out, ": %s", rp->scn->title);
     char model[64];
 
+    char kernel[256];
+
     sim_model_format(cfg, model, sizeof(model));
+    if (kernel_describe(cfg, kernel, sizeof(kernel)))
+        strbuf_printf(out, "\nkernel %s", kernel);
     strbuf_printf(out, "\nmodel %s, seed %" PRIu64 ", variants", model, cfg->seed);
     for (v = 0; v < SIM_NR_VARIANTS; v++)
         if (sim_variant_in_model(v, cfg->model))
@@ -315,7 +320,9 @@ cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap)
                       cJSON_CreateString(rp->config.variant[v] == SIM_AFTER ? "after" : "before")))
             goto err_delete;
     sim_model_format(&rp->config, model, sizeof(model));
-    if (!json_put(o, "model", cJSON_CreateString(model)) ||
+    if ((sim_release_name(rp->config.release) &&
+         !json_put(o, "kernel", cJSON_CreateString(sim_release_name(rp->config.release)))) ||
+        !json_put(o, "model", cJSON_CreateString(model)) ||
         !json_put(o, "seed", json_uint(rp->config.seed)) ||
         !json_put(o, "caches", a = cJSON_CreateArray()))
         goto err_delete;

@@ -18,8 +18,9 @@
 #include <string.h>
 
 #include "present/json_state.h"
-#include "scenario/metric.h"
 #include "present/report.h"
+#include "scenario/kernel.h"
+#include "scenario/metric.h"
 
 /* A table cell: '|' escaped, so a cache name cannot break the table. */
 static void md_cell(struct strbuf *out, const char *s)
@@ -35,11 +36,13 @@ static void md_settings(struct strbuf *out, const struct scenario *scn,
                         const struct sim_config *cfg)
 {
     unsigned v, n = 0;
-    char model[64];
+    char model[64], kernel[256];
 
     sim_model_format(cfg, model, sizeof(model));
     strbuf_puts(out, "| setting | value |\n|---|---|\n| scenario | ");
     md_cell(out, scn->name);
+    if (kernel_describe(cfg, kernel, sizeof(kernel)))
+        strbuf_printf(out, " |\n| kernel | %s", kernel);
     strbuf_printf(out, " |\n| model | %s |\n| seed | %" PRIu64 " |\n| variants |", model,
                   cfg->seed);
     for (v = 0; v < SIM_NR_VARIANTS; v++)

@@ -17,11 +17,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenario/kernel.h"
 #include "scenario/scenario_parse.h"
 
-static const char *const top_keys[] = {"format", "name",    "title",    "description", "model",
-                                       "seed",   "machine", "variants", "config",      "caches",
-                                       "ops",    "expect",  NULL};
+static const char *const top_keys[] = {"format", "name", "title",   "description", "kernel",
+                                       "model",  "seed", "machine", "variants",    "config",
+                                       "caches", "ops",  "expect",  NULL};
 static const char *const machine_keys[] = {"cpus",         "nodes", "cpu_node", "mem_mb_per_node",
                                            "present_cpus", "dma_mb", "dma32_mb", NULL};
 static const char *const config_keys[] = {"freelist_hardened", "freelist_random", "slab_debug",
@@ -142,21 +143,25 @@ static int scenario_parse_rcu(struct scenario_ctx *ctx, const cJSON *config,
 }
 
 static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
-                                   struct sim_config *cfg)
+                                   struct sim_config *cfg, uint32_t *variants_given)
 {
     const cJSON *variants = cJSON_GetObjectItemCaseSensitive(root, "variants");
     const cJSON *config = cJSON_GetObjectItemCaseSensitive(root, "config");
-    const char *model;
+    const char *model = NULL, *kernel = NULL;
+    char msg[256];
     uint64_t seed;
     int err;
 
+    if ((err = scenario_get_string(ctx, root, "kernel", false, &kernel)) < 0)
+        return err;
+    if (err)
+        kernel = NULL;
     if ((err = scenario_get_string(ctx, root, "model", false, &model)) < 0)
         return err;
-    if (err == 0 && sim_model_parse(model, cfg))
-        return scenario_fail(ctx, "key \"model\": unknown model \"%s\" (sheaves, legacy, "
-                                  "legacy:ERA_FROZEN_PARTIAL, legacy:ERA_DELAYED_FREEZE or "
-                                  "legacy:ERA_DIRECT_LOAD)",
-                             model);
+    if (err)
+        model = NULL;
+    if (kernel_choose(kernel, model, 0, cfg, msg, sizeof(msg)))
+        return scenario_fail(ctx, "key \"%s\": %s", kernel ? "kernel" : "model", msg);
     if ((err = scenario_get_uint(ctx, root, "seed", false, UINT64_MAX, &seed)) < 0)
         return err;
     if (err == 0)
@@ -177,6 +182,7 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
                 return scenario_fail(ctx, "key \"%s\": expected \"before\" or \"after\"",
                                      v->string);
             cfg->variant[id] = (uint8_t)sim_variant_value_lookup((unsigned)id, v->valuestring);
+            *variants_given |= 1u << id;
         }
         scenario_path_pop(ctx, 0);
     }
@@ -253,7 +259,7 @@ static int scenario_parse_root(struct scenario_ctx *ctx, const cJSON *root, stru
         return err;
     ctx->nr_cpus = scn->config.nr_cpus;
     ctx->nr_nodes = scn->config.nr_nodes;
-    if ((err = scenario_parse_settings(ctx, root, &scn->config)))
+    if ((err = scenario_parse_settings(ctx, root, &scn->config, &scn->variants_given)))
         return err;
     if (caches && (err = scenario_parse_caches(ctx, caches, &scn->caches, &scn->nr_caches)))
         return err;

@@ -106,7 +106,10 @@ struct scenario {
     char *name;                 /* "name": short identifier */
     char *title;                /* "" when absent */
     char *description;          /* "" when absent */
-    struct sim_config config;   /* sim_config_default() overlaid with the file */
+    struct sim_config config;   /* sim_config_default() overlaid with the file: its kernel
+                                 * (the newest release without "kernel" and "model") */
+    uint32_t variants_given;    /* bit v: "variants" sets variant v (kept when a flag or a
+                                 * session picks another kernel: kernel_choose()) */
     struct scenario_op *caches; /* "caches": CREATE ops applied before ops */
     size_t nr_caches;
     struct scenario_op *ops;

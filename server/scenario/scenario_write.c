@@ -27,7 +27,11 @@ cJSON *scenario_write_new(const char *name, const char *title, const char *descr
         cJSON_AddStringToObject(s, "title", title);
     if (description)
         cJSON_AddStringToObject(s, "description", description);
-    cJSON_AddStringToObject(s, "model", m->model ? m->model : "sheaves");
+    /* a release is the scenario's kernel; no model at all is the default release */
+    if (m->model && sim_release_lookup(m->model) != SIM_RELEASE_NONE)
+        cJSON_AddStringToObject(s, "kernel", m->model);
+    else if (m->model)
+        cJSON_AddStringToObject(s, "model", m->model);
     cJSON_AddNumberToObject(s, "seed", (double)(m->seed ? m->seed : 1));
     mach = cJSON_AddObjectToObject(s, "machine");
     if (!mach) {

@@ -18,7 +18,8 @@
 struct scenario_write_machine {
     unsigned cpus, present_cpus, nodes; /* present_cpus 0: not written */
     unsigned mem_mb;                    /* per node */
-    const char *model; /* as sim_model_format() writes it; NULL: "sheaves" */
+    const char *model; /* as sim_model_format() writes it (a release's name becomes "kernel");
+                        * NULL: neither, the default release */
     uint64_t seed;
 };
 

@@ -402,9 +402,15 @@ int session_configure(struct session *s, struct strbuf *err)
     s->run->cfg = s->run->scn->config;
     if (s->run->settings.has_seed)
         s->run->cfg.seed = s->run->settings.seed;
-    if (s->run->settings.has_model) {
+    if (s->run->settings.has_kernel) {
+        sim_release_apply(s->run->settings.release, &s->run->cfg);
+        for (v = 0; v < SIM_NR_VARIANTS; v++) /* the scenario's explicit variants stay */
+            if (s->run->scn->variants_given & (1u << v))
+                s->run->cfg.variant[v] = s->run->scn->config.variant[v];
+    } else if (s->run->settings.has_model) {
         s->run->cfg.model = s->run->settings.model;
         s->run->cfg.legacy_era = s->run->settings.era;
+        s->run->cfg.release = SIM_RELEASE_NONE;
     }
     for (v = 0; v < SIM_NR_VARIANTS; v++)
         if (s->run->settings.has_variant[v])
@@ -701,6 +707,8 @@ int session_fork_inputs(struct session *s, uint64_t at, struct session *child)
     child->run->settings.seed = s->run->cfg.seed;
     child->run->settings.model = s->run->cfg.model;
     child->run->settings.era = s->run->cfg.legacy_era;
+    child->run->settings.has_kernel = s->run->cfg.release != SIM_RELEASE_NONE;
+    child->run->settings.release = s->run->cfg.release;
     for (v = 0; v < SIM_NR_VARIANTS; v++) {
         child->run->settings.has_variant[v] = true;
         child->run->settings.variant[v] = s->run->cfg.variant[v];

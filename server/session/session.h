@@ -86,10 +86,11 @@ struct session_limits {
 
 /* Seed, model and variants over the scenario's; a flag says what is set. */
 struct session_settings {
-    bool has_seed, has_model;
+    bool has_seed, has_model, has_kernel;
     uint64_t seed;
     enum sim_model model;
     enum sim_legacy_era era; /* with has_model */
+    enum sim_release release; /* with has_kernel: "kernel", or a release given as "model" */
     bool has_variant[SIM_NR_VARIANTS];
     uint8_t variant[SIM_NR_VARIANTS];
 };
@@ -264,7 +265,7 @@ bool session_trylock(struct session *s);
 int session_set_scenario(struct session *s, const char *text, size_t len, const char *label);
 /* Add a batch input (restore, fork): a copy of @ops (NULL for batch 0) and its limit. */
 int session_add_batch(struct session *s, const char *ops, uint64_t limit);
-/* Parse {"seed":N,"model":"...","variants":{"NAME":"before"}}; NULL is "none".
+/* Parse {"seed":N,"kernel":"X.Y","model":"...","variants":{"NAME":"before"}}; NULL is "none".
  * 0 or SESSION_EBADINPUT with a message. */
 int session_settings_parse(const cJSON *json, struct session_settings *st, struct strbuf *err);
 /* The full settings of a built session as that JSON (seed, model, every variant). */

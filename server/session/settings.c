@@ -15,13 +15,14 @@
 
 int session_settings_parse(const cJSON *json, struct session_settings *st, struct strbuf *err)
 {
-    const cJSON *seed, *model, *variants, *v;
+    const cJSON *seed, *model, *kernel, *variants, *v;
 
     memset(st, 0, sizeof(*st));
     if (!json)
         return 0;
     seed = cJSON_GetObjectItemCaseSensitive(json, "seed");
     model = cJSON_GetObjectItemCaseSensitive(json, "model");
+    kernel = cJSON_GetObjectItemCaseSensitive(json, "kernel");
     variants = cJSON_GetObjectItemCaseSensitive(json, "variants");
     if (seed) {
         double d = cJSON_IsNumber(seed) ? seed->valuedouble : -1;
@@ -45,11 +46,41 @@ int session_settings_parse(const cJSON *json, struct session_settings *st, struc
         st->has_model = true;
         st->model = tmp.model;
         st->era = tmp.legacy_era;
+        if (tmp.release != SIM_RELEASE_NONE) { /* "model": "6.12" is the kernel */
+            st->has_kernel = true;
+            st->release = tmp.release;
+        }
         if (tmp.legacy_era != SIM_ERA_DEFAULT) { /* the era names the variant too */
             st->has_variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = true;
             st->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] =
                     tmp.variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD];
         }
+    }
+    if (kernel && !cJSON_IsNull(kernel)) {
+        struct sim_config tmp;
+        enum sim_release r = cJSON_IsString(kernel) ? sim_kernel_lookup(kernel->valuestring, false)
+                                                    : SIM_RELEASE_NONE;
+        char list[128];
+        const char *why;
+
+        sim_release_list(list, sizeof(list));
+        if (r == SIM_RELEASE_NONE) {
+            strbuf_printf(err, "key \"kernel\": expected a release (%s; X.Y.Z is X.Y)", list);
+            return SESSION_EBADINPUT;
+        }
+        sim_config_default(&tmp);
+        if (st->has_model) {
+            tmp.model = st->model;
+            tmp.legacy_era = st->era;
+            tmp.release = st->has_kernel ? st->release : SIM_RELEASE_NONE;
+            if ((why = sim_release_model_conflict(r, &tmp))) {
+                strbuf_printf(err, "key \"model\": contradicts kernel %s: %s", sim_release_name(r),
+                              why);
+                return SESSION_EBADINPUT;
+            }
+        }
+        st->has_kernel = true;
+        st->release = r;
     }
     if (variants) {
         if (!cJSON_IsObject(variants)) {
@@ -85,6 +116,10 @@ cJSON *session_run_settings_json(const struct session_run *r)
 
     sim_model_format(&r->cfg, model, sizeof(model));
     if (!o || !json_put(o, "seed", json_uint(r->cfg.seed)) ||
+        !json_put(o, "kernel",
+                  sim_release_name(r->cfg.release)
+                          ? cJSON_CreateString(sim_release_name(r->cfg.release))
+                          : cJSON_CreateNull()) ||
         !json_put(o, "model", json_str(model)) ||
         !json_put(o, "variants", vars = cJSON_CreateObject()))
         goto err_delete;

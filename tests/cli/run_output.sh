@@ -52,7 +52,7 @@ check "--json exits 0" [ "$status" -eq 0 ]
 check "--json is one line" [ "$(wc -l <"$TMP/out")" -eq 1 ]
 check "--json parses" json_doc "$TMP/out"
 keys=$(json_keys "$TMP/out")
-check "--json keys in order ($keys)" [ "$keys" = "scenario,variants,model,seed,caches,zones,min_free_kbytes,watermark_scale_factor,kswapd,cma,expects,warnings,ok" ]
+check "--json keys in order ($keys)" [ "$keys" = "scenario,variants,kernel,model,seed,caches,zones,min_free_kbytes,watermark_scale_factor,kswapd,cma,expects,warnings,ok" ]
 check "--json ok is true" grep -q '"ok":true}$' "$TMP/out"
 check "--json addresses are hex strings" grep -Eq '"random":"0x[0-9a-f]+"' "$TMP/out"
 

@@ -51,8 +51,8 @@ usage_error "exclude each other" run "$TMP/ok.json" --json --events
 usage_error "one scenario file at a time" run "$TMP/ok.json" "$TMP/ok.json"
 usage_error "cannot open" run "$TMP/missing.json"
 usage_error "which scenario file" compare
-usage_error "exactly one of --variant and --model" compare "$TMP/ok.json"
-usage_error "exactly one of --variant and --model" compare "$TMP/ok.json" --variant X --model a,b
+usage_error "exactly one of --variant, --kernel and --model" compare "$TMP/ok.json"
+usage_error "exactly one of --variant, --kernel and --model" compare "$TMP/ok.json" --variant X --model a,b
 usage_error "wants NAME or NAME=A,B" compare "$TMP/ok.json" --variant DEFERRED_FREELIST=after
 usage_error 'no cache named "Z"' compare "$TMP/ok.json" --variant DEFERRED_FREELIST --cache Z
 

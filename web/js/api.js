@@ -85,8 +85,10 @@ export const api = {
   texts: () => request('GET', '/data/texts.json'),
   scenarios: () => request('GET', '/api/scenarios'),
   scenario: (name) => request('GET', `/api/scenarios/${encodeURIComponent(name)}`),
-  /** @param {{ scenario: string|object, seed?: number, model?: string, variants?: object, ops?: any[] }} body */
+  /** @param {{ scenario: string|object, seed?: number, kernel?: string, model?: string, variants?: object, ops?: any[] }} body */
   createSession: (body) => request('POST', '/api/sessions', { body }),
+  /** The releases the engine models: {default, kernels: [{name, model, variants}]}. */
+  kernels: () => request('GET', '/api/kernels'),
   session: (id) => request('GET', S(id)),
   /** @param {{ at?: number, bytes?: string, by?: string, dir?: string, count?: number }} p */
   state: (id, p) => request('GET', `${S(id)}/state${q(p)}`),

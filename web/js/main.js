@@ -25,6 +25,7 @@ import { createCaches } from './views/caches.js';
 import { createBreakpoints } from './views/breakpoints.js';
 import { createTraceOpen } from './views/trace.js';
 import { createScenarioMenu } from './views/scenariomenu.js';
+import { createKernelMenu } from './views/kernelmenu.js';
 
 const doc = document, win = window;
 const $ = (id) => doc.getElementById(id);
@@ -81,9 +82,18 @@ const editor = () => (editorP ??= import('./views/scenario.js').then((x) => x.cr
 const menu = createScenarioMenu($('scenario-select'), {
   onPick: (name) => { player.create(name).then(() => { snapInfo = null; showView('lab'); }).catch(() => {}); },
 });
+/** GET /api/kernels, once it has answered: the Kernel menu's and the compare view's releases. */
+let kernelList = null;
+// the header's Kernel menu: the shipped scenario shown, anew on the release picked
+const kernelMenu = createKernelMenu($('kernel-select'), {
+  onPick: (kernel) => {
+    const name = /** @type {HTMLSelectElement} */ ($('scenario-select')).value;
+    if (name) player.create(name, { kernel }).then(() => { snapInfo = null; showView('lab'); }).catch(() => {});
+  },
+});
 let cmpView = null, cmpFrom = null;
 const compare = () => (compareP ??= import('./views/compare.js').then((x) => (cmpView = x.createCompare($('compare-view'), {
-  win, variants: () => Object.keys(player.get().session?.info?.settings?.variants ?? {}), onChange: () => updateUrl(),
+  win, variants: () => Object.keys(player.get().session?.info?.settings?.variants ?? {}), kernels: () => kernelList, onChange: () => updateUrl(),
 }))));
 let catalogue = null;
 /** What the compare view compares for the lab's session: its shipped scenario when the session is just that, else the session. */
@@ -164,6 +174,7 @@ function render() {
   if (!Object.keys(texts().sentences).length && !wordsFailed) return;
   if (m.session?.token) tokens.keep(m.session.id, m.session.token);
   if (m.session?.info && m.session.id !== menuFor) { menuFor = m.session.id; menu.showing(m.session.info.scenario?.name ?? ''); }
+  if (m.session?.info) kernelMenu.showing(m.session.info.settings, !!(/** @type {HTMLSelectElement} */ ($('scenario-select')).value));
   if (presenting() && m.session?.id && !m.following && lecture.session() !== m.session.id) lecture.sync(m.session.id).then((changed) => { if (changed) schedule(); });
   banner.render(m);
   if (!m.cur) return;
@@ -238,7 +249,8 @@ async function boot() {
   // Not needed for the first picture: asked once it is drawn.
   const later = () => {
     api.health().then((r) => { version = r.version; $('version').textContent = `engine ${r.version}`; }).catch(() => {});
-    api.scenarios().then((r) => menu.fill(r.scenarios)).catch(() => {});
+    api.scenarios().then((r) => { menu.fill(r.scenarios); schedule(); }).catch(() => {});
+    api.kernels().then((r) => { kernelList = r; kernelMenu.fill(r); }).catch(() => {});
   };
   createTraceOpen($('trace-open'), { doc, win, open: async (id, token) => {
     tokens.keep(id, token);

@@ -26,10 +26,11 @@ export function parseSource(value) {
   return value.startsWith('session:') ? { session: value.slice(8) } : { scenario: value };
 }
 
-/** The /api/compare query of source @src and axis @axis ("variant:NAME" or "model:A,B"). */
+/** The /api/compare query of source @src and axis @axis ("variant:NAME", "kernel:A,B" or "model:A,B"). */
 export function compareQuery(src, axis) {
-  const [kind, val] = axis.split(':');
-  return { ...parseSource(src), ...(kind === 'variant' ? { variant: val } : { model: val }) };
+  const i = axis.indexOf(':');
+  const kind = axis.slice(0, i), val = axis.slice(i + 1);
+  return { ...parseSource(src), ...(kind === 'variant' ? { variant: val } : kind === 'kernel' ? { kernel: val } : { model: val }) };
 }
 
 /**
@@ -44,7 +45,7 @@ export function valueAt(cache, r, k) {
 
 /**
  * @param {HTMLElement} root
- * @param {{ win: Window & typeof globalThis, variants?: () => string[], onChange?: () => void }} o
+ * @param {{ win: Window & typeof globalThis, variants?: () => string[], kernels?: () => { default: string, kernels: { name: string }[] } | null, onChange?: () => void }} o
  */
 export function createCompare(root, o) {
   const doc = root.ownerDocument;
@@ -54,6 +55,9 @@ export function createCompare(root, o) {
   const axis = h(doc, 'select', { id: 'cmp-axis', 'aria-label': 'What differs' },
     ...names.map((v) => h(doc, 'option', { value: `variant:${v}` }, `${v}: before vs after`)),
     ...(names.includes('CPU_PARTIAL_DIRECT_LOAD') ? [] : [h(doc, 'option', { value: 'variant:CPU_PARTIAL_DIRECT_LOAD' }, 'CPU_PARTIAL_DIRECT_LOAD: before vs after (legacy model)')]),
+    // each release the server models against its default (GET /api/kernels)
+    ...((o.kernels?.()?.kernels ?? []).filter((k) => k.name !== o.kernels?.()?.default)
+      .map((k) => h(doc, 'option', { value: `kernel:${k.name},${o.kernels?.()?.default}` }, `kernel: ${k.name} vs ${o.kernels?.()?.default}`))),
     h(doc, 'option', { value: 'model:legacy,sheaves' }, 'model: legacy (6.x) vs sheaves (7.x)'),
     h(doc, 'option', { value: 'model:sheaves,legacy' }, 'model: sheaves vs legacy'));
   const run = h(doc, 'button', { type: 'button', id: 'cmp-run' }, 'Compare');
