@@ -13,7 +13,8 @@ js() { node -e "const s = JSON.parse(require('fs').readFileSync(process.argv[1],
 import() {
     sl import --sysfs "$1" -o "$TMP/out.json"
 }
-model() { js 'console.log(s.model)' "$TMP/out.json"; }
+# the release (a "kernel" key) or, for an era with no release of its own, the model
+model() { js 'console.log(s.kernel ?? s.model)' "$TMP/out.json"; }
 capacity() { js "const c = s.caches.find(c => c.name === '$1'); console.log(c ? (c.sheaf_capacity || 0) : 'none')" "$TMP/out.json"; }
 
 import "$eras/hybrid"
