@@ -111,7 +111,9 @@ def summary(a):
     outs = sorted(glob.glob(os.path.join(a.out, "programs", "*.out")))
     programs = len(outs)
     marks = files = runs = 0
-    shipped = random = handmade = 0
+    shipped = random = handmade = minimal = 0
+    # the minimal programs of tests/oracle/known-differences.txt
+    minimal_dir = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "minimal")
     kernels = set()
     topologies = {}
     for p in outs:
@@ -120,6 +122,8 @@ def summary(a):
             random += 1
         elif pid.startswith("h-"):
             handmade += 1
+        elif os.path.exists(os.path.join(minimal_dir, pid + ".json")):
+            minimal += 1
         else:
             shipped += 1
         nruns = 0
@@ -153,8 +157,9 @@ def summary(a):
     with open(os.path.join(a.out, "summary.txt"), "w") as f:
         f.write("# written by scripts/kernel-oracle; counts cover every programs/*.out\n")
         f.write("kernel %s\n" % " ".join(sorted(kernels)))
-        f.write("programs %d (shipped scenarios %d, random %d, hand-made tests/oracle/handmade %d)\n"
-                % (programs, shipped, random, handmade))
+        f.write("programs %d (shipped scenarios %d, random %d, hand-made tests/oracle/handmade %d%s)\n"
+                % (programs, shipped, random, handmade,
+                   ", minimal tests/oracle/minimal %d" % minimal if minimal else ""))
         for t, n in sorted(topologies.items()):
             f.write("topology %s: %d programs\n" % (t, n))
         f.write("runs %d\n" % runs)
