@@ -67,7 +67,7 @@ const struct cli_opt cli_model_opts[] = {
          .help = "override a kernel variant (DEFERRED_FREELIST, BARN_REFILL, ...: docs/cli.md "
                  "lists them): VALUE is before or after"},
         {CLI_TO(struct cli_model_args, model), .name = "model", .arg = "MODEL",
-         .help = "override the model: sheaves, legacy or legacy:ERA"},
+         .help = "override the model: sheaves, legacy, legacy:ERA, hybrid or a release"},
         {CLI_TO(struct cli_model_args, seed), .name = "seed", .arg = "N",
          .help = "override the seed"},
         {0},
@@ -78,8 +78,9 @@ int cli_configure(const char *cmd, const struct cli_model_args *m, struct sim_co
     int i;
 
     if (m->model && sim_model_parse(m->model, cfg))
-        return cli_usage_error(cmd, "unknown model \"%s\" (sheaves, legacy or legacy:ERA)",
-                               m->model);
+        return cli_usage_error(
+                cmd, "unknown model \"%s\" (sheaves, legacy, legacy:ERA, hybrid or a release)",
+                m->model);
     if (m->seed.given)
         cfg->seed = m->seed.value;
     for (i = 0; i < m->variants.n; i++)

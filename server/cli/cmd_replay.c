@@ -41,7 +41,7 @@ static const struct cli_opt replay_opts[] = {
          .help = "CPUs of the machine (default: the #P: header, else the highest CPU in the trace "
                  "+ 1); events on higher CPUs are folded modulo N"},
         {CLI_TO(struct replay_args, model), .name = "model", .arg = "M",
-         .help = "sheaves (default), legacy or legacy:ERA"},
+         .help = "sheaves (default), legacy, legacy:ERA, hybrid or a release"},
         {CLI_TO(struct replay_args, seed), .name = "seed", .arg = "N", .min = 1,
          .help = "the engine's seed (default 1)"},
         {CLI_TO(struct replay_args, mem_mb), .name = "mem-mb", .arg = "N", .min = 4,
@@ -151,8 +151,10 @@ static int replay_main(int argc, char **argv)
 
         sim_config_default(&tmp);
         if (sim_model_parse(args.model, &tmp) || sim_model_error(&tmp))
-            return cli_usage_error("replay", "unknown model \"%s\" (sheaves, legacy or legacy:ERA)",
-                                   args.model);
+            return cli_usage_error(
+                    "replay",
+                    "unknown model \"%s\" (sheaves, legacy, legacy:ERA, hybrid or a release)",
+                    args.model);
         o.model = args.model;
     }
     o.seed = args.seed.value; /* 0 when not given: the default */

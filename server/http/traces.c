@@ -434,8 +434,9 @@ int route_trace_create(const struct request *req, struct response *res)
         return 0;
     sim_config_default(&mc);
     if (model && (sim_model_parse(model, &mc) || sim_model_error(&mc)))
-        return route_error(res, 400, "bad_request",
-                           "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", model);
+        return route_error(
+                res, 400, "bad_request",
+                "unknown model \"%s\" (sheaves, legacy, legacy:ERA, hybrid or a release)", model);
     if (!(j = calloc(1, sizeof(*j))) || ids_random(j->id, TRACES_ID_LEN) || ids_token(j->owner)) {
         free(j);
         return route_error(res, 500, "internal", "out of memory");

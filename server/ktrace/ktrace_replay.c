@@ -542,7 +542,9 @@ static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, 
     kr->cfg.nr_cpus = cpus ? cpus : 1;
     kr->cfg.nr_nodes = 1;
     if (o->model && (sim_model_parse(o->model, &kr->cfg) || sim_model_error(&kr->cfg))) {
-        strbuf_printf(err, "unknown model \"%s\" (sheaves, legacy or legacy:ERA)", o->model);
+        strbuf_printf(err,
+                      "unknown model \"%s\" (sheaves, legacy, legacy:ERA, hybrid or a release)",
+                      o->model);
         return -EINVAL;
     }
     if (o->seed)

@@ -153,9 +153,11 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
     if ((err = scenario_get_string(ctx, root, "model", false, &model)) < 0)
         return err;
     if (err == 0 && sim_model_parse(model, cfg))
-        return scenario_fail(ctx, "key \"model\": unknown model \"%s\" (sheaves, legacy, "
-                                  "legacy:ERA_FROZEN_PARTIAL, legacy:ERA_DELAYED_FREEZE or "
-                                  "legacy:ERA_DIRECT_LOAD)",
+        return scenario_fail(ctx,
+                             "key \"model\": unknown model \"%s\" (sheaves, legacy, "
+                             "legacy:ERA_FROZEN_PARTIAL, legacy:ERA_DELAYED_FREEZE, "
+                             "legacy:ERA_DIRECT_LOAD, hybrid or a release: 6.1, 6.12, "
+                             "6.18, ...)",
                              model);
     if ((err = scenario_get_uint(ctx, root, "seed", false, UINT64_MAX, &seed)) < 0)
         return err;
