@@ -85,6 +85,19 @@ check "kmalloc-64 alloc_cpu_sheaf 0" grep -qx '0' "$s/kmalloc-64/alloc_cpu_sheaf
 check "kmalloc-64 free_frozen" grep -q '^8 C1=8$' "$s/kmalloc-64/free_frozen"
 check "legacy counters too" test -f "$s/maple_node/cpu_partial_drain"
 check "cpu_slabs" grep -q '^[1-9]' "$s/maple_node/cpu_slabs"
+# a trace of a 6.18 machine replayed on 6.18 with its /sys/kernel/slab: only
+# the caches with a sheaf_capacity there (maple_node, vm_area_struct) get sheaves
+sl replay "$root/tests/data/kmem-trace-slice.txt.gz" --model 6.18 --sysfs "$root/tests/data/sys-kernel-slab" \
+    -o "$TMP/replayed.json"
+check "replay --model 6.18 --sysfs" test "$status" -eq 0
+sl run "$TMP/replayed.json" --validate --snapshot
+check "the replayed trace runs on 6.18" test "$status" -eq 0
+check "replayed: sheaves only where the machine had them" layers "$TMP/out" "$TMP/replayed.json"
+check "replayed: maple_node and vm_area_struct on sheaves" test "$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(sorted(c["name"] for c in d["caches"] if c["sheaf_capacity"])))' "$TMP/out")" = \
+    "maple_node vm_area_struct"
 # on 6.12 there is no sheaf_capacity file and no sheaf counter
 sl export "$root/scenarios/hybrid-6.18-maple.json" --model 6.12 --sysfs "$TMP/slab612"
 check "6.12: no sheaf_capacity" not test -e "$TMP/slab612/maple_node/sheaf_capacity"
