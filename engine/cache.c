@@ -7,6 +7,8 @@
  * An allocation tries the CPU's sheaves (pcs.c) and falls back to the
  * single-object slow path on the node lists (node.c); a free tries the sheaves
  * unless the object belongs to another node and falls back to __slab_free.
+ * The legacy model uses the cpu slab (cpu_slab.c) instead of sheaves, the
+ * hybrid model (6.18) the sheaves of a cache that has them, then its cpu slab.
  * Misuse the kernel catches (a pointer into no slab, the wrong cache, the same
  * object at the head of its slab's freelist) is reported before anything
  * changes; misuse it does not catch (a double free into a sheaf) is carried
@@ -125,9 +127,12 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
     s->alive = true;
     s->min_partial = calculate_min_partial(s->size);
     s->sheaf_capacity = calculate_sheaf_capacity(s->flags, s->size, a->sheaf_capacity);
+    s->requested_sheaf_capacity = a->sheaf_capacity;
     s->remote_node_defrag_ratio = REMOTE_NODE_DEFRAG_RATIO;
-    if (sim->cfg.model == SIM_MODEL_LEGACY)
+    if (sim->cfg.model != SIM_MODEL_SHEAVES)
         legacy_cache_init(sim, s, a->cpu_partial);
+    if (sim_hybrid(sim) && !kmem_cache_debug(s))
+        s->sheaf_capacity = a->sheaf_capacity; /* 6.18: opt-in, exactly as asked */
     if (sim->cfg.freelist_hardened)
         s->random = rng_next(&sim->rng);
     build_random_seq(sim, s);
@@ -137,10 +142,11 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
     s->stats = sim_zalloc(sim, sim->cfg.nr_cpus * sizeof(*s->stats));
 
     ev_begin(sim, s, "kmem_cache_create",
-            cache_has_sheaves(s)     ? "sheaves"
-                    : cache_has_cpu_slab(s) ? "cpu_slab"
-                                            : "no_sheaves",
-            -1);
+             cache_has_sheaves(s) && cache_has_cpu_slab(s) ? "cpu_slab_and_sheaves"
+             : cache_has_sheaves(s)                        ? "sheaves"
+             : cache_has_cpu_slab(s)                       ? "cpu_slab"
+                                                           : "no_sheaves",
+             -1);
     for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
         uint32_t idx = BOOTSTRAP_SHEAF;
         int saved = sim->cpu;
@@ -230,8 +236,11 @@ sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node
     sim_addr_t obj = SIM_NULL;
 
     /* a legacy debug cache has neither cpu slab nor sheaves: 6.12's
-     * ___slab_alloc takes each object alone, counting no node mismatch */
-    if (cache_has_cpu_slab(s))
+     * ___slab_alloc takes each object alone, counting no node mismatch;
+     * 6.18 tries a cache's sheaves, if it has any, before its cpu slab */
+    if (sim_hybrid(sim) && cache_has_sheaves(s))
+        obj = alloc_from_pcs(sim, s, node);
+    if (!obj && cache_has_cpu_slab(s))
         obj = legacy_slab_alloc(sim, s, node, gfp);
     else if (sim->cfg.model == SIM_MODEL_SHEAVES)
         obj = alloc_from_pcs(sim, s, node);
@@ -287,6 +296,10 @@ void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_add
     uint32_t idx = slab_idx(sim, slab);
 
     if (cache_has_cpu_slab(s)) {
+        /* 6.18: a local object goes to the sheaves first, if the cache has any */
+        if (sim_hybrid(sim) && cache_has_sheaves(s) && slab->node == cpu_node(sim) &&
+            free_to_pcs(sim, s, obj))
+            return;
         legacy_do_slab_free(sim, s, idx, &obj, 1, place_none(SIM_PL_USER));
         return;
     }
@@ -383,7 +396,10 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
     unsigned got, want;
 
     if (cache_has_cpu_slab(s)) {
-        got = legacy_alloc_bulk(sim, s, n, out);
+        /* 6.18: the sheaves first (if any), then the cpu slab for the rest */
+        got = sim_hybrid(sim) ? alloc_from_pcs_bulk(sim, s, n, out) : 0;
+        if (got < n)
+            got += legacy_alloc_bulk(sim, s, n - got, out + got);
         return got == n ? n : alloc_bulk_give_back(sim, s, out, got, n);
     }
     got = alloc_from_pcs_bulk(sim, s, n, out);
@@ -427,10 +443,10 @@ void flush_all(struct sim *sim, struct kmem_cache *s)
     for (unsigned k = 0; k < sim->cfg.nr_cpus; k++) {
         unsigned cpu = ((unsigned)sim->cpu + k) % sim->cfg.nr_cpus;
 
+        /* 6.18's flush_cpu_slab: the sheaves (pcs_flush_all), then the cpu slab */
+        pcs_flush_cpu(sim, s, cpu);
         if (cache_has_cpu_slab(s))
             legacy_flush_cpu(sim, s, cpu);
-        else
-            pcs_flush_cpu(sim, s, cpu);
     }
 }
 

@@ -8,8 +8,10 @@
  * accepts.  Everything here reads only a config: no machine state, no other
  * engine file.
  *
- * The sheaves model is SLUB since 6.18; the legacy model is SLUB with per-CPU
- * slabs and per-CPU partial lists, in three eras that differ in how a CPU
+ * The sheaves model is SLUB of 7.x (every cache on sheaves); the hybrid model
+ * is 6.18-6.19 (per-CPU slabs everywhere, sheaves on the caches that ask);
+ * the legacy model is SLUB with per-CPU slabs and per-CPU partial lists, in
+ * three eras that differ in how a CPU
  * partial slab becomes the CPU slab (docs/engine.md, the legacy model):
  * ERA_FROZEN_PARTIAL (6.1-6.7, partial slabs stay frozen), ERA_DELAYED_FREEZE
  * (6.8, "slub: delay freezing of partial slabs": unlock, freeze_slab, relock)
@@ -145,12 +147,13 @@ bool sim_variant_in_model(unsigned v, enum sim_model m)
 {
     switch (v) {
     case SIM_VAR_DEFERRED_FREELIST: /* the sheaf era's slab and refill changes */
-    case SIM_VAR_BARN_REFILL:
     case SIM_VAR_REFILL_RETURN:
-    case SIM_VAR_REFILL_NONBLOCKING:
         return m == SIM_MODEL_SHEAVES;
-    case SIM_VAR_CPU_PARTIAL_DIRECT_LOAD:
-        return m == SIM_MODEL_LEGACY;
+    case SIM_VAR_BARN_REFILL: /* prefilled sheaves: the hybrid's sheaf caches have them */
+    case SIM_VAR_REFILL_NONBLOCKING: /* an empty main sheaf's refill: so do they */
+        return m == SIM_MODEL_SHEAVES || m == SIM_MODEL_HYBRID;
+    case SIM_VAR_CPU_PARTIAL_DIRECT_LOAD: /* the cpu slab layer */
+        return m == SIM_MODEL_LEGACY || m == SIM_MODEL_HYBRID;
     default: /* DETACHED_FREELIST, and any change below the per-CPU layer */
         return v < SIM_NR_VARIANTS;
     }
@@ -160,7 +163,10 @@ bool sim_variant_in_model(unsigned v, enum sim_model m)
 
 const char *sim_model_name(enum sim_model m)
 {
-    return m == SIM_MODEL_SHEAVES ? "sheaves" : m == SIM_MODEL_LEGACY ? "legacy" : NULL;
+    return m == SIM_MODEL_SHEAVES  ? "sheaves"
+           : m == SIM_MODEL_LEGACY ? "legacy"
+           : m == SIM_MODEL_HYBRID ? "hybrid"
+                                   : NULL;
 }
 
 int sim_model_lookup(const char *name)
@@ -169,6 +175,8 @@ int sim_model_lookup(const char *name)
         return SIM_MODEL_SHEAVES;
     if (!strcmp(name, "legacy"))
         return SIM_MODEL_LEGACY;
+    if (!strcmp(name, "hybrid"))
+        return SIM_MODEL_HYBRID;
     return -1;
 }
 
@@ -249,15 +257,19 @@ const char *sim_model_error(const struct sim_config *cfg)
 {
     uint8_t direct = cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD];
 
-    if (cfg->model != SIM_MODEL_SHEAVES && cfg->model != SIM_MODEL_LEGACY)
-        return "unknown model (expected sheaves or legacy)";
+    if (cfg->model != SIM_MODEL_SHEAVES && cfg->model != SIM_MODEL_LEGACY &&
+        cfg->model != SIM_MODEL_HYBRID)
+        return "unknown model (expected sheaves, legacy or hybrid)";
     if ((unsigned)cfg->legacy_era > SIM_ERA_DIRECT_LOAD)
         return "unknown legacy era";
     if ((unsigned)cfg->release >= SIM_NR_RELEASES)
         return "unknown release";
+    if (cfg->model == SIM_MODEL_HYBRID && sim_legacy_era(cfg) != SIM_ERA_DIRECT_LOAD)
+        return "the hybrid model (6.18, 6.19) has the cpu slabs of ERA_DIRECT_LOAD only "
+               "(CPU_PARTIAL_DIRECT_LOAD=after)";
     if (cfg->legacy_era == SIM_ERA_DEFAULT)
         return NULL;
-    if (cfg->model != SIM_MODEL_LEGACY)
+    if (cfg->model != SIM_MODEL_LEGACY && cfg->model != SIM_MODEL_HYBRID)
         return "an era (legacy:ERA_...) belongs to the legacy model";
     if (cfg->legacy_era == SIM_ERA_DIRECT_LOAD && direct != SIM_AFTER)
         return "legacy:ERA_DIRECT_LOAD is CPU_PARTIAL_DIRECT_LOAD=after, not before";
@@ -277,11 +289,13 @@ const char *sim_model_error(const struct sim_config *cfg)
  * variant.  6.1's cpu partial slabs are frozen as in ERA_FROZEN_PARTIAL, and
  * like every kernel before "mm/slub: fix bulk alloc and free stats" (6.8) it
  * counts bulk allocations and frees per batch, which that era does too; 6.8 is
- * ERA_DELAYED_FREEZE, bulk counted per object.  The rows of 6.1, 6.12 and 7.3
- * were checked against those kernels' sources; the others by reading only.
+ * ERA_DELAYED_FREEZE, bulk counted per object.  6.18 and 6.19 are the hybrid
+ * model: the cpu slabs of ERA_DIRECT_LOAD under every cache, sheaves (before
+ * every sheaf-era change) on the caches created with a sheaf_capacity.
  * REFILL_NONBLOCKING is fb1091febd66, merged for 7.0-rc3: 6.18 and 6.19
  * refilled a sheaf cache's empty main sheaf only when the gfp allowed
- * blocking, 7.0 on whenever it allowed spinning.
+ * blocking, 7.0 on whenever it allowed spinning.  The rows of 6.1, 6.12 and
+ * 7.3 were checked against those kernels' sources; the others by reading only.
  */
 #define B SIM_BEFORE
 #define A SIM_AFTER
@@ -299,8 +313,8 @@ static const struct release_row releases[SIM_NR_RELEASES] = {
         [SIM_RELEASE_6_1] = {"6.1", SIM_MODEL_LEGACY, SIM_ERA_FROZEN_PARTIAL, {A, A, A, A, B, B, A}},
         [SIM_RELEASE_6_8] = {"6.8", SIM_MODEL_LEGACY, SIM_ERA_DELAYED_FREEZE, {A, A, A, A, B, B, A}},
         [SIM_RELEASE_6_12] = {"6.12", SIM_MODEL_LEGACY, SIM_ERA_DIRECT_LOAD, {A, A, A, A, B, A, A}},
-        [SIM_RELEASE_6_18] = {"6.18", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, B}},
-        [SIM_RELEASE_6_19] = {"6.19", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, B}},
+        [SIM_RELEASE_6_18] = {"6.18", SIM_MODEL_HYBRID, SIM_ERA_DIRECT_LOAD, {B, B, B, A, B, A, B}},
+        [SIM_RELEASE_6_19] = {"6.19", SIM_MODEL_HYBRID, SIM_ERA_DIRECT_LOAD, {B, B, B, A, B, A, B}},
         [SIM_RELEASE_7_0] = {"7.0", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, A}},
         [SIM_RELEASE_7_1] = {"7.1", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, A}},
         [SIM_RELEASE_7_2] = {"7.2", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A, A}},

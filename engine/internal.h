@@ -108,6 +108,25 @@ static inline bool cache_has_cpu_slab(const struct kmem_cache *s)
     return s->cpu_slab != NULL;
 }
 
+/* The hybrid model of 6.18-6.19: cpu slabs under every cache, sheaves over
+ * them on the caches created with a sheaf_capacity (docs/engine.md). */
+static inline bool sim_hybrid(const struct sim *sim)
+{
+    return sim->cfg.model == SIM_MODEL_HYBRID;
+}
+
+/* The counter of an allocation from (a free into) a CPU's main sheaf: 6.18
+ * counts the sheaf layer apart (ALLOC_PCS, FREE_PCS), 7.x as the fast path. */
+static inline enum sim_stat_item pcs_alloc_item(const struct sim *sim)
+{
+    return sim_hybrid(sim) ? SIM_ALLOC_CPU_SHEAF : SIM_ALLOC_FASTPATH;
+}
+
+static inline enum sim_stat_item pcs_free_item(const struct sim *sim)
+{
+    return sim_hybrid(sim) ? SIM_FREE_CPU_SHEAF : SIM_FREE_FASTPATH;
+}
+
 /* Node of the CPU running the current operation (kernel: numa_mem_id). */
 static inline int cpu_node(const struct sim *sim)
 {
@@ -381,6 +400,8 @@ sim_addr_t take_one_from_other_nodes(struct sim *sim, struct kmem_cache *s, int 
 void sheaf_set_place(struct sim *sim, uint32_t idx, struct sim_place to);
 uint32_t alloc_empty_sheaf(struct sim *sim, struct kmem_cache *s, unsigned capacity);
 void free_empty_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx);
+unsigned cpu_slab_bulk_into_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx,
+                                  unsigned want);
 bool refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx);
 void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, size_t m,
         bool slowpath);

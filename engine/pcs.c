@@ -11,6 +11,12 @@
  * the spare flushed to slabs.  Caches without sheaves point main at the shared,
  * never modified bootstrap sheaf (size 0, capacity 0), so both fast paths fall
  * through to the slab paths.
+ *
+ * In the hybrid model (6.18-6.19) only caches created with a sheaf_capacity
+ * have sheaves, over cpu slabs: the sheaf layer counts alloc_cpu_sheaf and
+ * free_cpu_sheaf, a node-bound allocation it cannot serve falls through
+ * uncounted, an empty main is refilled only when the gfp may block, and a
+ * refilled sheaf replaces the empty main, which goes to the barn.
  */
 #include "internal.h"
 
@@ -94,6 +100,45 @@ static bool refill_allowed(const struct sim *sim)
 }
 
 /*
+ * The rest of 6.18's __pcs_replace_empty_main, once the barn had no full
+ * sheaf and the gfp allowed a refill (refill_allowed(): in 6.18 only a
+ * caller that may block; the others fall back to the cpu slab): the spare
+ * or an empty barn sheaf is refilled, else a new sheaf (alloc_full_sheaf),
+ * all or nothing; the full sheaf becomes main and the empty main goes to
+ * the barn.
+ */
+static bool replace_empty_main_6_18(struct sim *sim, struct kmem_cache *s)
+{
+    struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
+    int node = cpu_node(sim);
+    uint32_t sheaf;
+
+    ev_begin(sim, s, "__pcs_replace_empty_main", "take_spare", node);
+    if (pcs->spare) {
+        sheaf = pcs->spare;
+        pcs->spare = 0;
+        sheaf_set_place(sim, sheaf, place_none(SIM_PL_INFLIGHT));
+    } else if ((sheaf = barn_get_empty_sheaf(sim, s, node)) != 0) {
+        ev_rename(sim, "barn_get_empty_sheaf", "take");
+    } else {
+        ev_rename(sim, "alloc_full_sheaf", "new");
+        sheaf = alloc_empty_sheaf(sim, s, s->sheaf_capacity);
+    }
+    ev_end(sim);
+    if (!refill_sheaf(sim, s, sheaf)) {
+        /* "we must be very low on memory so don't bother with the barn" */
+        sheaf_flush_and_free(sim, s, sheaf, "__pcs_replace_empty_main", NULL, "refill_failed",
+                             node);
+        return false;
+    }
+    ev_begin(sim, s, "__pcs_replace_empty_main", "install", node);
+    barn_put_empty_sheaf(sim, s, node, pcs->main);
+    pcs_set(sim, s, SIM_PL_MAIN, sheaf);
+    ev_end(sim);
+    return true;
+}
+
+/*
  * Main is empty: make a non-empty sheaf main (kernel:
  * __pcs_replace_empty_main).  Returns false when only the slow path can
  * help (no sheaves, the gfp may not refill, refill failed).
@@ -122,6 +167,8 @@ static bool replace_empty_main(struct sim *sim, struct kmem_cache *s)
         ev_end(sim);
         return false;
     }
+    if (sim_hybrid(sim))
+        return replace_empty_main_6_18(sim, s);
 
     if (pcs->spare) {
         ev_begin(sim, s, "__pcs_replace_empty_main", "take_spare", node);
@@ -164,6 +211,8 @@ sim_addr_t alloc_from_pcs(struct sim *sim, struct kmem_cache *s, int node)
     sim_addr_t obj;
 
     if (node != SIM_NUMA_NO_NODE && node != cpu_node(sim)) {
+        if (sim_hybrid(sim))
+            return SIM_NULL; /* 6.18 counts nothing here: the cpu slab decides */
         ev_begin(sim, s, "alloc_from_pcs", "node_mismatch", node);
         stat_add(sim, s, SIM_ALLOC_NODE_MISMATCH, 1);
         ev_end(sim);
@@ -175,14 +224,15 @@ sim_addr_t alloc_from_pcs(struct sim *sim, struct kmem_cache *s, int node)
     obj = main->objects[main->size - 1];
     if (node != SIM_NUMA_NO_NODE && slab_of(sim, obj)->node != node) {
         ev_begin(sim, s, "alloc_from_pcs", "node_mismatch", node);
-        stat_add(sim, s, SIM_ALLOC_NODE_MISMATCH, 1);
+        if (!sim_hybrid(sim))
+            stat_add(sim, s, SIM_ALLOC_NODE_MISMATCH, 1);
         ev_end(sim);
         return SIM_NULL;
     }
     ev_begin(sim, s, "alloc_from_pcs", "fastpath", cpu_node(sim));
     main->size--;
     obj_leave(sim, obj, place_in_sheaf(main, main->size), place_none(SIM_PL_USER));
-    stat_add(sim, s, SIM_ALLOC_FASTPATH, 1);
+    stat_add(sim, s, pcs_alloc_item(sim), 1);
     ev_end(sim);
     return obj;
 }
@@ -278,7 +328,7 @@ bool free_to_pcs(struct sim *sim, struct kmem_cache *s, sim_addr_t obj)
     main->objects[main->size] = obj;
     obj_leave(sim, obj, place_none(SIM_PL_USER), place_in_sheaf(main, main->size));
     main->size++;
-    stat_add(sim, s, SIM_FREE_FASTPATH, 1);
+    stat_add(sim, s, pcs_free_item(sim), 1);
     ev_end(sim);
     return true;
 }
@@ -317,7 +367,7 @@ unsigned alloc_from_pcs_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, 
             obj_leave(sim, out[got + i], place_in_sheaf(main, main->size + i),
                       place_none(SIM_PL_USER));
         }
-        stat_add(sim, s, SIM_ALLOC_FASTPATH, k);
+        stat_add(sim, s, pcs_alloc_item(sim), k);
         ev_end(sim);
         got += k;
     }
@@ -458,7 +508,7 @@ void kmem_cache_free_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, con
                       place_in_sheaf(main, main->size));
             main->size++;
         }
-        stat_add(sim, s, SIM_FREE_FASTPATH, k);
+        stat_add(sim, s, pcs_free_item(sim), k);
         ev_end(sim);
         done += k;
     }

@@ -113,7 +113,10 @@ static bool fill_oversize(struct sim *sim, struct kmem_cache *s, uint32_t idx)
     struct obj_sink sink = {.sheaf = idx};
     sim_addr_t *back;
 
-    if (kmem_cache_debug(s)) {
+    if (cache_has_cpu_slab(s)) {
+        /* 6.18: __kmem_cache_alloc_bulk on the cpu slab, all or nothing */
+        return cpu_slab_bulk_into_sheaf(sim, s, idx, want) == want;
+    } else if (kmem_cache_debug(s)) {
         while (got < want && slab_alloc_slow(sim, s, SIM_NUMA_NO_NODE, 0, &sink))
             got++;
     } else {

@@ -89,8 +89,10 @@ void kfree_rcu(struct sim *sim, sim_addr_t obj)
         return;
     }
     s = sim->caches[slab->cache];
-    if (sim->cfg.model == SIM_MODEL_SHEAVES && slab->node == cpu_node(sim) &&
-            kfree_rcu_sheaf(sim, s, obj))
+    /* 7.x tries the sheaf on every cache; 6.18 only where the cache has
+     * sheaves (kfree_rcu_sheaf: s->cpu_sheaves), counting nothing else */
+    if ((sim->cfg.model == SIM_MODEL_SHEAVES || (sim_hybrid(sim) && cache_has_sheaves(s))) &&
+        slab->node == cpu_node(sim) && kfree_rcu_sheaf(sim, s, obj))
         return;
     /* the non-sheaf path: the object waits for a grace period on its own */
     ev_begin(sim, s, "kvfree_call_rcu", slab->node == cpu_node(sim) ? "no_sheaf" : "remote",

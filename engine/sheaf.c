@@ -8,7 +8,9 @@
  * objects[size - 1].  It is always in exactly one place (a CPU slot, a barn
  * list, in flight, ...), recorded in sheaf->place.  Refilling takes objects
  * from slabs in bulk; flushing gives them back, grouping the objects of one
- * slab into a detached freelist so each group costs one slab update.
+ * slab into a detached freelist so each group costs one slab update.  A
+ * cache with cpu slabs too (the hybrid 6.18) refills and flushes through
+ * their bulk paths: __kmem_cache_alloc_bulk and do_slab_free.
  */
 #include "internal.h"
 
@@ -56,7 +58,42 @@ void free_empty_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 }
 
 /*
- * Fill sheaf @idx to its capacity from slabs (kernel: refill_sheaf).
+ * Put @want objects into sheaf @idx through the cpu slab's bulk path, as
+ * the hybrid 6.18 does (kernel: __kmem_cache_alloc_bulk writing into
+ * &sheaf->objects[size]): all or nothing; on a shortfall the objects taken
+ * go back to their slabs.  Returns @want or 0.
+ */
+unsigned cpu_slab_bulk_into_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx,
+                                  unsigned want)
+{
+    sim_addr_t *objs = sim_scratch_alloc(sim, want * sizeof(*objs));
+    unsigned got = legacy_alloc_bulk(sim, s, want, objs);
+    struct slab_sheaf *sh;
+
+    if (got < want) {
+        ev_begin(sim, s, "__kmem_cache_alloc_bulk", "give_back", cpu_node(sim));
+        for (unsigned i = 0; i < got; i++)
+            inflight_add(sim, objs[i], place_none(SIM_PL_USER));
+        ev_end(sim);
+        bulk_free_to_slabs(sim, s, objs, got, false);
+        sim_scratch_free(sim, objs);
+        return 0;
+    }
+    sh = sheaf_at(sim, idx);
+    ev_begin(sim, s, "__kmem_cache_alloc_bulk", "into_sheaf", cpu_node(sim));
+    for (unsigned i = 0; i < got; i++) {
+        sh->objects[sh->size] = objs[i];
+        obj_leave(sim, objs[i], place_none(SIM_PL_USER), place_in_sheaf(sh, sh->size));
+        sh->size++;
+    }
+    ev_end(sim);
+    sim_scratch_free(sim, objs);
+    return got;
+}
+
+/*
+ * Fill sheaf @idx to its capacity from slabs (kernel: refill_sheaf): the
+ * node partial lists in bulk (7.x), or the cpu slab's bulk path (6.18).
  * Returns true when it is full; on false the objects obtained stay in it.
  */
 bool refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
@@ -67,7 +104,10 @@ bool refill_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 
     if (!want)
         return true;
-    got = refill_objects(sim, s, &sink, want, want);
+    if (cache_has_cpu_slab(s))
+        got = cpu_slab_bulk_into_sheaf(sim, s, idx, want);
+    else
+        got = refill_objects(sim, s, &sink, want, want);
     ev_begin(sim, s, "refill_sheaf", got == want ? "full" : "short", cpu_node(sim));
     stat_add(sim, s, SIM_SHEAF_REFILL, got);
     ev_end(sim);
@@ -126,7 +166,7 @@ void bulk_free_to_slabs(struct sim *sim, struct kmem_cache *s, sim_addr_t *p, si
         /* 7.x's slab_free_bulk counts each object; 6.x's __slab_free (a
          * legacy debug cache's only free path) counts each call */
         if (slowpath && !cache_has_cpu_slab(gs))
-            stat_add(sim, gs, SIM_FREE_SLOWPATH, sim->cfg.model == SIM_MODEL_LEGACY ? 1 : cnt);
+            stat_add(sim, gs, SIM_FREE_SLOWPATH, sim->cfg.model != SIM_MODEL_SHEAVES ? 1 : cnt);
         ev_end(sim);
         if (cache_has_cpu_slab(gs)) /* legacy: do_slab_free counts for itself */
             legacy_do_slab_free(sim, gs, idx, group, (unsigned)cnt, place_none(SIM_PL_INFLIGHT));

@@ -176,10 +176,10 @@ static uint32_t new_slab_gfp(struct sim *sim, struct kmem_cache *s, int node, ui
     ev_move(sim, SIM_MOVE_SLAB, base, place_node(SIM_PL_PAGES, node),
             place_node(SIM_PL_INFLIGHT, node));
     if (sim->cfg.variant[SIM_VAR_DEFERRED_FREELIST] == SIM_BEFORE ||
-            sim->cfg.model == SIM_MODEL_LEGACY) {
+        sim->cfg.model != SIM_MODEL_SHEAVES) {
         struct slab_obj_iter it;
 
-        /* before dc795d4c0282 (and in every legacy kernel): the whole
+        /* before dc795d4c0282 (and in every legacy and hybrid kernel): the whole
          * freelist at birth (shuffle_freelist) */
         slab_iter_init(sim, s, slab, &it);
         chain_from_iter(sim, s, slab, &it, slab->objects);

@@ -50,9 +50,11 @@ enum sim_variant {
 };
 enum { SIM_BEFORE = 0, SIM_AFTER = 1 };
 
-/* Memory models of SLUB: per-CPU sheaves (6.18+), or per-CPU slabs with
- * per-CPU partial lists (6.2-6.17, the legacy model). */
-enum sim_model { SIM_MODEL_SHEAVES, SIM_MODEL_LEGACY };
+/* Memory models of SLUB: per-CPU sheaves for every cache (7.x), per-CPU
+ * slabs with per-CPU partial lists (6.2-6.17, the legacy model), or both
+ * (6.18-6.19, the hybrid model): per-CPU slabs for every cache, and sheaves
+ * over them on the caches created with a sheaf_capacity. */
+enum sim_model { SIM_MODEL_SHEAVES, SIM_MODEL_LEGACY, SIM_MODEL_HYBRID };
 
 /*
  * Eras of the legacy model: how a CPU partial slab becomes the CPU slab.
@@ -86,7 +88,7 @@ enum sim_release {
 };
 
 /*
- * Stat items: the union of both SLUB eras' enum stat_item, named by their
+ * Stat items: the union of every SLUB era's enum stat_item, named by their
  * sysfs files, plus engine-only counters (prefix engine_).  Outputs always
  * key counters by sim_stat_name(), never by index.
  */
@@ -134,11 +136,14 @@ enum sim_stat_item {
     SIM_CPU_PARTIAL_FREE,
     SIM_CPU_PARTIAL_NODE,
     SIM_CPU_PARTIAL_DRAIN,
+    /* hybrid only (6.18-6.19): the sheaf layer counted apart from the cpu slab's */
+    SIM_ALLOC_CPU_SHEAF, /* ALLOC_PCS: an allocation from a CPU's main sheaf */
+    SIM_FREE_CPU_SHEAF,  /* FREE_PCS: a free into a CPU's main sheaf */
     /* engine only: not in any kernel */
     SIM_ENGINE_FREEPTR_READS,
     SIM_ENGINE_FREEPTR_WRITES,
-    SIM_ENGINE_PAGES_IN,  /* pages taken from the page allocator for slabs */
-    SIM_ENGINE_PAGES_OUT, /* pages given back */
+    SIM_ENGINE_PAGES_IN,     /* pages taken from the page allocator for slabs */
+    SIM_ENGINE_PAGES_OUT,    /* pages given back */
     SIM_ENGINE_SLAB_UPDATES, /* returns of objects to a slab (one __slab_free each) */
     SIM_NR_STATS
 };

@@ -199,7 +199,10 @@ struct kmem_cache {
     struct kmem_order_objects oo, min;
     unsigned min_partial;
     unsigned nr_created;     /* slabs allocated so far: the next slab's seq */
-    unsigned sheaf_capacity; /* 0: no sheaves, every CPU's main is the bootstrap sheaf */
+    unsigned sheaf_capacity; /* 0: no sheaves, every CPU's main is the bootstrap sheaf,
+                              * no spare, no rcu_free, an empty barn (H2); hybrid model:
+                              * requested_sheaf_capacity unless a debug cache (H1) */
+    unsigned requested_sheaf_capacity; /* kmem_cache_args.sheaf_capacity; validate_layers() */
     unsigned remote_node_defrag_ratio;
     uint64_t random;         /* hardened free pointer secret */
     unsigned *random_seq;    /* [oo.objects] byte offsets, or NULL */
@@ -207,7 +210,7 @@ struct kmem_cache {
     struct kmem_cache_node *node;      /* [nr_nodes] */
     struct node_barn *barn;            /* [nr_nodes]; unused without sheaves */
     uint64_t (*stats)[SIM_NR_STATS];   /* [nr_cpus] */
-    /* legacy model only */
+    /* legacy and hybrid models: every cache but a debug cache (H1) */
     struct kmem_cache_cpu *cpu_slab;   /* [nr_cpus] */
     unsigned cpu_partial;              /* sysfs cpu_partial, objects; 0: no cpu partial lists */
     unsigned cpu_partial_slabs;        /* derived cap in slabs (slub_set_cpu_partial) */

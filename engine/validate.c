@@ -400,6 +400,60 @@ static void validate_legacy(struct vstate *v, const struct kmem_cache *s)
                 s->name, listed, reached);
 }
 
+/*
+ * Which per-CPU layers a cache of each model has (H1-H3 in types.h): the
+ * sheaves model (7.x) no cpu slab; the legacy model (6.2-6.17) no sheaves;
+ * the hybrid model (6.18-6.19) a cpu slab on every cache but a debug cache,
+ * sheaves only on a cache created with a sheaf_capacity, which is then
+ * exactly that capacity (H1).  A cache without sheaves keeps the bootstrap
+ * sheaf as main, no spare, no rcu_free sheaf and an empty barn (H2), and
+ * none of its CPUs counted the sheaf layer: alloc_cpu_sheaf,
+ * free_cpu_sheaf, free_rcu_sheaf (H3).  Outside the hybrid model nothing
+ * counts alloc_cpu_sheaf or free_cpu_sheaf.
+ */
+static void validate_layers(struct vstate *v, const struct kmem_cache *s)
+{
+    const struct sim *sim = v->sim;
+    enum sim_model m = sim->cfg.model;
+    bool debug = kmem_cache_debug(s);
+
+    if (!s->alive)
+        return;
+    if (m == SIM_MODEL_SHEAVES && cache_has_cpu_slab(s))
+        violation(v, "%s: a cache of the sheaves model has cpu slabs", s->name);
+    if (m == SIM_MODEL_LEGACY && cache_has_sheaves(s))
+        violation(v, "%s: a cache of the legacy model has sheaves", s->name);
+    if (m == SIM_MODEL_HYBRID) {
+        if (cache_has_cpu_slab(s) == debug)
+            violation(v, "%s: a %s cache of the hybrid model %s cpu slabs (H1)", s->name,
+                      debug ? "debug" : "non-debug", debug ? "has" : "lacks");
+        if (cache_has_sheaves(s) && (debug || !s->requested_sheaf_capacity ||
+                                     s->sheaf_capacity != s->requested_sheaf_capacity))
+            violation(v, "%s: sheaf_capacity %u in the hybrid model, created with %u (H1)", s->name,
+                      s->sheaf_capacity, s->requested_sheaf_capacity);
+    }
+    for (unsigned cpu = 0; m != SIM_MODEL_HYBRID && cpu < sim->cfg.nr_cpus; cpu++)
+        if (s->stats[cpu][SIM_ALLOC_CPU_SHEAF] || s->stats[cpu][SIM_FREE_CPU_SHEAF])
+            violation(v, "%s cpu %u: alloc_cpu_sheaf/free_cpu_sheaf outside the hybrid model",
+                      s->name, cpu);
+    if (cache_has_sheaves(s))
+        return;
+    for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
+        const struct slub_percpu_sheaves *pcs = &s->pcs[cpu];
+
+        if (pcs->main != BOOTSTRAP_SHEAF || pcs->spare || pcs->rcu_free)
+            violation(v, "%s cpu %u: a cache without sheaves holds a sheaf (H2)", s->name, cpu);
+        if (s->stats[cpu][SIM_ALLOC_CPU_SHEAF] || s->stats[cpu][SIM_FREE_CPU_SHEAF] ||
+            s->stats[cpu][SIM_FREE_RCU_SHEAF])
+            violation(v, "%s cpu %u: a cache without sheaves counted its sheaf layer (H3)", s->name,
+                      cpu);
+    }
+    for (unsigned n = 0; n < sim->cfg.nr_nodes; n++)
+        if (s->barn[n].full.nr || s->barn[n].empty.nr || s->barn[n].partial)
+            violation(v, "%s node %u: a cache without sheaves has sheaves in its barn (H2)",
+                      s->name, n);
+}
+
 /* Invariant 4 (conservation) and the OP-level list rule (invariant 2). */
 static void validate_slabs(struct vstate *v)
 {
@@ -585,6 +639,7 @@ unsigned sim_validate(const struct sim *sim, enum sim_validate_level level,
     validate_slabs(&v);
     for (unsigned i = 0; i < sim->nr_caches; i++) {
         validate_cache(&v, sim->caches[i]);
+        validate_layers(&v, sim->caches[i]);
         if (cache_has_cpu_slab(sim->caches[i]))
             validate_legacy(&v, sim->caches[i]);
     }

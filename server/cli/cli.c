@@ -71,7 +71,7 @@ const struct cli_opt cli_model_opts[] = {
          .help = "run on this kernel release's SLUB (its model, era and variants; "
                  "docs/engine.md lists the releases)"},
         {CLI_TO(struct cli_model_args, model), .name = "model", .arg = "MODEL",
-         .help = "override the model for an experiment: sheaves, legacy or legacy:ERA "
+         .help = "override the model for an experiment: sheaves, legacy, legacy:ERA or hybrid "
                  "(or a release, as --kernel)"},
         {CLI_TO(struct cli_model_args, seed), .name = "seed", .arg = "N",
          .help = "override the seed"},

@@ -45,7 +45,7 @@ static const struct cli_opt replay_opts[] = {
          .help = "replay on this release (default: the trace's \"# kernel:\" line, the newest "
                  "release modelled at or below it; without one, the newest release)"},
         {CLI_TO(struct replay_args, model), .name = "model", .arg = "M",
-         .help = "an experiment instead of a release: sheaves, legacy or legacy:ERA"},
+         .help = "an experiment instead of a release: sheaves, legacy, legacy:ERA or hybrid"},
         {CLI_TO(struct replay_args, seed), .name = "seed", .arg = "N", .min = 1,
          .help = "the engine's seed (default 1)"},
         {CLI_TO(struct replay_args, mem_mb), .name = "mem-mb", .arg = "N", .min = 4,

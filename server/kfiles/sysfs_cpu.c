@@ -59,7 +59,8 @@ static int cpu_partial_head_node(const struct sim_snapshot *snap, const struct s
 
 static bool is_legacy(const struct sim_snapshot *snap, const struct sim_snap_cache *c)
 {
-    return snap->model == SIM_MODEL_LEGACY && c->has_cpu_slab;
+    /* the legacy and hybrid (6.18) kernels have cpu slabs */
+    return snap->model != SIM_MODEL_SHEAVES && c->has_cpu_slab;
 }
 
 static unsigned nr_cpus_of(const struct sim_snapshot *snap)
@@ -98,7 +99,7 @@ void sysfs_cpu_slabs(struct strbuf *sb, const struct sim_snapshot *snap,
 void sysfs_cpu_partial(struct strbuf *sb, const struct sim_snapshot *snap,
                        const struct sim_snap_cache *c)
 {
-    strbuf_printf(sb, "%u\n", snap->model == SIM_MODEL_LEGACY ? c->cpu_partial : 0u);
+    strbuf_printf(sb, "%u\n", snap->model != SIM_MODEL_SHEAVES ? c->cpu_partial : 0u);
 }
 
 void sysfs_slabs_cpu_partial(struct strbuf *sb, const struct sim_snapshot *snap,

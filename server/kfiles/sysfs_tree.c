@@ -7,17 +7,18 @@
  *   geometry and flags   "%u\n" (aliases, align, cache_dma, destroy_by_rcu,
  *                        hwcache_align, min_partial, object_size,
  *                        objs_per_slab, order, poison, reclaim_account,
- *                        red_zone, sanity_checks, sheaf_capacity (sheaves
- *                        model only: it came with 6.18), slab_size,
+ *                        red_zone, sanity_checks, sheaf_capacity (not in
+ *                        the legacy model: it came with 6.18, where a
+ *                        cache without sheaves shows 0), slab_size,
  *                        store_user, trace)
  *   slab state           show_slab_objects(): "TOTAL N0=.. N1=..\n", nodes
  *                        with a zero value left out (slabs, partial,
  *                        objects, objects_partial, total_objects), as a
  *                        CONFIG_NUMA kernel prints it even on one node
  *   per-CPU slabs        cpu_slabs, cpu_partial, slabs_cpu_partial
- *                        (sysfs_cpu.c): the legacy model's cpu slabs and
- *                        CPU partial lists; constant zeros in the sheaves
- *                        model, as in the kernels without cpu slabs
+ *                        (sysfs_cpu.c): the legacy and hybrid models' cpu
+ *                        slabs and CPU partial lists; constant zeros in the
+ *                        sheaves model, as in the kernels without cpu slabs
  *   counters             show_stat(): "TOTAL C0=.. C1=..\n", CPUs with a
  *                        zero count left out; every counter of the model's
  *                        kernels (sim_stat_in_model()), as with
@@ -163,8 +164,8 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
     strbuf_printf(&sb, "%u\n", nr_aliases);
     err = sysfs_add_file(t, dir, "aliases", &sb);
     for (k = 0; !err && k < sizeof(geometry) / sizeof(geometry[0]); k++) {
-        if (geometry[k] == METRIC_SHEAF_CAPACITY && snap->model != SIM_MODEL_SHEAVES)
-            continue; /* came with the sheaves (6.18) */
+        if (geometry[k] == METRIC_SHEAF_CAPACITY && snap->model == SIM_MODEL_LEGACY)
+            continue; /* came with the sheaves (6.18): 0 on a 6.18 cache without them */
         strbuf_printf(&sb, "%" PRIu64 "\n", metric_cache_file(c, geometry[k]));
         err = sysfs_add_file(t, dir, metric_file_name(geometry[k]), &sb);
     }

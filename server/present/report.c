@@ -121,7 +121,10 @@ static void report_cache_topology(struct strbuf *out, const struct sim_snapshot 
         strbuf_printf(out, ", lockless freelist %u, tid %" PRIu64 ", cpu partial %u slab%s\n",
                       cs->nr_freelist, cs->tid, cs->nr_partial, cs->nr_partial == 1 ? "" : "s");
     }
-    for (cpu = 0; !c->has_cpu_slab && cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++) {
+    /* a cache of the hybrid model (6.18) may have both: sheaves over cpu slabs */
+    for (cpu = 0;
+         (!c->has_cpu_slab || c->sheaf_capacity) && cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS;
+         cpu++) {
         strbuf_printf(out, "cpu%u (node %u) sheaves:", cpu, snap->cpu_node[cpu]);
         report_sheaf(out, snap, "main", c->main[cpu]);
         report_sheaf(out, snap, "spare", c->spare[cpu]);

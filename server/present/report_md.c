@@ -64,7 +64,7 @@ static unsigned md_sheaf_size(const struct sim_snapshot *snap, uint32_t id)
     return sh ? sh->size : 0;
 }
 
-/* The legacy model's per-CPU caching: each CPU's cpu slab and partial list. */
+/* The legacy and hybrid models' per-CPU slabs: each CPU's cpu slab and partial list. */
 static void report_md_cpu_slabs(struct strbuf *out, const struct sim_snapshot *snap)
 {
     unsigned nr_cpus = snap->nr_cpus < SIM_MAX_CPUS ? snap->nr_cpus : SIM_MAX_CPUS, cpu;
@@ -124,6 +124,9 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
     strbuf_puts(out, snap->model == SIM_MODEL_LEGACY
                              ? "\n`objects` counts every object of a cpu slab as in use, free or "
                                "not, as sysfs and /proc/slabinfo do.\n"
+                     : snap->model == SIM_MODEL_HYBRID
+                             ? "\n`objects` counts every object of a cpu slab, and objects cached "
+                               "in sheaves, as in use, as sysfs and /proc/slabinfo do.\n"
                              : "\n`objects` counts objects cached in sheaves as in use, as sysfs "
                                "and /proc/slabinfo do.\n");
     if (snap->nr_nodes > 1) {
@@ -148,10 +151,10 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
             strbuf_puts(out, "\n");
         }
     }
-    if (snap->model == SIM_MODEL_LEGACY) {
+    if (snap->model != SIM_MODEL_SHEAVES)
         report_md_cpu_slabs(out, snap);
+    if (snap->model == SIM_MODEL_LEGACY)
         return;
-    }
     strbuf_puts(out, "\nPer-CPU sheaves (objects in main / spare) and barns (full / empty "
                      "sheaves):\n\n| cache |");
     for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
@@ -165,8 +168,8 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
     for (i = 0; i < snap->nr_caches; i++) {
         const struct sim_snap_cache *c = &snap->caches[i];
 
-        if (!c->alive)
-            continue;
+        if (!c->alive || (snap->model == SIM_MODEL_HYBRID && !c->sheaf_capacity))
+            continue; /* 6.18: only the caches created with a sheaf_capacity */
         strbuf_puts(out, "| ");
         md_cell(out, c->name);
         strbuf_puts(out, " |");

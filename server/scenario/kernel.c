@@ -37,7 +37,7 @@ int kernel_choose(const char *kernel, const char *model, uint32_t keep, struct s
     if (model && sim_model_parse(model, &tmp)) {
         snprintf(msg, len,
                  "unknown model \"%s\" (sheaves, legacy, legacy:ERA_FROZEN_PARTIAL, "
-                 "legacy:ERA_DELAYED_FREEZE, legacy:ERA_DIRECT_LOAD, or a release)",
+                 "legacy:ERA_DELAYED_FREEZE, legacy:ERA_DIRECT_LOAD, hybrid or a release)",
                  model);
         return -EINVAL;
     }

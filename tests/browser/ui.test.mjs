@@ -494,6 +494,67 @@ test('legacy model: each CPU draws its cpu slab, lockless freelist and CPU parti
   await page.close();
 });
 
+test('hybrid model (6.18): a cache with sheaves draws its sheaves and its cpu slab, a plain cache only the cpu slab', async (t) => {
+  const page = await lab(t, '/?scenario=hybrid-6.18-maple');
+  await shotOnFailure(t, page, async () => {
+    const m = await model(page);
+    assert.equal(m.scenario, 'hybrid-6.18-maple');
+    // the step after CPU 1's GFP_KERNEL allocation refilled a sheaf: both layers are in use on CPU 1
+    let at = -1;
+    for (let k = 1; k <= m.end; k++) {
+      const s = await api(base, `/api/sessions/${m.id}/state?at=${k}`);
+      if (s.event?.fn === 'alloc_from_pcs' && s.event.label === 'fastpath' && s.event.cpu === 1) { at = k; break; }
+    }
+    assert.ok(at > 0, 'CPU 1 allocates from its main sheaf');
+    await page.evaluate((k) => window.__slublab.player.seek(k), at);
+    await waitAt(page, at);
+    const st = await api(base, `/api/sessions/${m.id}/state?at=${at}`);
+    const maple = st.state.caches.find((c) => c.name === 'maple_node');
+    assert.equal(maple.sheaf_capacity, 32);
+    assert.ok(maple.cpus[1].cpu_slab.slab, 'CPU 1 has a cpu slab');
+    assert.equal(maple.cpus[1].main.size, 31);
+    await page.evaluate((id) => window.__slublab.player.setCache(id), maple.id);
+    await page.waitForTimeout(400);
+    // both per-CPU structures: three sheaf stacks and a cpu slab with its partial list per CPU
+    assert.equal(await page.locator('#picture svg.topo g.cpuslab').count(), 2);
+    assert.equal(await page.locator('#picture svg.topo g.cpupartial').count(), 2);
+    assert.match(await page.getAttribute('#picture svg.topo g.cpuslab[data-cpuslab="1"]', 'aria-label'),
+      /^CPU 1 cpu slab .+ objects on its lockless freelist, tid \d+$/);
+    assert.equal(await page.locator('#picture svg.topo [aria-label^="CPU 1 main sheaf"]').count(), 1);
+    assert.match(await page.getAttribute('#picture svg.topo [aria-label^="CPU 1 main sheaf"]', 'aria-label'), /31 of 32 objects/);
+    // the barn is drawn (the cache has sheaves), not the "no barn" box
+    assert.equal(await page.locator('#picture svg.topo g.barn').count(), 1);
+    assert.equal(await page.locator('#picture svg.topo g.nobarn').count(), 0);
+    // the boxes do not overlap: each CPU's cpu slab sits under its sheaves, inside the CPU box
+    const boxes = await page.$$eval('#picture svg.topo g.cpu', (gs) => gs.map((g) => {
+      const r = g.querySelector('rect.box').getBBox();
+      const slab = g.querySelector('g.cpuslab rect').getBBox();
+      const sheaves = [...g.querySelectorAll('g.sheaf rect, rect.none')].map((x) => x.getBBox());
+      return { box: [r.y, r.y + r.height], slab: [slab.y, slab.y + slab.height],
+        sheafBottom: Math.max(...sheaves.map((b) => b.y + b.height)) };
+    }));
+    for (const b of boxes) {
+      assert.ok(b.slab[0] > b.sheafBottom, `cpu slab under the sheaves: ${JSON.stringify(b)}`);
+      assert.ok(b.slab[1] <= b.box[1], `cpu slab inside the CPU box: ${JSON.stringify(b)}`);
+    }
+    await page.screenshot({ path: join(OUT, 'hybrid-view.png') });
+    // the table view lists both
+    await page.click('#tabbtn-table');
+    await page.waitForSelector('#t-cpuslabs tbody tr');
+    assert.equal(await page.locator('#t-cpuslabs tbody tr').count(), 2);
+    assert.match(await page.textContent('#t-cpus tbody'), /31\/32/);
+    // the plain cache: a cpu slab, no sheaves, no barn
+    const plain = st.state.caches.find((c) => c.name === 'kmalloc-64');
+    await page.evaluate((id) => window.__slublab.player.setCache(id), plain.id);
+    await page.waitForTimeout(400);
+    assert.equal(await page.locator('#picture svg.topo g.cpuslab').count(), 2);
+    assert.equal(await page.locator('#picture svg.topo [aria-label*=" main sheaf"]').count(), 0);
+    assert.equal(await page.locator('#picture svg.topo g.nobarn').count(), 1);
+    noErrors(page);
+  });
+  await page.close();
+});
+
 test('compare view across models: a legacy and a sheaves kernel side by side, n/a for counters a kernel lacks', async (t) => {
   const page = await lab(t, '/?scenario=legacy-vs-sheaves');
   await shotOnFailure(t, page, async () => {

@@ -12,7 +12,8 @@
  * periods and barriers, flushes, shrinks, destroys of empty caches.  One
  * seed in ten is a "pressure" seed (one 4 MiB node, large objects, big
  * bulk allocations) so that memory runs out.  Every third seed runs the
- * legacy model (per-CPU slabs and partial lists), its three eras in turn,
+ * legacy model (per-CPU slabs and partial lists), its three eras in turn, and
+ * on a sixth the hybrid model of 6.18 (cpu slabs, sheaves on some caches),
  * with its own invariants in the validator; on either model only the
  * counters that model's kernels have may move.  The validator runs after
  * every event (level EVENT) and every operation (level OP), which sets the
@@ -309,6 +310,9 @@ static void random_config(struct model *m)
         cfg->legacy_era = (enum sim_legacy_era)(SIM_ERA_FROZEN_PARTIAL + m->seed / 3 % 3);
         cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] =
                 cfg->legacy_era == SIM_ERA_DIRECT_LOAD ? SIM_AFTER : SIM_BEFORE;
+    } else if (m->seed % 6 == 4) { /* a sixth the hybrid model of 6.18 */
+        cfg->model = SIM_MODEL_HYBRID;
+        cfg->variant[SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = SIM_AFTER;
     }
 }
 
@@ -561,9 +565,11 @@ static bool slab_path(struct model *m, const struct slab *slab, unsigned cpu)
 {
     const struct kmem_cache *s = m->sim->caches[slab->cache];
 
-    if (cache_has_cpu_slab(s)) /* legacy: unless it is this CPU's cpu slab */
+    if (cache_has_sheaves(s) && slab->node == (int)m->cfg.cpu_node[cpu])
+        return false;          /* a local free goes into the sheaves (7.x; 6.18's sheaf caches) */
+    if (cache_has_cpu_slab(s)) /* legacy, hybrid: unless it is this CPU's cpu slab */
         return s->cpu_slab[cpu].slab != slab_idx(m->sim, slab);
-    return !cache_has_sheaves(s) || slab->node != (int)m->cfg.cpu_node[cpu];
+    return true;
 }
 
 /*
@@ -725,6 +731,16 @@ static void destroy_ucache(struct model *m, unsigned k)
     op.cache = m->ucache[k];
     op.cpu = below(m, m->cfg.nr_cpus);
     held = live_count(m, op.cache);
+    if (m->cfg.model == SIM_MODEL_HYBRID && !held) {
+        /* 6.18's __kmem_cache_shutdown flushes the CPUs before the barns, whose
+         * objects can land on a CPU partial list and keep their slabs: shrink
+         * first, as a caller destroying a sheaf cache of 6.18 would have to */
+        struct sim_op shrink = {
+                .kind = SIM_OP_SHRINK, .cache = op.cache, .cpu = op.cpu, .node = SIM_NUMA_NO_NODE};
+
+        if (apply(m, &shrink, &res))
+            return;
+    }
     if (apply(m, &op, &res))
         return;
     if (held) {
@@ -824,13 +840,17 @@ static void drain(struct model *m)
     while (m->nr_live && !m->failed)
         op_free(m);
     op_simple(m, SIM_OP_RCU_BARRIER); /* objects waiting for a grace period */
-    for (unsigned c = 0; c < sim_nr_caches(m->sim) && !m->failed; c++) {
-        struct sim_op op = {.kind = SIM_OP_SHRINK, .cache = (int)c, .node = SIM_NUMA_NO_NODE};
+    /* hybrid: twice, since 6.18's shrink flushes the barns after the CPUs, and
+     * their objects can land on a CPU partial list (destroy_ucache) */
+    for (unsigned pass = 0; pass < (m->cfg.model == SIM_MODEL_HYBRID ? 2u : 1u); pass++) {
+        for (unsigned c = 0; c < sim_nr_caches(m->sim) && !m->failed; c++) {
+            struct sim_op op = {.kind = SIM_OP_SHRINK, .cache = (int)c, .node = SIM_NUMA_NO_NODE};
 
-        if (!m->sim->caches[c]->alive)
-            continue;
-        op.cpu = below(m, m->cfg.nr_cpus);
-        apply(m, &op, &res);
+            if (!m->sim->caches[c]->alive)
+                continue;
+            op.cpu = below(m, m->cfg.nr_cpus);
+            apply(m, &op, &res);
+        }
     }
     op_simple(m, SIM_OP_RCU_BARRIER); /* SLAB_TYPESAFE_BY_RCU slabs wait to give pages back */
     check_user_counts(m);
@@ -872,6 +892,7 @@ static unsigned env_unsigned(const char *name, unsigned dflt)
 struct totals {
     unsigned long seeds, ops, events, nomem, double_frees, destroys, bulk_objs, remote_frees;
     unsigned long legacy_seeds; /* seeds run with the legacy model */
+    unsigned long hybrid_seeds; /* seeds run with the hybrid model */
 };
 
 static void run_seed(uint64_t seed, unsigned scale, struct totals *tot)
@@ -923,6 +944,7 @@ static void run_seed(uint64_t seed, unsigned scale, struct totals *tot)
         printf("    machine: %s\n", describe(&m));
     tot->seeds++;
     tot->legacy_seeds += m.cfg.model == SIM_MODEL_LEGACY;
+    tot->hybrid_seeds += m.cfg.model == SIM_MODEL_HYBRID;
     tot->ops += sim_op_count(m.sim);
     tot->events += m.events;
     tot->nomem += m.nomem;
@@ -955,10 +977,10 @@ static void test_random_ops(void)
         for (unsigned i = 1; i <= seeds; i++)
             run_seed(i, scale, &tot);
     }
-    printf("     %lu seeds (%lu legacy), %lu ops, %lu events; %lu out-of-memory results, %lu "
-           "double frees caught, %lu destroys, %lu bulk objects, %lu remote frees\n",
-            tot.seeds, tot.legacy_seeds, tot.ops, tot.events, tot.nomem, tot.double_frees,
-            tot.destroys, tot.bulk_objs, tot.remote_frees);
+    printf("     %lu seeds (%lu legacy, %lu hybrid), %lu ops, %lu events; %lu out-of-memory "
+           "results, %lu double frees caught, %lu destroys, %lu bulk objects, %lu remote frees\n",
+           tot.seeds, tot.legacy_seeds, tot.hybrid_seeds, tot.ops, tot.events, tot.nomem,
+           tot.double_frees, tot.destroys, tot.bulk_objs, tot.remote_frees);
     if ((!one || !*one) && seeds >= PROP_SEEDS_DEFAULT) {
         /* a full run reached what it is meant to exercise */
         CHECK_GE_U(tot.seeds, seeds);
@@ -967,6 +989,7 @@ static void test_random_ops(void)
         CHECK_GT_U(tot.destroys, 0);
         CHECK_GT_U(tot.remote_frees, 0);
         CHECK_GT_U(tot.legacy_seeds, seeds / 4);
+        CHECK_GT_U(tot.hybrid_seeds, seeds / 8);
     }
 }
 

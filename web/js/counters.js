@@ -11,13 +11,13 @@ const NAMES = ('alloc_fastpath alloc_slowpath free_rcu_sheaf free_rcu_sheaf_fail
   'sheaf_prefill_slow sheaf_prefill_oversize sheaf_return_fast sheaf_return_slow free_frozen alloc_from_partial ' +
   'alloc_refill cpuslab_flush deactivate_full deactivate_empty deactivate_to_head deactivate_to_tail ' +
   'deactivate_remote_frees deactivate_bypass cmpxchg_double_cpu_fail cpu_partial_alloc cpu_partial_free ' +
-  'cpu_partial_node cpu_partial_drain engine_freeptr_reads engine_freeptr_writes engine_pages_in engine_pages_out ' +
+  'cpu_partial_node cpu_partial_drain alloc_cpu_sheaf free_cpu_sheaf engine_freeptr_reads engine_freeptr_writes engine_pages_in engine_pages_out ' +
   'engine_slab_updates').split(' ');
 
 /** Every counter name the UI knows, in kernel order. */
 export const COUNTER_NAMES = NAMES;
 /** The counters of the sheaves era plus the engine ones (what the table shows by default). */
-export const SHEAVES_COUNTERS = COUNTER_NAMES.slice(0, 26).concat(COUNTER_NAMES.slice(41));
+export const SHEAVES_COUNTERS = COUNTER_NAMES.slice(0, 26).concat(COUNTER_NAMES.slice(COUNTER_NAMES.indexOf('engine_freeptr_reads')));
 
 /**
  * The counters the session's model counts, as the server lists them

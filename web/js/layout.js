@@ -76,16 +76,21 @@ export function topoScene(snap, v, opts = {}) {
   const cw = compact ? 180 : Math.min(290, (W - gap * (nCpu - 1)) / Math.max(nCpu, 1));
   // too narrow for the caller's pocket beside the three stacks (its words and an address): it goes under them
   const below = !compact && cw - 8 - (8 + 3 * 48 + 4) < 90;
-  const ch = compact ? 128 : below ? 202 : 150;
+  // a cache of the hybrid model (6.18) with sheaves has a cpu slab too: its
+  // row goes under the sheaves, and the CPU box grows by one row
+  const both = !!cache?.sheaf_capacity && !!cache?.cpus?.some((c) => c?.cpu_slab);
+  const rowH = (below ? 150 : compact ? 128 : 150) - 62 + 34;
+  const ch = (compact ? 128 : below ? 202 : 150) + (both ? rowH : 0);
   const perRow = Math.max(1, Math.floor((W + gap) / (cw + gap)));
   const cpus = [];
   for (let c = 0; c < nCpu; c++) {
     const x = (c % perRow) * (cw + gap), y = Math.floor(c / perRow) * (ch + gap);
     const info = cache?.cpus?.[c];
-    const sw = compact ? 26 : 38, sp = compact ? 36 : 48, sh = (below ? 150 : ch) - 62;
-    // legacy model: the cpu slab with its lockless freelist, and the CPU partial list
-    const legacy = info?.cpu_slab ? legacyCpu(info.cpu_slab, cache, v, x, y, sw, sp, sh) : null;
-    const stacks = legacy ? [] : SHEAF_ROLES.map((role, k) => {
+    const sw = compact ? 26 : 38, sp = compact ? 36 : 48, sh = (below ? 150 : ch - (both ? rowH : 0)) - 62;
+    // legacy model: the cpu slab with its lockless freelist, and the CPU partial list;
+    // hybrid model: those under the sheaves when the cache has both
+    const legacy = info?.cpu_slab ? legacyCpu(info.cpu_slab, cache, v, x, y + (both ? rowH : 0), sw, sp, sh) : null;
+    const stacks = legacy && !both ? [] : SHEAF_ROLES.map((role, k) => {
       const ref = info?.[role];
       const box = { role, cpu: c, x: x + 8 + k * sp, y: y + 26, w: sw, h: sh, sheaf: null };
       if (ref && byId.has(ref.id)) box.sheaf = mk(byId.get(ref.id), role, box.x, box.y, sw, sh, { cpu: c });
@@ -93,7 +98,7 @@ export function topoScene(snap, v, opts = {}) {
     });
     const px = x + 8 + 3 * sp + 4;
     cpus.push({ cpu: c, node: snap.cpu_node[c] ?? 0, x, y, w: cw, h: ch, stacks, compact, legacy,
-      caller: { ...(below ? { x: x + 8, y: y + 26 + sh + 34, w: cw - 16, h: 40 } : { x: px, y: y + 26, w: Math.max(24, x + cw - 8 - px), h: Math.min(44, sh / 2) }),
+      caller: { ...(below ? { x: x + 8, y: y + 26 + sh + 34 + (both ? rowH : 0), w: cw - 16, h: 40 } : { x: px, y: y + 26, w: Math.max(24, x + cw - 8 - px), h: Math.min(44, sh / 2) }),
         got: inCache(opts.hands?.get(c)?.got), gave: inCache(opts.hands?.get(c)?.gave) },
       stats: info?.stats ?? {} });
   }

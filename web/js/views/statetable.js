@@ -29,8 +29,8 @@ export function createStateTable(root) {
           ' Objects: ', STATES.map((s, i) => (v.counts[i] ? `${v.counts[i]} ${s.name}` : null)).filter(Boolean).join(', ') || 'none', '.'),
         table('t-cpus', 'Per-CPU sheaves (id size/capacity)', ['CPU', 'main', 'spare', 'rcu_free'],
           (c?.cpus ?? []).map((x) => [x.cpu, sh(x.main), sh(x.spare), sh(x.rcu_free)])),
-        // legacy model: each CPU's cpu slab, lockless freelist and partial list
-        ...(c?.cpus?.[0]?.cpu_slab ? [table('t-cpuslabs', `Per-CPU slabs (legacy model; cpu_partial ${c.cpu_partial} objects, cpu_partial_slabs ${c.cpu_partial_slabs})`,
+        // legacy and hybrid models: each CPU's cpu slab, lockless freelist and partial list
+        ...(c?.cpus?.[0]?.cpu_slab ? [table('t-cpuslabs', `Per-CPU slabs (cpu_partial ${c.cpu_partial} objects, cpu_partial_slabs ${c.cpu_partial_slabs})`,
           ['CPU', 'cpu slab', 'lockless freelist', 'tid', 'CPU partial list'],
           c.cpus.map((x) => [x.cpu, x.cpu_slab.slab ?? 'none', x.cpu_slab.freelist.length, x.cpu_slab.tid, x.cpu_slab.partial.join(' ') || 'empty']))] : []),
         table('t-barns', 'Barns and partial lists per node', ['node', 'barn full', 'barn empty', 'barn partial', 'partial slabs', 'slabs'],

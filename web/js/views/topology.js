@@ -88,8 +88,9 @@ export function createTopology(root, o) {
       return g;
     });
     const narrow = t.w < 900;
-    // the legacy model (cpu slabs) has no barns and no prefilled sheaves: their boxes say so
-    const legacy = t.cpus.some((c) => c.legacy);
+    // the legacy model (cpu slabs) has no barns and no prefilled sheaves: their boxes say
+    // so; neither has a cache of the hybrid model (6.18) without sheaves
+    const legacy = t.cpus.some((c) => c.legacy) && !t.cpus.some((c) => c.stacks.length);
     // objects: all the legend counts in flight (or waiting for RCU), in their sheaves or loose
     const held = (b) => `${plural(b.sheaves.length, 'sheaf', 'sheaves')}, ${plural(b.objects, 'object')}${!narrow && b.loose && b.sheaves.length ? ` (${b.loose} loose)` : ''}`;
     out.push(holdBox(hd.flight, 'in flight', 'flight', held(hd.flight)));
@@ -202,7 +203,7 @@ export function createTopology(root, o) {
       g.append(s(doc, 'g', { class: 'nobarn' },
         s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box2' }),
         text(b.x + 6, b.y + 15, 'no barn', 'ttl'),
-        text(b.x + 6, b.y + 32, narrow ? 'legacy model' : 'barns came with sheaves (7.x)')));
+        text(b.x + 6, b.y + 32, narrow ? 'no sheaves' : 'barns come with sheaves (6.18+)')));
     } else {
       nodeBarn(g, n, b, sel, touched);
     }
