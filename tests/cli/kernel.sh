@@ -123,9 +123,18 @@ check "refill-gate before: one no_refill_noblock event per GFP_ATOMIC allocation
     [ "$(grep -c '"fn":"__pcs_replace_empty_main","label":"no_refill_noblock"' "$TMP/out")" -eq 8 ]
 sl run "$gate" --variant REFILL_NONBLOCKING=before
 check "refill-gate before: its expect fails (slow paths)" grep -q '^FAIL atomic-done: A.alloc_slowpath == 0' "$TMP/out"
-sl compare "$gate" --kernel 6.19,7.0 --json
-check "refill-gate: 6.19 takes the slow path where 7.0 refills" \
-    grep -q '"metric":"alloc_slowpath","baseline":8,"patched":0' "$TMP/out"
+# 6.19 gave sheaves only to a cache created with a sheaf_capacity: with one,
+# its GFP_ATOMIC allocations skip the refill (the cpu slab serves them)
+node -e "const f = require('fs'), s = JSON.parse(f.readFileSync(process.argv[1], 'utf8'));
+s.caches[0].sheaf_capacity = 32; f.writeFileSync(process.argv[2], JSON.stringify(s));" "$gate" "$TMP/gate32.json"
+sl run "$TMP/gate32.json" --kernel 6.19 --events
+check "refill-gate on 6.19 with a sheaf_capacity: one no_refill_noblock per GFP_ATOMIC allocation" \
+    [ "$(grep -c '"fn":"__pcs_replace_empty_main","label":"no_refill_noblock"' "$TMP/out")" -eq 8 ]
+sl compare "$TMP/gate32.json" --kernel 6.19,7.0 --json
+check "refill-gate: on 6.19 only the GFP_KERNEL allocation comes from a sheaf" \
+    grep -q '"metric":"alloc_cpu_sheaf","baseline":1,"patched":0,"change_pct":null,"in_baseline":true,"in_patched":false' "$TMP/out"
+check "refill-gate: 6.19's GFP_ATOMIC allocations went to the cpu slab, 7.0's to the refilled sheaf" \
+    grep -q '"metric":"alloc_fastpath","baseline":37,"patched":9' "$TMP/out"
 sl compare "$gate" --kernel 7.0,7.2 --json
 check "refill-gate: 7.0 and 7.2 both refill for GFP_ATOMIC" \
     grep -q '"metric":"alloc_slowpath","baseline":0,"patched":0' "$TMP/out"
