@@ -57,7 +57,7 @@ test('/ opens the default scenario, draws its first state, and steps with the ke
     assert.ok(await inkedPixels(page, '#picture canvas.slabmap') > 500, 'the slab map has cells drawn');
     const st = await api(base, `/api/sessions/${m.id}/state?at=12`);
     learnSlabNames(st.state);
-    assert.equal(body(await page.textContent('#narration')), body(narrate(st.event)));
+    assert.equal(body(await page.textContent('#narration')), body(narrate(st.event, { names: st.names })));
     assert.match(await page.getAttribute('#scrubber', 'aria-valuetext'), /^step 12 of 35: alloc_from_pcs fastpath on CPU 0$/);
     await page.click('#tabbtn-explain');
     assert.match(await page.textContent('#code-panel'), /alloc_from_pcs\(\)/);
@@ -86,7 +86,7 @@ test('every shipped scenario: narration and state table match the engine, and st
       // the sentence
       const pagesOf = (a) => { const sl = st.state.slabs.find((x) => x.addr === a); return sl ? 2 ** sl.order : null; };
       learnSlabNames(st.state); // the slabs' names, as the page learns them from the states it shows
-      assert.equal(body(await page.textContent('#narration')), body(narrate(st.event, { pagesOf, cacheName: st.state.caches.find((c) => c.id === st.event.cache)?.name })), `${sc.name} step ${n}`);
+      assert.equal(body(await page.textContent('#narration')), body(narrate(st.event, { pagesOf, cacheName: st.state.caches.find((c) => c.id === st.event.cache)?.name, names: st.names })), `${sc.name} step ${n}`);
       // the table against the engine's state
       const cache = st.state.caches.find((c) => c.id === m.cacheId) ?? st.state.caches[0];
       const slabRows = await page.$$eval('#t-slabs tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));
