@@ -149,4 +149,30 @@ static inline struct sim_snap_cache tsim_snap_cache(struct tsim *t, int cache)
             printf("  first violation: %s\n", (t)->first);                                         \
     } while (0)
 
+/* Events seen, as "fn/label" lines, to find one event or compare sections. */
+struct evlog {
+    struct tsim *t;
+    char text[65536];
+    size_t len;
+};
+
+static inline void evlog_event(const struct sim_event *ev, void *arg)
+{
+    struct evlog *l = arg;
+    int n = snprintf(l->text + l->len, sizeof(l->text) - l->len, "%s/%s\n", ev->fn, ev->label);
+
+    if (n > 0 && l->len + (size_t)n < sizeof(l->text))
+        l->len += (size_t)n;
+    tsim_event(ev, l->t);
+}
+
+/* From now on, log @t's events into @l (still checked as tsim_event does). */
+static inline void log_start(struct evlog *l, struct tsim *t)
+{
+    l->t = t;
+    l->len = 0;
+    l->text[0] = 0;
+    sim_set_event_cb(t->sim, evlog_event, l);
+}
+
 #endif /* SLUBLAB_TESTS_SIMTEST_H */

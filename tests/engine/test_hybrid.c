@@ -104,31 +104,6 @@ static bool deltas(struct tsim *t, int cache, unsigned cpu, const struct counter
     return CHECK(ok);
 }
 
-/* Labels seen, "fn/label\n" each, to find one event. */
-struct evlog {
-    struct tsim *t;
-    char text[65536];
-    size_t len;
-};
-
-static void log_event(const struct sim_event *ev, void *arg)
-{
-    struct evlog *l = arg;
-    int n = snprintf(l->text + l->len, sizeof(l->text) - l->len, "%s/%s\n", ev->fn, ev->label);
-
-    if (n > 0 && l->len + (size_t)n < sizeof(l->text))
-        l->len += (size_t)n;
-    tsim_event(ev, l->t);
-}
-
-static void log_start(struct evlog *l, struct tsim *t)
-{
-    l->t = t;
-    l->len = 0;
-    l->text[0] = 0;
-    sim_set_event_cb(t->sim, log_event, l);
-}
-
 /* The release rows map to the hybrid model, whose counters are both layers'. */
 static void test_release_rows(void)
 {

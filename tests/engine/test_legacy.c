@@ -98,31 +98,6 @@ static bool deltas(struct tsim *t, int cache, const struct counters *before, int
     return CHECK(ok);
 }
 
-/* Events seen, as "fn/label" lines, for the lock-section comparisons. */
-struct evlog {
-    struct tsim *t;
-    char text[16384];
-    size_t len;
-};
-
-static void log_event(const struct sim_event *ev, void *arg)
-{
-    struct evlog *l = arg;
-    int n = snprintf(l->text + l->len, sizeof(l->text) - l->len, "%s/%s\n", ev->fn, ev->label);
-
-    if (n > 0 && l->len + (size_t)n < sizeof(l->text))
-        l->len += (size_t)n;
-    tsim_event(ev, l->t);
-}
-
-static void log_start(struct evlog *l, struct tsim *t)
-{
-    l->t = t;
-    l->len = 0;
-    l->text[0] = 0;
-    sim_set_event_cb(t->sim, log_event, l);
-}
-
 /* The geometry Cfg-1 asks for, and the derived tunables (1.3). */
 static void test_cfg1_geometry(void)
 {
