@@ -15,6 +15,24 @@ static void line_if(struct strbuf *out, uint64_t v, const char *what)
         strbuf_printf(out, "  %-10" PRIu64 " %s\n", v, what);
 }
 
+/* The hybrid of 6.18/6.19: which caches had sheaves over their per-CPU slabs. */
+static void hybrid_line(struct strbuf *out, const struct sim_snapshot *snap)
+{
+    size_t i, n = 0, shown = 0;
+
+    for (i = 0; i < snap->nr_caches; i++)
+        n += snap->caches[i].sheaf_capacity != 0;
+    strbuf_printf(out, "hybrid: per-CPU slabs on every cache, sheaves on %zu of %zu cache%s", n,
+                  snap->nr_caches, snap->nr_caches == 1 ? "" : "s");
+    for (i = 0; i < snap->nr_caches && shown < 8; i++) {
+        if (!snap->caches[i].sheaf_capacity)
+            continue;
+        strbuf_printf(out, "%s%s %u", shown++ ? ", " : " (", snap->caches[i].name,
+                      snap->caches[i].sheaf_capacity);
+    }
+    strbuf_puts(out, shown ? (n > shown ? ", ...)\n" : ")\n") : "\n");
+}
+
 void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, const char *label)
 {
     const struct ktrace_counts *n = &kr->n;
@@ -23,6 +41,8 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
     char model[64];
 
     sim_model_format(&kr->cfg, model, sizeof(model));
+    if (kr->sim && sim_snapshot(kr->sim, &snap))
+        snap = NULL; /* no room for it: the report goes without the table */
     strbuf_printf(out, "kmem trace %s", label);
     if (kr->kernel[0])
         strbuf_printf(out, " from Linux %s", kr->kernel);
@@ -32,6 +52,8 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
                   kr->cfg.nr_cpus, kr->cfg.nr_cpus == 1 ? "" : "s",
                   kr->cpus_from ? kr->cpus_from : "?", kr->cfg.nr_nodes,
                   kr->cfg.mem_per_node >> 20);
+    if (snap && kr->cfg.model == SIM_MODEL_HYBRID)
+        hybrid_line(out, snap);
     strbuf_printf(out,
                   "\n%" PRIu64 " lines: %" PRIu64 " kmem events (%" PRIu64
                   " kmem_cache_alloc, %" PRIu64 " kmem_cache_free, %" PRIu64 " kmalloc, %" PRIu64
@@ -105,7 +127,7 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
         strbuf_printf(out, "validation after every operation: %u violation%s%s%s\n", n->violations,
                       n->violations == 1 ? "" : "s", n->violations ? "; first: " : "",
                       kr->validate_msg);
-    if (!kr->sim || sim_snapshot(kr->sim, &snap))
+    if (!snap)
         return;
     strbuf_printf(out, "\n%-28s %8s %8s %6s %5s %6s %6s\n", "cache", "objects", "total", "slabs",
                   "order", "objsz", "size");
