@@ -15,7 +15,7 @@ let srv;
 
 before(async () => {
   const db = path.join(dir, 'old.db');
-  fs.copyFileSync(path.join(fixture, 'slublab.db'), db); // the fixture itself stays as it was
+  fs.copyFileSync(path.join(fixture, 'slublab.sqlite'), db); // the fixture itself stays as it was
   srv = await start({ dir, db });
 });
 after(async () => {
