@@ -83,6 +83,21 @@ static cJSON *json_session_counters(const struct session *s)
     return arr;
 }
 
+/* {"made": the engine version that made it (null when its store predates that record),
+ *  "current": this one's} */
+static cJSON *json_session_engine(const struct session *s)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o && (!json_put(o, "made", s->made_with[0] ? cJSON_CreateString(s->made_with)
+                                                   : cJSON_CreateNull()) ||
+              !json_put(o, "current", cJSON_CreateString(SIM_VERSION)))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 cJSON *json_session_info(struct session *s)
 {
     cJSON *o = cJSON_CreateObject(), *scn = NULL, *warn = NULL, *ck = NULL, *mem = NULL;
@@ -90,6 +105,7 @@ cJSON *json_session_info(struct session *s)
     if (!o || !json_put(o, "id", cJSON_CreateString(s->id)) ||
         !json_put(o, "parent", s->parent[0] ? cJSON_CreateString(s->parent) : cJSON_CreateNull()) ||
         !json_put(o, "created", cJSON_CreateString(s->created)) ||
+        !json_put(o, "engine", json_session_engine(s)) ||
         !json_put(o, "scenario", scn = cJSON_CreateObject()) ||
         !json_put(scn, "name", json_str(s->run->scn->name)) ||
         !json_put(scn, "title", json_str(s->run->scn->title)) ||

@@ -482,6 +482,7 @@ static int registry_restore(struct registry *reg, struct session *s, struct stor
     memcpy(s->token, ss->token, sizeof(s->token));
     snprintf(s->parent, sizeof(s->parent), "%.*s", SESSION_ID_LEN, ss->parent);
     snprintf(s->created, sizeof(s->created), "%s", ss->created);
+    snprintf(s->made_with, sizeof(s->made_with), "%s", ss->engine);
     s->scenario_id = ss->scenario;
     ret = session_settings_parse(settings, &s->run->settings, err);
     cJSON_Delete(settings);
@@ -676,6 +677,7 @@ int registry_add(struct registry *reg, struct session *s)
     ss.nr_batches = s->run->nr_batches;
     ss.scenario = s->scenario_id;
     ss.settings = settings;
+    snprintf(ss.engine, sizeof(ss.engine), "%s", s->made_with);
     ss.position = s->position;
     ss.events = session_nr_events(s);
     memcpy(ss.token, s->token, sizeof(s->token));

@@ -160,6 +160,7 @@ struct session *session_new(const struct session_limits *lim)
         return NULL;
     }
     atomic_init(&s->ready, false);
+    snprintf(s->made_with, sizeof(s->made_with), "%s", SIM_VERSION); /* a restore overwrites it */
     return s;
 }
 

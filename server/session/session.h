@@ -226,6 +226,7 @@ struct session {
     uint64_t position;         /* the presenter's position */
     uint64_t pos_saved;        /* the position the store has */
     char created[32];          /* ISO 8601 UTC, set by the registry */
+    char made_with[32];        /* SIM_VERSION that made it; "" when the store predates that */
 };
 
 /* Operations between two build_progress calls. */

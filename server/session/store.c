@@ -88,6 +88,9 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " created TEXT NOT NULL,"
         " updated TEXT NOT NULL);"
         "CREATE INDEX lectures_updated ON lectures(updated);",
+        /* 5 -> 6: a session records the engine version that made it (NULL
+         * for those made before) */
+        "ALTER TABLE sessions ADD COLUMN engine TEXT;",
 };
 
 /* The statements, in SQLite's words (store_pg.c turns most into PostgreSQL's). */
@@ -99,14 +102,14 @@ const char *const store_sql[NR_STMTS] = {
         [ST_SCN_INSERT] = "INSERT INTO scenarios (name, hash, builtin, text, created)"
                           " VALUES (?1, ?2, ?3, ?4, " NOW ")",
         [ST_SES_INSERT] = "INSERT INTO sessions (id, token, scenario, settings, parent, position,"
-                          " events, created, updated)"
-                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, " NOW ", " NOW ")",
+                          " events, engine, created, updated)"
+                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, " NOW ", " NOW ")",
         [ST_BAT_INSERT] =
                 "INSERT INTO batches (session, seq, ops, op_limit) VALUES (?1, ?2, ?3, ?4)",
         [ST_SES_EVENTS] = "UPDATE sessions SET events = ?2, updated = " NOW " WHERE id = ?1",
         [ST_SES_POS] = "UPDATE sessions SET position = ?2 WHERE id = ?1",
         [ST_SES_GET] = "SELECT s.token, s.scenario, s.settings, s.parent, s.position, s.events,"
-                       " s.created, c.name, c.text"
+                       " s.created, c.name, c.text, s.engine"
                        " FROM sessions s JOIN scenarios c ON c.id = s.scenario WHERE s.id = ?1",
         [ST_BAT_GET] = "SELECT ops, op_limit FROM batches WHERE session = ?1 ORDER BY seq",
         [ST_SES_DEL] = "DELETE FROM sessions WHERE id = ?1",
@@ -432,6 +435,7 @@ int store_session_create(struct store *st, const struct store_session *ss)
     bind_text(s, 5, ss->parent[0] ? ss->parent : NULL);
     bind_u64(s, 6, ss->position);
     bind_u64(s, 7, ss->events);
+    bind_text(s, 8, ss->engine[0] ? ss->engine : NULL);
     ret = store_exec(st, s, "storing a session");
     for (i = 0; !ret && i < ss->nr_batches; i++)
         ret = store_insert_batch(st, ss->id, i, &ss->batches[i]);
@@ -524,6 +528,7 @@ int store_session_load(struct store *st, const char *id, struct store_session *o
     col_copy(s, 6, out->created, sizeof(out->created));
     out->scenario_name = col_dup(s, 7);
     out->scenario_text = col_dup(s, 8);
+    col_copy(s, 9, out->engine, sizeof(out->engine));
     sqlite3_reset(s);
     if (!out->settings || !out->scenario_name || !out->scenario_text) {
         ret = -ENOMEM;

@@ -25,7 +25,7 @@
 
 #include "base/strbuf.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 #define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
 
 struct store;
@@ -45,6 +45,7 @@ struct store_session {
     char *settings; /* JSON */
     uint64_t position, events;
     char created[32];
+    char engine[32]; /* SIM_VERSION of the engine that made it; "" when older than that record */
     struct store_batch *batches;
     size_t nr_batches;
 };

@@ -61,6 +61,7 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " position BIGINT NOT NULL DEFAULT 0, events BIGINT NOT NULL DEFAULT 0,"
         " ops BIGINT NOT NULL DEFAULT 0, created TEXT NOT NULL, updated TEXT NOT NULL);"
         "CREATE INDEX lectures_updated ON lectures(updated);",
+        "ALTER TABLE sessions ADD COLUMN engine TEXT;",
 };
 
 /*
@@ -407,6 +408,7 @@ int store_pg_session_create(struct store_pg *pg, const struct store_session *ss)
     arg_text(&a, ss->parent[0] ? ss->parent : NULL);
     arg_u64(&a, ss->position);
     arg_u64(&a, ss->events);
+    arg_text(&a, ss->engine[0] ? ss->engine : NULL);
     ret = pg_exec(pg, ST_SES_INSERT, &a, "storing a session", NULL);
     for (i = 0; !ret && i < ss->nr_batches; i++)
         ret = pg_insert_batch(pg, ss->id, i, &ss->batches[i]);
@@ -490,6 +492,7 @@ int store_pg_session_load(struct store_pg *pg, const char *id, struct store_sess
     val_copy(r, 0, 6, out->created, sizeof(out->created));
     out->scenario_name = val_dup(r, 0, 7);
     out->scenario_text = val_dup(r, 0, 8);
+    val_copy(r, 0, 9, out->engine, sizeof(out->engine));
     PQclear(r);
     if (!out->settings || !out->scenario_name || !out->scenario_text) {
         ret = -ENOMEM;

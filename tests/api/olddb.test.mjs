@@ -38,6 +38,20 @@ test('every stored session shows the states the older server showed', async () =
   }
 });
 
+test('a session records the engine that made it; the older ones say they predate that record', async () => {
+  const old = (await api(srv.url, 'GET', `/api/sessions/${expected.sessions[0].id}`)).json;
+  assert.equal(old.engine.made, null, 'made before sessions recorded it');
+  assert.match(old.engine.current, /^\d+\.\d+\.\d+/);
+  const made = await api(srv.url, 'POST', '/api/sessions', { body: { scenario: 'default' } });
+  assert.equal(made.status, 201, made.text);
+  const info = (await api(srv.url, 'GET', `/api/sessions/${made.json.id}`)).json;
+  assert.equal(info.engine.made, info.engine.current);
+  // and it keeps that record across a restart (the store has it)
+  await srv.stop();
+  srv = await start({ dir, db: srv.db });
+  assert.equal((await api(srv.url, 'GET', `/api/sessions/${made.json.id}`)).json.engine.made, info.engine.current);
+});
+
 test('its snapshot verifies, and the sessions keep the model and variants they were made with', async () => {
   for (const sn of expected.snapshots) {
     const r = await api(srv.url, 'GET', `/api/snapshots/${sn.id}`);
