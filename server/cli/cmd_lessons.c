@@ -127,11 +127,10 @@ static const struct scenario *lessons_scenario(const struct lessons_check *c, co
     return NULL;
 }
 
-/* Does event @ev carry a branch record? */
+/* Does event @ev carry a branch record (docs/events.md#branch-records)? */
 static bool lessons_event_asks(const struct sim_event *ev)
 {
-    (void)ev;
-    return false;
+    return ev->nr_branches > 0;
 }
 
 static void lessons_on_event(const struct sim_event *ev, void *arg)
