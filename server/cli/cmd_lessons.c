@@ -551,7 +551,7 @@ const struct cli_command cmd_lessons_check = {
                        "a branch record, and that each exercise's solution reaches every goal "
                        "within max_ops operations.  Prints one line per problem (FILE: KEY.PATH: "
                        "what is wrong), then a summary line.",
-        .pos = {.name = "DIR",
+        .pos = {.name = "[DIR]",
                 .offset = offsetof(struct lessons_args, dir),
                 .what = "lessons directory",
                 .help = "the lessons directory (default lessons)"},
