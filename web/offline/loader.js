@@ -140,7 +140,7 @@
     // resolves: every quoted "./x.js" or "../x.js", so that paths handed to
     // import() in a variable (main.js's lazy views) are found too.
     const out = src.replace(/(['"])(\.{1,2}\/[\w./-]+\.js)\1/g,
-      (all, quote, spec) => `${quote}slublab/${new URL(spec, `http://x/${dir}`).pathname.slice(1)}${quote}`);
+      (all, quote, rel) => `${quote}slublab/${new URL(rel, `http://x/${dir}`).pathname.slice(1)}${quote}`);
     imports[`slublab/${p}`] = blob(out);
   }
   const map = document.createElement('script');
