@@ -64,6 +64,7 @@
     const q = (k) => u.searchParams.get(k);
     const path = u.pathname;
     if (path.endsWith('/data/texts.json')) return json(200, data.texts);
+    if (path.endsWith('/data/source-lines.json') && data.sourceLines) return json(200, data.sourceLines);
     if (method !== 'GET') return error(403, 'forbidden', 'This is an offline copy of a session: it cannot be changed.');
     if (path === '/api/health') return json(200, data.health);
     if (path === '/api/scenarios') return json(200, data.scenarios);
