@@ -95,7 +95,28 @@ test('every fn the engine can emit, and every outlined one, is in the table, eng
     const places = [tabled.has(fn), table.engine_only.includes(fn), table.untabled.includes(fn)].filter(Boolean).length;
     assert.equal(places, 1, `${fn}: in the table ${tabled.has(fn)}, engine_only ${table.engine_only.includes(fn)}, untabled ${table.untabled.includes(fn)} (scripts/kernel-source-lines)`);
   }
-  for (const fn of [...table.engine_only, ...table.untabled]) assert.ok(fns.has(fn) || outlines.includes(fn), `${fn} is no longer the engine's`);
+  for (const fn of [...table.engine_only, ...table.untabled, ...tabled]) assert.ok(fns.has(fn) || outlines.includes(fn), `${fn} is no longer the engine's`);
+});
+
+test('the rows point at the definitions in the kernel trees the table was made from', (t) => {
+  const cache = process.env.SLUBLAB_ORACLE_CACHE ?? '/var/cache/slublab-oracle';
+  let checked = 0;
+  for (const [rel, r] of Object.entries(table.releases)) {
+    const tree = `${cache}/src/${rel}/linux-source-${rel}`;
+    let makefile;
+    try { makefile = readFileSync(`${tree}/Makefile`, 'utf8'); } catch { continue; }
+    const v = ['VERSION', 'PATCHLEVEL', 'SUBLEVEL'].map((k) => new RegExp(`^${k} = (\\d+)`, 'm').exec(makefile)?.[1]);
+    if (v.join('.') !== r.version) continue; // another point release: the table is due to be made again
+    for (const [fn, row] of Object.entries(r.functions)) {
+      const lines = readFileSync(`${tree}/${row.file}`, 'utf8').split('\n');
+      const head = lines.slice(row.start - 1, row.start + 3).join(' ');
+      assert.match(head, new RegExp(`\\b${row.name ?? fn}\\s*\\(`), `${rel} ${fn}: ${row.file}:${row.start}`);
+      assert.match(lines[row.end - 1], /^}/, `${rel} ${fn}: ${row.file}:${row.end} closes the body`);
+      assert.ok(row.start === 1 || !/^[a-z_]/.test(lines[row.start - 2]), `${rel} ${fn}: the definition starts at ${row.start}`);
+      checked++;
+    }
+  }
+  if (!checked) t.skip(`no kernel tree of the table's point releases under ${cache} (scripts/kernel-oracle --fetch-only)`);
 });
 
 test('engine_only is the lab\'s own events of docs/event-labels.md', () => {
