@@ -1,5 +1,5 @@
 /*
- * gfp_equiv.c: `slublab bench gfp-equiv`, the full sweep of spec 3.9.4.
+ * gfp_equiv.c: `slublab bench gfp-equiv`, the full sweep of gfp_to_alloc_flags.
  *
  * Brendan Jackman's 2026 change replaced the coupled gfp_to_alloc_flags
  * (two bits copied from the gfp mask, valid because __GFP_HIGH ==

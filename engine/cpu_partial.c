@@ -59,7 +59,7 @@ static void detach_chain(struct sim *sim, uint32_t head)
 }
 
 /*
- * P5 (kernel: __put_partials; 6.2-6.7 __unfreeze_partials): the detached
+ * As the kernel's __put_partials; 6.2-6.7 __unfreeze_partials: the detached
  * chain at @head (private slabs) goes to the tails of its nodes' partial
  * lists, except empty slabs of nodes that already keep min_partial partial
  * slabs: those are discarded.  Opens its own events.
@@ -129,7 +129,7 @@ static void push_cpu_partial(struct sim *sim, struct kmem_cache_cpu *c, uint32_t
 }
 
 /*
- * P6 (kernel: put_cpu_partial) from the free path (drain): push slab @idx
+ * As the kernel's put_cpu_partial, from the free path (drain): push slab @idx
  * onto the current CPU's partial list; a list already holding
  * cpu_partial_slabs slabs is first detached whole and drained to the node
  * lists.  Opens its own events.
@@ -157,7 +157,7 @@ static void put_cpu_partial(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 }
 
 /*
- * P7 (kernel: get_partial_node): take the first slab of @node's partial
+ * As the kernel's get_partial_node: take the first slab of @node's partial
  * list for the cpu slab and move up to cpu_partial_slabs / 2 + 1 more to
  * the CPU partial list (put_cpu_partial without drain).  In era
  * ERA_FROZEN_PARTIAL every slab taken is frozen on the way (acquire_slab)
@@ -210,7 +210,7 @@ static uint32_t get_partial_node(struct sim *sim, struct kmem_cache *s, int node
 }
 
 /*
- * P8 (kernel: get_partial, get_any_partial): the partial list of @node (the
+ * As the kernel's get_partial, get_any_partial: the partial list of @node (the
  * CPU's node for NUMA_NO_NODE), then, unless bound to that node, other
  * nodes with more than min_partial partial slabs, nearest first, skipped
  * when a draw exceeds remote_node_defrag_ratio.

@@ -52,7 +52,7 @@ struct sim_place place_cpu_freelist(const struct slab *slab, unsigned cpu)
 }
 
 /*
- * P1 (kernel: get_freelist): take the whole freelist of @slab, the current
+ * As the kernel's get_freelist: take the whole freelist of @slab, the current
  * CPU's slab, under LOCK(c); the slab stays frozen only when something was
  * taken.  The objects go in flight.  Inside the caller's event.
  */
@@ -67,7 +67,7 @@ static sim_addr_t get_freelist(struct sim *sim, struct kmem_cache *s, struct sla
     return head;
 }
 
-/* P2 (kernel: freeze_slab): freeze an unfrozen partial slab and take its
+/* As the kernel's freeze_slab: freeze an unfrozen partial slab and take its
  * freelist with an irq-safe CAS2.  Opens its own event. */
 static sim_addr_t freeze_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx)
 {
@@ -135,7 +135,7 @@ static sim_addr_t detach_cpu_slab(struct sim *sim, struct kmem_cache *s, struct 
 }
 
 /*
- * P4 (kernel: deactivate_slab): give back detached slab @idx with the
+ * As the kernel's deactivate_slab: give back detached slab @idx with the
  * in-flight chain @cl that was its CPU freelist: splice the chain onto the
  * slab's freelist and unfreeze it (one CAS2), then put the slab at the
  * head of its node's partial list (at the tail if others freed into it

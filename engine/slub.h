@@ -741,7 +741,7 @@ struct sim_snap_cache {
     unsigned min_partial, sheaf_capacity;
     uint64_t random; /* hardening secret */
     bool alive;      /* false after destroy */
-    /* slab-state files (section 13.2): sums over nodes */
+    /* slab-state files (docs/export.md): sums over nodes */
     unsigned long slabs, total_objects, objects, partial, objects_partial;
     struct sim_snap_node node[SIM_MAX_NODES];
     struct sim_snap_barn barn[SIM_MAX_NODES];

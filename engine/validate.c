@@ -312,7 +312,7 @@ static void validate_cpu_freelists(struct vstate *v)
 }
 
 /*
- * Legacy model invariants of one cache (specification part 1.2): the cpu
+ * Legacy model invariants of one cache (docs/engine.md, "Validation"): the cpu
  * slab is frozen and owned by exactly that CPU; each CPU partial list is
  * linked through slab->next with its length in the head (I5), within
  * max(cpu_partial_slabs, 1), of slabs with free objects (I3) on that CPU;

@@ -37,18 +37,18 @@ bool cli_parse_u64(const char *s, uint64_t *out)
     return true;
 }
 
-bool cli_set_variant(struct sim_config *cfg, const char *spec)
+bool cli_set_variant(struct sim_config *cfg, const char *text)
 {
-    const char *eq = strchr(spec, '=');
+    const char *eq = strchr(text, '=');
     char name[64];
     size_t len;
     int id;
 
-    if (!eq || (len = (size_t)(eq - spec)) == 0 || len >= sizeof(name)) {
-        fprintf(stderr, "slublab: --variant wants NAME=before or NAME=after, not \"%s\"\n", spec);
+    if (!eq || (len = (size_t)(eq - text)) == 0 || len >= sizeof(name)) {
+        fprintf(stderr, "slublab: --variant wants NAME=before or NAME=after, not \"%s\"\n", text);
         return false;
     }
-    memcpy(name, spec, len);
+    memcpy(name, text, len);
     name[len] = '\0';
     id = sim_variant_lookup(name);
     if (id < 0) {

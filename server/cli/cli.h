@@ -155,7 +155,7 @@ bool cli_is_help(const char *arg);
 /* Parse a decimal unsigned integer; false (nothing stored) when invalid. */
 bool cli_parse_u64(const char *s, uint64_t *out);
 /* Apply "NAME=before|after" to @cfg; false after printing why to stderr. */
-bool cli_set_variant(struct sim_config *cfg, const char *spec);
+bool cli_set_variant(struct sim_config *cfg, const char *text);
 /* Load @path; on failure print the message to stderr and return NULL. */
 struct scenario *cli_load(const char *path);
 /* Print "slublab <cmd>: <message>\n" to stderr and return CLI_USAGE. */

@@ -96,7 +96,7 @@ static bool compare_split(const char *s, char *a, char *b, size_t size)
 static int compare_configure(const struct compare_args *a, const struct scenario *scn,
                              struct compare_side side[2])
 {
-    char name[64], va[32] = "before", vb[32] = "after", spec[128], msg[256];
+    char name[64], va[32] = "before", vb[32] = "after", pair[128], msg[256];
     const struct sim_config *base = &scn->config;
     const char *eq;
     int k;
@@ -139,10 +139,10 @@ static int compare_configure(const struct compare_args *a, const struct scenario
                                a->variant);
     snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a->variant) : 63, a->variant);
     for (k = 0; k < 2; k++) {
-        snprintf(spec, sizeof(spec), "%s=%s", name, k ? vb : va);
-        if (!cli_set_variant(&side[k].cfg, spec))
+        snprintf(pair, sizeof(pair), "%s=%s", name, k ? vb : va);
+        if (!cli_set_variant(&side[k].cfg, pair))
             return CLI_USAGE;
-        snprintf(side[k].label, sizeof(side[k].label), "%s", spec);
+        snprintf(side[k].label, sizeof(side[k].label), "%s", pair);
     }
     return CLI_OK;
 }

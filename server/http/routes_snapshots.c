@@ -766,11 +766,11 @@ out:
     return 0;
 }
 
-/* The state JSON that @spec names: "SNAPSHOT" or "SESSION@N". */
+/* The state JSON that @ref names: "SNAPSHOT" or "SESSION@N". */
 static cJSON *diff_side(const struct request *req, struct response *res, const char *what,
-                        const char *spec)
+                        const char *ref)
 {
-    const char *at = strchr(spec, '@');
+    const char *at = strchr(ref, '@');
     struct strbuf err = STRBUF_INIT;
     cJSON *root = NULL, *state = NULL;
 
@@ -784,12 +784,12 @@ static cJSON *diff_side(const struct request *req, struct response *res, const c
 
         for (p = at + 1; *p >= '0' && *p <= '9' && pos < UINT64_MAX / 10; p++)
             pos = pos * 10 + (uint64_t)(*p - '0');
-        if ((size_t)(at - spec) > STORE_ID_MAX || p == at + 1 || *p) {
+        if ((size_t)(at - ref) > STORE_ID_MAX || p == at + 1 || *p) {
             route_error(res, 400, "bad_request", "%s: expected SNAPSHOT or SESSION@N", what);
             return NULL;
         }
-        memcpy(id, spec, (size_t)(at - spec));
-        id[at - spec] = '\0';
+        memcpy(id, ref, (size_t)(at - ref));
+        id[at - ref] = '\0';
         if (route_open_session(req, res, id, &s))
             return NULL;
         ret = json_position_state(s, pos, 0, &b, &err);
@@ -805,11 +805,11 @@ static cJSON *diff_side(const struct request *req, struct response *res, const c
         struct store_snapshot sn;
         int ret;
 
-        if (!ids_valid(spec, STORE_ID_MAX)) {
+        if (!ids_valid(ref, STORE_ID_MAX)) {
             route_error(res, 404, "not_found", "%s: no such snapshot", what);
             return NULL;
         }
-        if ((ret = store_snapshot_load(req->app->store, spec, &sn))) {
+        if ((ret = store_snapshot_load(req->app->store, ref, &sn))) {
             route_session_error(res, ret, "no such snapshot");
             return NULL;
         }

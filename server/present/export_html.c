@@ -215,6 +215,14 @@ static int html_data(struct session *s, const struct export_html_dirs *dirs, uin
         strbuf_printf(err, "cannot read %s/data/texts.json", dirs->web);
         return -ENOENT;
     }
+    /* the code panel's kernel source lines: a web directory without the
+     * table makes a copy whose panel has no links */
+    strbuf_puts(out, ",\"sourceLines\":");
+    ret = html_read(dirs->web, "data/source-lines.json", out);
+    if (ret == -ENOENT)
+        strbuf_puts(out, "null");
+    else if (ret)
+        return ret;
     strbuf_puts(out, ",\"events\":[");
     for (from = 0; from < end; from += SESSION_MAX_RANGE) {
         uint64_t to = end - from > SESSION_MAX_RANGE ? from + SESSION_MAX_RANGE : end;

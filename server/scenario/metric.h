@@ -20,7 +20,7 @@
 
 enum metric_kind {
     METRIC_STAT, /* a counter: item, summed over CPUs unless cpu >= 0 */
-    /* slab-state files (design 13.2) */
+    /* slab-state files (docs/export.md) */
     METRIC_SLABS,
     METRIC_OBJECTS,
     METRIC_PARTIAL,

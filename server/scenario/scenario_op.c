@@ -407,7 +407,7 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
 }
 
 /* "unknown key" with the keys the op does take, since most such keys are typos. */
-static int scenario_op_unknown_key(struct scenario_ctx *ctx, const struct op_spec *spec,
+static int scenario_op_unknown_key(struct scenario_ctx *ctx, const struct op_spec *desc,
                                    const char *key, const char *const *names, unsigned n)
 {
     struct strbuf list = STRBUF_INIT;
@@ -417,7 +417,7 @@ static int scenario_op_unknown_key(struct scenario_ctx *ctx, const struct op_spe
     for (k = 0; k < n; k++)
         if (strcmp(names[k], "op") != 0)
             strbuf_printf(&list, "%s%s", list.len ? ", " : "", names[k]);
-    err = scenario_fail(ctx, "unknown key \"%s\" (%s takes %s)", key, spec->name,
+    err = scenario_fail(ctx, "unknown key \"%s\" (%s takes %s)", key, desc->name,
                         strbuf_str(&list));
     strbuf_release(&list);
     return err;
@@ -427,8 +427,8 @@ static int scenario_op_unknown_key(struct scenario_ctx *ctx, const struct op_spe
 static int scenario_parse_op(struct scenario_ctx *ctx, const cJSON *obj, enum scenario_op_kind kind,
                              bool has_op_key, struct scenario_op *op, uint64_t *steps)
 {
-    const struct op_spec *spec = &op_specs[kind];
-    unsigned allowed = spec->required | spec->optional | (has_op_key ? K(OP) : 0);
+    const struct op_spec *desc = &op_specs[kind];
+    unsigned allowed = desc->required | desc->optional | (has_op_key ? K(OP) : 0);
     const char *names[NR_OP_KEYS + 1];
     const cJSON *item;
     unsigned k, n = 0;
@@ -443,7 +443,7 @@ static int scenario_parse_op(struct scenario_ctx *ctx, const cJSON *obj, enum sc
             if (strcmp(names[k], item->string) == 0)
                 break;
         if (k == n)
-            return scenario_op_unknown_key(ctx, spec, item->string, names, n);
+            return scenario_op_unknown_key(ctx, desc, item->string, names, n);
     }
     if ((err = scenario_check_keys(ctx, obj, names)))
         return err;
@@ -457,7 +457,7 @@ static int scenario_parse_op(struct scenario_ctx *ctx, const cJSON *obj, enum sc
             continue;
         item = cJSON_GetObjectItemCaseSensitive(obj, op_keys[k]);
         if (!item) {
-            if (spec->required & (1u << k))
+            if (desc->required & (1u << k))
                 return scenario_fail(ctx, "missing key \"%s\"", op_keys[k]);
             continue;
         }

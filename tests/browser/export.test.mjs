@@ -130,6 +130,11 @@ test('offline copy: one HTML file opens from file:// with no network and steps t
     await off.click('#tabbtn-table');
     const want = `Cache ${cache.name}: ${cache.slabs} slabs, ${cache.objects} of ${cache.total_objects} objects in use`;
     await off.waitForFunction((w) => document.querySelector('#tab-table')?.textContent.includes(w), want);
+    // the code panel links the kernel source lines from the embedded table
+    await off.click('#tabbtn-explain');
+    await off.waitForSelector('#code-panel .source-lines a');
+    assert.match(await off.getAttribute('#code-panel .source-lines a', 'href'),
+      /^https:\/\/elixir\.bootlin\.com\/linux\/v7\.3\.\d+\/source\/mm\/[\w.]+#L\d+$/);
     // the counters chart draws from the embedded events (Chart.js inlined)
     await off.click('#tabbtn-counters');
     await off.waitForSelector('#tab-counters canvas');

@@ -12,6 +12,26 @@ import { contrast } from '../js/contrast.mjs';
 import { setTexts } from '../../web/js/texts.js';
 
 setTexts(JSON.parse(readFileSync(new URL('../../web/data/texts.json', import.meta.url))));
+const sourceLines = JSON.parse(readFileSync(new URL('../../web/data/source-lines.json', import.meta.url)));
+
+/** The code panel's source lines and links match the table for session
+ * @id's release (for a model without a release: every release that has @fn). */
+async function checkSourceLink(page, id, fn) {
+  const info = await api(base, `/api/sessions/${id}`);
+  const k = info.settings.kernel;
+  const rels = (k ? [k] : Object.keys(sourceLines.releases).filter((r) => fn in sourceLines.releases[r].functions))
+    .sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).map((r) => sourceLines.releases[r]);
+  assert.ok(rels.length && rels.every((r) => r && fn in r.functions), `${fn} is in the table for ${k ?? 'some release'}`);
+  const links = page.locator('#code-panel .source-lines a');
+  await links.first().waitFor();
+  assert.deepEqual(await links.evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.textContent])),
+    rels.map((r) => {
+      const row = r.functions[fn];
+      return [`https://elixir.bootlin.com/linux/v${r.version}/source/${row.file}#L${row.start}`,
+        `${row.file}:${row.start}-${row.end} in Linux ${r.version}`];
+    }));
+  return k;
+}
 
 let server, browser, base;
 labFixture((f) => ({ server, browser, base } = f));
@@ -62,6 +82,7 @@ test('/ opens the default scenario, draws its first state, and steps with the ke
     await page.click('#tabbtn-explain');
     assert.match(await page.textContent('#code-panel'), /alloc_from_pcs\(\)/);
     assert.match(await page.textContent('#code-panel li[aria-current="step"]'), /Pop the top object/);
+    assert.equal(await checkSourceLink(page, m.id, 'alloc_from_pcs'), '7.3');
     noErrors(page);
   });
   await page.close();
@@ -489,6 +510,7 @@ test('legacy model: each CPU draws its cpu slab, lockless freelist and CPU parti
     await page.click('#tabbtn-explain');
     assert.match(await page.textContent('#code-panel'), /put_cpu_partial\(\)/);
     assert.match(await page.textContent('#code-panel li[aria-current="step"]'), /Already cpu_partial_slabs slabs/);
+    assert.equal(await checkSourceLink(page, m.id, 'put_cpu_partial'), null); // a model: 6.1 and 6.12
     noErrors(page);
   });
   await page.close();

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tests/cli/gfp.sh: `slublab gfp`: the decoded table of spec 3.10 through
+# tests/cli/gfp.sh: `slublab gfp`: the decoded table through
 # the command (hex and names of the slow-path flags), thresholds on the
 # default machine and on a scenario's zones, the coupled translation under
 # the renumbered layout, --json, and exit status 2 for bad masks.

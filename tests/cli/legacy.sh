@@ -65,7 +65,7 @@ check "the Markdown table marks n/a too" grep -q '^| free_frozen | 16 | n/a | - 
 sl compare "$refill" --model legacy:ERA_FROZEN_PARTIAL,legacy:ERA_DIRECT_LOAD
 check "compare across eras exits 0" test "$status" -eq 0
 check "alloc_refill 1 -> 0 across eras" grep -Eq '^alloc_refill +1 +0 ' "$TMP/out"
-# 1.C, the unlikely branch, in the three eras (spec part 1.9)
+# 1.C, the unlikely branch, in the three eras (docs/engine.md, the legacy model)
 numa=$root/scenarios/legacy-numa-mismatch.json
 sl compare "$numa" --model legacy:ERA_DELAYED_FREEZE,legacy:ERA_DIRECT_LOAD
 check "6.8 -> 6.9: cpu_partial_alloc 1 -> 0" grep -Eq '^cpu_partial_alloc +1 +0 ' "$TMP/out"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The maple-like workload with BARN_REFILL before and after must show the
-# directions the kernel change reported (spec 10.6): barn_get and barn_put
+# directions the kernel change reported (BARN_REFILL, docs/engine.md): barn_get and barn_put
 # rise from almost nothing; barn_put_fail, sheaf_flush, sheaf_refill and
 # free_add_partial fall; alloc_slab and free_slab fall sharply; free_slowpath
 # falls and, on two nodes, is not zero before.  Slab counts are noisy in

@@ -1,6 +1,6 @@
 /*
  * test_debug.c: debug caches on real bytes, hardened and random freelists,
- * and the "kernel would fault here" stop (spec S12; issue: fidelity).
+ * and the "kernel would fault here" stop (teaching scenario S12; issue: fidelity).
  */
 #include <errno.h>
 

@@ -1,5 +1,5 @@
 /*
- * test_gfp.c: what a gfp mask decides (spec part 3): the decoded table
+ * test_gfp.c: what a gfp mask decides (docs/engine.md, the page allocator): the decoded table
  * row by row, the coupled and explicit gfp_to_alloc_flags agreeing on the
  * kernel's layout (the fast equivalence test; `slublab bench gfp-equiv`
  * sweeps every mask), the renumbered layout breaking the coupled form,
@@ -13,7 +13,7 @@
 #define EXPLICIT SIM_AFTER
 #define COUPLED  SIM_BEFORE
 
-/* ---- the decoded table of spec 3.10 ------------------------------------- */
+/* ---- the decoded table (slublab gfp) ---------------------------------------- */
 
 struct row {
     const char *mask; /* as the kernel prints it, or hex */
@@ -157,7 +157,7 @@ static bool forms_agree(uint32_t gfp, unsigned order)
     return true;
 }
 
-/* Spec 3.9.4, fast form: the six bits the translation reads, exhaustively,
+/* gfp_to_alloc_flags, fast form: the six bits the translation reads, exhaustively,
  * and a million random masks over bits 0..27 */
 static void test_equivalence(void)
 {
@@ -191,7 +191,7 @@ static void test_equivalence(void)
     CHECK_EQ_U(bad, 0);
 }
 
-/* Spec 3.9.3: on the renumbered layout the coupled form sets bits that mean
+/* On the renumbered layout the coupled form sets bits that mean
  * nothing and loses MIN_RESERVE; the machine refuses it unless forced */
 static void test_renumbered_layout(void)
 {
@@ -225,7 +225,7 @@ static void test_renumbered_layout(void)
 
 /* ---- watermarks ------------------------------------------------------------ */
 
-/* Spec 3.4's arithmetic for M = 128 */
+/* __setup_per_zone_wmarks's arithmetic for M = 128 */
 static void test_reserve_cuts(void)
 {
     CHECK_EQ_I(sim_effective_min(SIM_ALLOC_MIN_RESERVE, 128, 0), 64);
@@ -239,7 +239,7 @@ static void test_reserve_cuts(void)
     CHECK_EQ_I(sim_effective_min(SIM_ALLOC_CPUSET | SIM_ALLOC_KSWAPD, 128, 0), 128);
 }
 
-/* The spec's zone: 4096 pages, min_free_kbytes 512 */
+/* A zone of 4096 pages, min_free_kbytes 512 */
 static void spec_config(struct sim_config *cfg)
 {
     sim_config_default(cfg);
@@ -386,7 +386,7 @@ static void fill_to(struct rec *r, unsigned long free)
     r->t.quiet = false;
 }
 
-/* Spec 3.B: between low and min, GFP_KERNEL passes in the slow path and
+/* Between low and min, GFP_KERNEL passes in the slow path and
  * wakes kswapd; the fast path's flags are WMARK_LOW|KSWAPD */
 static void test_between_low_and_min(void)
 {
@@ -416,7 +416,7 @@ static void test_between_low_and_min(void)
     tsim_fini(&r.t);
 }
 
-/* Spec 3.C: below min, who gets a page */
+/* Below min, who gets a page */
 static void test_below_min(void)
 {
     struct sim_config cfg;
@@ -477,7 +477,7 @@ static void test_reclaim(void)
     tsim_fini(&r.t);
 }
 
-/* Spec 3.B's end: kswapd, when modelled, runs after the operation that woke
+/* Then kswapd, when modelled, runs after the operation that woke
  * it and reclaims back up to the high watermark */
 static void test_kswapd(void)
 {
@@ -512,7 +512,7 @@ static void test_kswapd(void)
     tsim_fini(&r.t);
 }
 
-/* Spec 3.D: SLUB's order fallback when no block of the preferred order is
+/* SLUB's order fallback (allocate_slab) when no block of the preferred order is
  * left: the quiet first try fails, the minimum order succeeds */
 static void test_order_fallback(void)
 {
@@ -552,7 +552,7 @@ static void test_order_fallback(void)
     tsim_fini(&r.t);
 }
 
-/* What the first try of a GFP_KERNEL high-order slab asks: spec row 18
+/* What the first try of a GFP_KERNEL high-order slab asks: row 18 of the decoded table
  * (0xD20C0 at order 3; the same mask at this machine's order) */
 static void test_slab_first_try_mask(void)
 {

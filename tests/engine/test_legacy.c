@@ -1,6 +1,6 @@
 /*
- * test_legacy.c: the legacy model's scenarios of the specification (part
- * 1.9, scenarios 1.A-1.F, and 2.D), counter by counter and per CPU, in
+ * test_legacy.c: the legacy model's scenarios 1.A-1.F and 2.D (docs/engine.md,
+ * the legacy model), counter by counter and per CPU, in
  * each era, with the validator after every event and operation.  Every
  * counter a step does not list must stay where it was.
  */
@@ -98,7 +98,7 @@ static bool deltas(struct tsim *t, int cache, const struct counters *before, int
     return CHECK(ok);
 }
 
-/* The geometry Cfg-1 asks for, and the derived tunables (1.3). */
+/* The geometry Cfg-1 asks for, and the derived tunables. */
 static void test_cfg1_geometry(void)
 {
     struct sim_config cfg;

@@ -1,5 +1,5 @@
 /*
- * test_numa.c: scenario S10 of the specification (remote node and
+ * test_numa.c: teaching scenario S10 (remote node and
  * node-specific allocation), on cache A with 2 nodes, CPU 0 on node 0 and
  * CPU 1 on node 1.
  *

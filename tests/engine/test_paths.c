@@ -1,5 +1,5 @@
 /*
- * test_paths.c: the teaching scenarios of the specification (section 15),
+ * test_paths.c: twelve teaching paths through the engine (S1-S12),
  * counter by counter, with the validator after every event and operation.
  */
 #include "simtest.h"

@@ -1,7 +1,8 @@
 /*
  * test_rcu_prefill.c: kfree_rcu through the rcu_free sheaf and grace
  * periods, the prefill API with BARN_REFILL before and after, and bulk free
- * (spec sections 9, 10, 11.2; teaching scenarios S6, S7, S8, S9).
+ * (kernel: __kfree_rcu_sheaf, rcu_free_sheaf, kmem_cache_prefill_sheaf,
+ * kmem_cache_free_bulk; teaching scenarios S6, S7, S8, S9).
  */
 #include "simtest.h"
 
@@ -77,7 +78,7 @@ static void test_kfree_rcu_remote(void)
 
 /*
  * S7: prefill from the barn, 8 cycles, BARN_REFILL before and after.
- * Set up as the spec says: CPU 0's spare P holds 20 objects (a prefilled
+ * Set up so: CPU 0's spare P holds 20 objects (a prefilled
  * sheaf returned after 12 allocations) and the barn holds 10 full sheaves
  * from an RCU flood.  Each cycle: prefill(30), allocate 12 from it, return
  * it, and one RCU sheaf (32 objects CPU 1 allocated up front) completes
@@ -133,7 +134,7 @@ static void test_s7_barn_refill(void)
 
     s7(SIM_BEFORE, b);
     s7(SIM_AFTER, a);
-    /* spec S7, over 8 cycles */
+    /* S7, over 8 cycles */
     CHECK_EQ_U(b[0], 0);
     CHECK_EQ_U(b[1], 0);
     CHECK_EQ_U(b[2], 8);

@@ -1,8 +1,8 @@
 /*
- * test_sizing.c: cache geometry against the specification (sections 3.1,
- * 4.1 to 4.4) and a real kernel.
+ * test_sizing.c: cache geometry as the kernel's calculate_sizes() and
+ * calculate_order() make it (docs/engine.md) and against a real kernel.
  *
- * The calibration fixture of 4.2 (kmalloc-8 ... kmalloc-8k on a 2-CPU
+ * The calibration fixture (kmalloc-8 ... kmalloc-8k on a 2-CPU
  * machine: order, objects per slab, min_partial) extended to every kmalloc
  * class with the lines of tests/data/proc-slabinfo.txt captured on
  * the same machine; the worked layout examples of 3.1 (inuse, free pointer
@@ -104,7 +104,7 @@ static void test_cpus_and_order(void)
     static const struct {
         unsigned cpus, present, size, order, objs;
     } cases[] = {
-        {64, 0, 256, 1, 32},  /* the spec's example: min_objects 28 */
+        {64, 0, 256, 1, 32},  /* min_objects 28 */
         {2, 0, 256, 0, 16},   /* min_objects 12 */
         {64, 0, 200, 1, 40},  /* min_objects 28: 5600 bytes, order 1 wastes 192 */
         {64, 8, 200, 0, 20},  /* 8 present CPUs: min_objects 20 fit in 4000 bytes */

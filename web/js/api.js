@@ -83,6 +83,8 @@ export const api = {
   fetchFile,
   /** The UI's words: sentence templates, outlines, counter meanings (web/data/texts.json). */
   texts: () => request('GET', '/data/texts.json'),
+  /** Where each kernel function is defined, per release (web/data/source-lines.json). */
+  sourceLines: () => request('GET', '/data/source-lines.json'),
   scenarios: () => request('GET', '/api/scenarios'),
   scenario: (name) => request('GET', `/api/scenarios/${encodeURIComponent(name)}`),
   /** @param {{ scenario: string|object, seed?: number, kernel?: string, model?: string, variants?: object, ops?: any[] }} body */

@@ -11,6 +11,7 @@ import { createPlayer } from './state.js';
 import { stepSentence, snapshotLine } from './format.js';
 import { exportPng as paintPng } from './paint.js';
 import { setTexts, texts } from './texts.js';
+import { setSourceLines } from './sourcelines.js';
 import { readQuery, viewLink as linkTo, snapshotLink as snapshotLinkTo, addressFor, createUrlKeeper } from './urlstate.js';
 import { browserStorage, createTokens } from './tokens.js';
 import { bindKeys } from './keys.js';
@@ -251,6 +252,7 @@ async function boot() {
     api.health().then((r) => { version = r.version; $('version').textContent = `engine ${r.version}`; }).catch(() => {});
     api.scenarios().then((r) => { menu.fill(r.scenarios); schedule(); }).catch(() => {});
     api.kernels().then((r) => { kernelList = r; kernelMenu.fill(r); }).catch(() => {});
+    api.sourceLines().then((r) => { setSourceLines(r); schedule(); }).catch(() => {});
   };
   createTraceOpen($('trace-open'), { doc, win, open: async (id, token) => {
     tokens.keep(id, token);

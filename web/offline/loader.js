@@ -64,6 +64,7 @@
     const q = (k) => u.searchParams.get(k);
     const path = u.pathname;
     if (path.endsWith('/data/texts.json')) return json(200, data.texts);
+    if (path.endsWith('/data/source-lines.json') && data.sourceLines) return json(200, data.sourceLines);
     if (method !== 'GET') return error(403, 'forbidden', 'This is an offline copy of a session: it cannot be changed.');
     if (path === '/api/health') return json(200, data.health);
     if (path === '/api/scenarios') return json(200, data.scenarios);
@@ -140,7 +141,7 @@
     // resolves: every quoted "./x.js" or "../x.js", so that paths handed to
     // import() in a variable (main.js's lazy views) are found too.
     const out = src.replace(/(['"])(\.{1,2}\/[\w./-]+\.js)\1/g,
-      (all, quote, spec) => `${quote}slublab/${new URL(spec, `http://x/${dir}`).pathname.slice(1)}${quote}`);
+      (all, quote, rel) => `${quote}slublab/${new URL(rel, `http://x/${dir}`).pathname.slice(1)}${quote}`);
     imports[`slublab/${p}`] = blob(out);
   }
   const map = document.createElement('script');

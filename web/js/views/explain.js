@@ -1,10 +1,12 @@
 // @ts-check
 // Explanations: the scenario's teaching text, the current event in words,
-// and the code panel (the kernel function's outline, current step marked).
+// and the code panel (the kernel function's outline, current step marked,
+// and where the session's kernel release defines it).
 
 import { h, fill } from '../dom.js';
 import { stepDetail } from '../format.js';
 import { outlineFor } from '../outline.js';
+import { sourceRefs, sourceLinesLoaded } from '../sourcelines.js';
 import { counterMeaning } from '../counters.js';
 
 export function createExplain(root) {
@@ -35,16 +37,24 @@ export function createExplain(root) {
       fill(bumped, Object.entries(e?.stats ?? {}).map(([k, d]) => h(doc, 'li', { class: 'flash', title: counterMeaning(k) }, `${k} ${d > 0 ? '+' : ''}${d}`)));
       report.hidden = !e?.report;
       report.textContent = e?.report ?? '';
-      const ck = e ? `${e.fn}/${e.label}` : '';
+      const kernel = info?.settings?.kernel ?? null;
+      const ck = e ? `${e.fn}/${e.label}/${kernel}/${sourceLinesLoaded()}` : '';
       if (ck === codeKey) return;
       codeKey = ck;
       const o = e ? outlineFor(e.fn, e.label) : null;
+      // where the kernel defines it: a lookup in data/source-lines.json
+      const refs = e ? sourceRefs(e.fn, kernel) : [];
+      const where = refs.length ? h(doc, 'p', { class: 'source-lines' }, refs.flatMap((r, i) => [
+        i ? ' · ' : '',
+        'url' in r ? h(doc, 'a', { href: r.url, target: '_blank', rel: 'noopener' }, r.text) : r.text,
+      ])) : '';
       if (!o) {
-        fill(code, h(doc, 'h3', null, e ? e.fn : 'No step yet'), h(doc, 'p', null, e ? 'No outline for this function yet.' : 'Step forward to see the kernel function of each event.'));
+        fill(code, h(doc, 'h3', null, e ? e.fn : 'No step yet'), where, h(doc, 'p', null, e ? 'No outline for this function yet.' : 'Step forward to see the kernel function of each event.'));
         return;
       }
       fill(code,
         h(doc, 'h3', null, h(doc, 'code', null, `${o.fn}()`), ` · ${o.file}`),
+        where,
         h(doc, 'ol', { class: 'steps' }, o.steps.map((st, i) => h(doc, 'li', i === o.step ? { class: 'now', 'aria-current': 'step' } : null, st))));
     },
   };
