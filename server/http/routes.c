@@ -27,6 +27,7 @@ struct route {
 static const struct route routes[] = {
         {"GET", "/api/health", route_health},
         {"GET", "/api/kernels", route_kernels},
+        {"GET", "/api/branches", route_branches},
         {"GET", "/api/scenarios", route_scenarios},
         {"GET", "/api/scenarios/*", route_scenario},
         {"GET", "/api/compare", route_compare},

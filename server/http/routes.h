@@ -45,6 +45,7 @@ void route_publish(const struct request *req, const struct session *s);
 int route_health(const struct request *req, struct response *res);
 /* GET /api/kernels: the releases the engine models and the default. */
 int route_kernels(const struct request *req, struct response *res);
+int route_branches(const struct request *req, struct response *res);
 int route_scenarios(const struct request *req, struct response *res);
 int route_scenario(const struct request *req, struct response *res);
 int route_compare(const struct request *req, struct response *res);
