@@ -102,7 +102,6 @@ static const struct sim_branch_point points[BP_NR] = {
           [LSF_ON_CPU_PARTIAL] = ARM("on_cpu_partial", "__slab_free/on_cpu_partial"),
           [LSF_KEEP] = ARM("keep", "__slab_free/keep"),
           [LSF_KEEP_EMPTY] = ARM("keep_empty", "__slab_free/keep_empty"),
-          [LSF_ADD_PARTIAL] = ARM("add_partial", "__slab_free/add_partial"),
           [LSF_DISCARD] = ARM("discard", "__slab_free/discard")),
     POINT(BP_RCU_SHEAF, "rcu_sheaf", "__kfree_rcu_sheaf",
           [RCS_GET_SHEAF] = ARM("get_sheaf", "__kfree_rcu_sheaf/take_spare",
