@@ -96,6 +96,38 @@ describe('lessons', () => {
   });
 });
 
+describe('the lessons directory', () => {
+  test('by default lessons/ beside the scenarios directory', async () => {
+    const root = tmpdir();
+    try {
+      fs.mkdirSync(path.join(root, 'lab', 'scenarios'), { recursive: true });
+      fs.mkdirSync(path.join(root, 'lab', 'lessons', 'exercises'), { recursive: true });
+      fs.copyFileSync('scenarios/default.json', path.join(root, 'lab', 'scenarios', 'default.json'));
+      fs.writeFileSync(path.join(root, 'lab', 'lessons', '01-first.json'), JSON.stringify(lesson));
+      fs.writeFileSync(path.join(root, 'lab', 'lessons', 'exercises', 'fill.json'), JSON.stringify(exercise));
+      const other = await start({ dir: root, args: ['--scenarios', path.join(root, 'lab', 'scenarios/')] });
+      try {
+        const l = await api(other.url, 'GET', '/api/lessons');
+        assert.deepEqual(l.json.lessons.map((x) => x.id), ['01-first']);
+        const e = await api(other.url, 'GET', '/api/exercises');
+        assert.deepEqual(e.json.exercises.map((x) => x.id), ['fill']);
+      } finally {
+        await other.stop();
+      }
+      // no lessons directory at all: empty lists, and the server runs
+      const bare = await start({ dir: root, args: ['--lessons', path.join(root, 'none')] });
+      try {
+        assert.deepEqual((await api(bare.url, 'GET', '/api/lessons')).json, { lessons: [] });
+        assert.deepEqual((await api(bare.url, 'GET', '/api/exercises')).json, { exercises: [] });
+      } finally {
+        await bare.stop();
+      }
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('exercises', () => {
   test('the list: id, title, max_ops and the number of hints', async () => {
     const r = await api(srv.url, 'GET', '/api/exercises');

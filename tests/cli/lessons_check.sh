@@ -88,6 +88,8 @@ cp -r "$good" "$TMP/course/lessons"
 ln -s "$PWD/scenarios" "$TMP/course/scenarios"
 sl lessons check "$TMP/course/lessons"
 check "scenarios beside DIR by default" test "$status" -eq 0
+sl lessons --scenarios scenarios check "$good"
+check "options before the action" test "$status" -eq 0
 sl lessons check "$TMP/nowhere"
 check "a directory that is not there: exit 2" test "$status" -eq 2
 sl lessons frob
