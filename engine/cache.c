@@ -297,14 +297,18 @@ void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_add
 
     if (cache_has_cpu_slab(s)) {
         /* 6.18: a local object goes to the sheaves first, if the cache has any */
-        if (sim_hybrid(sim) && cache_has_sheaves(s) && slab->node == cpu_node(sim) &&
-            free_to_pcs(sim, s, obj))
-            return;
+        if (sim_hybrid(sim) && cache_has_sheaves(s)) {
+            if (slab->node == cpu_node(sim) && free_to_pcs(sim, s, obj))
+                return;
+            branch_record(sim, BP_FREE_PATH, FP_CPU_SLAB);
+        }
         legacy_do_slab_free(sim, s, idx, &obj, 1, place_none(SIM_PL_USER));
         return;
     }
     if (slab->node == cpu_node(sim) && free_to_pcs(sim, s, obj))
         return;
+    if (cache_has_sheaves(s)) /* another node's object */
+        branch_record(sim, BP_FREE_PATH, FP_SLOWPATH);
     slab = slab_at(sim, idx);
     /* consistency checks report this as "Object already free"; without them
      * set_freepointer()'s BUG_ON(object == fp) fires, debug cache or not */

@@ -2,11 +2,12 @@
  * event.c: builds each event and hands it to the caller's callback.
  *
  * Every state change of the engine is one event: the kernel function it belongs
- * to, the branch taken (label), the objects, slabs and sheaves it moved, and
- * the counters it bumped.  The engine keeps no history: an event is built in
- * sim->ev, passed to the callback and forgotten.  With no callback only the
- * sequence number advances, so event numbers are the same whether anyone
- * listens or not, and the fast paths stay cheap.  The operation's result
+ * to, the branch taken (label), the objects, slabs and sheaves it moved, the
+ * counters it bumped, and the decisions it shows (branch records, branch.c).
+ * The engine keeps no history: an event is built in sim->ev, passed to the
+ * callback and forgotten.  With no callback only the sequence number
+ * advances, so event numbers are the same whether anyone listens or not,
+ * and the fast paths stay cheap.  The operation's result
  * (sim_result_msg: a simulated failure, misuse or crash, in SLUB's words) is
  * written here too, and ev_report_result() repeats it in a report-only event.
  * Calls only host.c.
@@ -148,9 +149,13 @@ void ev_deliver(struct sim *sim)
     e.nr_stats = n;
     e.report = ev->report;
     e.page = ev->page;
+    branch_sort_pending(sim);
+    e.branches = ev->branches;
+    e.nr_branches = ev->nr_branches;
     ev->open = false; /* the callback may snapshot or validate */
     sim->seq++;
     sim->event_fn(&e, sim->event_arg);
+    ev->nr_branches = 0;
 }
 
 void sim_set_event_cb(struct sim *sim, sim_event_fn fn, void *arg)

@@ -215,6 +215,55 @@ int alloc_pages(struct sim *sim, const struct kmem_cache *s, uint32_t gfp, int n
 int alloc_pages_user(struct sim *sim, int node, uint32_t gfp, unsigned order, sim_addr_t *addr);
 int free_pages_user(struct sim *sim, sim_addr_t addr, unsigned order, char *msg, size_t len);
 
+/* branch.c: the points, in table order, and each point's arms */
+enum branch_point {
+    BP_FREE_MAIN_FULL,
+    BP_FREE_PATH,
+    BP_ALLOC_MAIN_EMPTY,
+    BP_MAIN_REFILL,
+    BP_REFILL_SOURCE,
+    BP_LEGACY_ALLOC_SLOWPATH,
+    BP_PUT_CPU_PARTIAL,
+    BP_NEW_SLAB_ORDER,
+    BP_SLAB_FREE_OUTCOME,
+    BP_LEGACY_SLAB_FREE,
+    BP_RCU_SHEAF,
+    BP_GRACE_PERIOD,
+    BP_WATERMARK,
+    BP_ZONE_FALLBACK,
+    BP_NR
+};
+enum { FMF_SWAP_SPARE, FMF_BARN_PUT, FMF_SPARE_FROM_BARN_EMPTY, FMF_NEW_SHEAF, FMF_BARN_PUT_FAIL };
+enum { FP_FASTPATH, FP_MAIN_FULL, FP_SLOWPATH, FP_CPU_SLAB };
+enum { AME_SWAP_SPARE, AME_BARN_FULL, AME_BARN_EMPTY };
+enum { MR_REFILL, MR_NO_REFILL };
+enum { RS_PARTIAL, RS_OTHER_NODE, RS_NEW_SLAB };
+enum {
+    LAS_ALLOC_REFILL,
+    LAS_DEACTIVATE_BYPASS,
+    LAS_NODE_MISMATCH,
+    LAS_CPU_PARTIAL,
+    LAS_NODE_PARTIAL,
+    LAS_NEW_SLAB
+};
+enum { PCP_PUSH, PCP_DRAIN };
+enum { NSO_OO, NSO_ORDER_FALLBACK, NSO_NOMEM };
+enum { SFO_KEEP, SFO_KEEP_EMPTY, SFO_ADD_PARTIAL, SFO_ADD_PARTIAL_EMPTY, SFO_DISCARD,
+       SFO_NOT_LISTED };
+enum { LSF_FREE_FROZEN, LSF_CPU_PARTIAL_FREE, LSF_ON_CPU_PARTIAL, LSF_KEEP, LSF_KEEP_EMPTY,
+       LSF_ADD_PARTIAL, LSF_DISCARD };
+enum { RCS_GET_SHEAF, RCS_PUT, RCS_CALL_RCU, RCS_NO_SHEAF, RCS_REMOTE };
+enum { GP_BARN_PUT, GP_BARN_PUT_FAIL, GP_FLUSH };
+enum { WM_FAST, WM_SLOW };
+enum { ZF_PREFERRED, ZF_FALLBACK };
+
+/* Record that the decision @point took arm @arm: the record rides on the
+ * next event to end (the open one, if any).  Cannot fail. */
+void branch_record(struct sim *sim, enum branch_point point, unsigned arm);
+/* Order the pending records by the table and hand them to the event (the
+ * caller clears them once it is delivered). */
+void branch_sort_pending(struct sim *sim);
+
 /* event.c */
 struct sim_place place_of_slab(const struct slab *slab);
 
@@ -253,6 +302,7 @@ static inline void ev_end(struct sim *sim)
         return;
     }
     sim->ev.open = false;
+    sim->ev.nr_branches = 0;
     sim->seq++;
 }
 void ev_move_record(struct sim *sim, enum sim_move_kind kind, uint64_t id, struct sim_place from,

@@ -136,17 +136,23 @@ void slab_free_to_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         obj_leave(sim, objs[i], from, place_slab(slab));
 
     if (slab->inuse > 0 && !was_full) {
+        branch_record(sim, BP_SLAB_FREE_OUTCOME, SFO_KEEP);
         label = "keep";
     } else if (!was_full && slab->list != SLAB_ON_PARTIAL) {
+        branch_record(sim, BP_SLAB_FREE_OUTCOME, SFO_NOT_LISTED);
         label = "not_listed"; /* being processed elsewhere (a refill's private list) */
     } else if (slab->inuse == 0 && n->partial.nr >= s->min_partial) {
+        branch_record(sim, BP_SLAB_FREE_OUTCOME, SFO_DISCARD);
         slab_free_discard(sim, s, idx, !was_full);
         return;
     } else if (was_full) {
+        branch_record(sim, BP_SLAB_FREE_OUTCOME,
+                      slab->inuse ? SFO_ADD_PARTIAL : SFO_ADD_PARTIAL_EMPTY);
         add_partial(sim, s, idx, true);
         stat_add(sim, s, SIM_FREE_ADD_PARTIAL, 1);
         label = slab->inuse ? "add_partial" : "add_partial_empty";
     } else {
+        branch_record(sim, BP_SLAB_FREE_OUTCOME, SFO_KEEP_EMPTY);
         label = "keep_empty"; /* fewer than min_partial partial slabs */
     }
     ev_label(sim, label);
@@ -183,6 +189,10 @@ void free_to_partial_list(struct sim *sim, struct kmem_cache *s, uint32_t idx,
     slab->inuse -= cnt;
     for (unsigned i = 0; i < cnt; i++)
         obj_leave(sim, objs[i], from, place_slab(slab));
+    branch_record(sim, BP_SLAB_FREE_OUTCOME,
+                  slab->inuse == 0 && n->partial.nr >= s->min_partial ? SFO_DISCARD
+                  : was_full                                          ? SFO_ADD_PARTIAL
+                                                                      : SFO_KEEP);
     if (slab->inuse == 0 && n->partial.nr >= s->min_partial) {
         if (!was_full) {
             remove_partial(sim, s, idx, SLAB_ON_PRIVATE);
@@ -349,6 +359,7 @@ static unsigned refill_from_other_nodes(struct sim *sim, struct kmem_cache *s, i
 
         if (s->node[node].partial.nr <= s->min_partial)
             continue;
+        branch_record(sim, BP_REFILL_SOURCE, RS_OTHER_NODE);
         r = refill_from_node(sim, s, node, sink, min, max);
         got += r;
         if (r >= min)
@@ -368,14 +379,19 @@ unsigned refill_objects(struct sim *sim, struct kmem_cache *s, struct obj_sink *
         unsigned max)
 {
     int local = cpu_node(sim);
-    unsigned got = refill_from_node(sim, s, local, sink, min, max);
+    unsigned got;
 
+    if (s->node[local].partial.nr)
+        branch_record(sim, BP_REFILL_SOURCE, RS_PARTIAL);
+    got = refill_from_node(sim, s, local, sink, min, max);
     if (got >= min)
         return got;
     got += refill_from_other_nodes(sim, s, local, sink, min - got, max - got);
     while (got < min) {
-        uint32_t idx = new_slab(sim, s, local, false);
+        uint32_t idx;
 
+        branch_record(sim, BP_REFILL_SOURCE, RS_NEW_SLAB);
+        idx = new_slab(sim, s, local, false);
         if (!idx)
             break;
         ev_begin(sim, s, "refill_objects", "alloc_slab", local);

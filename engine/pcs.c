@@ -63,9 +63,9 @@ static void pcs_swap(struct sim *sim, struct kmem_cache *s)
  * Exchange the empty main for a full sheaf of the barn, in one event
  * (kernel: barn_replace_empty_sheaf, counting barn_get).  When the barn has
  * none, the event is @fn's barn_get_fail and main stays.  Returns whether
- * main is full now.
+ * main is full now.  @record: the alloc_main_empty decision is this one.
  */
-static bool main_from_barn(struct sim *sim, struct kmem_cache *s, const char *fn)
+static bool main_from_barn(struct sim *sim, struct kmem_cache *s, const char *fn, bool record)
 {
     struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
     int node = cpu_node(sim);
@@ -73,6 +73,8 @@ static bool main_from_barn(struct sim *sim, struct kmem_cache *s, const char *fn
 
     ev_begin(sim, s, "barn_replace_empty_sheaf", "exchange", node);
     full = barn_replace_empty_sheaf(sim, s, node, pcs->main, pcs_place(sim, SIM_PL_MAIN));
+    if (record)
+        branch_record(sim, BP_ALLOC_MAIN_EMPTY, full ? AME_BARN_FULL : AME_BARN_EMPTY);
     if (!full) {
         ev_rename(sim, fn, "barn_get_fail");
         stat_add(sim, s, SIM_BARN_GET_FAIL, 1);
@@ -152,13 +154,15 @@ static bool replace_empty_main(struct sim *sim, struct kmem_cache *s)
     if (!cache_has_sheaves(s))
         return false;
     if (pcs->spare && sheaf_at(sim, pcs->spare)->size > 0) {
+        branch_record(sim, BP_ALLOC_MAIN_EMPTY, AME_SWAP_SPARE);
         ev_begin(sim, s, "__pcs_replace_empty_main", "swap_spare", node);
         pcs_swap(sim, s);
         ev_end(sim);
         return true;
     }
-    if (main_from_barn(sim, s, "__pcs_replace_empty_main"))
+    if (main_from_barn(sim, s, "__pcs_replace_empty_main", true))
         return true;
+    branch_record(sim, BP_MAIN_REFILL, refill_allowed(sim) ? MR_REFILL : MR_NO_REFILL);
     if (!refill_allowed(sim)) {
         ev_begin(sim, s, "__pcs_replace_empty_main",
                  sim->cfg.variant[SIM_VAR_REFILL_NONBLOCKING] == SIM_AFTER ? "no_refill_nospin"
@@ -269,6 +273,7 @@ static bool replace_full_main(struct sim *sim, struct kmem_cache *s)
     if (!pcs->spare) {
         ev_begin(sim, s, "__pcs_replace_full_main", "spare_from_barn_empty", node);
         e = barn_get_empty_sheaf(sim, s, node);
+        branch_record(sim, BP_FREE_MAIN_FULL, e ? FMF_SPARE_FROM_BARN_EMPTY : FMF_NEW_SHEAF);
         if (!e)
             goto allocate_empty;
         pcs_set(sim, s, SIM_PL_SPARE, pcs->main);
@@ -277,6 +282,7 @@ static bool replace_full_main(struct sim *sim, struct kmem_cache *s)
         return true;
     }
     if (sheaf_at(sim, pcs->spare)->size < s->sheaf_capacity) {
+        branch_record(sim, BP_FREE_MAIN_FULL, FMF_SWAP_SPARE);
         ev_begin(sim, s, "__pcs_replace_full_main", "swap_spare", node);
         pcs_swap(sim, s);
         ev_end(sim);
@@ -284,6 +290,8 @@ static bool replace_full_main(struct sim *sim, struct kmem_cache *s)
     }
     ev_begin(sim, s, "barn_replace_full_sheaf", "exchange", node);
     err = barn_replace_full_sheaf(sim, s, node, pcs->main, pcs_place(sim, SIM_PL_MAIN), &e);
+    branch_record(sim, BP_FREE_MAIN_FULL,
+                  !err ? FMF_BARN_PUT : err == -E2BIG ? FMF_BARN_PUT_FAIL : FMF_NEW_SHEAF);
     if (!err) {
         pcs->main = e;
         stat_add(sim, s, SIM_BARN_PUT, 1);
@@ -321,6 +329,9 @@ bool free_to_pcs(struct sim *sim, struct kmem_cache *s, sim_addr_t obj)
 {
     struct slab_sheaf *main = sheaf_at(sim, s->pcs[sim->cpu].main);
 
+    if (cache_has_sheaves(s))
+        branch_record(sim, BP_FREE_PATH,
+                      main->size == s->sheaf_capacity ? FP_MAIN_FULL : FP_FASTPATH);
     if (main->size == s->sheaf_capacity && !replace_full_main(sim, s))
         return false;
     main = sheaf_at(sim, s->pcs[sim->cpu].main);
@@ -354,7 +365,7 @@ unsigned alloc_from_pcs_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, 
                 ev_begin(sim, s, "alloc_from_pcs_bulk", "swap_spare", node);
                 pcs_swap(sim, s);
                 ev_end(sim);
-            } else if (!main_from_barn(sim, s, "alloc_from_pcs_bulk")) {
+            } else if (!main_from_barn(sim, s, "alloc_from_pcs_bulk", false)) {
                 break;
             }
             main = sheaf_at(sim, pcs->main);

@@ -484,6 +484,7 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
         s = sim->caches[op->cache];
     sim->cpu = (int)op->cpu;
     sim->res = res;
+    sim->ev.nr_branches = 0; /* a decision no event showed ends with its operation */
     sim->gfp = gfp;
     sim->gfp_ctx = sim_gfp_ctx_of((enum sim_gfp_context)op->context, sim->cfg.cma);
     if (apply_fast(sim, op, s, gfp, res)) {

@@ -591,6 +591,40 @@ struct sim_page_alloc {
     unsigned layout;       /* enum sim_alloc_layout of alloc_flags */
 };
 
+/*
+ * Branch records.  At a decision the kernel takes (main sheaf empty on
+ * alloc, a slab's fate after a free, a new slab's order, a zone's
+ * watermark...) the engine records which arm it took; the record rides on
+ * the next event the engine emits, the one that shows the arm's outcome.
+ * The table of branch points is static: sim_branch_points().
+ */
+struct sim_branch_arm {
+    const char *name;
+    /* the events this arm leads to, NULL-terminated: "fn" (any label) or
+     * "fn/label"; the event carrying a record of this arm matches one */
+    const char *const *events;
+};
+
+struct sim_branch_point {
+    const char *name; /* e.g. "alloc_main_empty" */
+    const char *fn;   /* the kernel function that decides */
+    const struct sim_branch_arm *arms;
+    size_t nr_arms;
+};
+
+struct sim_branch {
+    const struct sim_branch_point *point;
+    unsigned taken; /* index in point->arms */
+};
+
+/* The table of branch points, in the order records are listed on an event
+ * (the more specific decision first); *@n gets its length.  Cannot fail. */
+const struct sim_branch_point *sim_branch_points(size_t *n);
+/* The point named @name, or NULL. */
+const struct sim_branch_point *sim_branch_point_lookup(const char *name);
+/* Whether an event @fn/@label matches one of @arm's event patterns. */
+bool sim_branch_arm_matches(const struct sim_branch_arm *arm, const char *fn, const char *label);
+
 struct sim_event {
     uint64_t seq;   /* 0, 1, 2, ... over the machine's lifetime */
     uint64_t op;    /* index of the operation that caused it */
@@ -605,6 +639,8 @@ struct sim_event {
     size_t nr_stats;
     const char *report; /* SLUB's report for misuse, else NULL */
     const struct sim_page_alloc *page; /* page allocator decision, else NULL */
+    const struct sim_branch *branches; /* decisions this event shows, in table order */
+    size_t nr_branches;
 };
 
 typedef void (*sim_event_fn)(const struct sim_event *ev, void *arg);

@@ -229,6 +229,8 @@ struct obj_sink {
 
 /* ---- The event being built -------------------------------------------------- */
 
+#define EV_MAX_BRANCHES 8
+
 struct event_builder {
     bool open;
     const char *fn, *label;
@@ -241,6 +243,10 @@ struct event_builder {
     bool touched[SIM_NR_STATS];
     uint8_t touched_list[SIM_NR_STATS]; /* the touched items, nr_touched of them */
     unsigned nr_touched;
+    /* decisions recorded since the last event ended, for the next one;
+     * bounded by the decisions one code path takes between two events */
+    struct sim_branch branches[EV_MAX_BRANCHES];
+    unsigned nr_branches;
 };
 
 /* ---- RCU ------------------------------------------------------------------ */

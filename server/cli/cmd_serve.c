@@ -25,11 +25,11 @@
 
 /* What the command line gives; anything not given keeps app_config_default()'s value. */
 struct serve_args {
-    const char *listen, *db, *web, *vendor, *scenarios, *trusted_proxy;
+    const char *listen, *db, *web, *vendor, *scenarios, *lessons, *trusted_proxy;
     struct cli_list allow_origin;
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
             checkpoint_every, workers, threads, timeout, follow_ms, follow_rate, max_connections,
-            max_per_ip, header_timeout, max_trace_text, memory_mb, keep_days, quota;
+            max_per_ip, header_timeout, max_trace_text, memory_mb, keep_days, quota, answer_rate;
     bool quiet;
 };
 
@@ -47,6 +47,9 @@ static const struct cli_opt serve_where_opts[] = {
          .help = "where chart.umd.js is (default node_modules/chart.js/dist)"},
         {CLI_TO(struct serve_args, scenarios), .name = "scenarios", .arg = "DIR",
          .help = "the shipped scenarios (default scenarios)"},
+        {CLI_TO(struct serve_args, lessons), .name = "lessons", .arg = "DIR",
+         .help = "the lessons, and the exercises in DIR/exercises (docs/lessons.md; default "
+                 "lessons beside the scenarios directory), read at start"},
         {CLI_TO(struct serve_args, trusted_proxy), .name = "trusted-proxy", .arg = "ADDR",
          .help = "the reverse proxy in front: requests from ADDR are counted against the "
                  "address their X-Forwarded-For ends with (quotas)"},
@@ -98,6 +101,9 @@ static const struct cli_opt serve_limit_opts[] = {
         {CLI_TO(struct serve_args, quota), .name = "quota", .arg = "N", .max = 10000000,
          .help = "sessions, snapshots and traces one client address may create in an hour "
                  "(default 2000, for a class behind one NAT; 0: no limit)"},
+        {CLI_TO(struct serve_args, answer_rate), .name = "answer-rate", .arg = "N", .max = 1000000,
+         .help = "answers to a lecture's questions one client address may send a second "
+                 "(default 10; 0: no limit; raise it for a class behind one NAT)"},
         {CLI_TO(struct serve_args, max_trace_text), .name = "max-trace-text", .arg = "MIB",
          .min = 1, .max = 1u << 20,
          .help = "text an uploaded trace may expand to once decompressed (default 4096)"},
@@ -125,6 +131,8 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
         cfg->vendor_dir = a->vendor;
     if (a->scenarios)
         cfg->scenario_dir = a->scenarios;
+    if (a->lessons)
+        cfg->lessons_dir = a->lessons;
     /* every value below is within its option's range, which the fields hold */
     if (a->port.given)
         cfg->port = (unsigned)a->port.value;
@@ -134,6 +142,8 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
         cfg->trusted_proxy = a->trusted_proxy;
     if (a->quota.given)
         cfg->quota = (unsigned)a->quota.value;
+    if (a->answer_rate.given)
+        cfg->answer_rate = (unsigned)a->answer_rate.value;
     if (a->keep_days.given)
         cfg->keep_days = (unsigned)a->keep_days.value;
     if (a->memory_mb.given)

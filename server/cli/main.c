@@ -17,7 +17,7 @@
 /* In the order `slublab help` lists them. */
 static const struct cli_command *const commands[] = {
         &cmd_run,   &cmd_compare, &cmd_serve,  &cmd_geometry, &cmd_replay, &cmd_import,
-        &cmd_bench, &cmd_export,  &cmd_report, &cmd_gfp,      &cmd_oracle,
+        &cmd_bench, &cmd_export,  &cmd_report, &cmd_gfp,      &cmd_oracle, &cmd_lessons,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "http/answers.h"
 #include "http/follow.h"
 #include "http/lecture.h"
 #include "http/quota.h"
@@ -52,6 +53,7 @@ void app_config_default(struct app_config *cfg)
     cfg->max_per_ip = 600; /* a class of 300 behind one NAT, two connections each */
     cfg->header_timeout = 10;
     cfg->quota = 2000;
+    cfg->answer_rate = 10;
     cfg->max_queue = 1024;
     cfg->follow_ms = 100;
     cfg->follow_rate = 400;
@@ -181,6 +183,67 @@ static int app_load_catalog(struct app *app, struct strbuf *err)
     return 0;
 }
 
+/* The lessons directory: cfg.lessons_dir, else lessons/ beside the scenarios. */
+static char *app_lessons_dir(const struct app_config *cfg)
+{
+    const char *sd = cfg->scenario_dir, *slash;
+    size_t len = strlen(sd), cut;
+    char *p;
+
+    if (cfg->lessons_dir)
+        return app_strdup(cfg->lessons_dir);
+    while (len > 1 && sd[len - 1] == '/')
+        len--;
+    for (slash = NULL, cut = 0; cut < len; cut++)
+        if (sd[cut] == '/')
+            slash = sd + cut;
+    cut = slash ? (size_t)(slash - sd) + 1 : 0; /* keeps the '/' */
+    if (!(p = malloc(cut + sizeof("lessons"))))
+        return NULL;
+    memcpy(p, sd, cut);
+    memcpy(p + cut, "lessons", sizeof("lessons"));
+    return p;
+}
+
+/* Report the files of @set that are not served, on stderr. */
+static void app_lessons_report(const struct lesson_set *set, const char *dir)
+{
+    for (size_t i = 0; i < set->n; i++)
+        if (set->v[i].error)
+            fprintf(stderr, "slublab serve: skipping %s: %s\n",
+                    set->v[i].path ? set->v[i].path : set->v[i].id, set->v[i].error);
+    if (set->skipped)
+        fprintf(stderr,
+                "slublab serve: skipping %zu file%s of %s whose names are not ids "
+                "([a-z0-9][a-z0-9_-]*.json)\n",
+                set->skipped, set->skipped == 1 ? "" : "s", dir);
+}
+
+/* Read the lessons and the exercises.  0 or -ENOMEM. */
+static int app_load_lessons(struct app *app)
+{
+    char *ex;
+    size_t len;
+    int ret;
+
+    if (!(app->lessons_dir = app_lessons_dir(&app->cfg)))
+        return -ENOMEM;
+    len = strlen(app->lessons_dir);
+    if (!(ex = malloc(len + sizeof("/exercises"))))
+        return -ENOMEM;
+    memcpy(ex, app->lessons_dir, len);
+    memcpy(ex + len, "/exercises", sizeof("/exercises"));
+    ret = lesson_set_load(&app->lessons, app->lessons_dir, LESSON_LESSON);
+    if (!ret)
+        ret = lesson_set_load(&app->exercises, ex, LESSON_EXERCISE);
+    if (!ret) {
+        app_lessons_report(&app->lessons, app->lessons_dir);
+        app_lessons_report(&app->exercises, ex);
+    }
+    free(ex);
+    return ret;
+}
+
 /* Delete the sessions and snapshots older than cfg.keep_days.  Cannot fail
  * (a store error is said on stderr and tried again next time). */
 static void app_expire(struct app *app)
@@ -230,6 +293,10 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         return ret;
     if ((ret = app_load_catalog(app, err)))
         return ret;
+    if ((ret = app_load_lessons(app))) {
+        strbuf_puts(err, "out of memory reading the lessons");
+        return ret;
+    }
     /* one timeline may take the whole budget, not more */
     if (app->cfg.memory && app->cfg.lim.memory > app->cfg.memory)
         app->cfg.lim.memory = app->cfg.memory;
@@ -245,7 +312,8 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "out of memory");
         return ret;
     }
-    if ((ret = traces_new(&app->traces)) || (ret = quota_new(cfg->quota, &app->quota))) {
+    if ((ret = traces_new(&app->traces)) || (ret = quota_new(cfg->quota, &app->quota)) ||
+        (ret = answers_new(cfg->answer_rate, &app->answers))) {
         strbuf_puts(err, "out of memory");
         return ret;
     }
@@ -276,6 +344,10 @@ void app_release(struct app *app)
     lectures_free(app->lectures);
     registry_free(app->reg);
     quota_free(app->quota);
+    answers_free(app->answers);
+    lesson_set_release(&app->lessons);
+    lesson_set_release(&app->exercises);
+    free(app->lessons_dir);
     for (i = 0; i < app->nr_scenarios; i++) {
         free(app->scenarios[i].name);
         free(app->scenarios[i].title);

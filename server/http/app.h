@@ -5,7 +5,8 @@
  * One struct app per server (and per fuzzer run).  app_init() opens the
  * store, reads the shipped scenarios (their texts go into the store too, so
  * a session keeps the text it was built from even if the file changes) and
- * creates the registry and the follow hub; app_release() undoes it.  The
+ * the lessons and exercises (lesson.h), and creates the registry and the
+ * follow hub; app_release() undoes it.  The
  * request handlers (routes_*.c) take it from struct request.
  */
 #ifndef SLUBLAB_SERVER_HTTP_APP_H
@@ -17,9 +18,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/strbuf.h"
+#include "scenario/lesson.h"
 #include "session/session.h"
 #include "session/store.h"
-#include "base/strbuf.h"
 
 #define APP_JANITOR_SECONDS 3600 /* how often what is older than keep_days is deleted */
 
@@ -27,6 +29,7 @@ struct registry;
 struct follow_hub;
 struct lectures;
 struct quota;
+struct answers;
 struct trace_jobs;
 
 struct app_config {
@@ -36,6 +39,9 @@ struct app_config {
     const char *web_dir;      /* the UI's files */
     const char *vendor_dir;   /* where chart.umd.js lives */
     const char *scenario_dir; /* the shipped scenarios */
+    const char *lessons_dir;  /* lessons, exercises in its exercises/; NULL: lessons/ beside
+                                 scenario_dir */
+    unsigned answer_rate;     /* lecture answers a second per client address (0: any) */
     unsigned max_live;        /* sessions kept in memory at once */
     uint64_t memory;          /* bytes all live sessions may hold (each up to lim.memory) */
     unsigned workers;         /* threads running engine work */
@@ -76,6 +82,10 @@ struct app {
     struct trace_jobs *traces; /* kernel trace uploads being replayed (traces.h) */
     pthread_mutex_t check_lock; /* one snapshot replayed for its check at a time */
     struct quota *quota;        /* creations per client (quota.h) */
+    char *lessons_dir;          /* where the lessons were read from; owned */
+    struct lesson_set lessons;  /* read at start (lesson.h) */
+    struct lesson_set exercises; /* from lessons_dir/exercises */
+    struct answers *answers;     /* followers' answers to lecture questions (answers.h) */
     /* the janitor: deletes what is older than cfg.keep_days, hourly */
     pthread_t janitor;
     bool janitor_running;

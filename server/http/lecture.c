@@ -193,6 +193,20 @@ int lecture_get(struct lectures *l, const char *id, struct lecture_info *out)
     return x ? 0 : -ENOENT;
 }
 
+int lecture_check_token(struct lectures *l, const char *id, const char *token)
+{
+    struct lecture *x;
+    int ret = 0;
+
+    pthread_mutex_lock(&l->lock);
+    if (!(x = lecture_find(l, id)))
+        ret = -ENOENT;
+    else if (!token || !ids_token_equal(token, x->token))
+        ret = -EPERM;
+    pthread_mutex_unlock(&l->lock);
+    return ret;
+}
+
 void lecture_topic(const char *id, char *buf, unsigned size)
 {
     snprintf(buf, size, "%s%s", LECTURE_TOPIC, id);

@@ -49,6 +49,8 @@ void lectures_free(struct lectures *l);
 int lecture_create(struct lectures *l, struct lecture_info *info, char *token);
 /* Lecture @id into @out.  0 or -ENOENT. */
 int lecture_get(struct lectures *l, const char *id, struct lecture_info *out);
+/* Does @token (NULL: none given) open lecture @id?  0, -ENOENT or -EPERM. */
+int lecture_check_token(struct lectures *l, const char *id, const char *token);
 /* Point lecture @info->id at @info's session and position when @token is its
  * write token (stored first), and tell its followers.  0, -ENOENT, -EPERM or
  * -EIO (the store failed: nothing changed). */

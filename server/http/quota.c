@@ -1,9 +1,10 @@
 /*
  * quota.c: creations per client per hour (see quota.h).
  *
- * A fixed window, the clock hour: an open-addressed table of clients, each
- * with the hour it last counted in and how many it took in it.  Entries of
- * a past hour count as empty, so the table never needs sweeping; when it is
+ * A fixed window, the clock hour (or another number of seconds, for the
+ * lecture answers' rate): an open-addressed table of clients, each with the
+ * window it last counted in and how many it took in it.  Entries of a past
+ * window count as empty, so the table never needs sweeping; when it is
  * full of this hour's clients (QUOTA_SLOTS of them), more clients pass
  * uncounted rather than be refused for others' use.
  */
@@ -21,26 +22,33 @@
 
 struct quota_entry {
     char addr[QUOTA_ADDR]; /* "" when never used */
-    uint64_t hour;         /* the hour of count; an older one counts as 0 */
+    uint64_t hour;         /* the window of count; an older one counts as 0 */
     unsigned count;
 };
 
 struct quota {
     pthread_mutex_t lock;
-    unsigned per_hour;
+    unsigned per_hour; /* per window */
+    unsigned window;   /* seconds: 3600 for the creations */
     struct quota_entry slot[QUOTA_SLOTS];
 };
 
-int quota_new(unsigned per_hour, struct quota **out)
+int quota_new_window(unsigned limit, unsigned seconds, struct quota **out)
 {
     struct quota *q = calloc(1, sizeof(*q));
 
     if (!q)
         return -ENOMEM;
     pthread_mutex_init(&q->lock, NULL);
-    q->per_hour = per_hour;
+    q->per_hour = limit;
+    q->window = seconds ? seconds : 1;
     *out = q;
     return 0;
+}
+
+int quota_new(unsigned per_hour, struct quota **out)
+{
+    return quota_new_window(per_hour, 3600u, out);
 }
 
 void quota_free(struct quota *q)
@@ -70,7 +78,7 @@ bool quota_take(struct quota *q, const char *client, unsigned *retry)
     if (!q || !q->per_hour || !client)
         return true;
     clock_gettime(CLOCK_REALTIME, &now);
-    hour = (uint64_t)now.tv_sec / 3600u;
+    hour = (uint64_t)now.tv_sec / q->window;
     pthread_mutex_lock(&q->lock);
     for (unsigned i = 0, h = quota_hash(client); i < QUOTA_SLOTS; i++) {
         struct quota_entry *s = &q->slot[(h + i) & (QUOTA_SLOTS - 1)];
@@ -92,7 +100,7 @@ bool quota_take(struct quota *q, const char *client, unsigned *retry)
         }
         if (e->count >= q->per_hour) {
             ok = false;
-            *retry = (unsigned)(3600u - (uint64_t)now.tv_sec % 3600u);
+            *retry = (unsigned)(q->window - (uint64_t)now.tv_sec % q->window);
         } else {
             e->count++;
         }

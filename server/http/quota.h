@@ -19,10 +19,13 @@ struct quota;
 
 /* A table for @per_hour creations per client an hour (0: no limit).  0 or -ENOMEM. */
 int quota_new(unsigned per_hour, struct quota **out);
+/* The same for @limit takings per client in each window of @seconds (>= 1) of
+ * the clock: the lecture answers' rate (answers.h).  0 or -ENOMEM. */
+int quota_new_window(unsigned limit, unsigned seconds, struct quota **out);
 /* NULL is fine. */
 void quota_free(struct quota *q);
 /* Take one creation for @client: true, or false with the seconds until the
- * hour turns in *retry.  Cannot fail (a full table lets the request through). */
+ * window (the hour) turns in *retry.  Cannot fail (a full table lets the request through). */
 bool quota_take(struct quota *q, const char *client, unsigned *retry);
 
 #endif /* SLUBLAB_SERVER_HTTP_QUOTA_H */

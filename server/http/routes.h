@@ -45,6 +45,7 @@ void route_publish(const struct request *req, const struct session *s);
 int route_health(const struct request *req, struct response *res);
 /* GET /api/kernels: the releases the engine models and the default. */
 int route_kernels(const struct request *req, struct response *res);
+int route_branches(const struct request *req, struct response *res);
 int route_scenarios(const struct request *req, struct response *res);
 int route_scenario(const struct request *req, struct response *res);
 int route_compare(const struct request *req, struct response *res);
@@ -74,6 +75,16 @@ int route_lecture_create(const struct request *req, struct response *res);
 int route_lecture_get(const struct request *req, struct response *res);
 int route_lecture_set(const struct request *req, struct response *res);
 int route_lecture_follow(const struct request *req, struct response *res);
+
+/* routes_lessons.c */
+int route_lessons(const struct request *req, struct response *res);
+int route_lesson(const struct request *req, struct response *res);
+int route_exercises(const struct request *req, struct response *res);
+int route_exercise(const struct request *req, struct response *res);
+/* POST /api/lectures/ID/answers: a follower's answer, no token, rate-limited. */
+int route_answer_post(const struct request *req, struct response *res);
+/* GET /api/lectures/ID/answers?at=N: the tally, with the lecture's token. */
+int route_answers_get(const struct request *req, struct response *res);
 
 /* routes_snapshots.c */
 int route_snapshot_create(const struct request *req, struct response *res);

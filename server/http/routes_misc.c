@@ -1,6 +1,7 @@
 /*
  * routes_misc.c: the handlers that need no session: health, the scenario
- * catalogue and compare (see routes.h, docs/api.md).
+ * catalogue, the engine's branch points and compare (see routes.h,
+ * docs/api.md).
  *
  * compare runs a shipped scenario, or a session's inputs, twice, which is
  * engine work: it answers ROUTE_WOULD_BLOCK on the first call and runs on
@@ -82,6 +83,15 @@ int route_kernels(const struct request *req, struct response *res)
 err_delete:
     cJSON_Delete(o);
     return route_json(res, 200, NULL);
+}
+
+/* GET /api/branches: the engine's branch points, their deciding
+ * functions and their arms with the events each leads to
+ * (docs/events.md#branch-records). */
+int route_branches(const struct request *req, struct response *res)
+{
+    (void)req;
+    return route_json(res, 200, json_branch_points());
 }
 
 int route_scenarios(const struct request *req, struct response *res)

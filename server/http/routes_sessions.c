@@ -129,6 +129,7 @@ static int created(struct response *res, const struct session *s, cJSON *extra)
               !json_put(o, "ops", json_uint(session_nr_ops(s))) ||
               !json_put(o, "position", json_uint(s->position)) ||
               !json_put(o, "warnings", json_uint(s->run->rp.nr_warnings_total)) ||
+              !json_put(o, "expects", json_session_expects(s)) ||
               !json_put(o, "links", session_links(s->id)))) {
         cJSON_Delete(o);
         o = NULL;

@@ -100,6 +100,61 @@ err_delete:
     return NULL;
 }
 
+/* One branch record (docs/events.md#branch-records): the point, every arm,
+ * the arm taken. */
+static cJSON *json_branch(const struct sim_branch *b)
+{
+    const struct sim_branch_point *p = b->point;
+    cJSON *o = cJSON_CreateObject(), *arms = NULL;
+
+    if (!o || !json_put(o, "point", json_str(p->name)) ||
+        !json_put(o, "arms", arms = cJSON_CreateArray()))
+        goto err_delete;
+    for (size_t i = 0; i < p->nr_arms; i++)
+        if (!json_push(arms, json_str(p->arms[i].name)))
+            goto err_delete;
+    if (!json_put(o, "taken", json_str(p->arms[b->taken].name)))
+        goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+cJSON *json_branch_points(void)
+{
+    size_t n;
+    const struct sim_branch_point *pts = sim_branch_points(&n);
+    cJSON *o = cJSON_CreateObject(), *arr = NULL;
+
+    if (!o || !json_put(o, "points", arr = cJSON_CreateArray()))
+        goto err_delete;
+    for (size_t i = 0; i < n; i++) {
+        cJSON *p = cJSON_CreateObject(), *arms = NULL;
+
+        if (!json_push(arr, p) || !json_put(p, "point", json_str(pts[i].name)) ||
+            !json_put(p, "fn", json_str(pts[i].fn)) ||
+            !json_put(p, "arms", arms = cJSON_CreateArray()))
+            goto err_delete;
+        for (size_t a = 0; a < pts[i].nr_arms; a++) {
+            cJSON *arm = cJSON_CreateObject(), *events = NULL;
+
+            if (!json_push(arms, arm) || !json_put(arm, "arm", json_str(pts[i].arms[a].name)) ||
+                !json_put(arm, "events", events = cJSON_CreateArray()))
+                goto err_delete;
+            for (const char *const *e = pts[i].arms[a].events; *e; e++)
+                if (!json_push(events, json_str(*e)))
+                    goto err_delete;
+        }
+    }
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
 cJSON *json_event(const struct sim_event *ev)
 {
     cJSON *o = cJSON_CreateObject(), *moves = NULL, *stats = NULL;
@@ -127,6 +182,15 @@ cJSON *json_event(const struct sim_event *ev)
         goto err_delete;
     if (ev->page && !json_put(o, "page", json_page_alloc(ev->page)))
         goto err_delete;
+    if (ev->nr_branches) {
+        cJSON *branches = NULL;
+
+        if (!json_put(o, "branches", branches = cJSON_CreateArray()))
+            goto err_delete;
+        for (i = 0; i < ev->nr_branches; i++)
+            if (!json_push(branches, json_branch(&ev->branches[i])))
+                goto err_delete;
+    }
     return o;
 
 err_delete:

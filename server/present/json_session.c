@@ -8,7 +8,9 @@
  */
 #include "present/json_session.h"
 
+#include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "base/json.h"
 #include "scenario/replay.h"
@@ -98,6 +100,60 @@ static cJSON *json_session_engine(const struct session *s)
     return o;
 }
 
+/* Why expectation @e did not hold as @r says, into @buf; NULL when it held. */
+static const char *json_expect_message(const struct scenario_expect *e,
+                                       const struct replay_expect *r, char *buf, size_t size)
+{
+    switch (r->state) {
+    case REPLAY_PASS:
+        return NULL;
+    case REPLAY_FAIL:
+        snprintf(buf, size, "%s was %" PRIu64 " at %s, expected %s %" PRIu64, e->metric_text,
+                 r->value, e->at, scenario_cmp_name(e->cmp), e->value);
+        break;
+    case REPLAY_NO_CACHE:
+        snprintf(buf, size, "no cache named \"%s\" existed at %s", e->metric.cache, e->at);
+        break;
+    case REPLAY_NOT_REACHED:
+        if (!strcmp(e->at, "end"))
+            snprintf(buf, size, "the scenario stopped before its end");
+        else
+            snprintf(buf, size, "the mark \"%s\" was never reached", e->at);
+        break;
+    }
+    return buf;
+}
+
+cJSON *json_session_expects(const struct session *s)
+{
+    const struct session_run *r = s->run;
+    cJSON *arr = cJSON_CreateArray();
+    size_t i;
+
+    if (!arr || !r->scn || !r->rp.expects)
+        return arr;
+    for (i = 0; i < r->scn->nr_expects; i++) {
+        const struct scenario_expect *e = &r->scn->expects[i];
+        const struct replay_expect *x = &r->rp.expects[i];
+        bool seen = x->state == REPLAY_PASS || x->state == REPLAY_FAIL;
+        char buf[256];
+        const char *msg = json_expect_message(e, x, buf, sizeof(buf));
+        cJSON *o = cJSON_CreateObject();
+
+        if (!json_push(arr, o) || !json_put(o, "at", json_str(e->at)) ||
+            !json_put(o, "metric", json_str(e->metric_text)) ||
+            !json_put(o, "op", json_str(scenario_cmp_name(e->cmp))) ||
+            !json_put(o, "value", json_uint(e->value)) ||
+            !json_put(o, "ok", cJSON_CreateBool(x->state == REPLAY_PASS)) ||
+            !json_put(o, "seen", seen ? json_uint(x->value) : cJSON_CreateNull()) ||
+            !json_put(o, "message", msg ? json_str(msg) : cJSON_CreateNull())) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
 cJSON *json_session_info(struct session *s)
 {
     cJSON *o = cJSON_CreateObject(), *scn = NULL, *warn = NULL, *ck = NULL, *mem = NULL;
@@ -117,6 +173,7 @@ cJSON *json_session_info(struct session *s)
         !json_put(o, "ops", json_uint(s->run->log.nr_ops)) ||
         !json_put(o, "position", json_uint(s->position)) ||
         !json_put(o, "batches", json_uint(s->run->nr_batches)) ||
+        !json_put(o, "expects", json_session_expects(s)) ||
         !json_put(o, "warnings", warn = cJSON_CreateObject()) ||
         !json_put(warn, "count", json_uint(s->run->rp.nr_warnings_total)) ||
         !json_put(warn, "first", json_session_warnings(s, 0, 20)) ||
@@ -128,7 +185,8 @@ cJSON *json_session_info(struct session *s)
         !json_put(mem, "bytes", json_uint(session_memory(s))) ||
         !json_put(mem, "limit", json_uint(s->run->lim.memory)) ||
         !json_put(o, "limits", cJSON_CreateObject()) ||
-        !json_put(cJSON_GetObjectItemCaseSensitive(o, "limits"), "ops", json_uint(s->run->lim.max_ops)))
+        !json_put(cJSON_GetObjectItemCaseSensitive(o, "limits"), "ops",
+                  json_uint(s->run->lim.max_ops)))
         goto err_delete;
     return o;
 

@@ -26,6 +26,9 @@
 
 /* {"id", "parent", "scenario", "settings", "machine", "events", "ops", "position", ...} */
 cJSON *json_session_info(struct session *s);
+/* The scenario's expectations as the replay that built @s evaluated them:
+ * [{"at","metric","op","value","ok","seen","message"}]; [] when it has none. */
+cJSON *json_session_expects(const struct session *s);
 /* The inputs: {"scenario", "settings", "batches":[{"ops","limit","ops_start",...}]} */
 cJSON *json_session_log(const struct session *s);
 /* The head's object names: {"name": {"addr", "cache", "bulk"}}. */

@@ -33,6 +33,9 @@ cJSON *json_place(const struct sim_place *pl);
 /* One event: {seq, op, cpu, node, cache, fn, label, moves, stats, report}. */
 cJSON *json_page_alloc(const struct sim_page_alloc *pa);
 cJSON *json_event(const struct sim_event *ev);
+/* The engine's table of branch points (GET /api/branches): {"points": [{"point",
+ * "fn", "arms": [{"arm", "events": [...]}]}]}.  NULL on allocation failure. */
+cJSON *json_branch_points(void);
 /* Names of the SLAB_* flags set in @flags, as an array of strings. */
 cJSON *json_flags(uint32_t flags);
 /* Non-zero counters of @st by sysfs name, in enum order. */

@@ -390,7 +390,6 @@ static int session_check_machine(const struct session *s, struct strbuf *err)
 
 int session_configure(struct session *s, struct strbuf *err)
 {
-    unsigned v;
     int ret;
 
     if (s->run->scn)
@@ -400,22 +399,7 @@ int session_configure(struct session *s, struct strbuf *err)
         return ret == -ENOMEM   ? -ENOMEM
                : ret == -ERANGE ? SESSION_EUNPROCESSABLE
                                 : SESSION_EBADINPUT;
-    s->run->cfg = s->run->scn->config;
-    if (s->run->settings.has_seed)
-        s->run->cfg.seed = s->run->settings.seed;
-    if (s->run->settings.has_kernel) {
-        sim_release_apply(s->run->settings.release, &s->run->cfg);
-        for (v = 0; v < SIM_NR_VARIANTS; v++) /* the scenario's explicit variants stay */
-            if (s->run->scn->variants_given & (1u << v))
-                s->run->cfg.variant[v] = s->run->scn->config.variant[v];
-    } else if (s->run->settings.has_model) {
-        s->run->cfg.model = s->run->settings.model;
-        s->run->cfg.legacy_era = s->run->settings.era;
-        s->run->cfg.release = SIM_RELEASE_NONE;
-    }
-    for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (s->run->settings.has_variant[v])
-            s->run->cfg.variant[v] = s->run->settings.variant[v];
+    session_settings_apply(&s->run->settings, s->run->scn, &s->run->cfg);
     if (sim_model_error(&s->run->cfg)) {
         strbuf_printf(err, "key \"model\": %s", sim_model_error(&s->run->cfg));
         return SESSION_EBADINPUT;

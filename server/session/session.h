@@ -269,6 +269,11 @@ int session_add_batch(struct session *s, const char *ops, uint64_t limit);
 /* Parse {"seed":N,"kernel":"X.Y","model":"...","variants":{"NAME":"before"}}; NULL is "none".
  * 0 or SESSION_EBADINPUT with a message. */
 int session_settings_parse(const cJSON *json, struct session_settings *st, struct strbuf *err);
+/* The machine @scn runs on with settings @st over its own (seed, kernel or
+ * model, variants; the scenario's explicit variants stay through a kernel)
+ * into @cfg.  Cannot fail; sim_model_error() says whether the engine takes it. */
+void session_settings_apply(const struct session_settings *st, const struct scenario *scn,
+                            struct sim_config *cfg);
 /* The full settings of a built session as that JSON (seed, model, every variant). */
 cJSON *session_settings_json(const struct session *s);
 /* The same of a run that is configured (session_configure()). */

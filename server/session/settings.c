@@ -107,6 +107,29 @@ int session_settings_parse(const cJSON *json, struct session_settings *st, struc
     return 0;
 }
 
+void session_settings_apply(const struct session_settings *st, const struct scenario *scn,
+                            struct sim_config *cfg)
+{
+    unsigned v;
+
+    *cfg = scn->config;
+    if (st->has_seed)
+        cfg->seed = st->seed;
+    if (st->has_kernel) {
+        sim_release_apply(st->release, cfg);
+        for (v = 0; v < SIM_NR_VARIANTS; v++) /* the scenario's explicit variants stay */
+            if (scn->variants_given & (1u << v))
+                cfg->variant[v] = scn->config.variant[v];
+    } else if (st->has_model) {
+        cfg->model = st->model;
+        cfg->legacy_era = st->era;
+        cfg->release = SIM_RELEASE_NONE;
+    }
+    for (v = 0; v < SIM_NR_VARIANTS; v++)
+        if (st->has_variant[v])
+            cfg->variant[v] = st->variant[v];
+}
+
 cJSON *session_run_settings_json(const struct session_run *r)
 {
     cJSON *o = cJSON_CreateObject(), *vars = NULL;

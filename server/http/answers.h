@@ -1,0 +1,61 @@
+/*
+ * answers.h: followers' answers to a lecture's questions, tallied for the
+ * presenter (answers.c).
+ *
+ * In predict mode a follower answers the question the presenter stopped on
+ * (lecture ID, position "at") from its own device: POST
+ * /api/lectures/ID/answers with a choice (an arm of the branch record) and
+ * a voter id the page keeps, no token.  A voter has one answer per
+ * question: a later one replaces it.  The presenter reads the tally with
+ * the lecture's token.
+ *
+ * Answers live in memory only (a restart forgets them: they matter for the
+ * minute a question is open).  Memory is bounded: a question keeps at most
+ * ANSWERS_MAX_VOTERS voters (a new voter beyond is refused), a lecture its
+ * ANSWERS_MAX_QUESTIONS most recently answered questions and the server
+ * ANSWERS_MAX_TOTAL answers over all lectures (the least recently answered
+ * questions are forgotten to make room).  Each client address may answer
+ * at most `rate` times a second (quota.h with a one-second window).
+ */
+#ifndef SLUBLAB_SERVER_HTTP_ANSWERS_H
+#define SLUBLAB_SERVER_HTTP_ANSWERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#define ANSWERS_MAX_VOTERS    4096u      /* voters of one question */
+#define ANSWERS_MAX_QUESTIONS 64u        /* questions of one lecture kept */
+#define ANSWERS_MAX_TOTAL     (1u << 18) /* answers kept over all lectures */
+#define ANSWERS_CHOICE_MAX    40u        /* characters of a choice: [a-z0-9_] */
+#define ANSWERS_VOTER_MIN     8u         /* characters of a voter id: [A-Za-z0-9_-] */
+#define ANSWERS_VOTER_MAX     64u
+
+struct answers;
+
+/* The answers of every lecture, @rate a second per client (0: any).  0 or -ENOMEM. */
+int answers_new(unsigned rate, struct answers **out);
+/* NULL is fine. */
+void answers_free(struct answers *a);
+/* Count one answer of @client against the rate: true, or false (too many this second). */
+bool answers_admit(struct answers *a, const char *client);
+/* True when @choice / @voter have the form above. */
+bool answers_choice_valid(const char *choice);
+bool answers_voter_valid(const char *voter);
+/*
+ * Record @voter's @choice to question @at of lecture @lecture, replacing
+ * the voter's earlier one.  0, or -ENOSPC (the question has
+ * ANSWERS_MAX_VOTERS other voters) or -ENOMEM.
+ */
+int answers_put(struct answers *a, const char *lecture, uint64_t at, const char *voter,
+                const char *choice);
+/*
+ * The tally of question @at of @lecture: {"at": N, "counts": {CHOICE: n},
+ * "total": n}, choices in the order first chosen; a question nobody
+ * answered (or forgotten) has empty counts.  NULL on host OOM.
+ */
+cJSON *answers_tally(struct answers *a, const char *lecture, uint64_t at);
+
+#endif /* SLUBLAB_SERVER_HTTP_ANSWERS_H */

@@ -1,0 +1,244 @@
+/*
+ * routes_lessons.c: the course (docs/lessons.md): lessons and exercises as
+ * read at start (lesson.h), and the answers followers give to a lecture's
+ * questions (answers.h).
+ *
+ * Lessons and exercises are served from memory: the list of the valid
+ * ones, and each file's own text.  A file that is not valid is left out of
+ * the list and its GET is a 422 with the reason, so an author sees why.
+ * Ids are looked up in the set read at start, never turned into paths.
+ *
+ * Answers need no token (a follower has none) and are rate-limited per
+ * client address; the tally needs the lecture's write token, as pointing
+ * the lecture at a session does.  All of it runs on the connection's
+ * thread: nothing here waits for the engine, the store or the disk.
+ */
+#include "http/routes.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/ids.h"
+#include "base/json.h"
+#include "http/answers.h"
+#include "http/app.h"
+#include "http/lecture.h"
+#include "http/request.h"
+#include "scenario/lesson.h"
+
+static const char *const answer_keys[] = {"at", "choice", "voter", NULL};
+
+/* An item of a list: @keys[i] from @doc, strings and numbers as they are. */
+static cJSON *lesson_item(const struct lesson_entry *e, const char *const *keys)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (!o || !json_put(o, "id", cJSON_CreateString(e->id)))
+        goto err_delete;
+    for (; *keys; keys++) {
+        const cJSON *j = cJSON_GetObjectItemCaseSensitive(e->json, *keys);
+
+        if (!json_put(o, *keys, cJSON_Duplicate(j, false)))
+            goto err_delete;
+    }
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+/* The count of array @key of @doc as key @as of @o. */
+static bool lesson_count(cJSON *o, const cJSON *doc, const char *key, const char *as)
+{
+    return json_put(
+            o, as,
+            json_uint((uint64_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, key))));
+}
+
+int route_lessons(const struct request *req, struct response *res)
+{
+    static const char *const keys[] = {"title", "minutes", "summary", NULL};
+    const struct lesson_set *set = &req->app->lessons;
+    cJSON *o = cJSON_CreateObject(), *arr = NULL;
+
+    if (!o || !json_put(o, "lessons", arr = cJSON_CreateArray()))
+        goto err_delete;
+    for (size_t i = 0; i < set->n; i++) {
+        const struct lesson_entry *e = &set->v[i];
+        cJSON *x;
+
+        if (!e->json)
+            continue;
+        if (!json_push(arr, x = lesson_item(e, keys)) ||
+            !lesson_count(x, e->json, "slides", "slides") ||
+            !json_put(x, "questions", json_uint(lesson_questions(e->json))))
+            goto err_delete;
+    }
+    return route_json(res, 200, o);
+
+err_delete:
+    cJSON_Delete(o);
+    return route_json(res, 500, NULL);
+}
+
+int route_exercises(const struct request *req, struct response *res)
+{
+    static const char *const keys[] = {"title", "max_ops", NULL};
+    const struct lesson_set *set = &req->app->exercises;
+    cJSON *o = cJSON_CreateObject(), *arr = NULL;
+
+    if (!o || !json_put(o, "exercises", arr = cJSON_CreateArray()))
+        goto err_delete;
+    for (size_t i = 0; i < set->n; i++) {
+        const struct lesson_entry *e = &set->v[i];
+        cJSON *x;
+
+        if (!e->json)
+            continue;
+        if (!json_push(arr, x = lesson_item(e, keys)) ||
+            !lesson_count(x, e->json, "hints", "hints"))
+            goto err_delete;
+    }
+    return route_json(res, 200, o);
+
+err_delete:
+    cJSON_Delete(o);
+    return route_json(res, 500, NULL);
+}
+
+/* GET of one file of @set: its text, or why it is not served. */
+static int lesson_file(const struct request *req, struct response *res,
+                       const struct lesson_set *set, const char *what)
+{
+    const struct lesson_entry *e = lesson_set_find(set, req->args[0]);
+
+    if (!e)
+        return route_error(res, 404, "not_found", "no %s \"%.64s\"", what, req->args[0]);
+    if (!e->json)
+        return route_error(res, 422, "unprocessable", "%s \"%s\" is not valid: %s", what, e->id,
+                           e->error);
+    if (!(res->body = malloc(e->len ? e->len : 1)))
+        return route_json(res, 500, NULL);
+    memcpy(res->body, e->text, e->len);
+    res->len = e->len;
+    res->status = 200;
+    res->content_type = "application/json";
+    return 0;
+}
+
+int route_lesson(const struct request *req, struct response *res)
+{
+    return lesson_file(req, res, &req->app->lessons, "lesson");
+}
+
+int route_exercise(const struct request *req, struct response *res)
+{
+    return lesson_file(req, res, &req->app->exercises, "exercise");
+}
+
+/* The body's string @key, checked by @valid: NULL after a 400. */
+static const char *answer_string(const cJSON *body, const char *key, bool (*valid)(const char *),
+                                 const char *form, struct response *res)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(body, key);
+
+    if (!j) {
+        route_error(res, 400, "bad_request", "key \"%s\": missing (%s)", key, form);
+        return NULL;
+    }
+    if (!cJSON_IsString(j) || !valid(j->valuestring)) {
+        route_error(res, 400, "bad_request", "key \"%s\": expected %s", key, form);
+        return NULL;
+    }
+    return j->valuestring;
+}
+
+/* The answer to an answer: what was recorded (the follower does not see the tally). */
+static cJSON *answer_json(uint64_t at, const char *choice)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (o &&
+        (!json_put(o, "at", json_uint(at)) || !json_put(o, "choice", cJSON_CreateString(choice)))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return o;
+}
+
+int route_answer_post(const struct request *req, struct response *res)
+{
+    struct app *app = req->app;
+    struct lecture_info info;
+    const char *choice, *voter;
+    uint64_t at = 0;
+    cJSON *body;
+    int ret;
+
+    if (!answers_admit(app->answers, req->client)) {
+        route_error(res, 429, "rate_limited",
+                    "%s may send at most %u answers a second (--answer-rate); try again in a "
+                    "second",
+                    req->client ? req->client : "this client", app->cfg.answer_rate);
+        snprintf(res->retry_after, sizeof(res->retry_after), "1");
+        return 0;
+    }
+    if (!ids_valid(req->args[0], LECTURE_ID_LEN) || lecture_get(app->lectures, req->args[0], &info))
+        return route_error(res, 404, "not_found", "no such lecture");
+    if (!(body = route_body(req, res)))
+        return 0;
+    if (!cJSON_IsObject(body)) {
+        route_error(res, 400, "bad_request", "expected an object {\"at\", \"choice\", \"voter\"}");
+        goto out;
+    }
+    if (!route_check_keys(body, answer_keys, res))
+        goto out;
+    if ((ret = route_field_u64(body, "at", (1ull << 53) - 1, &at, res)) < 0)
+        goto out;
+    if (ret == 1) {
+        route_error(res, 400, "bad_request", "key \"at\": missing (the question's position)");
+        goto out;
+    }
+    if (!(choice = answer_string(body, "choice", answers_choice_valid,
+                                 "an arm's name: 1 to 40 characters of a-z, 0-9 and _", res)) ||
+        !(voter = answer_string(body, "voter", answers_voter_valid,
+                                "8 to 64 characters of A-Z, a-z, 0-9, _ and -", res)))
+        goto out;
+    ret = answers_put(app->answers, info.id, at, voter, choice);
+    if (ret == -ENOSPC)
+        route_error(res, 409, "conflict", "this question has its %u answers already",
+                    ANSWERS_MAX_VOTERS);
+    else if (ret)
+        route_error(res, 503, "busy", "out of memory");
+    else
+        route_json(res, 200, answer_json(at, choice));
+out:
+    cJSON_Delete(body);
+    return 0;
+}
+
+int route_answers_get(const struct request *req, struct response *res)
+{
+    struct app *app = req->app;
+    uint64_t at = 0;
+    int ret;
+
+    if (!ids_valid(req->args[0], LECTURE_ID_LEN))
+        return route_error(res, 404, "not_found", "no such lecture");
+    ret = lecture_check_token(app->lectures, req->args[0], route_token(req));
+    if (ret == -ENOENT)
+        return route_error(res, 404, "not_found", "no such lecture");
+    if (ret)
+        return route_error(res, 403, "forbidden",
+                           "the tally needs the lecture's write token (Authorization: Bearer "
+                           "TOKEN)");
+    if ((ret = route_query_u64(req, res, "at", (1ull << 53) - 1, &at)) < 0)
+        return 0;
+    if (ret == 1)
+        return route_error(res, 400, "bad_request",
+                           "query \"at\": the question's position is needed");
+    return route_json(res, 200, answers_tally(app->answers, req->args[0], at));
+}
