@@ -200,7 +200,8 @@ test('the keys of predict mode, of a question and of a lesson', () => {
   assert.deepEqual(c('?'), ['player', 'togglePredict']);
   assert.deepEqual(c('1', { question: true }), ['question', 'choose', 0]);
   assert.deepEqual(c('4', { question: true }), ['question', 'choose', 3]);
-  assert.equal(c('5', { question: true }), null);
+  assert.deepEqual(c('5', { question: true }), ['question', 'choose', 4], 'a point may have five arms');
+  assert.equal(c('0', { question: true }), null);
   assert.equal(c('1'), null, 'no question open');
   assert.equal(c('1', { question: true }, 'lab', 'field'), null, 'typing in a field');
   assert.deepEqual(c(']', { lesson: true }), ['lesson', 'next']);
@@ -211,7 +212,7 @@ test('the keys of predict mode, of a question and of a lesson', () => {
   assert.equal(c('1', { question: true }, 'compare'), null);
   const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
   const keys = html.slice(html.indexOf('id="keys-title"'), html.indexOf('</dl>', html.indexOf('id="keys-title"')));
-  for (const kbd of ['?', '1', '4', ']', '[']) assert.ok(keys.includes(`<kbd>${kbd}</kbd>`), kbd);
+  for (const kbd of ['?', '1', '2', ']', '[']) assert.ok(keys.includes(`<kbd>${kbd}</kbd>`), kbd);
 });
 
 test('a lesson\'s and an exercise\'s URLs', () => {

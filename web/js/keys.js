@@ -24,8 +24,8 @@ const LAB = {
   '?': () => ['togglePredict'],
 };
 
-/** The keys of an open question: 1-4 answer it (views/question.js). */
-const QUESTION = { 1: () => ['choose', 0], 2: () => ['choose', 1], 3: () => ['choose', 2], 4: () => ['choose', 3] };
+/** The keys of an open question: 1-9 pick its first nine choices (views/question.js). */
+const QUESTION = Object.fromEntries([1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [String(n), () => ['choose', n - 1]]));
 
 /** The keys of an open lesson: the next and previous slide (views/lesson.js). */
 const LESSON = { ']': () => ['next'], '[': () => ['prev'], PageDown: () => ['next'], PageUp: () => ['prev'] };
@@ -65,7 +65,7 @@ export function focusKind(target, win) {
  * @param {string} page
  * @param {'field'|'range'|'tab'|null} [on] what has the focus (focusKind)
  * @param {{ question?: boolean, lesson?: boolean }} [open] a question waiting for
- *   an answer (the keys 1-4), a lesson shown (its slide keys), on the lab page
+ *   an answer (the digit keys), a lesson shown (its slide keys), on the lab page
  * @returns {Command|null}
  */
 export function keyCommand(ev, page, on = null, open = {}) {

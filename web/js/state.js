@@ -132,6 +132,7 @@ export function createPlayer() {
     // event that carries a branch record and asks about it
     predict: false,
     question: /** @type {number|null} */ (null), // the position a question is open at
+    passing: /** @type {number|null} */ (null), // the question's position while a step reveals it
     version: 0,
   };
   /** Positions whose question was answered or passed in this session: stepping goes on through them. */
@@ -240,6 +241,7 @@ export function createPlayer() {
       m.cur = r;
       m.at = r.at;
       if (m.question !== null && m.question !== m.at) m.question = null;
+      if (m.passing !== null && m.passing !== m.at) m.passing = null;
       m.step++;
       m.error = null;
       if (m.bytes && m.bytes.at !== at) m.bytes = null;
@@ -262,7 +264,7 @@ export function createPlayer() {
     if (!m.session) return;
     const from = pending ?? m.at;
     // stepping on from an open question passes it (the presenter reveals by stepping)
-    if (dir > 0 && m.question !== null && m.question === from) { passed.add(from); m.question = null; }
+    if (dir > 0 && m.question !== null && m.question === from) { passed.add(from); m.question = null; m.passing = from; }
     if (by === 'event') return forward(from, from + dir);
     const local = opBoundary(m.events, from, m.end, dir);
     if (local !== null) return forward(from, local);
@@ -391,7 +393,7 @@ export function createPlayer() {
     m.end = info.events; m.ops = info.ops;
     m.events = new Map(); m.allEvents = false; m.markers = []; m.series = null;
     m.cur = null; m.prev = null; m.selection = null; m.bytes = null; m.hitBreakpoint = null;
-    m.question = null; passed = new Set();
+    m.question = null; m.passing = null; passed = new Set();
     m.following = o.follow ? o.id : null;
     if (o.cache != null) m.cacheId = o.cache;
     const at = o.at ?? (o.follow ? info.position : 0);
@@ -578,6 +580,7 @@ export function createPlayer() {
       if (q === null) return Promise.resolve();
       passed.add(q);
       m.question = null;
+      if (step && !m.following) m.passing = q;
       emit();
       return step && !m.following ? seek(q + 1) : Promise.resolve();
     },

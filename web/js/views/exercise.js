@@ -83,16 +83,17 @@ export function createExercise(root, player, o) {
       runBtn.hidden = false;
       const j = judgeAttempt(ex, r, base ?? 0);
       const lines = j.goals.map((g) => h(doc, 'li', { class: g.ok ? 'ok' : 'err' }, goalText(g)));
-      const ops = h(doc, 'p', { id: 'ex-ops', class: j.within ? 'ok' : 'err' },
+      const count = h(doc, 'p', { id: 'ex-ops', class: j.within ? 'ok' : 'err' },
         `${j.used} ${j.used === 1 ? 'operation' : 'operations'} added; at most ${ex.max_ops} allowed: ${j.within ? 'within the limit' : 'too many'}.`);
       if (j.solved) {
         o.solved.add(ex.id);
         draw();
-        fill(result, h(doc, 'p', { class: 'ok ex-solved', id: 'ex-verdict' }, '✓ Solved: the goal is met within the operations allowed.'), h(doc, 'ul', null, lines), ops);
+        o.onChange();
+        fill(result, h(doc, 'p', { class: 'ok ex-solved', id: 'ex-verdict' }, '✓ Solved: the goal is met within the operations allowed.'), h(doc, 'ul', null, lines), count);
       } else {
         fill(result, h(doc, 'p', { class: 'err', id: 'ex-verdict' },
           !j.met ? '✗ Not yet: the goal is not met at the end.' : '✗ Not yet: the goal is met, but with too many operations.'),
-        h(doc, 'ul', null, lines), ops);
+        h(doc, 'ul', null, lines), count);
       }
     } catch (err) {
       fill(result, h(doc, 'p', { class: 'err', id: 'ex-verdict' }, `The attempt did not run: ${err.message}`));
