@@ -3,13 +3,15 @@
 // answers tallied for the presenter, a lesson played slide by slide to its
 // end, and an exercise solved in the scenario editor after two attempts
 // that fail (the goal not met; too many operations).  The lesson and the
-// exercise are this file's own, in a temporary lessons directory.
+// exercise are this file's own, in a temporary lessons directory.  And the
+// offline copy: its events keep their records, and predict mode asks there.
 // Run: SLUBLAB_BIN=build/slublab node --test tests/browser/course.test.mjs
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { openPage, shotOnFailure, api, waitAt, model, press, labFixture, startBrowser } from './helpers.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'slublab-lessons-'));
@@ -97,6 +99,16 @@ test('predict mode: stepping stops before a branch record; a wrong answer, then 
     const texts = await page.$$eval('#q-choices .q-pick', (bs) => bs.map((b) => b.textContent));
     assert.deepEqual(texts, await Promise.all(b1.arms.map(async (a, i) => `${i + 1}. ${await choiceText(b1.point, a)}`)));
     assert.equal(await page.getAttribute('#q-ask', 'aria-labelledby'), 'q-title');
+    // the prompt: texts.json's for the point with its placeholders filled, or the point's name
+    TEXTS ??= await api(base, '/data/texts.json');
+    const tpl = TEXTS.questions?.[b1.point]?.prompt;
+    const prompt = await page.textContent('#q-prompt');
+    if (tpl) {
+      assert.ok(prompt.startsWith(tpl.split('{')[0].trim()), prompt);
+      assert.doesNotMatch(prompt, /[{}]/);
+    } else {
+      assert.equal(prompt, `What happens next at ${b1.point.replace(/_/g, ' ')}?`);
+    }
     assert.equal(await page.getAttribute('#q-status', 'aria-live'), 'polite');
 
     // a wrong answer, by its key
@@ -110,7 +122,7 @@ test('predict mode: stepping stops before a branch record; a wrong answer, then 
     for (const arm of b1.arms.filter((a) => a !== b1.taken)) {
       assert.equal(await page.textContent(`#q-answer-choices > li[data-arm="${arm}"] .q-why`), await whyNotText(b1.point, arm), arm);
     }
-    assert.equal(await page.textContent('#score'), '0 of 1 right');
+    assert.equal(await page.textContent('#score'), '0/1 right');
 
     // the next record: a right answer, by a click
     assert.equal(await stepToQuestion(page), e2.seq);
@@ -119,7 +131,7 @@ test('predict mode: stepping stops before a branch record; a wrong answer, then 
     await waitAt(page, e2.seq + 1);
     await page.waitForSelector('#question.revealed');
     assert.match(await page.textContent('#q-status'), /^Right: /);
-    assert.equal(await page.textContent('#score'), '1 of 2 right');
+    assert.equal(await page.textContent('#score'), '1/2 right');
     const kept = await page.evaluate(() => JSON.parse(localStorage.getItem('slublab.score')));
     assert.equal(kept[id].right, 1);
     assert.equal(kept[id].asked, 2);
@@ -195,8 +207,8 @@ test('presenter and followers: two followers answer, the presenter sees the tall
       for (const f of [f1, f2]) { await waitAt(f, e1.seq + 1, 8000); await f.waitForSelector('#question.revealed'); }
       assert.match(await f1.textContent('#q-status'), /^Right: /);
       assert.match(await f2.textContent('#q-status'), /^Not this time/);
-      assert.equal(await f1.textContent('#score'), '1 of 1 right');
-      assert.equal(await f2.textContent('#score'), '0 of 1 right');
+      assert.equal(await f1.textContent('#score'), '1/1 right');
+      assert.equal(await f2.textContent('#score'), '0/1 right');
       for (const p of pages) assert.deepEqual(p.errors, []);
     });
   } finally {
@@ -327,4 +339,45 @@ test('an exercise: hints one by one, an attempt that misses the goal, one with t
     assert.deepEqual(page.errors, []);
   });
   await page.close();
+});
+
+test('the offline copy keeps the branch records, and predict mode asks from them', async (t) => {
+  const { id } = await api(base, '/api/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ scenario: 'spare-and-barn' }) });
+  const html = await (await fetch(`${base}/api/sessions/${id}/export.html?at=0`)).text();
+  const data = JSON.parse(/<script[^>]*id="slublab-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)[1]);
+  const recs = (await branchEvents(id)).map((e) => [e.seq, e.branches]);
+  assert.ok(recs.length > 0);
+  assert.deepEqual(data.events.filter((e) => e.branches?.length).map((e) => [e.seq, e.branches]), recs, 'every record, as the server sends it');
+  const d = mkdtempSync(join(tmpdir(), 'slublab-offline-'));
+  const file = join(d, 'copy.html');
+  writeFileSync(file, html);
+  const off = await openPage(browser.ctx);
+  const remote = [];
+  await off.route('**/*', (r) => {
+    const u = r.request().url();
+    if (/^(file|blob|data):/.test(u)) return r.continue();
+    remote.push(u);
+    return r.abort();
+  });
+  try {
+    await shotOnFailure(t, off, async () => {
+      await off.goto(pathToFileURL(file).href);
+      await off.waitForSelector('body[data-ready="1"]');
+      await off.waitForFunction(() => window.__slublab.player.get().allEvents);
+      await press(off, '?');
+      await off.waitForSelector('#predict[aria-pressed="true"]');
+      const [seq, [b]] = recs[0];
+      assert.equal(await stepToQuestion(off), seq);
+      await off.keyboard.press(String(b.arms.indexOf(b.taken) + 1));
+      await waitAt(off, seq + 1);
+      await off.waitForSelector('#question.revealed');
+      assert.match(await off.textContent('#q-result'), /^Right: /);
+      assert.equal(await off.textContent('#score'), '1/1 right');
+      assert.deepEqual(remote, [], 'nothing was fetched from the network');
+      assert.deepEqual(off.errors, []);
+    });
+  } finally {
+    await off.close();
+    rmSync(d, { recursive: true, force: true });
+  }
 });

@@ -91,7 +91,7 @@ test('the score counts each question of a session once and is kept in storage', 
   const again = createScore(st);
   assert.deepEqual(again.get('a'), { right: 1, asked: 2 });
   assert.deepEqual(again.get('b'), { right: 1, asked: 1 });
-  assert.equal(scoreText(again.get('a')), '1 of 2 right');
+  assert.equal(scoreText(again.get('a')), '1/2 right');
   again.reset('a');
   assert.deepEqual(createScore(st).get('a'), { right: 0, asked: 0 });
   st.setItem('slublab.score', 'not json');

@@ -108,9 +108,9 @@ export function createScore(storage) {
   };
 }
 
-/** The score as words: "2 of 3 right". */
+/** The score as words: "2/3 right" (right of asked). */
 export function scoreText(s) {
-  return `${s.right} of ${s.asked} right`;
+  return `${s.right}/${s.asked} right`;
 }
 
 // ---- the presenter's tally

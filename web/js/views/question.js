@@ -154,23 +154,20 @@ export function createQuestion(root, player, o) {
     const say = [];
     if (ans) {
       parts.push(h(doc, 'section', { class: 'q-answer', id: 'q-answer', 'aria-labelledby': 'q-answer-title' },
-        h(doc, 'h2', { id: 'q-answer-title' }, 'What happened'),
-        h(doc, 'p', { class: 'q-prompt' }, ans.q.prompt),
+        h(doc, 'h2', { id: 'q-answer-title', class: 'q-prompt' }, h(doc, 'span', { class: 'q-kind' }, 'The answer: '), ans.q.prompt),
         ...choices(ans, true, 'q-answer-choices'),
         h(doc, 'p', { class: 'q-result', id: 'q-result' }, resultText(ans))));
       say.push(resultText(ans));
     }
     if (cur) {
       parts.push(h(doc, 'section', { class: 'q-ask', id: 'q-ask', 'aria-labelledby': 'q-title' },
-        h(doc, 'h2', { id: 'q-title' }, 'What happens next?'),
-        h(doc, 'p', { id: 'q-prompt', class: 'q-prompt' }, cur.q.prompt),
-        ...choices(cur, false, 'q-choices'),
-        h(doc, 'p', { class: 'row' },
-          h(doc, 'button', { type: 'button', id: 'q-skip', onclick: skip }, lec ? 'Reveal' : 'Skip'))));
+        h(doc, 'h2', { id: 'q-title', class: 'q-prompt' }, h(doc, 'span', { class: 'q-kind' }, 'Predict: '), h(doc, 'span', { id: 'q-prompt' }, cur.q.prompt)),
+        ...choices(cur, false, 'q-choices')));
       const hint = cur.error ?? (cur.sent ? 'Answer sent. The presenter reveals the answer by stepping on.'
         : lec ? 'The class is answering. Step forward (→) to reveal.'
           : `Pick an answer (keys 1 to ${Math.min(9, cur.q.choices.length)}), or skip.`);
-      parts[parts.length - 1].append(h(doc, 'p', { class: cur.error ? 'q-hint err' : 'q-hint', id: 'q-hint' }, hint));
+      parts[parts.length - 1].append(h(doc, 'p', { class: 'q-hint row' }, h(doc, 'span', { class: cur.error ? 'err' : null, id: 'q-hint' }, hint), ' ',
+        h(doc, 'button', { type: 'button', id: 'q-skip', onclick: skip }, lec ? 'Reveal' : 'Skip')));
       say.push(hint);
     }
     parts.push(status);
