@@ -152,6 +152,8 @@ static int from_freelist(struct sim *sim, struct alloc_context *ac, unsigned fla
         plain = (long)mark + (long)z->lowmem_reserve[ac->highest];
         if (ok && (long)pa->free - ((1l << ac->order) - 1) <= plain)
             pa_event(sim, ac, "__zone_watermark_ok", "reserve");
+        if (ac->nr_zones > 1)
+            branch_record(sim, BP_ZONE_FALLBACK, i > 0 ? ZF_FALLBACK : ZF_PREFERRED);
         if (i > 0)
             pa_event(sim, ac, "get_page_from_freelist", "zone_fallback");
         return 0;
@@ -294,8 +296,11 @@ int alloc_pages(struct sim *sim, const struct kmem_cache *s, uint32_t gfp, int n
             sim_alloc_flags_nofragment(gfp, pref->type, dma32, translate, sim->cfg.alloc_layout);
     if (sim->gfp_ctx.cma && ac.mt == SIM_MIGRATE_MOVABLE)
         flags |= l->cma;
-    if (!from_freelist(sim, &ac, flags, "fast", addr))
+    if (!from_freelist(sim, &ac, flags, "fast", addr)) {
+        branch_record(sim, BP_WATERMARK, WM_FAST);
         return 0;
+    }
+    branch_record(sim, BP_WATERMARK, WM_SLOW);
     return slowpath(sim, &ac, addr);
 }
 

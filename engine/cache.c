@@ -201,11 +201,14 @@ bool slab_alloc_slow(struct sim *sim, struct kmem_cache *s, int node, uint32_t g
         int where = node != SIM_NUMA_NO_NODE ? node : local;
         uint32_t idx;
 
+        if (node_partial_first(s, where))
+            branch_record(sim, BP_ALLOC_SLOWPATH, AS_PARTIAL);
         if (take_one_from_partial(sim, s, where, sink))
             return true;
         if (!(node != SIM_NUMA_NO_NODE && thisnode) &&
             take_one_from_other_nodes(sim, s, where, sink))
             return true;
+        branch_record(sim, BP_ALLOC_SLOWPATH, AS_NEW_SLAB);
         idx = trynode ? new_slab_trynode(sim, s, where) : new_slab(sim, s, where, thisnode);
         if (!idx) {
             if (trynode) {

@@ -140,6 +140,9 @@ static void put_cpu_partial(struct sim *sim, struct kmem_cache *s, uint32_t idx)
     uint32_t to_drain = 0;
 
     ev_begin(sim, s, "put_cpu_partial", "push", slab_at(sim, idx)->node);
+    branch_record(sim, BP_PUT_CPU_PARTIAL,
+                  c->partial && slab_at(sim, c->partial)->slabs >= s->cpu_partial_slabs ? PCP_DRAIN
+                                                                                        : PCP_PUSH);
     if (c->partial && slab_at(sim, c->partial)->slabs >= s->cpu_partial_slabs) {
         to_drain = c->partial;
         c->partial = 0;
@@ -173,6 +176,7 @@ static uint32_t get_partial_node(struct sim *sim, struct kmem_cache *s, int node
         return 0;
     if (frozen_era)
         check_chain(sim, s, slab_at(sim, idx), slab_at(sim, idx)->freelist);
+    branch_record(sim, BP_LEGACY_ALLOC_SLOWPATH, LAS_NODE_PARTIAL);
     ev_begin(sim, s, "get_partial_node", "take", node);
     for (; idx; idx = next) {
         struct slab *slab = slab_at(sim, idx);
@@ -268,6 +272,10 @@ void legacy_slab_free_slow(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         }
     }
     if (!lock) {
+        branch_record(sim, BP_LEGACY_SLAB_FREE,
+                      was_frozen                                             ? LSF_FREE_FROZEN
+                      : to_cpu_partial || (has_cpu_partial && !prior) ? LSF_CPU_PARTIAL_FREE
+                                                                             : LSF_KEEP);
         if (was_frozen) {
             stat_add(sim, s, SIM_FREE_FROZEN, 1);
             ev_label(sim, "free_frozen");
@@ -282,19 +290,24 @@ void legacy_slab_free_slow(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         return;
     }
     if (!frozen_era && prior && slab->list != SLAB_ON_PARTIAL) {
+        branch_record(sim, BP_LEGACY_SLAB_FREE, LSF_ON_CPU_PARTIAL);
         ev_label(sim, "on_cpu_partial"); /* it sits on some CPU's partial list */
         ev_end(sim);
         return;
     }
     if (slab->inuse == 0 && n->partial.nr >= s->min_partial) {
+        branch_record(sim, BP_LEGACY_SLAB_FREE, LSF_DISCARD);
         slab_free_discard(sim, s, idx, prior);
         return;
     }
     if (!has_cpu_partial && !prior) {
+        /* no arm of legacy_slab_free: a cache with a cpu slab always has a
+         * CPU partial list here (legacy_cache_init) */
         add_partial(sim, s, idx, true);
         stat_add(sim, s, SIM_FREE_ADD_PARTIAL, 1);
         ev_label(sim, "add_partial");
     } else {
+        branch_record(sim, BP_LEGACY_SLAB_FREE, LSF_KEEP_EMPTY);
         ev_label(sim, "keep_empty"); /* fewer than min_partial partial slabs */
     }
     ev_end(sim);

@@ -228,6 +228,7 @@ static sim_addr_t legacy_slow_alloc(struct sim *sim, struct kmem_cache *s, int n
 redo:
     slab = slab_at(sim, idx);
     if (!node_match(slab, node)) {
+        branch_record(sim, BP_LEGACY_ALLOC_SLOWPATH, LAS_NODE_MISMATCH);
         ev_begin(sim, s, "___slab_alloc", "node_mismatch", node);
         stat_add(sim, s, SIM_ALLOC_NODE_MISMATCH, 1);
         obj = detach_cpu_slab(sim, s, c, cpu); /* deactivate_slab: label */
@@ -239,6 +240,7 @@ redo:
     check_chain(sim, s, slab, slab->freelist);
     ev_begin(sim, s, "___slab_alloc", "alloc_refill", node);
     obj = get_freelist(sim, s, slab);
+    branch_record(sim, BP_LEGACY_ALLOC_SLOWPATH, obj ? LAS_ALLOC_REFILL : LAS_DEACTIVATE_BYPASS);
     if (!obj) {
         /* nothing came back: the slab floats full, no deactivate_slab */
         c->slab = 0;
@@ -261,6 +263,7 @@ new_slab:
 
         if (era == SIM_ERA_FROZEN_PARTIAL) {
             /* already frozen: it becomes c->slab at once, then REDO */
+            branch_record(sim, BP_LEGACY_ALLOC_SLOWPATH, LAS_CPU_PARTIAL);
             ev_begin(sim, s, "___slab_alloc", "cpu_partial_pop", ps->node);
             pop_cpu_partial(c, sim);
             c->slab = p;
@@ -272,6 +275,7 @@ new_slab:
         }
         if (era == SIM_ERA_DELAYED_FREEZE) {
             /* pop, unlock; count it even if it is then rejected */
+            branch_record(sim, BP_LEGACY_ALLOC_SLOWPATH, LAS_CPU_PARTIAL);
             ev_begin(sim, s, "___slab_alloc", "cpu_partial_pop", ps->node);
             pop_cpu_partial(c, sim);
             slab_set_cpu_list(sim, ps, SLAB_ON_PRIVATE, -1);
@@ -288,6 +292,7 @@ new_slab:
         /* ERA_DIRECT_LOAD: the likely case never drops the lock */
         if (node_match(ps, node)) {
             check_chain(sim, s, ps, ps->freelist);
+            branch_record(sim, BP_LEGACY_ALLOC_SLOWPATH, LAS_CPU_PARTIAL);
             ev_begin(sim, s, "___slab_alloc", "cpu_partial_load", ps->node);
             pop_cpu_partial(c, sim);
             install_cpu_slab(sim, c, p);
@@ -298,6 +303,7 @@ new_slab:
             ev_end(sim);
             return obj;
         }
+        branch_record(sim, BP_LEGACY_ALLOC_SLOWPATH, LAS_CPU_PARTIAL);
         ev_begin(sim, s, "___slab_alloc", "cpu_partial_unlikely", ps->node);
         pop_cpu_partial(c, sim);
         slab_set_cpu_list(sim, ps, SLAB_ON_PRIVATE, -1);
@@ -313,6 +319,7 @@ new_objects:
             obj = freeze_slab(sim, s, idx);
         goto retry_load_slab;
     }
+    branch_record(sim, BP_LEGACY_ALLOC_SLOWPATH, LAS_NEW_SLAB);
     idx = try_thisnode ? new_slab_trynode(sim, s, node)
                        : new_slab(sim, s, node != SIM_NUMA_NO_NODE ? node : cpu_node(sim),
                                   (gfp & SIM_GFP_THISNODE) != 0);

@@ -465,8 +465,10 @@ sim_addr_t take_one_from_other_nodes(struct sim *sim, struct kmem_cache *s, int 
     for (unsigned d = 1; d < sim->cfg.nr_nodes; d++) {
         int node = (int)(((unsigned)local + d) % sim->cfg.nr_nodes);
 
-        if (s->node[node].partial.nr > s->min_partial)
+        if (s->node[node].partial.nr > s->min_partial) {
+            branch_record(sim, BP_ALLOC_SLOWPATH, AS_OTHER_NODE);
             return take_one_from_partial(sim, s, node, sink);
+        }
     }
     return SIM_NULL;
 }

@@ -33,8 +33,11 @@ static bool kfree_rcu_sheaf(struct sim *sim, struct kmem_cache *s, sim_addr_t ob
     if (!pcs->rcu_free) {
         uint32_t idx;
 
-        if (!cache_has_sheaves(s))
+        if (!cache_has_sheaves(s)) {
+            branch_record(sim, BP_RCU_SHEAF, RCS_NO_SHEAF);
             goto fail;
+        }
+        branch_record(sim, BP_RCU_SHEAF, RCS_GET_SHEAF);
         ev_begin(sim, s, "__kfree_rcu_sheaf", "get_sheaf", node);
         if (pcs->spare && !sheaf_at(sim, pcs->spare)->size) {
             idx = pcs->spare;
@@ -56,6 +59,7 @@ static bool kfree_rcu_sheaf(struct sim *sim, struct kmem_cache *s, sim_addr_t ob
     obj_leave(sim, obj, place_none(SIM_PL_USER), place_in_sheaf(r, r->size));
     r->size++;
     stat_add(sim, s, SIM_FREE_RCU_SHEAF, 1);
+    branch_record(sim, BP_RCU_SHEAF, r->size == r->capacity ? RCS_CALL_RCU : RCS_PUT);
     if (r->size == r->capacity) {
         uint32_t idx = pcs->rcu_free;
 
@@ -94,6 +98,9 @@ void kfree_rcu(struct sim *sim, sim_addr_t obj)
     if ((sim->cfg.model == SIM_MODEL_SHEAVES || (sim_hybrid(sim) && cache_has_sheaves(s))) &&
         slab->node == cpu_node(sim) && kfree_rcu_sheaf(sim, s, obj))
         return;
+    if (slab->node != cpu_node(sim) &&
+        (sim->cfg.model == SIM_MODEL_SHEAVES || (sim_hybrid(sim) && cache_has_sheaves(s))))
+        branch_record(sim, BP_RCU_SHEAF, RCS_REMOTE);
     /* the non-sheaf path: the object waits for a grace period on its own */
     ev_begin(sim, s, "kvfree_call_rcu", slab->node == cpu_node(sim) ? "no_sheaf" : "remote",
             slab->node);
@@ -111,6 +118,9 @@ static void rcu_free_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
     struct node_barn *b = &s->barn[node];
 
     ev_begin(sim, s, "rcu_free_sheaf", "barn_put", node);
+    if (r->size) /* an rcu_free sheaf gets its first object when installed */
+        branch_record(sim, BP_GRACE_PERIOD,
+                      b->full.nr < MAX_FULL_SHEAVES ? GP_BARN_PUT : GP_BARN_PUT_FAIL);
     if (r->size && b->full.nr < MAX_FULL_SHEAVES) {
         barn_push(sim, s, node, idx, true);
         stat_add(sim, s, SIM_BARN_PUT, 1);
@@ -187,10 +197,12 @@ static void rcu_run(struct sim *sim, size_t n)
         } else {
             struct kmem_cache *s = sim->caches[sheaf_at(sim, cb.idx)->cache];
 
-            if (cb.kind == RCU_CB_SHEAF)
+            if (cb.kind == RCU_CB_SHEAF) {
                 rcu_free_sheaf(sim, s, cb.idx);
-            else
+            } else {
+                branch_record(sim, BP_GRACE_PERIOD, GP_FLUSH);
                 rcu_free_sheaf_nobarn(sim, s, cb.idx);
+            }
         }
         i++;
     }

@@ -144,12 +144,14 @@ static uint32_t new_slab_gfp(struct sim *sim, struct kmem_cache *s, int node, ui
         oo = s->min;
         fallback = true;
         if (alloc_pages(sim, s, gfp, node, oo.order, &base)) {
+            branch_record(sim, BP_NEW_SLAB_ORDER, NSO_NOMEM);
             ev_begin(sim, s, "new_slab", "nomem", node);
             sim->ev.page = &sim->pa;
             ev_end(sim);
             return 0;
         }
     }
+    branch_record(sim, BP_NEW_SLAB_ORDER, fallback ? NSO_ORDER_FALLBACK : NSO_OO);
     node = zone_of(sim, base)->node;
     ev_begin(sim, s, "new_slab", fallback ? "order_fallback" : "oo", node);
     sim->ev.page = &sim->pa;

@@ -529,10 +529,25 @@ out:
 static int lessons_main(int argc, char **argv)
 {
     struct lessons_args a = {0};
-    int ret;
+    char *args[64];
+    int i, ret;
 
-    if (argc >= 2 && !strcmp(argv[1], "check")) {
-        if (!cli_parse(&cmd_lessons_check, argc - 1, argv + 1, &a, &ret))
+    /* the action is the first argument that is neither an option nor its value */
+    for (i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--scenarios")) {
+            i++;
+            continue;
+        }
+        if (argv[i][0] != '-' || !strcmp(argv[i], "--"))
+            break;
+    }
+    if (i < argc && !strcmp(argv[i], "check") && argc <= (int)(sizeof(args) / sizeof(args[0]))) {
+        int n = 0;
+
+        for (int k = 0; k < argc; k++)
+            if (k != i)
+                args[n++] = argv[k];
+        if (!cli_parse(&cmd_lessons_check, n, args, &a, &ret))
             return ret;
         return lessons_check_main(&a);
     }
@@ -551,7 +566,7 @@ const struct cli_command cmd_lessons_check = {
                        "a branch record, and that each exercise's solution reaches every goal "
                        "within max_ops operations.  Prints one line per problem (FILE: KEY.PATH: "
                        "what is wrong), then a summary line.",
-        .pos = {.name = "DIR",
+        .pos = {.name = "[DIR]",
                 .offset = offsetof(struct lessons_args, dir),
                 .what = "lessons directory",
                 .help = "the lessons directory (default lessons)"},
@@ -570,6 +585,7 @@ const struct cli_command cmd_lessons = {
                 .offset = offsetof(struct lessons_args, action),
                 .what = "action",
                 .missing = "which action? (check)"},
+        .groups = {{lessons_opts, 0}},
         .epilogue = "Exit status: as the action's; 2 for usage errors.",
         .run = lessons_main,
 };

@@ -76,7 +76,7 @@ bool answers_admit(struct answers *a, const char *client)
 {
     unsigned retry;
 
-    return quota_take(a->rate, client, &retry);
+    return !a || quota_take(a->rate, client, &retry);
 }
 
 bool answers_choice_valid(const char *choice)
@@ -147,6 +147,8 @@ int answers_put(struct answers *a, const char *lecture, uint64_t at, const char 
     unsigned nr, i;
     int ret = 0;
 
+    if (!a)
+        return -ENOMEM;
     pthread_mutex_lock(&a->lock);
     if (!(q = answers_find(a, lecture, at, &nr))) {
         if (nr >= ANSWERS_MAX_QUESTIONS)
@@ -210,6 +212,11 @@ cJSON *answers_tally(struct answers *a, const char *lecture, uint64_t at)
     unsigned nr, i, nt = 0, k;
     bool ok = o && counts;
 
+    if (!a) {
+        cJSON_Delete(o);
+        cJSON_Delete(counts);
+        return NULL;
+    }
     pthread_mutex_lock(&a->lock);
     q = answers_find(a, lecture, at, &nr);
     if (ok && q && q->n && !(t = calloc(q->n, sizeof(*t))))

@@ -106,6 +106,7 @@ declare -A documented=(
     [report]="--at -o --variant --model --seed"
     [gfp]="--order --context --node --scenario --variant --json"
     [oracle]="--seed --kernel --cpus --nodes -o --program --topology --root --verbose"
+    [lessons]="--scenarios"
 )
 
 for cmd in $commands; do
