@@ -273,9 +273,9 @@ void legacy_slab_free_slow(struct sim *sim, struct kmem_cache *s, uint32_t idx,
     }
     if (!lock) {
         branch_record(sim, BP_LEGACY_SLAB_FREE,
-                      was_frozen                                             ? LSF_FREE_FROZEN
+                      was_frozen                                      ? LSF_FREE_FROZEN
                       : to_cpu_partial || (has_cpu_partial && !prior) ? LSF_CPU_PARTIAL_FREE
-                                                                             : LSF_KEEP);
+                                                                      : LSF_KEEP);
         if (was_frozen) {
             stat_add(sim, s, SIM_FREE_FROZEN, 1);
             ev_label(sim, "free_frozen");

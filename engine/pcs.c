@@ -291,7 +291,9 @@ static bool replace_full_main(struct sim *sim, struct kmem_cache *s)
     ev_begin(sim, s, "barn_replace_full_sheaf", "exchange", node);
     err = barn_replace_full_sheaf(sim, s, node, pcs->main, pcs_place(sim, SIM_PL_MAIN), &e);
     branch_record(sim, BP_FREE_MAIN_FULL,
-                  !err ? FMF_BARN_PUT : err == -E2BIG ? FMF_BARN_PUT_FAIL : FMF_NEW_SHEAF);
+                  !err            ? FMF_BARN_PUT
+                  : err == -E2BIG ? FMF_BARN_PUT_FAIL
+                                  : FMF_NEW_SHEAF);
     if (!err) {
         pcs->main = e;
         stat_add(sim, s, SIM_BARN_PUT, 1);

@@ -24,8 +24,8 @@
 #include "present/json_state.h"
 #include "scenario/replay.h"
 
-#define MAX_POINTS 64
-#define MAX_ARMS   16
+#define MAX_POINTS     64
+#define MAX_ARMS       16
 #define VALIDATE_FIRST 300 /* events with records validated per run */
 
 struct tally {
@@ -33,9 +33,9 @@ struct tally {
     size_t nr_points;
     const struct sim_branch_point *points;
     unsigned long hits[MAX_POINTS][MAX_ARMS];
-    unsigned long events;    /* events with records, this run */
+    unsigned long events;     /* events with records, this run */
     unsigned long mismatches; /* reported, this run (printed up to a few) */
-    uint64_t digest;         /* of (seq, point, arm) of every record, this run */
+    uint64_t digest;          /* of (seq, point, arm) of every record, this run */
     const char *label;
 };
 
@@ -88,8 +88,8 @@ static void on_event(const struct sim_event *ev, void *arg)
             CHECK(ev->branches[i - 1].point <= b->point); /* table order */
         if (!sim_branch_arm_matches(&b->point->arms[b->taken], ev->fn, ev->label)) {
             if (t->mismatches++ < 5)
-                printf("  %s: event %llu %s/%s carries %s=%s, whose events it is not\n",
-                       t->label, (unsigned long long)ev->seq, ev->fn, ev->label ? ev->label : "",
+                printf("  %s: event %llu %s/%s carries %s=%s, whose events it is not\n", t->label,
+                       (unsigned long long)ev->seq, ev->fn, ev->label ? ev->label : "",
                        b->point->name, b->point->arms[b->taken].name);
             CHECK(false);
         }
