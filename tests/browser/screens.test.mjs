@@ -286,6 +286,7 @@ test('the course at 1440x900: a lesson slide and a question, with no accessibili
     await page.click('#lesson-next');
     await page.waitForSelector('#lesson[data-applied="3"]');
     await page.waitForSelector('#question:not([hidden]) .q-pick');
+    await page.waitForTimeout(800); // the picture's moves done
     found.question = await audit(page);
     const { at, b } = await page.evaluate(() => { const m = window.__slublab.player.get(); return { at: m.at, b: m.events.get(m.at).branches[0] }; });
     await page.keyboard.press(String(b.arms.findIndex((a) => a !== b.taken) + 1));
@@ -293,6 +294,7 @@ test('the course at 1440x900: a lesson slide and a question, with no accessibili
     await page.waitForSelector('#question.revealed');
     await page.evaluate(() => window.__slublab.player.setPredict(true));
     await press(page, 'ArrowRight');
+    await page.waitForSelector('#q-answer + #q-ask .q-pick');
     await page.waitForTimeout(800);
     const q = await box(page, '#question'), pic2 = await box(page, '#lab-view svg.topo');
     assert.ok(q.y + q.h <= pic2.y, 'the question does not cover the picture');

@@ -28,7 +28,7 @@ const WORDS = {
   free_main_full: {
     prompt: 'CPU {cpu} frees {obj} into {cache} on node {node}, and its main sheaf is full. What happens?',
     arms: {
-      swap_spare: { text: 'main and the empty spare swap', when: 'the spare sheaf is empty.' },
+      swap_spare: { text: 'main and the empty spare swap', when: 'the spare sheaf of CPU {cpu} is empty.' },
       barn_put: { text: 'the full main goes to the barn', when: 'the spare is full and the barn has room' },
     },
   },
@@ -47,6 +47,7 @@ test('a question is the branch record: its arms are the choices, its taken arm t
   assert.deepEqual(q.choices.map((c) => c.arm), ['swap_spare', 'barn_put', 'barn_put_fail']);
   assert.equal(q.prompt, 'CPU 1 frees o7 into kmalloc-64 on node 0, and its main sheaf is full. What happens?');
   assert.equal(q.choices[0].text, 'main and the empty spare swap');
+  assert.equal(q.choices[0].when, 'the spare sheaf of CPU 1 is empty.', 'an arm\'s words have placeholders too');
   // an arm without words falls back to its name, and so does a point
   assert.equal(q.choices[2].text, 'barn put fail');
   assert.equal(q.choices[2].when, '');
@@ -110,11 +111,13 @@ test('the tally\'s bars follow the question\'s choices', () => {
 });
 
 test('every question point in texts.json has a prompt and words for each arm', () => {
+  assert.ok(Object.keys(TEXTS.questions ?? {}).length >= 12, 'the questions\' words are there');
   for (const [point, q] of Object.entries(TEXTS.questions ?? {})) {
     assert.equal(typeof q.prompt, 'string', point);
+    assert.doesNotMatch(q.prompt, /\{(?!(cpu|node|cache|obj)\})[^}]*\}/, `${point}: unknown placeholder`);
     for (const [arm, a] of Object.entries(q.arms ?? {})) {
       assert.ok(a.text && a.when, `${point}/${arm}`);
-      assert.doesNotMatch(q.prompt, /\{(?!cpu|node|cache|obj)[^}]*\}/, `${point}: unknown placeholder`);
+      assert.doesNotMatch(a.text + a.when, /\{(?!(cpu|node|cache|obj)\})[^}]*\}/, `${point}/${arm}: unknown placeholder`);
     }
   }
 });

@@ -21,7 +21,7 @@ export function branchOf(e) {
 }
 
 /**
- * Fill a question's prompt: {cpu}, {node}, {cache} (the cache's name),
+ * Fill a question's prompt (or an arm's words): {cpu}, {node}, {cache} (the cache's name),
  * {obj} (the scenario's name for the object, else its short address), and
  * the narration's placeholders (format.js fillTemplate).
  * @param {string} tpl
@@ -53,7 +53,7 @@ export function questionFor(e, q, ctx = {}) {
   const prompt = words?.prompt ? fillPrompt(words.prompt, e, ctx) : `What happens next at ${armWords(b.point)}?`;
   const choices = b.arms.map((arm) => {
     const a = words?.arms?.[arm];
-    return { arm, text: a?.text || armWords(arm), when: a?.when || '' };
+    return { arm, text: a?.text ? fillPrompt(a.text, e, ctx) : armWords(arm), when: a?.when ? fillPrompt(a.when, e, ctx) : '' };
   });
   return { at: e.seq, point: b.point, prompt, choices, taken: b.taken };
 }

@@ -117,7 +117,7 @@ export function createQuestion(root, player, o) {
     const list = h(doc, 'ol', { class: 'q-choices', id }, s.q.choices.map((c, i) => {
       const right = revealed && c.arm === s.q.taken, wrong = revealed && c.arm === s.chosen && !right;
       const bar = bars ? bars[i] : null;
-      return h(doc, 'li', { class: ['q-choice', right ? 'right' : '', wrong ? 'wrong' : '', c.arm === s.chosen ? 'chosen' : ''].filter(Boolean).join(' '), dataset: { arm: c.arm } },
+      return h(doc, 'li', { class: ['q-choice', right ? 'right' : '', wrong ? 'wrong' : '', c.arm === s.chosen ? 'chosen' : '', bar ? 'has-tally' : ''].filter(Boolean).join(' '), dataset: { arm: c.arm } },
         revealed
           ? h(doc, 'span', { class: 'q-text' }, right ? '✓ ' : wrong ? '✗ ' : '', `${i + 1}. ${c.text}`)
           : h(doc, 'button', { type: 'button', class: 'q-pick', 'aria-keyshortcuts': i < 9 ? String(i + 1) : null,
