@@ -164,6 +164,33 @@ test('predict mode: stepping stops before a branch record; a wrong answer, then 
   await page.close();
 });
 
+test('predict mode: play and run-to-breakpoint stop before a record too', async (t) => {
+  const page = await lab('/?scenario=spare-and-barn&predict=1');
+  await shotOnFailure(t, page, async () => {
+    await page.waitForFunction(() => window.__slublab.player.get().allEvents);
+    const recs = await branchEvents((await model(page)).id);
+    // play: stops where the first record's question is asked
+    await press(page, ' ');
+    await page.waitForFunction(() => { const m = window.__slublab.player.get(); return !m.playing && m.question !== null; });
+    assert.equal(await question(page), recs[0].seq);
+    assert.equal((await model(page)).at, recs[0].seq);
+    // passed unanswered (Skip): then run to a breakpoint further on stops at the next record first
+    await page.click('#q-skip');
+    await waitAt(page, recs[0].seq + 1);
+    await page.evaluate(() => window.__slublab.player.seek(0));
+    await waitAt(page, 0);
+    await page.check('#bp-new_slab');
+    const bp = await api(base, `/api/sessions/${(await model(page)).id}/search?fn=new_slab&from=0`);
+    const next = recs.find((e) => e.seq !== recs[0].seq && e.seq < bp.at);
+    assert.ok(next, 'a record before the breakpoint');
+    await press(page, 'b');
+    await page.waitForFunction((q) => window.__slublab.player.get().question === q, next.seq);
+    assert.equal((await model(page)).at, next.seq);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
 test('presenter and followers: two followers answer, the presenter sees the tally and reveals by stepping', async (t) => {
   const presenter = await lab('/?scenario=spare-and-barn&presenter=1&predict=1');
   const other = await startBrowser();
