@@ -15,12 +15,12 @@ export const OUT = join(ROOT, 'test-output');
 export const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
   '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 
-/** Start `slublab serve --port 0`; resolves to {url, stop}. */
-export async function startServer() {
+/** Start `slublab serve --port 0` (with @args more); resolves to {url, stop}. */
+export async function startServer(args = []) {
   const bin = process.env.SLUBLAB_BIN || join(ROOT, 'build/slublab');
   if (!existsSync(bin)) throw new Error(`no slublab program at ${bin}: build it first (or set SLUBLAB_BIN)`);
   const dir = mkdtempSync(join(tmpdir(), 'slublab-ui-'));
-  const proc = spawn(bin, ['serve', '--port', '0', '--db', join(dir, 'ui.db'), '--quiet'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  const proc = spawn(bin, ['serve', '--port', '0', '--db', join(dir, 'ui.db'), '--quiet', ...args], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const url = await new Promise((ok, fail) => {
     const timer = setTimeout(() => fail(new Error(`the server did not start: ${log}`)), 10000);
@@ -60,12 +60,13 @@ export async function startBrowser() {
 /**
  * A server and a browser for the tests of one file: started before them,
  * stopped after; @set gets { server, browser, base } once both are up (and
- * test-output/ exists for screenshots).
+ * test-output/ exists for screenshots).  @o.serverArgs: more options for
+ * the server, asked for when it starts.
  */
-export function labFixture(set) {
+export function labFixture(set, o = {}) {
   const f = {};
   before(async () => {
-    f.server = await startServer();
+    f.server = await startServer(o.serverArgs?.() ?? []);
     f.base = f.server.url;
     f.browser = await startBrowser();
     mkdirSync(OUT, { recursive: true });

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { chromium } from 'playwright-core';
 import { startServer, openPage, shotOnFailure, waitAt, press, CHROMIUM_ARGS, ROOT, OUT } from './helpers.mjs';
@@ -31,9 +31,24 @@ async function startBrowser() {
   return { ctx, async stop() { await ctx.close(); rmSync(profile, { recursive: true, force: true }); } };
 }
 
+// a lesson of this file's own, for the lesson slide's screenshot
+const lessons = mkdtempSync(join(tmpdir(), 'slublab-lessons-'));
+writeFileSync(join(lessons, '01-barn.json'), JSON.stringify({
+  format: 1, id: '01-barn', title: 'The barn: where full and empty sheaves wait', minutes: 10,
+  summary: 'What a CPU does when its sheaves are full or empty.',
+  slides: [
+    { title: 'Two sheaves per CPU', scenario: 'spare-and-barn', at: 0,
+      text: 'Each CPU keeps a **main** sheaf and a **spare**. Allocations pop objects from `main`; frees push them back.\n\nStep forward (→) and watch CPU 0 allocate: its `main` is empty, so the kernel must find a full sheaf somewhere.' },
+    { title: 'A refill from a new slab', at: 6, tab: 'explain', select: 'sheaf:3',
+      text: 'The barn had no full sheaf (`barn_get_fail`), so an empty sheaf is **refilled** from the node\'s slabs. There are none yet: `new_slab` asks the page allocator for 8 pages.\n\nThe refill takes four objects of the fresh slab into the sheaf; the slab keeps the rest.' },
+    { title: 'What happens next?', at: 14, ask: true, text: 'Main is empty again. Predict what the kernel does.' },
+  ],
+}));
+after(() => rmSync(lessons, { recursive: true, force: true }));
+
 let server, browser, base;
 before(async () => {
-  server = await startServer();
+  server = await startServer(['--lessons', lessons]);
   base = server.url;
   browser = await startBrowser();
   mkdirSync(OUT, { recursive: true });
@@ -253,6 +268,43 @@ for (const [w, hgt] of [[1440, 900], [390, 844]]) {
     await page.close();
   });
 }
+
+test('the course at 1440x900: a lesson slide and a question, with no accessibility violations', async (t) => {
+  const page = await lab('/?lesson=01-barn&slide=2', { width: 1440, height: 900 });
+  const found = {};
+  await shotOnFailure(t, page, async () => {
+    await page.waitForSelector('#lesson[data-applied="2"]');
+    await waitAt(page, 6);
+    await page.waitForTimeout(800);
+    // the slide above the picture, and the picture still on the first screen
+    const slide = await box(page, '#lesson'), pic = await box(page, '#lab-view svg.topo');
+    assert.ok(slide.y + slide.h <= pic.y, 'the slide does not cover the picture');
+    assert.ok(pic.y < 900 - 300, `the picture starts at y=${pic.y}`);
+    await shot(page, 'screen-lesson-slide.png');
+    found.lesson = await audit(page);
+    // an ask slide: the question over the lab, answered wrong, then the next one
+    await page.click('#lesson-next');
+    await page.waitForSelector('#lesson[data-applied="3"]');
+    await page.waitForSelector('#question:not([hidden]) .q-pick');
+    await page.waitForTimeout(800); // the picture's moves done
+    found.question = await audit(page);
+    const { at, b } = await page.evaluate(() => { const m = window.__slublab.player.get(); return { at: m.at, b: m.events.get(m.at).branches[0] }; });
+    await page.keyboard.press(String(b.arms.findIndex((a) => a !== b.taken) + 1));
+    await waitAt(page, at + 1);
+    await page.waitForSelector('#question.revealed');
+    await page.evaluate(() => window.__slublab.player.setPredict(true));
+    await press(page, 'ArrowRight');
+    await page.waitForSelector('#q-answer + #q-ask .q-pick');
+    await page.waitForTimeout(800);
+    const q = await box(page, '#question'), pic2 = await box(page, '#lab-view svg.topo');
+    assert.ok(q.y + q.h <= pic2.y, 'the question does not cover the picture');
+    await shot(page, 'screen-question.png');
+    found.answer = await audit(page);
+    assert.deepEqual(found, { lesson: [], question: [], answer: [] });
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
 
 /** Rules kept whatever their impact: the compare view once skipped a heading level and had no main landmark. */
 const KEPT = new Set(['heading-order', 'landmark-one-main', 'region']);

@@ -112,6 +112,15 @@ export const api = {
   /** Point lecture @id at session @session (the lecture's token). */
   setLecture: (id, token, session) => request('POST', L(id), { body: { session }, token }),
   lectureFollowUrl: (id) => `${L(id)}/follow`,
+  /** A follower's answer to the question at position @body.at: {at, choice, voter} (no token). */
+  answerLecture: (id, body) => request('POST', `${L(id)}/answers`, { body }),
+  /** The tally of the answers to the question at @at: {at, counts: {ARM: n}, total} (the lecture's token). */
+  lectureAnswers: (id, token, at) => request('GET', `${L(id)}/answers${q({ at })}`, { token }),
+  /** The course (docs/lessons.md): the lessons' list, one lesson, the exercises' list, one exercise. */
+  lessons: () => request('GET', '/api/lessons'),
+  lesson: (id) => request('GET', `/api/lessons/${encodeURIComponent(id)}`),
+  exercises: () => request('GET', '/api/exercises'),
+  exercise: (id) => request('GET', `/api/exercises/${encodeURIComponent(id)}`),
   /** Compare two runs; with open: 1 also keep both as sessions (a POST: it makes them). */
   compare: (p) => request(p.open ? 'POST' : 'GET', `/api/compare${q(p)}`),
   /** Where the comparison report is: format md (Markdown) or svg (its chart). */

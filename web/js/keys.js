@@ -6,7 +6,7 @@
 /**
  * A command: the method @name of the lab's player or of the compare view,
  * called with @args.
- * @typedef {{ target: 'player'|'compare', name: string, args: any[] }} Command
+ * @typedef {{ target: 'player'|'compare'|'question'|'lesson', name: string, args: any[] }} Command
  */
 
 /** The lab's keys: key → (shift held) → [player method, ...args]. */
@@ -21,7 +21,14 @@ const LAB = {
   b: () => ['runToBreakpoint'],
   n: () => ['toMarker', 1],
   p: () => ['toMarker', -1],
+  '?': () => ['togglePredict'],
 };
+
+/** The keys of an open question: 1-9 pick its first nine choices (views/question.js). */
+const QUESTION = Object.fromEntries([1, 2, 3, 4, 5, 6, 7, 8, 9].map((n) => [String(n), () => ['choose', n - 1]]));
+
+/** The keys of an open lesson: the next and previous slide (views/lesson.js). */
+const LESSON = { ']': () => ['next'], '[': () => ['prev'], PageDown: () => ['next'], PageUp: () => ['prev'] };
 
 /** The compare view's keys: both sides step together by operation. */
 const COMPARE = {
@@ -57,12 +64,22 @@ export function focusKind(target, win) {
  * @param {{ key: string, shiftKey?: boolean, ctrlKey?: boolean, metaKey?: boolean, altKey?: boolean }} ev
  * @param {string} page
  * @param {'field'|'range'|'tab'|null} [on] what has the focus (focusKind)
+ * @param {{ question?: boolean, lesson?: boolean }} [open] a question waiting for
+ *   an answer (the digit keys), a lesson shown (its slide keys), on the lab page
  * @returns {Command|null}
  */
-export function keyCommand(ev, page, on = null) {
+export function keyCommand(ev, page, on = null, open = {}) {
   if (on === 'field' || (on === 'range' && ev.key !== ' ')) return null;
   if (on === 'tab' && (ev.key === 'ArrowLeft' || ev.key === 'ArrowRight')) return null;
   if (ev.ctrlKey || ev.metaKey || ev.altKey) return null;
+  if (page === 'lab' && open.question && Object.hasOwn(QUESTION, ev.key)) {
+    const [name, ...args] = QUESTION[ev.key]();
+    return { target: 'question', name, args };
+  }
+  if (page === 'lab' && open.lesson && Object.hasOwn(LESSON, ev.key)) {
+    const [name, ...args] = LESSON[ev.key]();
+    return { target: 'lesson', name, args };
+  }
   const table = page === 'compare' ? COMPARE : page === 'lab' ? LAB : null;
   if (!table || !Object.hasOwn(table, ev.key)) return null;
   const [name, ...args] = table[ev.key](!!ev.shiftKey);
@@ -74,13 +91,13 @@ export function keyCommand(ev, page, on = null) {
  * cancelled: Space neither scrolls the page nor presses the focused button
  * (browsers press a button on Space's keyup, so that is cancelled too).
  * @param {Document} doc
- * @param {{ page: () => string, run: (c: Command) => void }} o
+ * @param {{ page: () => string, run: (c: Command) => void, open?: () => { question?: boolean, lesson?: boolean } }} o
  */
 export function bindKeys(doc, o) {
   const win = doc.defaultView;
   let spaceTaken = false;
   doc.addEventListener('keydown', (ev) => {
-    const c = keyCommand(ev, o.page(), focusKind(ev.target, win));
+    const c = keyCommand(ev, o.page(), focusKind(ev.target, win), o.open?.() ?? {});
     if (ev.key === ' ') spaceTaken = !!c;
     if (!c) return;
     ev.preventDefault();

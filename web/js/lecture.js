@@ -43,6 +43,8 @@ export function createLectureKeeper(api, storage) {
   return {
     /** The lecture's id, once made; else null. */
     id: () => lec?.id ?? null,
+    /** The lecture's write token, once made (it reads the followers' answers); else null. */
+    token: () => lec?.token ?? null,
     /** The session the lecture shows, as far as this page knows. */
     session: () => lec?.session ?? null,
     /**

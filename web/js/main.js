@@ -27,6 +27,12 @@ import { createBreakpoints } from './views/breakpoints.js';
 import { createTraceOpen } from './views/trace.js';
 import { createScenarioMenu } from './views/scenariomenu.js';
 import { createKernelMenu } from './views/kernelmenu.js';
+import { createQuestion } from './views/question.js';
+import { createScore, newVoterId } from './predict.js';
+import { createLessonPlayer } from './views/lesson.js';
+import { createExercise } from './views/exercise.js';
+import { createCourseMenu } from './views/coursemenu.js';
+import { createSolved } from './course.js';
 
 const doc = document, win = window;
 const $ = (id) => doc.getElementById(id);
@@ -68,14 +74,14 @@ const pages = lazy(() => import('./views/pages.js'), (x) => x.createPages($('tab
 }));
 // the presenter's lecture: the follow link that outlives scenario switches
 const lecture = createLectureKeeper(api, storage);
-const banner = createBanner($('banner'), player, { origin: win.location.origin, presenter: () => presenting(), lecture: () => lecture.id(), snapshot: () => snapInfo });
+const banner = createBanner($('banner'), player, { origin: win.location.origin, presenter: () => presenting(), lecture: () => lecture.id(), snapshot: () => snapInfo, predict: () => player.get().predict });
 const breakpoints = createBreakpoints($('breakpoints'), player);
 // Views used now and then load when first opened.
 let snapshotsP = null, editorP = null, compareP = null;
 const snapshots = () => (snapshotsP ??= import('./views/snapshots.js').then((x) => x.createSnapshots($('tab-share'), player, {
   storage, viewLink, snapshotLink, exportPng, openSnapshot, version: () => version,
 })));
-const editor = () => (editorP ??= import('./views/scenario.js').then((x) => x.createScenarioEditor($('scenario-view'), player, { storage, onRun: () => {
+const editor = () => (editorP ??= import('./views/scenario.js').then((x) => x.createScenarioEditor($('scenario-editor'), player, { storage, onRun: () => {
   menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom');
   showView('lab');
 } })));
@@ -92,6 +98,40 @@ const kernelMenu = createKernelMenu($('kernel-select'), {
     if (name) player.create(name, { kernel }).then(() => { snapInfo = null; showView('lab'); }).catch(() => {});
   },
 });
+// predict mode's questions, the score kept per session, and this browser's voter id
+const score = createScore(storage);
+const voter = () => {
+  let v = null;
+  try { v = storage?.getItem('slublab.voter') ?? null; } catch { v = null; }
+  if (!v) { v = newVoterId(); try { storage?.setItem('slublab.voter', v); } catch { /* private mode */ } }
+  return v;
+};
+const question = createQuestion($('question'), player, {
+  api, score, scoreEl: $('score'), voter, words: () => texts().questions,
+  presenterLecture: () => (presenting() && lecture.id() && lecture.token() && lecture.session() === player.get().session?.id
+    ? { id: /** @type {string} */ (lecture.id()), token: /** @type {string} */ (lecture.token()) } : null),
+});
+// the course: lessons played over the lab, exercises above the scenario editor
+const solved = createSolved(storage);
+const lessonView = createLessonPlayer($('lesson'), player, { api, showTab: (t) => { if (TABS.includes(t)) showTab(t); }, onChange: () => updateUrl() });
+const exerciseView = createExercise($('exercise'), player, {
+  api, editor: () => editor(), solved, onChange: () => { updateUrl(); fillExercises(); },
+  onRun: () => { menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom'); showView('lab'); },
+});
+// the header's Lessons menu: the lessons, and the exercises in a group of their own
+const courseMenu = createCourseMenu(/** @type {HTMLSelectElement} */ ($('course-select')), {
+  onLesson: (id) => { showView('lab'); lessonView.open(id, 1).catch((err) => player.showError(err)); },
+  onExercise: (id) => openExercise(id).catch((err) => player.showError(err)),
+});
+let exerciseList = /** @type {any[]} */ ([]);
+function fillExercises() { courseMenu.exercises(exerciseList, (id) => solved.has(id)); }
+/** Show exercise @id above the editor, with the lab on its preset. */
+async function openExercise(id) {
+  const ex = await exerciseView.open(id);
+  showView('scenario');
+  await player.create(ex.preset).catch(() => {});
+  menu.showing(ex.preset?.name ?? '', 'custom');
+}
 let cmpView = null, cmpFrom = null;
 const compare = () => (compareP ??= import('./views/compare.js').then((x) => (cmpView = x.createCompare($('compare-view'), {
   win, variants: () => Object.keys(player.get().session?.info?.settings?.variants ?? {}), kernels: () => kernelList, onChange: () => updateUrl(),
@@ -178,6 +218,7 @@ function render() {
   if (m.session?.info) kernelMenu.showing(m.session.info.settings, !!(/** @type {HTMLSelectElement} */ ($('scenario-select')).value));
   if (presenting() && m.session?.id && !m.following && lecture.session() !== m.session.id) lecture.sync(m.session.id).then((changed) => { if (changed) schedule(); });
   banner.render(m);
+  question.render(m);
   if (!m.cur) return;
   const say = stepSentence(m, player.opEvents);
   if (say !== lastSay) {
@@ -208,7 +249,8 @@ function render() {
 /** The view as urlstate.js writes it. */
 function viewState() {
   const m = player.get();
-  return { session: m.session?.id ?? null, at: m.at, cacheId: m.cacheId, tab: tabs.current(), selection: m.selection, presenter: presenting(), following: !!m.following };
+  return { session: m.session?.id ?? null, at: m.at, cacheId: m.cacheId, tab: tabs.current(), selection: m.selection, presenter: presenting(), following: !!m.following,
+    predict: m.predict, lesson: lessonView.where(), exercise: exerciseView.id() };
 }
 const viewLink = () => linkTo(win.location.origin, viewState());
 const snapshotLink = (id, note) => snapshotLinkTo(win.location.origin, viewState(), id, note);
@@ -238,7 +280,11 @@ function exportPng() {
 // ---- keys
 bindKeys(doc, {
   page: () => view,
-  run: (c) => (c.target === 'compare' ? compare().then((x) => x[c.name](...c.args)) : player[c.name](...c.args)),
+  run: (c) => (c.target === 'compare' ? compare().then((x) => x[c.name](...c.args))
+    : c.target === 'question' ? question[c.name](...c.args)
+      : c.target === 'lesson' ? lessonView[c.name](...c.args)
+        : player[c.name](...c.args)),
+  open: () => ({ question: question.open(), lesson: lessonView.active() }),
 });
 
 // ---- boot
@@ -253,6 +299,8 @@ async function boot() {
     api.scenarios().then((r) => { menu.fill(r.scenarios); schedule(); }).catch(() => {});
     api.kernels().then((r) => { kernelList = r; kernelMenu.fill(r); }).catch(() => {});
     api.sourceLines().then((r) => { setSourceLines(r); schedule(); }).catch(() => {});
+    api.lessons().then((r) => courseMenu.lessons(r.lessons ?? [])).catch(() => courseMenu.lessons([]));
+    api.exercises().then((r) => { exerciseList = r.exercises ?? []; fillExercises(); }).catch(() => courseMenu.exercises([]));
   };
   createTraceOpen($('trace-open'), { doc, win, open: async (id, token) => {
     tokens.keep(id, token);
@@ -264,8 +312,13 @@ async function boot() {
   const q = query;
   if (q.tab && TABS.includes(q.tab)) showTab(q.tab);
   if (q.presenter) setPresenter(true);
+  if (q.predict) player.setPredict(true);
   try {
-    if (q.lecture) {
+    if (q.lesson) {
+      await lessonView.open(q.lesson, q.slide);
+    } else if (q.exercise) {
+      await openExercise(q.exercise);
+    } else if (q.lecture) {
       await player.followLecture(q.lecture);
     } else if (q.follow) {
       await player.open({ id: q.follow, follow: true });

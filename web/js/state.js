@@ -8,6 +8,7 @@
 import { api, ApiError } from './api.js';
 import { NOTABLE, DEFAULT_CHART, chartCountersFor, modelCounters } from './counters.js';
 import { learnSlabNames } from './format.js';
+import { branchAhead, branchOf } from './predict.js';
 
 /** @typedef {import('./types.js').StateResponse} StateResponse */
 /** @typedef {import('./types.js').Event} Event */
@@ -127,8 +128,15 @@ export function createPlayer() {
     busy: false,
     error: /** @type {string|null} */ (null),
     notice: /** @type {string|null} */ (null),
+    // predict mode (docs/lessons.md): stepping forward stops before each
+    // event that carries a branch record and asks about it
+    predict: false,
+    question: /** @type {number|null} */ (null), // the position a question is open at
+    passing: /** @type {number|null} */ (null), // the question's position while a step reveals it
     version: 0,
   };
+  /** Positions whose question was answered or passed in this session: stepping goes on through them. */
+  let passed = new Set();
   /** @type {Map<string, Promise<StateResponse>>} */
   const cache = new Map();
   let playTimer = 0, publishTimer = 0, seekToken = 0;
@@ -232,6 +240,8 @@ export function createPlayer() {
       m.dir = m.cur ? Math.sign(r.at - m.cur.at) * (Math.abs(r.at - m.cur.at) === 1 ? 1 : 2) : 0;
       m.cur = r;
       m.at = r.at;
+      if (m.question !== null && m.question !== m.at) m.question = null;
+      if (m.passing !== null && m.passing !== m.at) m.passing = null;
       m.step++;
       m.error = null;
       if (m.bytes && m.bytes.at !== at) m.bytes = null;
@@ -253,14 +263,42 @@ export function createPlayer() {
   async function stepBy(dir, by = m.by) {
     if (!m.session) return;
     const from = pending ?? m.at;
-    if (by === 'event') return seek(from + dir);
+    // stepping on from an open question passes it (the presenter reveals by stepping)
+    if (dir > 0 && m.question !== null && m.question === from) { passed.add(from); m.question = null; m.passing = from; }
+    if (by === 'event') return forward(from, from + dir);
     const local = opBoundary(m.events, from, m.end, dir);
-    if (local !== null) return seek(local);
+    if (local !== null) return forward(from, local);
     try {
       const r = await api.state(m.session.id, { at: from, by: 'op', dir: dir > 0 ? 'next' : 'prev' });
       cache.set(`${m.session.id}@${r.at}`, Promise.resolve(r));
-      return seek(r.at);
+      return forward(from, r.at);
     } catch (err) { fail(err); }
+  }
+
+  /**
+   * Go from @from to @to; forward in predict mode, stop instead before
+   * the first event between them that carries a branch record, and ask.
+   */
+  function forward(from, to) {
+    if (m.predict && !m.following && to > from) {
+      const q = branchAhead(m.events, from, to, passed);
+      if (q !== null) return q === m.at ? ask(q) : seek(q).then(() => { if (m.at === q) ask(q); });
+    }
+    return seek(to);
+  }
+
+  /** Open the question about event seq @at (at position @at); stops playing. */
+  function ask(at) {
+    m.question = at;
+    clearTimeout(playTimer);
+    playTimer = 0;
+    m.playing = false;
+    emit();
+  }
+
+  /** A follower in predict mode asks when the presenter's position reaches an event with a branch record. */
+  function askHere() {
+    if (m.predict && m.question === null && !passed.has(m.at) && branchOf(m.events.get(m.at))) ask(m.at);
   }
 
   function interval() { return 1000 / m.speed; }
@@ -272,6 +310,7 @@ export function createPlayer() {
     // prefetch a few states ahead
     for (let k = 1; k <= 4 && m.at + k <= m.end; k++) fetchState(m.at + k);
     stepBy(1).then(() => {
+      if (m.question !== null) { stopPlay(); return; }
       const b = m.breakpoints.find((bp) => hits(bp, m.cur?.event));
       if (b) {
         m.hitBreakpoint = b;
@@ -323,6 +362,7 @@ export function createPlayer() {
           loadSeries().then(emit, () => {});
         }
         if (d.at !== m.at) await seek(d.at, { publish: false });
+        askHere();
         if (wanted === d) wanted = null;
       }
     } catch (err) { fail(err); }
@@ -353,6 +393,7 @@ export function createPlayer() {
     m.end = info.events; m.ops = info.ops;
     m.events = new Map(); m.allEvents = false; m.markers = []; m.series = null;
     m.cur = null; m.prev = null; m.selection = null; m.bytes = null; m.hitBreakpoint = null;
+    m.question = null; m.passing = null; passed = new Set();
     m.following = o.follow ? o.id : null;
     if (o.cache != null) m.cacheId = o.cache;
     const at = o.at ?? (o.follow ? info.position : 0);
@@ -361,6 +402,7 @@ export function createPlayer() {
     m.busy = false;
     emit();
     await evs;
+    if (m.following) askHere();
     emit();
     loadSeries().then(emit, fail);
   }
@@ -464,6 +506,10 @@ export function createPlayer() {
       }
       if (!found.length) { m.notice = 'No breakpoint is hit after this step.'; emit(); return false; }
       found.sort((a, b) => a.at - b.at);
+      if (m.predict && !m.following) {
+        const q = branchAhead(m.events, m.at, found[0].at, passed);
+        if (q !== null) { await seek(q); if (m.at === q) ask(q); return true; }
+      }
       m.hitBreakpoint = found[0].b;
       m.notice = `Stopped at a breakpoint: ${found[0].b.title} (step ${found[0].at}).`;
       await seek(found[0].at);
@@ -517,6 +563,26 @@ export function createPlayer() {
       const f = await api.fork(m.session.id, m.at);
       await player.open({ id: f.id, token: f.token, at: f.position, cache: m.cacheId });
       return f;
+    },
+    /** Predict mode on or off (docs/lessons.md). */
+    setPredict(on) {
+      m.predict = !!on;
+      if (!on && m.question !== null) m.question = null;
+      if (on && m.following) askHere();
+      emit();
+    },
+    togglePredict() { player.setPredict(!m.predict); },
+    /** Open the question at position @at (a lesson's ask slide), predict mode or not. */
+    ask(at) { if (m.session && at === m.at) ask(at); },
+    /** Leave the open question: as answered (@reveal: step on to show its event) or not. */
+    reveal(step = true) {
+      const q = m.question;
+      if (q === null) return Promise.resolve();
+      passed.add(q);
+      m.question = null;
+      if (step && !m.following) m.passing = q;
+      emit();
+      return step && !m.following ? seek(q + 1) : Promise.resolve();
     },
     stopFollowing() { detachFollow(); m.following = null; m.lecture = null; emit(); },
     dismiss() { m.error = null; m.notice = null; emit(); },

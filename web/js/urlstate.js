@@ -8,7 +8,8 @@
 /**
  * @typedef {{ kind: string, id: string|number, slab?: string }} Selection
  * @typedef {{ session: string|null, at: number, cacheId: number, tab: string,
- *             selection: Selection|null, presenter: boolean }} ViewState
+ *             selection: Selection|null, presenter: boolean, predict?: boolean,
+ *             lesson?: { id: string, slide: number }|null, exercise?: string|null }} ViewState
  */
 
 /** A selection from its query form "kind:id" or "kind:id:slab". @returns {Selection} */
@@ -56,7 +57,7 @@ export function readQuery(search) {
   const q = typeof search === 'string' ? new URLSearchParams(search) : search;
   const sel = q.get('sel');
   const compare = readCompare(q);
-  const named = ['follow', 'lecture', 'snapshot', 'session'].some((k) => q.has(k));
+  const named = ['follow', 'lecture', 'snapshot', 'session', 'lesson', 'exercise'].some((k) => q.has(k));
   const cmpSession = !named && compare?.source.startsWith('session:') ? compare.source.slice(8) : null;
   return {
     fresh: named || cmpSession ? null : (q.get('scenario') || compare?.source || 'default'),
@@ -72,6 +73,10 @@ export function readQuery(search) {
     presenter: !!q.get('presenter'),
     view: q.get('view') || null,
     play: !!q.get('play'),
+    predict: !!q.get('predict'),
+    lesson: q.get('lesson') || null,
+    slide: Math.max(1, Math.floor(Number(q.get('slide') ?? 1)) || 1),
+    exercise: q.get('exercise') || null,
     compare,
   };
 }
@@ -89,6 +94,19 @@ export function viewParams(v) {
   if (v.tab !== 'explain') p.set('tab', v.tab);
   if (v.selection) p.set('sel', selectionParam(v.selection));
   if (v.presenter) p.set('presenter', '1');
+  if (v.predict) p.set('predict', '1');
+  return p;
+}
+
+/**
+ * The query string of a lesson's slide: the lesson and the slide (which
+ * says where the lab stands), with presenter and predict mode.
+ * @param {{ lesson: { id: string, slide: number }, presenter?: boolean, predict?: boolean }} v
+ */
+export function lessonParams(v) {
+  const p = new URLSearchParams({ lesson: v.lesson.id, slide: String(v.lesson.slide) });
+  if (v.presenter) p.set('presenter', '1');
+  if (v.predict) p.set('predict', '1');
   return p;
 }
 
@@ -127,6 +145,8 @@ export function snapshotLink(origin, v, id, note) {
  */
 export function addressFor(v, page, cmp = null) {
   if (v.following) return null;
+  if (v.lesson && page === 'lab') return `/?${lessonParams({ ...v, lesson: v.lesson })}`;
+  if (v.exercise && page === 'scenario') return `/?${new URLSearchParams({ exercise: v.exercise })}`;
   if (page === 'compare') return cmp ? `/?${compareParams(cmp)}` : '/?view=compare';
   if (v.session) return `/?${viewParams(v)}`;
   return null;

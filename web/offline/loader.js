@@ -68,6 +68,9 @@
     if (method !== 'GET') return error(403, 'forbidden', 'This is an offline copy of a session: it cannot be changed.');
     if (path === '/api/health') return json(200, data.health);
     if (path === '/api/scenarios') return json(200, data.scenarios);
+    // no course offline: predict mode asks from the embedded events alone
+    if (path === '/api/lessons') return json(200, { lessons: [] });
+    if (path === '/api/exercises') return json(200, { exercises: [] });
     if (path.startsWith('/api/scenarios/')) return json(200, data.scenario);
     const base = `/api/sessions/${id}`;
     if (path === base) return json(200, { ...data.info, position: data.at });

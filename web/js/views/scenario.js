@@ -103,7 +103,8 @@ export function createScenarioEditor(root, player, o) {
   }
   list();
   return {
-    setText(t) { text.value = t; },
+    setText(t) { text.value = t; fill(errors); },
+    getText: () => text.value,
     /** Start the editor from shipped scenario @name when it is empty. */
     async prefill(name) {
       if (text.value.trim() || !name) return;

@@ -1,6 +1,6 @@
 // @ts-check
 // The transport: start, back by operation or event, play/pause, forward,
-// end, speed, and the scrubber with markers for notable events.
+// end, speed, predict mode, and the scrubber with markers for notable events.
 
 import { h, fill } from '../dom.js';
 import { stepText, positionText } from '../format.js';
@@ -24,6 +24,10 @@ export function createTimeline(root, player) {
   });
   const marks = h(doc, 'div', { class: 'markers', role: 'group', 'aria-label': 'Notable events' });
   const pos = h(doc, 'span', { class: 'pos', id: 'position' });
+  // predict mode (views/question.js asks; main.js writes the score)
+  const predict = h(doc, 'button', { type: 'button', id: 'predict', 'aria-pressed': 'false', 'aria-keyshortcuts': '?',
+    title: 'Predict: stop before each decision the kernel takes and ask what happens next (?)', onclick: () => player.togglePredict() }, 'Predict');
+  const score = h(doc, 'span', { class: 'score', id: 'score', title: 'Your predictions: right of asked', hidden: true });
   fill(root,
     h(doc, 'div', { class: 'transport', role: 'toolbar', 'aria-label': 'Player' },
       btn('home', '|◀ Start', 'Home', () => player.home()),
@@ -38,6 +42,7 @@ export function createTimeline(root, player) {
       h(doc, 'label', { class: 'play-by' }, 'Play ', by),
       btn('prev-mark', '◁ notable', 'p', () => player.toMarker(-1)),
       btn('next-mark', 'notable ▷', 'n', () => player.toMarker(1)),
+      predict, score,
       pos),
     h(doc, 'div', { class: 'scrub' }, range, marks));
 
@@ -76,6 +81,7 @@ export function createTimeline(root, player) {
     render(m) {
       play.textContent = m.playing ? '❚❚ Pause' : '▶ Play';
       play.setAttribute('aria-pressed', String(m.playing));
+      predict.setAttribute('aria-pressed', String(!!m.predict));
       speedOut.textContent = `${m.speed} steps/s`;
       by.value = m.by;
       range.max = String(m.end);

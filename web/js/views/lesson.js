@@ -1,0 +1,131 @@
+// @ts-check
+// The lesson player (docs/lessons.md): a lesson's slides over the live
+// lab.  The panel shows the slide (its text in the format's markup, built
+// as DOM text), a progress bar and Previous/Next; each slide moves the lab:
+// a new session when it names another scenario (or kernel, or variants),
+// the position, breakpoints, the details tab, the selection, and on an
+// ask slide the question about the next event.
+
+import { h, fill } from '../dom.js';
+import { renderMarkup } from '../markup.js';
+import { slideRun, clampSlide, slideBreakpoint } from '../course.js';
+import { makeBreakpoint } from '../state.js';
+import { parseSelection } from '../urlstate.js';
+
+/**
+ * @param {HTMLElement} root the panel
+ * @param {any} player
+ * @param {{ api: any, showTab: (t: string) => void, onChange: () => void }} o
+ *   onChange: the lesson or slide changed (the URL follows)
+ */
+export function createLessonPlayer(root, player, o) {
+  const doc = root.ownerDocument;
+  /** @type {any} */
+  let lesson = null;
+  let k = 1;
+  let runKey = '', runSession = '';
+  let busy = Promise.resolve();
+  let error = '';
+
+  const prev = h(doc, 'button', { type: 'button', id: 'lesson-prev', 'aria-keyshortcuts': '[ PageUp', title: 'Previous slide ([)', onclick: () => go(k - 1) }, '◀ Previous');
+  const next = h(doc, 'button', { type: 'button', id: 'lesson-next', 'aria-keyshortcuts': '] PageDown', title: 'Next slide (])', onclick: () => go(k + 1) }, 'Next ▶');
+  const close = h(doc, 'button', { type: 'button', id: 'lesson-close', class: 'link', onclick: () => stop() }, 'Close the lesson');
+  const bar = h(doc, 'div', { class: 'lesson-bar', id: 'lesson-progress', role: 'progressbar', 'aria-valuemin': '1', 'aria-label': 'Lesson progress' },
+    h(doc, 'span', { class: 'lesson-fill' }));
+  const head = h(doc, 'p', { class: 'lesson-head', id: 'lesson-head' });
+  const title = h(doc, 'h2', { id: 'lesson-slide-title', tabindex: '-1' });
+  const body = h(doc, 'div', { class: 'lesson-text', id: 'lesson-text' });
+  const where = h(doc, 'p', { class: 'lesson-where', id: 'lesson-where', role: 'status' });
+  fill(root, head, bar, title, body, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, where, close));
+  root.hidden = true;
+
+  function draw() {
+    if (!lesson) { root.hidden = true; return; }
+    const n = lesson.slides.length;
+    const s = lesson.slides[k - 1];
+    root.hidden = false;
+    head.textContent = `Lesson: ${lesson.title} · slide ${k} of ${n}`;
+    bar.setAttribute('aria-valuemax', String(n));
+    bar.setAttribute('aria-valuenow', String(k));
+    bar.setAttribute('aria-valuetext', `slide ${k} of ${n}`);
+    /** @type {HTMLElement} */ (bar.firstChild).style.width = `${Math.round((k / n) * 100)}%`;
+    title.textContent = s.title;
+    fill(body, ...renderMarkup(doc, s.text ?? ''));
+    prev.disabled = k <= 1;
+    next.disabled = k >= n;
+    where.textContent = error || (k >= n ? 'The end of the lesson.' : '');
+  }
+
+  /** Move the lab to slide @k's place. */
+  async function apply() {
+    const s = lesson.slides[k - 1];
+    const run = slideRun(lesson, k);
+    const m = player.get();
+    if (run && (run.key !== runKey || m.session?.id !== runSession)) {
+      const settings = {};
+      if (run.kernel) settings.kernel = run.kernel;
+      if (run.variants) settings.variants = run.variants;
+      await player.create(run.scenario, settings);
+      runKey = run.key;
+      runSession = player.get().session?.id ?? '';
+    }
+    if (s.breakpoints) {
+      for (const b of player.get().breakpoints) player.removeBreakpoint(b.key);
+      for (const t of s.breakpoints) {
+        try { player.addBreakpoint(makeBreakpoint(slideBreakpoint(t))); } catch { /* a kind this lab does not know */ }
+      }
+    }
+    if (s.at != null) await player.seek(s.at);
+    if (s.tab) o.showTab(s.tab);
+    if (s.select) player.select(parseSelection(s.select));
+    if (s.ask) player.ask(s.at ?? player.get().at);
+  }
+
+  /** Show slide @to (kept within the lesson) and move the lab there. */
+  function go(to) {
+    if (!lesson) return Promise.resolve();
+    const want = clampSlide(lesson, to);
+    if (want === k && root.dataset.shown === String(k)) return busy;
+    k = want;
+    error = '';
+    root.dataset.shown = String(k);
+    draw();
+    o.onChange();
+    busy = busy.then(apply).catch((err) => { error = `This slide could not be shown: ${err.message}`; draw(); })
+      .finally(() => { root.dataset.applied = String(k); });
+    return busy;
+  }
+
+  /** Open lesson @id at slide @slide. */
+  async function open(id, slide = 1) {
+    error = '';
+    const l = await o.api.lesson(id);
+    if (!l?.slides?.length) throw new Error(`lesson ${id} has no slides`);
+    lesson = l;
+    runKey = '';
+    delete root.dataset.shown;
+    delete root.dataset.applied;
+    k = clampSlide(l, slide);
+    return go(k);
+  }
+
+  function stop() {
+    lesson = null;
+    delete root.dataset.shown;
+    draw();
+    o.onChange();
+  }
+
+  return {
+    open,
+    go,
+    next: () => go(k + 1),
+    prev: () => go(k - 1),
+    stop,
+    /** The lesson and slide shown, for the URL; null when none. */
+    where: () => (lesson ? { id: lesson.id, slide: k } : null),
+    active: () => !!lesson,
+    /** Settled when the current slide has moved the lab. */
+    settled: () => busy,
+  };
+}
