@@ -49,11 +49,16 @@ async function lab(path, ctx = browser.ctx) {
 /** The question the page holds open (the position), or null. */
 const question = (page) => page.evaluate(() => window.__slublab.player.get().question);
 
-/** The events of session @id that carry a branch record, by seq. */
-async function branchEvents(id) {
+/**
+ * The events of session @id where predict mode stops, by seq: those that
+ * carry a branch record but for points texts.json marks "often" (with
+ * @all, every event with a record).
+ */
+async function branchEvents(id, { all = false } = {}) {
+  TEXTS ??= await api(base, '/data/texts.json');
   const s = await api(base, `/api/sessions/${id}`);
   const r = await api(base, `/api/sessions/${id}/events?from=0&to=${s.events}`);
-  return r.events.filter((e) => e.branches?.length);
+  return r.events.filter((e) => e.branches?.length && (all || TEXTS.questions?.[e.branches[0].point]?.often !== true));
 }
 
 /** @text with the placeholders {cpu}, {node} and {cache} of event @e of session @id filled. */
@@ -281,7 +286,7 @@ test('a lesson: the menu lists it, Next plays it to its end, and the URL resumes
     assert.equal(await page.getAttribute('#predict', 'aria-pressed'), 'false');
     await page.waitForSelector('#question:not([hidden]) .q-pick');
     assert.equal(await question(page), 1);
-    const rec = (await branchEvents(first)).find((e) => e.seq === 1).branches[0];
+    const rec = (await branchEvents(first, { all: true })).find((e) => e.seq === 1).branches[0];
     assert.deepEqual(await page.$$eval('#q-choices > li', (lis) => lis.map((li) => li.dataset.arm)), rec.arms);
     assert.equal((await model(page)).id, first, 'the same scenario keeps its session');
 
@@ -378,9 +383,10 @@ test('the offline copy keeps the branch records, and predict mode asks from them
   const { id } = await api(base, '/api/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ scenario: 'spare-and-barn' }) });
   const html = await (await fetch(`${base}/api/sessions/${id}/export.html?at=0`)).text();
   const data = JSON.parse(/<script[^>]*id="slublab-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)[1]);
-  const recs = (await branchEvents(id)).map((e) => [e.seq, e.branches]);
+  const recs = (await branchEvents(id, { all: true })).map((e) => [e.seq, e.branches]);
   assert.ok(recs.length > 0);
   assert.deepEqual(data.events.filter((e) => e.branches?.length).map((e) => [e.seq, e.branches]), recs, 'every record, as the server sends it');
+  const stops = (await branchEvents(id)).map((e) => [e.seq, e.branches]);
   const d = mkdtempSync(join(tmpdir(), 'slublab-offline-'));
   const file = join(d, 'copy.html');
   writeFileSync(file, html);
@@ -399,7 +405,7 @@ test('the offline copy keeps the branch records, and predict mode asks from them
       await off.waitForFunction(() => window.__slublab.player.get().allEvents);
       await press(off, '?');
       await off.waitForSelector('#predict[aria-pressed="true"]');
-      const [seq, [b]] = recs[0];
+      const [seq, [b]] = stops[0];
       assert.equal(await stepToQuestion(off), seq);
       await off.keyboard.press(String(b.arms.indexOf(b.taken) + 1));
       await waitAt(off, seq + 1);

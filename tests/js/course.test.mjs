@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { questionFor, fillPrompt, whyNot, branchAhead, branchOf, createScore, scoreText, tallyBars, newVoterId } from '../../web/js/predict.js';
+import { questionFor, fillPrompt, whyNot, branchAhead, predictStops, branchOf, createScore, scoreText, tallyBars, newVoterId } from '../../web/js/predict.js';
 import { parseMarkup } from '../../web/js/markup.js';
 import { slideRun, clampSlide, slideBreakpoint, attemptScenario, judgeAttempt, goalText, createSolved } from '../../web/js/course.js';
 import { keyCommand } from '../../web/js/keys.js';
@@ -76,6 +76,16 @@ test('branchAhead finds the first event with a record not yet passed', () => {
   assert.equal(branchAhead(events, 0, 2, new Set()), null, 'the end is excluded');
   assert.equal(branchAhead(events, 0, 5, new Set([2])), 4);
   assert.equal(branchAhead(events, 3, 4, new Set()), null);
+});
+
+test('predict mode does not stop on its own at points marked "often" (every free, kfree_rcu, page allocation)', () => {
+  const point = EVENT.branches[0].point;
+  const events = new Map([[0, { seq: 0 }], [1, EVENT], [2, { ...EVENT, seq: 2, branches: [{ ...EVENT.branches[0], point: 'other' }] }]]);
+  assert.equal(predictStops(EVENT, {}), true);
+  assert.equal(predictStops(EVENT, { [point]: { often: true } }), false);
+  assert.equal(predictStops({ seq: 3 }, {}), false);
+  assert.equal(branchAhead(events, 0, 3, new Set(), { [point]: { often: true } }), 2);
+  assert.equal(branchAhead(events, 0, 3, new Set(), {}), 1);
 });
 
 test('the score counts each question of a session once and is kept in storage', () => {

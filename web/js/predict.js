@@ -63,11 +63,24 @@ export function whyNot(c) {
   return c.when ? `It happens when ${c.when.replace(/[.\s]+$/, '')}; here it did not.` : 'Here the kernel did not take it.';
 }
 
-/** The position of the first event in [@from, @to) that carries a branch record and is not in @passed, or null. */
-export function branchAhead(events, from, to, passed) {
+/**
+ * Whether predict mode stops at event @e on its own (a lesson's slide asks
+ * wherever it says): at every branch record but those of points that come
+ * with every free, kfree_rcu or page allocation (texts.json marks them
+ * "often"), which would stop the lab at nearly every step.
+ * @param {any} e
+ * @param {Record<string, any>} q texts.json's "questions"
+ */
+export function predictStops(e, q) {
+  const b = branchOf(e);
+  return !!b && q?.[b.point]?.often !== true;
+}
+
+/** The position of the first event in [@from, @to) where predict mode stops (predictStops) and not in @passed, or null. */
+export function branchAhead(events, from, to, passed, q) {
   for (let p = from; p < to; p++) {
     const e = events.get(p);
-    if (e && branchOf(e) && !passed.has(p)) return p;
+    if (e && predictStops(e, q) && !passed.has(p)) return p;
   }
   return null;
 }

@@ -8,7 +8,8 @@
 import { api, ApiError } from './api.js';
 import { NOTABLE, DEFAULT_CHART, chartCountersFor, modelCounters } from './counters.js';
 import { learnSlabNames } from './format.js';
-import { branchAhead, branchOf } from './predict.js';
+import { branchAhead, predictStops } from './predict.js';
+import { texts } from './texts.js';
 
 /** @typedef {import('./types.js').StateResponse} StateResponse */
 /** @typedef {import('./types.js').Event} Event */
@@ -281,7 +282,7 @@ export function createPlayer() {
    */
   function forward(from, to) {
     if (m.predict && !m.following && to > from) {
-      const q = branchAhead(m.events, from, to, passed);
+      const q = branchAhead(m.events, from, to, passed, texts().questions);
       if (q !== null) return q === m.at ? ask(q) : seek(q).then(() => { if (m.at === q) ask(q); });
     }
     return seek(to);
@@ -298,7 +299,7 @@ export function createPlayer() {
 
   /** A follower in predict mode asks when the presenter's position reaches an event with a branch record. */
   function askHere() {
-    if (m.predict && m.question === null && !passed.has(m.at) && branchOf(m.events.get(m.at))) ask(m.at);
+    if (m.predict && m.question === null && !passed.has(m.at) && predictStops(m.events.get(m.at), texts().questions)) ask(m.at);
   }
 
   function interval() { return 1000 / m.speed; }
@@ -507,7 +508,7 @@ export function createPlayer() {
       if (!found.length) { m.notice = 'No breakpoint is hit after this step.'; emit(); return false; }
       found.sort((a, b) => a.at - b.at);
       if (m.predict && !m.following) {
-        const q = branchAhead(m.events, m.at, found[0].at, passed);
+        const q = branchAhead(m.events, m.at, found[0].at, passed, texts().questions);
         if (q !== null) { await seek(q); if (m.at === q) ask(q); return true; }
       }
       m.hitBreakpoint = found[0].b;
