@@ -50,63 +50,54 @@ err_delete:
     return NULL;
 }
 
-/* The count of array @key of @doc as key @as of @o. */
-static bool lesson_count(cJSON *o, const cJSON *doc, const char *key, const char *as)
+/* The length of array @key of @doc as key @key of @o. */
+static bool lesson_count(cJSON *o, const cJSON *doc, const char *key)
 {
     return json_put(
-            o, as,
+            o, key,
             json_uint((uint64_t)cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(doc, key))));
+}
+
+/*
+ * The list of the valid files of @set as key @name: each with @keys, the
+ * length of its array @count, and (lessons) how many slides ask.
+ */
+static int lesson_list(struct response *res, const struct lesson_set *set, const char *name,
+                       const char *const *keys, const char *count, bool questions)
+{
+    cJSON *o = cJSON_CreateObject(), *arr = NULL;
+
+    if (!o || !json_put(o, name, arr = cJSON_CreateArray()))
+        goto err_delete;
+    for (size_t i = 0; i < set->n; i++) {
+        const struct lesson_entry *e = &set->v[i];
+        cJSON *x;
+
+        if (!e->json)
+            continue;
+        if (!json_push(arr, x = lesson_item(e, keys)) || !lesson_count(x, e->json, count) ||
+            (questions && !json_put(x, "questions", json_uint(lesson_questions(e->json)))))
+            goto err_delete;
+    }
+    return route_json(res, 200, o);
+
+err_delete:
+    cJSON_Delete(o);
+    return route_json(res, 500, NULL);
 }
 
 int route_lessons(const struct request *req, struct response *res)
 {
     static const char *const keys[] = {"title", "minutes", "summary", NULL};
-    const struct lesson_set *set = &req->app->lessons;
-    cJSON *o = cJSON_CreateObject(), *arr = NULL;
 
-    if (!o || !json_put(o, "lessons", arr = cJSON_CreateArray()))
-        goto err_delete;
-    for (size_t i = 0; i < set->n; i++) {
-        const struct lesson_entry *e = &set->v[i];
-        cJSON *x;
-
-        if (!e->json)
-            continue;
-        if (!json_push(arr, x = lesson_item(e, keys)) ||
-            !lesson_count(x, e->json, "slides", "slides") ||
-            !json_put(x, "questions", json_uint(lesson_questions(e->json))))
-            goto err_delete;
-    }
-    return route_json(res, 200, o);
-
-err_delete:
-    cJSON_Delete(o);
-    return route_json(res, 500, NULL);
+    return lesson_list(res, &req->app->lessons, "lessons", keys, "slides", true);
 }
 
 int route_exercises(const struct request *req, struct response *res)
 {
     static const char *const keys[] = {"title", "max_ops", NULL};
-    const struct lesson_set *set = &req->app->exercises;
-    cJSON *o = cJSON_CreateObject(), *arr = NULL;
 
-    if (!o || !json_put(o, "exercises", arr = cJSON_CreateArray()))
-        goto err_delete;
-    for (size_t i = 0; i < set->n; i++) {
-        const struct lesson_entry *e = &set->v[i];
-        cJSON *x;
-
-        if (!e->json)
-            continue;
-        if (!json_push(arr, x = lesson_item(e, keys)) ||
-            !lesson_count(x, e->json, "hints", "hints"))
-            goto err_delete;
-    }
-    return route_json(res, 200, o);
-
-err_delete:
-    cJSON_Delete(o);
-    return route_json(res, 500, NULL);
+    return lesson_list(res, &req->app->exercises, "exercises", keys, "hints", false);
 }
 
 /* GET of one file of @set: its text, or why it is not served. */
