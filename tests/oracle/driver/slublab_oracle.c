@@ -29,7 +29,9 @@
  * kept to #ifs on LINUX_VERSION_CODE: struct kmem_cache_args (6.12+),
  * sheaves and the prefill API (6.18+), kmem_cache_alloc_bulk()'s result (a
  * count before 7.0, a bool since), kfree_rcu() through sheaves (7.x only
- * here: the oracle offers kfree_rcu on 7.x kernels alone).
+ * here: the oracle offers kfree_rcu on 7.x kernels alone), and the head
+ * kvfree_call_rcu() takes (struct rcu_head before 7.3, struct
+ * kvfree_rcu_head since).
  */
 #include <linux/fs.h>
 #include <linux/init.h>
@@ -47,6 +49,11 @@
 #define SO_HAVE_ARGS (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
 #define SO_HAVE_SHEAVES (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0))
 #define SO_HAVE_KFREE_RCU (LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0))
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
+#define so_rcu_head kvfree_rcu_head
+#else
+#define so_rcu_head rcu_head
+#endif
 
 #define SO_MAX_CACHES 64
 #define SO_MAX_LINE 512
@@ -502,8 +509,8 @@ static long so_kfree_rcu(struct so_op *op)
 	if (!so_objs[i].p)
 		return 0;
 	c = so_objs[i].cache;
-	if (so_caches[c].object_size >= sizeof(struct kvfree_rcu_head))
-		kvfree_call_rcu((struct kvfree_rcu_head *)so_objs[i].p, so_objs[i].p);
+	if (so_caches[c].object_size >= sizeof(struct so_rcu_head))
+		kvfree_call_rcu((struct so_rcu_head *)so_objs[i].p, so_objs[i].p);
 	else
 		kvfree_call_rcu(NULL, so_objs[i].p);
 	so_caches[c].live--;
