@@ -294,8 +294,11 @@ const char *sim_model_error(const struct sim_config *cfg)
  * every sheaf-era change) on the caches created with a sheaf_capacity.
  * REFILL_NONBLOCKING is fb1091febd66, merged for 7.0-rc3: 6.18 and 6.19
  * refilled a sheaf cache's empty main sheaf only when the gfp allowed
- * blocking, 7.0 on whenever it allowed spinning.  The rows of 6.1, 6.12 and
- * 7.3 were checked against those kernels' sources; the others by reading only.
+ * blocking, 7.0 on whenever it allowed spinning.  7.2's gfp_to_alloc_flags()
+ * still copies __GFP_HIGH and __GFP_KSWAPD_RECLAIM across (GFP_TRANSLATE
+ * before); 7.3's alloc_flags_slowpath() tests each bit.  The rows of 6.1,
+ * 6.12, 7.2 and 7.3 were checked against those kernels' sources; the others
+ * by reading only.
  */
 #define B SIM_BEFORE
 #define A SIM_AFTER
@@ -317,7 +320,7 @@ static const struct release_row releases[SIM_NR_RELEASES] = {
         [SIM_RELEASE_6_19] = {"6.19", SIM_MODEL_HYBRID, SIM_ERA_DIRECT_LOAD, {B, B, B, A, B, A, B}},
         [SIM_RELEASE_7_0] = {"7.0", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, A}},
         [SIM_RELEASE_7_1] = {"7.1", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, A}},
-        [SIM_RELEASE_7_2] = {"7.2", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A, A}},
+        [SIM_RELEASE_7_2] = {"7.2", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, B, A, A}},
         [SIM_RELEASE_7_3] = {"7.3", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A, A}},
 };
 /* clang-format on */

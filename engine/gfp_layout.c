@@ -16,11 +16,12 @@
  *         config that is off takes its bit away from those after it;
  *         __GFP_NO_OBJ_EXT exists but is not printed by name
  *   6.18  every single bit printed from the enum, __GFP_NOLOCKDEP and
- *         __GFP_NO_OBJ_EXT included (6.18 and 6.19)
- *   7.x   as 6.18 without __GFP_NO_OBJ_EXT (7.0, 7.2, 7.3)
+ *         __GFP_NO_OBJ_EXT included (6.18 to 7.2: 7.2.13 still has it, so
+ *         7.0 and 7.1 between them are taken to have it too)
+ *   7.x   as 6.18 without __GFP_NO_OBJ_EXT (7.3)
  *
- * The tables of 6.1, 6.12, 6.18 and 7.3 are checked against
- * tests/gfp/ (captured from those kernels); 6.8 and 7.0-7.2 were read only.
+ * The tables of 6.1, 6.12, 6.18, 7.2 and 7.3 are checked against
+ * tests/gfp/ (captured from those kernels); 6.8, 7.0 and 7.1 were read only.
  * sim_gfp_layout_to_engine() carries a mask over by name: names the engine's
  * kernel defines as 0 (config off, or __GFP_ATOMIC, gone since 6.3, whose
  * work !__GFP_DIRECT_RECLAIM does in gfp_to_alloc_flags()) carry nothing.
@@ -39,7 +40,8 @@ static const struct {
     enum gfp_era era;
 } release_eras[] = {
         {"6.1", ERA_6_1},   {"6.8", ERA_6_8}, {"6.12", ERA_6_12}, {"6.18", ERA_6_18},
-        {"6.19", ERA_6_18}, {"7.0", ERA_7},   {"7.2", ERA_7},     {"7.3", ERA_7},
+        {"6.19", ERA_6_18}, {"7.0", ERA_6_18}, {"7.1", ERA_6_18}, {"7.2", ERA_6_18},
+        {"7.3", ERA_7},
 };
 
 /* Which config a bit needs to exist. */

@@ -84,6 +84,14 @@ static void test_release_list_and_conflicts(void)
     CHECK(strcmp(sim_variant_name(SIM_VAR_REFILL_NONBLOCKING), "REFILL_NONBLOCKING") == 0);
     CHECK(sim_variant_in_model(SIM_VAR_REFILL_NONBLOCKING, SIM_MODEL_SHEAVES));
     CHECK(!sim_variant_in_model(SIM_VAR_REFILL_NONBLOCKING, SIM_MODEL_LEGACY));
+    /* 7.2.13's gfp_to_alloc_flags() still copies the two bits across; 7.3's
+     * alloc_flags_slowpath() tests each */
+    CHECK(sim_release_apply(SIM_RELEASE_7_2, &cfg) == 0);
+    CHECK_EQ_U(cfg.variant[SIM_VAR_GFP_TRANSLATE], SIM_BEFORE);
+    CHECK_EQ_U(cfg.variant[SIM_VAR_DEFERRED_FREELIST], SIM_AFTER);
+    CHECK_EQ_U(cfg.variant[SIM_VAR_REFILL_RETURN], SIM_AFTER);
+    CHECK(sim_release_apply(SIM_RELEASE_7_3, &cfg) == 0);
+    CHECK_EQ_U(cfg.variant[SIM_VAR_GFP_TRANSLATE], SIM_AFTER);
 }
 
 /* One allocation with @gfp on a new cache (empty main sheaf); its counters. */
