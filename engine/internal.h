@@ -537,6 +537,7 @@ void kmem_cache_return_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx
 uint32_t sheaf_by_id(const struct sim *sim, uint32_t id);
 
 /* cpu_slab.c (legacy model) */
+uint64_t tid_step(const struct sim *sim); /* TID_STEP: roundup_pow_of_two(CONFIG_NR_CPUS) */
 struct sim_place place_cpu_freelist(const struct slab *slab, unsigned cpu);
 void deactivate_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx, sim_addr_t cl);
 sim_addr_t legacy_slab_alloc(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp);

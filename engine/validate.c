@@ -328,10 +328,7 @@ static void validate_legacy(struct vstate *v, const struct kmem_cache *s)
     bool frozen_era = sim_legacy_era(&sim->cfg) == SIM_ERA_FROZEN_PARTIAL;
     unsigned long reached = 0, listed = 0;
     unsigned cap = s->cpu_partial_slabs > 1 ? s->cpu_partial_slabs : 1;
-    uint64_t step = 1;
-
-    while (step < sim->cfg.nr_cpus)
-        step <<= 1;
+    uint64_t step = tid_step(sim);
 
     for (unsigned cpu = 0; cpu < sim->cfg.nr_cpus; cpu++) {
         const struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
