@@ -98,12 +98,15 @@ static void chain_from_iter(struct sim *sim, struct kmem_cache *s, struct slab *
 #define GFP_CONSTRAINT_MASK (SIM_GFP_HARDWALL | SIM_GFP_THISNODE)
 #define GFP_SLAB_BUG_MASK   (SIM_GFP_DMA32 | SIM_GFP_HIGHMEM | ~SIM_GFP_BITS_MASK)
 
-/* What a cache adds to every page allocation (kernel: s->allocflags). */
-static uint32_t cache_allocflags(const struct kmem_cache *s)
+/* What a cache adds to every page allocation (kernel: s->allocflags).
+ * 6.12 and 7.x set __GFP_COMP for every slab (calculate_sizes(): allocflags
+ * = __GFP_COMP); 6.1 only above order 0, and so does the era 6.1 opens. */
+static uint32_t cache_allocflags(const struct sim *sim, const struct kmem_cache *s)
 {
     uint32_t f = 0;
 
-    if (s->oo.order)
+    if (s->oo.order || !(sim->cfg.model == SIM_MODEL_LEGACY &&
+                               sim_legacy_era(&sim->cfg) == SIM_ERA_FROZEN_PARTIAL))
         f |= SIM_GFP_COMP;
     if (s->flags & SIM_SLAB_CACHE_DMA)
         f |= SIM_GFP_DMA;
@@ -136,7 +139,7 @@ static uint32_t new_slab_gfp(struct sim *sim, struct kmem_cache *s, int node, ui
         gfp &= ~GFP_SLAB_BUG_MASK;
     }
     gfp &= GFP_RECLAIM_MASK | GFP_CONSTRAINT_MASK;
-    gfp |= cache_allocflags(s);
+    gfp |= cache_allocflags(sim, s);
     try = (gfp | SIM_GFP_NOWARN | SIM_GFP_NORETRY) & ~SIM_GFP_NOFAIL;
     if ((try & SIM_GFP_DIRECT_RECLAIM) && s->oo.order > s->min.order)
         try = (try | SIM_GFP_NOMEMALLOC) & ~SIM_GFP_RECLAIM;
@@ -246,11 +249,12 @@ unsigned alloc_from_new_slab(struct sim *sim, struct kmem_cache *s, uint32_t idx
     }
     if (kmem_cache_debug(s) && !sink->sheaf) {
         /* alloc_single_from_new_slab: an object emitted by the iterator has
-         * no free pointer yet; give it a sound one (NULL) so check_object
-         * reads what the freelist-at-birth code would have linked.  The
-         * checks cannot fail on fresh bytes. */
+         * no free pointer yet; as the kernel, link it to the slab's first
+         * free object (NULL when it was the only one), what the
+         * freelist-at-birth code would have written there.  The checks
+         * cannot fail on fresh bytes. */
         if (sim->cfg.variant[SIM_VAR_DEFERRED_FREELIST] == SIM_AFTER)
-            set_freepointer(sim, s, sink->last, SIM_NULL);
+            set_freepointer(sim, s, sink->last, slab->freelist);
         SIM_BUG_ON(!alloc_debug_processing(sim, s, slab, sink->last));
     }
     if (add_to_partial) {

@@ -61,6 +61,42 @@ static void test_debug_cache_paths(void)
     tsim_fini(&t);
 }
 
+/* The object a debug cache takes from a new slab keeps a free pointer to the
+ * slab's first free object, as alloc_single_from_new_slab() sets it (and as
+ * the freelist written at birth links it before DEFERRED_FREELIST); the
+ * slab's only object links to NULL */
+static void test_debug_new_slab_freeptr(void)
+{
+    for (unsigned variant = 0; variant < 2; variant++) {
+        struct sim_config cfg;
+        struct sim_snapshot *snap;
+        struct sim_freeptr fp;
+        struct tsim t;
+        sim_addr_t o, big;
+        int d, b;
+
+        sim_config_default(&cfg);
+        cfg.variant[SIM_VAR_DEFERRED_FREELIST] = (uint8_t)variant;
+        tsim_init(&t, &cfg);
+        d = tsim_create(&t, "D", 20, D_FLAGS, 0);
+        o = tsim_alloc(&t, d, 0);
+        if (CHECK_OK(sim_snapshot(t.sim, &snap))) {
+            CHECK_EQ_U(snap->slabs[0].nr_free, 35);
+            CHECK_OK(sim_read_freeptr(t.sim, d, o, &fp));
+            CHECK_EQ_U(fp.decoded, snap->objs[snap->slabs[0].freelist]);
+            CHECK_NE_U(fp.decoded, 0);
+            sim_snapshot_release(snap);
+        }
+        b = tsim_create(&t, "B", 20000, SIM_SLAB_RED_ZONE, 0);
+        big = tsim_alloc(&t, b, 0);
+        CHECK_EQ_U(tsim_snap_cache(&t, b).objects_per_slab, 1);
+        CHECK_OK(sim_read_freeptr(t.sim, b, big, &fp));
+        CHECK_EQ_U(fp.decoded, 0);
+        CHECK_CLEAN(&t);
+        tsim_fini(&t);
+    }
+}
+
 static void test_debug_double_free(void)
 {
     struct tsim t;
@@ -252,6 +288,7 @@ static void test_fault_on_corrupt_freepointer(void)
 int main(void)
 {
     RUN_TEST(test_debug_cache_paths);
+    RUN_TEST(test_debug_new_slab_freeptr);
     RUN_TEST(test_debug_double_free);
     RUN_TEST(test_debug_redzone);
     RUN_TEST(test_debug_use_after_free);

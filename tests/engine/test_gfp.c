@@ -575,6 +575,42 @@ static void test_slab_first_try_mask(void)
     tsim_fini(&r.t);
 }
 
+/* __GFP_COMP on an order-0 slab: 6.12 and 7.x always set it (calculate_sizes():
+ * allocflags = __GFP_COMP), 6.1 only above order 0 */
+static void test_slab_comp_order0(void)
+{
+    static const struct {
+        enum sim_release rel;
+        bool comp;
+    } rows[] = {{SIM_RELEASE_6_1, false}, {SIM_RELEASE_6_12, true}, {SIM_RELEASE_7_2, true},
+            {SIM_RELEASE_7_3, true}};
+
+    for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+        struct sim_config cfg;
+        struct rec r;
+        int c, big;
+
+        sim_config_default(&cfg);
+        CHECK(sim_release_apply(rows[i].rel, &cfg) == 0);
+        rec_init(&r, &cfg);
+        if (!r.t.sim)
+            return;
+        c = tsim_create(&r.t, "small", 64, 0, 0);
+        CHECK_EQ_U(tsim_snap_cache(&r.t, c).order, 0);
+        r.has_page = false;
+        CHECK(tsim_alloc(&r.t, c, 0) != 0);
+        CHECK(r.has_page && r.last_page.order == 0);
+        CHECK_EQ_U(!!(r.last_page.gfp & SIM_GFP_COMP), rows[i].comp);
+        big = tsim_create(&r.t, "big", 2048, 0, 0);
+        CHECK(tsim_snap_cache(&r.t, big).order > 0);
+        r.has_page = false;
+        CHECK(tsim_alloc(&r.t, big, 0) != 0);
+        CHECK(r.has_page && (r.last_page.gfp & SIM_GFP_COMP)); /* every release above 0 */
+        CHECK_CLEAN(&r.t);
+        tsim_fini(&r.t);
+    }
+}
+
 /* SLAB_CACHE_DMA: __GFP_DMA, so the slab comes from ZONE_DMA */
 static void test_dma_cache(void)
 {
@@ -742,6 +778,7 @@ int main(void)
     RUN_TEST(test_kswapd);
     RUN_TEST(test_order_fallback);
     RUN_TEST(test_slab_first_try_mask);
+    RUN_TEST(test_slab_comp_order0);
     RUN_TEST(test_dma_cache);
     RUN_TEST(test_kmalloc_dma);
     RUN_TEST(test_bad_ops);
