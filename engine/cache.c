@@ -61,6 +61,27 @@ static int check_args(struct sim *sim, const struct sim_cache_args *a, char *msg
                 a->name, a->align, PAGE_SIZE);
         return -EINVAL;
     }
+    if (a->use_freeptr_offset && sim->cfg.model != SIM_MODEL_SHEAVES) {
+        /* struct kmem_cache_args came with 6.12, after the two older eras;
+         * before 7.0 only SLAB_TYPESAFE_BY_RCU caches may give the offset
+         * (__kmem_cache_create_args fails the others) */
+        enum sim_legacy_era era = sim_legacy_era(&sim->cfg);
+
+        if (sim->cfg.model == SIM_MODEL_LEGACY && era != SIM_ERA_DIRECT_LOAD) {
+            snprintf(msg, len,
+                    "kmem_cache_create %s: freeptr_offset came with 6.12's struct "
+                    "kmem_cache_args, after %s",
+                    a->name, sim_legacy_era_name(era));
+            return -EINVAL;
+        }
+        if (!(a->flags & SIM_SLAB_TYPESAFE_BY_RCU)) {
+            snprintf(msg, len,
+                    "kmem_cache_create %s: before 7.0 freeptr_offset is for "
+                    "SLAB_TYPESAFE_BY_RCU caches only (a constructor's came with a13b68d79d5c)",
+                    a->name);
+            return -EINVAL;
+        }
+    }
     if (a->use_freeptr_offset &&
             (a->freeptr_offset % 8 || a->freeptr_offset + 8 > a->object_size)) {
         snprintf(msg, len,
@@ -110,7 +131,8 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
     s->flags = a->flags | sim->cfg.slab_debug;
     s->ctor = a->ctor;
     s->align = calculate_alignment(a->flags, a->align, a->object_size);
-    calculate_sizes(s, a->use_freeptr_offset, a->freeptr_offset);
+    calculate_sizes(s, a->use_freeptr_offset, a->freeptr_offset,
+            sim->cfg.model == SIM_MODEL_SHEAVES);
     if (calculate_oo(s, cpus, sim->cfg.nr_cpus)) {
         snprintf(msg, len, "kmem_cache_create %s: no slab order fits size %u", a->name, s->size);
         sim_free(s);

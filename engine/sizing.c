@@ -80,8 +80,12 @@ unsigned calculate_alignment(uint32_t flags, unsigned align, unsigned size)
 }
 
 /* Object layout (kernel: calculate_sizes); sets size, inuse, offset,
- * red_left_pad and OBJECT_POISON of @s from its other fields. */
-void calculate_sizes(struct kmem_cache *s, bool use_freeptr_offset, unsigned freeptr_offset)
+ * red_left_pad and OBJECT_POISON of @s from its other fields.  @ctor_offset:
+ * a cache with a constructor may place its free pointer at @freeptr_offset
+ * (7.0 on, a13b68d79d5c "mm/slab: allow specifying free pointer offset when
+ * using constructor"); before, a constructor puts it outside the object. */
+void calculate_sizes(struct kmem_cache *s, bool use_freeptr_offset, unsigned freeptr_offset,
+        bool ctor_offset)
 {
     uint32_t flags = s->flags;
     unsigned size = round_up_u(s->object_size, 8);
@@ -95,7 +99,7 @@ void calculate_sizes(struct kmem_cache *s, bool use_freeptr_offset, unsigned fre
         size += 8;
     s->inuse = size;
     if (((flags & SIM_SLAB_TYPESAFE_BY_RCU) && !use_freeptr_offset) ||
-            (flags & SIM_SLAB_POISON) || (s->ctor && !use_freeptr_offset) ||
+            (flags & SIM_SLAB_POISON) || (s->ctor && !(use_freeptr_offset && ctor_offset)) ||
             ((flags & SIM_SLAB_RED_ZONE) && (s->object_size < 8 || orig_size))) {
         s->offset = size; /* outside the object */
         size += 8;
@@ -221,7 +225,7 @@ int sim_cache_geometry(const struct sim_cache_args *a, unsigned cpus, struct sim
     s.flags = a->flags;
     s.ctor = a->ctor;
     s.align = calculate_alignment(a->flags, a->align, a->object_size);
-    calculate_sizes(&s, a->use_freeptr_offset, a->freeptr_offset);
+    calculate_sizes(&s, a->use_freeptr_offset, a->freeptr_offset, true);
     if (calculate_oo(&s, cpus, cpus))
         return -EINVAL;
     g->size = s.size;

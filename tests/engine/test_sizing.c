@@ -10,6 +10,8 @@
  * boundary; and the alignment rules, the kmalloc ones through the kmalloc
  * operation itself.  All values are read from snapshots, as users see them.
  */
+#include <errno.h>
+
 #include "simtest.h"
 #include "snapcmp.h"
 
@@ -209,6 +211,73 @@ static void test_layout_examples(void)
     tsim_fini(&t);
 }
 
+/* Before 7.0 a constructor puts the free pointer outside the object whatever
+ * freeptr_offset says (6.12's calculate_sizes()), and freeptr_offset is for
+ * SLAB_TYPESAFE_BY_RCU caches only; 6.1's era has no freeptr_offset at all */
+static void test_legacy_ctor_freeptr(void)
+{
+    static const enum sim_release rels[] = {SIM_RELEASE_6_12, SIM_RELEASE_6_18};
+
+    for (size_t r = 0; r < sizeof(rels) / sizeof(rels[0]); r++) {
+        struct sim_config cfg;
+        struct sim_cache_args a;
+        struct sim_op op = {.kind = SIM_OP_CREATE, .node = SIM_NUMA_NO_NODE};
+        struct sim_result res;
+        struct sim_snap_cache c;
+        struct tsim t;
+
+        sim_config_default(&cfg);
+        CHECK(sim_release_apply(rels[r], &cfg) == 0);
+        tsim_init(&t, &cfg);
+        memset(&a, 0, sizeof(a));
+        snprintf(a.name, sizeof(a.name), "ctor");
+        a.object_size = 64;
+        a.ctor = true;
+        c = cache_info(&t, create_args(&t, &a));
+        CHECK_EQ_U(c.offset, 64); /* outside, as 7.x without the offset */
+        CHECK_EQ_U(c.size, 72);
+        snprintf(a.name, sizeof(a.name), "ctor-rcu");
+        a.flags = SIM_SLAB_TYPESAFE_BY_RCU;
+        a.use_freeptr_offset = true;
+        a.freeptr_offset = 16;
+        c = cache_info(&t, create_args(&t, &a));
+        CHECK_EQ_U(c.offset, 64); /* the constructor wins: outside */
+        CHECK_EQ_U(c.size, 72);
+        snprintf(a.name, sizeof(a.name), "rcu");
+        a.ctor = false;
+        c = cache_info(&t, create_args(&t, &a));
+        CHECK_EQ_U(c.offset, 16);
+        CHECK_EQ_U(c.size, 64);
+        snprintf(a.name, sizeof(a.name), "ctor-off");
+        a.ctor = true;
+        a.flags = 0; /* 6.12's __kmem_cache_create_args refuses it */
+        op.create = a;
+        CHECK_EQ_I(tsim_apply(&t, &op, &res), -EINVAL);
+        CHECK_CLEAN(&t);
+        tsim_fini(&t);
+    }
+    {
+        struct sim_config cfg;
+        struct sim_cache_args a;
+        struct sim_op op = {.kind = SIM_OP_CREATE, .node = SIM_NUMA_NO_NODE};
+        struct sim_result res;
+        struct tsim t;
+
+        sim_config_default(&cfg);
+        CHECK(sim_release_apply(SIM_RELEASE_6_1, &cfg) == 0);
+        tsim_init(&t, &cfg);
+        memset(&a, 0, sizeof(a));
+        snprintf(a.name, sizeof(a.name), "rcu");
+        a.object_size = 64;
+        a.flags = SIM_SLAB_TYPESAFE_BY_RCU;
+        a.use_freeptr_offset = true;
+        a.freeptr_offset = 16;
+        op.create = a;
+        CHECK_EQ_I(tsim_apply(&t, &op, &res), -EINVAL); /* no freeptr_offset in 6.1 */
+        tsim_fini(&t);
+    }
+}
+
 /* The layout is real: a free object's free pointer sits at s->offset */
 static void test_freeptr_at_offset(void)
 {
@@ -371,6 +440,7 @@ int main(void)
     RUN_TEST(test_cpus_and_order);
     RUN_TEST(test_layout_examples);
     RUN_TEST(test_freeptr_at_offset);
+    RUN_TEST(test_legacy_ctor_freeptr);
     RUN_TEST(test_sheaf_capacity);
     RUN_TEST(test_min_partial);
     RUN_TEST(test_align);
