@@ -115,6 +115,7 @@ static const char *const variant_names[SIM_NR_VARIANTS] = {
         [SIM_VAR_GFP_TRANSLATE] = "GFP_TRANSLATE",
         [SIM_VAR_CPU_PARTIAL_DIRECT_LOAD] = "CPU_PARTIAL_DIRECT_LOAD",
         [SIM_VAR_REFILL_NONBLOCKING] = "REFILL_NONBLOCKING",
+        [SIM_VAR_BULK_FREE_PARTITION] = "BULK_FREE_PARTITION",
 };
 
 const char *sim_variant_name(unsigned v)
@@ -151,6 +152,7 @@ bool sim_variant_in_model(unsigned v, enum sim_model m)
         return m == SIM_MODEL_SHEAVES;
     case SIM_VAR_BARN_REFILL: /* prefilled sheaves: the hybrid's sheaf caches have them */
     case SIM_VAR_REFILL_NONBLOCKING: /* an empty main sheaf's refill: so do they */
+    case SIM_VAR_BULK_FREE_PARTITION: /* a bulk free into sheaves: so do they */
         return m == SIM_MODEL_SHEAVES || m == SIM_MODEL_HYBRID;
     case SIM_VAR_CPU_PARTIAL_DIRECT_LOAD: /* the cpu slab layer */
         return m == SIM_MODEL_LEGACY || m == SIM_MODEL_HYBRID;
@@ -296,9 +298,11 @@ const char *sim_model_error(const struct sim_config *cfg)
  * refilled a sheaf cache's empty main sheaf only when the gfp allowed
  * blocking, 7.0 on whenever it allowed spinning.  7.2's gfp_to_alloc_flags()
  * still copies __GFP_HIGH and __GFP_KSWAPD_RECLAIM across (GFP_TRANSLATE
- * before); 7.3's alloc_flags_slowpath() tests each bit.  The rows of 6.1,
- * 6.12, 7.2 and 7.3 were checked against those kernels' sources; the others
- * by reading only.
+ * before); 7.3's alloc_flags_slowpath() tests each bit, and its
+ * free_to_pcs_bulk() partitions other nodes' objects in place
+ * (BULK_FREE_PARTITION; the legacy rows have no sheaves, so no matter).
+ * The rows of 6.1, 6.12, 7.2 and 7.3 were checked against those kernels'
+ * sources; the others by reading only.
  */
 #define B SIM_BEFORE
 #define A SIM_AFTER
@@ -312,21 +316,21 @@ struct release_row {
 /* clang-format off */
 static const struct release_row releases[SIM_NR_RELEASES] = {
         /* variants: DEFERRED_FREELIST, BARN_REFILL, REFILL_RETURN, DETACHED_FREELIST,
-         * GFP_TRANSLATE, CPU_PARTIAL_DIRECT_LOAD, REFILL_NONBLOCKING */
-        [SIM_RELEASE_6_1] = {"6.1", SIM_MODEL_LEGACY, SIM_ERA_FROZEN_PARTIAL, {A, A, A, A, B, B, A}},
-        [SIM_RELEASE_6_8] = {"6.8", SIM_MODEL_LEGACY, SIM_ERA_DELAYED_FREEZE, {A, A, A, A, B, B, A}},
-        [SIM_RELEASE_6_12] = {"6.12", SIM_MODEL_LEGACY, SIM_ERA_DIRECT_LOAD, {A, A, A, A, B, A, A}},
-        [SIM_RELEASE_6_18] = {"6.18", SIM_MODEL_HYBRID, SIM_ERA_DIRECT_LOAD, {B, B, B, A, B, A, B}},
-        [SIM_RELEASE_6_19] = {"6.19", SIM_MODEL_HYBRID, SIM_ERA_DIRECT_LOAD, {B, B, B, A, B, A, B}},
-        [SIM_RELEASE_7_0] = {"7.0", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, A}},
-        [SIM_RELEASE_7_1] = {"7.1", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, A}},
-        [SIM_RELEASE_7_2] = {"7.2", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, B, A, A}},
-        [SIM_RELEASE_7_3] = {"7.3", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A, A}},
+         * GFP_TRANSLATE, CPU_PARTIAL_DIRECT_LOAD, REFILL_NONBLOCKING, BULK_FREE_PARTITION */
+        [SIM_RELEASE_6_1] = {"6.1", SIM_MODEL_LEGACY, SIM_ERA_FROZEN_PARTIAL, {A, A, A, A, B, B, A, B}},
+        [SIM_RELEASE_6_8] = {"6.8", SIM_MODEL_LEGACY, SIM_ERA_DELAYED_FREEZE, {A, A, A, A, B, B, A, B}},
+        [SIM_RELEASE_6_12] = {"6.12", SIM_MODEL_LEGACY, SIM_ERA_DIRECT_LOAD, {A, A, A, A, B, A, A, B}},
+        [SIM_RELEASE_6_18] = {"6.18", SIM_MODEL_HYBRID, SIM_ERA_DIRECT_LOAD, {B, B, B, A, B, A, B, B}},
+        [SIM_RELEASE_6_19] = {"6.19", SIM_MODEL_HYBRID, SIM_ERA_DIRECT_LOAD, {B, B, B, A, B, A, B, B}},
+        [SIM_RELEASE_7_0] = {"7.0", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, A, B}},
+        [SIM_RELEASE_7_1] = {"7.1", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {B, B, B, A, B, A, A, B}},
+        [SIM_RELEASE_7_2] = {"7.2", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, B, A, A, B}},
+        [SIM_RELEASE_7_3] = {"7.3", SIM_MODEL_SHEAVES, SIM_ERA_DEFAULT, {A, B, A, A, A, A, A, A}},
 };
 /* clang-format on */
 #undef A
 #undef B
-_Static_assert(SIM_NR_VARIANTS == 7, "a new variant needs its value in every release");
+_Static_assert(SIM_NR_VARIANTS == 8, "a new variant needs its value in every release");
 
 const char *sim_release_name(enum sim_release r)
 {

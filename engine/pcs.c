@@ -20,6 +20,8 @@
  */
 #include "internal.h"
 
+#include <string.h>
+
 /* Sheaf in slot @which of @cpu's sheaves; 0 when none. */
 static uint32_t *pcs_slot(struct kmem_cache *s, unsigned cpu, enum sim_place_type which)
 {
@@ -447,14 +449,19 @@ static void user_to_inflight(struct sim *sim, struct kmem_cache *s, const sim_ad
  * free_to_pcs_bulk).  Local objects fill the CPU's sheaves, exchanging a
  * full main for an empty barn sheaf when it can; bulk free never allocates
  * a sheaf or flushes the spare, so what does not fit goes to slabs, as do
- * objects of other nodes, 32 at a time.
+ * objects of other nodes.  Taking those out of the array reorders the local
+ * ones, as the kernel does: before BULK_FREE_PARTITION the last unscanned
+ * object fills each hole (p[i] = p[--size]) and the remote ones go to their
+ * slabs 32 at a time as they are found; after, each remote object swaps
+ * with the first local one (the array partitioned in place) and they all go
+ * to their slabs after the local ones.
  */
 void kmem_cache_free_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, const sim_addr_t *p)
 {
     struct slub_percpu_sheaves *pcs = &s->pcs[sim->cpu];
     int node = cpu_node(sim);
     sim_addr_t *local = sim_scratch_alloc(sim, n * sizeof(*local));
-    sim_addr_t remote[PCS_BATCH_MAX];
+    sim_addr_t *remote = sim_scratch_alloc(sim, n * sizeof(*remote));
     unsigned m = 0, nr_remote = 0, done = 0;
 
     if (!cache_has_sheaves(s)) {
@@ -462,20 +469,45 @@ void kmem_cache_free_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, con
             local[i] = p[i];
         user_to_inflight(sim, s, local, n, "no_sheaves");
         bulk_to_slabs(sim, s, local, n);
+        sim_scratch_free(sim, remote);
         sim_scratch_free(sim, local);
         return;
     }
-    for (unsigned i = 0; i < n; i++) {
-        if (slab_of(sim, p[i])->node == node) {
-            local[m++] = p[i];
-            continue;
+    for (unsigned i = 0; i < n; i++)
+        local[i] = p[i];
+    if (sim->cfg.variant[SIM_VAR_BULK_FREE_PARTITION] == SIM_AFTER) {
+        unsigned r = 0;
+
+        for (unsigned i = 0; i < n; i++) {
+            sim_addr_t x = local[i];
+
+            if (slab_of(sim, x)->node == node)
+                continue;
+            local[i] = local[r]; /* swap(p[remote_nr], p[i]) */
+            local[r++] = x;
         }
-        remote[nr_remote++] = p[i];
-        if (nr_remote == PCS_BATCH_MAX) {
-            user_to_inflight(sim, s, remote, nr_remote, "remote");
-            bulk_to_slabs(sim, s, remote, nr_remote);
-            nr_remote = 0;
+        for (unsigned i = 0; i < r; i++)
+            remote[i] = local[i];
+        nr_remote = r;
+        m = n - r;
+        memmove(local, local + r, m * sizeof(*local));
+    } else {
+        unsigned size = n, i = 0;
+
+        while (i < size) {
+            if (slab_of(sim, local[i])->node == node) {
+                i++;
+                continue;
+            }
+            remote[nr_remote++] = local[i];
+            local[i] = local[--size];
+            if (nr_remote == PCS_BATCH_MAX) {
+                user_to_inflight(sim, s, remote, nr_remote, "remote");
+                bulk_to_slabs(sim, s, remote, nr_remote);
+                nr_remote = 0;
+            }
         }
+        m = size;
     }
     while (done < m) {
         struct slab_sheaf *main = sheaf_at(sim, pcs->main);
@@ -529,5 +561,6 @@ void kmem_cache_free_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, con
     bulk_to_slabs(sim, s, local + done, m - done);
     user_to_inflight(sim, s, remote, nr_remote, "remote");
     bulk_to_slabs(sim, s, remote, nr_remote);
+    sim_scratch_free(sim, remote);
     sim_scratch_free(sim, local);
 }

@@ -46,6 +46,10 @@ enum sim_variant {
     SIM_VAR_REFILL_NONBLOCKING,      /* fb1091febd66 "mm/slab: allow sheaf refill if blocking is not
                                       * allowed": __pcs_replace_empty_main refills an empty main sheaf
                                       * whenever the gfp may spin (after), not only when it may block */
+    SIM_VAR_BULK_FREE_PARTITION,     /* 7.3's free_to_pcs_bulk: other nodes' objects partitioned to
+                                      * the array's front in place and freed after the local ones
+                                      * (after); before (6.18-7.2), compacted out (p[i] = p[--size])
+                                      * and freed 32 at a time as found */
     SIM_NR_VARIANTS
 };
 enum { SIM_BEFORE = 0, SIM_AFTER = 1 };

@@ -101,6 +101,62 @@ static void two_nodes(struct tsim *t)
     tsim_init(t, &cfg);
 }
 
+/* A bulk free with other nodes' objects reorders the local ones as the
+ * kernel's free_to_pcs_bulk does: 7.2 fills each hole with the last object
+ * (p[i] = p[--size]), 7.3 swaps each remote object with the first local one */
+static void test_bulk_free_remote_order(void)
+{
+    for (unsigned variant = 0; variant < 2; variant++) {
+        struct sim_config cfg;
+        struct sim_snapshot *snap;
+        struct sim_snap_cache c;
+        struct sim_result res;
+        struct tsim t;
+        sim_addr_t l[3], r[2], arr[5];
+        struct sim_op op = {.kind = SIM_OP_FREE_BULK, .cpu = 0, .node = SIM_NUMA_NO_NODE};
+        const unsigned want[2][3] = {{0, 2, 1}, {1, 0, 2}}; /* before: L1 L3 L2; after: L2 L1 L3 */
+        int a;
+
+        sim_config_default(&cfg);
+        cfg.nr_cpus = 2;
+        cfg.nr_nodes = 2;
+        cfg.cpu_node[0] = 0;
+        cfg.cpu_node[1] = 1;
+        cfg.variant[SIM_VAR_BULK_FREE_PARTITION] = (uint8_t)variant;
+        tsim_init(&t, &cfg);
+        a = tsim_create(&t, "A", 64, 0, 0);
+        for (unsigned i = 0; i < 3; i++)
+            l[i] = tsim_alloc(&t, a, 0);
+        for (unsigned i = 0; i < 2; i++)
+            r[i] = tsim_alloc(&t, a, 1);
+        CHECK_EQ_I(obj_node(&t, r[0]), 1);
+        arr[0] = l[0];
+        arr[1] = r[0];
+        arr[2] = l[1];
+        arr[3] = r[1];
+        arr[4] = l[2];
+        op.cache = a;
+        op.count = 5;
+        op.in = arr;
+        CHECK(tsim_apply(&t, &op, &res) == 0 && res.status == SIM_OK);
+        CHECK_EQ_U(cpu_stat(&t, a, "free_slowpath", 0), 2);
+        CHECK_EQ_U(cpu_stat(&t, a, "free_fastpath", 0), 3);
+        c = cache_info(&t, a);
+        snap = snap_take(t.sim);
+        for (size_t i = 0; snap && i < snap->nr_sheaves; i++) {
+            const struct sim_snap_sheaf *sh = &snap->sheaves[i];
+
+            if (sh->id != c.main[0] || !CHECK(sh->size >= 3))
+                continue;
+            for (unsigned k = 0; k < 3; k++)
+                CHECK_EQ_U(snap->objs[sh->objs + sh->size - 3 + k], l[want[variant][k]]);
+        }
+        sim_snapshot_release(snap);
+        CHECK_CLEAN(&t);
+        tsim_fini(&t);
+    }
+}
+
 /* S10, bullets 1-3 */
 static void test_s10(void)
 {
@@ -368,6 +424,7 @@ static void test_node_exhausted_fallback(void)
 int main(void)
 {
     RUN_TEST(test_s10);
+    RUN_TEST(test_bulk_free_remote_order);
     RUN_TEST(test_node_specific_new_slab);
     RUN_TEST(test_refill_from_other_node);
     RUN_TEST(test_node_exhausted_fallback);
