@@ -23,6 +23,25 @@ after(async () => {
   fs.rmSync(dir, { recursive: true, force: true });
 });
 
+// What the engine changed on purpose since 73eec0e, applied to the older
+// server's answers (the fixture itself stays as it was): TID_STEP is
+// roundup_pow_of_two(CONFIG_NR_CPUS), the lab's 64, where it was the next
+// power of two at or above the machine's CPUs, so a legacy CPU's tid,
+// cpu + k * step, now steps by 64.
+function today(state) {
+  let step = 1;
+  while (step < state.nr_cpus) step *= 2;
+  for (const c of state.caches ?? []) {
+    for (const cpu of c.cpus ?? []) {
+      if (cpu.cpu_slab && typeof cpu.cpu_slab.tid === 'number') {
+        const k = (cpu.cpu_slab.tid - cpu.cpu) / step;
+        cpu.cpu_slab.tid = cpu.cpu + k * 64;
+      }
+    }
+  }
+  return state;
+}
+
 test('every stored session shows the states the older server showed', async () => {
   assert.ok(expected.sessions.length >= 5);
   for (const s of expected.sessions) {
@@ -33,7 +52,7 @@ test('every stored session shows the states the older server showed', async () =
     for (const [at, state] of Object.entries(s.states)) {
       const r = await api(srv.url, 'GET', `/api/sessions/${s.id}/state?at=${at}`);
       assert.equal(r.status, 200, r.text);
-      assert.deepEqual(r.json.state, state, `${JSON.stringify(s.request)} at ${at}`);
+      assert.deepEqual(r.json.state, today(structuredClone(state)), `${JSON.stringify(s.request)} at ${at}`);
     }
   }
 });

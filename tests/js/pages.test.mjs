@@ -30,11 +30,11 @@ test('every event of the page allocator scenarios gets a specific sentence', () 
 test('page facts are filled in from the event', () => {
   const events = stream('gfp-atomic-below-min');
   const reserve = events.find((e) => e.fn === '__zone_watermark_ok' && e.label === 'reserve' && e.cache === 0);
-  assert.match(narrate(reserve), /Normal has 100 free pages, .* GFP_ATOMIC\|__GFP_NOWARN\|__GFP_NORETRY may use lower the bar to 48/);
+  assert.match(narrate(reserve), /Normal has 100 free pages, .* GFP_ATOMIC\|__GFP_NOWARN\|__GFP_NORETRY\|__GFP_COMP may use lower the bar to 48/);
   const slab = events.find((e) => e.fn === 'new_slab' && e.label === 'oo');
   assert.match(narrate(slab), /from Normal on node 0 \(slow path: 100 free pages against a threshold of 48\)/);
   const fail = events.find((e) => e.fn === 'warn_alloc' && e.label === 'page_allocation_failure');
-  assert.match(narrate(fail), /page allocation failure: order:0, mode:GFP_KERNEL$|mode:GFP_KERNEL\.$/);
+  assert.match(narrate(fail), /page allocation failure: order:0, mode:GFP_KERNEL\|__GFP_COMP$|mode:GFP_KERNEL\|__GFP_COMP\.$/);
   const dma = stream('dma-cache').find((e) => e.fn === 'new_slab');
   assert.match(narrate(dma), /from DMA on node 0/);
 });
@@ -49,7 +49,7 @@ test('the gauge, the standing and the decision in words', () => {
   assert.match(zoneStanding({ ...z, free_pages: 1000 }), /^above high/);
   const slab = stream('gfp-atomic-below-min').find((e) => e.fn === 'new_slab' && e.label === 'oo');
   assert.equal(decisionText(slab.page),
-    'GFP_ATOMIC|__GFP_NOWARN|__GFP_NORETRY at order 0 was served by Normal on node 0, the preferred zone, on the slow path, held to the min watermark: 100 free pages less 0 had to exceed 48. ALLOC flags 0x830 (WMARK_MIN|NON_BLOCK|MIN_RESERVE|KSWAPD).');
+    'GFP_ATOMIC|__GFP_NOWARN|__GFP_NORETRY|__GFP_COMP at order 0 was served by Normal on node 0, the preferred zone, on the slow path, held to the min watermark: 100 free pages less 0 had to exceed 48. ALLOC flags 0x830 (WMARK_MIN|NON_BLOCK|MIN_RESERVE|KSWAPD).');
   const failed = stream('gfp-renumbered-layout').find((e) => e.fn === 'new_slab' && e.label === 'nomem');
   assert.match(decisionText(failed.page), /^No page for GFP_ATOMIC.*\|0x820\)\.$/);
 });
