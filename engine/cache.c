@@ -69,16 +69,16 @@ static int check_args(struct sim *sim, const struct sim_cache_args *a, char *msg
 
         if (sim->cfg.model == SIM_MODEL_LEGACY && era != SIM_ERA_DIRECT_LOAD) {
             snprintf(msg, len,
-                    "kmem_cache_create %s: freeptr_offset came with 6.12's struct "
-                    "kmem_cache_args, after %s",
-                    a->name, sim_legacy_era_name(era));
+                     "kmem_cache_create %s: freeptr_offset came with 6.12's struct "
+                     "kmem_cache_args, after %s",
+                     a->name, sim_legacy_era_name(era));
             return -EINVAL;
         }
         if (!(a->flags & SIM_SLAB_TYPESAFE_BY_RCU)) {
             snprintf(msg, len,
-                    "kmem_cache_create %s: before 7.0 freeptr_offset is for "
-                    "SLAB_TYPESAFE_BY_RCU caches only (a constructor's came with a13b68d79d5c)",
-                    a->name);
+                     "kmem_cache_create %s: before 7.0 freeptr_offset is for "
+                     "SLAB_TYPESAFE_BY_RCU caches only (a constructor's came with a13b68d79d5c)",
+                     a->name);
             return -EINVAL;
         }
     }
@@ -132,7 +132,7 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
     s->ctor = a->ctor;
     s->align = calculate_alignment(a->flags, a->align, a->object_size);
     calculate_sizes(s, a->use_freeptr_offset, a->freeptr_offset,
-            sim->cfg.model == SIM_MODEL_SHEAVES);
+                    sim->cfg.model == SIM_MODEL_SHEAVES);
     if (calculate_oo(s, cpus, sim->cfg.nr_cpus)) {
         snprintf(msg, len, "kmem_cache_create %s: no slab order fits size %u", a->name, s->size);
         sim_free(s);

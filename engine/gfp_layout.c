@@ -39,9 +39,9 @@ static const struct {
     const char *release;
     enum gfp_era era;
 } release_eras[] = {
-        {"6.1", ERA_6_1},   {"6.8", ERA_6_8}, {"6.12", ERA_6_12}, {"6.18", ERA_6_18},
-        {"6.19", ERA_6_18}, {"7.0", ERA_6_18}, {"7.1", ERA_6_18}, {"7.2", ERA_6_18},
-        {"7.3", ERA_7},
+        {"6.1", ERA_6_1},   {"6.8", ERA_6_8},   {"6.12", ERA_6_12},
+        {"6.18", ERA_6_18}, {"6.19", ERA_6_18}, {"7.0", ERA_6_18},
+        {"7.1", ERA_6_18},  {"7.2", ERA_6_18},  {"7.3", ERA_7},
 };
 
 /* Which config a bit needs to exist. */

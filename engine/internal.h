@@ -422,7 +422,7 @@ unsigned get_order(unsigned long size);
 unsigned long kmalloc_size_roundup(unsigned long size);
 unsigned calculate_alignment(uint32_t flags, unsigned align, unsigned size);
 void calculate_sizes(struct kmem_cache *s, bool use_freeptr_offset, unsigned freeptr_offset,
-        bool ctor_offset);
+                     bool ctor_offset);
 int calculate_order(unsigned size, unsigned cpus, unsigned nr_cpu_ids);
 int calculate_oo(struct kmem_cache *s, unsigned cpus, unsigned nr_cpu_ids);
 int set_oo_order(struct kmem_cache *s, unsigned order);

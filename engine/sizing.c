@@ -85,7 +85,7 @@ unsigned calculate_alignment(uint32_t flags, unsigned align, unsigned size)
  * (7.0 on, a13b68d79d5c "mm/slab: allow specifying free pointer offset when
  * using constructor"); before, a constructor puts it outside the object. */
 void calculate_sizes(struct kmem_cache *s, bool use_freeptr_offset, unsigned freeptr_offset,
-        bool ctor_offset)
+                     bool ctor_offset)
 {
     uint32_t flags = s->flags;
     unsigned size = round_up_u(s->object_size, 8);
@@ -98,9 +98,9 @@ void calculate_sizes(struct kmem_cache *s, bool use_freeptr_offset, unsigned fre
     if ((flags & SIM_SLAB_RED_ZONE) && size == s->object_size)
         size += 8;
     s->inuse = size;
-    if (((flags & SIM_SLAB_TYPESAFE_BY_RCU) && !use_freeptr_offset) ||
-            (flags & SIM_SLAB_POISON) || (s->ctor && !(use_freeptr_offset && ctor_offset)) ||
-            ((flags & SIM_SLAB_RED_ZONE) && (s->object_size < 8 || orig_size))) {
+    if (((flags & SIM_SLAB_TYPESAFE_BY_RCU) && !use_freeptr_offset) || (flags & SIM_SLAB_POISON) ||
+        (s->ctor && !(use_freeptr_offset && ctor_offset)) ||
+        ((flags & SIM_SLAB_RED_ZONE) && (s->object_size < 8 || orig_size))) {
         s->offset = size; /* outside the object */
         size += 8;
     } else if (((flags & SIM_SLAB_TYPESAFE_BY_RCU) || s->ctor) && use_freeptr_offset) {

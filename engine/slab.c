@@ -106,7 +106,7 @@ static uint32_t cache_allocflags(const struct sim *sim, const struct kmem_cache 
     uint32_t f = 0;
 
     if (s->oo.order || !(sim->cfg.model == SIM_MODEL_LEGACY &&
-                               sim_legacy_era(&sim->cfg) == SIM_ERA_FROZEN_PARTIAL))
+                         sim_legacy_era(&sim->cfg) == SIM_ERA_FROZEN_PARTIAL))
         f |= SIM_GFP_COMP;
     if (s->flags & SIM_SLAB_CACHE_DMA)
         f |= SIM_GFP_DMA;

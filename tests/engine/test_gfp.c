@@ -582,8 +582,10 @@ static void test_slab_comp_order0(void)
     static const struct {
         enum sim_release rel;
         bool comp;
-    } rows[] = {{SIM_RELEASE_6_1, false}, {SIM_RELEASE_6_12, true}, {SIM_RELEASE_7_2, true},
-            {SIM_RELEASE_7_3, true}};
+    } rows[] = {{SIM_RELEASE_6_1, false},
+                {SIM_RELEASE_6_12, true},
+                {SIM_RELEASE_7_2, true},
+                {SIM_RELEASE_7_3, true}};
 
     for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
         struct sim_config cfg;

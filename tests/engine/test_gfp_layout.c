@@ -28,11 +28,10 @@ struct fixture {
     uint32_t bits[MAX_NAMES];
 };
 
-static const char *const files[] = {"tests/gfp/6.1.txt",      "tests/gfp/6.1-debug.txt",
-                                    "tests/gfp/6.12.txt",     "tests/gfp/6.12-debug.txt",
-                                    "tests/gfp/6.18.txt",     "tests/gfp/7.2.txt",
-                                    "tests/gfp/7.2-debug.txt", "tests/gfp/7.3.txt",
-                                    "tests/gfp/7.3-debug.txt"};
+static const char *const files[] = {
+        "tests/gfp/6.1.txt",        "tests/gfp/6.1-debug.txt", "tests/gfp/6.12.txt",
+        "tests/gfp/6.12-debug.txt", "tests/gfp/6.18.txt",      "tests/gfp/7.2.txt",
+        "tests/gfp/7.2-debug.txt",  "tests/gfp/7.3.txt",       "tests/gfp/7.3-debug.txt"};
 
 /* Reads "# release R config K=v ..." and "NAME 0xVALUE" lines; false on any
  * line it cannot read. */

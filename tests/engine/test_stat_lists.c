@@ -10,7 +10,7 @@
  * and the release's counters the engine lacks must be exactly the ones
  * tests/counters/exclusions.txt names for it, each with a reason.
  *
- * Checked: 6.1, 6.12 and 7.3, whose lists come from their sources, and
+ * Checked: 6.1, 6.12, 7.2 and 7.3, whose lists come from their sources, and
  * 6.18 (the hybrid model), whose list was read from the sheaves series
  * (tests/counters/6.18.txt).
  */
@@ -127,7 +127,7 @@ static void check_release(const char *release)
 
 static void test_release_lists(void)
 {
-    static const char *const releases[] = {"6.1", "6.12", "6.18", "7.3"};
+    static const char *const releases[] = {"6.1", "6.12", "6.18", "7.2", "7.3"};
 
     for (size_t i = 0; i < sizeof(releases) / sizeof(releases[0]); i++)
         check_release(releases[i]);
