@@ -39,6 +39,9 @@ enum stmt {
     ST_SES_OLD,
     ST_SNP_EXPIRE,
     ST_BAT_COUNT,
+    ST_LEC_GET,
+    ST_JOB_PUT,
+    ST_JOB_GET,
     NR_STMTS
 };
 extern const char *const store_sql[NR_STMTS];

@@ -44,6 +44,13 @@ int store_pg_lecture_set(struct store_pg *pg, const struct store_lecture *lc);
 int store_pg_lecture_delete(struct store_pg *pg, const char *id);
 int store_pg_lectures_load(struct store_pg *pg, unsigned max,
                            int (*fn)(const struct store_lecture *lc, void *arg), void *arg);
+int store_pg_lecture_load(struct store_pg *pg, const char *id, struct store_lecture *out);
+int store_pg_trace_job_put(struct store_pg *pg, const struct store_trace_job *j);
+int store_pg_trace_job_load(struct store_pg *pg, const char *id, struct store_trace_job *out);
+int store_pg_notify(struct store_pg *pg, const char *text);
+int store_pg_listen(struct store_pg *pg, store_message_fn *fn, void *arg);
+void store_pg_unlisten(struct store_pg *pg);
+bool store_pg_available(const struct store_pg *pg);
 int store_pg_sessions_older(struct store_pg *pg, unsigned days, char (*ids)[STORE_ID_MAX + 1],
                             size_t max, size_t *n);
 int store_pg_snapshots_expire(struct store_pg *pg, unsigned days, uint64_t *deleted);
