@@ -198,6 +198,26 @@ static int pg_prepare_all(struct store_pg *pg, struct strbuf *err)
 }
 
 /*
+ * Did @r fail because the connection did (the server went away, is
+ * shutting down, or never answered)?  libpq may still call the connection
+ * OK then: it learns otherwise on the next call.
+ */
+static bool pg_lost(const PGconn *conn, const PGresult *r)
+{
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+
+    return PQstatus(conn) != CONNECTION_OK || !state || !strncmp(state, "08", 2) ||
+           !strncmp(state, "57P", 3);
+}
+
+/* Open the connection again after pg_lost(); true when it is back. */
+static bool pg_reconnect(struct store_pg *pg)
+{
+    PQreset(pg->conn);
+    return PQstatus(pg->conn) == CONNECTION_OK && !pg_prepare_all(pg, NULL);
+}
+
+/*
  * Run prepared statement @which.  Returns the result (PQclear() it) when it
  * succeeded, else NULL with *ret set: -EEXIST for a taken key, -EIO after
  * logging PostgreSQL's words.  A broken connection is reset once.
@@ -206,6 +226,7 @@ static PGresult *pg_run(struct store_pg *pg, enum stmt which, const struct pq_ar
                         const char *what, int *ret)
 {
     int formats[16] = {0}, attempt;
+    bool lost = false;
     char name[16];
 
     snprintf(name, sizeof(name), "s%u", (unsigned)which);
@@ -226,14 +247,16 @@ static PGresult *pg_run(struct store_pg *pg, enum stmt which, const struct pq_ar
             *ret = -EEXIST;
             return NULL;
         }
+        lost = pg_lost(pg->conn, r);
         PQclear(r);
-        if (attempt || PQstatus(pg->conn) != CONNECTION_BAD)
+        if (attempt || !lost)
             break;
-        PQreset(pg->conn); /* the server went away and may be back */
-        if (PQstatus(pg->conn) != CONNECTION_OK || pg_prepare_all(pg, NULL))
+        /* the server went away and may be back */
+        if (!pg_reconnect(pg))
             break;
+        lost = false;
     }
-    atomic_store(&pg->available, PQstatus(pg->conn) == CONNECTION_OK);
+    atomic_store(&pg->available, !lost);
     fprintf(stderr, "slublab serve: postgresql: %s: %s", what, PQerrorMessage(pg->conn));
     *ret = -EIO;
     return NULL;
@@ -257,19 +280,20 @@ static int pg_exec(struct store_pg *pg, enum stmt which, const struct pq_args *a
 /* Plain SQL (transactions, migrations); 0 or -EIO with PostgreSQL's words in @err. */
 static int pg_plain(struct store_pg *pg, const char *sql, struct strbuf *err)
 {
-    PGresult *r;
-    ExecStatusType st;
+    bool begin = !strcmp(sql, "BEGIN"), lost;
+    PGresult *r = PQexec(pg->conn, sql);
+    ExecStatusType st = PQresultStatus(r);
 
-    /* a transaction may begin on a new connection (not commit on one) */
-    if (!strcmp(sql, "BEGIN") && PQstatus(pg->conn) != CONNECTION_OK) {
-        PQreset(pg->conn);
-        if (PQstatus(pg->conn) == CONNECTION_OK)
-            pg_prepare_all(pg, NULL);
-    }
-    r = PQexec(pg->conn, sql);
-    st = PQresultStatus(r);
+    lost = st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && pg_lost(pg->conn, r);
     PQclear(r);
-    atomic_store(&pg->available, PQstatus(pg->conn) == CONNECTION_OK);
+    /* a transaction may begin on a new connection (never commit on one) */
+    if (lost && begin && pg_reconnect(pg)) {
+        r = PQexec(pg->conn, sql);
+        st = PQresultStatus(r);
+        lost = st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && pg_lost(pg->conn, r);
+        PQclear(r);
+    }
+    atomic_store(&pg->available, !lost);
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
         return 0;
     if (err)
@@ -951,6 +975,7 @@ int store_pg_notify(struct store_pg *pg, const char *text)
     char payload[ORIGIN_LEN + 1 + STORE_MESSAGE_MAX + 1];
     const char *v[1] = {payload};
     int attempt, ret = -EIO;
+    bool lost = false;
 
     if (strlen(text) > STORE_MESSAGE_MAX)
         return -E2BIG;
@@ -962,16 +987,13 @@ int store_pg_notify(struct store_pg *pg, const char *text)
 
         if (PQresultStatus(r) == PGRES_TUPLES_OK)
             ret = 0;
+        lost = ret && pg_lost(pg->conn, r);
         PQclear(r);
-        if (ret && !attempt && PQstatus(pg->conn) != CONNECTION_OK) {
-            PQreset(pg->conn); /* as pg_run() does */
-            if (PQstatus(pg->conn) != CONNECTION_OK || pg_prepare_all(pg, NULL))
-                break;
-        } else if (ret) {
+        if (ret && (attempt || !lost || !pg_reconnect(pg))) /* as pg_run() does */
             break;
-        }
+        lost = false;
     }
-    atomic_store(&pg->available, PQstatus(pg->conn) == CONNECTION_OK);
+    atomic_store(&pg->available, !lost);
     pthread_mutex_unlock(&pg->lock);
     return ret;
 }
