@@ -127,6 +127,7 @@ struct store_pg {
     PGconn *conn;
     pthread_mutex_t lock; /* one statement at a time on conn */
     char *url;
+    bool in_tx; /* between BEGIN and its end: a lost connection lost the transaction too */
     atomic_bool available; /* false: the last call found conn broken and could not reset it */
     char origin[ORIGIN_LEN + 1];    /* what this server's messages start with */
     struct store_listener *listener; /* store_pg_listen()'s thread, or NULL */
@@ -249,7 +250,8 @@ static PGresult *pg_run(struct store_pg *pg, enum stmt which, const struct pq_ar
         }
         lost = pg_lost(pg->conn, r);
         PQclear(r);
-        if (attempt || !lost)
+        /* never redone on a new connection inside a transaction: the rest of it is gone */
+        if (attempt || !lost || pg->in_tx)
             break;
         /* the server went away and may be back */
         if (!pg_reconnect(pg))
@@ -294,6 +296,8 @@ static int pg_plain(struct store_pg *pg, const char *sql, struct strbuf *err)
         PQclear(r);
     }
     atomic_store(&pg->available, !lost);
+    if (begin || !strcmp(sql, "COMMIT") || !strcmp(sql, "ROLLBACK"))
+        pg->in_tx = begin && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK);
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
         return 0;
     if (err)
