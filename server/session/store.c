@@ -186,6 +186,7 @@ const char *const store_sql[NR_STMTS] = {
                        " updated = excluded.updated",
         [ST_JOB_GET] = "SELECT state, bytes, done, total, events, built, recorded, session, token,"
                        " code, message, report FROM trace_jobs WHERE id = ?1",
+        [ST_JOB_DEL] = "DELETE FROM trace_jobs WHERE id = ?1",
         [ST_SNP_CHECK] = ("UPDATE snapshots SET check_engine = ?2, check_status = ?3, "
                           "check_warning = ?4 WHERE id = ?1"),
 };
@@ -1195,6 +1196,13 @@ int store_trace_job_load(struct store *st, const char *id, struct store_trace_jo
     sqlite3_reset(s);
     pthread_mutex_unlock(&st->lock);
     return ret;
+}
+
+int store_trace_job_delete(struct store *st, const char *id)
+{
+    if (st->pg)
+        return store_pg_trace_job_delete(st->pg, id);
+    return store_delete(st, ST_JOB_DEL, id);
 }
 
 void store_trace_job_free(struct store_trace_job *j)

@@ -162,6 +162,8 @@ int store_trace_job_put(struct store *st, const struct store_trace_job *j);
 /* Job @id into @out; store_trace_job_free() it.  0, -ENOENT, -ENOMEM or -EIO. */
 int store_trace_job_load(struct store *st, const char *id, struct store_trace_job *out);
 void store_trace_job_free(struct store_trace_job *j);
+/* Forget job @id's row.  0, -ENOENT or -EIO. */
+int store_trace_job_delete(struct store *st, const char *id);
 
 /*
  * Messages between the servers sharing a store (PostgreSQL's LISTEN and

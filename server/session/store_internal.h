@@ -42,6 +42,7 @@ enum stmt {
     ST_LEC_GET,
     ST_JOB_PUT,
     ST_JOB_GET,
+    ST_JOB_DEL,
     NR_STMTS
 };
 extern const char *const store_sql[NR_STMTS];

@@ -969,6 +969,11 @@ int store_pg_trace_job_load(struct store_pg *pg, const char *id, struct store_tr
     return ret;
 }
 
+int store_pg_trace_job_delete(struct store_pg *pg, const char *id)
+{
+    return pg_by_id(pg, ST_JOB_DEL, id, NULL, "deleting a trace job");
+}
+
 bool store_pg_available(const struct store_pg *pg)
 {
     return atomic_load(&pg->available);
