@@ -1,6 +1,8 @@
 /*
  * store.h: what the server keeps in SQLite: scenarios, sessions (their
- * inputs, restorable by replay) and snapshots.
+ * inputs, restorable by replay), snapshots, lectures and trace jobs' rows.
+ * The same interface keeps them in PostgreSQL (store_pg.h), where several
+ * servers may share them and send each other messages (store_notify()).
  *
  * One database file in WAL mode with synchronous=FULL, so a write is on disk
  * before the call that made it returns: a snapshot whose save was
