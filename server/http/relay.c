@@ -13,8 +13,11 @@
  */
 #include "http/relay.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/ids.h"
@@ -63,27 +66,43 @@ void relay_lecture(struct app *app, const struct lecture_info *x)
     relay_send(app, text);
 }
 
+/* @s as a decimal number (digits only, no sign) into *out. */
+static bool parse_u64(const char *s, uint64_t *out)
+{
+    char *end;
+
+    if (!s || !*s || strspn(s, "0123456789") != strlen(s))
+        return false;
+    errno = 0;
+    *out = strtoull(s, &end, 10);
+    return !errno && !*end;
+}
+
 void relay_heard(const char *text, void *arg)
 {
     struct app *app = arg;
-    char a[33], b[33];
+    char copy[STORE_MESSAGE_MAX + 1], *tok[7], *save = NULL;
     uint64_t at, events, ops;
-    int used = 0;
+    unsigned n = 0;
 
-    if (sscanf(text, "s %32s %" SCNu64 " %" SCNu64 " %" SCNu64 "%n", a, &at, &events, &ops,
-               &used) == 4 &&
-        !text[used] && ids_valid(a, SESSION_ID_LEN)) {
-        follow_publish(app->follow, a, at, events, ops);
-        lecture_publish(app->lectures, app->follow, a, at, events, ops);
-    } else if (sscanf(text, "l %32s %32s %" SCNu64 " %" SCNu64 " %" SCNu64 "%n", a, b, &at,
-                      &events, &ops, &used) == 5 &&
-               !text[used] && ids_valid(a, LECTURE_ID_LEN) &&
-               (!strcmp(b, "-") || ids_valid(b, SESSION_ID_LEN))) {
+    if (strlen(text) > STORE_MESSAGE_MAX)
+        return;
+    memcpy(copy, text, strlen(text) + 1);
+    for (char *t = strtok_r(copy, " ", &save); t && n < 7; t = strtok_r(NULL, " ", &save))
+        tok[n++] = t;
+    if (n == 5 && !strcmp(tok[0], "s") && ids_valid(tok[1], SESSION_ID_LEN) &&
+        parse_u64(tok[2], &at) && parse_u64(tok[3], &events) && parse_u64(tok[4], &ops)) {
+        follow_publish(app->follow, tok[1], at, events, ops);
+        lecture_publish(app->lectures, app->follow, tok[1], at, events, ops);
+    } else if (n == 6 && !strcmp(tok[0], "l") && ids_valid(tok[1], LECTURE_ID_LEN) &&
+               (!strcmp(tok[2], "-") || ids_valid(tok[2], SESSION_ID_LEN)) &&
+               parse_u64(tok[3], &at) && parse_u64(tok[4], &events) &&
+               parse_u64(tok[5], &ops)) {
         struct lecture_info x = {.at = at, .events = events, .ops = ops};
 
-        memcpy(x.id, a, strlen(a) + 1);
-        if (strcmp(b, "-"))
-            memcpy(x.session, b, strlen(b) + 1);
+        memcpy(x.id, tok[1], strlen(tok[1]) + 1);
+        if (strcmp(tok[2], "-"))
+            memcpy(x.session, tok[2], strlen(tok[2]) + 1);
         lecture_heard(app->lectures, app->follow, &x);
     }
 }
