@@ -158,6 +158,10 @@ static struct lecture *lecture_lookup(struct lectures *l, const char *id, bool f
         return x;
     if ((ret = store_lecture_load(l->store, id, &lc)))
         goto out;
+    if (!ids_valid(lc.id, LECTURE_ID_LEN) || strlen(lc.token) != 32) {
+        ret = -ENOENT; /* not one a server made, as lecture_loaded() says */
+        goto out;
+    }
     if (!x) {
         if (!(x = calloc(1, sizeof(*x)))) {
             ret = -ENOMEM;
@@ -168,8 +172,8 @@ static struct lecture *lecture_lookup(struct lectures *l, const char *id, bool f
         x->next = l->list;
         l->list = x;
         l->nr++;
-        snprintf(x->info.id, sizeof(x->info.id), "%s", lc.id);
-        snprintf(x->token, sizeof(x->token), "%s", lc.token);
+        memcpy(x->info.id, lc.id, strlen(lc.id) + 1);
+        memcpy(x->token, lc.token, sizeof(x->token));
     }
     snprintf(x->info.session, sizeof(x->info.session), "%s", lc.session);
     x->info.at = lc.position;
