@@ -187,6 +187,7 @@ const char *const store_sql[NR_STMTS] = {
         [ST_JOB_GET] = "SELECT state, bytes, done, total, events, built, recorded, session, token,"
                        " code, message, report FROM trace_jobs WHERE id = ?1",
         [ST_JOB_DEL] = "DELETE FROM trace_jobs WHERE id = ?1",
+        [ST_SES_WHERE] = "SELECT position, events FROM sessions WHERE id = ?1",
         [ST_SNP_CHECK] = ("UPDATE snapshots SET check_engine = ?2, check_status = ?3, "
                           "check_warning = ?4 WHERE id = ?1"),
 };
@@ -1230,4 +1231,26 @@ void store_unlisten(struct store *st)
 bool store_available(const struct store *st)
 {
     return !st->pg || store_pg_available(st->pg);
+}
+
+int store_session_where(struct store *st, const char *id, uint64_t *position, uint64_t *events)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (st->pg)
+        return store_pg_session_where(st->pg, id, position, events);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_WHERE);
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *position = col_u64(s, 0);
+        *events = col_u64(s, 1);
+    } else {
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "reading a position");
+    }
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
 }

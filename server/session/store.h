@@ -105,6 +105,9 @@ void store_session_free(struct store_session *ss);
 int store_session_delete(struct store *st, const char *id);
 /* How many batches session @id has in the store (0 when there is no such session). */
 int store_session_batches(struct store *st, const char *id, uint64_t *nr);
+/* Session @id's stored position and event count (the latest any server
+ * sharing the store wrote).  0, -ENOENT or -EIO. */
+int store_session_where(struct store *st, const char *id, uint64_t *position, uint64_t *events);
 /* True when other servers may share the store (PostgreSQL): what a server
  * holds in memory may be behind it. */
 bool store_shared(const struct store *st);

@@ -43,6 +43,7 @@ enum stmt {
     ST_JOB_PUT,
     ST_JOB_GET,
     ST_JOB_DEL,
+    ST_SES_WHERE,
     NR_STMTS
 };
 extern const char *const store_sql[NR_STMTS];

@@ -1139,3 +1139,24 @@ void store_pg_unlisten(struct store_pg *pg)
     free(ls);
     pg->listener = NULL;
 }
+
+int store_pg_session_where(struct store_pg *pg, const char *id, uint64_t *position,
+                           uint64_t *events)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    arg_text(&a, id);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_SES_WHERE, &a, "reading a position", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (r && PQntuples(r) != 1)
+        ret = -ENOENT;
+    if (r && !ret) {
+        *position = val_u64(r, 0, 0);
+        *events = val_u64(r, 0, 1);
+    }
+    PQclear(r);
+    return ret;
+}

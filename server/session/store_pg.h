@@ -27,6 +27,8 @@ int store_pg_session_add_batch(struct store_pg *pg, const char *id, size_t seq,
 int store_pg_session_set_position(struct store_pg *pg, const char *id, uint64_t position);
 int store_pg_session_load(struct store_pg *pg, const char *id, struct store_session *out);
 int store_pg_session_delete(struct store_pg *pg, const char *id);
+int store_pg_session_where(struct store_pg *pg, const char *id, uint64_t *position,
+                           uint64_t *events);
 int store_pg_session_batches(struct store_pg *pg, const char *id, uint64_t *nr);
 int store_pg_session_list(struct store_pg *pg, unsigned limit, unsigned offset, cJSON **out);
 int store_pg_snapshot_set_check(struct store_pg *pg, const char *id, const char *engine,

@@ -110,8 +110,12 @@ test('a lecture presented on A is followed on B: moves, a switch of session, app
 
 test('a session followed on B hears the steps made on A; the lecture token works on B', async () => {
   const s = await session(a.url);
+  // B holds a copy at the start; A moves it; a follower who comes to B now starts where A is
+  assert.equal((await api(b.url, 'GET', `/api/sessions/${s.id}`)).status, 200);
+  assert.equal((await step(a, s, 4)).status, 200);
   const f = await stream(b, `/api/sessions/${s.id}/follow`);
-  await f.next(() => true);
+  const first = await f.next(() => true);
+  assert.equal(first.at, 4, 'the position A stored, not that of B\'s copy');
   const t0 = performance.now();
   assert.equal((await step(a, s, 9)).status, 200);
   await f.next((x) => x.at === 9 && x.t >= t0);

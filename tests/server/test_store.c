@@ -106,6 +106,18 @@ static void test_lecture_load(void)
     store_close(st);
 }
 
+static void test_session_where(void)
+{
+    struct store *st = open_memory();
+    uint64_t pos = 99, events = 99;
+
+    if (!CHECK(st))
+        return;
+    CHECK_EQ_I(store_session_where(st, "nosuchone1", &pos, &events), -ENOENT);
+    CHECK_EQ_U(pos, 99);
+    store_close(st);
+}
+
 static void test_messages_on_sqlite(void)
 {
     struct store *st = open_memory();
@@ -192,6 +204,7 @@ int main(void)
 {
     RUN_TEST(test_trace_job_rows);
     RUN_TEST(test_lecture_load);
+    RUN_TEST(test_session_where);
     RUN_TEST(test_messages_on_sqlite);
     RUN_TEST(test_relay_heard);
     return check_done();
