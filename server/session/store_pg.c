@@ -381,7 +381,7 @@ int store_pg_open(const char *url, struct store_pg **out, struct strbuf *err)
     }
     atomic_init(&pg->available, true);
     if (!(pg->url = strdup(url)) || ids_random(pg->origin, ORIGIN_LEN)) {
-        strbuf_puts(err, "out of memory");
+        strbuf_puts(err, pg->url ? "no randomness for the server's mark" : "out of memory");
         goto err_close;
     }
     pg->conn = pg_connect(url);
