@@ -19,16 +19,17 @@ export async function startServer(bin, args) {
 }
 
 /** A timer of requests to @url over at most @sockets kept-alive connections:
- * request(method, path, body) resolves to { status, text, ms }, status 0 on
- * a connection error. */
+ * request(method, path, body, token) resolves to { status, text, ms }, status 0 on
+ * a connection error; @token (optional) is sent as the write token. */
 export function requester(url, sockets) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: sockets });
-  return (method, p, body) => new Promise((resolve) => {
+  return (method, p, body, token) => new Promise((resolve) => {
     const t0 = process.hrtime.bigint();
     const data = body ? JSON.stringify(body) : null;
+    const headers = data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {};
+    if (token) headers.authorization = `Bearer ${token}`;
     const req = http.request({
-      host: url.hostname, port: url.port, path: p, method, agent,
-      headers: data ? { 'content-type': 'application/json', 'content-length': Buffer.byteLength(data) } : {},
+      host: url.hostname, port: url.port, path: p, method, agent, headers,
     }, (res) => {
       let text = '';
       res.on('data', (d) => { text += d; });

@@ -23,6 +23,7 @@
 #include "http/follow.h"
 #include "http/lecture.h"
 #include "http/quota.h"
+#include "http/relay.h"
 #include "http/traces.h"
 #include "scenario/scenario.h"
 #include "session/registry.h"
@@ -312,6 +313,10 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "out of memory");
         return ret;
     }
+    if ((ret = relay_start(app))) {
+        strbuf_puts(err, "cannot listen to the other servers sharing the store");
+        return ret;
+    }
     if ((ret = traces_new(&app->traces)) || (ret = quota_new(cfg->quota, &app->quota)) ||
         (ret = answers_new(cfg->answer_rate, &app->answers))) {
         strbuf_puts(err, "out of memory");
@@ -332,6 +337,8 @@ void app_release(struct app *app)
 {
     size_t i;
 
+    if (app->store)
+        relay_stop(app); /* its thread publishes to the hub and the lectures */
     if (app->janitor_running) {
         atomic_store(&app->stopping, true);
         pthread_mutex_lock(&app->janitor_lock);

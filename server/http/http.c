@@ -111,6 +111,7 @@ static enum MHD_Result http_queue(struct http_req *hr)
 {
     struct response *res = &hr->res;
     const bool api = strncmp(hr->url, "/api", 4) == 0;
+    const bool is_stream = res->follower != NULL;
     struct MHD_Response *r;
     enum MHD_Result ret;
 
@@ -149,6 +150,8 @@ static enum MHD_Result http_queue(struct http_req *hr)
         MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, res->retry_after);
     if (res->disposition[0])
         MHD_add_response_header(r, "Content-Disposition", res->disposition);
+    if (is_stream) /* a reverse proxy (nginx) passes each message on as it comes */
+        MHD_add_response_header(r, "X-Accel-Buffering", "no");
     ret = MHD_queue_response(hr->conn, res->status ? res->status : 500, r);
     MHD_destroy_response(r);
     return ret;

@@ -16,6 +16,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,11 +133,56 @@ static void lecture_drop_oldest(struct lectures *l)
         return;
     while ((*pp)->next)
         pp = &(*pp)->next;
-    if (l->store)
-        store_lecture_delete(l->store, (*pp)->info.id); /* on failure: not loaded past the cap */
+    /* on failure: not loaded past the cap; a shared store keeps it for the other servers */
+    if (l->store && !store_shared(l->store))
+        store_lecture_delete(l->store, (*pp)->info.id);
     free(*pp);
     *pp = NULL;
     l->nr--;
+}
+
+/*
+ * Under the lock: lecture @id as lecture_find(), and when the store is
+ * shared (other servers make and move lectures) as the store has it: read
+ * from there when this server has not seen it, or when @fresh.  NULL with
+ * *@err -ENOENT or the store's error.
+ */
+static struct lecture *lecture_lookup(struct lectures *l, const char *id, bool fresh, int *err)
+{
+    struct lecture *x = lecture_find(l, id);
+    struct store_lecture lc;
+    int ret;
+
+    *err = -ENOENT;
+    if (!l->store || !store_shared(l->store) || (x && !fresh))
+        return x;
+    if ((ret = store_lecture_load(l->store, id, &lc)))
+        goto out;
+    if (!ids_valid(lc.id, LECTURE_ID_LEN) || strlen(lc.token) != 32) {
+        ret = -ENOENT; /* not one a server made, as lecture_loaded() says */
+        goto out;
+    }
+    if (!x) {
+        if (!(x = calloc(1, sizeof(*x)))) {
+            ret = -ENOMEM;
+            goto out;
+        }
+        if (l->nr == LECTURES_MAX)
+            lecture_drop_oldest(l);
+        x->next = l->list;
+        l->list = x;
+        l->nr++;
+        memcpy(x->info.id, lc.id, strlen(lc.id) + 1);
+        memcpy(x->token, lc.token, sizeof(x->token));
+    }
+    snprintf(x->info.session, sizeof(x->info.session), "%s", lc.session);
+    x->info.at = lc.position;
+    x->info.events = lc.events;
+    x->info.ops = lc.ops;
+    return x;
+out:
+    *err = ret;
+    return ret == -ENOENT ? NULL : x; /* a store that failed: what this server knows */
 }
 
 int lecture_create(struct lectures *l, struct lecture_info *info, char *token)
@@ -181,28 +227,38 @@ err_unlock:
     return ret;
 }
 
-int lecture_get(struct lectures *l, const char *id, struct lecture_info *out)
+/* lecture_get() and lecture_read(). */
+static int lecture_copy(struct lectures *l, const char *id, bool fresh, struct lecture_info *out)
 {
     struct lecture *x;
+    int err;
 
     pthread_mutex_lock(&l->lock);
-    x = lecture_find(l, id);
+    x = lecture_lookup(l, id, fresh, &err);
     if (x)
         *out = x->info;
     pthread_mutex_unlock(&l->lock);
-    return x ? 0 : -ENOENT;
+    return x ? 0 : err;
+}
+
+int lecture_get(struct lectures *l, const char *id, struct lecture_info *out)
+{
+    return lecture_copy(l, id, false, out);
+}
+
+int lecture_read(struct lectures *l, const char *id, struct lecture_info *out)
+{
+    return lecture_copy(l, id, true, out);
 }
 
 int lecture_check_token(struct lectures *l, const char *id, const char *token)
 {
     struct lecture *x;
-    int ret = 0;
+    int ret;
 
     pthread_mutex_lock(&l->lock);
-    if (!(x = lecture_find(l, id)))
-        ret = -ENOENT;
-    else if (!token || !ids_token_equal(token, x->token))
-        ret = -EPERM;
+    if ((x = lecture_lookup(l, id, false, &ret)))
+        ret = token && ids_token_equal(token, x->token) ? 0 : -EPERM;
     pthread_mutex_unlock(&l->lock);
     return ret;
 }
@@ -225,18 +281,19 @@ int lecture_set(struct lectures *l, struct follow_hub *hub, const struct lecture
                 const char *token)
 {
     struct lecture *x;
-    int ret = 0;
+    int ret;
 
     pthread_mutex_lock(&l->lock);
-    x = lecture_find(l, info->id);
+    x = lecture_lookup(l, info->id, false, &ret);
     if (!x) {
-        ret = -ENOENT;
+        /* ret says why */
     } else if (!token || !ids_token_equal(token, x->token)) {
         ret = -EPERM;
     } else {
         struct lecture next = *x;
         struct store_lecture lc;
 
+        ret = 0;
         memcpy(next.info.session, info->session, sizeof(next.info.session));
         next.info.at = info->at;
         next.info.events = info->events;
@@ -259,17 +316,18 @@ struct follower *lecture_follow(struct lectures *l, struct follow_hub *hub, cons
     char topic[sizeof(LECTURE_TOPIC) + LECTURE_ID_LEN];
     struct follower *f = NULL;
     struct lecture *x;
+    int ret;
 
     /* under the lock: no publish comes between the values and the attach */
     pthread_mutex_lock(&l->lock);
-    x = lecture_find(l, id);
+    x = lecture_lookup(l, id, true, &ret);
     if (x) {
         lecture_topic(x->info.id, topic, sizeof(topic));
         f = follow_attach_as(hub, topic, x->info.session, x->info.at, x->info.events, x->info.ops);
     }
     pthread_mutex_unlock(&l->lock);
     if (!f)
-        *err = x ? -ENOMEM : -ENOENT;
+        *err = x ? -ENOMEM : ret;
     return f;
 }
 
@@ -285,6 +343,20 @@ void lecture_publish(struct lectures *l, struct follow_hub *hub, const char *ses
         x->info.at = at;
         x->info.events = events;
         x->info.ops = ops;
+        lecture_tell(x, hub);
+    }
+    pthread_mutex_unlock(&l->lock);
+}
+
+void lecture_heard(struct lectures *l, struct follow_hub *hub, const struct lecture_info *info)
+{
+    struct lecture *x;
+
+    pthread_mutex_lock(&l->lock);
+    for (x = l->list; x && strcmp(x->info.id, info->id); x = x->next)
+        ;
+    if (x) {
+        x->info = *info;
         lecture_tell(x, hub);
     }
     pthread_mutex_unlock(&l->lock);

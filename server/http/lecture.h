@@ -16,6 +16,12 @@
  * follow link find it, at the position its session was stored at.  At most
  * LECTURES_MAX are kept: the oldest untouched one goes, from memory and
  * store, when a new one would exceed it.
+ *
+ * When other servers share the store (store_shared()), a lecture may be
+ * made and moved on any of them: one this server has not seen is read from
+ * the store when asked for, a follower's first values come from the store,
+ * and the other servers' moves arrive through relay.h (lecture_heard()).
+ * Memory's cap then only forgets a lecture here; the store keeps it.
  */
 #ifndef SLUBLAB_SERVER_HTTP_LECTURE_H
 #define SLUBLAB_SERVER_HTTP_LECTURE_H
@@ -47,8 +53,10 @@ void lectures_free(struct lectures *l);
  * answered; fills @info->id and @token (33 bytes).  0, -EIO (no randomness
  * or the store failed) or -ENOMEM. */
 int lecture_create(struct lectures *l, struct lecture_info *info, char *token);
-/* Lecture @id into @out.  0 or -ENOENT. */
+/* Lecture @id into @out.  0, -ENOENT, or the store's error (shared stores only). */
 int lecture_get(struct lectures *l, const char *id, struct lecture_info *out);
+/* As lecture_get(), with a shared store's latest values (its session's stored position). */
+int lecture_read(struct lectures *l, const char *id, struct lecture_info *out);
 /* Does @token (NULL: none given) open lecture @id?  0, -ENOENT or -EPERM. */
 int lecture_check_token(struct lectures *l, const char *id, const char *token);
 /* Point lecture @info->id at @info's session and position when @token is its
@@ -59,6 +67,10 @@ int lecture_set(struct lectures *l, struct follow_hub *hub, const struct lecture
 /* Session @session moved: tell the followers of every lecture that shows it.  Cannot fail. */
 void lecture_publish(struct lectures *l, struct follow_hub *hub, const char *session, uint64_t at,
                      uint64_t events, uint64_t ops);
+/* Another server pointed lecture @info->id at @info's session and position
+ * (relay.h): tell its followers here, if this server knows it (else it is
+ * read from the store when asked for).  Cannot fail. */
+void lecture_heard(struct lectures *l, struct follow_hub *hub, const struct lecture_info *info);
 /* A new follower of lecture @id, from its values now (follow_attach_as()); NULL with
  * *@err -ENOENT (no such lecture) or -ENOMEM (host OOM or the hub stopping). */
 struct follower *lecture_follow(struct lectures *l, struct follow_hub *hub, const char *id,

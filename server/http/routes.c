@@ -14,7 +14,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "http/app.h"
 #include "http/traces.h"
+#include "session/store.h"
 
 typedef int (*route_fn)(const struct request *req, struct response *res);
 
@@ -107,6 +109,25 @@ static bool route_match(const char *pattern, const char *path, const char **args
     return !*pattern && !*path;
 }
 
+/*
+ * A handler's answer @ret in @res, unless it is a 500 while the store's
+ * database is away (a PostgreSQL server stopped or unreachable): then the
+ * failure is the database's, not a bug, and the client may retry, so the
+ * answer is 503 `unavailable`.  Handlers need not tell a broken connection
+ * from other store failures; the store knows (store_available()).
+ */
+static int store_failed(const struct request *req, struct response *res, int ret)
+{
+    if (ret == 0 && res->status == 500 && req->app && req->app->store &&
+        !store_available(req->app->store)) {
+        snprintf(res->retry_after, sizeof(res->retry_after), "5");
+        route_error(res, 503, "unavailable",
+                    "the database is unavailable (the store's server does not answer); try "
+                    "again shortly");
+    }
+    return ret;
+}
+
 int router_dispatch(const struct request *req, struct response *res)
 {
     char buf[256]; /* the starred segments; lives as long as the handler runs */
@@ -137,7 +158,7 @@ int router_dispatch(const struct request *req, struct response *res)
         }
         memcpy(r.args, args, sizeof(r.args));
         res->allow[0] = '\0';
-        return routes[i].fn(&r, res);
+        return store_failed(&r, res, routes[i].fn(&r, res));
     }
     if (path_known) {
         char allow[sizeof(res->allow)];

@@ -20,8 +20,14 @@
 #include "http/app.h"
 #include "http/follow.h"
 #include "http/lecture.h"
+#include "http/relay.h"
 #include "http/request.h"
 #include "session/session.h"
+#include "session/store.h"
+
+/* On a shared store a lecture may have to be read from the database: not on
+ * libmicrohttpd's thread. */
+#define STORE_WAITS(req) (!(req)->may_block && store_shared((req)->app->store))
 
 static const char *const lecture_keys[] = {"session", NULL};
 
@@ -129,10 +135,15 @@ int route_lecture_create(const struct request *req, struct response *res)
 int route_lecture_get(const struct request *req, struct response *res)
 {
     struct lecture_info info;
+    int ret;
 
-    if (!ids_valid(req->args[0], LECTURE_ID_LEN) ||
-        lecture_get(req->app->lectures, req->args[0], &info))
+    if (!ids_valid(req->args[0], LECTURE_ID_LEN))
         return route_error(res, 404, "not_found", "no such lecture");
+    if (STORE_WAITS(req))
+        return ROUTE_WOULD_BLOCK;
+    if ((ret = lecture_read(req->app->lectures, req->args[0], &info)))
+        return ret == -ENOENT ? route_error(res, 404, "not_found", "no such lecture")
+                              : route_error(res, 500, "internal", "the lecture cannot be read");
     return route_json(res, 200, lecture_json(req, &info, NULL));
 }
 
@@ -142,6 +153,8 @@ int route_lecture_set(const struct request *req, struct response *res)
     struct session *s = NULL;
     int ret;
 
+    if (STORE_WAITS(req))
+        return ROUTE_WOULD_BLOCK;
     if (!ids_valid(req->args[0], LECTURE_ID_LEN) ||
         lecture_get(req->app->lectures, req->args[0], &info))
         return route_error(res, 404, "not_found", "no such lecture");
@@ -149,6 +162,8 @@ int route_lecture_set(const struct request *req, struct response *res)
         return ret == ROUTE_WOULD_BLOCK ? ret : 0;
     ret = lecture_set(req->app->lectures, req->app->follow, &info, route_token(req));
     route_close_session(req, s);
+    if (!ret)
+        relay_lecture(req->app, &info);
     if (ret == -ENOENT)
         return route_error(res, 404, "not_found", "no such lecture");
     if (ret == -EPERM)
@@ -168,9 +183,13 @@ int route_lecture_follow(const struct request *req, struct response *res)
 
     if (!ids_valid(req->args[0], LECTURE_ID_LEN))
         return route_error(res, 404, "not_found", "no such lecture");
+    if (STORE_WAITS(req))
+        return ROUTE_WOULD_BLOCK;
     f = lecture_follow(req->app->lectures, req->app->follow, req->args[0], &err);
     if (!f && err == -ENOENT)
         return route_error(res, 404, "not_found", "no such lecture");
+    if (!f && err != -ENOMEM)
+        return route_error(res, 500, "internal", "the lecture cannot be read");
     if (!f)
         return route_error(res, 503, "busy", "the server is shutting down or out of memory");
     res->status = 200;

@@ -27,6 +27,7 @@
 #include "http/lecture.h"
 #include "http/request.h"
 #include "scenario/lesson.h"
+#include "session/store.h"
 
 static const char *const answer_keys[] = {"at", "choice", "voter", NULL};
 
@@ -169,6 +170,8 @@ int route_answer_post(const struct request *req, struct response *res)
     cJSON *body;
     int ret;
 
+    if (!req->may_block && store_shared(app->store))
+        return ROUTE_WOULD_BLOCK; /* the lecture may have to be read from the store */
     if (!answers_admit(app->answers, req->client)) {
         route_error(res, 429, "rate_limited",
                     "%s may send at most %u answers a second (--answer-rate); try again in a "
@@ -219,9 +222,13 @@ int route_answers_get(const struct request *req, struct response *res)
 
     if (!ids_valid(req->args[0], LECTURE_ID_LEN))
         return route_error(res, 404, "not_found", "no such lecture");
+    if (!req->may_block && store_shared(app->store))
+        return ROUTE_WOULD_BLOCK; /* the lecture may have to be read from the store */
     ret = lecture_check_token(app->lectures, req->args[0], route_token(req));
     if (ret == -ENOENT)
         return route_error(res, 404, "not_found", "no such lecture");
+    if (ret && ret != -EPERM)
+        return route_error(res, 500, "internal", "the lecture cannot be read");
     if (ret)
         return route_error(res, 403, "forbidden",
                            "the tally needs the lecture's write token (Authorization: Bearer "

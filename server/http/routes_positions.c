@@ -23,6 +23,7 @@
 #include "present/json_session.h"
 #include "session/registry.h"
 #include "session/session.h"
+#include "session/store.h"
 
 #define OPEN_ERROR ROUTE_OPEN_ERROR
 
@@ -403,14 +404,21 @@ out:
 
 int route_follow(const struct request *req, struct response *res)
 {
+    uint64_t at, stored_at, stored_events;
     struct follower *f;
     struct session *s;
     int ret = route_open_session(req, res, req->args[0], &s);
 
     if (ret)
         return ret == ROUTE_WOULD_BLOCK ? ret : 0;
-    f = follow_attach(req->app->follow, s->id, s->position, session_nr_events(s),
-                      session_nr_ops(s));
+    at = s->position;
+    /* another server's presenter may have moved it since this copy was made:
+     * the store has the latest (a shared store's request is on a worker) */
+    if (req->may_block && store_shared(req->app->store) &&
+        !store_session_where(req->app->store, s->id, &stored_at, &stored_events) &&
+        stored_events == session_nr_events(s) && stored_at <= stored_events)
+        at = stored_at;
+    f = follow_attach(req->app->follow, s->id, at, session_nr_events(s), session_nr_ops(s));
     route_close_session(req, s);
     if (!f)
         return route_error(res, 503, "busy", "the server is shutting down or out of memory");

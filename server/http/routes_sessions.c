@@ -23,6 +23,7 @@
 #include "http/app.h"
 #include "http/follow.h"
 #include "http/lecture.h"
+#include "http/relay.h"
 #include "present/json_session.h"
 #include "present/json_state.h"
 #include "session/registry.h"
@@ -100,6 +101,7 @@ void route_publish(const struct request *req, const struct session *s)
     follow_publish(req->app->follow, s->id, s->position, session_nr_events(s), session_nr_ops(s));
     lecture_publish(req->app->lectures, req->app->follow, s->id, s->position, session_nr_events(s),
                     session_nr_ops(s));
+    relay_session(req->app, s->id, s->position, session_nr_events(s), session_nr_ops(s));
 }
 
 /* The links of a session, for clients to follow. */

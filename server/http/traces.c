@@ -12,6 +12,12 @@
  * message.  Every field a reader sees is written under the table's lock;
  * the thread works on its own copies in between.  traces_free() sets the
  * cancel flag the replay polls, then joins every thread.
+ *
+ * When other servers share the store, the job's state is also a row there
+ * (store_trace_job_put()): written before the 202, at every change of
+ * state, and with its progress at most every TRACES_STORE_EVERY_NS, so GET
+ * /api/traces/ID on any server answers the same document (a server that
+ * does not run the job reads the row).
  */
 #include "http/traces.h"
 
@@ -23,6 +29,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/ids.h"
@@ -33,6 +40,7 @@
 #include "present/ktrace_report.h"
 #include "scenario/kernel.h"
 #include "session/registry.h"
+#include "session/store.h"
 
 enum job_state { JOB_REPLAYING, JOB_BUILDING, JOB_DONE, JOB_FAILED };
 
@@ -61,6 +69,7 @@ struct trace_job {
     char *report;     /* owned */
     const char *code; /* failed: an error code of routes.h */
     char message[300];
+    uint64_t stored_ns; /* when its row was last written to a shared store (job_store()) */
     uint64_t age;  /* creation order */
     bool deleted;  /* the uploader deleted it: 404 from now on, freed when its thread ends */
 };
@@ -196,6 +205,67 @@ void traces_free(struct trace_jobs *tj)
     free(tj);
 }
 
+/* ---- the job's row, for the other servers sharing the store ---- */
+
+/* Under tj->lock: @j as GET /api/traces/ID shows it and the store keeps it.
+ * row->report points into @j. */
+static void job_row(const struct trace_job *j, struct store_trace_job *row)
+{
+    memset(row, 0, sizeof(*row));
+    snprintf(row->id, sizeof(row->id), "%s", j->id);
+    snprintf(row->state, sizeof(row->state), "%s", state_names[j->state]);
+    row->bytes = j->bytes;
+    row->done = j->done;
+    row->total = j->total;
+    row->events = j->events;
+    row->built = j->built;
+    row->recorded = j->recorded;
+    if (j->state == JOB_DONE) {
+        snprintf(row->session, sizeof(row->session), "%s", j->session);
+        snprintf(row->token, sizeof(row->token), "%s", j->token);
+    }
+    if (j->state == JOB_FAILED) {
+        snprintf(row->code, sizeof(row->code), "%s", j->code);
+        snprintf(row->message, sizeof(row->message), "%s", j->message);
+    }
+    row->report = j->report;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * On the job's thread: write @j's row when other servers share the store,
+ * at once when @now (a change of state), else at most every
+ * TRACES_STORE_EVERY_NS; never once the uploader deleted it.  The write is
+ * done under the table's lock (then the store's), so a DELETE, which
+ * removes the row under the same lock, cannot be overtaken by an older
+ * write.  A failed write is logged: the job goes on.
+ */
+static void job_store(struct trace_job *j, bool now)
+{
+    struct store *st = j->app->store;
+    struct store_trace_job row;
+    uint64_t t;
+
+    if (!store_shared(st))
+        return;
+    t = mono_ns();
+    pthread_mutex_lock(&j->tj->lock);
+    if (!j->deleted && (now || t - j->stored_ns >= TRACES_STORE_EVERY_NS)) {
+        j->stored_ns = t;
+        job_row(j, &row);
+        if (store_trace_job_put(st, &row))
+            fprintf(stderr, "slublab serve: trace %s: its progress was not stored\n", j->id);
+    }
+    pthread_mutex_unlock(&j->tj->lock);
+}
+
 /* ---- the job thread ---- */
 
 static void job_progress(uint64_t done, uint64_t total, void *arg)
@@ -206,6 +276,7 @@ static void job_progress(uint64_t done, uint64_t total, void *arg)
     j->done = done;
     j->total = total;
     pthread_mutex_unlock(&j->tj->lock);
+    job_store(j, false);
 }
 
 static void job_fail(struct trace_job *j, const char *code, const char *fmt, ...)
@@ -222,6 +293,7 @@ static void job_fail(struct trace_job *j, const char *code, const char *fmt, ...
     vsnprintf(j->message, sizeof(j->message), fmt, ap);
     va_end(ap);
     pthread_mutex_unlock(&j->tj->lock);
+    job_store(j, true);
 }
 
 static void job_build_progress(uint64_t ops, void *arg)
@@ -231,6 +303,7 @@ static void job_build_progress(uint64_t ops, void *arg)
     pthread_mutex_lock(&j->tj->lock);
     j->built = ops < j->recorded ? ops : j->recorded;
     pthread_mutex_unlock(&j->tj->lock);
+    job_store(j, false);
 }
 
 /* Build, store and register the session of @scn.  0 or an errno with @err set. */
@@ -333,6 +406,7 @@ static void *job_run(void *arg)
     j->report = strbuf_failed(&rep) ? NULL : strdup(strbuf_str(&rep));
     j->state = JOB_BUILDING;
     pthread_mutex_unlock(&j->tj->lock);
+    job_store(j, true);
     if (!ktrace_replay_events(&kr)) {
         job_fail(j, "unprocessable",
                  "no kmem events in the upload (kmem_cache_alloc, "
@@ -361,6 +435,9 @@ static void *job_run(void *arg)
     }
     pthread_mutex_lock(&j->tj->lock);
     j->state = JOB_DONE;
+    pthread_mutex_unlock(&j->tj->lock);
+    job_store(j, true);
+    pthread_mutex_lock(&j->tj->lock);
     if (j->deleted) { /* deleted after the last look at cancel: its session goes */
         char id[SESSION_ID_LEN + 1];
 
@@ -421,6 +498,8 @@ int route_trace_create(const struct request *req, struct response *res)
     int slot;
     cJSON *o;
 
+    if (!req->may_block && store_shared(req->app->store))
+        return ROUTE_WOULD_BLOCK; /* the job's first row is written before the answer */
     if (!up)
         return route_error(res, 400, "bad_request",
                            "POST /api/traces takes a kmem trace as its body (ftrace text, plain "
@@ -466,6 +545,17 @@ int route_trace_create(const struct request *req, struct response *res)
                            TRACES_MAX_RUNNING);
     }
     j->age = ++tj->clock;
+    if (store_shared(req->app->store)) { /* before its thread writes: the row exists at once */
+        struct store_trace_job row;
+
+        job_row(j, &row);
+        j->stored_ns = mono_ns();
+        if (store_trace_job_put(req->app->store, &row)) {
+            pthread_mutex_unlock(&tj->lock);
+            free(j);
+            return route_error(res, 500, "internal", "cannot store the trace job");
+        }
+    }
     if (pthread_create(&j->thread, NULL, job_run, j)) {
         pthread_mutex_unlock(&tj->lock);
         free(j);
@@ -492,70 +582,90 @@ int route_trace_create(const struct request *req, struct response *res)
     return route_json(res, 202, o);
 }
 
+/* GET /api/traces/ID's answer from @row. */
+static cJSON *job_json(const struct store_trace_job *row)
+{
+    bool done = !strcmp(row->state, "done"), failed = !strcmp(row->state, "failed");
+    bool replaying = !strcmp(row->state, "replaying"), building = !strcmp(row->state, "building");
+    double progress = done ? 1.0 : row->total ? (double)row->done / (double)row->total : 0.0;
+    double built = done ? 1.0 : row->recorded ? (double)row->built / (double)row->recorded : 0.0;
+    cJSON *o = cJSON_CreateObject(), *e;
+
+    if (!o)
+        return NULL;
+    cJSON_AddStringToObject(o, "id", row->id);
+    cJSON_AddStringToObject(o, "state", row->state);
+    cJSON_AddNumberToObject(o, "bytes", (double)row->bytes);
+    cJSON_AddNumberToObject(o, "progress", progress > 1.0 ? 1.0 : progress);
+    cJSON_AddNumberToObject(o, "events", (double)row->events);
+    if (replaying || building)
+        cJSON_AddStringToObject(o, "phase", phase_names[building]);
+    else
+        cJSON_AddNullToObject(o, "phase");
+    cJSON_AddNumberToObject(o, "phase_progress",
+                            replaying ? (progress > 1.0 ? 1.0 : progress)
+                            : built > 1.0 ? 1.0
+                                          : built);
+    cJSON_AddNumberToObject(o, "ops", (double)row->built);
+    cJSON_AddNumberToObject(o, "ops_total", (double)row->recorded);
+    if (done) {
+        e = cJSON_AddObjectToObject(o, "session");
+        cJSON_AddStringToObject(e, "id", row->session);
+        cJSON_AddStringToObject(e, "token", row->token);
+    } else {
+        cJSON_AddNullToObject(o, "session");
+    }
+    if (row->report)
+        cJSON_AddStringToObject(o, "report", row->report);
+    else
+        cJSON_AddNullToObject(o, "report");
+    if (failed) {
+        e = cJSON_AddObjectToObject(o, "error");
+        cJSON_AddStringToObject(e, "code", row->code);
+        cJSON_AddStringToObject(e, "message", row->message);
+    } else {
+        cJSON_AddNullToObject(o, "error");
+    }
+    return o;
+}
+
 int route_trace_get(const struct request *req, struct response *res)
 {
     struct trace_jobs *tj = req->app->traces;
     const char *id = req->args[0];
     struct trace_job *j = NULL;
-    cJSON *o = cJSON_CreateObject(), *e;
+    struct store_trace_job row;
+    cJSON *o = NULL;
+    bool gone;
+    int ret;
 
-    if (!ids_valid(id, TRACES_ID_LEN)) {
-        cJSON_Delete(o);
+    if (!ids_valid(id, TRACES_ID_LEN))
         return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
-    }
-    if (!o)
-        return route_error(res, 500, "internal", "out of memory");
     pthread_mutex_lock(&tj->lock);
     for (size_t i = 0; i < TRACES_MAX_KEPT && !j; i++)
-        if (tj->jobs[i] && !tj->jobs[i]->deleted && !strcmp(tj->jobs[i]->id, id))
+        if (tj->jobs[i] && !strcmp(tj->jobs[i]->id, id))
             j = tj->jobs[i];
-    if (j) {
-        double progress = j->state == JOB_DONE ? 1.0
-                          : j->total           ? (double)j->done / (double)j->total
-                                               : 0.0;
-        double built = j->state == JOB_DONE ? 1.0
-                       : j->recorded        ? (double)j->built / (double)j->recorded
-                                            : 0.0;
-
-        cJSON_AddStringToObject(o, "id", j->id);
-        cJSON_AddStringToObject(o, "state", state_names[j->state]);
-        cJSON_AddNumberToObject(o, "bytes", (double)j->bytes);
-        cJSON_AddNumberToObject(o, "progress", progress > 1.0 ? 1.0 : progress);
-        cJSON_AddNumberToObject(o, "events", (double)j->events);
-        if (j->state == JOB_REPLAYING || j->state == JOB_BUILDING)
-            cJSON_AddStringToObject(o, "phase", phase_names[j->state]);
-        else
-            cJSON_AddNullToObject(o, "phase");
-        cJSON_AddNumberToObject(o, "phase_progress",
-                                j->state == JOB_REPLAYING ? (progress > 1.0 ? 1.0 : progress)
-                                                          : built > 1.0 ? 1.0 : built);
-        cJSON_AddNumberToObject(o, "ops", (double)j->built);
-        cJSON_AddNumberToObject(o, "ops_total", (double)j->recorded);
-        if (j->state == JOB_DONE) {
-            e = cJSON_AddObjectToObject(o, "session");
-            cJSON_AddStringToObject(e, "id", j->session);
-            cJSON_AddStringToObject(e, "token", j->token);
-        } else {
-            cJSON_AddNullToObject(o, "session");
-        }
-        if (j->report)
-            cJSON_AddStringToObject(o, "report", j->report);
-        else
-            cJSON_AddNullToObject(o, "report");
-        if (j->state == JOB_FAILED) {
-            e = cJSON_AddObjectToObject(o, "error");
-            cJSON_AddStringToObject(e, "code", j->code);
-            cJSON_AddStringToObject(e, "message", j->message);
-        } else {
-            cJSON_AddNullToObject(o, "error");
-        }
+    gone = j && j->deleted;
+    if (j && !gone) {
+        job_row(j, &row);
+        o = job_json(&row); /* under the lock: row points at j's report */
     }
     pthread_mutex_unlock(&tj->lock);
-    if (!j) {
-        cJSON_Delete(o);
+    if (gone)
         return route_error(res, 404, "not_found", "no trace \"%s\"", id);
-    }
-    return route_json(res, 200, o);
+    if (j)
+        return o ? route_json(res, 200, o) : route_error(res, 500, "internal", "out of memory");
+    /* a job another server runs, on a store they share */
+    if (!store_shared(req->app->store))
+        return route_error(res, 404, "not_found", "no trace \"%s\"", id);
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    if ((ret = store_trace_job_load(req->app->store, id, &row)))
+        return ret == -ENOENT ? route_error(res, 404, "not_found", "no trace \"%s\"", id)
+                              : route_error(res, 500, "internal", "cannot read the trace job");
+    o = job_json(&row);
+    store_trace_job_free(&row);
+    return o ? route_json(res, 200, o) : route_error(res, 500, "internal", "out of memory");
 }
 
 int route_trace_delete(const struct request *req, struct response *res)
@@ -586,6 +696,9 @@ int route_trace_delete(const struct request *req, struct response *res)
     }
     j->deleted = true;
     j->cancel = true; /* a running replay or build stops; a finished one has its session */
+    if (store_shared(req->app->store) && (err = store_trace_job_delete(req->app->store, id)) &&
+        err != -ENOENT)
+        fprintf(stderr, "slublab serve: trace %s: its row stays in the store\n", id);
     if (j->state == JOB_DONE)
         snprintf(session, sizeof(session), "%s", j->session);
     pthread_mutex_unlock(&tj->lock);

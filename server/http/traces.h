@@ -9,7 +9,9 @@
  * session the UI opens and registers it; GET /api/traces/ID reports the
  * job's state and progress, then the session's id and token and the
  * replay's report.  At most TRACES_MAX_RUNNING jobs run at once (503
- * beyond); the last TRACES_MAX_KEPT jobs are remembered.
+ * beyond); the last TRACES_MAX_KEPT jobs are remembered.  On a store other
+ * servers share, every server answers GET /api/traces/ID from the job's
+ * row there; the job itself, and DELETE, stay with the server that runs it.
  */
 #ifndef SLUBLAB_SERVER_HTTP_TRACES_H
 #define SLUBLAB_SERVER_HTTP_TRACES_H
@@ -30,6 +32,8 @@
  * --max-trace-text says otherwise: it bounds how long a job holds a place. */
 #define TRACES_MAX_TEXT (4ull << 30)
 #define TRACES_RETRY_AFTER "5" /* seconds, in the Retry-After of a busy answer */
+/* a running job's progress is written to a shared store at most this often */
+#define TRACES_STORE_EVERY_NS 500000000ull
 
 struct app;
 struct request;

@@ -91,6 +91,24 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         /* 5 -> 6: a session records the engine version that made it (NULL
          * for those made before) */
         "ALTER TABLE sessions ADD COLUMN engine TEXT;",
+        /* 6 -> 7: trace replay jobs, readable from every server sharing the store */
+        "CREATE TABLE trace_jobs ("
+        " id TEXT PRIMARY KEY,"
+        " state TEXT NOT NULL,"
+        " bytes INTEGER NOT NULL DEFAULT 0,"
+        " done INTEGER NOT NULL DEFAULT 0,"
+        " total INTEGER NOT NULL DEFAULT 0,"
+        " events INTEGER NOT NULL DEFAULT 0,"
+        " built INTEGER NOT NULL DEFAULT 0,"
+        " recorded INTEGER NOT NULL DEFAULT 0,"
+        " session TEXT NOT NULL DEFAULT '',"
+        " token TEXT NOT NULL DEFAULT '',"
+        " code TEXT NOT NULL DEFAULT '',"
+        " message TEXT NOT NULL DEFAULT '',"
+        " report TEXT,"
+        " created TEXT NOT NULL,"
+        " updated TEXT NOT NULL);"
+        "CREATE INDEX trace_jobs_updated ON trace_jobs(updated);",
 };
 
 /* The statements, in SQLite's words (store_pg.c turns most into PostgreSQL's). */
@@ -153,6 +171,23 @@ const char *const store_sql[NR_STMTS] = {
         [ST_SNP_EXPIRE] = "DELETE FROM snapshots WHERE created < strftime('%Y-%m-%dT%H:%M:%fZ',"
                           " 'now', '-' || ?1 || ' days')",
         [ST_BAT_COUNT] = "SELECT count(*) FROM batches WHERE session = ?1",
+        [ST_LEC_GET] = "SELECT l.id, l.token, l.session, coalesce(s.position, l.position),"
+                       " coalesce(s.events, l.events), l.ops"
+                       " FROM lectures l LEFT JOIN sessions s ON s.id = l.session WHERE l.id = ?1",
+        [ST_JOB_PUT] = "INSERT INTO trace_jobs (id, state, bytes, done, total, events, built,"
+                       " recorded, session, token, code, message, report, created, updated)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " NOW
+                       ", " NOW ") ON CONFLICT (id) DO UPDATE SET state = excluded.state,"
+                       " bytes = excluded.bytes, done = excluded.done, total = excluded.total,"
+                       " events = excluded.events, built = excluded.built,"
+                       " recorded = excluded.recorded, session = excluded.session,"
+                       " token = excluded.token, code = excluded.code,"
+                       " message = excluded.message, report = excluded.report,"
+                       " updated = excluded.updated",
+        [ST_JOB_GET] = "SELECT state, bytes, done, total, events, built, recorded, session, token,"
+                       " code, message, report FROM trace_jobs WHERE id = ?1",
+        [ST_JOB_DEL] = "DELETE FROM trace_jobs WHERE id = ?1",
+        [ST_SES_WHERE] = "SELECT position, events FROM sessions WHERE id = ?1",
         [ST_SNP_CHECK] = ("UPDATE snapshots SET check_engine = ?2, check_status = ?3, "
                           "check_warning = ?4 WHERE id = ?1"),
 };
@@ -1065,6 +1100,156 @@ int store_lectures_load(struct store *st, unsigned max,
     }
     if (!ret && rc != SQLITE_DONE)
         ret = store_fail(st, rc, "loading the lectures");
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+/* A lecture row of ST_LEC_LIST or ST_LEC_GET. */
+static void lecture_cols(sqlite3_stmt *s, struct store_lecture *lc)
+{
+    memset(lc, 0, sizeof(*lc));
+    col_copy(s, 0, lc->id, sizeof(lc->id));
+    col_copy(s, 1, lc->token, sizeof(lc->token));
+    col_copy(s, 2, lc->session, sizeof(lc->session));
+    lc->position = col_u64(s, 3);
+    lc->events = col_u64(s, 4);
+    lc->ops = col_u64(s, 5);
+}
+
+int store_lecture_load(struct store *st, const char *id, struct store_lecture *out)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (st->pg)
+        return store_pg_lecture_load(st->pg, id, out);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LEC_GET);
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        lecture_cols(s, out);
+    else
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "loading a lecture");
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_trace_job_put(struct store *st, const struct store_trace_job *j)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    if (st->pg)
+        return store_pg_trace_job_put(st->pg, j);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_JOB_PUT);
+    bind_text(s, 1, j->id);
+    bind_text(s, 2, j->state);
+    bind_u64(s, 3, j->bytes);
+    bind_u64(s, 4, j->done);
+    bind_u64(s, 5, j->total);
+    bind_u64(s, 6, j->events);
+    bind_u64(s, 7, j->built);
+    bind_u64(s, 8, j->recorded);
+    bind_text(s, 9, j->session);
+    bind_text(s, 10, j->token);
+    bind_text(s, 11, j->code);
+    bind_text(s, 12, j->message);
+    bind_text(s, 13, j->report);
+    ret = store_exec(st, s, "storing a trace job");
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_trace_job_load(struct store *st, const char *id, struct store_trace_job *out)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (st->pg)
+        return store_pg_trace_job_load(st->pg, id, out);
+    memset(out, 0, sizeof(*out));
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_JOB_GET);
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        snprintf(out->id, sizeof(out->id), "%s", id);
+        col_copy(s, 0, out->state, sizeof(out->state));
+        out->bytes = col_u64(s, 1);
+        out->done = col_u64(s, 2);
+        out->total = col_u64(s, 3);
+        out->events = col_u64(s, 4);
+        out->built = col_u64(s, 5);
+        out->recorded = col_u64(s, 6);
+        col_copy(s, 7, out->session, sizeof(out->session));
+        col_copy(s, 8, out->token, sizeof(out->token));
+        col_copy(s, 9, out->code, sizeof(out->code));
+        col_copy(s, 10, out->message, sizeof(out->message));
+        if (sqlite3_column_type(s, 11) != SQLITE_NULL && !(out->report = col_dup(s, 11)))
+            ret = -ENOMEM;
+    } else {
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "loading a trace job");
+    }
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_trace_job_delete(struct store *st, const char *id)
+{
+    if (st->pg)
+        return store_pg_trace_job_delete(st->pg, id);
+    return store_delete(st, ST_JOB_DEL, id);
+}
+
+void store_trace_job_free(struct store_trace_job *j)
+{
+    free(j->report);
+    j->report = NULL;
+}
+
+int store_notify(struct store *st, const char *text)
+{
+    return st->pg ? store_pg_notify(st->pg, text) : 0;
+}
+
+int store_listen(struct store *st, store_message_fn *fn, void *arg)
+{
+    return st->pg ? store_pg_listen(st->pg, fn, arg) : 0;
+}
+
+void store_unlisten(struct store *st)
+{
+    if (st && st->pg)
+        store_pg_unlisten(st->pg);
+}
+
+bool store_available(const struct store *st)
+{
+    return !st->pg || store_pg_available(st->pg);
+}
+
+int store_session_where(struct store *st, const char *id, uint64_t *position, uint64_t *events)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (st->pg)
+        return store_pg_session_where(st->pg, id, position, events);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_WHERE);
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *position = col_u64(s, 0);
+        *events = col_u64(s, 1);
+    } else {
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "reading a position");
+    }
     sqlite3_reset(s);
     pthread_mutex_unlock(&st->lock);
     return ret;

@@ -1,6 +1,8 @@
 /*
  * store.h: what the server keeps in SQLite: scenarios, sessions (their
- * inputs, restorable by replay) and snapshots.
+ * inputs, restorable by replay), snapshots, lectures and trace jobs' rows.
+ * The same interface keeps them in PostgreSQL (store_pg.h), where several
+ * servers may share them and send each other messages (store_notify()).
  *
  * One database file in WAL mode with synchronous=FULL, so a write is on disk
  * before the call that made it returns: a snapshot whose save was
@@ -25,7 +27,7 @@
 
 #include "base/strbuf.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 #define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
 
 struct store;
@@ -103,6 +105,9 @@ void store_session_free(struct store_session *ss);
 int store_session_delete(struct store *st, const char *id);
 /* How many batches session @id has in the store (0 when there is no such session). */
 int store_session_batches(struct store *st, const char *id, uint64_t *nr);
+/* Session @id's stored position and event count (the latest any server
+ * sharing the store wrote).  0, -ENOENT or -EIO. */
+int store_session_where(struct store *st, const char *id, uint64_t *position, uint64_t *events);
 /* True when other servers may share the store (PostgreSQL): what a server
  * holds in memory may be behind it. */
 bool store_shared(const struct store *st);
@@ -138,6 +143,53 @@ int store_lecture_delete(struct store *st, const char *id);
  * first, until it returns non-zero (returned).  0 or -EIO otherwise. */
 int store_lectures_load(struct store *st, unsigned max,
                         int (*fn)(const struct store_lecture *lc, void *arg), void *arg);
+
+/* Lecture @id as store_lectures_load() gives it (its session's stored
+ * position and end).  0, -ENOENT or -EIO. */
+int store_lecture_load(struct store *st, const char *id, struct store_lecture *out);
+
+/* A trace upload's replay job (http/traces.h) as other servers read it. */
+struct store_trace_job {
+    char id[STORE_ID_MAX + 1];
+    char state[16];           /* "replaying", "building", "done" or "failed" */
+    uint64_t bytes;           /* the upload's size */
+    uint64_t done, total;     /* input consumed, of total */
+    uint64_t events;          /* kmem events replayed */
+    uint64_t built, recorded; /* operations the session applied, of those recorded */
+    char session[STORE_ID_MAX + 1], token[STORE_ID_MAX + 1]; /* done: what it made; else "" */
+    char code[32];    /* failed: the error code; else "" */
+    char message[300];
+    char *report; /* the replay's report, or NULL */
+};
+
+/* Write job @j's row (made or replaced).  0 or -EIO. */
+int store_trace_job_put(struct store *st, const struct store_trace_job *j);
+/* Job @id into @out; store_trace_job_free() it.  0, -ENOENT, -ENOMEM or -EIO. */
+int store_trace_job_load(struct store *st, const char *id, struct store_trace_job *out);
+void store_trace_job_free(struct store_trace_job *j);
+/* Forget job @id's row.  0, -ENOENT or -EIO. */
+int store_trace_job_delete(struct store *st, const char *id);
+
+/*
+ * Messages between the servers sharing a store (PostgreSQL's LISTEN and
+ * NOTIFY on one channel): store_notify() sends @text (at most
+ * STORE_MESSAGE_MAX bytes) to every other server listening; a server never
+ * hears its own.  store_listen() starts a thread with a connection of its
+ * own that calls @fn with each message another server sent, and opens its
+ * connection again (once a second) while the database is away; messages
+ * sent meanwhile are lost.  On a SQLite store (one server) both do nothing
+ * and return 0.  store_unlisten() stops the thread (before what @arg
+ * points at goes); store_close() does too.
+ */
+#define STORE_MESSAGE_MAX 512
+typedef void store_message_fn(const char *text, void *arg);
+int store_notify(struct store *st, const char *text);
+/* 0, -ENOMEM or -EAGAIN (no thread). */
+int store_listen(struct store *st, store_message_fn *fn, void *arg);
+void store_unlisten(struct store *st);
+/* False while the database is away: the last call found its connection
+ * broken and could not open it again.  Always true on SQLite. */
+bool store_available(const struct store *st);
 
 /* Up to @max ids of sessions not changed (created or appended to) for
  * @days days, oldest first, into @ids; their count in *n.  0 or -EIO. */

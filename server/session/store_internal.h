@@ -39,6 +39,11 @@ enum stmt {
     ST_SES_OLD,
     ST_SNP_EXPIRE,
     ST_BAT_COUNT,
+    ST_LEC_GET,
+    ST_JOB_PUT,
+    ST_JOB_GET,
+    ST_JOB_DEL,
+    ST_SES_WHERE,
     NR_STMTS
 };
 extern const char *const store_sql[NR_STMTS];

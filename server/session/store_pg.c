@@ -14,13 +14,17 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <libpq-fe.h>
 
+#include "base/ids.h"
 #include "base/json.h"
 #include "session/store_internal.h"
 
@@ -29,6 +33,10 @@
     "to_char((clock_timestamp() - " p "::bigint * interval '1 day') AT TIME ZONE " \
     "'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 #define MIGRATION_LOCK "SELECT pg_advisory_xact_lock(5140001)"
+#define CHANNEL        "slublab" /* store_notify()'s LISTEN/NOTIFY channel */
+#define ORIGIN_LEN     12        /* a server's mark on its messages, in ids_random() characters */
+/* seconds to wait for a connection when the URL does not say (connect_timeout) */
+#define CONNECT_TIMEOUT "5"
 
 /* migration[i] takes version i to i + 1, as the SQLite store's do */
 static const char *const migrations[STORE_SCHEMA_VERSION] = {
@@ -62,6 +70,15 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " ops BIGINT NOT NULL DEFAULT 0, created TEXT NOT NULL, updated TEXT NOT NULL);"
         "CREATE INDEX lectures_updated ON lectures(updated);",
         "ALTER TABLE sessions ADD COLUMN engine TEXT;",
+        "CREATE TABLE trace_jobs ("
+        " id TEXT PRIMARY KEY, state TEXT NOT NULL, bytes BIGINT NOT NULL DEFAULT 0,"
+        " done BIGINT NOT NULL DEFAULT 0, total BIGINT NOT NULL DEFAULT 0,"
+        " events BIGINT NOT NULL DEFAULT 0, built BIGINT NOT NULL DEFAULT 0,"
+        " recorded BIGINT NOT NULL DEFAULT 0, session TEXT NOT NULL DEFAULT '',"
+        " token TEXT NOT NULL DEFAULT '', code TEXT NOT NULL DEFAULT '',"
+        " message TEXT NOT NULL DEFAULT '', report TEXT, created TEXT NOT NULL,"
+        " updated TEXT NOT NULL);"
+        "CREATE INDEX trace_jobs_updated ON trace_jobs(updated);",
 };
 
 /*
@@ -104,16 +121,33 @@ static const char *pg_sql(enum stmt which, char *buf, size_t size)
     return *in ? NULL : buf;
 }
 
+struct store_listener;
+
 struct store_pg {
     PGconn *conn;
     pthread_mutex_t lock; /* one statement at a time on conn */
+    char *url;
+    bool in_tx; /* between BEGIN and its end: a lost connection lost the transaction too */
+    atomic_bool available; /* false: the last call found conn broken and could not reset it */
+    char origin[ORIGIN_LEN + 1];    /* what this server's messages start with */
+    struct store_listener *listener; /* store_pg_listen()'s thread, or NULL */
 };
+
+/* A connection to @url, with CONNECT_TIMEOUT unless the URL says otherwise. */
+static PGconn *pg_connect(const char *url)
+{
+    /* later keywords override what the URL expanded before them */
+    static const char *const keys[] = {"connect_timeout", "dbname", NULL};
+    const char *vals[] = {CONNECT_TIMEOUT, url, NULL};
+
+    return PQconnectdbParams(keys, vals, 1);
+}
 
 /* A statement's parameters as text (NULL for SQL NULL). */
 struct pq_args {
-    const char *v[12];
-    int len[12];
-    char num[12][24];
+    const char *v[16];
+    int len[16];
+    char num[16][24];
     int n;
 };
 
@@ -140,7 +174,7 @@ static int pg_prepare_all(struct store_pg *pg, struct strbuf *err)
     unsigned i;
 
     for (i = 0; i < NR_STMTS; i++) {
-        char name[16], text[1024];
+        char name[16], text[2048];
         const char *sql;
         PGresult *r;
 
@@ -165,6 +199,26 @@ static int pg_prepare_all(struct store_pg *pg, struct strbuf *err)
 }
 
 /*
+ * Did @r fail because the connection did (the server went away, is
+ * shutting down, or never answered)?  libpq may still call the connection
+ * OK then: it learns otherwise on the next call.
+ */
+static bool pg_lost(const PGconn *conn, const PGresult *r)
+{
+    const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+
+    return PQstatus(conn) != CONNECTION_OK || !state || !strncmp(state, "08", 2) ||
+           !strncmp(state, "57P", 3);
+}
+
+/* Open the connection again after pg_lost(); true when it is back. */
+static bool pg_reconnect(struct store_pg *pg)
+{
+    PQreset(pg->conn);
+    return PQstatus(pg->conn) == CONNECTION_OK && !pg_prepare_all(pg, NULL);
+}
+
+/*
  * Run prepared statement @which.  Returns the result (PQclear() it) when it
  * succeeded, else NULL with *ret set: -EEXIST for a taken key, -EIO after
  * logging PostgreSQL's words.  A broken connection is reset once.
@@ -172,7 +226,8 @@ static int pg_prepare_all(struct store_pg *pg, struct strbuf *err)
 static PGresult *pg_run(struct store_pg *pg, enum stmt which, const struct pq_args *a,
                         const char *what, int *ret)
 {
-    int formats[12] = {0}, attempt;
+    int formats[16] = {0}, attempt;
+    bool lost = false;
     char name[16];
 
     snprintf(name, sizeof(name), "s%u", (unsigned)which);
@@ -183,6 +238,7 @@ static PGresult *pg_run(struct store_pg *pg, enum stmt which, const struct pq_ar
         const char *state;
 
         if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+            atomic_store(&pg->available, true);
             *ret = 0;
             return r;
         }
@@ -192,13 +248,17 @@ static PGresult *pg_run(struct store_pg *pg, enum stmt which, const struct pq_ar
             *ret = -EEXIST;
             return NULL;
         }
+        lost = pg_lost(pg->conn, r);
         PQclear(r);
-        if (attempt || PQstatus(pg->conn) != CONNECTION_BAD)
+        /* never redone on a new connection inside a transaction: the rest of it is gone */
+        if (attempt || !lost || pg->in_tx)
             break;
-        PQreset(pg->conn); /* the server went away and may be back */
-        if (PQstatus(pg->conn) != CONNECTION_OK || pg_prepare_all(pg, NULL))
+        /* the server went away and may be back */
+        if (!pg_reconnect(pg))
             break;
+        lost = false;
     }
+    atomic_store(&pg->available, !lost);
     fprintf(stderr, "slublab serve: postgresql: %s: %s", what, PQerrorMessage(pg->conn));
     *ret = -EIO;
     return NULL;
@@ -222,10 +282,22 @@ static int pg_exec(struct store_pg *pg, enum stmt which, const struct pq_args *a
 /* Plain SQL (transactions, migrations); 0 or -EIO with PostgreSQL's words in @err. */
 static int pg_plain(struct store_pg *pg, const char *sql, struct strbuf *err)
 {
+    bool begin = !strcmp(sql, "BEGIN"), lost;
     PGresult *r = PQexec(pg->conn, sql);
     ExecStatusType st = PQresultStatus(r);
 
+    lost = st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && pg_lost(pg->conn, r);
     PQclear(r);
+    /* a transaction may begin on a new connection (never commit on one) */
+    if (lost && begin && pg_reconnect(pg)) {
+        r = PQexec(pg->conn, sql);
+        st = PQresultStatus(r);
+        lost = st != PGRES_COMMAND_OK && st != PGRES_TUPLES_OK && pg_lost(pg->conn, r);
+        PQclear(r);
+    }
+    atomic_store(&pg->available, !lost);
+    if (begin || !strcmp(sql, "COMMIT") || !strcmp(sql, "ROLLBACK"))
+        pg->in_tx = begin && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK);
     if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK)
         return 0;
     if (err)
@@ -307,7 +379,12 @@ int store_pg_open(const char *url, struct store_pg **out, struct strbuf *err)
         free(pg);
         return -ENOMEM;
     }
-    pg->conn = PQconnectdb(url);
+    atomic_init(&pg->available, true);
+    if (!(pg->url = strdup(url)) || ids_random(pg->origin, ORIGIN_LEN)) {
+        strbuf_puts(err, pg->url ? "no randomness for the server's mark" : "out of memory");
+        goto err_close;
+    }
+    pg->conn = pg_connect(url);
     if (!pg->conn || PQstatus(pg->conn) != CONNECTION_OK) {
         strbuf_printf(err, "cannot connect: %s",
                       pg->conn ? PQerrorMessage(pg->conn) : "out of memory");
@@ -329,8 +406,10 @@ void store_pg_close(struct store_pg *pg)
 {
     if (!pg)
         return;
+    store_pg_unlisten(pg);
     PQfinish(pg->conn);
     pthread_mutex_destroy(&pg->lock);
+    free(pg->url);
     free(pg);
 }
 
@@ -805,5 +884,279 @@ int store_pg_snapshots_expire(struct store_pg *pg, unsigned days, uint64_t *dele
     pthread_mutex_lock(&pg->lock);
     ret = pg_exec(pg, ST_SNP_EXPIRE, &a, "deleting old snapshots", deleted);
     pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_lecture_load(struct store_pg *pg, const char *id, struct store_lecture *out)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    arg_text(&a, id);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_LEC_GET, &a, "loading a lecture", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (r && PQntuples(r) != 1)
+        ret = -ENOENT;
+    if (r && !ret) {
+        memset(out, 0, sizeof(*out));
+        val_copy(r, 0, 0, out->id, sizeof(out->id));
+        val_copy(r, 0, 1, out->token, sizeof(out->token));
+        val_copy(r, 0, 2, out->session, sizeof(out->session));
+        out->position = val_u64(r, 0, 3);
+        out->events = val_u64(r, 0, 4);
+        out->ops = val_u64(r, 0, 5);
+    }
+    PQclear(r);
+    return ret;
+}
+
+int store_pg_trace_job_put(struct store_pg *pg, const struct store_trace_job *j)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    arg_text(&a, j->id);
+    arg_text(&a, j->state);
+    arg_u64(&a, j->bytes);
+    arg_u64(&a, j->done);
+    arg_u64(&a, j->total);
+    arg_u64(&a, j->events);
+    arg_u64(&a, j->built);
+    arg_u64(&a, j->recorded);
+    arg_text(&a, j->session);
+    arg_text(&a, j->token);
+    arg_text(&a, j->code);
+    arg_text(&a, j->message);
+    arg_text(&a, j->report);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_JOB_PUT, &a, "storing a trace job", NULL);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_trace_job_load(struct store_pg *pg, const char *id, struct store_trace_job *out)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    memset(out, 0, sizeof(*out));
+    arg_text(&a, id);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_JOB_GET, &a, "loading a trace job", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (r && PQntuples(r) != 1)
+        ret = -ENOENT;
+    if (r && !ret) {
+        snprintf(out->id, sizeof(out->id), "%s", id);
+        val_copy(r, 0, 0, out->state, sizeof(out->state));
+        out->bytes = val_u64(r, 0, 1);
+        out->done = val_u64(r, 0, 2);
+        out->total = val_u64(r, 0, 3);
+        out->events = val_u64(r, 0, 4);
+        out->built = val_u64(r, 0, 5);
+        out->recorded = val_u64(r, 0, 6);
+        val_copy(r, 0, 7, out->session, sizeof(out->session));
+        val_copy(r, 0, 8, out->token, sizeof(out->token));
+        val_copy(r, 0, 9, out->code, sizeof(out->code));
+        val_copy(r, 0, 10, out->message, sizeof(out->message));
+        if (!PQgetisnull(r, 0, 11) && !(out->report = val_dup(r, 0, 11)))
+            ret = -ENOMEM;
+    }
+    PQclear(r);
+    return ret;
+}
+
+int store_pg_trace_job_delete(struct store_pg *pg, const char *id)
+{
+    return pg_by_id(pg, ST_JOB_DEL, id, NULL, "deleting a trace job");
+}
+
+bool store_pg_available(const struct store_pg *pg)
+{
+    return atomic_load(&pg->available);
+}
+
+int store_pg_notify(struct store_pg *pg, const char *text)
+{
+    char payload[ORIGIN_LEN + 1 + STORE_MESSAGE_MAX + 1];
+    const char *v[1] = {payload};
+    int attempt, ret = -EIO;
+    bool lost = false;
+
+    if (strlen(text) > STORE_MESSAGE_MAX)
+        return -E2BIG;
+    snprintf(payload, sizeof(payload), "%s %s", pg->origin, text);
+    pthread_mutex_lock(&pg->lock);
+    for (attempt = 0; attempt < 2 && ret; attempt++) {
+        PGresult *r = PQexecParams(pg->conn, "SELECT pg_notify('" CHANNEL "', $1)", 1, NULL, v,
+                                   NULL, NULL, 0);
+
+        if (PQresultStatus(r) == PGRES_TUPLES_OK)
+            ret = 0;
+        lost = ret && pg_lost(pg->conn, r);
+        PQclear(r);
+        if (ret && (attempt || !lost || !pg_reconnect(pg))) /* as pg_run() does */
+            break;
+        lost = false;
+    }
+    atomic_store(&pg->available, !lost);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+/*
+ * The listening connection and its thread.  The thread sleeps in poll()
+ * on the connection's socket and on a pipe store_pg_unlisten() writes to;
+ * while the connection is broken it tries a new one every second.
+ */
+struct store_listener {
+    struct store_pg *pg; /* its url and origin, which do not change */
+    store_message_fn *fn;
+    void *arg;
+    PGconn *conn; /* the thread's own; NULL while the database is away */
+    int wake[2];  /* a byte on wake[1] stops the thread */
+    pthread_t thread;
+};
+
+/* A connection listening on CHANNEL, or NULL. */
+static PGconn *listen_connect(const char *url)
+{
+    PGconn *c = pg_connect(url);
+    PGresult *r;
+    bool ok;
+
+    if (!c || PQstatus(c) != CONNECTION_OK) {
+        PQfinish(c);
+        return NULL;
+    }
+    r = PQexec(c, "LISTEN " CHANNEL);
+    ok = PQresultStatus(r) == PGRES_COMMAND_OK;
+    PQclear(r);
+    if (!ok) {
+        PQfinish(c);
+        return NULL;
+    }
+    return c;
+}
+
+/* Hand every message waiting on the connection to the callback, but this server's own. */
+static void listen_deliver(struct store_listener *ls)
+{
+    PGnotify *n;
+
+    while ((n = PQnotifies(ls->conn))) {
+        const char *p = n->extra;
+
+        if (strlen(p) > ORIGIN_LEN && p[ORIGIN_LEN] == ' ' &&
+            strncmp(p, ls->pg->origin, ORIGIN_LEN) != 0)
+            ls->fn(p + ORIGIN_LEN + 1, ls->arg);
+        PQfreemem(n);
+    }
+}
+
+static void *listen_run(void *arg)
+{
+    struct store_listener *ls = arg;
+    bool lost = false;
+
+    for (;;) {
+        struct pollfd p[2] = {{.fd = ls->wake[0], .events = POLLIN},
+                              {.fd = -1, .events = POLLIN}};
+
+        if (!ls->conn && (ls->conn = listen_connect(ls->pg->url)) && lost) {
+            fprintf(stderr, "slublab serve: postgresql: listening again\n");
+            lost = false;
+        }
+        p[1].fd = ls->conn ? PQsocket(ls->conn) : -1;
+        if (poll(p, 2, ls->conn ? -1 : 1000) < 0)
+            continue; /* EINTR */
+        if (p[0].revents)
+            break;
+        if (!ls->conn || !p[1].revents)
+            continue;
+        if (!PQconsumeInput(ls->conn)) {
+            const char *why = PQerrorMessage(ls->conn);
+
+            fprintf(stderr,
+                    "slublab serve: postgresql: the listening connection broke (%.*s); other "
+                    "servers' moves are not heard until it is open again\n",
+                    (int)strcspn(why, "\n"), why);
+            PQfinish(ls->conn);
+            ls->conn = NULL;
+            lost = true;
+            continue;
+        }
+        listen_deliver(ls);
+    }
+    return NULL;
+}
+
+int store_pg_listen(struct store_pg *pg, store_message_fn *fn, void *arg)
+{
+    struct store_listener *ls = calloc(1, sizeof(*ls));
+
+    if (!ls)
+        return -ENOMEM;
+    if (pg->listener) {
+        free(ls);
+        return -EEXIST;
+    }
+    ls->pg = pg;
+    ls->fn = fn;
+    ls->arg = arg;
+    if (pipe(ls->wake)) {
+        free(ls);
+        return -EAGAIN;
+    }
+    /* listening before the server answers: no message sent after it is missed */
+    ls->conn = listen_connect(pg->url);
+    if (pthread_create(&ls->thread, NULL, listen_run, ls)) {
+        PQfinish(ls->conn);
+        close(ls->wake[0]);
+        close(ls->wake[1]);
+        free(ls);
+        return -EAGAIN;
+    }
+    pg->listener = ls;
+    return 0;
+}
+
+void store_pg_unlisten(struct store_pg *pg)
+{
+    struct store_listener *ls = pg->listener;
+
+    if (!ls)
+        return;
+    while (write(ls->wake[1], "x", 1) < 0 && errno == EINTR)
+        ;
+    pthread_join(ls->thread, NULL);
+    PQfinish(ls->conn);
+    close(ls->wake[0]);
+    close(ls->wake[1]);
+    free(ls);
+    pg->listener = NULL;
+}
+
+int store_pg_session_where(struct store_pg *pg, const char *id, uint64_t *position,
+                           uint64_t *events)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    arg_text(&a, id);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_SES_WHERE, &a, "reading a position", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (r && PQntuples(r) != 1)
+        ret = -ENOENT;
+    if (r && !ret) {
+        *position = val_u64(r, 0, 0);
+        *events = val_u64(r, 0, 1);
+    }
+    PQclear(r);
     return ret;
 }

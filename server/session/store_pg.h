@@ -27,6 +27,8 @@ int store_pg_session_add_batch(struct store_pg *pg, const char *id, size_t seq,
 int store_pg_session_set_position(struct store_pg *pg, const char *id, uint64_t position);
 int store_pg_session_load(struct store_pg *pg, const char *id, struct store_session *out);
 int store_pg_session_delete(struct store_pg *pg, const char *id);
+int store_pg_session_where(struct store_pg *pg, const char *id, uint64_t *position,
+                           uint64_t *events);
 int store_pg_session_batches(struct store_pg *pg, const char *id, uint64_t *nr);
 int store_pg_session_list(struct store_pg *pg, unsigned limit, unsigned offset, cJSON **out);
 int store_pg_snapshot_set_check(struct store_pg *pg, const char *id, const char *engine,
@@ -44,6 +46,14 @@ int store_pg_lecture_set(struct store_pg *pg, const struct store_lecture *lc);
 int store_pg_lecture_delete(struct store_pg *pg, const char *id);
 int store_pg_lectures_load(struct store_pg *pg, unsigned max,
                            int (*fn)(const struct store_lecture *lc, void *arg), void *arg);
+int store_pg_lecture_load(struct store_pg *pg, const char *id, struct store_lecture *out);
+int store_pg_trace_job_put(struct store_pg *pg, const struct store_trace_job *j);
+int store_pg_trace_job_load(struct store_pg *pg, const char *id, struct store_trace_job *out);
+int store_pg_trace_job_delete(struct store_pg *pg, const char *id);
+int store_pg_notify(struct store_pg *pg, const char *text);
+int store_pg_listen(struct store_pg *pg, store_message_fn *fn, void *arg);
+void store_pg_unlisten(struct store_pg *pg);
+bool store_pg_available(const struct store_pg *pg);
 int store_pg_sessions_older(struct store_pg *pg, unsigned days, char (*ids)[STORE_ID_MAX + 1],
                             size_t max, size_t *n);
 int store_pg_snapshots_expire(struct store_pg *pg, unsigned days, uint64_t *deleted);

@@ -107,6 +107,7 @@ describe('lectures', () => {
     const f = await stream(`/api/lectures/${c.id}/follow`);
     assert.equal(f.r.status, 200);
     assert.match(f.r.headers.get('content-type'), /^text\/event-stream/);
+    assert.equal(f.r.headers.get('x-accel-buffering'), 'no', 'a proxy passes the stream on unbuffered');
     await f.next((d) => d.session === a.id && d.at === 0);
     assert.equal((await api(srv.url, 'GET', `/api/lectures/${c.id}`)).json.followers, 1);
     await api(srv.url, 'POST', `/api/sessions/${a.id}/step`, { token: a.token, body: { to: 12, state: false } });
@@ -137,7 +138,7 @@ describe('lectures', () => {
 
     assert.equal((await srv.stop()).code, 0);
     srv = await start({ dir, db: srv.db });
-    assert.equal(schemaVersion(srv.db), '6');
+    assert.equal(schemaVersion(srv.db), '7');
 
     const g = await api(srv.url, 'GET', `/api/lectures/${c.id}`);
     assert.equal(g.status, 200, g.text);

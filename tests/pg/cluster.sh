@@ -6,13 +6,14 @@
 #                                   Unix socket in DIR (no TCP), print the
 #                                   URL of its database "postgres"
 #   tests/pg/cluster.sh stop DIR    stop it (DIR is left for the caller)
+#   tests/pg/cluster.sh resume DIR  start the stopped cluster in DIR again
 #
 # As root, the server runs as the "postgres" user the Debian package makes
 # (PostgreSQL refuses to run as root). The binaries come from Debian's
 # postgresql package: /usr/lib/postgresql/<version>/bin.
 set -euo pipefail
-cmd=${1:?usage: cluster.sh start|stop DIR}
-dir=${2:?usage: cluster.sh start|stop DIR}
+cmd=${1:?usage: cluster.sh start|stop|resume DIR}
+dir=${2:?usage: cluster.sh start|stop|resume DIR}
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -n 1)
 [[ -x $bin/initdb ]] || { echo "cluster.sh: no PostgreSQL server (apt install postgresql)" >&2; exit 1; }
 as=()
@@ -23,6 +24,8 @@ start)
     ((EUID == 0)) && chown postgres: "$dir"
     "${as[@]}" "$bin/initdb" -D "$dir/data" -U postgres -A trust -E UTF8 --no-sync >"$dir/initdb.log" 2>&1 ||
         { cat "$dir/initdb.log" >&2; exit 1; }
+    ;&
+resume)
     "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
         -o "-k $dir -c listen_addresses='' -c fsync=off -c max_connections=200" start >/dev/null ||
         { cat "$dir/server.log" >&2; exit 1; }
@@ -34,7 +37,7 @@ stop)
     "${as[@]}" "$bin/pg_ctl" -D "$dir/data" -m immediate -w stop >/dev/null 2>&1 || true
     ;;
 *)
-    echo "usage: cluster.sh start|stop DIR" >&2
+    echo "usage: cluster.sh start|stop|resume DIR" >&2
     exit 2
     ;;
 esac

@@ -1,0 +1,40 @@
+/*
+ * relay.h: follow mode across the servers that share one store.
+ *
+ * A presenter's moves reach the followers connected to the same server
+ * through the follow hub (follow.h).  When other servers share the store
+ * (PostgreSQL), every move is also sent to them as a store message
+ * (store_notify(), PostgreSQL's NOTIFY), and each server publishes what it
+ * hears to its own hub and lectures, as if its own presenter had moved: a
+ * follower on server B follows a presenter on server A.  The messages are
+ * one line of text:
+ *
+ *     s SESSION AT EVENTS OPS          session SESSION is at AT, ends at EVENTS/OPS
+ *     l LECTURE SESSION AT EVENTS OPS  lecture LECTURE shows SESSION ("-": none) there
+ *
+ * On a SQLite store nothing is sent and nothing heard.
+ */
+#ifndef SLUBLAB_SERVER_HTTP_RELAY_H
+#define SLUBLAB_SERVER_HTTP_RELAY_H
+
+#include <stdint.h>
+
+struct app;
+struct lecture_info;
+
+/* Hear the other servers (store_listen()): after the hub and the lectures
+ * exist.  0, -ENOMEM or -EAGAIN. */
+int relay_start(struct app *app);
+/* Stop hearing them: before the hub and the lectures go.  A zeroed app is fine. */
+void relay_stop(struct app *app);
+
+/* Tell the other servers that session @id is at @at and ends at @events/@ops.
+ * A failure is logged (the followers elsewhere catch up with the next move). */
+void relay_session(struct app *app, const char *id, uint64_t at, uint64_t events, uint64_t ops);
+/* Tell them that lecture @x now shows its session at its position. */
+void relay_lecture(struct app *app, const struct lecture_info *x);
+
+/* What relay_start()'s listener does with a message @text: exposed for tests. */
+void relay_heard(const char *text, void *app);
+
+#endif /* SLUBLAB_SERVER_HTTP_RELAY_H */

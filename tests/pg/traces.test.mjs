@@ -1,0 +1,88 @@
+// Trace jobs on two servers sharing one PostgreSQL store: a trace uploaded
+// to A is replayed there, and B answers GET /api/traces/ID from the job's
+// row in the store: its progress while it runs, then the session it made,
+// which B opens.  Run by tests/pg/run.sh (SLUBLAB_TEST_PG set).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { PG, api, freshDb, start, tmpdir } from '../api/lib.mjs';
+import { synthTrace } from '../js/synth-trace.mjs';
+
+const SLICE = path.resolve('tests/data/kmem-trace-slice.txt.gz');
+let a, b;
+before(async () => {
+  assert.ok(PG, 'SLUBLAB_TEST_PG names a PostgreSQL server (tests/pg/run.sh)');
+  const dir = tmpdir();
+  const db = freshDb(dir, 'traces');
+  a = await start({ dir, db });
+  b = await start({ dir, db });
+});
+after(async () => { await a?.stop(); await b?.stop(); });
+
+const upload = (srv, bytes) => api(srv.url, 'POST', '/api/traces', {
+  raw: bytes, headers: { 'content-type': 'application/octet-stream' },
+});
+
+// Poll @id on @srv until it is done or failed; every answer seen.
+async function poll(srv, id, ms = 300000) {
+  const seen = [];
+  const end = Date.now() + ms;
+  for (;;) {
+    const r = await api(srv.url, 'GET', `/api/traces/${id}`);
+    assert.equal(r.status, 200, r.text);
+    seen.push(r.json);
+    if (r.json.state === 'done' || r.json.state === 'failed') return seen;
+    assert.ok(Date.now() < end, `still ${r.json.state}`);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+test('a trace replayed on A: B reads its progress and its result, and opens its session', async (t) => {
+  const r = await upload(a, synthTrace(150000));
+  assert.equal(r.status, 202, r.text);
+  // the row is there before the 202: B knows the job at once
+  const first = await api(b.url, 'GET', `/api/traces/${r.json.id}`);
+  assert.equal(first.status, 200, first.text);
+  assert.equal(first.json.id, r.json.id);
+  assert.equal(first.json.bytes, r.json.bytes);
+
+  const seen = await poll(b, r.json.id);
+  const last = seen.at(-1);
+  assert.equal(last.state, 'done', JSON.stringify(last.error));
+  // B saw the job advance, not only its end
+  const running = seen.filter((x) => x.state === 'replaying' || x.state === 'building');
+  assert.ok(running.length >= 2, `B saw ${running.length} answers while it ran`);
+  const marks = running.map((x) => x.progress + x.phase_progress + (x.state === 'building' ? 1 : 0));
+  assert.ok(marks.at(-1) > marks[0], `B's progress moved: ${marks[0]} -> ${marks.at(-1)}`);
+  for (let i = 1; i < marks.length; i++) assert.ok(marks[i] >= marks[i - 1], 'progress never goes back');
+  t.diagnostic(`B saw ${running.length} answers while the job ran (states: ${[...new Set(running.map((x) => x.state))].join(', ')})`);
+
+  // the same document on both servers once it is done
+  const onA = (await api(a.url, 'GET', `/api/traces/${r.json.id}`)).json;
+  assert.deepEqual(last, onA);
+  // and B opens the session A made
+  const s = await api(b.url, 'GET', `/api/sessions/${last.session.id}`);
+  assert.equal(s.status, 200, s.text);
+  assert.equal(s.json.events, (await api(a.url, 'GET', `/api/sessions/${last.session.id}`)).json.events);
+});
+
+test('a failed job reads the same on both; a deleted one is gone from both', async () => {
+  const bad = await upload(a, Buffer.from('# tracer: nop\nnot a kmem line\n'));
+  assert.equal(bad.status, 202, bad.text);
+  const seen = await poll(b, bad.json.id);
+  assert.equal(seen.at(-1).state, 'failed');
+  assert.equal(seen.at(-1).error.code, 'unprocessable');
+  assert.deepEqual(seen.at(-1), (await api(a.url, 'GET', `/api/traces/${bad.json.id}`)).json);
+
+  const r = await upload(a, fs.readFileSync(SLICE));
+  assert.equal(r.status, 202, r.text);
+  await poll(b, r.json.id);
+  const del = await api(a.url, 'DELETE', `/api/traces/${r.json.id}`, { token: r.json.token });
+  assert.equal(del.status, 204, del.text);
+  assert.equal((await api(a.url, 'GET', `/api/traces/${r.json.id}`)).status, 404);
+  assert.equal((await api(b.url, 'GET', `/api/traces/${r.json.id}`)).status, 404);
+  // a job nobody ran
+  assert.equal((await api(b.url, 'GET', '/api/traces/aaaaaaaaaa')).status, 404);
+});
