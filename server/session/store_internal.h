@@ -39,6 +39,8 @@ enum stmt {
     ST_SES_OLD,
     ST_SNP_EXPIRE,
     ST_BAT_COUNT,
+    ST_SES_OV_SET,
+    ST_SES_OV_GET,
     NR_STMTS
 };
 extern const char *const store_sql[NR_STMTS];
