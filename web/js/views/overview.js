@@ -40,7 +40,10 @@ export function createOverview(root, player, { api }) {
   const zoomOut = btn('overview-out', 'Zoom out', 'Show four times as much of the run (-)', () => zoom(4));
   const whole = btn('overview-whole', 'Whole run', 'Show the whole run (0)', () => setView(null));
   const info = h(doc, 'span', { id: 'overview-info', class: 'overview-info', 'aria-live': 'polite' });
-  fill(root, h(doc, 'div', { class: 'overview-bar' }, h(doc, 'span', { class: 'overview-title' }, 'Whole run'), info, zoomOut, whole), canvas);
+  const key = (color, text) => h(doc, 'span', { class: 'overview-key' }, h(doc, 'span', { class: `swatch sw-${color}` }), text);
+  const legend = h(doc, 'span', { class: 'overview-legend' },
+    key('fast', 'fast path'), key('slow', 'slow path'), key('fail', 'barn full/empty'), key('pages', 'slab pages: least–most, mean'));
+  fill(root, h(doc, 'div', { class: 'overview-bar' }, h(doc, 'span', { class: 'overview-title' }, 'Whole run'), info, legend, zoomOut, whole), canvas);
 
   /** @type {{ from: number, to: number } | null} the range asked for; null: the whole run */
   let view = null;
