@@ -341,6 +341,14 @@ struct session_view {
  */
 int session_visit(struct session *s, uint64_t at, const struct session_view *v,
                   struct sim_snapshot **snap, struct strbuf *err);
+/*
+ * Show every position 0..end to @v in order, as session_visit() would show
+ * each (v->event with event at - 1, then v->state), in one forward replay
+ * with no copy of the machine; @done(at, v->arg) follows each position's
+ * callbacks.  0, SESSION_EBROKEN, -ENOMEM or a callback's error.
+ */
+int session_walk(struct session *s, const struct session_view *v,
+                 int (*done)(uint64_t at, void *arg));
 /* The engine snapshot at position @at: session_visit() with no callbacks. */
 int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, struct strbuf *err);
 /* The cached rendering of position @at (and @slab), or NULL; a reference
