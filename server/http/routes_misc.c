@@ -22,6 +22,7 @@
 #include "present/svg_chart.h"
 #include "scenario/kernel.h"
 #include "scenario/scenario.h"
+#include "present/export_html.h"
 #include "session/registry.h"
 #include "session/session.h"
 
@@ -31,7 +32,8 @@ int route_health(const struct request *req, struct response *res)
 
     (void)req;
     if (o && (!json_put(o, "status", cJSON_CreateString("ok")) ||
-              !json_put(o, "version", cJSON_CreateString(SIM_VERSION)))) {
+              !json_put(o, "version", cJSON_CreateString(SIM_VERSION)) ||
+              !json_put(o, "offline_max_events", json_uint(EXPORT_HTML_MAX_EVENTS)))) {
         cJSON_Delete(o);
         o = NULL;
     }

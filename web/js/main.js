@@ -55,6 +55,7 @@ const tokens = createTokens(storage);
 const player = createPlayer();
 debug.player = player;
 let version = '';
+let offlineMax = 0; // the most events an offline copy holds (GET /api/health)
 let view = 'lab';
 
 // ---- views
@@ -81,7 +82,7 @@ const breakpoints = createBreakpoints($('breakpoints'), player);
 // Views used now and then load when first opened.
 let snapshotsP = null, editorP = null, compareP = null;
 const snapshots = () => (snapshotsP ??= import('./views/snapshots.js').then((x) => x.createSnapshots($('tab-share'), player, {
-  storage, viewLink, snapshotLink, exportPng, openSnapshot, version: () => version,
+  storage, viewLink, snapshotLink, exportPng, openSnapshot, version: () => version, offlineMax: () => offlineMax,
 })));
 const editor = () => (editorP ??= import('./views/scenario.js').then((x) => x.createScenarioEditor($('scenario-editor'), player, { storage, onRun: () => {
   menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom');
@@ -298,7 +299,7 @@ async function boot() {
   player.subscribe(() => { if (!loaded) wordsIn.then(() => { loaded = true; schedule(); }); });
   // Not needed for the first picture: asked once it is drawn.
   const later = () => {
-    api.health().then((r) => { version = r.version; $('version').textContent = `engine ${r.version}`; }).catch(() => {});
+    api.health().then((r) => { version = r.version; offlineMax = r.offline_max_events ?? 0; $('version').textContent = `engine ${r.version}`; }).catch(() => {});
     api.scenarios().then((r) => { menu.fill(r.scenarios); schedule(); }).catch(() => {});
     api.kernels().then((r) => { kernelList = r; kernelMenu.fill(r); }).catch(() => {});
     api.sourceLines().then((r) => { setSourceLines(r); schedule(); }).catch(() => {});
