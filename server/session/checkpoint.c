@@ -37,7 +37,7 @@ uint64_t session_sim_bytes(const struct session_run *r)
 
 uint64_t session_run_memory(const struct session_run *r)
 {
-    uint64_t total = session_sim_bytes(r) + r->log.cap + timeline_bytes(&r->tl) + r->ckpt_bytes +
+    uint64_t total = session_sim_bytes(r) + oplog_memory(&r->log) + timeline_bytes(&r->tl) + r->ckpt_bytes +
                      session_cache_bytes(r) + r->scenario_len + r->batch_bytes;
 
     if (r->cursor.sim)
@@ -226,7 +226,7 @@ int session_ckpt_copy(const struct checkpoint *c, struct sim **m, struct session
     return sim_clone(c->sim, m) ? -ENOMEM : 0;
 }
 
-bool session_peek_events(const struct session_run *r, const struct session_pos *p, uint64_t *events)
+bool session_peek_events(struct session_run *r, const struct session_pos *p, uint64_t *events)
 {
     struct sim_op op;
     size_t off = p->off;

@@ -545,7 +545,8 @@ static int session_rollback(struct session *s, const struct session_pos *end,
     size_t i;
     int err;
 
-    oplog_truncate(&s->run->log, end->off, end->op, end->seq);
+    if (oplog_truncate(&s->run->log, end->off, end->op, end->seq))
+        return SESSION_EBROKEN;
     timeline_truncate(&s->run->tl, tm);
     session_ckpt_truncate(s->run, end->op);
     names_release(&s->run->rp.names);

@@ -47,7 +47,7 @@ int session_ckpt_copy(const struct checkpoint *c, struct sim **m, struct session
  */
 int session_apply_next(struct session_run *r, struct sim *m, struct session_pos *p);
 /* Peek at the event count of the record at @p; false at the end of the log. */
-bool session_peek_events(const struct session_run *r, const struct session_pos *p, uint64_t *events);
+bool session_peek_events(struct session_run *r, const struct session_pos *p, uint64_t *events);
 /* Empty the state cache.  Cannot fail. */
 void session_cache_clear(struct session_run *r);
 /* Bytes the state cache holds. */
