@@ -108,7 +108,8 @@ void session_thin(struct session_run *r)
  * operation on.  Its bytes are still counted in full for both runs, so the
  * budget errs on the safe side.  False when there is none to take.
  */
-static bool session_ckpt_borrow(struct session_run *r, struct checkpoint *c)
+static bool session_ckpt_borrow(struct session_run *r, struct checkpoint *c,
+                                const struct session_pos *p)
 {
     struct session_run *b = r->base;
     size_t lo = 0, hi;
@@ -119,13 +120,12 @@ static bool session_ckpt_borrow(struct session_run *r, struct checkpoint *c)
     while (lo < hi) { /* the first with seq >= the head's */
         size_t mid = lo + (hi - lo) / 2;
 
-        if (b->ckpts[mid].seq < r->log.nr_events)
+        if (b->ckpts[mid].seq < p->seq)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == b->nr_ckpts || b->ckpts[lo].seq != r->log.nr_events ||
-        b->ckpts[lo].op != r->log.nr_ops)
+    if (lo == b->nr_ckpts || b->ckpts[lo].seq != p->seq || b->ckpts[lo].op != p->op)
         return false;
     if (!b->ckpts[lo].shared) {
         atomic_uint *n = malloc(sizeof(*n));
@@ -144,6 +144,13 @@ static bool session_ckpt_borrow(struct session_run *r, struct checkpoint *c)
 
 int session_ckpt_add(struct session_run *r)
 {
+    struct session_pos end = {r->log.nr_events, r->log.nr_ops, r->log.len};
+
+    return session_ckpt_add_at(r, &end);
+}
+
+int session_ckpt_add_at(struct session_run *r, const struct session_pos *p)
+{
     struct checkpoint *c;
     struct sim *copy;
 
@@ -158,16 +165,16 @@ int session_ckpt_add(struct session_run *r)
     }
     c = &r->ckpts[r->nr_ckpts];
     memset(c, 0, sizeof(*c));
-    if (!session_ckpt_borrow(r, c)) {
+    if (!session_ckpt_borrow(r, c, p)) {
         if (sim_clone(r->rp.sim, &copy))
             return -ENOMEM;
         c->sim = copy;
         c->bytes = sim_host_bytes(copy);
     }
     r->nr_ckpts++;
-    c->seq = r->log.nr_events;
-    c->op = r->log.nr_ops;
-    c->off = r->log.len;
+    c->seq = p->seq;
+    c->op = p->op;
+    c->off = p->off;
     memcpy(c->totals, r->tl.totals, sizeof(c->totals));
     r->ckpt_seq = c->seq;
     r->ckpt_op = c->op;

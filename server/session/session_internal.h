@@ -27,6 +27,9 @@ void session_thin(struct session_run *r);
 /* A checkpoint of the head, which is at the end of the log.  0, -ENOMEM or
  * -E2BIG (the session no longer fits its budget). */
 int session_ckpt_add(struct session_run *r);
+/* The same with the head at @p, which may be before the end of the log (a
+ * session replaying a stored log). */
+int session_ckpt_add_at(struct session_run *r, const struct session_pos *p);
 /* Forget the checkpoints (and the cursor) past operation @op, as a failed
  * append rolls back.  Checkpoint 0 stays.  Cannot fail. */
 void session_ckpt_truncate(struct session_run *r, uint64_t op);
