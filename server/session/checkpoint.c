@@ -10,7 +10,11 @@
  * record (session_apply_next()); the engine must emit exactly the events
  * the log recorded, else the session is broken (SESSION_EBROKEN).  When
  * the budget is passed, session_thin() drops the cursor, then the cache,
- * then the checkpoint whose removal leaves the smallest gap.
+ * then the checkpoint whose removal leaves the smallest gap.  Checkpoints
+ * are taken every ckpt_every events, and never closer than the last copy's
+ * bytes / SESSION_CKPT_BYTES_PER_OP operations: replaying about that many
+ * costs what a copy of the machine costs, so a machine of 300,000 live
+ * objects is not copied every 256 events.
  */
 #include "session/session_internal.h"
 
@@ -178,10 +182,20 @@ int session_ckpt_add_at(struct session_run *r, const struct session_pos *p)
     memcpy(c->totals, r->tl.totals, sizeof(c->totals));
     r->ckpt_seq = c->seq;
     r->ckpt_op = c->op;
+    r->ckpt_min_ops = c->bytes / SESSION_CKPT_BYTES_PER_OP;
     r->ckpt_bytes += c->bytes;
     session_thin(r);
     session_run_recharge(r);
     return session_run_memory(r) > r->lim.memory ? -E2BIG : 0;
+}
+
+bool session_ckpt_due(const struct session_run *r, uint64_t seq, uint64_t op)
+{
+    if (seq - r->ckpt_seq < r->ckpt_every && op - r->ckpt_op < r->ckpt_every)
+        return false;
+    /* a copy of a big machine costs as much as replaying many operations:
+     * never closer than what the last copy cost, in operations */
+    return op - r->ckpt_op >= r->ckpt_min_ops;
 }
 
 void session_ckpt_truncate(struct session_run *r, uint64_t op)

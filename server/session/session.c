@@ -321,7 +321,7 @@ static int session_on_op(struct replay *rp, const struct sim_op *op, const struc
                            r->lim.max_ops);
     if (r->build_progress && !(r->log.nr_ops % SESSION_PROGRESS_EVERY))
         r->build_progress(r->log.nr_ops, r->build_progress_arg);
-    if (seq - r->ckpt_seq >= r->ckpt_every || r->log.nr_ops - r->ckpt_op >= r->ckpt_every)
+    if (session_ckpt_due(r, seq, r->log.nr_ops))
         err = session_ckpt_add(r);
     else if (session_run_memory(r) > r->lim.memory) {
         session_thin(r);
@@ -545,7 +545,7 @@ static int session_replay_log(struct session *s, struct strbuf *err)
         }
         if (r->build_progress && !(p.op % SESSION_PROGRESS_EVERY))
             r->build_progress(p.op, r->build_progress_arg);
-        if (p.seq - r->ckpt_seq >= r->ckpt_every || p.op - r->ckpt_op >= r->ckpt_every)
+        if (session_ckpt_due(r, p.seq, p.op))
             ret = session_ckpt_add_at(r, &p);
         else if (session_run_memory(r) > r->lim.memory) {
             session_thin(r);

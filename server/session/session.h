@@ -68,6 +68,9 @@
 #define SESSION_MAX_POINTS 2000u /* points per series */
 #define SESSION_LOG_ID_MAX 32    /* characters of a stored op log's id */
 #define SESSION_LOG_KEEP   16u   /* chunks of a stored op log kept in memory */
+/* Host bytes of a checkpoint worth replaying one operation: a copy of a
+ * machine of B bytes costs about what replaying B / this many operations does */
+#define SESSION_CKPT_BYTES_PER_OP 4096u
 
 /* Errors, as negative errnos, and what HTTP makes of them. */
 #define SESSION_EBADINPUT (-EINVAL) /* 400: the request or scenario is malformed */
@@ -193,6 +196,7 @@ struct session_run {
     uint64_t ckpt_bytes; /* sum of ckpts[].bytes */
     uint64_t ckpt_every; /* events between checkpoints now: lim.ckpt_events, more once thinned */
     uint64_t ckpt_seq, ckpt_op; /* where the last checkpoint was taken (it may be gone) */
+    uint64_t ckpt_min_ops;      /* operations before the next: the last copy's cost */
     struct checkpoint cursor;
     pthread_mutex_t cache_lock; /* cache[], cache_clock; changing them also needs @lock */
     struct session_cached cache[SESSION_CACHE];

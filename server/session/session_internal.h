@@ -30,6 +30,8 @@ int session_ckpt_add(struct session_run *r);
 /* The same with the head at @p, which may be before the end of the log (a
  * session replaying a stored log). */
 int session_ckpt_add_at(struct session_run *r, const struct session_pos *p);
+/* Is a checkpoint due with the head at @seq events, @op operations? */
+bool session_ckpt_due(const struct session_run *r, uint64_t seq, uint64_t op);
 /* Forget the checkpoints (and the cursor) past operation @op, as a failed
  * append rolls back.  Checkpoint 0 stays.  Cannot fail. */
 void session_ckpt_truncate(struct session_run *r, uint64_t op);
