@@ -639,6 +639,21 @@ static void registry_batch(const struct session *s, size_t i, struct store_batch
     b->limit = s->run->batches[i].limit;
 }
 
+/* Keep @s's overview in the store; a failure costs only a replay after a restart. */
+static void registry_save_overview(struct registry *reg, const struct session *s)
+{
+    unsigned char *data = NULL;
+    size_t len = 0;
+    int ret;
+
+    if (!(ret = overview_save(&s->run->tl.ov, &data, &len)))
+        ret = store_session_set_overview(reg->store, s->id, data, len);
+    if (ret)
+        fprintf(stderr, "slublab serve: session %s: its overview is not kept (error %d)\n", s->id,
+                ret);
+    free(data);
+}
+
 int registry_add(struct registry *reg, struct session *s)
 {
     struct store_session ss;
@@ -695,6 +710,7 @@ int registry_add(struct registry *reg, struct session *s)
     }
     if (ret)
         goto out_free;
+    registry_save_overview(reg, s);
     registry_now(s->created, sizeof(s->created));
     s->pos_saved = s->position;
     s->ready = true;
@@ -721,8 +737,25 @@ int registry_save_batch(struct registry *reg, struct session *s, size_t seq)
 {
     struct store_batch b;
 
+    int ret;
+
     registry_batch(s, seq, &b);
-    return store_session_add_batch(reg->store, s->id, seq, &b, session_nr_events(s));
+    ret = store_session_add_batch(reg->store, s->id, seq, &b, session_nr_events(s));
+    if (!ret)
+        registry_save_overview(reg, s);
+    return ret;
+}
+
+bool registry_has_live(struct registry *reg, const char *id)
+{
+    struct session *s;
+    bool live;
+
+    pthread_mutex_lock(&reg->lock);
+    s = registry_find(reg, id);
+    live = s && !s->dead;
+    pthread_mutex_unlock(&reg->lock);
+    return live;
 }
 
 bool registry_gone(struct registry *reg, const struct session *s)

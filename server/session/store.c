@@ -91,7 +91,10 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         /* 5 -> 6: a session records the engine version that made it (NULL
          * for those made before) */
         "ALTER TABLE sessions ADD COLUMN engine TEXT;",
-        /* 6 -> 7: a replayed trace's operations as a binary op log in chunks
+        /* 6 -> 7: a session's overview (session/overview.h), so a restarted
+         * server answers it without replaying */
+        "ALTER TABLE sessions ADD COLUMN overview BLOB;",
+        /* 7 -> 8: a replayed trace's operations as a binary op log in chunks
          * (docs/oplog.md), which the session's batch 0 replays */
         "CREATE TABLE oplogs ("
         " log TEXT NOT NULL,"
@@ -174,6 +177,8 @@ const char *const store_sql[NR_STMTS] = {
                         " ORDER BY seq DESC LIMIT 1",
         [ST_LOG_DEL] = "DELETE FROM oplogs WHERE log = ?1"
                        " AND NOT EXISTS (SELECT 1 FROM sessions WHERE log = ?1)",
+        [ST_SES_OV_SET] = "UPDATE sessions SET overview = ?2 WHERE id = ?1",
+        [ST_SES_OV_GET] = "SELECT overview FROM sessions WHERE id = ?1",
 };
 
 struct store {
@@ -485,6 +490,55 @@ int store_session_add_batch(struct store *st, const char *id, size_t seq,
     }
     ret = store_end(st, ret);
 out_unlock:
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_session_set_overview(struct store *st, const char *id, const void *data, size_t len)
+{
+    sqlite3_stmt *s;
+    int ret;
+    if (st->pg)
+        return store_pg_session_set_overview(st->pg, id, data, len);
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_OV_SET);
+    bind_text(s, 1, id);
+    sqlite3_bind_blob64(s, 2, data, len, SQLITE_TRANSIENT);
+    ret = store_exec(st, s, "keeping an overview");
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_session_overview(struct store *st, const char *id, unsigned char **data, size_t *len)
+{
+    const void *blob;
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+    size_t n;
+    if (st->pg)
+        return store_pg_session_overview(st->pg, id, data, len);
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_OV_GET);
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "reading an overview");
+    } else if (sqlite3_column_type(s, 0) != SQLITE_BLOB) {
+        ret = -ENOENT;
+    } else {
+        blob = sqlite3_column_blob(s, 0);
+        n = (size_t)sqlite3_column_bytes(s, 0);
+        if (!(*data = malloc(n ? n : 1)))
+            ret = -ENOMEM;
+        else {
+            if (n)
+                memcpy(*data, blob, n);
+            *len = n;
+        }
+    }
+    sqlite3_reset(s);
     pthread_mutex_unlock(&st->lock);
     return ret;
 }

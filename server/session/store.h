@@ -25,7 +25,7 @@
 
 #include "base/strbuf.h"
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 8
 #define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
 
 struct store;
@@ -104,6 +104,11 @@ int store_session_set_position(struct store *st, const char *id, uint64_t positi
 int store_session_load(struct store *st, const char *id, struct store_session *out);
 void store_session_free(struct store_session *ss);
 int store_session_delete(struct store *st, const char *id);
+/* Keep @len bytes of session @id's overview (overview.h's serialized form),
+ * replacing the one kept.  0, or the store's error (a gone session is none). */
+int store_session_set_overview(struct store *st, const char *id, const void *data, size_t len);
+/* The overview kept for @id in *data (caller frees) and *len; -ENOENT when none is. */
+int store_session_overview(struct store *st, const char *id, unsigned char **data, size_t *len);
 /* How many batches session @id has in the store (0 when there is no such session). */
 int store_session_batches(struct store *st, const char *id, uint64_t *nr);
 /* True when other servers may share the store (PostgreSQL): what a server

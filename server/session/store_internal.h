@@ -44,6 +44,8 @@ enum stmt {
     ST_LOG_INFO,
     ST_LOG_LAST,
     ST_LOG_DEL,
+    ST_SES_OV_SET,
+    ST_SES_OV_GET,
     NR_STMTS
 };
 extern const char *const store_sql[NR_STMTS];

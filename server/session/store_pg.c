@@ -62,6 +62,7 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " ops BIGINT NOT NULL DEFAULT 0, created TEXT NOT NULL, updated TEXT NOT NULL);"
         "CREATE INDEX lectures_updated ON lectures(updated);",
         "ALTER TABLE sessions ADD COLUMN engine TEXT;",
+        "ALTER TABLE sessions ADD COLUMN overview BYTEA;",
         "CREATE TABLE oplogs ("
         " log TEXT NOT NULL, seq BIGINT NOT NULL, ops BIGINT NOT NULL, events BIGINT NOT NULL,"
         " data BYTEA NOT NULL, PRIMARY KEY (log, seq));"
@@ -484,6 +485,77 @@ int store_pg_session_set_position(struct store_pg *pg, const char *id, uint64_t 
     snprintf(v, sizeof(v), "%" PRIu64, position);
     ret = pg_by_id(pg, ST_SES_POS, id, v, "updating a position");
     return ret == -ENOENT ? 0 : ret; /* as the SQLite store: a gone session is no error */
+}
+
+/* bytea travels as text in its hex form, "\\x" and two digits a byte */
+int store_pg_session_set_overview(struct store_pg *pg, const char *id, const void *data,
+                                  size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = data;
+    char *text = malloc(2 * len + 3);
+    size_t i;
+    int ret;
+
+    if (!text)
+        return -ENOMEM;
+    text[0] = '\\';
+    text[1] = 'x';
+    for (i = 0; i < len; i++) {
+        text[2 + 2 * i] = hex[p[i] >> 4];
+        text[3 + 2 * i] = hex[p[i] & 15];
+    }
+    text[2 + 2 * len] = '\0';
+    ret = pg_by_id(pg, ST_SES_OV_SET, id, text, "keeping an overview");
+    free(text);
+    return ret == -ENOENT ? 0 : ret;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int store_pg_session_overview(struct store_pg *pg, const char *id, unsigned char **data,
+                              size_t *len)
+{
+    struct pq_args a = {.n = 0};
+    const char *v;
+    PGresult *r;
+    size_t n, i;
+    int ret;
+
+    arg_text(&a, id);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_SES_OV_GET, &a, "reading an overview", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (!r)
+        return ret;
+    if (PQntuples(r) != 1 || PQgetisnull(r, 0, 0) || strncmp(v = PQgetvalue(r, 0, 0), "\\x", 2)) {
+        PQclear(r);
+        return -ENOENT;
+    }
+    n = (strlen(v) - 2) / 2;
+    if (!(*data = malloc(n ? n : 1))) {
+        PQclear(r);
+        return -ENOMEM;
+    }
+    for (i = 0, ret = 0; i < n && !ret; i++) {
+        int hi = hex_digit(v[2 + 2 * i]), lo = hex_digit(v[3 + 2 * i]);
+
+        if (hi < 0 || lo < 0)
+            ret = -EIO;
+        else
+            (*data)[i] = (unsigned char)(hi << 4 | lo);
+    }
+    PQclear(r);
+    if (ret) {
+        free(*data);
+        *data = NULL;
+        return ret;
+    }
+    *len = n;
+    return 0;
 }
 
 int store_pg_session_load(struct store_pg *pg, const char *id, struct store_session *out)

@@ -25,6 +25,10 @@ int store_pg_session_create(struct store_pg *pg, const struct store_session *ss)
 int store_pg_session_add_batch(struct store_pg *pg, const char *id, size_t seq,
                                const struct store_batch *b, uint64_t events);
 int store_pg_session_set_position(struct store_pg *pg, const char *id, uint64_t position);
+int store_pg_session_set_overview(struct store_pg *pg, const char *id, const void *data,
+                                  size_t len);
+int store_pg_session_overview(struct store_pg *pg, const char *id, unsigned char **data,
+                              size_t *len);
 int store_pg_session_load(struct store_pg *pg, const char *id, struct store_session *out);
 int store_pg_session_delete(struct store_pg *pg, const char *id);
 int store_pg_session_batches(struct store_pg *pg, const char *id, uint64_t *nr);

@@ -21,6 +21,7 @@ import { createTabs } from './views/tabs.js';
 import { createLectureKeeper } from './lecture.js';
 import { createPicture } from './views/picture.js';
 import { createTimeline } from './views/timeline.js';
+import { createOverview } from './views/overview.js';
 import { createExplain } from './views/explain.js';
 import { createCaches } from './views/caches.js';
 import { createBreakpoints } from './views/breakpoints.js';
@@ -60,6 +61,7 @@ let view = 'lab';
 const picture = createPicture($('picture'), { onSelect: (sel) => { player.select(sel); showTab('inspect'); }, win });
 debug.picture = picture;
 const timeline = createTimeline($('controls'), player);
+const overview = createOverview($('overview'), player, { api });
 const explain = createExplain($('tab-explain'));
 // Tabs and panels a first visit may not open load when they first render.
 const lazy = (load, make) => lazyView(load, make, schedule);
@@ -226,6 +228,7 @@ function render() {
     $('narration').textContent = say;
   }
   timeline.render(m);
+  if (view === 'lab') overview.render(m);
   if (view === 'lab') picture.render(m, false, { duration: m.playing ? Math.min(600, player.interval() * 0.85) : 500 });
   explain.render(m, say);
   caches.render(m);
