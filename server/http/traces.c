@@ -236,9 +236,8 @@ static void job_build_progress(uint64_t ops, void *arg)
     pthread_mutex_unlock(&j->tj->lock);
 }
 
-/* Build, store and register the session of @scn replaying log @log.  0 or an errno with @err set. */
-static int job_session(struct trace_job *j, const char *text, const char *log,
-                       struct strbuf *err)
+/* Build, store and register the session of @text replaying log @log.  0 or an errno, @err set. */
+static int job_session(struct trace_job *j, const char *text, const char *log, struct strbuf *err)
 {
     struct app *app = j->app;
     struct session *s = session_new(&app->cfg.lim);

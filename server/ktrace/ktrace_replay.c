@@ -712,8 +712,8 @@ int ktrace_replay_run(struct ktrace_replay *kr, struct ktrace_reader *r,
         if (ret)
             return ret;
         if (kr->on_op_err) {
-            strbuf_printf(err, "cannot keep the operations (by line %" PRIu64 "): %s",
-                          kr->n.lines, strerror(-kr->on_op_err));
+            strbuf_printf(err, "cannot keep the operations (by line %" PRIu64 "): %s", kr->n.lines,
+                          strerror(-kr->on_op_err));
             return kr->on_op_err;
         }
         if ((o->record || o->on_op) && o->max_ops && kr->nr_recorded > o->max_ops) {

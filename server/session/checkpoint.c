@@ -41,8 +41,8 @@ uint64_t session_sim_bytes(const struct session_run *r)
 
 uint64_t session_run_memory(const struct session_run *r)
 {
-    uint64_t total = session_sim_bytes(r) + oplog_memory(&r->log) + timeline_bytes(&r->tl) + r->ckpt_bytes +
-                     session_cache_bytes(r) + r->scenario_len + r->batch_bytes;
+    uint64_t total = session_sim_bytes(r) + oplog_memory(&r->log) + timeline_bytes(&r->tl) +
+                     r->ckpt_bytes + session_cache_bytes(r) + r->scenario_len + r->batch_bytes;
 
     if (r->cursor.sim)
         total += r->cursor.bytes;

@@ -66,8 +66,8 @@ void ktrace_log_abort(struct ktrace_log *kl)
 }
 
 int ktrace_session_store_log(struct ktrace_log *kl, const cJSON *scenario,
-                             const struct session_limits *lim, char *id, size_t id_len,
-                             char *token, size_t token_len, struct strbuf *err)
+                             const struct session_limits *lim, char *id, size_t id_len, char *token,
+                             size_t token_len, struct strbuf *err)
 {
     struct session *s = NULL;
     struct store_session ss;
@@ -94,8 +94,7 @@ int ktrace_session_store_log(struct ktrace_log *kl, const cJSON *scenario,
         goto out;
     }
     if (kl->log.nr_ops > lim->max_ops) {
-        strbuf_printf(err,
-                      "the trace makes %llu operations, more than a session's limit of %llu",
+        strbuf_printf(err, "the trace makes %llu operations, more than a session's limit of %llu",
                       (unsigned long long)kl->log.nr_ops, (unsigned long long)lim->max_ops);
         ret = SESSION_ELIMIT;
         goto out;

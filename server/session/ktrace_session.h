@@ -50,7 +50,7 @@ void ktrace_log_release(struct ktrace_log *kl);
  * removed from the store on failure.
  */
 int ktrace_session_store_log(struct ktrace_log *kl, const cJSON *scenario,
-                             const struct session_limits *lim, char *id, size_t id_len,
-                             char *token, size_t token_len, struct strbuf *err);
+                             const struct session_limits *lim, char *id, size_t id_len, char *token,
+                             size_t token_len, struct strbuf *err);
 
 #endif /* SLUBLAB_SERVER_SESSION_KTRACE_SESSION_H */

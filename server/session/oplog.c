@@ -44,8 +44,8 @@
 
 static void oplog_set_len(struct oplog *log)
 {
-    log->len = log->nr_chunks ? OPLOG_OFF(log->nr_chunks - 1, log->chunks[log->nr_chunks - 1].len)
-                              : 0;
+    log->len =
+            log->nr_chunks ? OPLOG_OFF(log->nr_chunks - 1, log->chunks[log->nr_chunks - 1].len) : 0;
 }
 
 /* Drop the least recently read stored chunk in memory, other than @keep. */
@@ -270,8 +270,8 @@ static bool oplog_same(const struct sim_op *want, const struct sim_op *got)
     return !in || !want->count || memcmp(in, got->in, want->count * sizeof(*in)) == 0;
 }
 
-static int oplog_decode(const uint8_t **pp, const uint8_t *end, struct sim_op *op,
-                        uint64_t *events, struct oplog_scratch *scratch);
+static int oplog_decode(const uint8_t **pp, const uint8_t *end, struct sim_op *op, uint64_t *events,
+                        struct oplog_scratch *scratch);
 
 int oplog_append(struct oplog *log, const struct sim_op *op, uint64_t events)
 {
@@ -375,8 +375,8 @@ static bool get_in(const uint8_t **p, const uint8_t *end, struct sim_op *op,
     return true;
 }
 
-static int oplog_decode(const uint8_t **pp, const uint8_t *end, struct sim_op *op,
-                        uint64_t *events, struct oplog_scratch *scratch)
+static int oplog_decode(const uint8_t **pp, const uint8_t *end, struct sim_op *op, uint64_t *events,
+                        struct oplog_scratch *scratch)
 {
     const uint8_t *p = *pp;
     uint64_t cache;

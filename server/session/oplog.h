@@ -45,28 +45,31 @@ struct oplog_tier {
 };
 
 struct oplog_chunk {
-    uint8_t *buf;     /* NULL: stored and not in memory; owned */
-    uint32_t len;     /* bytes of records */
-    uint32_t cap;     /* bytes allocated */
-    bool stored;      /* the tier holds exactly these len bytes */
-    uint64_t used;    /* LRU clock of the last read */
+    uint8_t *buf;  /* NULL: stored and not in memory; owned */
+    uint32_t len;  /* bytes of records */
+    uint32_t cap;  /* bytes allocated */
+    bool stored;   /* the tier holds exactly these len bytes */
+    uint64_t used; /* LRU clock of the last read */
 };
 
 struct oplog {
     struct oplog_chunk *chunks; /* owned */
     size_t nr_chunks, cap_chunks;
-    size_t len;          /* offset just past the last record */
-    uint64_t nr_ops;     /* records in the log */
-    uint64_t nr_events;  /* sum of their event counts */
-    uint64_t resident;   /* bytes of chunk buffers in memory */
-    unsigned nr_loaded;  /* stored chunks in memory */
+    size_t len;         /* offset just past the last record */
+    uint64_t nr_ops;    /* records in the log */
+    uint64_t nr_events; /* sum of their event counts */
+    uint64_t resident;  /* bytes of chunk buffers in memory */
+    unsigned nr_loaded; /* stored chunks in memory */
     uint64_t clock;
     uint64_t chunk_ops, chunk_events; /* records and events of the last chunk */
     struct oplog_tier tier;           /* put NULL: memory only */
     int tier_err;                     /* the first error of the tier, sticky */
 };
 
-#define OPLOG_INIT {0}
+#define OPLOG_INIT \
+    {              \
+        0          \
+    }
 
 /* Append @op (op->out is not logged) and the @events it emitted.  0 or -ENOMEM. */
 int oplog_append(struct oplog *log, const struct sim_op *op, uint64_t events);

@@ -462,9 +462,9 @@ bool session_run_same_inputs(const struct session_run *a, const struct session_r
 {
     size_t i;
 
-    if (a->scenario_len != b->scenario_len || a->nr_batches != b->nr_batches ||
-        !a->canon || !b->canon || strcmp(a->canon, b->canon) ||
-        strcmp(a->scenario_label, b->scenario_label) || strcmp(a->log_id, b->log_id) ||
+    if (a->scenario_len != b->scenario_len || a->nr_batches != b->nr_batches || !a->canon ||
+        !b->canon || strcmp(a->canon, b->canon) || strcmp(a->scenario_label, b->scenario_label) ||
+        strcmp(a->log_id, b->log_id) ||
         memcmp(a->scenario_text, b->scenario_text, a->scenario_len) ||
         memcmp(&a->lim, &b->lim, sizeof(a->lim)))
         return false;
@@ -511,8 +511,8 @@ static int session_replay_log(struct session *s, struct strbuf *err)
     if (!ret && !chunks)
         ret = -ENOENT;
     if (ret) {
-        strbuf_printf(err, "the session's op log %s cannot be read from the store (%s)",
-                      r->log_id, strerror(-ret));
+        strbuf_printf(err, "the session's op log %s cannot be read from the store (%s)", r->log_id,
+                      strerror(-ret));
         return ret == -ENOMEM ? -ENOMEM : SESSION_EBROKEN;
     }
     if (limit != REPLAY_NO_LIMIT && limit < ops)
@@ -537,8 +537,7 @@ static int session_replay_log(struct session *s, struct strbuf *err)
                 strbuf_puts(err, "out of memory");
                 return -ENOMEM;
             }
-            strbuf_printf(err,
-                          "the session's op log %s does not replay: operation %" PRIu64 " %s",
+            strbuf_printf(err, "the session's op log %s does not replay: operation %" PRIu64 " %s",
                           r->log_id, p.op,
                           ret == -ENOENT ? "is missing" : "is not what the engine did");
             return SESSION_EBROKEN;
@@ -563,8 +562,7 @@ static int session_replay_log(struct session *s, struct strbuf *err)
     }
     if (p.off != r->log.len || p.seq != events) { /* a fork's cut, or the log's end */
         if (oplog_truncate(&r->log, p.off, p.op, p.seq)) {
-            strbuf_printf(err, "the session's op log %s cannot be read from the store",
-                          r->log_id);
+            strbuf_printf(err, "the session's op log %s cannot be read from the store", r->log_id);
             return SESSION_EBROKEN;
         }
     }

@@ -129,7 +129,7 @@ static void test_chunks_and_tier(void)
     }
     CHECK_EQ_U(log.nr_ops, n);
     CHECK_EQ_U(log.nr_events, events);
-    CHECK_GT_U(log.nr_chunks, 5);       /* several chunks ... */
+    CHECK_GT_U(log.nr_chunks, 5);          /* several chunks ... */
     CHECK_EQ_U(t.puts, log.nr_chunks - 1); /* ... all but the last stored */
     CHECK_LE_U(log.nr_loaded, 2);          /* and at most keep of them in memory */
     CHECK_LT_U(oplog_memory(&log), 5 * OPLOG_CHUNK);
@@ -146,8 +146,8 @@ static void test_chunks_and_tier(void)
     CHECK_EQ_U(stored, log.nr_chunks);
 
     /* a log opened on what the tier holds reads the same */
-    if (CHECK_EQ_I(oplog_open_stored(&again, &log.tier, log.nr_chunks,
-                                     t.len[log.nr_chunks - 1], n, events),
+    if (CHECK_EQ_I(oplog_open_stored(&again, &log.tier, log.nr_chunks, t.len[log.nr_chunks - 1], n,
+                                     events),
                    0)) {
         CHECK_EQ_U(again.len, log.len);
         CHECK_EQ_U(again.nr_loaded, 0);
@@ -184,8 +184,8 @@ static void test_chunks_and_tier(void)
         struct sim_op op;
 
         oplog_release(&again);
-        CHECK_EQ_I(oplog_open_stored(&again, &log.tier, log.nr_chunks,
-                                     t.len[log.nr_chunks - 1], n, events),
+        CHECK_EQ_I(oplog_open_stored(&again, &log.tier, log.nr_chunks, t.len[log.nr_chunks - 1], n,
+                                     events),
                    0);
         t.fail = true;
         CHECK_EQ_I(oplog_next(&again, &off, &op, &ev, NULL), -EIO);
