@@ -484,6 +484,8 @@ static int registry_restore(struct registry *reg, struct session *s, struct stor
     snprintf(s->created, sizeof(s->created), "%s", ss->created);
     snprintf(s->made_with, sizeof(s->made_with), "%s", ss->engine);
     s->scenario_id = ss->scenario;
+    snprintf(s->run->log_id, sizeof(s->run->log_id), "%s", ss->log);
+    s->run->log_store = ss->log[0] ? reg->store : NULL;
     ret = session_settings_parse(settings, &s->run->settings, err);
     cJSON_Delete(settings);
     if (!ret)
@@ -693,6 +695,7 @@ int registry_add(struct registry *reg, struct session *s)
     ss.scenario = s->scenario_id;
     ss.settings = settings;
     snprintf(ss.engine, sizeof(ss.engine), "%s", s->made_with);
+    snprintf(ss.log, sizeof(ss.log), "%s", s->run->log_id);
     ss.position = s->position;
     ss.events = session_nr_events(s);
     memcpy(ss.token, s->token, sizeof(s->token));

@@ -39,6 +39,11 @@ enum stmt {
     ST_SES_OLD,
     ST_SNP_EXPIRE,
     ST_BAT_COUNT,
+    ST_LOG_PUT,
+    ST_LOG_GET,
+    ST_LOG_INFO,
+    ST_LOG_LAST,
+    ST_LOG_DEL,
     ST_SES_OV_SET,
     ST_SES_OV_GET,
     NR_STMTS

@@ -32,6 +32,13 @@ int store_pg_session_overview(struct store_pg *pg, const char *id, unsigned char
 int store_pg_session_load(struct store_pg *pg, const char *id, struct store_session *out);
 int store_pg_session_delete(struct store_pg *pg, const char *id);
 int store_pg_session_batches(struct store_pg *pg, const char *id, uint64_t *nr);
+int store_pg_oplog_put(struct store_pg *pg, const char *log, uint64_t seq, const uint8_t *data,
+                       size_t len, uint64_t ops, uint64_t events);
+int store_pg_oplog_get(struct store_pg *pg, const char *log, uint64_t seq, uint8_t **data,
+                       size_t *len);
+int store_pg_oplog_info(struct store_pg *pg, const char *log, uint64_t *chunks, uint64_t *ops,
+                        uint64_t *events, size_t *last_len);
+int store_pg_oplog_delete(struct store_pg *pg, const char *log);
 int store_pg_session_list(struct store_pg *pg, unsigned limit, unsigned offset, cJSON **out);
 int store_pg_snapshot_set_check(struct store_pg *pg, const char *id, const char *engine,
                                 const char *status, const char *warning);
