@@ -19,6 +19,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@
 #include "scenario/kernel.h"
 #include "scenario/scenario_write.h"
 #include "session/ktrace_session.h"
+#include "session/overview.h"
 #include "session/store.h"
 
 struct replay_args {
@@ -136,6 +138,33 @@ static void trace_name(const char *path, char *out, size_t len)
         snprintf(out, len, "kmem-trace");
 }
 
+/* The overview of the session being written, from the replay's events. */
+struct overview_feed {
+    struct overview ov;
+    int err;
+};
+
+static void overview_feed_event(const struct sim_event *ev, void *arg)
+{
+    struct overview_feed *f = arg;
+
+    if (!f->err)
+        f->err = overview_event(&f->ov, ev);
+}
+
+/* Keep @f's overview with session @id, so a server answers it before building the session. */
+static void overview_store(struct store *st, const char *id, const struct overview_feed *f)
+{
+    unsigned char *data = NULL;
+    size_t len = 0;
+
+    if (f->err || overview_save(&f->ov, &data, &len) ||
+        store_session_set_overview(st, id, data, len))
+        fprintf(stderr, "slublab replay: the session's overview is not stored: a server "
+                        "makes it when it first opens the session\n");
+    free(data);
+}
+
 static int replay_main(int argc, char **argv)
 {
     struct replay_args args = {0};
@@ -148,6 +177,7 @@ static int replay_main(int argc, char **argv)
     struct strbuf err = STRBUF_INIT, rep = STRBUF_INIT;
     struct progress pg = {-1, 0};
     struct ktrace_log kl;
+    struct overview_feed feed;
     struct session_limits lim;
     struct store *st = NULL;
     bool logging = false;
@@ -157,6 +187,8 @@ static int replay_main(int argc, char **argv)
     memset(&o, 0, sizeof(o));
     memset(&tree, 0, sizeof(tree));
     memset(&kl, 0, sizeof(kl));
+    memset(&feed, 0, sizeof(feed));
+    overview_init(&feed.ov);
     session_limits_default(&lim);
     if (!cli_parse(&cmd_replay, argc, argv, &args, &ret))
         return ret;
@@ -203,6 +235,8 @@ static int replay_main(int argc, char **argv)
         logging = true;
         o.on_op = ktrace_log_op;
         o.on_op_arg = &kl;
+        o.on_event = overview_feed_event;
+        o.on_event_arg = &feed;
         o.max_ops = out ? SCENARIO_MAX_STEPS : lim.max_ops;
     }
     if (progress) {
@@ -245,9 +279,11 @@ static int replay_main(int argc, char **argv)
         if (!scn || ktrace_session_store_log(&kl, scn, &lim, id, sizeof(id), NULL, 0, &err))
             status = cli_usage_error("replay", "--db %s: %s", db,
                                      scn ? strbuf_str(&err) : "out of memory");
-        else
+        else {
+            overview_store(st, id, &feed);
             printf("\nsession %s saved in %s (%llu operations, %llu events)\n", id, db,
                    (unsigned long long)kl.log.nr_ops, (unsigned long long)kl.log.nr_events);
+        }
         logging = false; /* stored, or removed on failure */
         cJSON_Delete(scn);
     } else if (db) {
@@ -267,6 +303,7 @@ out:
     else
         ktrace_log_release(&kl);
     store_close(st);
+    overview_release(&feed.ov);
     ktrace_close(r);
     sysfs_slab_release(&tree);
     strbuf_release(&err);

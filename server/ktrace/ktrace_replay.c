@@ -645,6 +645,8 @@ static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, 
                       ret == -ENOMEM ? "out of memory" : "invalid configuration");
         return ret;
     }
+    if (o->on_event)
+        sim_set_event_cb(kr->sim, o->on_event, o->on_event_arg);
     return 0;
 }
 

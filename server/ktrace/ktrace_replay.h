@@ -47,6 +47,10 @@ struct ktrace_opts {
      * JSON); a negative return stops the replay with that error. */
     int (*on_op)(const struct sim_op *op, uint64_t events, void *arg);
     void *on_op_arg;
+    /* Called with every event the engine emits (a session's overview is
+     * kept this way while its op log is written). */
+    sim_event_fn on_event;
+    void *on_event_arg;
 };
 
 struct ktrace_counts {

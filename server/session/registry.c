@@ -528,6 +528,21 @@ static bool registry_behind(struct registry *reg, struct session *s)
            stored > held;
 }
 
+/* Keep @s's overview in the store; a failure costs only a replay after a restart. */
+static void registry_save_overview(struct registry *reg, const struct session *s)
+{
+    unsigned char *data = NULL;
+    size_t len = 0;
+    int ret;
+
+    if (!(ret = overview_save(&s->run->tl.ov, &data, &len)))
+        ret = store_session_set_overview(reg->store, s->id, data, len);
+    if (ret)
+        fprintf(stderr, "slublab serve: session %s: its overview is not kept (error %d)\n", s->id,
+                ret);
+    free(data);
+}
+
 int registry_get(struct registry *reg, const char *id, bool may_block, struct session **out)
 {
     struct store_session ss;
@@ -612,6 +627,9 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
         pthread_mutex_unlock(&reg->lock);
     } else {
         s->ready = true;
+        /* a session stored without its overview (by replay --db before it
+         * kept one, or by an older slublab) has one from now on */
+        registry_save_overview(reg, s);
     }
     pthread_mutex_unlock(&s->lock);
     strbuf_release(&err);
@@ -637,21 +655,6 @@ static void registry_batch(const struct session *s, size_t i, struct store_batch
 {
     b->ops = s->run->batches[i].ops;
     b->limit = s->run->batches[i].limit;
-}
-
-/* Keep @s's overview in the store; a failure costs only a replay after a restart. */
-static void registry_save_overview(struct registry *reg, const struct session *s)
-{
-    unsigned char *data = NULL;
-    size_t len = 0;
-    int ret;
-
-    if (!(ret = overview_save(&s->run->tl.ov, &data, &len)))
-        ret = store_session_set_overview(reg->store, s->id, data, len);
-    if (ret)
-        fprintf(stderr, "slublab serve: session %s: its overview is not kept (error %d)\n", s->id,
-                ret);
-    free(data);
 }
 
 int registry_add(struct registry *reg, struct session *s)

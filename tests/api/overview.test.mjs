@@ -115,3 +115,29 @@ describe('overview', () => {
     assert.equal(health.json.live, 0);
   });
 });
+
+test('replay --db keeps the overview with the session: the server answers it before building, the same as after', async () => {
+  const d = tmpdir();
+  const db = `${d}/trace.db`;
+  try {
+    execFileSync(BIN, ['replay', 'tests/data/kmem-trace-sample.txt.gz', '--db', db], { encoding: 'utf8' });
+    const t = await start({ dir: d, db });
+    try {
+      const id = (await api(t.url, 'GET', '/api/sessions?limit=1')).json.sessions[0].id;
+      const stored = await api(t.url, 'GET', `/api/sessions/${id}/overview?buckets=64`);
+      assert.equal(stored.status, 200);
+      assert.equal(stored.json.source, 'store');
+      assert.ok(stored.json.events > 10000, `${stored.json.events} events`);
+      assert.equal((await api(t.url, 'GET', '/api/sessions')).json.live, 0, 'not built to answer');
+      const info = await api(t.url, 'GET', `/api/sessions/${id}`); // builds it
+      assert.equal(info.json.events, stored.json.events);
+      const built = await api(t.url, 'GET', `/api/sessions/${id}/overview?buckets=64`);
+      assert.equal(built.json.source, 'memory');
+      assert.deepEqual({ ...stored.json, source: 'memory' }, built.json);
+    } finally {
+      await t.stop();
+    }
+  } finally {
+    fs.rmSync(d, { recursive: true, force: true });
+  }
+});
