@@ -17,12 +17,12 @@
 
 #include "http/app.h"
 #include "present/compare.h"
+#include "present/export_html.h"
 #include "present/json_state.h"
 #include "present/report_md.h"
 #include "present/svg_chart.h"
 #include "scenario/kernel.h"
 #include "scenario/scenario.h"
-#include "present/export_html.h"
 #include "session/registry.h"
 #include "session/session.h"
 

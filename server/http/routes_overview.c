@@ -25,8 +25,8 @@
 /* The stored overview of @id as the answer: 0 done (answer or error in
  * @res), 1 when the store keeps none. */
 static int overview_from_store(const struct request *req, struct response *res, const char *id,
-                               uint64_t from, uint64_t to, unsigned buckets,
-                               const unsigned *items, size_t nr)
+                               uint64_t from, uint64_t to, unsigned buckets, const unsigned *items,
+                               size_t nr)
 {
     struct overview ov;
     unsigned char *data = NULL;

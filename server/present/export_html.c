@@ -35,8 +35,8 @@
 
 #include "base/blob.h"
 #include "present/json_delta.h"
-#include "present/json_state.h"
 #include "present/json_session.h"
+#include "present/json_state.h"
 
 /* Append file @dir/@rel to @out; 0, -ENOENT or -ENOMEM. */
 static int html_read(const char *dir, const char *rel, struct strbuf *out)
@@ -218,8 +218,7 @@ static int gz_init(struct gz *g, struct strbuf *out)
 {
     memset(g, 0, sizeof(*g));
     g->out = out;
-    return deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK ? 0
-                                                                                      : -ENOMEM;
+    return deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK ? 0 : -ENOMEM;
 }
 
 static int gz_run(struct gz *g, const void *data, size_t len, int flush)

@@ -32,11 +32,11 @@
 #define OVERVIEW_VERSION 1u    /* of the serialized form */
 
 struct overview_bucket {
-    uint64_t events;              /* events in the bucket: width, or fewer in the last one */
-    uint64_t sums[SIM_NR_STATS];  /* sum of each counter's deltas over the bucket */
-    uint64_t pages_min;           /* slab pages in use after an event of the bucket: least */
-    uint64_t pages_max;           /* ... most */
-    uint64_t pages_sum;           /* ... summed over the bucket's events (mean: / events) */
+    uint64_t events;             /* events in the bucket: width, or fewer in the last one */
+    uint64_t sums[SIM_NR_STATS]; /* sum of each counter's deltas over the bucket */
+    uint64_t pages_min;          /* slab pages in use after an event of the bucket: least */
+    uint64_t pages_max;          /* ... most */
+    uint64_t pages_sum;          /* ... summed over the bucket's events (mean: / events) */
 };
 
 struct overview_level {

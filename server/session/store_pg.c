@@ -488,8 +488,7 @@ int store_pg_session_set_position(struct store_pg *pg, const char *id, uint64_t 
 }
 
 /* bytea travels as text in its hex form, "\\x" and two digits a byte */
-int store_pg_session_set_overview(struct store_pg *pg, const char *id, const void *data,
-                                  size_t len)
+int store_pg_session_set_overview(struct store_pg *pg, const char *id, const void *data, size_t len)
 {
     static const char hex[] = "0123456789abcdef";
     const unsigned char *p = data;
