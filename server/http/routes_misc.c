@@ -270,6 +270,14 @@ static int compare_session_inputs(const struct request *req, struct response *re
         route_session_error(res, ret, NULL);
         return -1;
     }
+    if (more->run->log_id[0]) { /* said, rather than compared on its empty scenario */
+        route_error(res, 422, "unprocessable",
+                    "session %.40s is a replayed trace: its operations are an op log, which "
+                    "compare does not replay; compare the trace itself with `slublab replay "
+                    "TRACE --model M`",
+                    id);
+        return -1;
+    }
     return 0;
 }
 

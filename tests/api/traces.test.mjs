@@ -351,6 +351,9 @@ describe('trace uploads', () => {
     assert.equal(a.status, 200, a.text);
     assert.deepEqual(b.json.state, a.json.state, 'the fork shows the same state');
     if (log) assert.equal(logOf(fork.json.id), log, 'the fork replays the same log');
+    const cmp = await api(srv.url, 'GET', `/api/compare?session=${id}&variant=BARN_REFILL`);
+    assert.ok(isError(cmp, 'unprocessable'), `compare says it does not replay an op log: ${cmp.text}`);
+    assert.match(cmp.json.error.message, /op log/);
     let del = await api(srv.url, 'DELETE', `/api/sessions/${id}`, { token });
     assert.equal(del.status, 204, del.text);
     if (log) assert.ok(chunks(log) > 0, 'the log stays while the fork replays it');
