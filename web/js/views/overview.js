@@ -121,20 +121,20 @@ export function createOverview(root, player, { api }) {
     return v;
   }
 
-  function draw() {
-    const w = width(), hgt = TRACKS.length * TRACK_H;
-    const dpr = win.devicePixelRatio || 1;
-    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
-      canvas.width = Math.round(w * dpr);
-      canvas.height = Math.round(hgt * dpr);
-      canvas.style.height = `${hgt}px`;
-    }
-    const g = canvas.getContext('2d');
+  // The tracks are drawn once per answer into @layer; a step only copies
+  // it and draws the cursor, so the strip costs the player nothing.
+  const layer = doc.createElement('canvas');
+  let layerKey = '';
+
+  function drawLayer(w, hgt, dpr) {
+    layer.width = canvas.width;
+    layer.height = canvas.height;
+    const g = layer.getContext('2d');
     if (!g) return;
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
     g.clearRect(0, 0, w, hgt);
     if (!data || !data.buckets) return;
-    const n = data.buckets, span = data.to - data.from;
+    const n = data.buckets;
     // bucket i spans x0..x1 (the last one clipped at the end)
     const bx = (i) => xAt(data.from + i * data.width);
     const bw = (i) => Math.max(1, xAt(Math.min(data.to, data.from + (i + 1) * data.width)) - bx(i));
@@ -185,6 +185,31 @@ export function createOverview(root, player, { api }) {
       g.fillStyle = '#111';
       g.fillText(tr.label, 5, k * TRACK_H + 2);
     });
+  }
+
+  function draw() {
+    const w = width(), hgt = TRACKS.length * TRACK_H;
+    const dpr = win.devicePixelRatio || 1;
+    if (canvas.width !== Math.round(w * dpr) || canvas.height !== Math.round(hgt * dpr)) {
+      canvas.width = Math.round(w * dpr);
+      canvas.height = Math.round(hgt * dpr);
+      canvas.style.height = `${hgt}px`;
+    }
+    const key = `${dataKey}|${canvas.width}x${canvas.height}`;
+    if (key !== layerKey) {
+      layerKey = key;
+      drawLayer(w, hgt, dpr);
+    }
+    const g = canvas.getContext('2d');
+    if (!g) return;
+    g.setTransform(1, 0, 0, 1, 0, 0);
+    g.clearRect(0, 0, canvas.width, canvas.height);
+    if (!data || !data.buckets) return;
+    g.drawImage(layer, 0, 0);
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    const span = data.to - data.from;
+    const bx = (i) => xAt(data.from + i * data.width);
+    const bw = (i) => Math.max(1, xAt(Math.min(data.to, data.from + (i + 1) * data.width)) - bx(i));
     // the brush, the keyboard's cursor, the current step
     if (brush) {
       g.fillStyle = 'rgba(11,95,165,0.18)';
