@@ -8,10 +8,13 @@
 # 64 real caches, 8 CPUs, 300,000 live objects once warm), then in one run
 # `slublab replay` alone, `slublab replay --db` (the session a user opens),
 # their wall time and peak resident memory (/usr/bin/time), the database's
-# bytes per operation, and when the session was built, 1,000 seeks to random
-# positions and 1,000 steps (position + 1) through `slublab serve`, as p50 and
-# p99.  SLUBLAB_BIN names the program (default build/slublab); the traces are
-# kept in ${TMPDIR:-/tmp}/slublab-big-trace for the next run.
+# bytes per operation, and when the session was stored, through `slublab
+# serve --session-memory $SESSION_MB` (default 768): the first open (the
+# server replays the op log), 1,000 seeks to random positions and 1,000 steps
+# (position + 1), as p50 and p99 ($SEEKS changes the count), and the server's
+# peak resident memory.  SLUBLAB_BIN names the program (default
+# build/slublab); the traces are kept in ${TMPDIR:-/tmp}/slublab-big-trace for
+# the next run.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 bin=${SLUBLAB_BIN:-build/slublab}
@@ -20,8 +23,9 @@ mkdir -p "$dir"
 lengths=("$@")
 ((${#lengths[@]})) || lengths=(1000000 10000000)
 
-echo "| events | replay | replay RSS | --db | --db RSS | result | DB bytes/op | seek p50/p99 | step p50/p99 |"
-echo "|---:|---:|---:|---:|---:|---|---:|---:|---:|"
+session_mb=${SESSION_MB:-768}
+echo "| events | replay | replay RSS | --db | --db RSS | --db / replay | result | DB bytes/op | open | seek p50/p99 | step p50/p99 | server RSS |"
+echo "|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|"
 for n in "${lengths[@]}"; do
     trace=$dir/trace-$n.txt
     [[ -s $trace ]] || python3 bench/gen-kmem-trace.py "$n" >"$trace" || exit 1
@@ -32,15 +36,17 @@ for n in "${lengths[@]}"; do
     read -r rs rk < <(tail -n 1 "$dir/t1")
     read -r ds dk < <(tail -n 1 "$dir/t2")
     if grep -q '^session .* saved' "$dir/db.out"; then
-        result=built
+        result=stored
         ops=$(grep -oE 'replayed [0-9]+ operations' "$dir/db.out" | grep -oE '[0-9]+')
         bpo=$(awk -v b="$(stat -c %s "$db")" -v o="$ops" 'BEGIN { printf "%.0f", b / o }')
-        lat=$(node bench/big-trace-seeks.mjs "$bin" "$db")
+        lat=$(node bench/big-trace-seeks.mjs "$bin" "$db" --session-memory "$session_mb" \
+            --memory-mb $((session_mb * 2)) 2>"$dir/seeks.err" || echo "failed: $(tail -n 1 "$dir/seeks.err")")
     else
         result="failed: $(grep -m1 'slublab replay' "$dir/db.err" | sed 's/.*--db [^:]*: //')"
         bpo=-
-        lat="- | -"
+        lat="- | - | - | -"
     fi
-    printf '| %s | %s s | %s MiB | %s s | %s MiB | %s | %s | %s |\n' "$n" "$rs" "$((rk / 1024))" "$ds" \
-        "$((dk / 1024))" "$result" "$bpo" "$lat"
+    ratio=$(awk -v a="$ds" -v b="$rs" 'BEGIN { printf "%.2f", a / b }')
+    printf '| %s | %s s | %s MiB | %s s | %s MiB | %s | %s | %s | %s |\n' "$n" "$rs" "$((rk / 1024))" "$ds" \
+        "$((dk / 1024))" "$ratio" "$result" "$bpo" "$lat"
 done

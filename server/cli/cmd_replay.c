@@ -4,8 +4,11 @@
  *
  * Reads the trace (plain or gzip), replays it (ktrace_replay.c) and prints
  * the report.  -o writes the same operations as a scenario the server and
- * `slublab run` open; --db stores that scenario as a session in a slublab
- * database, which `slublab serve --db FILE` lists.  A progress bar goes to
+ * `slublab run` open, as long as they fit one (SCENARIO_MAX_STEPS operations,
+ * SCENARIO_MAX_BYTES of text; else it says so and writes nothing); --db
+ * stores them as a session in a slublab database, which `slublab serve --db
+ * FILE` lists: the binary op log of docs/oplog.md, written to the database
+ * as the replay runs, so a trace of any length fits.  A progress bar goes to
  * stderr when it is a terminal.
  *
  * Exit status: 0 when the trace was read to its end, 1 when the input
@@ -16,6 +19,7 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +30,8 @@
 #include "scenario/kernel.h"
 #include "scenario/scenario_write.h"
 #include "session/ktrace_session.h"
+#include "session/overview.h"
+#include "session/store.h"
 
 struct replay_args {
     const char *file, *sysfs, *kernel, *model, *out, *db;
@@ -54,9 +60,11 @@ static const struct cli_opt replay_opts[] = {
         {CLI_TO(struct replay_args, validate), .name = "validate",
          .help = "check every invariant after each operation"},
         {CLI_TO(struct replay_args, out), .short_name = 'o', .arg = "FILE",
-         .help = "write the operations as a scenario (`slublab run FILE`, the UI)"},
+         .help = "write the operations as a scenario (`slublab run FILE`, the UI), if they fit "
+                 "one (10,000,000 operations and 8 MiB of JSON; else --db)"},
         {CLI_TO(struct replay_args, db), .name = "db", .arg = "FILE",
-         .help = "save a session in this slublab database (`slublab serve --db FILE`)"},
+         .help = "save a session in this slublab database (`slublab serve --db FILE`): the "
+                 "operations as a binary op log, whatever the trace's length"},
         {CLI_TO(struct replay_args, progress), .name = "progress",
          .help = "a progress bar on stderr even when it is not a terminal"},
         {0},
@@ -96,11 +104,16 @@ static int write_scenario(struct ktrace_replay *kr, const char *path, const char
     if (!scn)
         return cli_usage_error("replay", "out of memory building the scenario");
     text = cJSON_PrintUnformatted(scn);
-    if (text && strlen(text) > SCENARIO_MAX_BYTES)
+    if (text && strlen(text) > SCENARIO_MAX_BYTES) {
         fprintf(stderr,
-                "slublab replay: warning: the scenario is %zu MiB, more than the %u MiB a "
-                "scenario may have: replay a shorter trace to open it\n",
-                strlen(text) >> 20, SCENARIO_MAX_BYTES >> 20);
+                "slublab replay: -o %s: not written: the scenario would be %zu MiB, more than "
+                "the %u MiB a scenario may have (`slublab run` would refuse it); --db FILE keeps "
+                "the whole trace as a session (a binary op log)\n",
+                path, strlen(text) >> 20, SCENARIO_MAX_BYTES >> 20);
+        cJSON_free(text);
+        cJSON_Delete(scn);
+        return CLI_FAIL;
+    }
     cJSON_free(text);
     ret = scenario_write_file(scn, path, &err);
     cJSON_Delete(scn);
@@ -125,6 +138,33 @@ static void trace_name(const char *path, char *out, size_t len)
         snprintf(out, len, "kmem-trace");
 }
 
+/* The overview of the session being written, from the replay's events. */
+struct overview_feed {
+    struct overview ov;
+    int err;
+};
+
+static void overview_feed_event(const struct sim_event *ev, void *arg)
+{
+    struct overview_feed *f = arg;
+
+    if (!f->err)
+        f->err = overview_event(&f->ov, ev);
+}
+
+/* Keep @f's overview with session @id, so a server answers it before building the session. */
+static void overview_store(struct store *st, const char *id, const struct overview_feed *f)
+{
+    unsigned char *data = NULL;
+    size_t len = 0;
+
+    if (f->err || overview_save(&f->ov, &data, &len) ||
+        store_session_set_overview(st, id, data, len))
+        fprintf(stderr, "slublab replay: the session's overview is not stored: a server "
+                        "makes it when it first opens the session\n");
+    free(data);
+}
+
 static int replay_main(int argc, char **argv)
 {
     struct replay_args args = {0};
@@ -136,11 +176,20 @@ static int replay_main(int argc, char **argv)
     struct ktrace_replay kr;
     struct strbuf err = STRBUF_INIT, rep = STRBUF_INIT;
     struct progress pg = {-1, 0};
+    struct ktrace_log kl;
+    struct overview_feed feed;
+    struct session_limits lim;
+    struct store *st = NULL;
+    bool logging = false;
     char name[128];
     int ret, status = CLI_OK;
 
     memset(&o, 0, sizeof(o));
     memset(&tree, 0, sizeof(tree));
+    memset(&kl, 0, sizeof(kl));
+    memset(&feed, 0, sizeof(feed));
+    overview_init(&feed.ov);
+    session_limits_default(&lim);
     if (!cli_parse(&cmd_replay, argc, argv, &args, &ret))
         return ret;
     file = args.file;
@@ -172,8 +221,24 @@ static int replay_main(int argc, char **argv)
         }
         o.sysfs = &tree;
     }
-    o.record = out || db;
-    o.max_ops = SCENARIO_MAX_STEPS; /* what a scenario may expand to */
+    o.record = out != NULL;
+    o.max_ops = out ? SCENARIO_MAX_STEPS : 0; /* what a scenario may expand to */
+    if (db) {
+        if ((ret = store_open(db, &st, &err))) {
+            status = cli_usage_error("replay", "--db %s: %s", db, strbuf_str(&err));
+            goto out;
+        }
+        if (ktrace_log_begin(&kl, st)) {
+            status = cli_usage_error("replay", "out of memory");
+            goto out;
+        }
+        logging = true;
+        o.on_op = ktrace_log_op;
+        o.on_op_arg = &kl;
+        o.on_event = overview_feed_event;
+        o.on_event_arg = &feed;
+        o.max_ops = out ? SCENARIO_MAX_STEPS : lim.max_ops;
+    }
     if (progress) {
         o.progress = draw_progress;
         o.progress_arg = &pg;
@@ -188,7 +253,11 @@ static int replay_main(int argc, char **argv)
         fputc('\n', stderr);
     if (ret && ret != -EIO) {
         status = ret == -ENOMEM ? cli_usage_error("replay", "out of memory")
-                                : cli_usage_error("replay", "%s: %s", file, strbuf_str(&err));
+                                : cli_usage_error("replay", "%s: %s%s", file, strbuf_str(&err),
+                                                  ret == -E2BIG && out && db
+                                                          ? " (-o: give --db alone to keep it "
+                                                            "as a session)"
+                                                          : "");
         ktrace_replay_release(&kr);
         goto out;
     }
@@ -202,21 +271,24 @@ static int replay_main(int argc, char **argv)
     if (kr.n.violations)
         status = CLI_FAIL;
     trace_name(file, name, sizeof(name));
-    if (db && kr.ops) {
-        cJSON *scn = ktrace_replay_scenario(&kr, name);
+    if (db && kl.log.nr_ops) {
+        cJSON *scn = ktrace_replay_scenario_header(&kr, name);
         char id[64];
 
-        if (!scn || ktrace_session_save(db, scn, id, sizeof(id), &err)) {
+        session_limits_default(&lim);
+        if (!scn || ktrace_session_store_log(&kl, scn, &lim, id, sizeof(id), NULL, 0, &err))
             status = cli_usage_error("replay", "--db %s: %s", db,
                                      scn ? strbuf_str(&err) : "out of memory");
-        } else {
-            printf("\nsession %s saved in %s\n", id, db);
+        else {
+            overview_store(st, id, &feed);
+            printf("\nsession %s saved in %s (%llu operations, %llu events)\n", id, db,
+                   (unsigned long long)kl.log.nr_ops, (unsigned long long)kl.log.nr_events);
         }
-        if (out && scn) {
-            /* -o too: give the operations back for the file */
-            kr.ops = cJSON_DetachItemFromObject(scn, "ops");
-        }
+        logging = false; /* stored, or removed on failure */
         cJSON_Delete(scn);
+    } else if (db) {
+        status = cli_usage_error("replay", "--db %s: no operation was replayed: nothing to save",
+                                 db);
     }
     if (out && kr.ops) {
         int s = write_scenario(&kr, out, name);
@@ -226,6 +298,12 @@ static int replay_main(int argc, char **argv)
     }
     ktrace_replay_release(&kr);
 out:
+    if (logging)
+        ktrace_log_abort(&kl);
+    else
+        ktrace_log_release(&kl);
+    store_close(st);
+    overview_release(&feed.ov);
     ktrace_close(r);
     sysfs_slab_release(&tree);
     strbuf_release(&err);

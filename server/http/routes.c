@@ -43,6 +43,7 @@ static const struct route routes[] = {
         {"GET", "/api/sessions/*/state", route_state},
         {"GET", "/api/sessions/*/events", route_events},
         {"GET", "/api/sessions/*/series", route_series},
+        {"GET", "/api/sessions/*/overview", route_overview},
         {"GET", "/api/sessions/*/search", route_search},
         {"GET", "/api/sessions/*/ops", route_log},
         {"POST", "/api/sessions/*/ops", route_ops},

@@ -69,6 +69,8 @@ int route_log(const struct request *req, struct response *res);
 int route_names(const struct request *req, struct response *res);
 int route_step(const struct request *req, struct response *res);
 int route_follow(const struct request *req, struct response *res);
+/* routes_overview.c */
+int route_overview(const struct request *req, struct response *res);
 
 /* routes_lectures.c */
 int route_lecture_create(const struct request *req, struct response *res);

@@ -17,6 +17,7 @@
 
 #include "http/app.h"
 #include "present/compare.h"
+#include "present/export_html.h"
 #include "present/json_state.h"
 #include "present/report_md.h"
 #include "present/svg_chart.h"
@@ -31,7 +32,8 @@ int route_health(const struct request *req, struct response *res)
 
     (void)req;
     if (o && (!json_put(o, "status", cJSON_CreateString("ok")) ||
-              !json_put(o, "version", cJSON_CreateString(SIM_VERSION)))) {
+              !json_put(o, "version", cJSON_CreateString(SIM_VERSION)) ||
+              !json_put(o, "offline_max_events", json_uint(EXPORT_HTML_MAX_EVENTS)))) {
         cJSON_Delete(o);
         o = NULL;
     }
@@ -266,6 +268,14 @@ static int compare_session_inputs(const struct request *req, struct response *re
     route_close_session(req, src);
     if (ret) {
         route_session_error(res, ret, NULL);
+        return -1;
+    }
+    if (more->run->log_id[0]) { /* said, rather than compared on its empty scenario */
+        route_error(res, 422, "unprocessable",
+                    "session %.40s is a replayed trace: its operations are an op log, which "
+                    "compare does not replay; compare the trace itself with `slublab replay "
+                    "TRACE --model M`",
+                    id);
         return -1;
     }
     return 0;

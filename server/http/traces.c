@@ -3,11 +3,13 @@
  *
  * A job owns its temporary file from the handler on and removes it when
  * its thread ends.  Its life: "replaying" (the trace is read and replayed;
- * progress is the share of the file consumed), "building" (the replayed
- * operations become a scenario and a session is built from it, as POST
- * /api/sessions builds one, so the session's limits apply; its progress is
- * the operations the session has applied out of those recorded, which the
- * session reports every SESSION_PROGRESS_EVERY operations), then "done"
+ * progress is the share of the file consumed; the operations the engine
+ * carried out go to the store as an op log as they are replayed, never
+ * whole in memory: ktrace_session.h), "building" (a session whose batch 0
+ * replays that log is built, as POST /api/sessions builds one, so the
+ * session's limits apply; its progress is the operations the session has
+ * applied out of those logged, which the session reports every
+ * SESSION_PROGRESS_EVERY operations), then "done"
  * with the session's id and token, or "failed" with an error code and
  * message.  Every field a reader sees is written under the table's lock;
  * the thread works on its own copies in between.  traces_free() sets the
@@ -39,6 +41,7 @@
 #include "present/json_state.h"
 #include "present/ktrace_report.h"
 #include "scenario/kernel.h"
+#include "session/ktrace_session.h"
 #include "session/registry.h"
 #include "session/store.h"
 
@@ -306,8 +309,8 @@ static void job_build_progress(uint64_t ops, void *arg)
     job_store(j, false);
 }
 
-/* Build, store and register the session of @scn.  0 or an errno with @err set. */
-static int job_session(struct trace_job *j, const char *text, struct strbuf *err)
+/* Build, store and register the session of @text replaying log @log.  0 or an errno, @err set. */
+static int job_session(struct trace_job *j, const char *text, const char *log, struct strbuf *err)
 {
     struct app *app = j->app;
     struct session *s = session_new(&app->cfg.lim);
@@ -318,6 +321,8 @@ static int job_session(struct trace_job *j, const char *text, struct strbuf *err
         session_free(s);
         return -ENOMEM;
     }
+    snprintf(s->run->log_id, sizeof(s->run->log_id), "%s", log);
+    s->run->log_store = app->store;
     s->run->build_progress = job_build_progress;
     s->run->build_progress_arg = j;
     ret = session_build(s, err);
@@ -356,13 +361,15 @@ static void *job_run(void *arg)
     struct ktrace_opts o = {.cpus = j->cpus,
                             .model = j->model[0] ? j->model : NULL,
                             .kernel = j->kernel[0] ? j->kernel : NULL,
-                            .record = true,
+                            .on_op = ktrace_log_op,
                             .max_ops = j->app->cfg.lim.max_ops < TRACES_MAX_OPS
                                                ? j->app->cfg.lim.max_ops
                                                : TRACES_MAX_OPS,
                             .progress = job_progress,
                             .progress_arg = j,
                             .cancel = &j->cancel};
+    struct ktrace_log kl;
+    bool logging = false;
     struct ktrace_reader *r = NULL;
     struct ktrace_replay kr;
     struct strbuf err = STRBUF_INIT, rep = STRBUF_INIT;
@@ -371,6 +378,14 @@ static void *job_run(void *arg)
     int ret;
 
     memset(&kr, 0, sizeof(kr));
+    memset(&kl, 0, sizeof(kl));
+    if (ktrace_log_begin(&kl, j->app->store)) {
+        job_fail(j, "internal", "out of memory");
+        goto out;
+    }
+    logging = true;
+    kl.cancel = &j->cancel;
+    o.on_op_arg = &kl;
     if ((ret = ktrace_open(j->path, &r, &err))) {
         job_fail(j, "internal", "cannot read the upload: %s", strbuf_str(&err));
         goto out;
@@ -402,7 +417,7 @@ static void *job_run(void *arg)
     ktrace_report_text(&rep, &kr, "upload");
     pthread_mutex_lock(&j->tj->lock);
     j->events = ktrace_replay_events(&kr);
-    j->recorded = kr.nr_recorded;
+    j->recorded = kl.log.nr_ops;
     j->report = strbuf_failed(&rep) ? NULL : strdup(strbuf_str(&rep));
     j->state = JOB_BUILDING;
     pthread_mutex_unlock(&j->tj->lock);
@@ -413,7 +428,11 @@ static void *job_run(void *arg)
                  "kmem_cache_free, kmalloc, kfree as /sys/kernel/tracing/trace prints them)");
         goto out;
     }
-    scn = ktrace_replay_scenario(&kr, "kernel-trace");
+    if ((ret = ktrace_log_finish(&kl))) {
+        job_fail(j, "internal", "cannot store the operations: %s", strerror(-ret));
+        goto out;
+    }
+    scn = ktrace_replay_scenario_header(&kr, "kernel-trace");
     text = scn ? cJSON_PrintUnformatted(scn) : NULL;
     cJSON_Delete(scn); /* only the text goes on: the session parses it again */
     scn = NULL;
@@ -423,7 +442,7 @@ static void *job_run(void *arg)
         goto out;
     }
     strbuf_reset(&err);
-    if ((ret = job_session(j, text, &err))) {
+    if ((ret = job_session(j, text, kl.id, &err))) {
         job_fail(j,
                  ret == SESSION_ELIMIT                                       ? "session_limit"
                  : ret == -ECANCELED                                         ? "cancelled"
@@ -433,6 +452,7 @@ static void *job_run(void *arg)
                  "the session cannot be built: %s", strbuf_str(&err));
         goto out;
     }
+    logging = false; /* the session's now: it goes with the session */
     pthread_mutex_lock(&j->tj->lock);
     j->state = JOB_DONE;
     pthread_mutex_unlock(&j->tj->lock);
@@ -448,6 +468,10 @@ static void *job_run(void *arg)
         pthread_mutex_unlock(&j->tj->lock);
     }
 out:
+    if (logging) /* what the failed or cancelled job wrote */
+        ktrace_log_abort(&kl);
+    else
+        ktrace_log_release(&kl);
     ktrace_replay_release(&kr);
     ktrace_close(r);
     cJSON_free(text);

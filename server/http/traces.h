@@ -27,7 +27,7 @@
 /* Engine operations a trace may make (or --max-ops when lower): the session
  * is built from the scenario text, whose parse tree costs about 400 bytes an
  * operation, so this bounds a job's memory near 500 MB. */
-#define TRACES_MAX_OPS 1000000ull
+#define TRACES_MAX_OPS 100000000ull
 /* Text a trace may expand to (a gzip can expand without bound), unless
  * --max-trace-text says otherwise: it bounds how long a job holds a place. */
 #define TRACES_MAX_TEXT (4ull << 30)

@@ -107,8 +107,13 @@ static void note_engine(struct ktrace_replay *kr, const struct sim_result *res, 
 static bool apply(struct ktrace_replay *kr, const struct sim_op *op, struct sim_result *res,
                   const char *what)
 {
+    uint64_t before = sim_event_count(kr->sim);
     int ret = sim_apply(kr->sim, op, res);
 
+    if (!ret && kr->o->on_op && !kr->on_op_err) {
+        kr->on_op_err = kr->o->on_op(op, sim_event_count(kr->sim) - before, kr->o->on_op_arg);
+        kr->nr_recorded++;
+    }
     if (ret) {
         kr->n.sim_rejected++;
         note_engine(kr, res, what);
@@ -640,6 +645,8 @@ static int build_machine(struct ktrace_replay *kr, const struct ktrace_opts *o, 
                       ret == -ENOMEM ? "out of memory" : "invalid configuration");
         return ret;
     }
+    if (o->on_event)
+        sim_set_event_cb(kr->sim, o->on_event, o->on_event_arg);
     return 0;
 }
 
@@ -706,7 +713,12 @@ int ktrace_replay_run(struct ktrace_replay *kr, struct ktrace_reader *r,
         ret = replay_event(kr, &ev);
         if (ret)
             return ret;
-        if (o->record && o->max_ops && kr->nr_recorded > o->max_ops) {
+        if (kr->on_op_err) {
+            strbuf_printf(err, "cannot keep the operations (by line %" PRIu64 "): %s", kr->n.lines,
+                          strerror(-kr->on_op_err));
+            return kr->on_op_err;
+        }
+        if ((o->record || o->on_op) && o->max_ops && kr->nr_recorded > o->max_ops) {
             strbuf_printf(err,
                           "the trace makes more than %" PRIu64 " operations (by line %" PRIu64
                           "): too many to keep as a scenario or session",
@@ -745,7 +757,7 @@ uint64_t ktrace_replay_events(const struct ktrace_replay *kr)
            kr->n.kind[KTRACE_KFREE];
 }
 
-cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
+cJSON *ktrace_replay_scenario_header(const struct ktrace_replay *kr, const char *name)
 {
     char model[64]; /* filled below; m keeps only its address */
     struct scenario_write_machine m = {
@@ -757,16 +769,24 @@ cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
             .seed = kr->cfg.seed,
     };
     char d[256];
-    cJSON *s;
 
-    if (!kr->ops || !kr->sim)
+    if (!kr->sim)
         return NULL;
     sim_model_format(&kr->cfg, model, sizeof(model));
     if (kr->kernel[0])
         snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace of Linux %s.", kr->kernel);
     else
         snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace.");
-    s = scenario_write_new(name, "A kmem trace of a real kernel", d, &m);
+    return scenario_write_new(name, "A kmem trace of a real kernel", d, &m);
+}
+
+cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name)
+{
+    cJSON *s;
+
+    if (!kr->ops || !kr->sim)
+        return NULL;
+    s = ktrace_replay_scenario_header(kr, name);
     if (!s)
         return NULL;
     cJSON_AddItemToObject(s, "ops", kr->ops);

@@ -42,6 +42,15 @@ struct ktrace_opts {
     void *progress_arg;
     /* Stop with -ECANCELED when it becomes true (the server's cancel). */
     const volatile bool *cancel;
+    /* Called with every operation the engine carried out and the events it
+     * emitted (a session's op log is written this way, not as scenario
+     * JSON); a negative return stops the replay with that error. */
+    int (*on_op)(const struct sim_op *op, uint64_t events, void *arg);
+    void *on_op_arg;
+    /* Called with every event the engine emits (a session's overview is
+     * kept this way while its op log is written). */
+    sim_event_fn on_event;
+    void *on_event_arg;
 };
 
 struct ktrace_counts {
@@ -104,7 +113,8 @@ struct ktrace_replay {
     struct ktrace_ptr *ptrs; /* pointer -> engine object, linear probing */
     size_t ptr_slots, nr_ptrs;
     uint64_t next_obj;                                  /* object name counter for opts.record */
-    uint64_t nr_recorded;                               /* operations in ops */
+    uint64_t nr_recorded;                               /* operations in ops, or given to on_op */
+    int on_op_err;                                      /* what on_op returned, sticky */
     struct ktrace_gfp_slot gfp_cache[KTRACE_GFP_CACHE]; /* parsed gfp texts, round robin */
     unsigned gfp_next;
     const struct ktrace_opts *o;
@@ -118,7 +128,8 @@ struct ktrace_replay {
  * same), -EINVAL
  * when the machine cannot be built (CPUs beyond SIM_MAX_CPUS without
  * --cpus; message in @err), -E2BIG when opts.max_ops was passed (message
- * in @err), -ENOMEM, -ECANCELED.  Call
+ * in @err), -ENOMEM, -ECANCELED, or what opts.on_op returned (message in
+ * @err).  Call
  * ktrace_replay_release() in every case.
  */
 int ktrace_replay_run(struct ktrace_replay *kr, struct ktrace_reader *r,
@@ -132,5 +143,9 @@ uint64_t ktrace_replay_events(const struct ktrace_replay *kr);
  * owns the result; NULL when out of memory or nothing was recorded.
  */
 cJSON *ktrace_replay_scenario(struct ktrace_replay *kr, const char *name);
+/* The same without operations: the machine, model and seed the replay ran
+ * on (what a session replaying the op log of opts.on_op starts from).
+ * NULL when out of memory or no machine was built. */
+cJSON *ktrace_replay_scenario_header(const struct ktrace_replay *kr, const char *name);
 
 #endif /* SLUBLAB_SERVER_KTRACE_KTRACE_REPLAY_H */

@@ -5,16 +5,21 @@
  * The file is the UI itself, made to run from file:// without a server:
  * index.html's body, app.css inlined, the UI's ES modules and Chart.js
  * (read from the vendor directory at export time, never committed) as text
- * in a JSON document, the session as the API serves it (its description,
- * log, names, every event and the state JSON at every position) in a
- * second one, and web/offline/loader.js, which answers the UI's requests
- * from that data and starts the modules from blob: URLs.  Both JSON
- * documents have every '<' written as \u003c, so no text inside them can
- * close their <script> element.
+ * in a JSON document (every '<' written as \u003c, so no text inside it
+ * can close its <script> element), the session as the API serves it (its
+ * description, log, names, every event and the state at every position) in
+ * a second one, gzip-compressed and in base64, and web/offline/loader.js,
+ * which inflates it, answers the UI's requests from it and starts the
+ * modules from blob: URLs.
  *
- * The state at every position is stored whole, so the file grows with the
- * session: a session longer than EXPORT_HTML_MAX_EVENTS events, or whose
- * states pass EXPORT_HTML_MAX_BYTES, is refused with a message.
+ * States are the bulk of a session: every EXPORT_HTML_KEYFRAME-th is kept
+ * whole, the others as the operations that make the previous one into them
+ * (json_delta.h), or whole again when those would be half as long as a
+ * whole one.  They are made in one forward replay (json_position_walk())
+ * and compressed as they come, so the server holds the compressed file and
+ * two states, never every state.  A session longer than
+ * EXPORT_HTML_MAX_EVENTS events is refused before any work, and one whose
+ * copy would pass EXPORT_HTML_MAX_BYTES when it does, with a message.
  */
 #include "present/export_html.h"
 
@@ -26,9 +31,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include <zlib.h>
+
 #include "base/blob.h"
-#include "present/json_state.h"
+#include "present/json_delta.h"
 #include "present/json_session.h"
+#include "present/json_state.h"
 
 /* Append file @dir/@rel to @out; 0, -ENOENT or -ENOMEM. */
 static int html_read(const char *dir, const char *rel, struct strbuf *out)
@@ -162,41 +170,212 @@ out:
     return ret;
 }
 
-/* Append @json printed, then free it; -ENOMEM when it is NULL or cannot be printed. */
-static int html_put(struct strbuf *out, const char *key, cJSON *json)
+/* ---- the data document, compressed as it is written ------------------------------- */
+
+/* A gzip stream whose output is appended to @out in base64. */
+struct gz {
+    z_stream z;
+    struct strbuf *out;
+    unsigned char carry[3]; /* compressed bytes not yet in base64 */
+    size_t nr_carry;
+    uint64_t written; /* base64 bytes appended */
+    int err;
+};
+
+static void gz_base64(struct gz *g, const unsigned char *p, size_t len, bool last)
+{
+    static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    char buf[4096];
+    size_t n = 0;
+
+    while (len || (last && g->nr_carry)) {
+        unsigned v;
+
+        while (len && g->nr_carry < 3) {
+            g->carry[g->nr_carry++] = *p++;
+            len--;
+        }
+        if (g->nr_carry < 3 && !last)
+            break;
+        v = (unsigned)g->carry[0] << 16 | (g->nr_carry > 1 ? (unsigned)g->carry[1] << 8 : 0) |
+            (g->nr_carry > 2 ? g->carry[2] : 0);
+        buf[n++] = b64[v >> 18 & 63];
+        buf[n++] = b64[v >> 12 & 63];
+        buf[n++] = g->nr_carry > 1 ? b64[v >> 6 & 63] : '=';
+        buf[n++] = g->nr_carry > 2 ? b64[v & 63] : '=';
+        g->nr_carry = 0;
+        if (n + 4 > sizeof(buf)) {
+            strbuf_append(g->out, buf, n);
+            g->written += n;
+            n = 0;
+        }
+    }
+    strbuf_append(g->out, buf, n);
+    g->written += n;
+}
+
+static int gz_init(struct gz *g, struct strbuf *out)
+{
+    memset(g, 0, sizeof(*g));
+    g->out = out;
+    return deflateInit2(&g->z, 6, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) == Z_OK ? 0 : -ENOMEM;
+}
+
+static int gz_run(struct gz *g, const void *data, size_t len, int flush)
+{
+    unsigned char buf[65536];
+    int rc;
+
+    if (g->err)
+        return g->err;
+    g->z.next_in = (unsigned char *)(uintptr_t)data;
+    g->z.avail_in = (uInt)len;
+    do {
+        g->z.next_out = buf;
+        g->z.avail_out = sizeof(buf);
+        rc = deflate(&g->z, flush);
+        if (rc == Z_STREAM_ERROR)
+            return g->err = -ENOMEM;
+        gz_base64(g, buf, sizeof(buf) - g->z.avail_out, flush == Z_FINISH && rc == Z_STREAM_END);
+    } while (g->z.avail_out == 0 || (flush == Z_FINISH && rc != Z_STREAM_END));
+    if (strbuf_failed(g->out))
+        g->err = -ENOMEM;
+    return g->err;
+}
+
+static int gz_write(struct gz *g, const char *text, size_t len)
+{
+    return len ? gz_run(g, text, len, Z_NO_FLUSH) : g->err;
+}
+
+static int gz_puts(struct gz *g, const char *text)
+{
+    return gz_write(g, text, strlen(text));
+}
+
+static int gz_finish(struct gz *g)
+{
+    int ret = gz_run(g, NULL, 0, Z_FINISH);
+
+    deflateEnd(&g->z);
+    return ret;
+}
+
+/* Write @json printed, then free it; -ENOMEM when it is NULL or cannot be printed. */
+static int gz_json(struct gz *g, const char *key, cJSON *json)
 {
     char *text = json ? cJSON_PrintUnformatted(json) : NULL;
+    char head[64];
 
     cJSON_Delete(json);
     if (!text)
         return -ENOMEM;
-    strbuf_printf(out, ",\"%s\":", key);
-    strbuf_puts(out, text);
+    snprintf(head, sizeof(head), ",\"%s\":", key);
+    gz_puts(g, head);
+    gz_puts(g, text);
     cJSON_free(text);
-    return 0;
+    return g->err;
 }
 
-/* The #slublab-data document (before '<' escaping). */
+/* Write file @dir/@rel; 0, -ENOENT or -ENOMEM. */
+static int gz_file(struct gz *g, const char *dir, const char *rel)
+{
+    struct strbuf text = STRBUF_INIT;
+    int ret = html_read(dir, rel, &text);
+
+    if (!ret)
+        ret = gz_write(g, strbuf_str(&text), text.len);
+    strbuf_release(&text);
+    return ret;
+}
+
+/* The states, one per position: whole, or the delta from the one before. */
+struct states {
+    struct gz *g;
+    struct strbuf *err;
+    uint64_t end;
+    cJSON *prev;        /* the state before, as a tree */
+    size_t whole_len;   /* printed length of the last state written whole */
+    uint64_t nr_whole;  /* states written whole */
+    uint64_t delta_len; /* bytes of the deltas */
+};
+
+static int states_each(uint64_t at, cJSON *doc, void *arg)
+{
+    struct states *st = arg;
+    cJSON *ops = NULL;
+    char *text = NULL;
+    size_t len = 0;
+    int ret = 0;
+
+    if (st->prev && at % EXPORT_HTML_KEYFRAME) {
+        if (!(ops = cJSON_CreateArray()) || json_delta(st->prev, doc, ops) ||
+            !(text = cJSON_PrintUnformatted(ops)))
+            ret = -ENOMEM;
+        len = text ? strlen(text) : 0;
+        if (!ret && 2 * len > st->whole_len) { /* as long as half a whole one: whole */
+            cJSON_free(text);
+            text = NULL;
+        }
+    }
+    if (!ret && !text) {
+        if (!(text = cJSON_PrintUnformatted(doc)))
+            ret = -ENOMEM;
+        len = st->whole_len = text ? strlen(text) : 0;
+        st->nr_whole++;
+    } else if (!ret) {
+        st->delta_len += len;
+    }
+    if (!ret) {
+        if (at)
+            gz_puts(st->g, ",");
+        ret = gz_write(st->g, text, len);
+    }
+    cJSON_free(text);
+    cJSON_Delete(ops);
+    cJSON_Delete(st->prev);
+    st->prev = doc;
+    if (!ret && st->g->written > EXPORT_HTML_MAX_BYTES) {
+        strbuf_printf(st->err,
+                      "the session is too long for an offline copy: it passes %u MiB by step "
+                      "%" PRIu64 " of %" PRIu64,
+                      EXPORT_HTML_MAX_BYTES >> 20, at, st->end);
+        ret = -E2BIG;
+    }
+    return ret;
+}
+
+/* The #slublab-data document, gzip-compressed, in base64. */
 static int html_data(struct session *s, const struct export_html_dirs *dirs, uint64_t at,
                      struct strbuf *out, struct strbuf *err)
 {
-    uint64_t end = session_nr_events(s), from, bytes = 0;
+    uint64_t end = session_nr_events(s), from;
+    struct states st = {.end = end, .err = err};
+    char head[96];
+    struct gz g;
     cJSON *o, *sc;
     int ret;
 
-    strbuf_printf(out, "{\"at\":%" PRIu64, at);
-    if ((ret = html_put(out, "info", json_session_info(s))) ||
-        (ret = html_put(out, "log", json_session_log(s))) ||
-        (ret = html_put(out, "names", json_session_names(s))))
-        return ret;
+    if (gz_init(&g, out))
+        return -ENOMEM;
+    st.g = &g;
+    snprintf(head, sizeof(head), "{\"format\":%u,\"keyframe\":%u,\"at\":%" PRIu64,
+             EXPORT_HTML_FORMAT, EXPORT_HTML_KEYFRAME, at);
+    gz_puts(&g, head);
+    if ((ret = gz_json(&g, "info", json_session_info(s))) ||
+        (ret = gz_json(&g, "log", json_session_log(s))) ||
+        (ret = gz_json(&g, "names", json_session_names(s))))
+        goto out;
     o = cJSON_CreateObject();
     if (!o || !json_put(o, "status", cJSON_CreateString("ok")) ||
-        !json_put(o, "version", cJSON_CreateString(SIM_VERSION))) {
+        !json_put(o, "version", cJSON_CreateString(SIM_VERSION)) ||
+        !json_put(o, "offline_max_events", json_uint(EXPORT_HTML_MAX_EVENTS))) {
         cJSON_Delete(o);
-        return -ENOMEM;
+        ret = -ENOMEM;
+        goto out;
     }
-    if ((ret = html_put(out, "health", o)))
-        return ret;
+    if ((ret = gz_json(&g, "health", o)))
+        goto out;
     o = cJSON_CreateObject();
     sc = cJSON_CreateObject();
     if (!o || !sc || !json_put(sc, "name", cJSON_CreateString(s->run->scn->name)) ||
@@ -204,68 +383,63 @@ static int html_data(struct session *s, const struct export_html_dirs *dirs, uin
         !json_put(o, "scenarios", cJSON_CreateArray()) ||
         !cJSON_AddItemToArray(cJSON_GetObjectItem(o, "scenarios"), sc)) {
         cJSON_Delete(o);
-        return -ENOMEM;
+        ret = -ENOMEM;
+        goto out;
     }
-    if ((ret = html_put(out, "scenarios", o)))
-        return ret;
-    strbuf_puts(out, ",\"scenario\":");
-    strbuf_append(out, s->run->scenario_text, s->run->scenario_len);
-    strbuf_puts(out, ",\"texts\":");
-    if (html_read(dirs->web, "data/texts.json", out)) {
-        strbuf_printf(err, "cannot read %s/data/texts.json", dirs->web);
-        return -ENOENT;
+    if ((ret = gz_json(&g, "scenarios", o)))
+        goto out;
+    gz_puts(&g, ",\"scenario\":");
+    gz_write(&g, s->run->scenario_text, s->run->scenario_len);
+    gz_puts(&g, ",\"texts\":");
+    if ((ret = gz_file(&g, dirs->web, "data/texts.json"))) {
+        if (ret == -ENOENT)
+            strbuf_printf(err, "cannot read %s/data/texts.json", dirs->web);
+        goto out;
     }
     /* the code panel's kernel source lines: a web directory without the
      * table makes a copy whose panel has no links */
-    strbuf_puts(out, ",\"sourceLines\":");
-    ret = html_read(dirs->web, "data/source-lines.json", out);
+    gz_puts(&g, ",\"sourceLines\":");
+    ret = gz_file(&g, dirs->web, "data/source-lines.json");
     if (ret == -ENOENT)
-        strbuf_puts(out, "null");
-    else if (ret)
-        return ret;
-    strbuf_puts(out, ",\"events\":[");
+        ret = gz_puts(&g, "null");
+    if (ret)
+        goto out;
+    gz_puts(&g, ",\"events\":[");
     for (from = 0; from < end; from += SESSION_MAX_RANGE) {
         uint64_t to = end - from > SESSION_MAX_RANGE ? from + SESSION_MAX_RANGE : end;
         cJSON *r = NULL, *e;
 
         if ((ret = json_position_events(s, from, to, &r)))
-            return ret;
+            goto out;
         cJSON_ArrayForEach(e, cJSON_GetObjectItem(r, "events"))
         {
             char *text = cJSON_PrintUnformatted(e);
 
             if (!text) {
                 cJSON_Delete(r);
-                return -ENOMEM;
+                ret = -ENOMEM;
+                goto out;
             }
             if (e != cJSON_GetObjectItem(r, "events")->child || from)
-                strbuf_puts(out, ",");
-            strbuf_puts(out, text);
+                gz_puts(&g, ",");
+            gz_puts(&g, text);
             cJSON_free(text);
         }
         cJSON_Delete(r);
+        if ((ret = g.err))
+            goto out;
     }
-    strbuf_puts(out, "],\"states\":[");
-    for (from = 0; from <= end; from++) {
-        struct blob *b = NULL;
-
-        if ((ret = json_position_state(s, from, 0, &b, err)))
-            return ret;
-        bytes += b->len;
-        if (from)
-            strbuf_puts(out, ",");
-        strbuf_append(out, b->text, b->len);
-        blob_put(b);
-        if (bytes > EXPORT_HTML_MAX_BYTES) {
-            strbuf_printf(err,
-                          "the session is too long for an offline copy: its states pass %u MiB "
-                          "by step %" PRIu64 " of %" PRIu64,
-                          EXPORT_HTML_MAX_BYTES >> 20, from, end);
-            return -E2BIG;
-        }
-    }
-    strbuf_puts(out, "]}");
-    return strbuf_failed(out) ? -ENOMEM : 0;
+    gz_puts(&g, "],\"states\":[");
+    ret = json_position_walk(s, states_each, &st);
+    cJSON_Delete(st.prev);
+    if (ret)
+        goto out;
+    gz_puts(&g, "]}");
+    ret = gz_finish(&g);
+    return ret ? ret : strbuf_failed(out) ? -ENOMEM : 0;
+out:
+    deflateEnd(&g.z);
+    return ret;
 }
 
 /* Append index.html's <body>...</body>. */
@@ -288,7 +462,6 @@ static int html_body(const struct export_html_dirs *dirs, struct strbuf *out, st
 int export_html(struct session *s, const struct export_html_dirs *dirs, uint64_t at,
                 struct strbuf *out, struct strbuf *err)
 {
-    struct strbuf data = STRBUF_INIT;
     uint64_t end = session_nr_events(s);
     int ret;
 
@@ -320,10 +493,10 @@ int export_html(struct session *s, const struct export_html_dirs *dirs, uint64_t
     strbuf_puts(out, "</style>\n<script type=\"application/json\" id=\"slublab-files\">");
     if ((ret = html_files(dirs, out, err)))
         goto out;
-    strbuf_puts(out, "</script>\n<script type=\"application/json\" id=\"slublab-data\">");
-    if ((ret = html_data(s, dirs, at, &data, err)))
+    strbuf_puts(out, "</script>\n<script type=\"application/octet-stream\" id=\"slublab-data\" "
+                     "data-encoding=\"gzip+base64\">");
+    if ((ret = html_data(s, dirs, at, out, err)))
         goto out;
-    html_json(out, strbuf_str(&data), data.len);
     strbuf_puts(out, "</script>\n<script>\n");
     if (html_read(dirs->web, "offline/loader.js", out)) {
         strbuf_printf(err, "cannot read %s/offline/loader.js", dirs->web);
@@ -336,6 +509,5 @@ int export_html(struct session *s, const struct export_html_dirs *dirs, uint64_t
     strbuf_puts(out, "\n</html>\n");
     ret = strbuf_failed(out) ? -ENOMEM : 0;
 out:
-    strbuf_release(&data);
     return ret;
 }

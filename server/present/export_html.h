@@ -10,8 +10,10 @@
 #include "session/session.h"
 #include "base/strbuf.h"
 
-#define EXPORT_HTML_MAX_EVENTS 20000u      /* events of a session an offline copy holds */
-#define EXPORT_HTML_MAX_BYTES  (32u << 20) /* bytes of its states */
+#define EXPORT_HTML_MAX_EVENTS 250000u     /* events of a session an offline copy holds */
+#define EXPORT_HTML_MAX_BYTES  (64u << 20) /* bytes of its compressed data, in base64 */
+#define EXPORT_HTML_KEYFRAME   2000u       /* every so many states one is kept whole */
+#define EXPORT_HTML_FORMAT     2u          /* of the data document (docs/export.md) */
 
 struct export_html_dirs {
     const char *web;    /* the UI: index.html, css/, js/, data/, offline/ */

@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
@@ -135,6 +136,94 @@ out_release:
     cJSON_Delete(d.event);
     cJSON_Delete(d.state);
     cJSON_Delete(d.slab_json);
+    return ret;
+}
+
+/* ---- every position ------------------------------------------------------------------ */
+
+struct walk_doc {
+    struct state_doc d;
+    struct session *s;
+    int (*each)(uint64_t at, cJSON *doc, void *arg);
+    void *arg;
+    /* the name spans showing at the position, in index order, as
+     * position_names() lists them: kept as the walk moves on, instead of
+     * scanning every span before the position at each one */
+    size_t next;   /* the first span not started yet */
+    size_t *shown; /* indices of the spans started and not ended */
+    size_t nr_shown, cap_shown;
+};
+
+/* position_names() for the walk's position @at. */
+static int walk_names(struct walk_doc *w, uint64_t at, cJSON *o)
+{
+    const struct name_spans *ns = &w->s->run->rp.spans;
+    struct names_doc d = {ns, cJSON_CreateObject(), false};
+    size_t i, k;
+
+    if (!d.o || !json_put(o, "names", d.o))
+        return -ENOMEM;
+    if (!w->s->run->have_rp)
+        return 0;
+    for (; w->next < ns->nr && ns->v[w->next].from < at; w->next++) {
+        if (w->nr_shown == w->cap_shown) {
+            size_t cap = w->cap_shown ? 2 * w->cap_shown : 256;
+            size_t *p = realloc(w->shown, cap * sizeof(*p));
+
+            if (!p)
+                return -ENOMEM;
+            w->shown = p;
+            w->cap_shown = cap;
+        }
+        w->shown[w->nr_shown++] = w->next;
+    }
+    for (i = k = 0; i < w->nr_shown; i++)
+        if (ns->v[w->shown[i]].to >= at)
+            w->shown[k++] = w->shown[i];
+    w->nr_shown = k;
+    for (i = 0; i < k && i < JSON_POSITION_NAMES; i++)
+        names_doc_add(&ns->v[w->shown[i]], &d);
+    if (d.nomem)
+        return -ENOMEM;
+    if (k > JSON_POSITION_NAMES && !json_put(o, "names_more", json_uint(k - JSON_POSITION_NAMES)))
+        return -ENOMEM;
+    return 0;
+}
+
+static int walk_doc_state(const struct sim *m, const struct sim_snapshot *snap, void *arg)
+{
+    struct walk_doc *w = arg;
+
+    return state_doc_state(m, snap, &w->d);
+}
+
+static int walk_doc_done(uint64_t at, void *arg)
+{
+    struct walk_doc *w = arg;
+    cJSON *o = cJSON_CreateObject();
+
+    if (!o || !json_put(o, "at", json_uint(at)) || !json_put(o, "state", w->d.state)) {
+        w->d.state = NULL;
+        cJSON_Delete(o);
+        return -ENOMEM;
+    }
+    w->d.state = NULL;
+    if (walk_names(w, at, o)) {
+        cJSON_Delete(o);
+        return -ENOMEM;
+    }
+    return w->each(at, o, w->arg);
+}
+
+int json_position_walk(struct session *s, int (*each)(uint64_t at, cJSON *doc, void *arg),
+                       void *arg)
+{
+    struct walk_doc w = {.s = s, .each = each, .arg = arg};
+    const struct session_view view = {NULL, walk_doc_state, &w};
+    int ret = session_walk(s, &view, walk_doc_done);
+
+    cJSON_Delete(w.d.state);
+    free(w.shown);
     return ret;
 }
 

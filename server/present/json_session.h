@@ -52,6 +52,14 @@ int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct 
                         struct strbuf *err);
 /* Events with seq in [from, to), to - from <= SESSION_MAX_RANGE: {"from","to","events"}. */
 int json_position_events(struct session *s, uint64_t from, uint64_t to, cJSON **out);
+/*
+ * Every position of @s in order, as GET .../state?at=N answers it but
+ * without "event" (the offline copy keeps the events apart): @each takes
+ * each document.  One forward replay.  0, -ENOMEM, a session error or
+ * @each's.
+ */
+int json_position_walk(struct session *s, int (*each)(uint64_t at, cJSON *doc, void *arg),
+                       void *arg);
 /* {"from","to","source","interval","positions","series":{name:[...]}} (session_series()). */
 int json_position_series(struct session *s, const unsigned *items, size_t nr_items, uint64_t from,
                          uint64_t to, unsigned points, cJSON **out);

@@ -10,7 +10,11 @@
  * record (session_apply_next()); the engine must emit exactly the events
  * the log recorded, else the session is broken (SESSION_EBROKEN).  When
  * the budget is passed, session_thin() drops the cursor, then the cache,
- * then the checkpoint whose removal leaves the smallest gap.
+ * then the checkpoint whose removal leaves the smallest gap.  Checkpoints
+ * are taken every ckpt_every events, and never closer than the last copy's
+ * bytes / SESSION_CKPT_BYTES_PER_OP operations: replaying about that many
+ * costs what a copy of the machine costs, so a machine of 300,000 live
+ * objects is not copied every 256 events.
  */
 #include "session/session_internal.h"
 
@@ -37,8 +41,8 @@ uint64_t session_sim_bytes(const struct session_run *r)
 
 uint64_t session_run_memory(const struct session_run *r)
 {
-    uint64_t total = session_sim_bytes(r) + r->log.cap + timeline_bytes(&r->tl) + r->ckpt_bytes +
-                     session_cache_bytes(r) + r->scenario_len + r->batch_bytes;
+    uint64_t total = session_sim_bytes(r) + oplog_memory(&r->log) + timeline_bytes(&r->tl) +
+                     r->ckpt_bytes + session_cache_bytes(r) + r->scenario_len + r->batch_bytes;
 
     if (r->cursor.sim)
         total += r->cursor.bytes;
@@ -108,7 +112,8 @@ void session_thin(struct session_run *r)
  * operation on.  Its bytes are still counted in full for both runs, so the
  * budget errs on the safe side.  False when there is none to take.
  */
-static bool session_ckpt_borrow(struct session_run *r, struct checkpoint *c)
+static bool session_ckpt_borrow(struct session_run *r, struct checkpoint *c,
+                                const struct session_pos *p)
 {
     struct session_run *b = r->base;
     size_t lo = 0, hi;
@@ -119,13 +124,12 @@ static bool session_ckpt_borrow(struct session_run *r, struct checkpoint *c)
     while (lo < hi) { /* the first with seq >= the head's */
         size_t mid = lo + (hi - lo) / 2;
 
-        if (b->ckpts[mid].seq < r->log.nr_events)
+        if (b->ckpts[mid].seq < p->seq)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == b->nr_ckpts || b->ckpts[lo].seq != r->log.nr_events ||
-        b->ckpts[lo].op != r->log.nr_ops)
+    if (lo == b->nr_ckpts || b->ckpts[lo].seq != p->seq || b->ckpts[lo].op != p->op)
         return false;
     if (!b->ckpts[lo].shared) {
         atomic_uint *n = malloc(sizeof(*n));
@@ -144,6 +148,13 @@ static bool session_ckpt_borrow(struct session_run *r, struct checkpoint *c)
 
 int session_ckpt_add(struct session_run *r)
 {
+    struct session_pos end = {r->log.nr_events, r->log.nr_ops, r->log.len};
+
+    return session_ckpt_add_at(r, &end);
+}
+
+int session_ckpt_add_at(struct session_run *r, const struct session_pos *p)
+{
     struct checkpoint *c;
     struct sim *copy;
 
@@ -158,23 +169,33 @@ int session_ckpt_add(struct session_run *r)
     }
     c = &r->ckpts[r->nr_ckpts];
     memset(c, 0, sizeof(*c));
-    if (!session_ckpt_borrow(r, c)) {
+    if (!session_ckpt_borrow(r, c, p)) {
         if (sim_clone(r->rp.sim, &copy))
             return -ENOMEM;
         c->sim = copy;
         c->bytes = sim_host_bytes(copy);
     }
     r->nr_ckpts++;
-    c->seq = r->log.nr_events;
-    c->op = r->log.nr_ops;
-    c->off = r->log.len;
+    c->seq = p->seq;
+    c->op = p->op;
+    c->off = p->off;
     memcpy(c->totals, r->tl.totals, sizeof(c->totals));
     r->ckpt_seq = c->seq;
     r->ckpt_op = c->op;
+    r->ckpt_min_ops = c->bytes / SESSION_CKPT_BYTES_PER_OP;
     r->ckpt_bytes += c->bytes;
     session_thin(r);
     session_run_recharge(r);
     return session_run_memory(r) > r->lim.memory ? -E2BIG : 0;
+}
+
+bool session_ckpt_due(const struct session_run *r, uint64_t seq, uint64_t op)
+{
+    if (seq - r->ckpt_seq < r->ckpt_every && op - r->ckpt_op < r->ckpt_every)
+        return false;
+    /* a copy of a big machine costs as much as replaying many operations:
+     * never closer than what the last copy cost, in operations */
+    return op - r->ckpt_op >= r->ckpt_min_ops;
 }
 
 void session_ckpt_truncate(struct session_run *r, uint64_t op)
@@ -226,7 +247,7 @@ int session_ckpt_copy(const struct checkpoint *c, struct sim **m, struct session
     return sim_clone(c->sim, m) ? -ENOMEM : 0;
 }
 
-bool session_peek_events(const struct session_run *r, const struct session_pos *p, uint64_t *events)
+bool session_peek_events(struct session_run *r, const struct session_pos *p, uint64_t *events)
 {
     struct sim_op op;
     size_t off = p->off;

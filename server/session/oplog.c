@@ -15,6 +15,10 @@
  * the operation is stored whole instead (the RAW flag: the struct's bytes,
  * pointers cleared), so the log always replays exactly what ran, and is
  * compact whenever it can be.
+ *
+ * The records are kept in chunks (oplog.h); with a disk tier the chunks
+ * behind the one being written go to the store and only a few stay in
+ * memory, so a log of any length costs a bounded amount of memory.
  */
 #include "session/oplog.h"
 
@@ -35,22 +39,123 @@
 /* The fixed part of a record, at most: kind, flags, 9 varints, node, byte, addr. */
 #define OPLOG_MAX_FIXED (2 + 9 * 10 + 2 + 8 + 1 + SIM_NAME_MAX + 6 * 10)
 
-static bool oplog_reserve(struct oplog *log, size_t more)
+#define OFF_IDX(off) ((size_t)(off) >> 32)
+#define OFF_AT(off)  ((size_t)(off)&0xffffffffu)
+
+static void oplog_set_len(struct oplog *log)
 {
+    log->len =
+            log->nr_chunks ? OPLOG_OFF(log->nr_chunks - 1, log->chunks[log->nr_chunks - 1].len) : 0;
+}
+
+/* Drop the least recently read stored chunk in memory, other than @keep. */
+static void oplog_evict(struct oplog *log, size_t keep)
+{
+    struct oplog_chunk *victim = NULL;
+
+    for (size_t i = 0; i < log->nr_chunks; i++) {
+        struct oplog_chunk *c = &log->chunks[i];
+
+        if (i != keep && c->buf && c->stored && (!victim || c->used < victim->used))
+            victim = c;
+    }
+    if (!victim)
+        return;
+    log->resident -= victim->cap;
+    free(victim->buf);
+    victim->buf = NULL;
+    victim->cap = 0;
+    log->nr_loaded--;
+}
+
+/* Hand the last chunk to the tier; it may then leave memory. */
+static int oplog_seal(struct oplog *log)
+{
+    struct oplog_chunk *c;
+    int err;
+
+    if (!log->nr_chunks || !log->tier.put || log->chunks[log->nr_chunks - 1].stored)
+        return 0;
+    c = &log->chunks[log->nr_chunks - 1];
+    err = log->tier.put(log->tier.arg, log->nr_chunks - 1, c->buf, c->len, log->chunk_ops,
+                        log->chunk_events);
+    if (err) {
+        if (!log->tier_err)
+            log->tier_err = err;
+        return err;
+    }
+    c->stored = true;
+    c->used = ++log->clock;
+    log->nr_loaded++;
+    while (log->nr_loaded > (log->tier.keep ? log->tier.keep : 1))
+        oplog_evict(log, log->nr_chunks - 1);
+    return 0;
+}
+
+/* Room for @more bytes at the end of a chunk that may take them. */
+static struct oplog_chunk *oplog_reserve(struct oplog *log, size_t more)
+{
+    struct oplog_chunk *c = log->nr_chunks ? &log->chunks[log->nr_chunks - 1] : NULL;
     size_t cap;
     uint8_t *buf;
 
-    if (log->len + more <= log->cap)
-        return true;
-    cap = log->cap ? log->cap : 4096;
-    while (cap < log->len + more)
+    if (more > UINT32_MAX / 2)
+        return NULL;
+    if (!c || c->stored || (c->len && c->len + more > OPLOG_CHUNK)) {
+        if (c && oplog_seal(log))
+            return NULL;
+        if (log->nr_chunks == log->cap_chunks) {
+            size_t n = log->cap_chunks ? log->cap_chunks * 2 : 4;
+            struct oplog_chunk *cs = realloc(log->chunks, n * sizeof(*cs));
+
+            if (!cs)
+                return NULL;
+            log->chunks = cs;
+            log->cap_chunks = n;
+        }
+        c = &log->chunks[log->nr_chunks++];
+        memset(c, 0, sizeof(*c));
+        log->chunk_ops = log->chunk_events = 0;
+    }
+    if (c->len + more <= c->cap)
+        return c;
+    cap = c->cap ? c->cap : 4096;
+    while (cap < c->len + more)
         cap *= 2;
-    buf = realloc(log->buf, cap);
+    buf = realloc(c->buf, cap);
     if (!buf)
-        return false;
-    log->buf = buf;
-    log->cap = cap;
-    return true;
+        return NULL;
+    log->resident += cap - c->cap;
+    c->buf = buf;
+    c->cap = (uint32_t)cap;
+    return c;
+}
+
+/* Chunk @idx in memory (loaded from the tier when it is not).  0 or -EIO. */
+static int oplog_load(struct oplog *log, size_t idx)
+{
+    struct oplog_chunk *c = &log->chunks[idx];
+    uint8_t *buf = NULL;
+    size_t len = 0;
+
+    c->used = ++log->clock;
+    if (c->buf)
+        return 0;
+    if (!log->tier.get || log->tier.get(log->tier.arg, idx, &buf, &len) || len > UINT32_MAX ||
+        (idx + 1 == log->nr_chunks && len != c->len)) {
+        free(buf);
+        return -EIO;
+    }
+    if (!buf && !(buf = malloc(1)))
+        return -EIO;
+    c->buf = buf;
+    c->len = (uint32_t)len;
+    c->cap = (uint32_t)len;
+    log->resident += len;
+    log->nr_loaded++;
+    while (log->nr_loaded > (log->tier.keep ? log->tier.keep : 1))
+        oplog_evict(log, idx);
+    return 0;
 }
 
 static uint8_t *put_varint(uint8_t *p, uint64_t v)
@@ -165,26 +270,38 @@ static bool oplog_same(const struct sim_op *want, const struct sim_op *got)
     return !in || !want->count || memcmp(in, got->in, want->count * sizeof(*in)) == 0;
 }
 
+static int oplog_decode(const uint8_t **pp, const uint8_t *end, struct sim_op *op, uint64_t *events,
+                        struct oplog_scratch *scratch);
+
 int oplog_append(struct oplog *log, const struct sim_op *op, uint64_t events)
 {
     const sim_addr_t *in = oplog_in(op);
     size_t need = OPLOG_MAX_FIXED + sizeof(*op) + (in ? (size_t)op->count * 8 : 0);
     struct oplog_scratch scratch = {NULL, 0};
+    struct oplog_chunk *c;
     struct sim_op back;
-    size_t off, check, end;
+    const uint8_t *check;
+    uint8_t *start, *end;
     uint64_t ev;
 
-    if ((unsigned)op->kind > 255 || !oplog_reserve(log, need))
+    if ((unsigned)op->kind > 255)
         return -ENOMEM;
-    off = check = log->len;
-    end = (size_t)(oplog_encode(log->buf + off, op, events) - log->buf);
-    log->len = end;
-    if (oplog_next(log, &check, &back, &ev, &scratch) || check != end || ev != events ||
+    if (!(c = oplog_reserve(log, need)))
+        return log->tier_err ? log->tier_err : -ENOMEM;
+    start = c->buf + c->len;
+    end = oplog_encode(start, op, events);
+    check = start;
+    if (oplog_decode(&check, end, &back, &ev, &scratch) || check != end || ev != events ||
         !oplog_same(op, &back))
-        log->len = (size_t)(oplog_encode_raw(log->buf + off, op, events) - log->buf);
+        end = oplog_encode_raw(start, op, events);
     free(scratch.in);
+    c->len = (uint32_t)(end - c->buf);
+    c->used = ++log->clock;
+    oplog_set_len(log);
     log->nr_ops++;
     log->nr_events += events;
+    log->chunk_ops++;
+    log->chunk_events += events;
     return 0;
 }
 
@@ -258,15 +375,13 @@ static bool get_in(const uint8_t **p, const uint8_t *end, struct sim_op *op,
     return true;
 }
 
-int oplog_next(const struct oplog *log, size_t *off, struct sim_op *op, uint64_t *events,
-               struct oplog_scratch *scratch)
+static int oplog_decode(const uint8_t **pp, const uint8_t *end, struct sim_op *op, uint64_t *events,
+                        struct oplog_scratch *scratch)
 {
-    const uint8_t *p = log->buf + *off, *end = log->buf + log->len;
+    const uint8_t *p = *pp;
     uint64_t cache;
     unsigned flags, kind;
 
-    if (*off >= log->len)
-        return -ENOENT;
     if (end - p < 2)
         return -EIO;
     memset(op, 0, sizeof(*op));
@@ -281,7 +396,7 @@ int oplog_next(const struct oplog *log, size_t *off, struct sim_op *op, uint64_t
         p += sizeof(*op);
         if ((unsigned)op->kind != kind || !get_in(&p, end, op, scratch))
             return -EIO;
-        *off = (size_t)(p - log->buf);
+        *pp = p;
         return 0;
     }
     op->kind = (enum sim_op_kind)kind;
@@ -325,24 +440,118 @@ int oplog_next(const struct oplog *log, size_t *off, struct sim_op *op, uint64_t
             !get_u32(&p, end, &op->create.sheaf_capacity))
             return -EIO;
     }
-    *off = (size_t)(p - log->buf);
+    *pp = p;
     return 0;
 }
 
-void oplog_truncate(struct oplog *log, size_t len, uint64_t nr_ops, uint64_t nr_events)
+int oplog_next(struct oplog *log, size_t *off, struct sim_op *op, uint64_t *events,
+               struct oplog_scratch *scratch)
 {
-    if (len < log->len)
-        log->len = len;
+    size_t idx = OFF_IDX(*off), at = OFF_AT(*off);
+    struct oplog_chunk *c;
+    const uint8_t *p;
+    int err;
+
+    for (;;) {
+        if (idx >= log->nr_chunks)
+            return -ENOENT;
+        if (oplog_load(log, idx))
+            return -EIO;
+        c = &log->chunks[idx];
+        if (at < c->len)
+            break;
+        if (at > c->len)
+            return -EIO;
+        idx++;
+        at = 0;
+    }
+    p = c->buf + at;
+    if ((err = oplog_decode(&p, c->buf + c->len, op, events, scratch)))
+        return err;
+    *off = OPLOG_OFF(idx, (size_t)(p - c->buf));
+    return 0;
+}
+
+int oplog_truncate(struct oplog *log, size_t len, uint64_t nr_ops, uint64_t nr_events)
+{
+    size_t idx = OFF_IDX(len), at = OFF_AT(len);
+    struct oplog_chunk *c;
+    const uint8_t *p;
+
     log->nr_ops = nr_ops;
     log->nr_events = nr_events;
+    if (idx >= log->nr_chunks)
+        return 0;
+    if (oplog_load(log, idx))
+        return -EIO;
+    while (log->nr_chunks > idx + 1) {
+        c = &log->chunks[--log->nr_chunks];
+        if (c->buf) {
+            log->resident -= c->cap;
+            if (c->stored)
+                log->nr_loaded--;
+            free(c->buf);
+        }
+    }
+    c = &log->chunks[idx];
+    if (at < c->len) {
+        if (c->stored) { /* no longer what the tier holds: it stays in memory */
+            c->stored = false;
+            log->nr_loaded--;
+        }
+        c->len = (uint32_t)at;
+    }
+    oplog_set_len(log);
+    /* what the last chunk holds, for the tier */
+    log->chunk_ops = log->chunk_events = 0;
+    for (p = c->buf; p < c->buf + c->len;) {
+        struct sim_op op;
+        uint64_t ev;
+
+        if (oplog_decode(&p, c->buf + c->len, &op, &ev, NULL))
+            return -EIO;
+        log->chunk_ops++;
+        log->chunk_events += ev;
+    }
+    return 0;
+}
+
+int oplog_flush(struct oplog *log)
+{
+    return oplog_seal(log);
+}
+
+int oplog_open_stored(struct oplog *log, const struct oplog_tier *tier, uint64_t nr_chunks,
+                      size_t last_len, uint64_t nr_ops, uint64_t nr_events)
+{
+    oplog_release(log);
+    if (!nr_chunks || last_len > UINT32_MAX || nr_chunks > SIZE_MAX / sizeof(*log->chunks))
+        return nr_chunks ? -EINVAL : 0;
+    log->chunks = calloc(nr_chunks, sizeof(*log->chunks));
+    if (!log->chunks)
+        return -ENOMEM;
+    log->nr_chunks = log->cap_chunks = nr_chunks;
+    for (size_t i = 0; i < nr_chunks; i++)
+        log->chunks[i].stored = true;
+    log->chunks[nr_chunks - 1].len = (uint32_t)last_len;
+    log->tier = *tier;
+    log->nr_ops = nr_ops;
+    log->nr_events = nr_events;
+    oplog_set_len(log);
+    return 0;
+}
+
+uint64_t oplog_memory(const struct oplog *log)
+{
+    return log->resident + log->cap_chunks * sizeof(*log->chunks);
 }
 
 void oplog_release(struct oplog *log)
 {
     if (!log)
         return;
-    free(log->buf);
-    log->buf = NULL;
-    log->len = log->cap = 0;
-    log->nr_ops = log->nr_events = 0;
+    for (size_t i = 0; i < log->nr_chunks; i++)
+        free(log->chunks[i].buf);
+    free(log->chunks);
+    memset(log, 0, sizeof(*log));
 }

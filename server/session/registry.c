@@ -484,6 +484,8 @@ static int registry_restore(struct registry *reg, struct session *s, struct stor
     snprintf(s->created, sizeof(s->created), "%s", ss->created);
     snprintf(s->made_with, sizeof(s->made_with), "%s", ss->engine);
     s->scenario_id = ss->scenario;
+    snprintf(s->run->log_id, sizeof(s->run->log_id), "%s", ss->log);
+    s->run->log_store = ss->log[0] ? reg->store : NULL;
     ret = session_settings_parse(settings, &s->run->settings, err);
     cJSON_Delete(settings);
     if (!ret)
@@ -524,6 +526,21 @@ static bool registry_behind(struct registry *reg, struct session *s)
     session_unlock(s);
     return held != SIZE_MAX && !store_session_batches(reg->store, s->id, &stored) &&
            stored > held;
+}
+
+/* Keep @s's overview in the store; a failure costs only a replay after a restart. */
+static void registry_save_overview(struct registry *reg, const struct session *s)
+{
+    unsigned char *data = NULL;
+    size_t len = 0;
+    int ret;
+
+    if (!(ret = overview_save(&s->run->tl.ov, &data, &len)))
+        ret = store_session_set_overview(reg->store, s->id, data, len);
+    if (ret)
+        fprintf(stderr, "slublab serve: session %s: its overview is not kept (error %d)\n", s->id,
+                ret);
+    free(data);
 }
 
 int registry_get(struct registry *reg, const char *id, bool may_block, struct session **out)
@@ -610,6 +627,9 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
         pthread_mutex_unlock(&reg->lock);
     } else {
         s->ready = true;
+        /* a session stored without its overview (by replay --db before it
+         * kept one, or by an older slublab) has one from now on */
+        registry_save_overview(reg, s);
     }
     pthread_mutex_unlock(&s->lock);
     strbuf_release(&err);
@@ -678,6 +698,7 @@ int registry_add(struct registry *reg, struct session *s)
     ss.scenario = s->scenario_id;
     ss.settings = settings;
     snprintf(ss.engine, sizeof(ss.engine), "%s", s->made_with);
+    snprintf(ss.log, sizeof(ss.log), "%s", s->run->log_id);
     ss.position = s->position;
     ss.events = session_nr_events(s);
     memcpy(ss.token, s->token, sizeof(s->token));
@@ -692,6 +713,7 @@ int registry_add(struct registry *reg, struct session *s)
     }
     if (ret)
         goto out_free;
+    registry_save_overview(reg, s);
     registry_now(s->created, sizeof(s->created));
     s->pos_saved = s->position;
     s->ready = true;
@@ -718,8 +740,25 @@ int registry_save_batch(struct registry *reg, struct session *s, size_t seq)
 {
     struct store_batch b;
 
+    int ret;
+
     registry_batch(s, seq, &b);
-    return store_session_add_batch(reg->store, s->id, seq, &b, session_nr_events(s));
+    ret = store_session_add_batch(reg->store, s->id, seq, &b, session_nr_events(s));
+    if (!ret)
+        registry_save_overview(reg, s);
+    return ret;
+}
+
+bool registry_has_live(struct registry *reg, const char *id)
+{
+    struct session *s;
+    bool live;
+
+    pthread_mutex_lock(&reg->lock);
+    s = registry_find(reg, id);
+    live = s && !s->dead;
+    pthread_mutex_unlock(&reg->lock);
+    return live;
 }
 
 bool registry_gone(struct registry *reg, const struct session *s)

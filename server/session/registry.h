@@ -53,7 +53,9 @@ void registry_put(struct registry *reg, struct session *s);
  * store (then @s is freed).
  */
 int registry_add(struct registry *reg, struct session *s);
-/* Record batch @seq that session @s (locked, held) just appended. */
+/* Is session @id in memory (live or being built)? */
+bool registry_has_live(struct registry *reg, const char *id);
+/* Record batch @seq that session @s (locked, held) just appended (and its overview). */
 int registry_save_batch(struct registry *reg, struct session *s, size_t seq);
 /* Write @s's position (locked, held) to the store when it moved since the
  * last write.  0, or the store's error (the position stays in memory). */

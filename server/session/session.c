@@ -23,6 +23,7 @@
 
 #include "scenario/replay_internal.h"
 #include "session/session_internal.h"
+#include "session/store.h"
 
 #define MIB ((uint64_t)1 << 20)
 
@@ -32,7 +33,7 @@ void session_limits_default(struct session_limits *lim)
     lim->max_nodes = SIM_MAX_NODES;
     lim->max_mem_per_node = 4096 * MIB;
     lim->memory = 128 * MIB;
-    lim->max_ops = 4000000;
+    lim->max_ops = 100000000;
     lim->ckpt_events = 256;
 }
 
@@ -207,6 +208,8 @@ int session_run_copy_inputs(struct session_run *dst, const struct session_run *s
                                     src->scenario_label)))
         return ret;
     dst->settings = src->settings;
+    memcpy(dst->log_id, src->log_id, sizeof(dst->log_id));
+    dst->log_store = src->log_store;
     for (i = 0; i < src->nr_batches && !ret; i++)
         ret = session_add_batch(&tmp, src->batches[i].ops, src->batches[i].limit);
     return ret;
@@ -312,11 +315,13 @@ static int session_on_op(struct replay *rp, const struct sim_op *op, const struc
     if (oplog_append(&r->log, op, seq - r->log.nr_events))
         return replay_fail(rp, -ENOMEM, "out of memory");
     if (r->log.nr_ops > r->lim.max_ops)
-        return replay_fail(rp, -E2BIG, "the session reached its limit of %" PRIu64 " operations",
+        return replay_fail(rp, -E2BIG,
+                           "the session reached its limit of %" PRIu64
+                           " operations (slublab serve --max-ops N raises it)",
                            r->lim.max_ops);
     if (r->build_progress && !(r->log.nr_ops % SESSION_PROGRESS_EVERY))
         r->build_progress(r->log.nr_ops, r->build_progress_arg);
-    if (seq - r->ckpt_seq >= r->ckpt_every || r->log.nr_ops - r->ckpt_op >= r->ckpt_every)
+    if (session_ckpt_due(r, seq, r->log.nr_ops))
         err = session_ckpt_add(r);
     else if (session_run_memory(r) > r->lim.memory) {
         session_thin(r);
@@ -324,7 +329,9 @@ static int session_on_op(struct replay *rp, const struct sim_op *op, const struc
     } else
         err = 0;
     if (err == -E2BIG)
-        return replay_fail(rp, err, "the session needs more than its %" PRIu64 " MiB of memory",
+        return replay_fail(rp, err,
+                           "the session needs more than its %" PRIu64
+                           " MiB of memory (slublab serve --session-memory MIB raises it)",
                            r->lim.memory / MIB);
     if (err)
         return replay_fail(rp, err, "out of memory");
@@ -438,6 +445,7 @@ int session_run_key(struct session_run *r, uint64_t *key)
     h = session_hash(h, r->scenario_label, strlen(r->scenario_label) + 1);
     h = session_hash(h, r->scenario_text, r->scenario_len);
     h = session_hash(h, r->canon, strlen(r->canon) + 1);
+    h = session_hash(h, r->log_id, strlen(r->log_id) + 1);
     for (i = 0; i < r->nr_batches; i++) {
         const struct session_batch *b = &r->batches[i];
 
@@ -454,9 +462,9 @@ bool session_run_same_inputs(const struct session_run *a, const struct session_r
 {
     size_t i;
 
-    if (a->scenario_len != b->scenario_len || a->nr_batches != b->nr_batches ||
-        !a->canon || !b->canon || strcmp(a->canon, b->canon) ||
-        strcmp(a->scenario_label, b->scenario_label) ||
+    if (a->scenario_len != b->scenario_len || a->nr_batches != b->nr_batches || !a->canon ||
+        !b->canon || strcmp(a->canon, b->canon) || strcmp(a->scenario_label, b->scenario_label) ||
+        strcmp(a->log_id, b->log_id) ||
         memcmp(a->scenario_text, b->scenario_text, a->scenario_len) ||
         memcmp(&a->lim, &b->lim, sizeof(a->lim)))
         return false;
@@ -470,6 +478,97 @@ bool session_run_same_inputs(const struct session_run *a, const struct session_r
 }
 
 static int session_build_run(struct session *s, struct strbuf *err);
+
+/* The stored log's chunk @idx, for the log's tier. */
+static int session_log_get(void *arg, uint64_t idx, uint8_t **buf, size_t *len)
+{
+    struct session_run *r = arg;
+
+    return store_oplog_get(r->log_store, r->log_id, idx, buf, len);
+}
+
+/*
+ * Batch 0's stored op log on the head (after the scenario, which holds no
+ * operations of its own then): the log becomes the run's log, read from the
+ * store chunk by chunk, and each record is applied as a seek applies it, with
+ * the timeline, checkpoints, limits and progress of a forward run.
+ */
+static int session_replay_log(struct session *s, struct strbuf *err)
+{
+    struct session_run *r = s->run;
+    struct oplog_tier tier = {NULL, session_log_get, r, SESSION_LOG_KEEP};
+    uint64_t chunks, ops, events, limit = r->batches[0].limit;
+    struct session_pos p = {r->log.nr_events, r->log.nr_ops, r->log.len};
+    size_t last_len;
+    int ret;
+
+    if (r->log.nr_ops || !r->log_store) {
+        strbuf_printf(err, "the session's op log %s cannot follow operations of its scenario",
+                      r->log_id);
+        return SESSION_EBADINPUT;
+    }
+    ret = store_oplog_info(r->log_store, r->log_id, &chunks, &ops, &events, &last_len);
+    if (!ret && !chunks)
+        ret = -ENOENT;
+    if (ret) {
+        strbuf_printf(err, "the session's op log %s cannot be read from the store (%s)", r->log_id,
+                      strerror(-ret));
+        return ret == -ENOMEM ? -ENOMEM : SESSION_EBROKEN;
+    }
+    if (limit != REPLAY_NO_LIMIT && limit < ops)
+        ops = limit;
+    if (ops > r->lim.max_ops) {
+        strbuf_printf(err,
+                      "the session has %" PRIu64 " operations, more than this server's limit "
+                      "of %" PRIu64 " (slublab serve --max-ops N raises it)",
+                      ops, r->lim.max_ops);
+        return SESSION_ELIMIT;
+    }
+    if ((ret = oplog_open_stored(&r->log, &tier, chunks, last_len, 0, 0)))
+        return ret;
+    r->log.nr_ops = ops; /* what the log holds, as far as batch 0 goes */
+    r->log.nr_events = events;
+    while (p.op < ops) {
+        ret = session_apply_next(r, r->rp.sim, &p);
+        if (!ret && r->hook_err)
+            ret = r->hook_err;
+        if (ret) {
+            if (ret == -ENOMEM) {
+                strbuf_puts(err, "out of memory");
+                return -ENOMEM;
+            }
+            strbuf_printf(err, "the session's op log %s does not replay: operation %" PRIu64 " %s",
+                          r->log_id, p.op,
+                          ret == -ENOENT ? "is missing" : "is not what the engine did");
+            return SESSION_EBROKEN;
+        }
+        if (r->build_progress && !(p.op % SESSION_PROGRESS_EVERY))
+            r->build_progress(p.op, r->build_progress_arg);
+        if (session_ckpt_due(r, p.seq, p.op))
+            ret = session_ckpt_add_at(r, &p);
+        else if (session_run_memory(r) > r->lim.memory) {
+            session_thin(r);
+            ret = session_run_memory(r) > r->lim.memory ? -E2BIG : 0;
+        }
+        if (ret == -E2BIG) {
+            strbuf_printf(err,
+                          "operation %" PRIu64 ": the session needs more than its %" PRIu64
+                          " MiB of memory (slublab serve --session-memory MIB raises it)",
+                          p.op, r->lim.memory / MIB);
+            return SESSION_ELIMIT;
+        }
+        if (ret)
+            return ret;
+    }
+    if (p.off != r->log.len || p.seq != events) { /* a fork's cut, or the log's end */
+        if (oplog_truncate(&r->log, p.off, p.op, p.seq)) {
+            strbuf_printf(err, "the session's op log %s cannot be read from the store", r->log_id);
+            return SESSION_EBROKEN;
+        }
+    }
+    r->log.nr_events = p.seq;
+    return 0;
+}
 
 int session_build(struct session *s, struct strbuf *err)
 {
@@ -505,6 +604,8 @@ static int session_build_run(struct session *s, struct strbuf *err)
     }
     s->run->rp.op_limit = s->run->batches[0].limit;
     ret = session_replay_error(s, replay_run(&s->run->rp), err);
+    if (!ret && s->run->log_id[0])
+        ret = session_replay_log(s, err);
     s->run->batches[0].op_end = s->run->log.nr_ops;
     s->run->batches[0].ev_end = s->run->log.nr_events;
     for (i = 1; i < s->run->nr_batches && !ret; i++) {
@@ -545,7 +646,8 @@ static int session_rollback(struct session *s, const struct session_pos *end,
     size_t i;
     int err;
 
-    oplog_truncate(&s->run->log, end->off, end->op, end->seq);
+    if (oplog_truncate(&s->run->log, end->off, end->op, end->seq))
+        return SESSION_EBROKEN;
     timeline_truncate(&s->run->tl, tm);
     session_ckpt_truncate(s->run, end->op);
     names_release(&s->run->rp.names);
@@ -711,6 +813,8 @@ int session_fork_inputs(struct session *s, uint64_t at, struct session *child)
         if (b->op_end >= keep)
             break;
     }
+    memcpy(child->run->log_id, s->run->log_id, sizeof(child->run->log_id));
+    child->run->log_store = s->run->log_store;
     memcpy(child->parent, s->id, sizeof(child->parent));
     return 0;
 }

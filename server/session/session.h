@@ -66,6 +66,11 @@
 #define SESSION_CACHE      32    /* rendered states kept */
 #define SESSION_MAX_RANGE  1000u /* events per GET .../events */
 #define SESSION_MAX_POINTS 2000u /* points per series */
+#define SESSION_LOG_ID_MAX 32    /* characters of a stored op log's id */
+#define SESSION_LOG_KEEP   16u   /* chunks of a stored op log kept in memory */
+/* Host bytes of a checkpoint worth replaying one operation: a copy of a
+ * machine of B bytes costs about what replaying B / this many operations does */
+#define SESSION_CKPT_BYTES_PER_OP 4096u
 
 /* Errors, as negative errnos, and what HTTP makes of them. */
 #define SESSION_EBADINPUT (-EINVAL) /* 400: the request or scenario is malformed */
@@ -74,6 +79,8 @@
                                   */
 #define SESSION_ELIMIT  (-E2BIG) /* 429: the session would pass one of its limits */
 #define SESSION_EBROKEN (-EIO)   /* 500: the replay diverged (a bug) */
+
+struct store;
 
 struct session_limits {
     unsigned max_cpus;         /* machine.cpus allowed */
@@ -170,6 +177,10 @@ struct session_run {
     struct session_batch *batches;    /* [0] is the scenario */
     size_t nr_batches, cap_batches;
     size_t batch_bytes; /* sum of the batches' ops texts */
+    /* batch 0 replays this stored op log (docs/oplog.md) after the
+     * scenario's own caches and operations: a replayed trace; "": none */
+    char log_id[SESSION_LOG_ID_MAX + 1];
+    struct store *log_store; /* where the log is, with log_id */
     char *canon;        /* the full settings as JSON, once keyed (session_run_key()); owned */
 
     /* built from the inputs */
@@ -185,6 +196,7 @@ struct session_run {
     uint64_t ckpt_bytes; /* sum of ckpts[].bytes */
     uint64_t ckpt_every; /* events between checkpoints now: lim.ckpt_events, more once thinned */
     uint64_t ckpt_seq, ckpt_op; /* where the last checkpoint was taken (it may be gone) */
+    uint64_t ckpt_min_ops;      /* operations before the next: the last copy's cost */
     struct checkpoint cursor;
     pthread_mutex_t cache_lock; /* cache[], cache_clock; changing them also needs @lock */
     struct session_cached cache[SESSION_CACHE];
@@ -341,6 +353,14 @@ struct session_view {
  */
 int session_visit(struct session *s, uint64_t at, const struct session_view *v,
                   struct sim_snapshot **snap, struct strbuf *err);
+/*
+ * Show every position 0..end to @v in order, as session_visit() would show
+ * each (v->event with event at - 1, then v->state), in one forward replay
+ * with no copy of the machine; @done(at, v->arg) follows each position's
+ * callbacks.  0, SESSION_EBROKEN, -ENOMEM or a callback's error.
+ */
+int session_walk(struct session *s, const struct session_view *v,
+                 int (*done)(uint64_t at, void *arg));
 /* The engine snapshot at position @at: session_visit() with no callbacks. */
 int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, struct strbuf *err);
 /* The cached rendering of position @at (and @slab), or NULL; a reference

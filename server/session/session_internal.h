@@ -27,6 +27,11 @@ void session_thin(struct session_run *r);
 /* A checkpoint of the head, which is at the end of the log.  0, -ENOMEM or
  * -E2BIG (the session no longer fits its budget). */
 int session_ckpt_add(struct session_run *r);
+/* The same with the head at @p, which may be before the end of the log (a
+ * session replaying a stored log). */
+int session_ckpt_add_at(struct session_run *r, const struct session_pos *p);
+/* Is a checkpoint due with the head at @seq events, @op operations? */
+bool session_ckpt_due(const struct session_run *r, uint64_t seq, uint64_t op);
 /* Forget the checkpoints (and the cursor) past operation @op, as a failed
  * append rolls back.  Checkpoint 0 stays.  Cannot fail. */
 void session_ckpt_truncate(struct session_run *r, uint64_t op);
@@ -47,7 +52,7 @@ int session_ckpt_copy(const struct checkpoint *c, struct sim **m, struct session
  */
 int session_apply_next(struct session_run *r, struct sim *m, struct session_pos *p);
 /* Peek at the event count of the record at @p; false at the end of the log. */
-bool session_peek_events(const struct session_run *r, const struct session_pos *p, uint64_t *events);
+bool session_peek_events(struct session_run *r, const struct session_pos *p, uint64_t *events);
 /* Empty the state cache.  Cannot fail. */
 void session_cache_clear(struct session_run *r);
 /* Bytes the state cache holds. */

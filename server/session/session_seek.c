@@ -175,6 +175,81 @@ int session_visit(struct session *s, uint64_t at, const struct session_view *v,
     return ret;
 }
 
+/* ---- every position in order ------------------------------------------------------- */
+
+struct walk {
+    const struct session_view *v;
+    int (*done)(uint64_t at, void *arg);
+    const struct sim *m;
+    uint64_t op_end; /* the position after the last event of the operation running */
+    int err;
+};
+
+/* Show the machine as position @at. */
+static int walk_show(struct walk *w, uint64_t at)
+{
+    struct sim_snapshot *snap = NULL;
+    int err = 0;
+
+    if (w->v->state) {
+        if (sim_snapshot(w->m, &snap))
+            return -ENOMEM;
+        err = w->v->state(w->m, snap, w->v->arg);
+        sim_snapshot_release(snap);
+    }
+    return err ? err : w->done(at, w->v->arg);
+}
+
+/* Every event; a position inside an operation is shown from here, as session_seek() does. */
+static void walk_event(const struct sim_event *ev, void *arg)
+{
+    struct walk *w = arg;
+
+    if (w->err)
+        return;
+    if (w->v->event && (w->err = w->v->event(ev, w->v->arg)))
+        return;
+    if (ev->seq + 1 < w->op_end)
+        w->err = walk_show(w, ev->seq + 1);
+}
+
+int session_walk(struct session *s, const struct session_view *v,
+                 int (*done)(uint64_t at, void *arg))
+{
+    struct walk w = {v, done, NULL, 0, 0};
+    struct session_pos p;
+    struct sim *m = NULL;
+    uint64_t ev;
+    int err;
+
+    if ((err = session_ckpt_copy(session_ckpt_before(s->run, 0, false), &m, &p)))
+        return err;
+    w.m = m;
+    if (p.seq != 0) {
+        err = SESSION_EBROKEN;
+        goto out_destroy;
+    }
+    while (session_peek_events(s->run, &p, &ev) && ev == 0)
+        if ((err = session_apply_next(s->run, m, &p)))
+            goto out_destroy;
+    if ((err = walk_show(&w, 0)))
+        goto out_destroy;
+    sim_set_event_cb(m, walk_event, &w);
+    while (session_peek_events(s->run, &p, &ev)) {
+        w.op_end = p.seq + ev;
+        if ((err = session_apply_next(s->run, m, &p)) || (err = w.err))
+            goto out_destroy;
+        while (session_peek_events(s->run, &p, &ev) && ev == 0)
+            if ((err = session_apply_next(s->run, m, &p)))
+                goto out_destroy;
+        if ((err = walk_show(&w, p.seq)))
+            goto out_destroy;
+    }
+out_destroy:
+    sim_destroy(m);
+    return err;
+}
+
 int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, struct strbuf *err)
 {
     return session_visit(s, at, NULL, out, err);

@@ -91,7 +91,20 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         /* 5 -> 6: a session records the engine version that made it (NULL
          * for those made before) */
         "ALTER TABLE sessions ADD COLUMN engine TEXT;",
-        /* 6 -> 7: trace replay jobs, readable from every server sharing the store */
+        /* 6 -> 7: a session's overview (session/overview.h), so a restarted
+         * server answers it without replaying */
+        "ALTER TABLE sessions ADD COLUMN overview BLOB;",
+        /* 7 -> 8: a replayed trace's operations as a binary op log in chunks
+         * (docs/oplog.md), which the session's batch 0 replays */
+        "CREATE TABLE oplogs ("
+        " log TEXT NOT NULL,"
+        " seq INTEGER NOT NULL,"
+        " ops INTEGER NOT NULL,"
+        " events INTEGER NOT NULL,"
+        " data BLOB NOT NULL,"
+        " PRIMARY KEY (log, seq));"
+        "ALTER TABLE sessions ADD COLUMN log TEXT;",
+        /* 8 -> 9: trace replay jobs, readable from every server sharing the store */
         "CREATE TABLE trace_jobs ("
         " id TEXT PRIMARY KEY,"
         " state TEXT NOT NULL,"
@@ -120,14 +133,14 @@ const char *const store_sql[NR_STMTS] = {
         [ST_SCN_INSERT] = "INSERT INTO scenarios (name, hash, builtin, text, created)"
                           " VALUES (?1, ?2, ?3, ?4, " NOW ")",
         [ST_SES_INSERT] = "INSERT INTO sessions (id, token, scenario, settings, parent, position,"
-                          " events, engine, created, updated)"
-                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, " NOW ", " NOW ")",
+                          " events, engine, log, created, updated)"
+                          " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, " NOW ", " NOW ")",
         [ST_BAT_INSERT] =
                 "INSERT INTO batches (session, seq, ops, op_limit) VALUES (?1, ?2, ?3, ?4)",
         [ST_SES_EVENTS] = "UPDATE sessions SET events = ?2, updated = " NOW " WHERE id = ?1",
         [ST_SES_POS] = "UPDATE sessions SET position = ?2 WHERE id = ?1",
         [ST_SES_GET] = "SELECT s.token, s.scenario, s.settings, s.parent, s.position, s.events,"
-                       " s.created, c.name, c.text, s.engine"
+                       " s.created, c.name, c.text, s.engine, s.log"
                        " FROM sessions s JOIN scenarios c ON c.id = s.scenario WHERE s.id = ?1",
         [ST_BAT_GET] = "SELECT ops, op_limit FROM batches WHERE session = ?1 ORDER BY seq",
         [ST_SES_DEL] = "DELETE FROM sessions WHERE id = ?1",
@@ -190,6 +203,17 @@ const char *const store_sql[NR_STMTS] = {
         [ST_SES_WHERE] = "SELECT position, events FROM sessions WHERE id = ?1",
         [ST_SNP_CHECK] = ("UPDATE snapshots SET check_engine = ?2, check_status = ?3, "
                           "check_warning = ?4 WHERE id = ?1"),
+        [ST_LOG_PUT] = "INSERT OR REPLACE INTO oplogs (log, seq, ops, events, data)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5)",
+        [ST_LOG_GET] = "SELECT data FROM oplogs WHERE log = ?1 AND seq = ?2",
+        [ST_LOG_INFO] = "SELECT count(*), coalesce(sum(ops), 0), coalesce(sum(events), 0)"
+                        " FROM oplogs WHERE log = ?1",
+        [ST_LOG_LAST] = "SELECT length(data) FROM oplogs WHERE log = ?1"
+                        " ORDER BY seq DESC LIMIT 1",
+        [ST_LOG_DEL] = "DELETE FROM oplogs WHERE log = ?1"
+                       " AND NOT EXISTS (SELECT 1 FROM sessions WHERE log = ?1)",
+        [ST_SES_OV_SET] = "UPDATE sessions SET overview = ?2 WHERE id = ?1",
+        [ST_SES_OV_GET] = "SELECT overview FROM sessions WHERE id = ?1",
 };
 
 struct store {
@@ -471,6 +495,7 @@ int store_session_create(struct store *st, const struct store_session *ss)
     bind_u64(s, 6, ss->position);
     bind_u64(s, 7, ss->events);
     bind_text(s, 8, ss->engine[0] ? ss->engine : NULL);
+    bind_text(s, 9, ss->log[0] ? ss->log : NULL);
     ret = store_exec(st, s, "storing a session");
     for (i = 0; !ret && i < ss->nr_batches; i++)
         ret = store_insert_batch(st, ss->id, i, &ss->batches[i]);
@@ -500,6 +525,55 @@ int store_session_add_batch(struct store *st, const char *id, size_t seq,
     }
     ret = store_end(st, ret);
 out_unlock:
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_session_set_overview(struct store *st, const char *id, const void *data, size_t len)
+{
+    sqlite3_stmt *s;
+    int ret;
+    if (st->pg)
+        return store_pg_session_set_overview(st->pg, id, data, len);
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_OV_SET);
+    bind_text(s, 1, id);
+    sqlite3_bind_blob64(s, 2, data, len, SQLITE_TRANSIENT);
+    ret = store_exec(st, s, "keeping an overview");
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_session_overview(struct store *st, const char *id, unsigned char **data, size_t *len)
+{
+    const void *blob;
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+    size_t n;
+    if (st->pg)
+        return store_pg_session_overview(st->pg, id, data, len);
+
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_OV_GET);
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc != SQLITE_ROW) {
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "reading an overview");
+    } else if (sqlite3_column_type(s, 0) != SQLITE_BLOB) {
+        ret = -ENOENT;
+    } else {
+        blob = sqlite3_column_blob(s, 0);
+        n = (size_t)sqlite3_column_bytes(s, 0);
+        if (!(*data = malloc(n ? n : 1)))
+            ret = -ENOMEM;
+        else {
+            if (n)
+                memcpy(*data, blob, n);
+            *len = n;
+        }
+    }
+    sqlite3_reset(s);
     pthread_mutex_unlock(&st->lock);
     return ret;
 }
@@ -564,6 +638,7 @@ int store_session_load(struct store *st, const char *id, struct store_session *o
     out->scenario_name = col_dup(s, 7);
     out->scenario_text = col_dup(s, 8);
     col_copy(s, 9, out->engine, sizeof(out->engine));
+    col_copy(s, 10, out->log, sizeof(out->log));
     sqlite3_reset(s);
     if (!out->settings || !out->scenario_name || !out->scenario_text) {
         ret = -ENOMEM;
@@ -640,9 +715,126 @@ int store_session_batches(struct store *st, const char *id, uint64_t *nr)
 
 int store_session_delete(struct store *st, const char *id)
 {
+    struct store_session ss;
+    int ret, loaded;
+
     if (st->pg)
         return store_pg_session_delete(st->pg, id);
-    return store_delete(st, ST_SES_DEL, id);
+    /* the log it replays goes with the last session replaying it */
+    loaded = store_session_load(st, id, &ss);
+    if (loaded && loaded != -ENOENT)
+        return loaded;
+    ret = store_delete(st, ST_SES_DEL, id);
+    if (!ret && !loaded && ss.log[0])
+        ret = store_oplog_delete(st, ss.log);
+    if (!loaded)
+        store_session_free(&ss);
+    return ret;
+}
+
+int store_oplog_put(struct store *st, const char *log, uint64_t seq, const uint8_t *data,
+                    size_t len, uint64_t ops, uint64_t events)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    if (st->pg)
+        return store_pg_oplog_put(st->pg, log, seq, data, len, ops, events);
+    if (len > INT32_MAX)
+        return -EINVAL;
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LOG_PUT);
+    bind_text(s, 1, log);
+    bind_u64(s, 2, seq);
+    bind_u64(s, 3, ops);
+    bind_u64(s, 4, events);
+    sqlite3_bind_blob(s, 5, len ? (const void *)data : "", (int)len, SQLITE_STATIC);
+    ret = store_exec(st, s, "storing an op log chunk");
+    sqlite3_clear_bindings(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_oplog_get(struct store *st, const char *log, uint64_t seq, uint8_t **data, size_t *len)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (st->pg)
+        return store_pg_oplog_get(st->pg, log, seq, data, len);
+    *data = NULL;
+    *len = 0;
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LOG_GET);
+    bind_text(s, 1, log);
+    bind_u64(s, 2, seq);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        const void *b = sqlite3_column_blob(s, 0);
+        int n = sqlite3_column_bytes(s, 0);
+
+        if (!(*data = malloc(n > 0 ? (size_t)n : 1)))
+            ret = -ENOMEM;
+        else if (n > 0)
+            memcpy(*data, b, (size_t)n);
+        *len = n > 0 ? (size_t)n : 0;
+    } else {
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "loading an op log chunk");
+    }
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_oplog_info(struct store *st, const char *log, uint64_t *chunks, uint64_t *ops,
+                     uint64_t *events, size_t *last_len)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (st->pg)
+        return store_pg_oplog_info(st->pg, log, chunks, ops, events, last_len);
+    *chunks = *ops = *events = 0;
+    *last_len = 0;
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LOG_INFO);
+    bind_text(s, 1, log);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *chunks = col_u64(s, 0);
+        *ops = col_u64(s, 1);
+        *events = col_u64(s, 2);
+    } else {
+        ret = store_fail(st, rc, "reading an op log");
+    }
+    sqlite3_reset(s);
+    if (!ret && *chunks) {
+        s = store_stmt(st, ST_LOG_LAST);
+        bind_text(s, 1, log);
+        rc = sqlite3_step(s);
+        if (rc == SQLITE_ROW)
+            *last_len = (size_t)col_u64(s, 0);
+        else
+            ret = store_fail(st, rc, "reading an op log");
+        sqlite3_reset(s);
+    }
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_oplog_delete(struct store *st, const char *log)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    if (st->pg)
+        return store_pg_oplog_delete(st->pg, log);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_LOG_DEL);
+    bind_text(s, 1, log);
+    ret = store_exec(st, s, "deleting an op log");
+    pthread_mutex_unlock(&st->lock);
+    return ret;
 }
 
 const char *const store_session_cols[] = {"id",     "scenario", "parent", "position",

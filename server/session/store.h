@@ -27,7 +27,7 @@
 
 #include "base/strbuf.h"
 
-#define STORE_SCHEMA_VERSION 7
+#define STORE_SCHEMA_VERSION 9
 #define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
 
 struct store;
@@ -48,6 +48,9 @@ struct store_session {
     uint64_t position, events;
     char created[32];
     char engine[32]; /* SIM_VERSION of the engine that made it; "" when older than that record */
+    /* the stored op log batch 0 replays instead of the scenario's operations
+     * (a replayed trace, and the sessions forked from it); "" when none */
+    char log[STORE_ID_MAX + 1];
     struct store_batch *batches;
     size_t nr_batches;
 };
@@ -103,6 +106,11 @@ int store_session_set_position(struct store *st, const char *id, uint64_t positi
 int store_session_load(struct store *st, const char *id, struct store_session *out);
 void store_session_free(struct store_session *ss);
 int store_session_delete(struct store *st, const char *id);
+/* Keep @len bytes of session @id's overview (overview.h's serialized form),
+ * replacing the one kept.  0, or the store's error (a gone session is none). */
+int store_session_set_overview(struct store *st, const char *id, const void *data, size_t len);
+/* The overview kept for @id in *data (caller frees) and *len; -ENOENT when none is. */
+int store_session_overview(struct store *st, const char *id, unsigned char **data, size_t *len);
 /* How many batches session @id has in the store (0 when there is no such session). */
 int store_session_batches(struct store *st, const char *id, uint64_t *nr);
 /* Session @id's stored position and event count (the latest any server
@@ -111,6 +119,21 @@ int store_session_where(struct store *st, const char *id, uint64_t *position, ui
 /* True when other servers may share the store (PostgreSQL): what a server
  * holds in memory may be behind it. */
 bool store_shared(const struct store *st);
+/*
+ * Op logs (oplog.h's chunks, docs/oplog.md), named by the id of the session
+ * they were made for and shared by the sessions forked from it.
+ */
+/* Write chunk @seq of log @log (replacing it).  0, -ENOMEM or -EIO. */
+int store_oplog_put(struct store *st, const char *log, uint64_t seq, const uint8_t *data,
+                    size_t len, uint64_t ops, uint64_t events);
+/* Read chunk @seq into a malloc()ed *data of *len bytes.  0, -ENOENT, -ENOMEM or -EIO. */
+int store_oplog_get(struct store *st, const char *log, uint64_t seq, uint8_t **data, size_t *len);
+/* How many chunks log @log has, their records and events, and the last one's bytes. */
+int store_oplog_info(struct store *st, const char *log, uint64_t *chunks, uint64_t *ops,
+                     uint64_t *events, size_t *last_len);
+/* Delete log @log unless a session still replays it.  0 or -EIO. */
+int store_oplog_delete(struct store *st, const char *log);
+
 /* {"sessions":[{"id","scenario","parent","position","events","created"}],"total"} */
 int store_session_list(struct store *st, unsigned limit, unsigned offset, cJSON **out);
 

@@ -44,6 +44,13 @@ enum stmt {
     ST_JOB_GET,
     ST_JOB_DEL,
     ST_SES_WHERE,
+    ST_LOG_PUT,
+    ST_LOG_GET,
+    ST_LOG_INFO,
+    ST_LOG_LAST,
+    ST_LOG_DEL,
+    ST_SES_OV_SET,
+    ST_SES_OV_GET,
     NR_STMTS
 };
 extern const char *const store_sql[NR_STMTS];

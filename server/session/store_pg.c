@@ -70,6 +70,11 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " ops BIGINT NOT NULL DEFAULT 0, created TEXT NOT NULL, updated TEXT NOT NULL);"
         "CREATE INDEX lectures_updated ON lectures(updated);",
         "ALTER TABLE sessions ADD COLUMN engine TEXT;",
+        "ALTER TABLE sessions ADD COLUMN overview BYTEA;",
+        "CREATE TABLE oplogs ("
+        " log TEXT NOT NULL, seq BIGINT NOT NULL, ops BIGINT NOT NULL, events BIGINT NOT NULL,"
+        " data BYTEA NOT NULL, PRIMARY KEY (log, seq));"
+        "ALTER TABLE sessions ADD COLUMN log TEXT;",
         "CREATE TABLE trace_jobs ("
         " id TEXT PRIMARY KEY, state TEXT NOT NULL, bytes BIGINT NOT NULL DEFAULT 0,"
         " done BIGINT NOT NULL DEFAULT 0, total BIGINT NOT NULL DEFAULT 0,"
@@ -98,6 +103,12 @@ static const char *const pg_override[NR_STMTS] = {
         [ST_SES_OLD] = "SELECT id FROM sessions WHERE updated < " DAYS_AGO(
                 "$1") " ORDER BY updated LIMIT $2::bigint",
         [ST_SNP_EXPIRE] = "DELETE FROM snapshots WHERE created < " DAYS_AGO("$1"),
+        [ST_LOG_PUT] = "INSERT INTO oplogs (log, seq, ops, events, data)"
+                       " VALUES ($1, $2, $3, $4, $5)"
+                       " ON CONFLICT (log, seq) DO UPDATE SET ops = EXCLUDED.ops,"
+                       " events = EXCLUDED.events, data = EXCLUDED.data",
+        [ST_LOG_LAST] = "SELECT octet_length(data) FROM oplogs WHERE log = $1"
+                        " ORDER BY seq DESC LIMIT 1",
 };
 
 /* Statement @which in PostgreSQL's words, into @buf; NULL when @buf is too small. */
@@ -147,13 +158,22 @@ static PGconn *pg_connect(const char *url)
 struct pq_args {
     const char *v[16];
     int len[16];
+    int fmt[16]; /* 1: binary (v[i] has len[i] bytes) */
     char num[16][24];
     int n;
 };
 
+static void arg_bin(struct pq_args *a, const void *data, size_t len)
+{
+    a->len[a->n] = (int)len;
+    a->fmt[a->n] = 1;
+    a->v[a->n++] = len ? data : "";
+}
+
 static void arg_text(struct pq_args *a, const char *s)
 {
     a->len[a->n] = 0;
+    a->fmt[a->n] = 0;
     a->v[a->n++] = s;
 }
 
@@ -233,7 +253,7 @@ static PGresult *pg_run(struct store_pg *pg, enum stmt which, const struct pq_ar
     snprintf(name, sizeof(name), "s%u", (unsigned)which);
     for (attempt = 0; attempt < 2; attempt++) {
         PGresult *r = PQexecPrepared(pg->conn, name, a ? a->n : 0, a ? a->v : NULL,
-                                     a ? a->len : NULL, formats, 0);
+                                     a ? a->len : NULL, a ? a->fmt : formats, 0);
         ExecStatusType st = PQresultStatus(r);
         const char *state;
 
@@ -488,6 +508,7 @@ int store_pg_session_create(struct store_pg *pg, const struct store_session *ss)
     arg_u64(&a, ss->position);
     arg_u64(&a, ss->events);
     arg_text(&a, ss->engine[0] ? ss->engine : NULL);
+    arg_text(&a, ss->log[0] ? ss->log : NULL);
     ret = pg_exec(pg, ST_SES_INSERT, &a, "storing a session", NULL);
     for (i = 0; !ret && i < ss->nr_batches; i++)
         ret = pg_insert_batch(pg, ss->id, i, &ss->batches[i]);
@@ -545,6 +566,76 @@ int store_pg_session_set_position(struct store_pg *pg, const char *id, uint64_t 
     return ret == -ENOENT ? 0 : ret; /* as the SQLite store: a gone session is no error */
 }
 
+/* bytea travels as text in its hex form, "\\x" and two digits a byte */
+int store_pg_session_set_overview(struct store_pg *pg, const char *id, const void *data, size_t len)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *p = data;
+    char *text = malloc(2 * len + 3);
+    size_t i;
+    int ret;
+
+    if (!text)
+        return -ENOMEM;
+    text[0] = '\\';
+    text[1] = 'x';
+    for (i = 0; i < len; i++) {
+        text[2 + 2 * i] = hex[p[i] >> 4];
+        text[3 + 2 * i] = hex[p[i] & 15];
+    }
+    text[2 + 2 * len] = '\0';
+    ret = pg_by_id(pg, ST_SES_OV_SET, id, text, "keeping an overview");
+    free(text);
+    return ret == -ENOENT ? 0 : ret;
+}
+
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+int store_pg_session_overview(struct store_pg *pg, const char *id, unsigned char **data,
+                              size_t *len)
+{
+    struct pq_args a = {.n = 0};
+    const char *v;
+    PGresult *r;
+    size_t n, i;
+    int ret;
+
+    arg_text(&a, id);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_SES_OV_GET, &a, "reading an overview", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (!r)
+        return ret;
+    if (PQntuples(r) != 1 || PQgetisnull(r, 0, 0) || strncmp(v = PQgetvalue(r, 0, 0), "\\x", 2)) {
+        PQclear(r);
+        return -ENOENT;
+    }
+    n = (strlen(v) - 2) / 2;
+    if (!(*data = malloc(n ? n : 1))) {
+        PQclear(r);
+        return -ENOMEM;
+    }
+    for (i = 0, ret = 0; i < n && !ret; i++) {
+        int hi = hex_digit(v[2 + 2 * i]), lo = hex_digit(v[3 + 2 * i]);
+
+        if (hi < 0 || lo < 0)
+            ret = -EIO;
+        else
+            (*data)[i] = (unsigned char)(hi << 4 | lo);
+    }
+    PQclear(r);
+    if (ret) {
+        free(*data);
+        *data = NULL;
+        return ret;
+    }
+    *len = n;
+    return 0;
+}
+
 int store_pg_session_load(struct store_pg *pg, const char *id, struct store_session *out)
 {
     struct pq_args a = {.n = 0};
@@ -572,6 +663,7 @@ int store_pg_session_load(struct store_pg *pg, const char *id, struct store_sess
     out->scenario_name = val_dup(r, 0, 7);
     out->scenario_text = val_dup(r, 0, 8);
     val_copy(r, 0, 9, out->engine, sizeof(out->engine));
+    val_copy(r, 0, 10, out->log, sizeof(out->log));
     PQclear(r);
     if (!out->settings || !out->scenario_name || !out->scenario_text) {
         ret = -ENOMEM;
@@ -616,7 +708,112 @@ int store_pg_session_batches(struct store_pg *pg, const char *id, uint64_t *nr)
 
 int store_pg_session_delete(struct store_pg *pg, const char *id)
 {
-    return pg_by_id(pg, ST_SES_DEL, id, NULL, "deleting");
+    struct store_session ss;
+    int ret, loaded;
+
+    /* the log it replays goes with the last session replaying it */
+    loaded = store_pg_session_load(pg, id, &ss);
+    if (loaded && loaded != -ENOENT)
+        return loaded;
+    ret = pg_by_id(pg, ST_SES_DEL, id, NULL, "deleting");
+    if (!ret && !loaded && ss.log[0])
+        ret = store_pg_oplog_delete(pg, ss.log);
+    if (!loaded)
+        store_session_free(&ss);
+    return ret;
+}
+
+int store_pg_oplog_put(struct store_pg *pg, const char *log, uint64_t seq, const uint8_t *data,
+                       size_t len, uint64_t ops, uint64_t events)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    if (len > INT32_MAX)
+        return -EINVAL;
+    arg_text(&a, log);
+    arg_u64(&a, seq);
+    arg_u64(&a, ops);
+    arg_u64(&a, events);
+    arg_bin(&a, data, len);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_LOG_PUT, &a, "storing an op log chunk", NULL);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_oplog_get(struct store_pg *pg, const char *log, uint64_t seq, uint8_t **data,
+                       size_t *len)
+{
+    struct pq_args a = {.n = 0};
+    unsigned char *bytes;
+    PGresult *r;
+    size_t n;
+    int ret;
+
+    *data = NULL;
+    *len = 0;
+    arg_text(&a, log);
+    arg_u64(&a, seq);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_LOG_GET, &a, "loading an op log chunk", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (!r)
+        return ret;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return -ENOENT;
+    }
+    bytes = PQunescapeBytea((const unsigned char *)PQgetvalue(r, 0, 0), &n);
+    PQclear(r);
+    if (!bytes)
+        return -ENOMEM;
+    *data = malloc(n ? n : 1);
+    if (*data)
+        memcpy(*data, bytes, n);
+    PQfreemem(bytes);
+    if (!*data)
+        return -ENOMEM;
+    *len = n;
+    return 0;
+}
+
+int store_pg_oplog_info(struct store_pg *pg, const char *log, uint64_t *chunks, uint64_t *ops,
+                        uint64_t *events, size_t *last_len)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    *chunks = *ops = *events = 0;
+    *last_len = 0;
+    arg_text(&a, log);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_LOG_INFO, &a, "reading an op log", &ret);
+    if (r) {
+        *chunks = val_u64(r, 0, 0);
+        *ops = val_u64(r, 0, 1);
+        *events = val_u64(r, 0, 2);
+        PQclear(r);
+        if (*chunks && (r = pg_run(pg, ST_LOG_LAST, &a, "reading an op log", &ret))) {
+            *last_len = PQntuples(r) ? (size_t)val_u64(r, 0, 0) : 0;
+            PQclear(r);
+        }
+    }
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_oplog_delete(struct store_pg *pg, const char *log)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    arg_text(&a, log);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_LOG_DEL, &a, "deleting an op log", NULL);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
 }
 
 /* A list statement (LIMIT $1 OFFSET $2) and its count, as store_list_json() shapes them. */

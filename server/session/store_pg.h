@@ -25,11 +25,22 @@ int store_pg_session_create(struct store_pg *pg, const struct store_session *ss)
 int store_pg_session_add_batch(struct store_pg *pg, const char *id, size_t seq,
                                const struct store_batch *b, uint64_t events);
 int store_pg_session_set_position(struct store_pg *pg, const char *id, uint64_t position);
+int store_pg_session_set_overview(struct store_pg *pg, const char *id, const void *data,
+                                  size_t len);
+int store_pg_session_overview(struct store_pg *pg, const char *id, unsigned char **data,
+                              size_t *len);
 int store_pg_session_load(struct store_pg *pg, const char *id, struct store_session *out);
 int store_pg_session_delete(struct store_pg *pg, const char *id);
 int store_pg_session_where(struct store_pg *pg, const char *id, uint64_t *position,
                            uint64_t *events);
 int store_pg_session_batches(struct store_pg *pg, const char *id, uint64_t *nr);
+int store_pg_oplog_put(struct store_pg *pg, const char *log, uint64_t seq, const uint8_t *data,
+                       size_t len, uint64_t ops, uint64_t events);
+int store_pg_oplog_get(struct store_pg *pg, const char *log, uint64_t seq, uint8_t **data,
+                       size_t *len);
+int store_pg_oplog_info(struct store_pg *pg, const char *log, uint64_t *chunks, uint64_t *ops,
+                        uint64_t *events, size_t *last_len);
+int store_pg_oplog_delete(struct store_pg *pg, const char *log);
 int store_pg_session_list(struct store_pg *pg, unsigned limit, unsigned offset, cJSON **out);
 int store_pg_snapshot_set_check(struct store_pg *pg, const char *id, const char *engine,
                                 const char *status, const char *warning);

@@ -19,6 +19,7 @@ void timeline_init(struct timeline *tl)
     memset(tl, 0, sizeof(*tl));
     tl->interval = 1;
     tl->hint_id = SIZE_MAX;
+    overview_init(&tl->ov);
 }
 
 void timeline_release(struct timeline *tl)
@@ -34,6 +35,7 @@ void timeline_release(struct timeline *tl)
     free(tl->pairs);
     free(tl->blocks);
     free(tl->samples);
+    overview_release(&tl->ov);
     timeline_init(tl);
 }
 
@@ -166,7 +168,7 @@ int timeline_event(struct timeline *tl, const struct sim_event *ev)
         tl->nr_blocks = b + 1;
     }
     id = timeline_pair(tl, ev->fn, ev->label);
-    if (id == SIZE_MAX)
+    if (id == SIZE_MAX || overview_event(&tl->ov, ev))
         return -ENOMEM;
     blk = &tl->blocks[b];
     blk->pairs[(id % TIMELINE_PAIRS) / 64] |= 1ull << (id % 64);
@@ -198,6 +200,7 @@ void timeline_mark(const struct timeline *tl, struct timeline_mark *m)
     m->nr_events = tl->nr_events;
     memcpy(m->totals, tl->totals, sizeof(m->totals));
     m->pages_hwm = tl->pages_hwm;
+    overview_mark(&tl->ov, &m->ov);
 }
 
 void timeline_truncate(struct timeline *tl, const struct timeline_mark *m)
@@ -212,12 +215,14 @@ void timeline_truncate(struct timeline *tl, const struct timeline_mark *m)
     tl->nr_events = m->nr_events;
     memcpy(tl->totals, m->totals, sizeof(tl->totals));
     tl->pages_hwm = m->pages_hwm;
+    overview_truncate(&tl->ov, &m->ov);
 }
 
 size_t timeline_bytes(const struct timeline *tl)
 {
     return tl->cap_pairs * sizeof(*tl->pairs) + tl->nr_pairs * 64 +
-           tl->cap_blocks * sizeof(*tl->blocks) + tl->cap_samples * sizeof(*tl->samples);
+           tl->cap_blocks * sizeof(*tl->blocks) + tl->cap_samples * sizeof(*tl->samples) +
+           overview_bytes(&tl->ov);
 }
 
 bool timeline_query_mask(const struct timeline *tl, const struct timeline_query *q,

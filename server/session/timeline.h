@@ -19,6 +19,9 @@
  *    objects moved.  Search skips every block whose summary cannot match and
  *    replays only the others: 168 bytes per 4096 events.
  *
+ * The counters per bucket at several resolutions, for the overview of the
+ * whole run, are kept beside them (overview.h).
+ *
  * It also tracks the high-water mark of slab pages in use, from which the
  * session estimates what a copy of the machine costs (sim_clone copies
  * every page that was ever touched).
@@ -30,6 +33,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "session/overview.h"
 #include "slub.h"
 
 #define TIMELINE_BLOCK   4096u /* events per search block */
@@ -59,6 +63,7 @@ struct timeline {
     uint64_t interval;                 /* events between samples; a power of two */
     uint64_t (*samples)[SIM_NR_STATS]; /* sample i: totals after (i + 1) * interval events */
     size_t nr_samples, cap_samples;
+    struct overview ov; /* the counters at several resolutions */
 };
 
 /* Where a timeline was, for timeline_truncate(). */
@@ -66,6 +71,7 @@ struct timeline_mark {
     uint64_t nr_events;
     uint64_t totals[SIM_NR_STATS];
     uint64_t pages_hwm;
+    struct overview_mark ov;
 };
 
 struct timeline_query {

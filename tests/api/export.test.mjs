@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { after, before, test } from 'node:test';
 
 import { BIN, api, isError, session, start, tmpdir } from './lib.mjs';
@@ -143,7 +144,34 @@ test('compare format=md and svg are what slublab compare --md -o writes', async 
   assert.equal(bad.status, 400);
 });
 
-test('export.html: one file holding the UI, Chart.js and the session; too long a session is refused', async () => {
+// The offline copy's data: base64 of a gzip-compressed JSON document.
+function offlineData(html) {
+  const m = /<script type="application\/octet-stream" id="slublab-data" data-encoding="gzip\+base64">([^<]*)<\/script>/.exec(html);
+  assert.ok(m, 'the data document is there, compressed');
+  return JSON.parse(zlib.gunzipSync(Buffer.from(m[1], 'base64')).toString('utf8'));
+}
+
+// The state at @at as the offline copy holds it: the whole one at or before,
+// then the deltas (server/present/json_delta.h), with the event kept apart.
+function offlineState(data, at) {
+  let k = at;
+  while (Array.isArray(data.states[k])) k--;
+  const doc = structuredClone(data.states[k]);
+  for (let i = k + 1; i <= at; i++) {
+    for (const op of data.states[i]) {
+      const p = op[0];
+      let o = doc;
+      for (const c of p.slice(0, -1)) o = o[c];
+      if (op.length === 1) delete o[p.at(-1)];
+      else if (op.length === 3) o[p.at(-1)].length = op[2];
+      else o[p.at(-1)] = structuredClone(op[1]);
+    }
+  }
+  return { at: doc.at, event: at ? data.events[at - 1] : null, state: doc.state, names: doc.names,
+    ...(doc.names_more ? { names_more: doc.names_more } : {}) };
+}
+
+test('export.html: one file holding the UI, Chart.js and the session', async () => {
   const fs2 = await session(srv.url, { scenario: 'free-storm' });
   const end = (await api(srv.url, 'GET', `/api/sessions/${fs2.id}`)).json.events;
   const r = await fetch(`${srv.url}/api/sessions/${fs2.id}/export.html?at=7`);
@@ -155,21 +183,51 @@ test('export.html: one file holding the UI, Chart.js and the session; too long a
   const json = (idName) => JSON.parse(new RegExp(`<script type="application/json" id="${idName}">([^]*?)</script>`).exec(html)[1]);
   const files = json('slublab-files');
   assert.ok(files['js/main.js'] && files['js/views/stats.js'] && /Chart\.js/.test(files['vendor/chart.umd.js']));
-  const data = json('slublab-data');
+  const data = offlineData(html);
+  assert.equal(data.format, 2);
   assert.equal(data.at, 7);
   assert.equal(data.events.length, end);
   assert.equal(data.states.length, end + 1);
-  for (const at of [0, 100, end]) {
+  assert.ok(!Array.isArray(data.states[0]), 'the first state is whole');
+  assert.ok(data.states.slice(1).filter(Array.isArray).length > end / 2, 'most states are deltas');
+  for (const at of [0, 1, 7, 100, end]) {
     const st = await api(srv.url, 'GET', `/api/sessions/${fs2.id}/state?at=${at}`);
-    assert.deepEqual(data.states[at], st.json, `the stored state at ${at} is what the API answers`);
+    assert.deepEqual(offlineState(data, at), st.json, `the state at ${at} is what the API answers`);
   }
   const ev = await api(srv.url, 'GET', `/api/sessions/${fs2.id}/events?from=0&to=${end}`);
   assert.deepEqual(data.events, ev.json.events);
   assert.equal(data.info.id, fs2.id);
-  let e = await api(srv.url, 'GET', `/api/sessions/${fs2.id}/export.html?at=${end + 1}`);
+  assert.equal(data.health.offline_max_events, 250000);
+  const e = await api(srv.url, 'GET', `/api/sessions/${fs2.id}/export.html?at=${end + 1}`);
   assert.equal(e.status, 400);
-  // the export scenario's states pass the size an offline copy may have
-  e = await api(srv.url, 'GET', `/api/sessions/${s.id}/export.html`);
+});
+
+test('export.html of a longer session: whole states every 2000, every position as the API answers it', async () => {
+  // the export scenario, its states far larger than free-storm's
+  const r = await fetch(`${srv.url}/api/sessions/${s.id}/export.html`);
+  assert.equal(r.status, 200);
+  const html = await r.text();
+  const data = offlineData(html);
+  assert.equal(data.states.length, nrEvents + 1);
+  const whole = data.states.map((x, i) => (Array.isArray(x) ? -1 : i)).filter((i) => i >= 0);
+  assert.ok(whole.length < nrEvents / 10, `${whole.length} whole states of ${nrEvents + 1}`);
+  assert.equal(whole[0], 0);
+  assert.equal(data.keyframe, 2000);
+  const rawLen = Buffer.byteLength(JSON.stringify(data.states));
+  const picks = [0, 1, 2, Math.floor(nrEvents / 3), nrEvents - 1, nrEvents, ...whole.slice(1, 3).flatMap((k) => [k - 1, k, k + 1])];
+  for (const at of picks.filter((x) => x >= 0 && x <= nrEvents)) {
+    const st = await api(srv.url, 'GET', `/api/sessions/${s.id}/state?at=${at}`);
+    assert.deepEqual(offlineState(data, at), st.json, `the state at ${at}`);
+  }
+  assert.ok(html.length < rawLen, `the file (${html.length} bytes) is smaller than its states alone (${rawLen})`);
+});
+
+test('export.html: a session longer than an offline copy holds is refused with the limit', async () => {
+  const long = { format: 1, name: 'long-run', caches: [{ name: 'A', object_size: 64 }],
+    ops: [{ op: 'repeat', times: 125001, ops: [{ op: 'alloc', cpu: 0, cache: 'A', name: 'x' }, { op: 'free', cpu: 0, cache: 'A', name: 'x' }] }] };
+  const l = await session(srv.url, { scenario: long });
+  assert.ok(l.events > 250000, `${l.events} events`);
+  const e = await api(srv.url, 'GET', `/api/sessions/${l.id}/export.html`);
   assert.equal(e.status, 422);
-  assert.match(e.json.error.message, /too long for an offline copy: its states pass 32 MiB/);
+  assert.match(e.json.error.message, /too long for an offline copy: \d+ events, at most 250000/);
 });

@@ -597,7 +597,7 @@ describe('restart', () => {
   });
 
   test('the schema is versioned', async () => {
-    assert.equal(schemaVersion(srv.db), '7');
+    assert.equal(schemaVersion(srv.db), '9');
     if (!isPg(srv.db)) assert.equal(sqlite(srv.db, 'PRAGMA journal_mode'), 'wal');
   });
 

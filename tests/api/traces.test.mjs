@@ -3,7 +3,8 @@
 // capture) is uploaded plain and gzip, replayed in the background with its
 // progress readable (a large synthetic trace shows the session's build
 // advancing), and opened as a session whose replay agrees with
-// `slublab replay`; bad uploads fail with their status, and no temporary
+// `slublab replay`, stored as an op log its forks share and the last of
+// them deletes; bad uploads fail with their status, and no temporary
 // file is left behind.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { after, before, describe, test } from 'node:test';
 
-import { BIN, api, isError, raw, start, statusOf, tmpdir } from './lib.mjs';
+import { BIN, api, isError, raw, sqlite, start, statusOf, tmpdir } from './lib.mjs';
 import { synthTrace } from '../js/synth-trace.mjs';
 
 const SLICE = path.resolve('tests/data/kmem-trace-slice.txt.gz');
@@ -319,6 +320,46 @@ describe('trace uploads', () => {
     const before = (await api(srv.url, 'GET', '/api/sessions?limit=1')).json.total;
     await new Promise((res) => setTimeout(res, 1500));
     assert.equal((await api(srv.url, 'GET', '/api/sessions?limit=1')).json.total, before, 'no session appeared');
+    if (!process.env.SLUBLAB_TEST_PG) {
+      assert.equal(sqlite(srv.db, 'SELECT count(*) FROM oplogs WHERE log NOT IN'
+        + ' (SELECT log FROM sessions WHERE log IS NOT NULL)'), '0', 'no op log chunk left by the deleted jobs');
+    }
+  });
+
+  test('a trace session replays an op log in the store, shared by its forks, deleted with the last', async () => {
+    const r = await upload(fs.readFileSync(SLICE));
+    assert.equal(r.status, 202, r.text);
+    const { last } = await wait(r.json.id);
+    assert.equal(last.state, 'done', JSON.stringify(last.error));
+    const { id, token } = last.session;
+    const info = await api(srv.url, 'GET', `/api/sessions/${id}`);
+    const half = Math.floor(info.json.events / 2);
+    const logOf = (sid) => sqlite(srv.db, `SELECT log FROM sessions WHERE id = '${sid}'`);
+    const chunks = (log) => Number(sqlite(srv.db, `SELECT count(*) FROM oplogs WHERE log = '${log}'`));
+    let log = null;
+    if (!process.env.SLUBLAB_TEST_PG) {
+      log = logOf(id);
+      assert.match(log, /^[a-z0-9]{10}$/, 'the session names its op log');
+      assert.ok(chunks(log) > 0, 'the log is in the database');
+      assert.ok(Number(sqlite(srv.db, `SELECT length(c.text) FROM sessions s JOIN scenarios c ON c.id = s.scenario WHERE s.id = '${id}'`)) < 4096,
+        'the scenario holds the machine, not the operations');
+    }
+    const fork = await api(srv.url, 'POST', `/api/sessions/${id}/fork`, { body: { at: half } });
+    assert.equal(fork.status, 201, fork.text);
+    const a = await api(srv.url, 'GET', `/api/sessions/${id}/state?at=${half}`);
+    const b = await api(srv.url, 'GET', `/api/sessions/${fork.json.id}/state?at=${half}`);
+    assert.equal(a.status, 200, a.text);
+    assert.deepEqual(b.json.state, a.json.state, 'the fork shows the same state');
+    if (log) assert.equal(logOf(fork.json.id), log, 'the fork replays the same log');
+    const cmp = await api(srv.url, 'GET', `/api/compare?session=${id}&variant=BARN_REFILL`);
+    assert.ok(isError(cmp, 'unprocessable'), `compare says it does not replay an op log: ${cmp.text}`);
+    assert.match(cmp.json.error.message, /op log/);
+    let del = await api(srv.url, 'DELETE', `/api/sessions/${id}`, { token });
+    assert.equal(del.status, 204, del.text);
+    if (log) assert.ok(chunks(log) > 0, 'the log stays while the fork replays it');
+    del = await api(srv.url, 'DELETE', `/api/sessions/${fork.json.id}`, { token: fork.json.token });
+    assert.equal(del.status, 204, del.text);
+    if (log) assert.equal(chunks(log), 0, 'the log goes with the last session');
   });
 
   test('no temporary file left behind', async () => {

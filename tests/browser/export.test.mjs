@@ -1,14 +1,15 @@
 // The Share tab's downloads of the step the lab shows: /proc/slabinfo and
 // the /sys/kernel/slab tar (the same bytes the export route answers for
 // that step), the Markdown report and its chart; the compare view's report;
-// the offline HTML copy, opened from file:// with the network blocked.
+// the offline HTML copy, opened from file:// with the network blocked, of a
+// short session and of a long one (its states stored as deltas).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readFileSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { startServer, startBrowser, openPage, shotOnFailure, waitAt, model, press } from './helpers.mjs';
+import { startServer, startBrowser, openPage, shotOnFailure, waitAt, model, press, LONG_RUN } from './helpers.mjs';
 
 let server, browser;
 
@@ -145,4 +146,67 @@ test('offline copy: one HTML file opens from file:// with no network and steps t
   await off?.close();
   await page.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+test('offline copy of a long session (states as deltas, whole every 2000): opens from file://, steps and seeks as the server answers', async (t) => {
+  const s = await (await fetch(`${server.url}/api/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ scenario: LONG_RUN }) })).json();
+  const end = s.events;
+  assert.ok(end > 15000, `${end} events`);
+  const at = 4001; // past two whole states
+  const r = await fetch(`${server.url}/api/sessions/${s.id}/export.html?at=${at}`);
+  assert.equal(r.status, 200);
+  const html = await r.text();
+  assert.ok(html.length < 8 << 20, `${html.length} bytes for ${end} events`);
+  const dir = mkdtempSync(join(tmpdir(), 'slublab-offline-'));
+  const file = join(dir, 'long.html');
+  writeFileSync(file, html);
+  const off = await openPage(browser.ctx);
+  const remote = [];
+  await off.route('**/*', (rt) => {
+    const u = rt.request().url();
+    if (/^(file|blob|data):/.test(u)) return rt.continue();
+    remote.push(u);
+    return rt.abort();
+  });
+  const state = async (n) => (await fetch(`${server.url}/api/sessions/${s.id}/state?at=${n}`)).json();
+  // what the page shows of the state: the slab and object counts of the cache, and the step's event
+  const shown = () => off.evaluate(() => {
+    const m = window.__slublab.player.get();
+    const c = m.cur.state.caches.find((x) => x.alive);
+    return { at: m.at, slabs: c.slabs, objects: c.objects, fn: m.cur.event?.fn, label: m.cur.event?.label, names: Object.keys(m.cur.names).length };
+  });
+  const expect = async (n) => {
+    const st = await state(n);
+    const c = st.state.caches.find((x) => x.alive);
+    return { at: n, slabs: c.slabs, objects: c.objects, fn: st.event?.fn, label: st.event?.label, names: Object.keys(st.names).length };
+  };
+  try {
+    await shotOnFailure(t, off, async () => {
+      await off.goto(pathToFileURL(file).href);
+      await off.waitForSelector('body[data-ready="1"]', { timeout: 20000 });
+      await waitAt(off, at);
+      assert.deepEqual(await shown(), await expect(at));
+      // step back across the whole state at 4000, and forward again
+      await press(off, 'ArrowLeft', 3);
+      await waitAt(off, at - 3);
+      assert.deepEqual(await shown(), await expect(at - 3));
+      await press(off, 'ArrowRight', 5);
+      await waitAt(off, at + 2);
+      assert.deepEqual(await shown(), await expect(at + 2));
+      // far seeks: the end, and back into the middle of a run of deltas
+      await press(off, 'End');
+      await waitAt(off, end);
+      assert.deepEqual(await shown(), await expect(end));
+      await off.evaluate(() => window.__slublab.player.seek(12345));
+      await waitAt(off, 12345);
+      assert.deepEqual(await shown(), await expect(12345));
+      // the overview strip draws there too, from the embedded events
+      await off.waitForSelector('#overview[data-level]:not([hidden])');
+      assert.deepEqual(remote, [], 'nothing was fetched from the network');
+      assert.deepEqual(off.errors, []);
+    });
+  } finally {
+    await off.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

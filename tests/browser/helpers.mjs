@@ -139,3 +139,15 @@ export async function inkedPixels(page, selector) {
     return n;
   }, selector);
 }
+
+// A run long enough (about 19,000 events) that the overview draws its whole at a coarse level:
+// waves of 150 allocations on CPU 0 freed on CPU 1.
+export const LONG_RUN = {
+  format: 1, name: 'overview-long', title: 'waves of allocations and frees',
+  machine: { cpus: 2, nodes: 1, mem_mb_per_node: 64 },
+  caches: [{ name: 'A', object_size: 256 }],
+  ops: [{ op: 'repeat', times: 60, ops: [
+    ...Array.from({ length: 150 }, (_, i) => ({ op: 'alloc', cpu: 0, cache: 'A', name: `o${i}` })),
+    ...Array.from({ length: 150 }, (_, i) => ({ op: 'free', cpu: 1, name: `o${i}` })),
+  ] }],
+};

@@ -229,22 +229,24 @@ test('your own scenario: the Scenario menu says custom; an operation with no cac
   await page.close();
 });
 
-test('offline copy: a session too long for one says why instead of a silent cancel', async (t) => {
+test('offline copy: the Share tab says the limit, and a session too long for one says why instead of a silent cancel', async (t) => {
   const big = { format: 1, name: 'long-run', caches: [{ name: 'A', object_size: 64 }],
-    ops: [{ op: 'repeat', times: 12000, ops: [{ op: 'alloc', cpu: 0, cache: 'A', name: 'x' }, { op: 'free', cpu: 0, cache: 'A', name: 'x' }] }] };
+    ops: [{ op: 'repeat', times: 125001, ops: [{ op: 'alloc', cpu: 0, cache: 'A', name: 'x' }, { op: 'free', cpu: 0, cache: 'A', name: 'x' }] }] };
   const s = await api(base, '/api/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ scenario: big }) });
-  assert.ok(s.events > 20000, `${s.events} events`);
+  assert.ok(s.events > 250000, `${s.events} events`);
   const page = await lab(`/?session=${s.id}&at=5`);
   page.allow.push(/status of 422/);
   await shotOnFailure(t, page, async () => {
     await waitAt(page, 5);
+    await page.waitForFunction(() => /engine/.test(document.getElementById('version')?.textContent ?? ''));
     await page.click('#tabbtn-share');
     await page.waitForSelector('#export-html');
+    assert.match(await page.textContent('#export-html-limit'), /up to 250,000 steps/);
     let downloads = 0;
     page.on('download', () => { downloads++; });
     await page.click('#export-html');
     await page.waitForFunction(() => /too long for an offline copy/.test(document.querySelector('#snap-msg')?.textContent ?? ''));
-    assert.match(await page.textContent('#snap-msg'), /offline copy/i);
+    assert.match(await page.textContent('#snap-msg'), /: 250,0\d\d steps, at most 250,000\./);
     await page.waitForTimeout(300);
     assert.equal(downloads, 0);
   });

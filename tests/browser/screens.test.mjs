@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { chromium } from 'playwright-core';
-import { startServer, openPage, shotOnFailure, waitAt, press, CHROMIUM_ARGS, ROOT, OUT } from './helpers.mjs';
+import { startServer, openPage, shotOnFailure, waitAt, press, CHROMIUM_ARGS, ROOT, OUT, LONG_RUN } from './helpers.mjs';
 
 const AXE = createRequire(import.meta.url).resolve('axe-core/axe.min.js');
 
@@ -153,6 +153,31 @@ test('1440x900: the normal view shows the picture, the sentence and the explanat
     assert.deepEqual(tx.overlaps, [], 'no labels overlap');
     assert.deepEqual(tx.clipped, [], 'no label runs out of its box');
     await shot(page, 'screen-1440x900.png');
+  });
+  await page.close();
+});
+
+test('1440x900: a long run with the overview strip over the whole run, then zoomed by a drag', async (t) => {
+  const r = await fetch(`${base}/api/sessions`, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ scenario: LONG_RUN }) });
+  const s = await r.json();
+  const page = await lab(`/?session=${s.id}&at=7000`, { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    await page.waitForSelector('#overview[data-level]:not([hidden])');
+    const strip = await box(page, '#overview-strip');
+    const pic = await box(page, '#lab-view svg.topo');
+    assert.ok(strip.y + strip.h <= pic.y, 'the strip is above the picture');
+    assert.ok(pic.y < 500, `the picture starts at y=${pic.y}`);
+    await page.waitForTimeout(400);
+    await shot(page, 'screen-overview.png');
+    // zoomed: drag over a fifth of it
+    const w0 = Number(await page.getAttribute('#overview', 'data-width'));
+    await page.mouse.move(strip.x + strip.w * 0.3, strip.y + strip.h / 2);
+    await page.mouse.down();
+    await page.mouse.move(strip.x + strip.w * 0.5, strip.y + strip.h / 2, { steps: 5 });
+    await page.mouse.up();
+    await page.waitForFunction((w) => Number(document.getElementById('overview').dataset.width) < w, w0);
+    await page.waitForTimeout(300);
+    await shot(page, 'screen-overview-zoomed.png');
   });
   await page.close();
 });

@@ -96,6 +96,8 @@ export const api = {
   state: (id, p) => request('GET', `${S(id)}/state${q(p)}`),
   events: (id, from, to) => request('GET', `${S(id)}/events${q({ from, to })}`),
   series: (id, counters, from, to, points) => request('GET', `${S(id)}/series${q({ counters: counters.join(','), from, to, points })}`),
+  /** The run's counters per bucket, from the summaries the server keeps: @p {from, to, buckets, counters}. */
+  overview: (id, p) => request('GET', `${S(id)}/overview${q(p)}`),
   /** @param {{ fn?: string, label?: string, counter?: string, object?: string, from?: number, dir?: string }} p */
   search: (id, p) => request('GET', `${S(id)}/search${q(p)}`),
   log: (id) => request('GET', `${S(id)}/ops`),

@@ -21,6 +21,7 @@ import { createTabs } from './views/tabs.js';
 import { createLectureKeeper } from './lecture.js';
 import { createPicture } from './views/picture.js';
 import { createTimeline } from './views/timeline.js';
+import { createOverview } from './views/overview.js';
 import { createExplain } from './views/explain.js';
 import { createCaches } from './views/caches.js';
 import { createBreakpoints } from './views/breakpoints.js';
@@ -54,12 +55,14 @@ const tokens = createTokens(storage);
 const player = createPlayer();
 debug.player = player;
 let version = '';
+let offlineMax = 0; // the most events an offline copy holds (GET /api/health)
 let view = 'lab';
 
 // ---- views
 const picture = createPicture($('picture'), { onSelect: (sel) => { player.select(sel); showTab('inspect'); }, win });
 debug.picture = picture;
 const timeline = createTimeline($('controls'), player);
+const overview = createOverview($('overview'), player, { api });
 const explain = createExplain($('tab-explain'));
 // Tabs and panels a first visit may not open load when they first render.
 const lazy = (load, make) => lazyView(load, make, schedule);
@@ -79,7 +82,7 @@ const breakpoints = createBreakpoints($('breakpoints'), player);
 // Views used now and then load when first opened.
 let snapshotsP = null, editorP = null, compareP = null;
 const snapshots = () => (snapshotsP ??= import('./views/snapshots.js').then((x) => x.createSnapshots($('tab-share'), player, {
-  storage, viewLink, snapshotLink, exportPng, openSnapshot, version: () => version,
+  storage, viewLink, snapshotLink, exportPng, openSnapshot, version: () => version, offlineMax: () => offlineMax,
 })));
 const editor = () => (editorP ??= import('./views/scenario.js').then((x) => x.createScenarioEditor($('scenario-editor'), player, { storage, onRun: () => {
   menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom');
@@ -226,6 +229,7 @@ function render() {
     $('narration').textContent = say;
   }
   timeline.render(m);
+  if (view === 'lab') overview.render(m);
   if (view === 'lab') picture.render(m, false, { duration: m.playing ? Math.min(600, player.interval() * 0.85) : 500 });
   explain.render(m, say);
   caches.render(m);
@@ -295,7 +299,7 @@ async function boot() {
   player.subscribe(() => { if (!loaded) wordsIn.then(() => { loaded = true; schedule(); }); });
   // Not needed for the first picture: asked once it is drawn.
   const later = () => {
-    api.health().then((r) => { version = r.version; $('version').textContent = `engine ${r.version}`; }).catch(() => {});
+    api.health().then((r) => { version = r.version; offlineMax = r.offline_max_events ?? 0; $('version').textContent = `engine ${r.version}`; }).catch(() => {});
     api.scenarios().then((r) => { menu.fill(r.scenarios); schedule(); }).catch(() => {});
     api.kernels().then((r) => { kernelList = r; kernelMenu.fill(r); }).catch(() => {});
     api.sourceLines().then((r) => { setSourceLines(r); schedule(); }).catch(() => {});

@@ -2,24 +2,64 @@
 // GET /api/sessions/ID/export.html writes (docs/export.md).  A classic
 // script, not a module: it runs from file:// with no server.
 //
-// The file holds two JSON documents: #slublab-files (the UI's ES modules
-// and Chart.js, as text) and #slublab-data (the session as the API served
+// The file holds two documents: #slublab-files (the UI's ES modules and
+// Chart.js, as JSON text) and #slublab-data (the session as the API served
 // it: its description, every event, the state at every position, names,
-// log).  The loader
-//   1. answers the UI's API requests from the data (a fetch() in front of
-//      the real one): the same JSON the server would send, so the UI runs
+// log), a JSON document gzip-compressed and in base64.  The loader
+//   1. inflates the data (DecompressionStream, in the browser itself);
+//   2. answers the UI's API requests from it (a fetch() in front of the
+//      real one): the same JSON the server would send, so the UI runs
 //      unchanged; requests that would change the session get a 403;
-//   2. loads Chart.js and the modules from blob: URLs, with an import map
+//   3. loads Chart.js and the modules from blob: URLs, with an import map
 //      so that their imports (static and dynamic) find each other;
-//   3. starts js/main.js on the session at the exported position.
-// Everything here only selects and sums what the data holds: series are
-// sums of the events' counter deltas, searches match the events' fields.
-(function () {
+//   4. starts js/main.js on the session at the exported position.
+// States are stored as the server's json_delta.h operations from the one
+// before, every `keyframe`-th (and any the operations would not shorten)
+// whole: the state at N is the whole one at or before N with the deltas up
+// to N applied, to a working copy kept for the next step.  Everything here
+// only selects, applies and sums what the data holds: series are sums of
+// the events' counter deltas, searches match the events' fields.
+(async function () {
   'use strict';
+  const realFetch = window.fetch.bind(window);
   const files = JSON.parse(document.getElementById('slublab-files').textContent);
-  const data = JSON.parse(document.getElementById('slublab-data').textContent);
+  const packed = document.getElementById('slublab-data');
+  let data;
+  if (packed.dataset.encoding === 'gzip+base64') {
+    const bytes = await (await realFetch(`data:application/octet-stream;base64,${packed.textContent.trim()}`)).blob();
+    data = JSON.parse(await new Response(bytes.stream().pipeThrough(new DecompressionStream('gzip'))).text());
+  } else {
+    data = JSON.parse(packed.textContent);
+  }
+  packed.textContent = '';
   const id = data.info.id;
   const end = data.events.length;
+
+  // ---- the states: whole ones (objects) and deltas (arrays of operations)
+  const copy = (v) => (v !== null && typeof v === 'object' ? structuredClone(v) : v);
+  function applyDelta(doc, ops) {
+    for (const op of ops) {
+      const path = op[0];
+      let o = doc;
+      for (let i = 0; i < path.length - 1; i++) o = o[path[i]];
+      const last = path[path.length - 1];
+      if (op.length === 1) delete o[last];
+      else if (op.length === 3) (path.length ? o[last] : o).length = op[2];
+      else o[last] = copy(op[1]);
+    }
+  }
+  let work = null, workAt = -1; // a state being stepped through
+  function stateAt(at) {
+    if (!(work && workAt <= at && !data.states.slice(workAt + 1, at + 1).some((x) => !Array.isArray(x)))) {
+      let k = at;
+      while (k > 0 && Array.isArray(data.states[k])) k--;
+      work = structuredClone(data.states[k]);
+      workAt = k;
+    }
+    for (; workAt < at; workAt++) applyDelta(work, data.states[workAt + 1]);
+    // the event that led here is kept once, with the events
+    return { at: work.at, event: at > 0 ? data.events[at - 1] : null, state: work.state, names: work.names, ...(work.names_more ? { names_more: work.names_more } : {}) };
+  }
 
   // ---- the API, from the data
   const json = (status, body) => new Response(JSON.stringify(body), { status, headers: { 'Content-Type': 'application/json' } });
@@ -82,7 +122,7 @@
       if (q('by') === 'op') at = opStep(at, q('dir') === 'prev' ? 'prev' : 'next');
       else if (q('by') === 'event') at = Math.max(0, Math.min(end, at + (q('dir') === 'prev' ? -1 : 1) * num(q('count'), 1)));
       if (at > end) return error(400, 'bad_request', `at: ${at} is beyond the end (${end} events)`);
-      return json(200, data.states[at]);
+      return json(200, stateAt(at));
     }
     if (path === `${base}/events`) {
       const from = Math.min(end, num(q('from'), 0)), to = Math.min(end, Math.max(from, num(q('to'), from)));
@@ -101,6 +141,34 @@
       for (const c of counters) series[c] = positions.map((p) => total(c, p));
       return json(200, { from, to, source: 'offline', interval: 1, positions, series });
     }
+    if (path === `${base}/overview`) {
+      // the server's answer, from the events: sums per bucket, and the slab pages after each event
+      const from0 = Math.min(end, num(q('from'), 0)), to0 = Math.min(end, Math.max(from0, num(q('to'), end)));
+      const want = Math.max(1, Math.min(4096, num(q('buckets'), 1000)));
+      const width = Math.max(1, Math.ceil((to0 - from0) / want));
+      const from = Math.floor(from0 / width) * width, to = Math.min(end, Math.ceil(to0 / width) * width);
+      const n = Math.ceil((to - from) / width);
+      const counters = {}, min = [], max = [], mean = [];
+      const named = (q('counters') ?? '').split(',').filter(Boolean);
+      const pagesAt = (p) => total('engine_pages_in', p) - total('engine_pages_out', p);
+      for (let i = 0; i < n; i++) {
+        const a = from + i * width, b = Math.min(to, a + width);
+        let lo = Infinity, hi = -Infinity, sum = 0;
+        for (let p = a + 1; p <= b; p++) {
+          const v = pagesAt(p);
+          lo = Math.min(lo, v); hi = Math.max(hi, v); sum += v;
+        }
+        min.push(b > a ? lo : null); max.push(b > a ? hi : null); mean.push(b > a ? sum / (b - a) : null);
+        for (let p = a; p < b; p++) {
+          for (const [k, v] of Object.entries(data.events[p].stats ?? {})) {
+            if (named.length && !named.includes(k)) continue;
+            (counters[k] ??= new Array(n).fill(0))[i] += v;
+          }
+        }
+      }
+      for (const k of named) counters[k] ??= new Array(n).fill(0);
+      return json(200, { from, to, events: end, width, level: 0, merge: 1, buckets: n, source: 'offline', counters, slab_pages: { min, max, mean } });
+    }
     if (path === `${base}/search`) {
       const crit = { fn: q('fn'), label: q('label'), counter: q('counter'), object: q('object') };
       const from = num(q('from'), data.at);
@@ -116,7 +184,6 @@
     return error(404, 'not_found', `An offline copy does not answer ${path}.`);
   }
 
-  const realFetch = window.fetch.bind(window);
   window.fetch = async (input, init) => {
     const url = typeof input === 'string' ? input : input.url;
     if (/^(blob|data):/.test(url)) return realFetch(input, init);

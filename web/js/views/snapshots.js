@@ -74,11 +74,20 @@ export function createSnapshots(root, player, o) {
     const m = player.get();
     if (m.session?.id) fetchDownload(api.reportUrl(m.session.id, format, m.at), `report-${m.session.id}.${format}`, format === 'md' ? 'the report' : 'the chart');
   }
-  /** Download the offline copy of the whole session, opening at the current step. */
+  /** Download the offline copy of the whole session, opening at the current step; a
+   * session longer than the server's limit is refused here, before any download. */
   function offline() {
     const m = player.get();
+    const max = o.offlineMax?.();
+    if (max && m.end > max) {
+      msg.textContent = `This session is too long for an offline copy: ${m.end.toLocaleString('en')} steps, at most ${max.toLocaleString('en')}.`;
+      return;
+    }
     if (m.session?.id) fetchDownload(api.offlineUrl(m.session.id, m.at), `slublab-${m.session.id}.html`, 'offline copy');
   }
+  const max = o.offlineMax?.();
+  const limitNote = h(doc, 'span', { id: 'export-html-limit', class: 'note' },
+    max ? ` Sessions of up to ${max.toLocaleString('en')} steps; a long one takes a while.` : '');
 
   fill(root,
     h(doc, 'label', { for: 'snap-title' }, 'Title'), title,
@@ -105,7 +114,8 @@ export function createSnapshots(root, player, o) {
       h(doc, 'button', { type: 'button', id: 'report-md', title: 'State and counters as Markdown, for a review', onclick: () => report('md') }, 'Markdown'),
       h(doc, 'button', { type: 'button', id: 'report-svg', title: 'The chart the Markdown report links (save it beside the report)', onclick: () => report('svg') }, 'Chart (SVG)')),
     h(doc, 'p', { class: 'row' }, 'The whole session: ',
-      h(doc, 'button', { type: 'button', id: 'export-html', title: 'One HTML file that opens without the server and steps through this session', onclick: offline }, 'Offline copy (HTML)')),
+      h(doc, 'button', { type: 'button', id: 'export-html', title: 'One HTML file that opens without the server and steps through this session', onclick: offline }, 'Offline copy (HTML)'),
+      limitNote),
     h(doc, 'p', { class: 'row' }, h(doc, 'label', null, 'Import a snapshot JSON ', file)),
     msg, h(doc, 'h3', null, 'Recent snapshots'),
     h(doc, 'p', { class: 'note' }, 'Those saved or imported in this browser, and those their authors published. Publish one of yours to list it for everyone.'), list);

@@ -1,0 +1,102 @@
+/*
+ * routes_overview.c: GET /api/sessions/ID/overview, the whole run's
+ * counters at a glance (docs/api.md, session/overview.h).
+ *
+ * A session in memory answers from its timeline's overview.  One that is
+ * not (evicted, or the server was restarted) answers from the overview the
+ * store keeps with it, without being rebuilt; only a session stored
+ * before overviews were kept is rebuilt to answer.
+ */
+#include "http/routes.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/ids.h"
+#include "http/app.h"
+#include "present/json_overview.h"
+#include "session/registry.h"
+#include "session/session.h"
+#include "session/store.h"
+
+#define OVERVIEW_DEFAULT_BUCKETS 1000u
+
+/* The stored overview of @id as the answer: 0 done (answer or error in
+ * @res), 1 when the store keeps none. */
+static int overview_from_store(const struct request *req, struct response *res, const char *id,
+                               uint64_t from, uint64_t to, unsigned buckets, const unsigned *items,
+                               size_t nr)
+{
+    struct overview ov;
+    unsigned char *data = NULL;
+    cJSON *out = NULL;
+    size_t len = 0;
+    int ret;
+
+    ret = store_session_overview(req->app->store, id, &data, &len);
+    if (ret == -ENOENT)
+        return 1;
+    if (ret)
+        return route_session_error(res, ret, NULL);
+    overview_init(&ov);
+    ret = overview_load(&ov, data, len);
+    free(data);
+    if (ret == -EINVAL)
+        return 1; /* another version's: rebuild */
+    if (!ret)
+        ret = json_overview(&ov, from, to, buckets, items, nr, "store", &out);
+    overview_release(&ov);
+    if (ret)
+        return route_session_error(res, ret, NULL);
+    return route_json(res, 200, out);
+}
+
+int route_overview(const struct request *req, struct response *res)
+{
+    const char *list = route_query(req, "counters"), *id = req->args[0];
+    unsigned items[SIM_NR_STATS];
+    uint64_t from = 0, to = UINT64_MAX, buckets = OVERVIEW_DEFAULT_BUCKETS;
+    struct session *s;
+    cJSON *out = NULL;
+    size_t nr = 0;
+    int ret;
+
+    while (list && *list) {
+        char name[64];
+        size_t len = strcspn(list, ",");
+        int item;
+
+        if (len >= sizeof(name) || nr == SIM_NR_STATS)
+            return route_error(res, 400, "bad_request", "query \"counters\": too long");
+        memcpy(name, list, len);
+        name[len] = '\0';
+        if ((item = sim_stat_lookup(name)) < 0)
+            return route_error(res, 400, "bad_request",
+                               "query \"counters\": unknown counter \"%s\"", name);
+        items[nr++] = (unsigned)item;
+        list += len + (list[len] == ',');
+    }
+    if (route_query_u64(req, res, "from", UINT64_MAX, &from) < 0 ||
+        route_query_u64(req, res, "to", UINT64_MAX, &to) < 0 ||
+        route_query_u64(req, res, "buckets", OVERVIEW_BUCKETS, &buckets) < 0)
+        return 0;
+    if (!buckets)
+        return route_error(res, 400, "bad_request", "query \"buckets\": at least 1");
+    if (to < from)
+        return route_error(res, 400, "bad_request", "\"to\" is before \"from\"");
+    if (!ids_valid(id, SESSION_ID_LEN))
+        return route_error(res, 404, "not_found", "no session \"%.32s\"", id);
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    if (!registry_has_live(req->app->reg, id) &&
+        (ret = overview_from_store(req, res, id, from, to, (unsigned)buckets, items, nr)) <= 0)
+        return ret;
+    if ((ret = route_open_session(req, res, id, &s)))
+        return 0;
+    ret = json_overview(&s->run->tl.ov, from, to, (unsigned)buckets, items, nr, "memory", &out);
+    route_close_session(req, s);
+    if (ret)
+        return route_session_error(res, ret, NULL);
+    return route_json(res, 200, out);
+}
