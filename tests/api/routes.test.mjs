@@ -34,8 +34,9 @@ describe('basics', () => {
   test('health', async () => {
     const r = await api(srv.url, 'GET', '/api/health');
     assert.equal(r.status, 200);
-    assert.deepEqual(Object.keys(r.json), ['status', 'version']);
+    assert.deepEqual(Object.keys(r.json), ['status', 'version', 'offline_max_events']);
     assert.equal(r.json.status, 'ok');
+    assert.equal(r.json.offline_max_events, 250000);
     assert.match(r.headers.get('content-type'), /^application\/json/);
     assert.equal(r.headers.get('content-security-policy'), "default-src 'self'");
     assert.equal(r.headers.get('cache-control'), 'no-store');

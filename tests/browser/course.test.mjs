@@ -12,6 +12,7 @@ import { mkdtempSync, mkdirSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { gunzipSync } from 'node:zlib';
 import { openPage, shotOnFailure, api, waitAt, model, press, labFixture, startBrowser } from './helpers.mjs';
 
 const dir = mkdtempSync(join(tmpdir(), 'slublab-lessons-'));
@@ -382,7 +383,9 @@ test('an exercise: hints one by one, an attempt that misses the goal, one with t
 test('the offline copy keeps the branch records, and predict mode asks from them', async (t) => {
   const { id } = await api(base, '/api/sessions', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ scenario: 'spare-and-barn' }) });
   const html = await (await fetch(`${base}/api/sessions/${id}/export.html?at=0`)).text();
-  const data = JSON.parse(/<script[^>]*id="slublab-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)[1]);
+  // the data document: gzip-compressed JSON in base64 (docs/export.md)
+  const packed = /<script[^>]*id="slublab-data"[^>]*>([\s\S]*?)<\/script>/.exec(html)[1];
+  const data = JSON.parse(gunzipSync(Buffer.from(packed, 'base64')).toString('utf8'));
   const recs = (await branchEvents(id, { all: true })).map((e) => [e.seq, e.branches]);
   assert.ok(recs.length > 0);
   assert.deepEqual(data.events.filter((e) => e.branches?.length).map((e) => [e.seq, e.branches]), recs, 'every record, as the server sends it');
