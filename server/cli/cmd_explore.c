@@ -262,6 +262,7 @@ static int walk(struct explorer *ex, int *ctx, char (*tok)[16], unsigned n, unsi
 
     if (ex->schedules >= ex->max)
         return 0;
+    sched[0] = 0;
     for (unsigned i = 0; i < n && used < sizeof(sched); i++)
         used += (size_t)snprintf(sched + used, sizeof(sched) - used, "%s%s", i ? " " : "", tok[i]);
     if (used >= SIM_RACE_SCHEDULE) {
@@ -271,8 +272,8 @@ static int walk(struct explorer *ex, int *ctx, char (*tok)[16], unsigned n, unsi
     if (!(res = malloc(sizeof(*res))))
         return -ENOMEM;
     err = run_prefix(ex, sched, res, NULL);
-    runnable = res->race.runnable;
-    done = res->race.done_at_end;
+    runnable = err ? 0 : res->race.runnable;
+    done = !err && res->race.done_at_end;
     if (err == -EINVAL) { /* a migration that cannot happen here */
         ex->invalid++;
         free(res);
