@@ -506,6 +506,7 @@ static void step_legacy_flush(struct race_run *r, struct race_ctx *x)
             rd(r, word("c->slab", cpu, 0, 0), 0);
         }
         step_open(r, "flush_slab", "lock", had ? slab_at(sim, had)->node : cpu_node(sim));
+        x->tid_cpu = x->cpu; /* the CPU flushed, wherever the task goes next */
         x->chain = legacy_detach_for_flush(sim, s, x->cpu, &x->slab);
         ev_end(sim);
         x->phase = x->slab ? PH_LD_READ : PH_DONE;
@@ -541,6 +542,7 @@ static void step_legacy_flush(struct race_run *r, struct race_ctx *x)
            (x->counters - k) & ~((uint64_t)1 << 31));
         step_emit(r, "deactivate_slab", "cmpxchg", slab->node);
         deactivate_slab(sim, s, x->slab, x->chain); /* splice, unfreeze, place */
+        c = cpu_c(r, x->tid_cpu);
         if (c->partial)
             put_partials(sim, s, c);
         op_end(r, x);
@@ -936,6 +938,19 @@ static int check_fail(struct sim_result *res, const char *fmt, ...)
     return -EINVAL;
 }
 
+/* Whether the free at ctx[@i].ops[@k] names an address an earlier free of the race does. */
+static bool freed_twice(const struct sim_race *race, unsigned i, unsigned k)
+{
+    const struct sim_race_op *o = &race->ctx[i].ops[k];
+
+    for (unsigned j = 0; j <= i; j++)
+        for (unsigned l = 0; l < (j == i ? k : race->ctx[j].nr_ops); l++)
+            if (race->ctx[j].ops[l].kind == SIM_OP_FREE && race->ctx[j].ops[l].ref < 0 &&
+                race->ctx[j].ops[l].addr == o->addr)
+                return true;
+    return false;
+}
+
 /* The race's shape against the machine and its cache. */
 static int check_shape(const struct sim *sim, const struct kmem_cache *s,
                        const struct sim_race *race, struct sim_result *res)
@@ -1004,6 +1019,13 @@ static int check_shape(const struct sim *sim, const struct kmem_cache *s,
             if (!slab || slab->cache != s->id || slab_obj_index(s, slab, o->addr) < 0)
                 return check_fail(res, "race: context %s: 0x%llx is not an object of cache %s",
                                   x->id, (unsigned long long)o->addr, s->name);
+            /* a race frees objects in use: misuse is the ordinary free's to report */
+            if (slab->list == SLAB_ON_PRIVATE || on_freelist(sim, s, slab, o->addr) ||
+                freed_twice(race, i, k))
+                return check_fail(res,
+                                  "race: context %s: 0x%llx is not in use, or freed twice "
+                                  "in the race",
+                                  x->id, (unsigned long long)o->addr);
         }
     }
     return 0;

@@ -265,10 +265,29 @@ int scenario_parse_race_schedule(struct scenario_ctx *ctx, const cJSON *item,
     return 0;
 }
 
+/* Whether @name is freed by a context before context @i, op @k (a race frees an object once). */
+static bool freed_before(const struct scenario_race *race, size_t i, size_t k, const char *name)
+{
+    for (size_t j = 0; j <= i; j++)
+        for (size_t l = 0; l < (j == i ? k : race->ctx[j].nr_ops); l++)
+            if (race->ctx[j].ops[l].kind == SCENARIO_OP_FREE &&
+                !strcmp(race->ctx[j].ops[l].name, name))
+                return true;
+    return false;
+}
+
 int scenario_race_defs(struct scenario_ctx *ctx, const struct scenario_op *op)
 {
     if (!op->race || !op->race->nr_ctx)
         return scenario_fail(ctx, "missing key \"contexts\"");
+    for (size_t i = 0; i < op->race->nr_ctx; i++)
+        for (size_t k = 0; k < op->race->ctx[i].nr_ops; k++) {
+            const struct scenario_op *o = &op->race->ctx[i].ops[k];
+
+            if (o->kind == SCENARIO_OP_FREE && freed_before(op->race, i, k, o->name))
+                return scenario_fail(ctx, "key \"contexts\": \"%s\" is freed twice in the race",
+                                     o->name);
+        }
     for (size_t i = 0; i < op->race->nr_ctx; i++) {
         const struct scenario_race_ctx *c = &op->race->ctx[i];
 

@@ -60,6 +60,8 @@ bad_race 's["ops"][2]["contexts"][0]["ops"] = [{"op": "kmalloc"}]'
 check "kmalloc in a context: refused" grep -q 'a race.s context runs alloc, free or flush_cpu' "$TMP/err"
 bad_race 's["ops"][2]["contexts"][0]["ops"] = [{"op": "free", "name": "nobody"}]'
 check "freeing an unknown name: refused" grep -q 'no earlier operation allocates "nobody"' "$TMP/err"
+bad_race 's["ops"][2]["contexts"][0]["ops"] = [{"op": "free", "name": "first"}]; s["ops"][2]["contexts"][1]["ops"] = [{"op": "free", "name": "first"}]'
+check "one object freed by two contexts: refused" grep -q '"first" is freed twice in the race' "$TMP/err"
 bad_race 's["ops"][2]["contexts"][0]["cpu"] = 5'
 check "cpu out of range" grep -q 'key "cpu": 5 is not below machine.cpus (2)' "$TMP/err"
 bad_race 's["ops"].append({"op": "free", "cpu": 0, "name": "x"})'
