@@ -1,0 +1,145 @@
+// Unit tests of the race lab's model (web/js/race.js) on a hand-made race
+// in the shape docs/events.md gives step events (fixtures/race-irq-alloc.json):
+// the schedule's tokens and their reordering, lanes in the order the steps
+// ran, the words' values at a position, the lost compare and its counter,
+// and the step sentences.  Run: node --test tests/js/
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import {
+  parseSchedule, scheduleText, moveItem, findRaces, hasRace, raceAt, raceOpOf, withSchedule, coverage,
+  raceState, stepWords, wordName, kindShort,
+} from '../../web/js/race.js';
+
+const fx = JSON.parse(readFileSync(new URL('./fixtures/race-irq-alloc.json', import.meta.url), 'utf8'));
+const other = { seq: 39, op: 4, cpu: 0, node: 0, cache: 0, fn: 'slab_alloc_node', label: 'fastpath', moves: [], stats: {}, report: null };
+const after = { ...other, seq: fx.events.at(-1).seq + 1, op: 6 };
+const events = [other, ...fx.events, after];
+
+test('a schedule splits into tokens and joins back', () => {
+  const t = parseSchedule(' A A  I* A>1 I! 9x ');
+  assert.deepEqual(t.map((x) => x.kind), ['step', 'step', 'run', 'migrate', 'arrive', 'bad']);
+  assert.equal(t[3].cpu, 1);
+  assert.equal(t[2].ctx, 'I');
+  assert.equal(scheduleText(t), 'A A I* A>1 I! 9x');
+  assert.deepEqual(parseSchedule(''), []);
+});
+
+test('moving a chip: the others keep their order, the ends clamp', () => {
+  assert.deepEqual(moveItem(['a', 'b', 'c', 'd'], 2, 0), ['c', 'a', 'b', 'd']);
+  assert.deepEqual(moveItem(['a', 'b', 'c', 'd'], 0, 9), ['b', 'c', 'd', 'a']);
+  assert.deepEqual(moveItem(['a', 'b'], 5, 0), ['a', 'b']);
+  const src = ['a', 'b'];
+  moveItem(src, 0, 1);
+  assert.deepEqual(src, ['a', 'b'], 'the list given is left alone');
+});
+
+test('races are the step events grouped by op, contexts in order of first step', () => {
+  assert.ok(hasRace(events));
+  assert.ok(!hasRace([other, after]));
+  const races = findRaces(events);
+  assert.equal(races.length, 1);
+  assert.equal(races[0].op, 5);
+  assert.deepEqual(races[0].ctxs, ['A', 'I']);
+  assert.equal(races[0].steps.length, fx.events.length);
+  // at the start, inside, and after the race: the same race is shown
+  for (const at of [0, fx.events[3].seq, after.seq + 1]) assert.equal(raceAt(races, at)?.index, 0);
+  assert.equal(raceAt([], 3), null);
+});
+
+test('the race op of a scenario, and a copy with another schedule', () => {
+  const sc = { format: 1, ops: [{ op: 'alloc' }, { op: 'repeat', count: 2, ops: [{ op: 'race', schedule: 'x' }] }, { ...fx.race }] };
+  assert.equal(raceOpOf(sc, 0).schedule, 'x');
+  assert.equal(raceOpOf(sc, 1).schedule, 'A A I* A*');
+  assert.equal(raceOpOf(sc, 2), null);
+  const c = withSchedule(sc, 1, 'I* A*');
+  assert.equal(raceOpOf(c, 1).schedule, 'I* A*');
+  assert.equal(raceOpOf(sc, 1).schedule, 'A A I* A*', 'the scenario given is left alone');
+  assert.throws(() => withSchedule(sc, 4, 'A'), /no race number 5/);
+});
+
+test('the schedule\'s tokens cover the steps that ran; a schedule of another run does not', () => {
+  const steps = findRaces(events)[0].steps;
+  const c = coverage(parseSchedule(fx.race.schedule), steps);
+  assert.deepEqual(c?.counts, [1, 1, 6, 6]);
+  assert.deepEqual(c?.rest, []);
+  const short = coverage(parseSchedule('A A'), steps);
+  assert.deepEqual(short?.counts, [1, 1]);
+  assert.deepEqual(short?.rest, [{ ctx: 'I', count: 6 }, { ctx: 'A', count: 6 }]);
+  assert.equal(coverage(parseSchedule('I* A*'), steps), null);
+});
+
+test('lanes: one per context, cells in the order the steps ran, the current one marked', () => {
+  const race = findRaces(events)[0];
+  const fail = fx.events.find((e) => e.step.kind === 'cmpxchg_fail');
+  const st = raceState(race, fx.race, fail.seq + 1);
+  assert.deepEqual(st.lanes.map((l) => l.id), ['A', 'I']);
+  assert.equal(st.lanes[0].def?.kind, 'task');
+  assert.equal(st.lanes[1].cpu, 0);
+  const cols = st.lanes.flatMap((l) => l.cells.map((c) => c.col)).sort((a, b) => a - b);
+  assert.deepEqual(cols, [...Array(fx.events.length).keys()], 'every step in one lane, each column once');
+  const cur = st.lanes[0].cells.find((c) => c.when === 'current');
+  assert.equal(cur?.kind, 'cmpxchg_fail');
+  assert.ok(cur?.lost);
+  assert.equal(st.lanes[1].cells.filter((c) => c.when === 'done').length, 6);
+  assert.ok(st.lanes[1].done && !st.lanes[0].done);
+  assert.equal(st.current?.seq, fail.seq);
+});
+
+test('words: values as of the position, lit by the current step', () => {
+  const race = findRaces(events)[0];
+  const first = fx.events[0].seq;
+  const before = raceState(race, fx.race, first);
+  assert.ok(!before.started);
+  const tid0 = before.words.find((w) => w.word === 'c->tid');
+  assert.equal(tid0.value, '0x0', 'before the race: the value the first step saw');
+  assert.equal(tid0.lit, null);
+  assert.equal(before.words[0].word, 'c->tid', 'words in the lab\'s order');
+
+  const cas = fx.events.find((e) => e.step.ctx === 'I' && e.step.kind === 'cmpxchg');
+  const st = raceState(race, fx.race, cas.seq + 1);
+  const fl = st.words.find((w) => w.word === 'c->freelist');
+  assert.equal(fl.lit, 'write');
+  assert.equal(fl.by, 'I');
+  assert.equal(fl.old, '0xffff888100000000');
+  assert.equal(fl.value, '0xffff888100000200');
+  // what A read is now stale
+  const a = st.lanes[0];
+  assert.ok(a.held.some((h) => h.word === 'c->freelist' && h.stale));
+  assert.ok(a.held.some((h) => h.word === 'c->tid' && h.stale));
+
+  const fail = fx.events.find((e) => e.step.kind === 'cmpxchg_fail');
+  const lost = raceState(race, fx.race, fail.seq + 1);
+  assert.equal(lost.words.find((w) => w.word === 'c->tid').lit, 'fail');
+  assert.equal(lost.counters.cmpxchg_double_cpu_fail, 1);
+  assert.deepEqual(lost.bumped, ['cmpxchg_double_cpu_fail']);
+  assert.equal(lost.lost.length, 1);
+  assert.equal(raceState(race, fx.race, fail.seq).counters.cmpxchg_double_cpu_fail, 0);
+
+  const end = raceState(race, fx.race, after.seq + 1);
+  assert.ok(end.finished && !end.current);
+  assert.equal(end.words.find((w) => w.word === 'c->tid').value, '0x200');
+});
+
+test('a race the scenario does not describe: contexts from the steps', () => {
+  const st = raceState(findRaces(events)[0], null, 0);
+  assert.deepEqual(st.lanes.map((l) => [l.id, l.def]), [['A', null], ['I', null]]);
+});
+
+test('step sentences: the lost compare says what changed since the context read it', () => {
+  const fail = fx.events.find((e) => e.step.kind === 'cmpxchg_fail');
+  const names = { '0xffff888100000000': 'x0', '0xffff888100000200': 'x1' };
+  const s = stepWords(fail, { prior: fx.events, names });
+  assert.match(s, /^A, step 4, in slab_alloc_node: the cmpxchg fails: /);
+  assert.match(s, /c->freelist \(CPU 0\) is x1, not the x0 it read/);
+  assert.match(s, /c->tid \(CPU 0\) is 0x100, not the 0x0 it read/);
+  assert.match(s, /cmpxchg_double_cpu_fail \+1/);
+  const cas = fx.events.find((e) => e.step.ctx === 'I' && e.step.kind === 'cmpxchg');
+  assert.match(stepWords(cas, { names }), /writes c->freelist \(CPU 0\) x0 → x1, c->tid \(CPU 0\) 0x0 → 0x100/);
+  const next = fx.events.find((e) => e.step.kind === 'read_next');
+  assert.match(stepWords(next), /object->next of …00000 = …00200/);
+  for (const e of fx.events) assert.ok(!/undefined|NaN/.test(stepWords(e, { prior: fx.events })), stepWords(e));
+  assert.equal(wordName({ word: 'slab->freelist', slab: '0xffff888100000000' }, { slabName: () => 'S0' }), 'slab->freelist of S0');
+  assert.equal(kindShort('cmpxchg_fail'), 'cmpxchg ✗');
+  assert.equal(kindShort('read_tid'), 'read tid');
+});
