@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
   parseSchedule, scheduleText, moveItem, findRaces, hasRace, raceAt, raceOpOf, withSchedule, coverage,
-  raceState, stepWords, wordName, kindShort,
+  raceState, stepWords, wordName, kindShort, ranSchedule, contextName,
 } from '../../web/js/race.js';
 
 const fx = JSON.parse(readFileSync(new URL('./fixtures/race-irq-alloc.json', import.meta.url), 'utf8'));
@@ -142,4 +142,20 @@ test('step sentences: the lost compare says what changed since the context read 
   assert.equal(wordName({ word: 'slab->freelist', slab: '0xffff888100000000' }, { slabName: () => 'S0' }), 'slab->freelist of S0');
   assert.equal(kindShort('cmpxchg_fail'), 'cmpxchg ✗');
   assert.equal(kindShort('read_tid'), 'read tid');
+});
+
+test('the schedule of a run, read back from its steps', () => {
+  const steps = findRaces(events)[0].steps;
+  assert.equal(ranSchedule(steps), 'A A I* A*');
+  assert.deepEqual(coverage(parseSchedule(ranSchedule(steps)), steps)?.rest, []);
+  const mig = [{ ...steps[0] }, { ...steps[1], cpu: 1, step: { ...steps[1].step, kind: 'migrate' } }, steps[2]];
+  assert.equal(ranSchedule(mig), 'A A>1 I*');
+  assert.equal(ranSchedule([...mig, steps[0]]), 'A A>1 I* A*');
+});
+
+test('contexts are named by what the scenario says of them', () => {
+  assert.equal(contextName('A', { id: 'A', kind: 'task', cpu: 0 }), 'A (task on CPU 0)');
+  assert.equal(contextName('I', { id: 'I', kind: 'irq', cpu: 1 }), 'I (interrupt on CPU 1)');
+  assert.equal(contextName('B', { id: 'B', cpu: 1 }), 'B (CPU 1)');
+  assert.equal(contextName('B', undefined), 'B');
 });

@@ -210,8 +210,9 @@ export function wordName(w, o = {}) {
 /** @param {string} id @param {RaceContext|undefined} c */
 export function contextName(id, c) {
   if (!c) return id;
-  const kind = c.kind === 'irq' ? 'interrupt' : c.kind === 'task' ? 'task' : (c.kind ?? '');
-  return `${id} (${kind}${c.cpu !== undefined ? ` on CPU ${c.cpu}` : ''})`;
+  const kind = c.kind === 'irq' ? 'interrupt' : c.kind ?? '';
+  const cpu = c.cpu !== undefined && c.cpu !== null ? `CPU ${c.cpu}` : '';
+  return kind || cpu ? `${id} (${kind}${kind && cpu ? ' on ' : ''}${cpu})` : id;
 }
 
 /**
@@ -353,4 +354,28 @@ export function stepWords(e, o = {}) {
   const stats = Object.keys(e.stats ?? {}).filter((k) => RACE_COUNTERS.includes(k));
   if (stats.length) parts.push(`${stats.map((k) => `${k} +${e.stats[k]}`).join(', ')}`);
   return `${s.ctx}, step ${s.index + 1}, in ${e.fn}: ${parts.join('; ')}`;
+}
+
+/**
+ * A schedule that runs @steps in the order they ran: one token per step
+ * (`X>N` for a migration), except a context's last steps in a row after
+ * its last migration, which are `X*`.  Used when the
+ * session does not say which schedule it ran.
+ * @param {Event[]} steps
+ */
+export function ranSchedule(steps) {
+  const out = [];
+  for (let i = 0; i < steps.length;) {
+    const c = steps[i].step.ctx;
+    let j = i;
+    while (steps[j + 1]?.step.ctx === c) j++;
+    // a migration is the schedule's doing, never part of a run to the end
+    let m = i - 1;
+    for (let k = i; k <= j; k++) if (steps[k].step.kind === 'migrate') m = k;
+    const last = !steps.slice(j + 1).some((e) => e.step.ctx === c);
+    for (let k = i; k <= (last ? m : j); k++) out.push(steps[k].step.kind === 'migrate' ? `${c}>${steps[k].cpu}` : c);
+    if (last && m < j) out.push(`${c}*`);
+    i = j + 1;
+  }
+  return out.join(' ');
 }
