@@ -77,6 +77,11 @@ export function createRace(root, player, o) {
   text.addEventListener('input', () => { draft = parseSchedule(text.value); sel = Math.min(sel, Math.max(0, draft.length - 1)); drawChips(); });
   text.addEventListener('keydown', (ev) => { if (ev.key === 'Enter') { ev.preventDefault(); run(); } });
   chips.addEventListener('keydown', onKey);
+  chips.addEventListener('focusin', (ev) => {
+    const li = /** @type {HTMLElement} */ (ev.target).closest?.('li[data-i]');
+    const i = li ? Number(/** @type {HTMLElement} */ (li).dataset.i) : sel;
+    if (i !== sel) { sel = i; drawChips(); }
+  });
   chips.addEventListener('pointerdown', onDown);
   chips.addEventListener('pointermove', onMove);
   chips.addEventListener('pointerup', onUp);
@@ -186,9 +191,9 @@ export function createRace(root, player, o) {
         const btn = h(doc, 'button', {
           type: 'button', class: `race-step ${c.when}${c.lost ? ' lost' : ''}`, 'data-seq': c.e.seq, 'data-kind': c.kind,
           'aria-current': c.when === 'current' ? 'step' : false, title: say,
-          'aria-label': `Step ${col + 1} of the schedule, ${c.when === 'current' ? 'the current step' : c.when === 'done' ? 'done' : 'to come'}: ${say}`,
+          'aria-label': `${kindShort(c.kind)} ${l.id}${c.index + 1}, step ${col + 1} of the schedule, ${c.when === 'current' ? 'the current step' : c.when === 'done' ? 'done' : 'to come'}: ${say}`,
           onclick: () => player.seek(c.e.seq + 1),
-        }, h(doc, 'span', { class: 'k' }, kindShort(c.kind)), h(doc, 'span', { class: 'n' }, `${l.id}${c.index + 1}`));
+        }, h(doc, 'span', { class: 'k' }, kindShort(c.kind)), ' ', h(doc, 'span', { class: 'n' }, `${l.id}${c.index + 1}`));
         return h(doc, 'td', null, btn);
       });
       return h(doc, 'tr', { 'data-ctx': l.id }, th, tds);
