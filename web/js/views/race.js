@@ -25,8 +25,6 @@ import {
  */
 export function createRace(root, player, o) {
   const doc = root.ownerDocument;
-  /** Scenarios this view made sessions of, by session id: their race ops are known exactly. */
-  const made = new Map();
   /** @type {Map<string, Promise<any>>} scenario objects by session id */
   const scenarios = new Map();
   /** @type {Token[]} the chips, as the student arranged them */
@@ -89,9 +87,10 @@ export function createRace(root, player, o) {
 
   // ---- the race's definition: the contexts and the schedule it ran
 
-  /** The scenario object session @info ran: one this view made, else the shipped one of its name. */
+  /** The scenario object session @info ran: one this page sent (api.js keeps them), else the shipped one of its name. */
   function scenarioOf(info) {
-    if (made.has(info.id)) return Promise.resolve(made.get(info.id));
+    const sent = o.api.sentScenario(info.id);
+    if (sent) return Promise.resolve(sent);
     let p = scenarios.get(info.id);
     if (!p) {
       p = info.scenario?.name ? o.api.scenario(info.scenario.name).then((r) => r.scenario, () => null) : Promise.resolve(null);
@@ -105,7 +104,7 @@ export function createRace(root, player, o) {
     const info = m.session?.info;
     const fromInfo = info?.races?.[shown.index];
     if (fromInfo) return fromInfo;
-    const sc = made.get(info?.id);
+    const sc = o.api.sentScenario(info?.id);
     if (sc) return raceOpOf(sc, shown.index);
     return shown.shipped ?? null;
   }
@@ -129,7 +128,7 @@ export function createRace(root, player, o) {
     if (shown?.key !== key) {
       shown = { key, index: found.index, shipped: null };
       // the shipped scenario's race op, when the session says nothing and this view did not make it
-      if (!info.races && !made.has(info.id)) {
+      if (!info.races && !o.api.sentScenario(info.id)) {
         const k = shown;
         scenarioOf(info).then((sc) => { if (shown === k && sc) { k.shipped = raceOpOf(sc, k.index); player.emit(); } });
       }
@@ -364,7 +363,6 @@ export function createRace(root, player, o) {
       if (!sc || !raceOpOf(sc, shown.index)) throw new Error('this session\'s scenario is not one the lab can run again here: change its schedule in Your scenario');
       const next = withSchedule(sc, shown.index, schedule);
       const r = await o.api.createSession({ scenario: next, seed: info.settings?.seed });
-      made.set(r.id, next);
       const start = racesOf.list[shown.index]?.steps[0]?.seq ?? 0;
       message = null;
       busy = false;
