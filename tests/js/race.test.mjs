@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
   parseSchedule, scheduleText, moveItem, findRaces, hasRace, raceAt, raceOpOf, withSchedule, coverage,
-  raceState, stepWords, wordName, kindShort, ranSchedule, contextName,
+  raceState, stepWords, wordName, kindShort, ranSchedule, contextName, valueName,
 } from '../../web/js/race.js';
 
 const fx = JSON.parse(readFileSync(new URL('./fixtures/race-irq-alloc.json', import.meta.url), 'utf8'));
@@ -158,4 +158,14 @@ test('contexts are named by what the scenario says of them', () => {
   assert.equal(contextName('I', { id: 'I', kind: 'irq', cpu: 1 }), 'I (interrupt on CPU 1)');
   assert.equal(contextName('B', { id: 'B', cpu: 1 }), 'B (CPU 1)');
   assert.equal(contextName('B', undefined), 'B');
+});
+
+test('values: a slab by its name, a tid as it is, an object by the scenario\'s name', () => {
+  const slabName = (a) => (a === '0xffff888100000000' ? 'S0' : null);
+  const names = { '0xffff888100000000': 'first', '0xffff888100000040': 'y' };
+  assert.equal(valueName({ word: 'c->slab' }, '0xffff888100000000', { names, slabName }), 'S0');
+  assert.equal(valueName({ word: 'c->freelist' }, '0xffff888100000040', { names, slabName }), 'y');
+  assert.equal(valueName({ word: 'c->tid' }, '0x4', { names }), '0x4');
+  assert.equal(valueName({ word: 'pcs->lock' }, 'held', { names }), 'held');
+  assert.equal(valueName({ word: 'object->next' }, '0xffff8881000000c0', { names }), '…000c0');
 });

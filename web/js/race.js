@@ -193,6 +193,19 @@ export function shortValue(a, names = {}) {
 }
 
 /**
+ * Value @v of word @w in words: a slab (c->slab) by its name, a tid or a
+ * lock as it is, an object by the scenario's name for it.
+ * @param {{ word: string }} w
+ * @param {any} v
+ * @param {{ names?: Record<string, string>, slabName?: (addr: string) => string|null }} [o]
+ */
+export function valueName(w, v, o = {}) {
+  if (w.word === 'c->slab' && typeof v === 'string') return o.slabName?.(v) ?? shortValue(v);
+  if (w.word === 'c->tid' || w.word === 'slab->counters' || w.word.endsWith('lock')) return String(v ?? '');
+  return shortValue(v, o.names);
+}
+
+/**
  * A word as the lab names it: "c->tid (CPU 0)", "object->next of o1",
  * "slab->freelist of S0".
  * @param {{ word: string, cpu?: number, slab?: string, addr?: string }} w
@@ -330,11 +343,11 @@ export function kindShort(kind) {
  */
 export function stepWords(e, o = {}) {
   const s = e.step;
-  const v = (x) => shortValue(x, o.names);
+  const v = (w, x) => valueName(w, x, o);
   const name = (w) => wordName(w, o);
   const parts = [];
-  const reads = (s.reads ?? []).map((r) => `${name(r)} = ${v(r.value)}`);
-  const writes = (s.writes ?? []).map((w) => `${name(w)} ${v(w.old)} → ${v(w.new)}`);
+  const reads = (s.reads ?? []).map((r) => `${name(r)} = ${v(r, r.value)}`);
+  const writes = (s.writes ?? []).map((w) => `${name(w)} ${v(w, w.old)} → ${v(w, w.new)}`);
   let what = KIND_WORDS[s.kind] ?? String(s.kind ?? '').replace(/_/g, ' ');
   if (s.kind === 'migrate' && e.cpu !== undefined) what = `migrates to CPU ${e.cpu}`;
   if (s.kind === 'cmpxchg_fail') {
@@ -345,7 +358,7 @@ export function stepWords(e, o = {}) {
       for (const r of p.step.reads ?? []) had.set(wordKey(r), r.value);
     }
     const changed = (s.reads ?? []).filter((r) => had.has(wordKey(r)) && had.get(wordKey(r)) !== r.value)
-      .map((r) => `${name(r)} is ${v(r.value)}, not the ${v(had.get(wordKey(r)))} it read`);
+      .map((r) => `${name(r)} is ${v(r, r.value)}, not the ${v(r, had.get(wordKey(r)))} it read`);
     parts.push(`${what}${changed.length ? `: ${changed.join(', and ')}` : reads.length ? `: ${reads.join(', ')}` : ''}; it starts again`);
   } else {
     parts.push(what + (reads.length ? `: ${reads.join(', ')}` : ''));

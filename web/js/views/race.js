@@ -13,7 +13,7 @@
 import { h, fill } from '../dom.js';
 import {
   findRaces, raceAt, raceState, parseSchedule, scheduleText, moveItem, coverage, ranSchedule, withSchedule,
-  raceOpOf, wordName, shortValue, kindShort, contextName, stepWords, RACE_COUNTERS,
+  raceOpOf, wordName, valueName, kindShort, contextName, stepWords, RACE_COUNTERS,
 } from '../race.js';
 
 /** @typedef {import('../race.js').Token} Token */
@@ -182,7 +182,7 @@ export function createRace(root, player, o) {
         h(doc, 'span', { class: 'race-ctx-name' }, contextName(l.id, l.def ?? { cpu: l.cpu })),
         l.done ? h(doc, 'span', { class: 'race-ctx-done' }, ' ✓ done') : '',
         held.length ? h(doc, 'ul', { class: 'race-held', 'aria-label': `What ${l.id} read` }, held.map((x) => h(doc, 'li', { class: x.stale ? 'stale' : '' },
-          `${x.word} = ${shortValue(x.value, names)}`, x.stale ? ' ⚠ changed since' : ''))) : '');
+          `${x.word} = ${valueName(x, x.value, { names, slabName })}`, x.stale ? ' ⚠ changed since' : ''))) : '');
       const tds = Array.from({ length: st.columns }, (_, col) => {
         const c = byCol.get(col);
         if (!c) return h(doc, 'td', { class: 'race-gap' });
@@ -210,12 +210,13 @@ export function createRace(root, player, o) {
 
   function drawWords(st, names, slabName) {
     const rows = st.words.map((w) => {
-      const lit = w.lit === 'write' ? ['wr', `✎ ${w.by} writes: ${shortValue(w.old, names)} → ${shortValue(w.value, names)}`]
+      const v = (x) => valueName(w, x, { names, slabName });
+      const lit = w.lit === 'write' ? ['wr', `✎ ${w.by} writes: ${v(w.old)} → ${v(w.value)}`]
         : w.lit === 'read' ? ['rd', `◉ ${w.by} reads it`]
           : w.lit === 'fail' ? ['cf', `✗ ${w.by} compares: not what it read`] : ['', ''];
       return h(doc, 'tr', { class: lit[0], 'data-word': w.word },
         h(doc, 'th', { scope: 'row' }, h(doc, 'code', null, wordName(w, { names, slabName }))),
-        h(doc, 'td', { class: 'v', title: String(w.value ?? '') }, shortValue(w.value, names)),
+        h(doc, 'td', { class: 'v', title: String(w.value ?? '') }, v(w.value)),
         h(doc, 'td', { class: 'lit' }, lit[1]));
     });
     fill(words, h(doc, 'table', { class: 'race-table words' },
@@ -261,7 +262,7 @@ export function createRace(root, player, o) {
       return h(doc, 'li', {
         role: 'option', id: `race-chip-${i}`, class: cls.filter(Boolean).join(' '), 'data-i': i,
         'aria-selected': String(i === sel), tabindex: i === sel ? '0' : '-1',
-        'aria-label': `${i + 1}: ${t.text}, ${what}${n ? ` (${n} ${n === 1 ? 'step' : 'steps'})` : ''}`,
+        'aria-label': `${t.text}${n && n > 1 ? ` ×${n}` : ''}, chip ${i + 1}: ${what}${n ? ` (${n} ${n === 1 ? 'step' : 'steps'})` : ''}`,
       }, t.text, n && n > 1 ? h(doc, 'small', null, ` ×${n}`) : '');
     });
     if (drag && drag.moved && drag.to >= draft.length) items.push(h(doc, 'li', { class: 'race-chip drop end', 'aria-hidden': 'true' }, ' '));
