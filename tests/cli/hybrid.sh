@@ -48,6 +48,10 @@ EOF
 for f in "$root"/scenarios/*.json; do
     name=$(basename "$f" .json)
     sl run "$f" --model 6.18 --validate --snapshot
+    # a race's schedule counts its own model's steps: on another, refused naming the token
+    if [ "$status" -gt 1 ] && [[ $name == race-* ]] && grep -qE 'schedule token|has sheaves over' "$TMP/err"; then
+        continue
+    fi
     if [ "$status" -gt 1 ]; then
         bad "$name on 6.18: exited $status"
         continue
