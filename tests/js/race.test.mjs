@@ -169,3 +169,19 @@ test('values: a slab by its name, a tid as it is, an object by the scenario\'s n
   assert.equal(valueName({ word: 'pcs->lock' }, 'held', { names }), 'held');
   assert.equal(valueName({ word: 'object->next' }, '0xffff8881000000c0', { names }), '…000c0');
 });
+
+test('a step run whole: the events it ran belong to it, and it stays current over them', () => {
+  const [a0, a1, ...rest] = fx.events;
+  const slow = { ...other, seq: a1.seq + 1, op: a1.op, fn: '___slab_alloc', label: 'new_slab', ctx: 'A' };
+  const shift = (e) => ({ ...e, seq: e.seq + 1 });
+  const evs = [a0, a1, slow, ...rest.map(shift), { ...after, seq: after.seq + 1 }];
+  const race = findRaces(evs)[0];
+  assert.equal(race.steps.length, fx.events.length, 'not a step');
+  assert.equal(race.follows.get(slow.seq), a1.seq);
+  const st = raceState(race, fx.race, slow.seq + 1);
+  assert.equal(st.current?.seq, a1.seq);
+  const cell = st.lanes[0].cells.find((c) => c.e.seq === a1.seq);
+  assert.equal(cell?.when, 'current');
+  assert.equal(cell?.follows, 1);
+  assert.equal(raceState(race, fx.race, slow.seq + 2).lanes[0].cells.find((c) => c.e.seq === a1.seq)?.when, 'done');
+});

@@ -273,7 +273,8 @@ export function narrate(e, ctx = {}) {
   if (e.step) return `${e.cpu >= 0 ? `CPU ${e.cpu}, ` : ''}${stepWords(e, { names: ctx.names, slabName: ctx.slabName, prior: ctx.prior })}.`;
   const t = texts().sentences[`${e.fn}/${e.label}`];
   let body = t ? fillTemplate(t, e, ctx) : generic(e, e.cpu);
-  const who = e.cpu >= 0 ? `CPU ${e.cpu}` : '';
+  // inside a race, the context whose step runs this (docs/events.md)
+  const who = e.cpu >= 0 ? `CPU ${e.cpu}${e.ctx ? ` (${e.ctx})` : ''}` : '';
   const call = ctx.call ? ` ${ctx.call}` : '';
   body = body.replace(/\s+/g, ' ').trim();
   return `${who}${call}${who || call ? ': ' : ''}${body}.`;

@@ -70,24 +70,38 @@ export function moveItem(list, from, to) {
 
 /**
  * The races among @events (any iterable of events): the step events of
- * each race op, grouped by op, in seq order.
+ * each race op, grouped by op, in seq order.  A step run whole by the
+ * engine's ordinary functions (a slow path) is followed by their events,
+ * which carry the context but no step: `follows` maps each such event's
+ * seq to the seq of the step it belongs to.
  * @param {Iterable<Event>} events
- * @returns {{ op: number, steps: Event[], ctxs: string[] }[]}
+ * @returns {{ op: number, steps: Event[], ctxs: string[], follows: Map<number, number> }[]}
  */
 export function findRaces(events) {
   /** @type {Map<number, Event[]>} */
   const byOp = new Map();
+  /** @type {Event[]} */
+  const others = [];
   for (const e of events) {
-    if (!e?.step) continue;
+    if (!e?.step) {
+      if (e?.ctx) others.push(e);
+      continue;
+    }
     if (!byOp.has(e.op)) byOp.set(e.op, []);
     byOp.get(e.op)?.push(e);
   }
-  return [...byOp.entries()].sort((a, b) => a[0] - b[0]).map(([op, steps]) => {
+  const races = [...byOp.entries()].sort((a, b) => a[0] - b[0]).map(([op, steps]) => {
     steps.sort((a, b) => a.seq - b.seq);
     const ctxs = [];
     for (const e of steps) if (!ctxs.includes(e.step.ctx)) ctxs.push(e.step.ctx);
-    return { op, steps, ctxs };
+    return { op, steps, ctxs, follows: new Map() };
   });
+  for (const e of others) {
+    const r = races.find((x) => x.op === e.op);
+    const step = r?.steps.findLast((x) => x.seq < e.seq && x.step.ctx === e.ctx);
+    if (r && step) r.follows.set(e.seq, step.seq);
+  }
+  return races;
 }
 
 /** Does any of @events carry a step? */
@@ -230,7 +244,7 @@ export function contextName(id, c) {
 
 /**
  * Everything the race view draws at position @at.
- * @param {{ op: number, steps: Event[], ctxs: string[] }} race
+ * @param {{ op: number, steps: Event[], ctxs: string[], follows?: Map<number, number> }} race
  * @param {RaceDef|null} def the race op (its contexts and schedule), when known
  * @param {number} at
  */
@@ -238,7 +252,8 @@ export function raceState(race, def, at) {
   const steps = race.steps;
   const curIdx = steps.findLastIndex((e) => e.seq < at);
   const cur = curIdx >= 0 ? steps[curIdx] : null;
-  const current = cur && cur.seq === at - 1 ? cur : null;
+  // the event that led here is the step, or one of the events it ran whole
+  const current = cur && (cur.seq === at - 1 || race.follows?.get(at - 1) === cur.seq) ? cur : null;
   /** @type {Map<string, RaceContext>} */
   const defs = new Map((def?.contexts ?? []).map((c) => [c.id, c]));
   const ids = [...(def?.contexts ?? []).map((c) => c.id), ...race.ctxs.filter((c) => !defs.has(c))];
@@ -288,7 +303,8 @@ export function raceState(race, def, at) {
     id, def: defs.get(id) ?? null, cpu: defs.get(id)?.cpu ?? steps.find((e) => e.step.ctx === id)?.cpu,
     cells: steps.map((e, col) => ({ col, e })).filter((x) => x.e.step.ctx === id).map(({ col, e }) => ({
       col, e, index: e.step.index, kind: e.step.kind, fn: e.fn,
-      when: e.seq < at - 1 ? 'done' : e.seq === at - 1 ? 'current' : 'next', lost: LOST.has(e.step.kind),
+      when: e === current ? 'current' : e.seq < at ? 'done' : 'next', lost: LOST.has(e.step.kind),
+      follows: [...(race.follows?.entries() ?? [])].filter(([, st]) => st === e.seq).length,
     })),
     held: [...(held.get(id)?.entries() ?? [])].map(([k, v]) => ({ key: k, word: words.get(k)?.word, value: v,
       stale: words.get(k)?.value !== v })),
