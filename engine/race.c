@@ -107,8 +107,29 @@ struct race_run {
     int pcs_holder[SIM_MAX_CPUS];   /* context holding the CPU's pcs->lock, or -1 */
     int barn_holder[SIM_MAX_NODES]; /* context holding the node's barn->lock, or -1 */
     struct sim_step step;           /* the step being built */
-    char report[400];
+    char report[600];
+    struct fl_write { /* the fast paths' successful cmpxchgs, for NO_TID's story */
+        const char *ctx;
+        unsigned index, cpu;
+        sim_addr_t old, new;
+    } fl_log[64];
+    unsigned nr_fl_log;
 };
+
+/* Remember that @x's step moved CPU @cpu's c->freelist from @old to @new. */
+static void fl_note(struct race_run *r, const struct race_ctx *x, sim_addr_t old, sim_addr_t new)
+{
+    struct fl_write *w;
+
+    if (r->nr_fl_log == sizeof(r->fl_log) / sizeof(r->fl_log[0]))
+        return;
+    w = &r->fl_log[r->nr_fl_log++];
+    w->ctx = x->def->id;
+    w->index = x->index;
+    w->cpu = x->cpu;
+    w->old = old;
+    w->new = new;
+}
 
 static bool legacy(const struct race_run *r)
 {
@@ -239,18 +260,36 @@ static void set_result(struct race_run *r, struct race_ctx *x, sim_addr_t obj)
     r->out->addr[x - r->c][x->op] = obj;
 }
 
-/* NO_TID: the cmpxchg matched c->freelist although c->tid moved. */
+/* NO_TID: the cmpxchg matched c->freelist although c->tid moved: say
+ * which step's update this one undoes. */
 static void lost_update(struct race_run *r, struct race_ctx *x, uint64_t tid_now)
 {
+    bool alloc = is_alloc(x);
+    sim_addr_t head = alloc ? x->object : x->prior;
+    sim_addr_t stale = alloc ? x->next : x->prior;
+    const struct fl_write *lost = NULL;
+    char who[300] = "";
+    int n;
+
     r->out->lost_updates++;
-    snprintf(r->report, sizeof(r->report),
-             "NO_TID (not a kernel): this cmpxchg compared c->freelist (0x%llx) alone and "
-             "matched, but c->tid moved from 0x%llx (read at step %u) to 0x%llx: the update "
-             "made since is lost, and 0x%llx, the free pointer read at step %u, is stale",
-             (unsigned long long)(is_alloc(x) ? x->object : x->prior), (unsigned long long)x->tid,
-             x->tid_step, (unsigned long long)tid_now,
-             (unsigned long long)(is_alloc(x) ? x->next : x->prior),
-             is_alloc(x) ? x->next_step : x->freelist_step);
+    for (unsigned i = 0; i < r->nr_fl_log && !lost; i++) /* who took @stale off the list */
+        if (r->fl_log[i].cpu == x->cpu && r->fl_log[i].old == stale &&
+            (r->fl_log[i].ctx != x->def->id || r->fl_log[i].index > x->tid_step))
+            lost = &r->fl_log[i];
+    if (alloc && lost)
+        snprintf(who, sizeof(who),
+                 "; %s's step %u (cmpxchg) had taken 0x%llx off c->freelist, "
+                 "and that update is lost: 0x%llx is in use and free at once",
+                 lost->ctx, lost->index, (unsigned long long)stale, (unsigned long long)stale);
+    n = snprintf(r->report, sizeof(r->report),
+                 "NO_TID (not a kernel): %s's cmpxchg compared c->freelist (0x%llx) alone and "
+                 "matched, but c->tid moved from 0x%llx (read at %s's step %u) to 0x%llx: it "
+                 "installs 0x%llx, read at step %u, which is stale%s",
+                 x->def->id, (unsigned long long)head, (unsigned long long)x->tid, x->def->id,
+                 x->tid_step, (unsigned long long)tid_now,
+                 (unsigned long long)(alloc ? x->next : x->object),
+                 alloc ? x->next_step : x->freelist_step, who);
+    (void)n;
     ev_report(r->sim, r->report);
 }
 
@@ -306,8 +345,9 @@ static void step_legacy_alloc(struct race_run *r, struct race_ctx *x)
             return;
         }
         wr(r, word("c->freelist", cpu, 0, 0), c->freelist, x->next);
-        wr(r, word("c->tid", cpu, 0, 0), c->tid, legacy_next_tid(sim, x->tid));
+        wr(r, word("c->tid", cpu, 0, 0), c->tid, legacy_next_tid(sim, no_tid ? tid_now : x->tid));
         step_open(r, "__slab_alloc_node", "cmpxchg", cpu_node(sim));
+        fl_note(r, x, c->freelist, x->next);
         c->freelist = x->next;
         c->tid = legacy_next_tid(sim, no_tid ? tid_now : x->tid);
         obj_leave(sim, x->object, place_cpu_freelist(slab_of(sim, x->object), x->cpu),
@@ -381,8 +421,9 @@ static void step_legacy_free(struct race_run *r, struct race_ctx *x)
             return;
         }
         wr(r, word("c->freelist", cpu, 0, 0), c->freelist, x->object);
-        wr(r, word("c->tid", cpu, 0, 0), c->tid, legacy_next_tid(sim, x->tid));
+        wr(r, word("c->tid", cpu, 0, 0), c->tid, legacy_next_tid(sim, no_tid ? tid_now : x->tid));
         step_open(r, "do_slab_free", "cmpxchg", slab->node);
+        fl_note(r, x, c->freelist, x->object);
         c->freelist = x->object;
         c->tid = legacy_next_tid(sim, no_tid ? tid_now : x->tid);
         obj_leave(sim, x->object, place_none(SIM_PL_USER), place_cpu_freelist(slab, x->cpu));
@@ -622,7 +663,7 @@ static bool can_step(const struct race_run *r, const struct race_ctx *x, const c
             return false;
         }
     }
-    if (x->phase == PH_Q_BARN && x->spun) {
+    if (x->phase == PH_Q_BARN && x->spun && r->barn_holder[r->sim->cfg.cpu_node[x->cpu]] >= 0) {
         *why = "waits for barn->lock";
         return false;
     }
