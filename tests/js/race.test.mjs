@@ -130,7 +130,7 @@ test('step sentences: the lost compare says what changed since the context read 
   const fail = fx.events.find((e) => e.step.kind === 'cmpxchg_fail');
   const names = { '0xffff888100000000': 'x0', '0xffff888100000200': 'x1' };
   const s = stepWords(fail, { prior: fx.events, names });
-  assert.match(s, /^A, step 4, in slab_alloc_node: the cmpxchg fails: /);
+  assert.match(s, /^A, step 3, in slab_alloc_node: the cmpxchg fails: /, 'steps are numbered from 0, as the engine\'s messages do');
   assert.match(s, /c->freelist \(CPU 0\) is x1, not the x0 it read/);
   assert.match(s, /c->tid \(CPU 0\) is 0x100, not the 0x0 it read/);
   assert.match(s, /cmpxchg_double_cpu_fail \+1/);
@@ -168,6 +168,8 @@ test('values: a slab by its name, a tid as it is, an object by the scenario\'s n
   assert.equal(valueName({ word: 'c->tid' }, '0x4', { names }), '0x4');
   assert.equal(valueName({ word: 'pcs->lock' }, 'held', { names }), 'held');
   assert.equal(valueName({ word: 'object->next' }, '0xffff8881000000c0', { names }), '…000c0');
+  assert.equal(valueName({ word: 'slab->freelist' }, '0x0', { names }), 'NULL');
+  assert.equal(valueName({ word: 'pcs->lock' }, '0x0', { names }), '0x0');
 });
 
 test('a step run whole: the events it ran belong to it, and it stays current over them', () => {
@@ -184,4 +186,29 @@ test('a step run whole: the events it ran belong to it, and it stays current ove
   assert.equal(cell?.when, 'current');
   assert.equal(cell?.follows, 1);
   assert.equal(raceState(race, fx.race, slow.seq + 2).lanes[0].cells.find((c) => c.e.seq === a1.seq)?.when, 'done');
+});
+
+test('a migrated task\'s compare: the word on its new CPU against what it read on the old one', () => {
+  const read = { seq: 1, op: 1, cpu: 0, fn: 'f', stats: {}, step: { ctx: 'A', index: 0, kind: 'read_tid', reads: [{ word: 'c->tid', cpu: 0, value: '0x2' }] } };
+  const fail = { seq: 3, op: 1, cpu: 1, fn: 'f', stats: {}, step: { ctx: 'A', index: 2, kind: 'cmpxchg_fail', reads: [{ word: 'c->tid', cpu: 1, value: '0x3' }] } };
+  assert.match(stepWords(fail, { prior: [read, fail] }), /c->tid \(CPU 1\) is 0x3, but it read 0x2 on CPU 0; it starts again/);
+});
+
+test('a lock found taken: who holds it', () => {
+  const lock = { seq: 1, op: 1, cpu: 0, fn: 'alloc_from_pcs', stats: {}, step: { ctx: 'A', index: 0, kind: 'lock', reads: [], writes: [{ word: 'pcs->lock', cpu: 0, old: '0x0', new: '0x1' }] } };
+  const fail = { seq: 3, op: 1, cpu: 0, fn: 'alloc_from_pcs', stats: {}, step: { ctx: 'I', index: 1, kind: 'trylock_fail', reads: [{ word: 'pcs->lock', cpu: 0, value: '0x1' }], writes: [] } };
+  assert.equal(stepWords(fail, { prior: [lock] }), 'I, step 1, in alloc_from_pcs: the trylock fails: pcs->lock (CPU 0) is held by A (taken at its step 0)');
+  const spin = { ...fail, step: { ...fail.step, kind: 'spin', reads: [{ word: 'barn->lock', node: 0, value: '0x1' }] } };
+  assert.match(stepWords(spin, { prior: [lock] }), /spins: barn->lock \(node 0\) = 0x1/);
+});
+
+test('a lock found held lights the lock as held, not as a failed compare', () => {
+  const lock = { seq: 1, op: 1, cpu: 0, fn: 'alloc_from_pcs', stats: {}, step: { ctx: 'A', index: 0, kind: 'lock', reads: [], writes: [{ word: 'pcs->lock', cpu: 0, old: '0x0', new: '0x1' }] } };
+  const fail = { seq: 2, op: 1, cpu: 0, fn: 'alloc_from_pcs', stats: {}, step: { ctx: 'I', index: 1, kind: 'trylock_fail', reads: [{ word: 'pcs->lock', cpu: 0, value: '0x1' }], writes: [] } };
+  const race = findRaces([lock, fail])[0];
+  const st = raceState(race, null, 3);
+  assert.equal(st.words[0].lit, 'held');
+  assert.equal(st.words[0].by, 'I');
+  assert.deepEqual(st.lost.map((e) => e.step.kind), ['trylock_fail']);
+  assert.equal(raceState(race, null, 2).words[0].lit, 'write');
 });

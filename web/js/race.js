@@ -192,12 +192,15 @@ export function coverage(tokens, steps) {
 }
 
 /**
- * A word's key: the word and where it is (cpu, slab, object address).
- * @param {{ word: string, cpu?: number, slab?: string, addr?: string }} w
+ * A word's key: the word and where it is (cpu, node, slab, object address).
+ * @param {{ word: string, cpu?: number, node?: number, slab?: string, addr?: string }} w
  */
 export function wordKey(w) {
-  return [w.word, w.cpu ?? '', w.slab ?? '', w.addr ?? ''].join('|');
+  return [w.word, w.cpu ?? '', w.node ?? '', w.slab ?? '', w.addr ?? ''].join('|');
 }
+
+/** The same word anywhere: its name, slab and object, whatever the CPU (a migrated task compares another CPU's). */
+const wordAnyCpu = (w) => [w.word, w.node ?? '', w.slab ?? '', w.addr ?? ''].join('|');
 
 /** A short name for address @a: the scenario's name for it, else its last five digits. */
 export function shortValue(a, names = {}) {
@@ -215,19 +218,21 @@ export function shortValue(a, names = {}) {
  */
 export function valueName(w, v, o = {}) {
   if (w.word === 'c->slab' && typeof v === 'string') return o.slabName?.(v) ?? shortValue(v);
-  if (w.word === 'c->tid' || w.word === 'slab->counters' || w.word.endsWith('lock')) return String(v ?? '');
+  if (w.word === 'c->tid' || w.word === 'slab->counters' || w.word.endsWith('lock') || w.word === 'cpu') return String(v ?? '');
+  if (v === '0x0') return 'NULL';
   return shortValue(v, o.names);
 }
 
 /**
  * A word as the lab names it: "c->tid (CPU 0)", "object->next of o1",
  * "slab->freelist of S0".
- * @param {{ word: string, cpu?: number, slab?: string, addr?: string }} w
+ * @param {{ word: string, cpu?: number, node?: number, slab?: string, addr?: string }} w
  * @param {{ names?: Record<string, string>, slabName?: (addr: string) => string|null }} [o]
  */
 export function wordName(w, o = {}) {
   const where = [];
   if (w.cpu !== undefined && w.cpu !== null) where.push(`CPU ${w.cpu}`);
+  if (w.node !== undefined && w.node !== null) where.push(`node ${w.node}`);
   let s = w.word;
   if (w.addr) s += ` of ${shortValue(w.addr, o.names)}`;
   if (w.slab) s += ` of ${o.slabName?.(w.slab) ?? shortValue(w.slab)}`;
@@ -264,7 +269,7 @@ export function raceState(race, def, at) {
   const words = new Map();
   const touch = (w) => {
     const k = wordKey(w);
-    if (!words.has(k)) words.set(k, { key: k, word: w.word, cpu: w.cpu, slab: w.slab, addr: w.addr,
+    if (!words.has(k)) words.set(k, { key: k, word: w.word, cpu: w.cpu, node: w.node, slab: w.slab, addr: w.addr,
       value: w.old ?? w.value ?? null, lit: null, old: null, by: null, last: null });
     return words.get(k);
   };
@@ -291,8 +296,9 @@ export function raceState(race, def, at) {
     if (LOST.has(s.kind)) lost.push(e);
   }
   if (current) {
-    const s = current.step, fail = LOST.has(s.kind);
-    for (const r of s.reads ?? []) Object.assign(words.get(wordKey(r)), { lit: fail ? 'fail' : 'read', by: s.ctx });
+    const s = current.step;
+    const how = s.kind === 'cmpxchg_fail' ? 'fail' : LOST.has(s.kind) ? 'held' : 'read';
+    for (const r of s.reads ?? []) Object.assign(words.get(wordKey(r)), { lit: how, by: s.ctx });
     for (const x of s.writes ?? []) Object.assign(words.get(wordKey(x)), { lit: 'write', old: x.old, by: s.ctx });
   }
   const order = (w) => { const i = WORDS.indexOf(w.word); return i < 0 ? WORDS.length : i; };
@@ -306,8 +312,10 @@ export function raceState(race, def, at) {
       when: e === current ? 'current' : e.seq < at ? 'done' : 'next', lost: LOST.has(e.step.kind),
       follows: [...(race.follows?.entries() ?? [])].filter(([, st]) => st === e.seq).length,
     })),
-    held: [...(held.get(id)?.entries() ?? [])].map(([k, v]) => ({ key: k, word: words.get(k)?.word, value: v,
+    held: [...(held.get(id)?.entries() ?? [])].map(([k, v]) => ({ ...words.get(k), key: k, value: v,
       stale: words.get(k)?.value !== v })),
+    // where the context runs now: a task may have migrated
+    now: steps.slice(0, curIdx + 1).findLast((e) => e.step.ctx === id)?.cpu,
     done: steps.filter((e) => e.step.ctx === id).every((e) => e.seq < at),
   }));
   const bumped = current ? RACE_COUNTERS.filter((c) => (current.stats?.[c] ?? 0) > 0) : [];
@@ -326,7 +334,7 @@ const KIND_WORDS = {
   cmpxchg_fail: 'the cmpxchg fails',
   lock: 'takes the lock',
   trylock_fail: 'the trylock fails',
-  spin: 'spins: the lock is held',
+  spin: 'spins',
   unlock: 'releases the lock',
   irq_off: 'disables interrupts',
   irq_on: 'enables interrupts',
@@ -366,23 +374,41 @@ export function stepWords(e, o = {}) {
   const writes = (s.writes ?? []).map((w) => `${name(w)} ${v(w, w.old)} → ${v(w, w.new)}`);
   let what = KIND_WORDS[s.kind] ?? String(s.kind ?? '').replace(/_/g, ' ');
   if (s.kind === 'migrate' && e.cpu !== undefined) what = `migrates to CPU ${e.cpu}`;
+  const prior = (o.prior ?? []).filter((p) => p.step && p.seq < e.seq);
   if (s.kind === 'cmpxchg_fail') {
-    // what this context had read of the words the compare found changed
-    const had = new Map();
-    for (const p of o.prior ?? []) {
-      if (p.step?.ctx !== s.ctx || p.seq >= e.seq) continue;
-      for (const r of p.step.reads ?? []) had.set(wordKey(r), r.value);
+    // what this context had read of the words the compare found changed,
+    // on this CPU or, for a task that migrated since, on the one it left
+    const had = new Map(), hadAny = new Map();
+    for (const p of prior) {
+      if (p.step.ctx !== s.ctx) continue;
+      for (const r of p.step.reads ?? []) { had.set(wordKey(r), r.value); hadAny.set(wordAnyCpu(r), r); }
     }
-    const changed = (s.reads ?? []).filter((r) => had.has(wordKey(r)) && had.get(wordKey(r)) !== r.value)
-      .map((r) => `${name(r)} is ${v(r, r.value)}, not the ${v(r, had.get(wordKey(r)))} it read`);
+    const changed = [];
+    for (const r of s.reads ?? []) {
+      if (had.has(wordKey(r))) {
+        if (had.get(wordKey(r)) !== r.value) changed.push(`${name(r)} is ${v(r, r.value)}, not the ${v(r, had.get(wordKey(r)))} it read`);
+      } else if (hadAny.has(wordAnyCpu(r))) {
+        const x = hadAny.get(wordAnyCpu(r));
+        changed.push(`${name(r)} is ${v(r, r.value)}, but it read ${v(x, x.value)} on CPU ${x.cpu}`);
+      }
+    }
     parts.push(`${what}${changed.length ? `: ${changed.join(', and ')}` : reads.length ? `: ${reads.join(', ')}` : ''}; it starts again`);
+  } else if (s.kind === 'trylock_fail' || s.kind === 'spin') {
+    // who holds the lock: the last context that took it
+    const held = (s.reads ?? []).map((r) => {
+      const by = prior.findLast((p) => (p.step.writes ?? []).some((w) => wordKey(w) === wordKey(r)));
+      const w = by?.step.writes.find((x) => wordKey(x) === wordKey(r));
+      return by && by.step.ctx !== s.ctx && w && w.new !== w.old && by.step.kind === 'lock'
+        ? `${name(r)} is held by ${by.step.ctx} (taken at its step ${by.step.index})` : `${name(r)} = ${v(r, r.value)}`;
+    });
+    parts.push(`${what}${held.length ? `: ${held.join(', ')}` : ''}`);
   } else {
     parts.push(what + (reads.length ? `: ${reads.join(', ')}` : ''));
     if (writes.length) parts.push(`writes ${writes.join(', ')}`);
   }
   const stats = Object.keys(e.stats ?? {}).filter((k) => RACE_COUNTERS.includes(k));
   if (stats.length) parts.push(`${stats.map((k) => `${k} +${e.stats[k]}`).join(', ')}`);
-  return `${s.ctx}, step ${s.index + 1}, in ${e.fn}: ${parts.join('; ')}`;
+  return `${s.ctx}, step ${s.index}, in ${e.fn}: ${parts.join('; ')}`;
 }
 
 /**

@@ -68,7 +68,7 @@ export function createRace(root, player, o) {
         'Drag a chip, or select it and press ', h(doc, 'kbd', null, 'Alt'), '+', h(doc, 'kbd', null, '←'), ' / ', h(doc, 'kbd', null, '→'),
         ' to move it; ', h(doc, 'kbd', null, 'Delete'), ' removes it, ', h(doc, 'kbd', null, 'Enter'), ' runs. ',
         h(doc, 'code', null, 'A'), ' is one step of A, ', h(doc, 'code', null, 'A*'), ' runs A to its end, ',
-        h(doc, 'code', null, 'A>1'), ' migrates A to CPU 1; steps left over run in context order.'),
+        h(doc, 'code', null, 'A>1'), ' migrates A to CPU 1; steps left over run in context order. A context\'s steps are numbered from 0 (A0, A1, …), as the engine\'s messages number them.'),
       status));
   root.hidden = true;
 
@@ -168,7 +168,7 @@ export function createRace(root, player, o) {
     });
     const lostN = st.lost.length;
     fill(counters, ...parts.flatMap((p, i) => (i ? [' · ', p] : [p])),
-      lostN ? h(doc, 'span', { class: 'race-lost' }, `${parts.length ? ' · ' : ''}✗ ${lostN} lost ${lostN === 1 ? 'step' : 'steps'} so far`) : '');
+      lostN ? h(doc, 'span', { class: 'race-lost' }, `${parts.length ? ' · ' : ''}✗ ${lostN} failed ${lostN === 1 ? 'step' : 'steps'} so far (${[...new Set(st.lost.map((e) => e.step.kind))].join(', ')})`) : '');
   }
 
   function drawLanes(st, names, slabName) {
@@ -180,9 +180,10 @@ export function createRace(root, player, o) {
       const held = l.done ? [] : l.held.filter((x) => x.word !== 'c->slab');
       const th = h(doc, 'th', { scope: 'row', class: 'race-ctx' },
         h(doc, 'span', { class: 'race-ctx-name' }, contextName(l.id, l.def ?? { cpu: l.cpu })),
+        l.now !== undefined && l.now !== (l.def?.cpu ?? l.cpu) ? h(doc, 'span', { class: 'race-ctx-now' }, ` now on CPU ${l.now}`) : '',
         l.done ? h(doc, 'span', { class: 'race-ctx-done' }, ' ✓ done') : '',
         held.length ? h(doc, 'ul', { class: 'race-held', 'aria-label': `What ${l.id} read` }, held.map((x) => h(doc, 'li', { class: x.stale ? 'stale' : '' },
-          `${x.word} = ${valueName(x, x.value, { names, slabName })}`, x.stale ? ' ⚠ changed since' : ''))) : '');
+          `${wordName(x, { names, slabName })} = ${valueName(x, x.value, { names, slabName })}`, x.stale ? ' ⚠ changed since' : ''))) : '');
       const tds = Array.from({ length: st.columns }, (_, col) => {
         const c = byCol.get(col);
         if (!c) return h(doc, 'td', { class: 'race-gap' });
@@ -192,9 +193,9 @@ export function createRace(root, player, o) {
         const btn = h(doc, 'button', {
           type: 'button', class: `race-step ${c.when}${c.lost ? ' lost' : ''}`, 'data-seq': c.e.seq, 'data-kind': c.kind,
           'aria-current': c.when === 'current' ? 'step' : false, title: say + whole,
-          'aria-label': `${kindShort(c.kind)} ${l.id}${c.index + 1}${more}, step ${col + 1} of the schedule, ${c.when === 'current' ? 'the current step' : c.when === 'done' ? 'done' : 'to come'}: ${say}.${whole}`,
+          'aria-label': `${kindShort(c.kind)} ${l.id}${c.index}${more}, step ${col + 1} of the schedule, ${c.when === 'current' ? 'the current step' : c.when === 'done' ? 'done' : 'to come'}: ${say}.${whole}`,
           onclick: () => player.seek(c.e.seq + 1),
-        }, h(doc, 'span', { class: 'k' }, kindShort(c.kind)), ' ', h(doc, 'span', { class: 'n' }, `${l.id}${c.index + 1}${more}`));
+        }, h(doc, 'span', { class: 'k' }, kindShort(c.kind)), ' ', h(doc, 'span', { class: 'n' }, `${l.id}${c.index}${more}`));
         return h(doc, 'td', null, btn);
       });
       return h(doc, 'tr', { 'data-ctx': l.id }, th, tds);
@@ -215,7 +216,8 @@ export function createRace(root, player, o) {
       const v = (x) => valueName(w, x, { names, slabName });
       const lit = w.lit === 'write' ? ['wr', `✎ ${w.by} writes: ${v(w.old)} → ${v(w.value)}`]
         : w.lit === 'read' ? ['rd', `◉ ${w.by} reads it`]
-          : w.lit === 'fail' ? ['cf', `✗ ${w.by} compares: not what it read`] : ['', ''];
+          : w.lit === 'fail' ? ['cf', `✗ ${w.by} compares: not what it read`]
+            : w.lit === 'held' ? ['cf', `✗ ${w.by} finds it held`] : ['', ''];
       return h(doc, 'tr', { class: lit[0], 'data-word': w.word },
         h(doc, 'th', { scope: 'row' }, h(doc, 'code', null, wordName(w, { names, slabName }))),
         h(doc, 'td', { class: 'v', title: String(w.value ?? '') }, v(w.value)),
