@@ -212,3 +212,34 @@ test('a lock found held lights the lock as held, not as a failed compare', () =>
   assert.deepEqual(st.lost.map((e) => e.step.kind), ['trylock_fail']);
   assert.equal(raceState(race, null, 2).words[0].lit, 'write');
 });
+
+test('the shipped races\' golden streams: every event narrated, the lanes and the lost steps as the scenarios say', async () => {
+  const { narrate, hasSentence } = await import('../../web/js/format.js');
+  const { setTexts } = await import('../../web/js/texts.js');
+  setTexts(JSON.parse(readFileSync(new URL('../../web/data/texts.json', import.meta.url), 'utf8')));
+  const stream = (name) => readFileSync(new URL(`../golden/${name}.jsonl`, import.meta.url), 'utf8')
+    .split('\n').filter(Boolean).map((l) => JSON.parse(l)).filter((e) => e.fn);
+  const lostIn = { 'race-irq-alloc': ['cmpxchg_fail'], 'race-migrate': ['cmpxchg_fail'], 'race-remote-free': ['cmpxchg_fail'],
+    'race-sheaves-trylock': ['trylock_fail'], 'race-barn-lock': ['spin'], 'race-no-tid': [] };
+  for (const [name, lost] of Object.entries(lostIn)) {
+    const evs = stream(name);
+    const races = findRaces(evs);
+    assert.equal(races.length, 1, name);
+    const sc = JSON.parse(readFileSync(new URL(`../../scenarios/${name}.json`, import.meta.url), 'utf8'));
+    const def = raceOpOf(sc, 0);
+    assert.deepEqual(races[0].ctxs.slice().sort(), def.contexts.map((c) => c.id).sort(), name);
+    assert.deepEqual(coverage(parseSchedule(def.schedule), races[0].steps)?.counts.length, parseSchedule(def.schedule).length, `${name}: the schedule covers the steps`);
+    const end = raceState(races[0], def, evs.at(-1).seq + 1);
+    assert.deepEqual(end.lost.map((e) => e.step.kind), lost, name);
+    for (const e of evs) {
+      const s = narrate(e, { prior: evs });
+      assert.ok(!/undefined|NaN|\[object/.test(s), `${name}: ${s}`);
+      if (e.step) assert.match(s, new RegExp(`^CPU \\d, ${e.step.ctx}, step ${e.step.index}, in ${e.fn}: `), s);
+      else if (e.fn === 'validate_slab_cache') assert.ok(hasSentence(e.fn, e.label));
+    }
+  }
+  const noTid = stream('race-no-tid');
+  const lostUpdate = noTid.find((e) => e.step && e.report);
+  assert.ok(lostUpdate, 'NO_TID: a step reports the lost update');
+  assert.match(narrate(lostUpdate, { prior: noTid }), /^CPU 0, A, step \d+, in __slab_alloc_node: the cmpxchg succeeds.*NO_TID \(not a kernel\): A's cmpxchg compared c->freelist .* lost/);
+});

@@ -270,7 +270,10 @@ function generic(e, cpu) {
 export function narrate(e, ctx = {}) {
   if (!e) return 'The start: nothing has happened yet.';
   // a step of a race (docs/events.md): which context, what it read and wrote
-  if (e.step) return `${e.cpu >= 0 ? `CPU ${e.cpu}, ` : ''}${stepWords(e, { names: ctx.names, slabName: ctx.slabName, prior: ctx.prior })}.`;
+  if (e.step) {
+    const said = `${e.cpu >= 0 ? `CPU ${e.cpu}, ` : ''}${stepWords(e, { names: ctx.names, slabName: ctx.slabName, prior: ctx.prior })}.`;
+    return e.report ? `${said} ${e.report.trim().replace(/([^.])$/, '$1.')}` : said;
+  }
   const t = texts().sentences[`${e.fn}/${e.label}`];
   let body = t ? fillTemplate(t, e, ctx) : generic(e, e.cpu);
   // inside a race, the context whose step runs this (docs/events.md)

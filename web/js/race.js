@@ -217,6 +217,7 @@ export function shortValue(a, names = {}) {
  * @param {{ names?: Record<string, string>, slabName?: (addr: string) => string|null }} [o]
  */
 export function valueName(w, v, o = {}) {
+  if (w.word === 'c->slab' && v === '0x0') return 'NULL';
   if (w.word === 'c->slab' && typeof v === 'string') return o.slabName?.(v) ?? shortValue(v);
   if (w.word === 'c->tid' || w.word === 'slab->counters' || w.word.endsWith('lock') || w.word === 'cpu') return String(v ?? '');
   if (v === '0x0') return 'NULL';
