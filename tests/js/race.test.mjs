@@ -115,6 +115,7 @@ test('words: values as of the position, lit by the current step', () => {
   assert.deepEqual(lost.bumped, ['cmpxchg_double_cpu_fail']);
   assert.equal(lost.lost.length, 1);
   assert.equal(raceState(race, fx.race, fail.seq).counters.cmpxchg_double_cpu_fail, 0);
+  assert.ok(lost.lanes[0].held.some((h) => h.word === 'c->tid' && h.value === '0x0' && h.stale), 'at its failed compare A still holds what it read');
 
   const end = raceState(race, fx.race, after.seq + 1);
   assert.ok(end.finished && !end.current);

@@ -286,7 +286,8 @@ export function raceState(race, def, at) {
       const w = touch(r);
       w.value = r.value;
       w.last = { ctx: s.ctx, seq: e.seq, how: 'read' };
-      held.get(s.ctx)?.set(w.key, r.value);
+      // a failed compare shows what the context held against what it found: it keeps what it read
+      if (!LOST.has(s.kind)) held.get(s.ctx)?.set(w.key, r.value);
     }
     for (const x of s.writes ?? []) {
       const w = touch(x);
