@@ -92,6 +92,7 @@ struct race_ctx {
     uint64_t tid;
     unsigned tid_cpu; /* the CPU whose c the tid and freelist were read from */
     unsigned tid_step, freelist_step, next_step;
+    unsigned next_gstep; /* the race's step count at read_next */
     sim_addr_t object, next, prior;
     uint64_t counters;
     uint32_t slab;    /* legacy flush: the detached slab */
@@ -110,7 +111,7 @@ struct race_run {
     char report[600];
     struct fl_write { /* the fast paths' successful cmpxchgs, for NO_TID's story */
         const char *ctx;
-        unsigned index, cpu;
+        unsigned index, cpu, gstep; /* gstep: the race's step count when it wrote */
         sim_addr_t old, new;
     } fl_log[64];
     unsigned nr_fl_log;
@@ -126,6 +127,7 @@ static void fl_note(struct race_run *r, const struct race_ctx *x, sim_addr_t old
     w = &r->fl_log[r->nr_fl_log++];
     w->ctx = x->def->id;
     w->index = x->index;
+    w->gstep = r->out->steps;
     w->cpu = x->cpu;
     w->old = old;
     w->new = new;
@@ -260,37 +262,48 @@ static void set_result(struct race_run *r, struct race_ctx *x, sim_addr_t obj)
     r->out->addr[x - r->c][x->op] = obj;
 }
 
-/* NO_TID: the cmpxchg matched c->freelist although c->tid moved: say
- * which step's update this one undoes. */
-static void lost_update(struct race_run *r, struct race_ctx *x, uint64_t tid_now)
+/*
+ * NO_TID: the cmpxchg matched although c->tid moved.  An allocation then
+ * loses an update when c->freelist was written after it read the next
+ * free pointer (the head came back: ABA, and the next pointer is stale);
+ * a free when it pushes onto another slab's freelist (a migrated task).
+ * Reports which step's update is lost; false when none is.
+ */
+static bool lost_update(struct race_run *r, struct race_ctx *x, uint64_t tid_now)
 {
     bool alloc = is_alloc(x);
     sim_addr_t head = alloc ? x->object : x->prior;
-    sim_addr_t stale = alloc ? x->next : x->prior;
     const struct fl_write *lost = NULL;
     char who[300] = "";
-    int n;
 
-    r->out->lost_updates++;
-    for (unsigned i = 0; i < r->nr_fl_log && !lost; i++) /* who took @stale off the list */
-        if (r->fl_log[i].cpu == x->cpu && r->fl_log[i].old == stale &&
-            (r->fl_log[i].ctx != x->def->id || r->fl_log[i].index > x->tid_step))
+    for (unsigned i = 0; alloc && i < r->nr_fl_log; i++)
+        if (r->fl_log[i].cpu == x->cpu && r->fl_log[i].gstep > x->next_gstep &&
+            r->fl_log[i].gstep < r->out->steps && (!lost || r->fl_log[i].old == x->next))
             lost = &r->fl_log[i];
-    if (alloc && lost)
+    if (alloc ? !lost : cpu_c(r, x->cpu)->slab == slab_idx(r->sim, slab_of(r->sim, x->object)))
+        return false;
+    r->out->lost_updates++;
+    if (alloc && lost->old == x->next)
         snprintf(who, sizeof(who),
-                 "; %s's step %u (cmpxchg) had taken 0x%llx off c->freelist, "
-                 "and that update is lost: 0x%llx is in use and free at once",
-                 lost->ctx, lost->index, (unsigned long long)stale, (unsigned long long)stale);
-    n = snprintf(r->report, sizeof(r->report),
-                 "NO_TID (not a kernel): %s's cmpxchg compared c->freelist (0x%llx) alone and "
-                 "matched, but c->tid moved from 0x%llx (read at %s's step %u) to 0x%llx: it "
-                 "installs 0x%llx, read at step %u, which is stale%s",
-                 x->def->id, (unsigned long long)head, (unsigned long long)x->tid, x->def->id,
-                 x->tid_step, (unsigned long long)tid_now,
-                 (unsigned long long)(alloc ? x->next : x->object),
-                 alloc ? x->next_step : x->freelist_step, who);
-    (void)n;
+                 "; %s's step %u (cmpxchg) had taken 0x%llx off c->freelist, and that update "
+                 "is lost: 0x%llx is in use and free at once",
+                 lost->ctx, lost->index, (unsigned long long)x->next, (unsigned long long)x->next);
+    else if (alloc)
+        snprintf(who, sizeof(who), "; %s's step %u changed c->freelist after that read", lost->ctx,
+                 lost->index);
+    else
+        snprintf(who, sizeof(who), "; 0x%llx goes onto the freelist of CPU %u, not its slab's",
+                 (unsigned long long)x->object, x->cpu);
+    snprintf(r->report, sizeof(r->report),
+             "NO_TID (not a kernel): %s's cmpxchg compared c->freelist (0x%llx) alone and "
+             "matched, but c->tid moved from 0x%llx (read at %s's step %u) to 0x%llx: it "
+             "installs 0x%llx, read at step %u, which is stale%s",
+             x->def->id, (unsigned long long)head, (unsigned long long)x->tid, x->def->id,
+             x->tid_step, (unsigned long long)tid_now,
+             (unsigned long long)(alloc ? x->next : x->object),
+             alloc ? x->next_step : x->freelist_step, who);
     ev_report(r->sim, r->report);
+    return true;
 }
 
 /* ---- the legacy model ---------------------------------------------------- */
@@ -325,6 +338,7 @@ static void step_legacy_alloc(struct race_run *r, struct race_ctx *x)
     case PH_LA_NEXT:
         x->next = peek_freepointer(sim, s, x->object, NULL);
         x->next_step = x->index;
+        x->next_gstep = r->out->steps;
         rd(r, word("object->next", -1, 0, x->object), x->next);
         step_emit(r, "__slab_alloc_node", "read_next", cpu_node(sim));
         x->phase = PH_LA_CMPXCHG;

@@ -91,3 +91,23 @@ int replay_race(struct replay *rp, const struct scenario_op *sop, int cache)
     }
     return 0;
 }
+
+int replay_until_race(struct replay *rp, struct sim_race *race, int *cache, size_t *index)
+{
+    const struct scenario *scn = rp->scn;
+    size_t i;
+    int err;
+
+    for (i = 0; i < scn->nr_ops && scn->ops[i].kind != SCENARIO_OP_RACE; i++)
+        ;
+    if (i == scn->nr_ops)
+        return -ENOENT;
+    if ((err = replay_more(rp, scn->caches, scn->nr_caches, "caches")) ||
+        (err = replay_more(rp, scn->ops, i, "ops")))
+        return err;
+    rp->index[0] = i;
+    if ((err = replay_cache(rp, &scn->ops[i], cache)))
+        return err;
+    *index = i;
+    return replay_race_build(rp, scn->ops[i].race, race);
+}
