@@ -6,10 +6,19 @@
 // cmpxchg_double_cpu_fail > 0; the keyboard moves a chip back (Alt+→) and
 // Enter runs it; a schedule the engine refuses shows the server's message;
 // and race-no-tid (the NO_TID counterfactual) shows the object handed out
-// twice.  Run: SLUBLAB_BIN=build/slublab node --test tests/browser/race.test.mjs
-import { test } from 'node:test';
+// twice; and the shortest bad schedule `slublab explore -o` writes opens
+// in the lab, uploaded in Your scenario, with its report and its chips.
+// Run: SLUBLAB_BIN=build/slublab node --test tests/browser/race.test.mjs
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, shotOnFailure, api, model, labFixture } from './helpers.mjs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { openPage, shotOnFailure, api, model, labFixture, ROOT } from './helpers.mjs';
+
+const tmp = mkdtempSync(join(tmpdir(), 'slublab-race-'));
+after(() => rmSync(tmp, { recursive: true, force: true }));
 
 let browser, base;
 labFixture((f) => ({ browser, base } = f));
@@ -132,8 +141,45 @@ test('race-no-tid: the object handed out twice, reported', async (t) => {
   await shotOnFailure(t, page, async () => {
     await atEnd(page);
     const report = await page.textContent('#race-report');
-    assert.match(report, /\S/, 'a report on the race');
-    assert.ok(await page.$('#race-lanes .race-step'), 'lanes');
+    assert.match(report, /NO_TID \(not a kernel\).*lost/, 'the lost update, reported under the lanes');
+    assert.match(report, /validate_slab_cache.*violation/, 'and the validator\'s verdict');
+    // the step that lost the update is marked in its lane, and its narration says so
+    const seq = await page.$eval('#race-lanes .race-step.reported', (b) => Number(b.dataset.seq));
+    assert.equal(await page.$eval('#race-lanes .race-step.reported', (b) => b.dataset.kind), 'cmpxchg');
+    await page.click(`#race-lanes .race-step[data-seq="${seq}"]`);
+    await page.waitForFunction((s) => window.__slublab.player.get().at === s + 1, seq);
+    await page.waitForFunction(() => /the cmpxchg succeeds.*NO_TID \(not a kernel\).*update is lost/.test(document.querySelector('#narration').textContent));
+    assert.equal(await page.$eval('[data-counter="cmpxchg_double_cpu_fail"] b', (b) => b.textContent), '0', 'no retry: nothing caught it');
+    assert.deepEqual(page.errors, []);
+  });
+});
+
+test('explore\'s shortest bad schedule, uploaded in Your scenario, opens in the race view', async (t) => {
+  const bin = process.env.SLUBLAB_BIN || join(ROOT, 'build/slublab');
+  const file = join(tmp, 'bad.json');
+  const run = spawnSync(bin, ['explore', join(ROOT, 'scenarios/race-no-tid.json'), '-o', file], { encoding: 'utf8' });
+  assert.equal(run.status, 1, `explore exits 1 when a schedule breaks an invariant: ${run.stderr}`);
+  const out = run.stdout;
+  const bad = /shortest bad schedule: (.+)/.exec(out)?.[1]?.trim();
+  assert.ok(bad, out);
+  const page = await openPage(browser.ctx, base + '/?scenario=race-irq-alloc');
+  await page.waitForSelector('body[data-ready="1"]');
+  await shotOnFailure(t, page, async () => {
+    await page.click('#viewbtn-scenario');
+    await page.setInputFiles('#sc-file', file);
+    await page.waitForFunction(() => document.querySelector('#scenario-text')?.value.includes('explored-bad-schedule'));
+    await page.click('#sc-run');
+    await page.waitForFunction(() => window.__slublab.player.get().session?.info?.scenario?.name === 'explored-bad-schedule');
+    await page.waitForSelector('#race:not([hidden]) .race-table');
+    assert.equal(await page.inputValue('#race-sched-text'), bad);
+    await atEnd(page);
+    assert.match(await page.textContent('#race-report'), /NO_TID \(not a kernel\)/);
+    // the uploaded scenario runs again with another schedule: the page kept what it sent
+    const A = (await chips(page))[0];
+    await page.fill('#race-sched-text', `${A}* I*`);
+    await runSchedule(page);
+    await atEnd(page);
+    assert.equal((await page.textContent('#race-report')).trim(), '', 'a safe schedule: no report');
     assert.deepEqual(page.errors, []);
   });
 });

@@ -311,7 +311,7 @@ export function raceState(race, def, at) {
     id, def: defs.get(id) ?? null, cpu: defs.get(id)?.cpu ?? steps.find((e) => e.step.ctx === id)?.cpu,
     cells: steps.map((e, col) => ({ col, e })).filter((x) => x.e.step.ctx === id).map(({ col, e }) => ({
       col, e, index: e.step.index, kind: e.step.kind, fn: e.fn,
-      when: e === current ? 'current' : e.seq < at ? 'done' : 'next', lost: LOST.has(e.step.kind),
+      when: e === current ? 'current' : e.seq < at ? 'done' : 'next', lost: LOST.has(e.step.kind), report: !!e.report,
       follows: [...(race.follows?.entries() ?? [])].filter(([, st]) => st === e.seq).length,
     })),
     held: [...(held.get(id)?.entries() ?? [])].map(([k, v]) => ({ ...words.get(k), key: k, value: v,

@@ -191,11 +191,11 @@ export function createRace(root, player, o) {
         const more = c.follows ? ` +${c.follows}` : '';
         const whole = c.follows ? ` Then the ${c.follows} ${c.follows === 1 ? 'event' : 'events'} of what the step runs whole.` : '';
         const btn = h(doc, 'button', {
-          type: 'button', class: `race-step ${c.when}${c.lost ? ' lost' : ''}`, 'data-seq': c.e.seq, 'data-kind': c.kind,
+          type: 'button', class: `race-step ${c.when}${c.lost ? ' lost' : ''}${c.report ? ' reported' : ''}`, 'data-seq': c.e.seq, 'data-kind': c.kind,
           'aria-current': c.when === 'current' ? 'step' : false, title: say + whole,
-          'aria-label': `${kindShort(c.kind)} ${l.id}${c.index}${more}, step ${col + 1} of the schedule, ${c.when === 'current' ? 'the current step' : c.when === 'done' ? 'done' : 'to come'}: ${say}.${whole}`,
+          'aria-label': `${c.report ? '⚠ ' : ''}${kindShort(c.kind)} ${l.id}${c.index}${more}, step ${col + 1} of the schedule, ${c.when === 'current' ? 'the current step' : c.when === 'done' ? 'done' : 'to come'}: ${say}.${whole}`,
           onclick: () => player.seek(c.e.seq + 1),
-        }, h(doc, 'span', { class: 'k' }, kindShort(c.kind)), ' ', h(doc, 'span', { class: 'n' }, `${l.id}${c.index}${more}`));
+        }, h(doc, 'span', { class: 'k' }, `${c.report ? '⚠ ' : ''}${kindShort(c.kind)}`), ' ', h(doc, 'span', { class: 'n' }, `${l.id}${c.index}${more}`));
         return h(doc, 'td', null, btn);
       });
       return h(doc, 'tr', { 'data-ctx': l.id }, th, tds);
