@@ -44,6 +44,7 @@ export function createRace(root, player, o) {
   const title = h(doc, 'h2', { id: 'race-title' }, 'The race');
   const counters = h(doc, 'p', { class: 'race-count', id: 'race-count' });
   const lanes = h(doc, 'div', { class: 'race-lanes scroll-x', id: 'race-lanes', tabindex: '0', role: 'region', 'aria-label': 'Lanes: the steps of each context' });
+  const lanesCap = h(doc, 'p', { class: 'race-cap', id: 'race-lanes-cap' });
   const words = h(doc, 'div', { class: 'race-words', id: 'race-words' });
   const report = h(doc, 'div', { class: 'race-report', id: 'race-report' });
   const chips = h(doc, 'ol', {
@@ -58,7 +59,7 @@ export function createRace(root, player, o) {
   const status = h(doc, 'p', { class: 'race-msg', id: 'race-msg', role: 'status', 'aria-live': 'polite' });
   fill(root,
     h(doc, 'div', { class: 'race-head' }, title, counters),
-    h(doc, 'div', { class: 'race-body' }, lanes, words),
+    h(doc, 'div', { class: 'race-body' }, h(doc, 'div', { class: 'race-lanes-box' }, lanesCap, lanes), words),
     report,
     h(doc, 'div', { class: 'race-sched' },
       h(doc, 'div', { class: 'race-bar' }, h(doc, 'span', { id: 'race-sched-label', class: 'race-label' }, 'Schedule'), chips, rest),
@@ -154,6 +155,7 @@ export function createRace(root, player, o) {
     drawReport(m, race);
     drawAdders(st.lanes.map((l) => l.id));
     drawChips(race.steps);
+    keepCurrentInView();
   }
 
   function drawCounters(m, race, st) {
@@ -172,7 +174,7 @@ export function createRace(root, player, o) {
   }
 
   function drawLanes(st, names, slabName) {
-    const head = h(doc, 'tr', null, h(doc, 'th', { scope: 'col' }, 'Context'),
+    const head = h(doc, 'tr', null, h(doc, 'th', { scope: 'col', class: 'race-ctx' }, 'Context'),
       Array.from({ length: st.columns }, (_, i) => h(doc, 'th', { scope: 'col', class: 'race-col' }, String(i + 1))));
     const rows = st.lanes.map((l) => {
       const byCol = new Map(l.cells.map((c) => [c.col, c]));
@@ -200,15 +202,20 @@ export function createRace(root, player, o) {
       });
       return h(doc, 'tr', { 'data-ctx': l.id }, th, tds);
     });
-    const table = h(doc, 'table', { class: 'race-table' },
-      h(doc, 'caption', { class: 'race-cap' }, st.started ? (st.finished ? 'Every step has run.' : 'Steps in the order they run; the current one is outlined.') : 'The race has not started: step forward (→) to run its first step.'),
+    const table = h(doc, 'table', { class: 'race-table', 'aria-labelledby': 'race-lanes-cap' },
       h(doc, 'thead', null, head), h(doc, 'tbody', null, rows));
+    lanesCap.textContent = st.started ? (st.finished ? 'Every step has run.' : 'Steps in the order they run; the current one is outlined.')
+      : 'The race has not started: step forward (→) to run its first step.';
     fill(lanes, table);
+  }
+
+  /** Scroll the lanes so that the current step shows beside the contexts' names (after the words' table took its width). */
+  function keepCurrentInView() {
     const cur = lanes.querySelector('.race-step.current');
-    if (cur && typeof cur.scrollIntoView === 'function') {
-      const r = cur.getBoundingClientRect(), b = lanes.getBoundingClientRect();
-      if (r.left < b.left || r.right > b.right) lanes.scrollLeft += r.left - b.left - b.width / 3;
-    }
+    if (!cur) return;
+    const r = cur.getBoundingClientRect(), b = lanes.getBoundingClientRect();
+    const left = b.left + (lanes.querySelector('th.race-ctx')?.getBoundingClientRect().width ?? 0);
+    if (r.left < left || r.right > b.right) lanes.scrollLeft += r.left - left - (b.right - left - r.width) / 3;
   }
 
   function drawWords(st, names, slabName) {
