@@ -374,7 +374,9 @@ export function createRace(root, player, o) {
       const sc = await scenarioOf(info);
       if (!sc || !raceOpOf(sc, shown.index)) throw new Error('this session\'s scenario is not one the lab can run again here: change its schedule in Your scenario');
       const next = withSchedule(sc, shown.index, schedule);
-      const r = await o.api.createSession({ scenario: next, seed: info.settings?.seed });
+      // the release the session ran, when the Kernel menu chose another than the scenario's
+      const kernel = info.settings?.kernel;
+      const r = await o.api.createSession({ scenario: next, seed: info.settings?.seed, ...(sc.kernel && kernel && kernel !== sc.kernel ? { kernel } : {}) });
       const start = racesOf.list[shown.index]?.steps[0]?.seq ?? 0;
       message = null;
       busy = false;
