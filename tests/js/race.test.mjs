@@ -244,3 +244,21 @@ test('the shipped races\' golden streams: every event narrated, the lanes and th
   assert.ok(lostUpdate, 'NO_TID: a step reports the lost update');
   assert.match(narrate(lostUpdate, { prior: noTid }), /^CPU 0, A, step \d+, in __slab_alloc_node: the cmpxchg succeeds.*NO_TID \(not a kernel\): A's cmpxchg compared c->freelist .* lost/);
 });
+
+test('the code panel points at the step of each race step whose function it outlines', async () => {
+  const { outlineFor } = await import('../../web/js/outline.js');
+  const { setTexts } = await import('../../web/js/texts.js');
+  setTexts(JSON.parse(readFileSync(new URL('../../web/data/texts.json', import.meta.url), 'utf8')));
+  let n = 0;
+  for (const name of ['race-irq-alloc', 'race-migrate', 'race-remote-free', 'race-sheaves-trylock', 'race-barn-lock', 'race-no-tid']) {
+    const evs = readFileSync(new URL(`../golden/${name}.jsonl`, import.meta.url), 'utf8').split('\n').filter(Boolean).map((l) => JSON.parse(l));
+    for (const e of evs.filter((x) => x.step)) {
+      const o = outlineFor(e.fn, e.label);
+      if (!o) continue; // irq_enter, set_task_cpu: no outline
+      assert.ok(o.step >= 0 && o.step < o.steps.length, `${name}: ${e.fn}/${e.label} has no step in the outline`);
+      n++;
+    }
+  }
+  assert.ok(n >= 40, `${n} steps outlined`);
+  assert.match(outlineFor('__slab_alloc_node', 'cmpxchg_fail').steps[4], /cmpxchg_double_cpu_fail/);
+});
