@@ -1,5 +1,5 @@
 // Unit tests of the race lab's model (web/js/race.js) on a hand-made race
-// in the shape docs/events.md gives step events (fixtures/race-irq-alloc.json):
+// in the shape docs/events.md gives step events (fixtures/race-handmade.json):
 // the schedule's tokens and their reordering, lanes in the order the steps
 // ran, the words' values at a position, the lost compare and its counter,
 // and the step sentences.  Run: node --test tests/js/
@@ -11,7 +11,7 @@ import {
   raceState, stepWords, wordName, kindShort, ranSchedule, contextName, valueName,
 } from '../../web/js/race.js';
 
-const fx = JSON.parse(readFileSync(new URL('./fixtures/race-irq-alloc.json', import.meta.url), 'utf8'));
+const fx = JSON.parse(readFileSync(new URL('./fixtures/race-handmade.json', import.meta.url), 'utf8'));
 const other = { seq: 39, op: 4, cpu: 0, node: 0, cache: 0, fn: 'slab_alloc_node', label: 'fastpath', moves: [], stats: {}, report: null };
 const after = { ...other, seq: fx.events.at(-1).seq + 1, op: 6 };
 const events = [other, ...fx.events, after];
