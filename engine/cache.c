@@ -255,6 +255,24 @@ static sim_addr_t slow_alloc(struct sim *sim, struct kmem_cache *s, int node, ui
     return slab_alloc_slow(sim, s, node, gfp, &sink) ? sink_last(&sink) : SIM_NULL;
 }
 
+/* The sheaves model's allocation past the per-CPU sheaves (kernel:
+ * __slab_alloc_node after alloc_from_pcs gave nothing), as a race's step
+ * runs it (race.c): the object, or SIM_NULL with the failure reported. */
+sim_addr_t slab_alloc_nopcs(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
+{
+    sim_addr_t obj = slow_alloc(sim, s, node, gfp);
+
+    if (!obj) {
+        sim_result_msg(sim, SIM_FAILED,
+                       "SLUB: Unable to allocate memory on node %d, gfp=%#x (cache %s, order %u)",
+                       node, gfp, s->name, s->oo.order);
+        ev_report_result(sim, s, "slab_out_of_memory", "nomem");
+        return SIM_NULL;
+    }
+    post_alloc(sim, s, obj, gfp);
+    return obj;
+}
+
 /* kmem_cache_alloc_node: returns the object or SIM_NULL (out of memory). */
 sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp)
 {
@@ -334,7 +352,15 @@ void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_add
         return;
     if (cache_has_sheaves(s)) /* another node's object */
         branch_record(sim, BP_FREE_PATH, FP_SLOWPATH);
-    slab = slab_at(sim, idx);
+    slab_free_nopcs(sim, s, slab_at(sim, idx), obj);
+}
+
+/* The free past the per-CPU sheaves (kernel: __slab_free from slab_free),
+ * as slab_free and a race's step (race.c) run it.  Cannot fail. */
+void slab_free_nopcs(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_addr_t obj)
+{
+    uint32_t idx = slab_idx(sim, slab);
+
     /* consistency checks report this as "Object already free"; without them
      * set_freepointer()'s BUG_ON(object == fp) fires, debug cache or not */
     if (!(s->flags & SIM_SLAB_CONSISTENCY_CHECKS) && slab->freelist == obj) {

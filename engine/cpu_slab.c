@@ -141,6 +141,28 @@ static sim_addr_t detach_cpu_slab(struct sim *sim, struct kmem_cache *s, struct 
     return head;
 }
 
+/* The tid after @tid (kernel: next_tid).  Cannot fail. */
+uint64_t legacy_next_tid(const struct sim *sim, uint64_t tid)
+{
+    return tid + tid_step(sim);
+}
+
+/* flush_slab's section under LOCK(c) for a race (race.c): detach CPU
+ * @cpu's cpu slab, into *@idx, and return its freelist, now in flight.
+ * Inside the caller's event; *@idx is 0 (and nothing changes) when the
+ * CPU has no cpu slab. */
+sim_addr_t legacy_detach_for_flush(struct sim *sim, struct kmem_cache *s, unsigned cpu,
+                                   uint32_t *idx)
+{
+    struct kmem_cache_cpu *c = &s->cpu_slab[cpu];
+
+    *idx = c->slab;
+    if (!c->slab)
+        return SIM_NULL;
+    stat_add(sim, s, SIM_CPUSLAB_FLUSH, 1);
+    return detach_cpu_slab(sim, s, c, cpu);
+}
+
 /*
  * As the kernel's deactivate_slab: give back detached slab @idx with the
  * in-flight chain @cl that was its CPU freelist: splice the chain onto the

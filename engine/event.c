@@ -152,6 +152,9 @@ void ev_deliver(struct sim *sim)
     branch_sort_pending(sim);
     e.branches = ev->branches;
     e.nr_branches = ev->nr_branches;
+    e.ctx = sim->race_ctx;
+    e.step = sim->race_step;
+    sim->race_step = NULL;
     ev->open = false; /* the callback may snapshot or validate */
     sim->seq++;
     sim->event_fn(&e, sim->event_arg);

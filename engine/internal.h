@@ -317,6 +317,7 @@ static inline void ev_end(struct sim *sim)
     }
     sim->ev.open = false;
     sim->ev.nr_branches = 0;
+    sim->race_step = NULL;
     sim->seq++;
 }
 void ev_move_record(struct sim *sim, enum sim_move_kind kind, uint64_t id, struct sim_place from,
@@ -504,6 +505,8 @@ sim_addr_t kmem_cache_alloc_node(struct sim *sim, struct kmem_cache *s, int node
 bool slab_alloc_slow(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp,
                      struct obj_sink *sink);
 void slab_free(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_addr_t obj);
+void slab_free_nopcs(struct sim *sim, struct kmem_cache *s, struct slab *slab, sim_addr_t obj);
+sim_addr_t slab_alloc_nopcs(struct sim *sim, struct kmem_cache *s, int node, uint32_t gfp);
 void kmem_cache_free(struct sim *sim, struct kmem_cache *s, sim_addr_t obj);
 void kmem_cache_free_bulk_checked(struct sim *sim, struct kmem_cache *s, unsigned n,
                                   const sim_addr_t *p);
@@ -546,6 +549,9 @@ void legacy_do_slab_free(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         const sim_addr_t *objs, unsigned cnt, struct sim_place from);
 unsigned legacy_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n, sim_addr_t *out);
 void legacy_flush_cpu(struct sim *sim, struct kmem_cache *s, unsigned cpu);
+uint64_t legacy_next_tid(const struct sim *sim, uint64_t tid);
+sim_addr_t legacy_detach_for_flush(struct sim *sim, struct kmem_cache *s, unsigned cpu,
+                                   uint32_t *idx);
 
 /* cpu_partial.c (legacy model) */
 void legacy_cache_init(struct sim *sim, struct kmem_cache *s, unsigned requested);
@@ -560,5 +566,10 @@ void legacy_slab_free_slow(struct sim *sim, struct kmem_cache *s, uint32_t idx,
 int kmalloc_index(unsigned size);
 int kmalloc(struct sim *sim, unsigned size, int node, uint32_t gfp, struct sim_result *res);
 void kfree(struct sim *sim, sim_addr_t obj);
+
+/* race.c */
+int race_check(struct sim *sim, const struct sim_op *op, struct sim_result *res);
+int race_apply(struct sim *sim, struct kmem_cache *s, const struct sim_race *race,
+               struct sim_result *res);
 
 #endif /* SLUBLAB_ENGINE_INTERNAL_H */

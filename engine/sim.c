@@ -480,6 +480,8 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     }
     if (check_op(sim, op, res))
         return -EINVAL;
+    if (op->kind == SIM_OP_RACE && (ret = race_check(sim, op, res)))
+        return ret;
     if (op_needs_cache(op->kind))
         s = sim->caches[op->cache];
     sim->cpu = (int)op->cpu;
@@ -581,6 +583,10 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     case SIM_OP_FREE_PAGES:
         ret = free_pages_user(sim, op->addr, op->order, res->message, sizeof(res->message));
         break;
+    case SIM_OP_RACE:
+        res->cache = s->id;
+        ret = race_apply(sim, s, op->race, res);
+        break;
     default:
         break;
     }
@@ -591,6 +597,7 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     }
     sim->kswapd_woken = 0;
     sim->in_apply = false;
-    SIM_BUG_ON(sim->nr_inflight != 0 || sim->ev.open);
+    /* a race refused on the clone that checks it stops mid-operation */
+    SIM_BUG_ON((sim->nr_inflight != 0 || sim->ev.open) && !(ret && sim->race_checking));
     return ret;
 }

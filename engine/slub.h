@@ -365,6 +365,8 @@ struct sim_config {
                                * up to each zone's high watermark (same pages as reclaim_pages) */
     enum sim_legacy_era legacy_era; /* the legacy model's era (SIM_ERA_DEFAULT: by variant) */
     enum sim_release release;       /* the release the model was chosen as (outputs name it) */
+    bool race_no_tid; /* NOT A KERNEL (race.c): the legacy fast paths' cmpxchg compares
+                       * c->freelist alone, without c->tid (the race lab's counterfactual) */
 };
 
 /* 0 when @cfg's zones, watermark parameters and ALLOC layout make a
@@ -453,26 +455,27 @@ int sim_cache_geometry(const struct sim_cache_args *a, unsigned cpus, struct sim
 /* ---- Operations ------------------------------------------------------- */
 
 enum sim_op_kind {
-    SIM_OP_CREATE,     /* kmem_cache_create */
-    SIM_OP_ALLOC,      /* kmem_cache_alloc / kmem_cache_alloc_node */
-    SIM_OP_FREE,       /* kmem_cache_free */
-    SIM_OP_KMALLOC,    /* kmalloc / kmalloc_node */
-    SIM_OP_KFREE,      /* kfree */
-    SIM_OP_ALLOC_BULK, /* kmem_cache_alloc_bulk */
-    SIM_OP_FLUSH_ALL,  /* flush_all: every CPU's sheaves to slabs */
-    SIM_OP_SHRINK,     /* kmem_cache_shrink */
-    SIM_OP_DESTROY,    /* kmem_cache_destroy */
-    SIM_OP_WRITE,      /* the caller writes bytes: a bug on purpose (overflow, use after free) */
-    SIM_OP_KFREE_RCU,  /* kfree_rcu(addr) */
+    SIM_OP_CREATE,       /* kmem_cache_create */
+    SIM_OP_ALLOC,        /* kmem_cache_alloc / kmem_cache_alloc_node */
+    SIM_OP_FREE,         /* kmem_cache_free */
+    SIM_OP_KMALLOC,      /* kmalloc / kmalloc_node */
+    SIM_OP_KFREE,        /* kfree */
+    SIM_OP_ALLOC_BULK,   /* kmem_cache_alloc_bulk */
+    SIM_OP_FLUSH_ALL,    /* flush_all: every CPU's sheaves to slabs */
+    SIM_OP_SHRINK,       /* kmem_cache_shrink */
+    SIM_OP_DESTROY,      /* kmem_cache_destroy */
+    SIM_OP_WRITE,        /* the caller writes bytes: a bug on purpose (overflow, use after free) */
+    SIM_OP_KFREE_RCU,    /* kfree_rcu(addr) */
     SIM_OP_GRACE_PERIOD, /* one RCU grace period: runs the callbacks queued before it */
     SIM_OP_RCU_BARRIER,  /* kvfree_rcu_barrier: flush rcu_free sheaves, run every callback */
     SIM_OP_PREFILL,      /* kmem_cache_prefill_sheaf(cache, count): res.sheaf */
     SIM_OP_ALLOC_FROM_SHEAF, /* kmem_cache_alloc_from_sheaf(cache, sheaf): res.addr */
-    SIM_OP_REFILL_SHEAF, /* kmem_cache_refill_sheaf(cache, &sheaf, count): res.sheaf */
-    SIM_OP_RETURN_SHEAF, /* kmem_cache_return_sheaf(cache, sheaf) */
-    SIM_OP_FREE_BULK,    /* kmem_cache_free_bulk(cache, count, in) */
-    SIM_OP_ALLOC_PAGES,  /* alloc_pages_node(node, gfp, order) by a user other than SLUB: res.addr */
-    SIM_OP_FREE_PAGES,   /* __free_pages(addr, order) of a block SIM_OP_ALLOC_PAGES gave */
+    SIM_OP_REFILL_SHEAF,     /* kmem_cache_refill_sheaf(cache, &sheaf, count): res.sheaf */
+    SIM_OP_RETURN_SHEAF,     /* kmem_cache_return_sheaf(cache, sheaf) */
+    SIM_OP_FREE_BULK,        /* kmem_cache_free_bulk(cache, count, in) */
+    SIM_OP_ALLOC_PAGES, /* alloc_pages_node(node, gfp, order) by a user other than SLUB: res.addr */
+    SIM_OP_FREE_PAGES,  /* __free_pages(addr, order) of a block SIM_OP_ALLOC_PAGES gave */
+    SIM_OP_RACE,        /* contexts interleaved step by step by a schedule (race.c): op.race */
     SIM_NR_OPS
 };
 
@@ -506,6 +509,54 @@ struct sim_op {
     struct sim_cache_args create;
     unsigned order;        /* alloc_pages, free_pages */
     uint8_t context;       /* enum sim_gfp_context of the caller (0: task) */
+    const struct sim_race *race; /* race: the contexts and the schedule */
+};
+
+/*
+ * Races (race.c, docs/engine.md "Races").  A race runs two or three
+ * contexts (a task on a CPU, an interrupt on a CPU) whose operations are
+ * split into the atomic steps the kernel's lock-free fast paths consist of,
+ * interleaved by a schedule: whitespace-separated tokens, "A" one step of
+ * context A, "A*" A to its end, "A>1" task A migrates to CPU 1, "I!" the
+ * interrupt I arrives (its irq_enter step).  Steps the schedule leaves over
+ * run in context order.  Plain data, no pointers: a race is copied whole.
+ */
+#define SIM_RACE_MAX_CTX  3
+#define SIM_RACE_MAX_OPS  6
+#define SIM_RACE_SCHEDULE 256 /* bytes of the schedule, NUL included */
+#define SIM_RACE_ID_MAX   8
+
+enum sim_race_kind { SIM_RACE_TASK, SIM_RACE_IRQ };
+
+struct sim_race_op {
+    uint8_t kind;    /* SIM_OP_ALLOC, SIM_OP_FREE, or SIM_OP_FLUSH_ALL: this CPU's cpu slab
+                      * (flush_slab) or sheaves only */
+    int8_t ref;      /* free: index of an earlier alloc of the same context whose object it
+                      * frees, or -1 (then addr) */
+    sim_addr_t addr; /* free with ref < 0: the object */
+};
+
+struct sim_race_ctx {
+    char id[SIM_RACE_ID_MAX]; /* "A": letters and digits */
+    unsigned cpu;             /* the CPU it starts on */
+    uint8_t kind;             /* enum sim_race_kind */
+    unsigned nr_ops;          /* 1..SIM_RACE_MAX_OPS */
+    struct sim_race_op ops[SIM_RACE_MAX_OPS];
+};
+
+struct sim_race {
+    unsigned nr_ctx; /* 2..SIM_RACE_MAX_CTX */
+    struct sim_race_ctx ctx[SIM_RACE_MAX_CTX];
+    char schedule[SIM_RACE_SCHEDULE];
+};
+
+/* What a race did (in struct sim_result). */
+struct sim_race_result {
+    sim_addr_t addr[SIM_RACE_MAX_CTX][SIM_RACE_MAX_OPS]; /* each alloc's object, 0 if none */
+    unsigned steps;                                      /* steps run */
+    unsigned runnable;     /* bit i: context i could step when the schedule's tokens ended */
+    bool done_at_end;      /* every context had finished when the schedule's tokens ended */
+    unsigned lost_updates; /* NO_TID: cmpxchgs that matched a stale freelist */
 };
 
 enum sim_status {
@@ -524,6 +575,7 @@ struct sim_result {
     uint32_t sheaf;    /* prefill, refill_sheaf: the caller's sheaf id (0: none) */
     int cache;         /* create: the new cache id; kmalloc: the cache used */
     char message[2048]; /* for SIM_FAILED, SIM_MISUSE and SIM_CRASHED: the kernel's words */
+    struct sim_race_result race; /* race */
 };
 
 /* ---- Events ----------------------------------------------------------- */
@@ -629,6 +681,33 @@ const struct sim_branch_point *sim_branch_point_lookup(const char *name);
 /* Whether an event @fn/@label matches one of @arm's event patterns. */
 bool sim_branch_arm_matches(const struct sim_branch_arm *arm, const char *fn, const char *label);
 
+/* A shared word a race step read or wrote (race.c). */
+struct sim_word {
+    const char *word; /* "c->freelist", "c->tid", "c->slab", "slab->freelist",
+                       * "slab->counters", "object->next", "pcs->lock", "barn->lock" */
+    int cpu;          /* per-CPU words: the CPU, else -1 */
+    int node;         /* barn->lock: the node, else -1 */
+    sim_addr_t slab;  /* slab words: the slab, else 0 */
+    sim_addr_t addr;  /* object->next: the object, else 0 */
+    uint64_t old;     /* writes: the value before */
+    uint64_t value;   /* reads: the value read; writes: the value written */
+};
+
+#define SIM_STEP_WORDS 4
+
+/* One atomic step of a race's context. */
+struct sim_step {
+    const char *ctx;  /* the context's id */
+    unsigned index;   /* 0, 1, ... within the context */
+    const char *kind; /* "read_tid", "read_freelist", "read_next", "cmpxchg", "cmpxchg_fail",
+                       * "lock", "trylock_fail", "spin", "unlock", "migrate", "irq_enter",
+                       * "irq_exit", "done" */
+    struct sim_word reads[SIM_STEP_WORDS];
+    unsigned nr_reads;
+    struct sim_word writes[SIM_STEP_WORDS];
+    unsigned nr_writes;
+};
+
 struct sim_event {
     uint64_t seq;   /* 0, 1, 2, ... over the machine's lifetime */
     uint64_t op;    /* index of the operation that caused it */
@@ -645,6 +724,8 @@ struct sim_event {
     const struct sim_page_alloc *page; /* page allocator decision, else NULL */
     const struct sim_branch *branches; /* decisions this event shows, in table order */
     size_t nr_branches;
+    const char *ctx;             /* inside a race: the context that runs, else NULL */
+    const struct sim_step *step; /* a race's step: the step it is, else NULL */
 };
 
 typedef void (*sim_event_fn)(const struct sim_event *ev, void *arg);

@@ -335,6 +335,11 @@ struct sim {
     uint32_t kswapd_woken;       /* nodes whose kswapd this operation woke; 0 between operations */
     struct user_block *user;     /* SIM_OP_ALLOC_PAGES blocks held, oldest first */
     size_t nr_user, cap_user;
+
+    /* races (race.c): NULL outside a race's steps */
+    const char *race_ctx;             /* the context running: on every event */
+    const struct sim_step *race_step; /* the step: on the next event only */
+    bool race_checking;               /* a clone running a race to check its schedule */
 };
 
 /* A block of pages held by a user other than SLUB (SIM_OP_ALLOC_PAGES). */

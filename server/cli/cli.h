@@ -134,7 +134,7 @@ void cli_help(const struct cli_command *cmd, FILE *f);
 /* The commands, one per cmd_*.c (bench/bench.c for bench). */
 extern const struct cli_command cmd_run, cmd_compare, cmd_serve, cmd_geometry, cmd_replay,
         cmd_import, cmd_bench, cmd_export, cmd_report, cmd_gfp, cmd_oracle, cmd_lessons,
-        cmd_lessons_check;
+        cmd_lessons_check, cmd_explore;
 
 /* cli.c */
 /* --kernel, --model, --seed, --variant: the settings run, export and report override. */

@@ -16,8 +16,9 @@
 
 /* In the order `slublab help` lists them. */
 static const struct cli_command *const commands[] = {
-        &cmd_run,   &cmd_compare, &cmd_serve,  &cmd_geometry, &cmd_replay, &cmd_import,
-        &cmd_bench, &cmd_export,  &cmd_report, &cmd_gfp,      &cmd_oracle, &cmd_lessons,
+        &cmd_run,    &cmd_compare, &cmd_serve,   &cmd_geometry, &cmd_replay,
+        &cmd_import, &cmd_bench,   &cmd_export,  &cmd_report,   &cmd_gfp,
+        &cmd_oracle, &cmd_lessons, &cmd_explore,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -155,6 +155,52 @@ err_delete:
     return NULL;
 }
 
+/* A word a race step read or wrote (docs/events.md, "Races"). */
+static cJSON *json_word(const struct sim_word *w, bool write)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (!o)
+        return NULL;
+    if (!json_put(o, "word", json_str(w->word)) ||
+        (w->cpu >= 0 && !json_put(o, "cpu", json_int(w->cpu))) ||
+        (w->node >= 0 && !json_put(o, "node", json_int(w->node))) ||
+        (w->slab && !json_put(o, "slab", json_hex(w->slab))) ||
+        (w->addr && !json_put(o, "addr", json_hex(w->addr))) ||
+        (write && !json_put(o, "old", json_hex(w->old))) ||
+        !json_put(o, write ? "new" : "value", json_hex(w->value)))
+        goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+cJSON *json_step(const struct sim_step *st)
+{
+    cJSON *o = cJSON_CreateObject(), *reads = NULL, *writes = NULL;
+
+    if (!o)
+        return NULL;
+    if (!json_put(o, "ctx", json_str(st->ctx)) || !json_put(o, "index", json_uint(st->index)) ||
+        !json_put(o, "kind", json_str(st->kind)) ||
+        !json_put(o, "reads", reads = cJSON_CreateArray()) ||
+        !json_put(o, "writes", writes = cJSON_CreateArray()))
+        goto err_delete;
+    for (unsigned i = 0; i < st->nr_reads; i++)
+        if (!json_push(reads, json_word(&st->reads[i], false)))
+            goto err_delete;
+    for (unsigned i = 0; i < st->nr_writes; i++)
+        if (!json_push(writes, json_word(&st->writes[i], true)))
+            goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
 cJSON *json_event(const struct sim_event *ev)
 {
     cJSON *o = cJSON_CreateObject(), *moves = NULL, *stats = NULL;
@@ -191,6 +237,10 @@ cJSON *json_event(const struct sim_event *ev)
             if (!json_push(branches, json_branch(&ev->branches[i])))
                 goto err_delete;
     }
+    if (ev->ctx && !json_put(o, "ctx", json_str(ev->ctx)))
+        goto err_delete;
+    if (ev->step && !json_put(o, "step", json_step(ev->step)))
+        goto err_delete;
     return o;
 
 err_delete:

@@ -154,6 +154,82 @@ cJSON *json_session_expects(const struct session *s)
     return arr;
 }
 
+/* The @k-th race op among the scenario's top-level ops, or NULL. */
+static const struct scenario_op *scenario_race_op(const struct scenario *scn, size_t k)
+{
+    for (size_t i = 0; i < scn->nr_ops; i++)
+        if (scn->ops[i].kind == SCENARIO_OP_RACE && !k--)
+            return &scn->ops[i];
+    return NULL;
+}
+
+static const char *race_op_name(uint8_t kind)
+{
+    return kind == SIM_OP_ALLOC ? "alloc" : kind == SIM_OP_FREE ? "free" : "flush_cpu";
+}
+
+/* One race the run applied (docs/api.md): where its first step is, its
+ * contexts (with the scenario's names, when it is one of the scenario's own
+ * top-level races) and its schedule. */
+static cJSON *json_session_race(const struct session_race *e, const struct scenario_op *sop)
+{
+    cJSON *o = cJSON_CreateObject(), *ctxs = NULL;
+
+    if (!o || !json_put(o, "at", json_uint(e->at)) || !json_put(o, "op", json_uint(e->op)) ||
+        !json_put(o, "cache", sop && sop->cache ? json_str(sop->cache) : json_int(e->cache)) ||
+        !json_put(o, "contexts", ctxs = cJSON_CreateArray()))
+        goto err_delete;
+    for (unsigned i = 0; i < e->race.nr_ctx; i++) {
+        const struct sim_race_ctx *x = &e->race.ctx[i];
+        cJSON *c = cJSON_CreateObject(), *ops = NULL;
+
+        if (!json_push(ctxs, c) || !json_put(c, "id", json_str(x->id)) ||
+            !json_put(c, "cpu", json_uint(x->cpu)) ||
+            !json_put(c, "kind", json_str(x->kind == SIM_RACE_IRQ ? "irq" : "task")) ||
+            !json_put(c, "ops", ops = cJSON_CreateArray()))
+            goto err_delete;
+        for (unsigned k = 0; k < x->nr_ops; k++) {
+            const char *name = sop && i < sop->race->nr_ctx && k < sop->race->ctx[i].nr_ops
+                                       ? sop->race->ctx[i].ops[k].name
+                                       : NULL;
+            cJSON *op = cJSON_CreateObject();
+
+            if (!json_push(ops, op) ||
+                !json_put(op, "op", json_str(race_op_name(x->ops[k].kind))) ||
+                (name && !json_put(op, "name", json_str(name))) ||
+                (x->ops[k].kind == SIM_OP_FREE && x->ops[k].ref < 0 &&
+                 !json_put(op, "addr", json_hex(x->ops[k].addr))))
+                goto err_delete;
+        }
+    }
+    if (!json_put(o, "schedule", json_str(e->race.schedule)))
+        goto err_delete;
+    return o;
+
+err_delete:
+    cJSON_Delete(o);
+    return NULL;
+}
+
+static cJSON *json_session_races(const struct session *s)
+{
+    cJSON *arr = cJSON_CreateArray();
+    size_t scn_races = 0;
+
+    for (size_t i = 0; arr && i < s->run->nr_races; i++) {
+        const struct session_race *e = &s->run->races[i];
+        const struct scenario_op *sop = NULL;
+
+        if (e->op < s->run->batches[0].op_end) /* the scenario's own, in document order */
+            sop = scenario_race_op(s->run->scn, scn_races++);
+        if (!json_push(arr, json_session_race(e, sop))) {
+            cJSON_Delete(arr);
+            return NULL;
+        }
+    }
+    return arr;
+}
+
 cJSON *json_session_info(struct session *s)
 {
     cJSON *o = cJSON_CreateObject(), *scn = NULL, *warn = NULL, *ck = NULL, *mem = NULL;
@@ -174,6 +250,7 @@ cJSON *json_session_info(struct session *s)
         !json_put(o, "position", json_uint(s->position)) ||
         !json_put(o, "batches", json_uint(s->run->nr_batches)) ||
         !json_put(o, "expects", json_session_expects(s)) ||
+        !json_put(o, "races", json_session_races(s)) ||
         !json_put(o, "warnings", warn = cJSON_CreateObject()) ||
         !json_put(warn, "count", json_uint(s->run->rp.nr_warnings_total)) ||
         !json_put(warn, "first", json_session_warnings(s, 0, 20)) ||

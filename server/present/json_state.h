@@ -33,6 +33,8 @@ cJSON *json_place(const struct sim_place *pl);
 /* One event: {seq, op, cpu, node, cache, fn, label, moves, stats, report}. */
 cJSON *json_page_alloc(const struct sim_page_alloc *pa);
 cJSON *json_event(const struct sim_event *ev);
+/* A race step: {"ctx", "index", "kind", "reads", "writes"} (docs/events.md). */
+cJSON *json_step(const struct sim_step *st);
 /* The engine's table of branch points (GET /api/branches): {"points": [{"point",
  * "fn", "arms": [{"arm", "events": [...]}]}]}.  NULL on allocation failure. */
 cJSON *json_branch_points(void);

@@ -41,6 +41,8 @@ static void report_header(struct strbuf *out, const struct replay *rp)
         if (sim_variant_in_model(v, cfg->model))
             strbuf_printf(out, " %s=%s", sim_variant_name(v),
                           cfg->variant[v] == SIM_AFTER ? "after" : "before");
+    if (cfg->race_no_tid)
+        strbuf_printf(out, " NO_TID=on (not a kernel)");
     strbuf_printf(out,
                   "\nmachine %u cpu%s, %u node%s, %" PRIu64 " MiB per node, "
                   "freelist_hardened %s, freelist_random %s\n",
@@ -322,6 +324,8 @@ cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap)
             !json_put(a, sim_variant_name(v),
                       cJSON_CreateString(rp->config.variant[v] == SIM_AFTER ? "after" : "before")))
             goto err_delete;
+    if (rp->config.race_no_tid && !json_put(a, "NO_TID", cJSON_CreateString("on")))
+        goto err_delete; /* not a kernel (docs/engine.md, "Races") */
     sim_model_format(&rp->config, model, sizeof(model));
     if ((sim_release_name(rp->config.release) &&
          !json_put(o, "kernel", cJSON_CreateString(sim_release_name(rp->config.release)))) ||

@@ -165,6 +165,10 @@ static int replay_op(struct replay *rp, const struct scenario_op *sop)
         return replay_define(rp, sop, res.status == SIM_OK ? res.addr : 0, -1);
     case SCENARIO_OP_FREE_PAGES:
         return replay_free(rp, sop);
+    case SCENARIO_OP_RACE:
+        return replay_race(rp, sop, cache);
+    case SCENARIO_OP_FLUSH_CPU: /* inside a race only (the parser sees to it) */
+        break;
     case SCENARIO_OP_REPEAT:
         rp->depth++;
         for (it = 0, err = 0; it < sop->times && !err; it++) {

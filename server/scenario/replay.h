@@ -135,5 +135,13 @@ const char *replay_expect_state_name(enum replay_expect_state state);
 const char *replay_status_name(enum sim_status status);
 /* The cache reports default to: the first created by the scenario, else 0, else -1. */
 int replay_report_cache(const struct replay *rp);
+/*
+ * Replay the scenario's caches and its top-level ops before the first race
+ * op, and make that op's struct sim_race (names resolved, as the replay
+ * would): 0 with *@race, *@cache and *@index (the op's index in ops[]),
+ * -ENOENT when the scenario has no top-level race, or the replay's error
+ * (the reason in rp->error).  For `slublab explore` (replay_race.c).
+ */
+int replay_until_race(struct replay *rp, struct sim_race *race, int *cache, size_t *index);
 
 #endif /* SLUBLAB_SERVER_SCENARIO_REPLAY_H */

@@ -43,4 +43,11 @@ int replay_kfree_rcu(struct replay *rp, const struct scenario_op *sop);
 int replay_prefill_op(struct replay *rp, const struct scenario_op *sop, int cache);
 int replay_free_bulk(struct replay *rp, const struct scenario_op *sop, int cache);
 
+/* replay_race.c */
+
+/* The engine's race of @sr, names resolved; 0 or -EINVAL (a name not live). */
+int replay_race_build(struct replay *rp, const struct scenario_race *sr, struct sim_race *race);
+/* A race op: one sim_apply(), then its allocations' names bound. */
+int replay_race(struct replay *rp, const struct scenario_op *sop, int cache);
+
 #endif /* SLUBLAB_SERVER_SCENARIO_REPLAY_INTERNAL_H */

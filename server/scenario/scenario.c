@@ -25,10 +25,19 @@ static const char *const top_keys[] = {"format", "name", "title",   "description
                                        "caches", "ops",  "expect",  NULL};
 static const char *const machine_keys[] = {"cpus",         "nodes", "cpu_node", "mem_mb_per_node",
                                            "present_cpus", "dma_mb", "dma32_mb", NULL};
-static const char *const config_keys[] = {"freelist_hardened", "freelist_random", "slab_debug",
-                                           "rcu_mode", "rcu_gap", "min_free_kbytes",
-                                           "watermark_scale_factor", "cma", "reclaim_pages",
-                                           "kswapd", "alloc_layout", NULL};
+static const char *const config_keys[] = {"freelist_hardened",
+                                          "freelist_random",
+                                          "slab_debug",
+                                          "rcu_mode",
+                                          "rcu_gap",
+                                          "min_free_kbytes",
+                                          "watermark_scale_factor",
+                                          "cma",
+                                          "reclaim_pages",
+                                          "kswapd",
+                                          "alloc_layout",
+                                          "no_tid",
+                                          NULL};
 
 void scenario_release(struct scenario *scn)
 {
@@ -176,6 +185,13 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
         for (v = variants->child; v; v = v->next) {
             int id = sim_variant_lookup(v->string);
 
+            if (!strcmp(v->string, "NO_TID")) { /* not a kernel's: the race lab's counterfactual */
+                if (!cJSON_IsString(v) ||
+                    (strcmp(v->valuestring, "on") && strcmp(v->valuestring, "off")))
+                    return scenario_fail(ctx, "key \"NO_TID\": expected \"on\" or \"off\"");
+                cfg->race_no_tid = !strcmp(v->valuestring, "on");
+                continue;
+            }
             if (id < 0)
                 return scenario_fail(ctx, "unknown variant \"%s\"", v->string);
             if (!cJSON_IsString(v) || sim_variant_value_lookup((unsigned)id, v->valuestring) < 0)
@@ -197,7 +213,8 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
             (err = scenario_get_bool(ctx, config, "freelist_hardened", false,
                                      &cfg->freelist_hardened)) < 0 ||
             (err = scenario_get_bool(ctx, config, "freelist_random", false,
-                                     &cfg->freelist_random)) < 0)
+                                     &cfg->freelist_random)) < 0 ||
+            (err = scenario_get_bool(ctx, config, "no_tid", false, &cfg->race_no_tid)) < 0)
             return err;
         if ((err = scenario_parse_rcu(ctx, config, cfg)))
             return err;

@@ -64,7 +64,24 @@ enum scenario_op_kind {
     SCENARIO_OP_REPEAT,
     SCENARIO_OP_ALLOC_PAGES, /* alloc_pages by a user other than SLUB */
     SCENARIO_OP_FREE_PAGES,
+    SCENARIO_OP_RACE,      /* contexts interleaved by a schedule (scenario_race.c) */
+    SCENARIO_OP_FLUSH_CPU, /* inside a race's context only: this CPU's cpu slab (flush_slab) */
     SCENARIO_NR_OP_KINDS
+};
+
+/* A race's context (docs/scenario-format.md, "Races"). */
+struct scenario_race_ctx {
+    char id[SIM_RACE_ID_MAX];
+    unsigned cpu;
+    uint8_t kind;            /* enum sim_race_kind */
+    struct scenario_op *ops; /* alloc, free, flush_cpu: no cpu or cache keys; owned */
+    size_t nr_ops;           /* 1..SIM_RACE_MAX_OPS */
+};
+
+struct scenario_race {
+    struct scenario_race_ctx ctx[SIM_RACE_MAX_CTX];
+    size_t nr_ctx;                    /* 2..SIM_RACE_MAX_CTX */
+    char schedule[SIM_RACE_SCHEDULE]; /* tokens checked against the ids; "" when absent */
 };
 
 struct scenario_op {
@@ -89,6 +106,7 @@ struct scenario_op {
     size_t nr_ops;
     unsigned order;               /* alloc_pages, free_pages: 0..10 */
     uint8_t context;              /* enum sim_gfp_context: "task" (0), "atomic", "rt" */
+    struct scenario_race *race;   /* race: contexts and schedule, owned */
 };
 
 enum scenario_cmp { SCENARIO_EQ, SCENARIO_NE, SCENARIO_LT, SCENARIO_LE, SCENARIO_GT, SCENARIO_GE };
@@ -146,6 +164,11 @@ int scenario_parse_op_list(const struct cJSON *arr, const char *label, unsigned 
                            struct strbuf *err);
 /* Free what scenario_parse_op_list() returned; NULL is fine. */
 void scenario_op_list_release(struct scenario_op *ops, size_t nr);
+
+/* scenario_race.c: check a schedule's tokens against @race's context ids
+ * (X, X*, X!, X>N); 0, or -EINVAL with the reason (naming the token) in @msg. */
+int scenario_race_schedule_check(const struct scenario_race *race, const char *schedule, char *msg,
+                                 size_t len);
 
 /* "alloc", "free", ... for an op kind.  Never NULL for a valid kind. */
 const char *scenario_op_name(enum scenario_op_kind kind);

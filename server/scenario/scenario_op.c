@@ -45,6 +45,8 @@ enum op_key {
     KEY_ORDER,
     KEY_CONTEXT,
     KEY_CPU_PARTIAL,
+    KEY_CONTEXTS,
+    KEY_SCHEDULE,
     NR_OP_KEYS
 };
 
@@ -75,6 +77,8 @@ static const char *const op_keys[NR_OP_KEYS] = {
         [KEY_ORDER] = "order",
         [KEY_CONTEXT] = "context",
         [KEY_CPU_PARTIAL] = "cpu_partial",
+        [KEY_CONTEXTS] = "contexts",
+        [KEY_SCHEDULE] = "schedule",
 };
 
 struct op_spec {
@@ -98,7 +102,8 @@ static const struct op_spec op_specs[SCENARIO_NR_OP_KINDS] = {
         [SCENARIO_OP_FLUSH_ALL] = {"flush_all", K(CACHE), K(CPU)},
         [SCENARIO_OP_SHRINK] = {"shrink", K(CACHE), K(CPU)},
         [SCENARIO_OP_DESTROY] = {"destroy", K(CACHE), K(CPU)},
-        [SCENARIO_OP_WRITE] = {"write", K(COUNT) | K(VALUE), K(CPU) | K(NAME) | K(ADDR) | K(OFFSET)},
+        [SCENARIO_OP_WRITE] = {"write", K(COUNT) | K(VALUE),
+                               K(CPU) | K(NAME) | K(ADDR) | K(OFFSET)},
         [SCENARIO_OP_KFREE_RCU] = {"kfree_rcu", K(CPU), K(NAME) | K(ADDR)},
         [SCENARIO_OP_GRACE_PERIOD] = {"grace_period", 0, K(CPU)},
         [SCENARIO_OP_RCU_BARRIER] = {"rcu_barrier", 0, K(CPU)},
@@ -112,6 +117,8 @@ static const struct op_spec op_specs[SCENARIO_NR_OP_KINDS] = {
         [SCENARIO_OP_ALLOC_PAGES] = {"alloc_pages", 0,
                                      K(CPU) | K(NODE) | K(GFP) | K(ORDER) | K(NAME) | K(CONTEXT)},
         [SCENARIO_OP_FREE_PAGES] = {"free_pages", 0, K(CPU) | K(NAME) | K(ADDR) | K(ORDER)},
+        [SCENARIO_OP_RACE] = {"race", K(CACHE) | K(CONTEXTS), K(SCHEDULE)},
+        [SCENARIO_OP_FLUSH_CPU] = {"flush_cpu", 0, 0}, /* a race context's op (scenario_race.c) */
 };
 
 const char *scenario_op_name(enum scenario_op_kind kind)
@@ -135,6 +142,7 @@ void scenario_ops_release(struct scenario_op *ops, size_t nr)
             free(ops[i].aliases[a]);
         free(ops[i].aliases);
         scenario_ops_release(ops[i].ops, ops[i].nr_ops);
+        scenario_race_release(ops[i].race);
     }
     free(ops);
 }
@@ -298,6 +306,10 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
             return err;
         op->has_addr = true;
         return 0;
+    case KEY_CONTEXTS:
+        return scenario_parse_race_contexts(ctx, item, op);
+    case KEY_SCHEDULE:
+        return scenario_parse_race_schedule(ctx, item, op);
     case KEY_CACHE:
     case KEY_GFP:
     case KEY_NAME:
@@ -397,6 +409,10 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
         return op->name && !ctx->runtime_refs ? scenario_check_object_ref(ctx, op->name) : 0;
     case SCENARIO_OP_ALLOC_FROM_SHEAF:
         return op->name ? scenario_def_add(ctx, SCENARIO_DEF_OBJECT, op->name) : 0;
+    case SCENARIO_OP_RACE:
+        return scenario_race_defs(ctx, op);
+    case SCENARIO_OP_FLUSH_CPU:
+        return scenario_fail(ctx, "flush_cpu runs only inside a race's context");
     case SCENARIO_OP_MARK:
         if (strcmp(op->name, "end") == 0)
             return scenario_fail(ctx, "key \"name\": \"end\" is reserved for the end of the run");

@@ -90,6 +90,17 @@ int scenario_check_zones(struct scenario_ctx *ctx, const struct sim_config *cfg)
 /* Copy a string, or NULL on host OOM. */
 char *scenario_strdup(const char *s);
 
+/* scenario_race.c: a race op's "contexts" into op->race; 0 or -EINVAL/-ENOMEM. */
+int scenario_parse_race_contexts(struct scenario_ctx *ctx, const cJSON *item,
+                                 struct scenario_op *op);
+/* A race op's "schedule"; 0 or -EINVAL/-ENOMEM. */
+int scenario_parse_race_schedule(struct scenario_ctx *ctx, const cJSON *item,
+                                 struct scenario_op *op);
+/* Define the names the race's allocations give (after its frees were checked); -ENOMEM only. */
+int scenario_race_defs(struct scenario_ctx *ctx, const struct scenario_op *op);
+/* Release op->race. */
+void scenario_race_release(struct scenario_race *race);
+
 /* scenario_names.c */
 
 /* Record a name definition; -ENOMEM only. */

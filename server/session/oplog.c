@@ -6,7 +6,8 @@
  * cache id + 1, then the fields the flags name, in this order: node (one
  * byte), gfp, size, count, byte (one byte), sheaf as varints, addr as 8
  * little-endian bytes, and for an operation with an input array (free_bulk)
- * its `count` addresses, 8 bytes each.  A create adds its kmem_cache_args:
+ * its `count` addresses, 8 bytes each.  A race adds its struct sim_race
+ * whole (plain data, no pointers).  A create adds its kmem_cache_args:
  * name (length byte and bytes), object_size, align, flags, a bit byte
  * (ctor, use_freeptr_offset), freeptr_offset and sheaf_capacity.
  *
@@ -181,6 +182,19 @@ static const sim_addr_t *oplog_in(const struct sim_op *op)
     return op->kind == SIM_OP_FREE_BULK ? op->in : NULL;
 }
 
+/* A race's contexts and schedule, whole; returns the end. */
+static uint8_t *put_race(uint8_t *p, const struct sim_op *op)
+{
+    if (op->kind != SIM_OP_RACE)
+        return p;
+    *p++ = op->race ? 1 : 0;
+    if (op->race) {
+        memcpy(p, op->race, sizeof(*op->race));
+        p += sizeof(*op->race);
+    }
+    return p;
+}
+
 /* Write @op compactly at @p; returns the end. */
 static uint8_t *oplog_encode(uint8_t *p, const struct sim_op *op, uint64_t events)
 {
@@ -223,6 +237,7 @@ static uint8_t *oplog_encode(uint8_t *p, const struct sim_op *op, uint64_t event
         p = put_u64(p, op->addr);
     for (unsigned i = 0; in && i < op->count; i++)
         p = put_u64(p, in[i]);
+    p = put_race(p, op);
     if (op->kind == SIM_OP_CREATE) {
         for (nlen = 0; nlen < SIM_NAME_MAX - 1 && op->create.name[nlen]; nlen++)
             ;
@@ -247,6 +262,7 @@ static uint8_t *oplog_encode_raw(uint8_t *p, const struct sim_op *op, uint64_t e
 
     copy.out = NULL;
     copy.in = NULL;
+    copy.race = NULL;
     *p++ = (uint8_t)op->kind;
     *p++ = F_RAW;
     p = put_varint(p, events);
@@ -254,7 +270,7 @@ static uint8_t *oplog_encode_raw(uint8_t *p, const struct sim_op *op, uint64_t e
     p += sizeof(copy);
     for (unsigned i = 0; in && i < op->count; i++)
         p = put_u64(p, in[i]);
-    return p;
+    return put_race(p, op);
 }
 
 /* Does the decoded @got say what @want said (pointers and padding aside)? */
@@ -265,7 +281,11 @@ static bool oplog_same(const struct sim_op *want, const struct sim_op *got)
 
     w.out = NULL;
     w.in = got->in;
+    w.race = got->race;
     if (memcmp(&w, got, sizeof(w)) != 0)
+        return false;
+    if (!want->race != !got->race ||
+        (want->race && memcmp(want->race, got->race, sizeof(*want->race)) != 0))
         return false;
     return !in || !want->count || memcmp(in, got->in, want->count * sizeof(*in)) == 0;
 }
@@ -276,8 +296,9 @@ static int oplog_decode(const uint8_t **pp, const uint8_t *end, struct sim_op *o
 int oplog_append(struct oplog *log, const struct sim_op *op, uint64_t events)
 {
     const sim_addr_t *in = oplog_in(op);
-    size_t need = OPLOG_MAX_FIXED + sizeof(*op) + (in ? (size_t)op->count * 8 : 0);
-    struct oplog_scratch scratch = {NULL, 0};
+    size_t need = OPLOG_MAX_FIXED + sizeof(*op) + (in ? (size_t)op->count * 8 : 0) + 1 +
+                  sizeof(struct sim_race);
+    struct oplog_scratch scratch = {NULL, 0, NULL};
     struct oplog_chunk *c;
     struct sim_op back;
     const uint8_t *check;
@@ -295,6 +316,7 @@ int oplog_append(struct oplog *log, const struct sim_op *op, uint64_t events)
         !oplog_same(op, &back))
         end = oplog_encode_raw(start, op, events);
     free(scratch.in);
+    free(scratch.race);
     c->len = (uint32_t)(end - c->buf);
     c->used = ++log->clock;
     oplog_set_len(log);
@@ -375,6 +397,29 @@ static bool get_in(const uint8_t **p, const uint8_t *end, struct sim_op *op,
     return true;
 }
 
+/* Read a race's record into @scratch (or skip it when @scratch is NULL). */
+static bool get_race(const uint8_t **p, const uint8_t *end, struct sim_op *op,
+                     struct oplog_scratch *scratch)
+{
+    op->race = NULL;
+    if (op->kind != SIM_OP_RACE)
+        return true;
+    if (*p >= end)
+        return false;
+    if (!*(*p)++)
+        return true;
+    if ((size_t)(end - *p) < sizeof(struct sim_race))
+        return false;
+    if (scratch) {
+        if (!scratch->race && !(scratch->race = malloc(sizeof(*scratch->race))))
+            return false;
+        memcpy(scratch->race, *p, sizeof(*scratch->race));
+        op->race = scratch->race;
+    }
+    *p += sizeof(struct sim_race);
+    return true;
+}
+
 static int oplog_decode(const uint8_t **pp, const uint8_t *end, struct sim_op *op, uint64_t *events,
                         struct oplog_scratch *scratch)
 {
@@ -394,7 +439,8 @@ static int oplog_decode(const uint8_t **pp, const uint8_t *end, struct sim_op *o
             return -EIO;
         memcpy(op, p, sizeof(*op));
         p += sizeof(*op);
-        if ((unsigned)op->kind != kind || !get_in(&p, end, op, scratch))
+        if ((unsigned)op->kind != kind || !get_in(&p, end, op, scratch) ||
+            !get_race(&p, end, op, scratch))
             return -EIO;
         *pp = p;
         return 0;
@@ -420,7 +466,8 @@ static int oplog_decode(const uint8_t **pp, const uint8_t *end, struct sim_op *o
         op->byte = *p++;
     }
     if (((flags & F_SHEAF) && !get_u32(&p, end, &op->sheaf)) ||
-        ((flags & F_ADDR) && !get_u64(&p, end, &op->addr)) || !get_in(&p, end, op, scratch))
+        ((flags & F_ADDR) && !get_u64(&p, end, &op->addr)) || !get_in(&p, end, op, scratch) ||
+        !get_race(&p, end, op, scratch))
         return -EIO;
     if (op->kind == SIM_OP_CREATE) {
         size_t nlen;

@@ -73,10 +73,12 @@ struct oplog {
 
 /* Append @op (op->out is not logged) and the @events it emitted.  0 or -ENOMEM. */
 int oplog_append(struct oplog *log, const struct sim_op *op, uint64_t events);
-/* Where oplog_next() puts an operation's input array (free_bulk's objects). */
+/* Where oplog_next() puts an operation's input array (free_bulk's objects)
+ * and a race's contexts and schedule. */
 struct oplog_scratch {
     sim_addr_t *in; /* owned by the caller: free() it */
     size_t cap;
+    struct sim_race *race; /* a race's contexts; owned by the caller: free() it */
 };
 
 /*

@@ -92,6 +92,8 @@ static void session_run_free(struct session_run *r)
     scenario_release(r->scn);
     oplog_release(&r->log);
     free(r->scratch.in);
+    free(r->scratch.race);
+    free(r->races);
     timeline_release(&r->tl);
     for (i = 0; i < r->nr_batches; i++)
         free(r->batches[i].ops);
@@ -300,6 +302,28 @@ static void session_on_event(const struct sim_event *ev, void *arg)
         r->hook_err = -ENOMEM;
 }
 
+/* Remember a race op (before the log takes it): its first step is the
+ * first event it emitted.  0 or -ENOMEM. */
+static int session_note_race(struct session_run *r, const struct sim_op *op)
+{
+    struct session_race *e;
+
+    if (r->nr_races == r->cap_races) {
+        size_t cap = r->cap_races ? 2 * r->cap_races : 4;
+
+        if (!(e = realloc(r->races, cap * sizeof(*e))))
+            return -ENOMEM;
+        r->races = e;
+        r->cap_races = cap;
+    }
+    e = &r->races[r->nr_races++];
+    e->at = r->log.nr_events;
+    e->op = r->log.nr_ops;
+    e->cache = op->cache;
+    e->race = *op->race;
+    return 0;
+}
+
 static int session_on_op(struct replay *rp, const struct sim_op *op, const struct sim_result *res,
                          void *arg)
 {
@@ -312,6 +336,8 @@ static int session_on_op(struct replay *rp, const struct sim_op *op, const struc
         return replay_fail(rp, r->hook_err, "out of memory");
     if (seq != r->tl.nr_events)
         return replay_fail(rp, -EIO, "the engine emitted events the session did not see");
+    if (op->kind == SIM_OP_RACE && op->race && session_note_race(r, op))
+        return replay_fail(rp, -ENOMEM, "out of memory");
     if (oplog_append(&r->log, op, seq - r->log.nr_events))
         return replay_fail(rp, -ENOMEM, "out of memory");
     if (r->log.nr_ops > r->lim.max_ops)
@@ -648,6 +674,8 @@ static int session_rollback(struct session *s, const struct session_pos *end,
 
     if (oplog_truncate(&s->run->log, end->off, end->op, end->seq))
         return SESSION_EBROKEN;
+    while (s->run->nr_races && s->run->races[s->run->nr_races - 1].op >= end->op)
+        s->run->nr_races--; /* races past the fork point are gone with their ops */
     timeline_truncate(&s->run->tl, tm);
     session_ckpt_truncate(s->run, end->op);
     names_release(&s->run->rp.names);

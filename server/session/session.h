@@ -91,6 +91,14 @@ struct session_limits {
     uint64_t ckpt_events;      /* events between checkpoints */
 };
 
+/* A race op the run applied: where its first step is, and what it ran. */
+struct session_race {
+    uint64_t at; /* event number of its first step */
+    uint64_t op; /* its index in the op log */
+    int cache;
+    struct sim_race race;
+};
+
 /* Seed, model and variants over the scenario's; a flag says what is set. */
 struct session_settings {
     bool has_seed, has_model, has_kernel;
@@ -190,6 +198,8 @@ struct session_run {
     bool have_rp;
     struct oplog log;
     struct oplog_scratch scratch; /* input arrays of the log's operations, as they are applied */
+    struct session_race *races;   /* the race ops run, in log order (GET /api/sessions/ID) */
+    size_t nr_races, cap_races;
     struct timeline tl;
     struct checkpoint *ckpts; /* sorted by seq; ckpts[0] is the empty machine */
     size_t nr_ckpts, cap_ckpts;

@@ -3,7 +3,8 @@
 // view's text sizes at 1280x720, labels that do not overlap, nothing drawn
 // over anything else, and an axe-core audit of the lab, a large scenario,
 // the compare view and the presenter view (no serious or critical
-// violations).  docs/img/screen-*.png are written when missing or when
+// violations), and the race view at the three sizes (with its own audit).
+// docs/img/screen-*.png are written when missing or when
 // SLUBLAB_UPDATE_SCREENSHOTS=1 (docs/teaching.md shows them).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -366,3 +367,30 @@ test('axe-core: the lab, a large scenario, the compare view and the presenter vi
   });
   await page.close();
 });
+
+for (const [w, hgt] of [[1440, 900], [1024, 768], [390, 844]]) {
+  test(`the race view at ${w}x${hgt}: lanes, words and the schedule's chips on the page, nothing wider than the screen, no accessibility violations`, async (t) => {
+    const page = await lab('/?scenario=race-irq-alloc', { width: w, height: hgt });
+    await shotOnFailure(t, page, async () => {
+      await page.waitForSelector('#race:not([hidden]) .race-step.lost');
+      // the failed cmpxchg: the step the view is about
+      const seq = await page.$eval('#race-lanes .race-step.lost', (b) => Number(b.dataset.seq));
+      await page.click(`#race-lanes .race-step[data-seq="${seq}"]`);
+      await waitAt(page, seq + 1);
+      await page.waitForSelector('[data-counter="cmpxchg_double_cpu_fail"].bumped');
+      await page.waitForTimeout(600);
+      const race = await box(page, '#race'), lanes = await box(page, '#race-lanes');
+      assert.ok(race.y < hgt - 200, `the race view starts on the first screen (y=${race.y})`);
+      assert.ok(lanes.x + lanes.w <= w, 'the lanes scroll inside their box');
+      assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= w, 'no sideways scrolling');
+      // the current step is in view inside the lanes' box
+      const cur = await box(page, '#race-lanes .race-step.current');
+      assert.ok(cur.x >= lanes.x - 1 && cur.x + cur.w <= lanes.x + lanes.w + 1, `the current step at x=${cur.x} in ${lanes.x}..${lanes.x + lanes.w}`);
+      if (w === 1440) await shot(page, 'screen-race.png');
+      if (w === 390) await shot(page, 'screen-race-390x844.png');
+      assert.deepEqual(await audit(page), []);
+      assert.deepEqual(page.errors, []);
+    });
+    await page.close();
+  });
+}

@@ -47,7 +47,13 @@ EOF
 # 6.19's row is 6.18's (the table in docs/engine.md): the loop runs 6.18
 for f in "$root"/scenarios/*.json; do
     name=$(basename "$f" .json)
+    # NO_TID is not a kernel: it breaks the invariants on purpose (its own test is explore.sh)
+    [[ $name == race-no-tid ]] && continue
     sl run "$f" --model 6.18 --validate --snapshot
+    # a race's schedule counts its own model's steps: on another, refused naming the token
+    if [ "$status" -gt 1 ] && [[ $name == race-* ]] && grep -qE 'schedule token|has sheaves over' "$TMP/err"; then
+        continue
+    fi
     if [ "$status" -gt 1 ]; then
         bad "$name on 6.18: exited $status"
         continue

@@ -107,6 +107,7 @@ declare -A documented=(
     [gfp]="--order --context --node --scenario --variant --json"
     [oracle]="--seed --kernel --cpus --nodes -o --program --topology --root --verbose"
     [lessons]="--scenarios"
+    [explore]="--bound --max --json -o --variant --kernel --model --seed"
 )
 
 for cmd in $commands; do

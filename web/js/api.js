@@ -76,6 +76,8 @@ const q = (params) => {
   return t ? `?${t}` : '';
 };
 const S = (id) => `/api/sessions/${encodeURIComponent(id)}`;
+/** Scenario objects sent to POST /api/sessions, by the session's id: the race view runs them again with another schedule. */
+const sent = new Map();
 const L = (id) => `/api/lectures/${encodeURIComponent(id)}`;
 
 export const api = {
@@ -88,7 +90,12 @@ export const api = {
   scenarios: () => request('GET', '/api/scenarios'),
   scenario: (name) => request('GET', `/api/scenarios/${encodeURIComponent(name)}`),
   /** @param {{ scenario: string|object, seed?: number, kernel?: string, model?: string, variants?: object, ops?: any[] }} body */
-  createSession: (body) => request('POST', '/api/sessions', { body }),
+  createSession: (body) => request('POST', '/api/sessions', { body }).then((r) => {
+    if (r?.id && body?.scenario && typeof body.scenario === 'object') sent.set(r.id, body.scenario);
+    return r;
+  }),
+  /** The scenario object this page made session @id of, or null (a shipped one is asked by name). */
+  sentScenario: (id) => sent.get(id) ?? null,
   /** The releases the engine models: {default, kernels: [{name, model, variants}]}. */
   kernels: () => request('GET', '/api/kernels'),
   session: (id) => request('GET', S(id)),

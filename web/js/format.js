@@ -4,6 +4,7 @@
 // Pure: no DOM, so node can test it.
 
 import { texts } from './texts.js';
+import { stepWords } from './race.js';
 
 /** @typedef {import('./types.js').Event} Event */
 /** @typedef {import('./types.js').Place} Place */
@@ -263,13 +264,20 @@ function generic(e, cpu) {
  * One plain sentence for event @e:
  * "CPU 1 kmem_cache_free: the main sheaf is full, so it swaps with the empty spare."
  * @param {Event} e
- * @param {{ call?: string, cacheName?: string, spareEmpty?: boolean, pagesOf?: (addr: string) => number, names?: Record<string, string> }} [ctx]
+ * @param {{ call?: string, cacheName?: string, spareEmpty?: boolean, pagesOf?: (addr: string) => number, names?: Record<string, string>,
+ *   slabName?: (addr: string) => string|null, prior?: Event[] }} [ctx] prior: a race step's op's events (what its context read before)
  */
 export function narrate(e, ctx = {}) {
   if (!e) return 'The start: nothing has happened yet.';
+  // a step of a race (docs/events.md): which context, what it read and wrote
+  if (e.step) {
+    const said = `${e.cpu >= 0 ? `CPU ${e.cpu}, ` : ''}${stepWords(e, { names: ctx.names, slabName: ctx.slabName, prior: ctx.prior })}.`;
+    return e.report ? `${said} ${e.report.trim().replace(/([^.])$/, '$1.')}` : said;
+  }
   const t = texts().sentences[`${e.fn}/${e.label}`];
   let body = t ? fillTemplate(t, e, ctx) : generic(e, e.cpu);
-  const who = e.cpu >= 0 ? `CPU ${e.cpu}` : '';
+  // inside a race, the context whose step runs this (docs/events.md)
+  const who = e.cpu >= 0 ? `CPU ${e.cpu}${e.ctx ? ` (${e.ctx})` : ''}` : '';
   const call = ctx.call ? ` ${ctx.call}` : '';
   body = body.replace(/\s+/g, ' ').trim();
   return `${who}${call}${who || call ? ': ' : ''}${body}.`;
@@ -292,7 +300,9 @@ export function stepSentence(m, opEvents) {
     spareEmpty = !c?.cpus?.[e.cpu]?.spare?.size;
   }
   const pagesOf = (a) => { const sl = m.cur.state.slabs.find((x) => x.addr === a); return sl ? 2 ** sl.order : null; };
-  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), spareEmpty, pagesOf, names: m.cur.names });
+  const slabName = (a) => m.cur.state.slabs.find((x) => x.addr === a)?.name ?? null;
+  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), spareEmpty, pagesOf, names: m.cur.names,
+    slabName, prior: e.step ? opEvents(e.seq) : undefined });
 }
 
 /**

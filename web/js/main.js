@@ -34,6 +34,7 @@ import { createLessonPlayer } from './views/lesson.js';
 import { createExercise } from './views/exercise.js';
 import { createCourseMenu } from './views/coursemenu.js';
 import { createSolved } from './course.js';
+import { hasRace } from './race.js';
 
 const doc = document, win = window;
 const $ = (id) => doc.getElementById(id);
@@ -79,6 +80,9 @@ const pages = lazy(() => import('./views/pages.js'), (x) => x.createPages($('tab
 const lecture = createLectureKeeper(api, storage);
 const banner = createBanner($('banner'), player, { origin: win.location.origin, presenter: () => presenting(), lecture: () => lecture.id(), snapshot: () => snapInfo, predict: () => player.get().predict });
 const breakpoints = createBreakpoints($('breakpoints'), player);
+// the race lab: loads when a session's events carry steps (docs/teaching.md)
+const race = lazy(() => import('./views/race.js'), (x) => x.createRace($('race'), player, { api }));
+let raceEvents = null, raceShown = false;
 // Views used now and then load when first opened.
 let snapshotsP = null, editorP = null, compareP = null;
 const snapshots = () => (snapshotsP ??= import('./views/snapshots.js').then((x) => x.createSnapshots($('tab-share'), player, {
@@ -234,6 +238,9 @@ function render() {
   explain.render(m, say);
   caches.render(m);
   breakpoints.render(m);
+  if (raceEvents !== m.events) { raceEvents = m.events; raceShown = hasRace(m.events.values()); }
+  if (raceShown) race.render(m);
+  else $('race').hidden = true;
   if ($('ops').closest('details').open) opsform.render(m);
   if (tab === 'counters') stats.render(m);
   if (tab === 'inspect') inspector.render(m);

@@ -5,8 +5,11 @@
 /**
  * @typedef {{ type: string, cpu?: number, node?: number, slot?: number, slab?: string, sheaf?: number }} Place
  * @typedef {{ kind: 'object'|'slab'|'sheaf', id: string|number, from: Place, to: Place }} Move
+ * @typedef {{ word: string, cpu?: number, slab?: string, addr?: string, value?: string, old?: string, new?: string }} StepWord
+ * @typedef {{ ctx: string, index: number, kind: string, reads?: StepWord[], writes?: StepWord[] }} Step
  * @typedef {{ seq: number, op: number, cpu: number, node: number, cache: number, fn: string,
- *             label: string|null, moves: Move[], stats: Record<string, number>, report: string|null, page?: any }} Event
+ *             label: string|null, moves: Move[], stats: Record<string, number>, report: string|null, page?: any,
+ *             ctx?: string, step?: Step }} Event
  * @typedef {{ id: number, size: number, capacity: number } | null} CpuSheaf
  * @typedef {{ slab: string|null, tid: number, freelist: string[], partial: string[] }} CpuSlab
  * @typedef {{ cpu: number, main: CpuSheaf, spare: CpuSheaf, rcu_free: CpuSheaf, stats: Record<string, number>,
