@@ -88,7 +88,7 @@ static void op_of(uint64_t i, struct sim_op *op, sim_addr_t *in)
 /* Read @log from offset 0 and compare with op_of(); how many matched. */
 static uint64_t read_back(struct oplog *log, uint64_t n)
 {
-    struct oplog_scratch scratch = {NULL, 0};
+    struct oplog_scratch scratch = {NULL, 0, NULL};
     size_t off = 0;
     uint64_t i, ev;
 
@@ -106,6 +106,7 @@ static uint64_t read_back(struct oplog *log, uint64_t n)
     if (i == n && oplog_next(log, &off, &(struct sim_op){0}, &ev, NULL) != -ENOENT)
         i = 0; /* the log goes on past its end */
     free(scratch.in);
+    free(scratch.race);
     return i;
 }
 
