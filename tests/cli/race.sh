@@ -38,7 +38,7 @@ check "14 step events" test "$(grep -c '"step":{' "$TMP/out")" -eq 14
 check "one cmpxchg_fail step of A" \
     test "$(grep -c '"ctx":"A","step":{"ctx":"A","index":3,"kind":"cmpxchg_fail"' "$TMP/out")" -eq 1
 check "unsplit events have no ctx" test "$(grep -c '"ctx"' "$TMP/out")" -eq 14
-check "words: c->tid read" grep -q '"reads":\[{"word":"c->tid","cpu":0,"value":"0x2"}\]' "$TMP/out"
+check "words: c->tid read" grep -q '"reads":\[{"word":"c->tid","cpu":0,"value":"0x40"}\]' "$TMP/out"
 
 # the parser's checks of the contexts
 bad_race() {
