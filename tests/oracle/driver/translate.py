@@ -43,6 +43,7 @@ NO_KERNEL_EQUIVALENT = {
     "free_pages": "page-allocator pressure is not reproducible in a booted kernel",
     "kmalloc": "the kmalloc caches are shared with the kernel itself",
     "kfree": "the kmalloc caches are shared with the kernel itself",
+    "race": "an interleaving chosen step by step cannot be imposed on a running kernel's CPUs",
 }
 
 
