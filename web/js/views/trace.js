@@ -13,6 +13,28 @@ import { h, fill } from '../dom.js';
 const POLL_MS = 250;
 
 /**
+ * What the dialog says of a running job (GET /api/traces/ID): the text, the
+ * phase it names and the bar's share; null once the job is done or failed.
+ * @param {any} job
+ * @returns {{ text: string, phase: string, share: number } | null}
+ */
+export function jobStatus(job) {
+  // phase_progress is the running phase's share; older servers only give progress
+  const share = job.phase_progress ?? job.progress;
+  const pct = `${Math.floor(share * 100)}%`;
+  if (job.state === 'replaying') return { text: `Replaying the trace: ${pct}`, phase: 'replaying', share };
+  if (job.state === 'building') {
+    return {
+      text: job.ops_total
+        ? `Building the session: ${pct} (${job.ops} of ${job.ops_total} operations)`
+        : `Building the session from ${job.events} events…`,
+      phase: 'building', share,
+    };
+  }
+  return null;
+}
+
+/**
  * @param {HTMLElement} root  where the control lives (in the header)
  * @param {{ doc: Document, win: Window, open: (id: string, token: string) => Promise<void> }} o
  */
@@ -89,15 +111,10 @@ export function createTraceOpen(root, { doc, win, open }) {
       const res = await fetch(`/api/traces/${encodeURIComponent(id)}`);
       const job = await res.json();
       if (!res.ok) throw new Error(job?.error?.message ?? `HTTP ${res.status}`);
-      // phase_progress is the running phase's share; older servers only give progress
-      const share = job.phase_progress ?? job.progress;
-      bar.value = share;
-      const pct = `${Math.floor(share * 100)}%`;
-      if (job.state === 'replaying') say(`Replaying the trace: ${pct}`, false, 'replaying');
-      else if (job.state === 'building') {
-        say(job.ops_total
-          ? `Building the session: ${pct} (${job.ops} of ${job.ops_total} operations)`
-          : `Building the session from ${job.events} events…`, false, 'building');
+      const st = jobStatus(job);
+      if (st) {
+        bar.value = st.share;
+        say(st.text, false, st.phase);
       }
       if (job.state === 'done' || job.state === 'failed') return job;
       await new Promise((r) => win.setTimeout(r, POLL_MS));
