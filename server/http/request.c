@@ -110,6 +110,30 @@ int route_query_u64(const struct request *req, struct response *res, const char 
     return 0;
 }
 
+int route_query_counters(const char *list, unsigned *items, size_t *nr, struct response *res)
+{
+    while (*list) {
+        char name[64];
+        size_t len = strcspn(list, ",");
+        int item;
+
+        if (len >= sizeof(name) || *nr == SIM_NR_STATS) {
+            route_error(res, 400, "bad_request", "query \"counters\": too long");
+            return -1;
+        }
+        memcpy(name, list, len);
+        name[len] = '\0';
+        if ((item = sim_stat_lookup(name)) < 0) {
+            route_error(res, 400, "bad_request", "query \"counters\": unknown counter \"%s\"",
+                        name);
+            return -1;
+        }
+        items[(*nr)++] = (unsigned)item;
+        list += len + (list[len] == ',');
+    }
+    return 0;
+}
+
 bool route_parse_addr(const char *s, uint64_t *out)
 {
     uint64_t v = 0;

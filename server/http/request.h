@@ -81,6 +81,11 @@ const char *route_query(const struct request *req, const char *key);
  */
 int route_query_u64(const struct request *req, struct response *res, const char *key, uint64_t max,
                     uint64_t *out);
+/*
+ * A "counters" query's comma-separated stat names into @items (room for
+ * SIM_NR_STATS) and *nr: 0, or -1 after filling @res with a 400.
+ */
+int route_query_counters(const char *list, unsigned *items, size_t *nr, struct response *res);
 /* Parse "0x..." (1 to 16 hex digits); false when it is not one. */
 bool route_parse_addr(const char *s, uint64_t *out);
 /* A "links" object: key @links[i][0] -> @links[i][1], a path holding "%s"

@@ -62,21 +62,8 @@ int route_overview(const struct request *req, struct response *res)
     size_t nr = 0;
     int ret;
 
-    while (list && *list) {
-        char name[64];
-        size_t len = strcspn(list, ",");
-        int item;
-
-        if (len >= sizeof(name) || nr == SIM_NR_STATS)
-            return route_error(res, 400, "bad_request", "query \"counters\": too long");
-        memcpy(name, list, len);
-        name[len] = '\0';
-        if ((item = sim_stat_lookup(name)) < 0)
-            return route_error(res, 400, "bad_request",
-                               "query \"counters\": unknown counter \"%s\"", name);
-        items[nr++] = (unsigned)item;
-        list += len + (list[len] == ',');
-    }
+    if (list && route_query_counters(list, items, &nr, res) < 0)
+        return 0;
     if (route_query_u64(req, res, "from", UINT64_MAX, &from) < 0 ||
         route_query_u64(req, res, "to", UINT64_MAX, &to) < 0 ||
         route_query_u64(req, res, "buckets", OVERVIEW_BUCKETS, &buckets) < 0)
