@@ -5,17 +5,13 @@
 // RSS" (ms, MiB: the server's peak resident memory, VmHWM) for
 // bench/big-trace.sh.
 import { readFileSync } from 'node:fs';
-import { requester, startServer } from './serve.mjs';
+import { getOk, requester, startServer } from './serve.mjs';
 
 const [bin, db, ...extra] = process.argv.slice(2);
 const n = Number(process.env.SEEKS || 1000);
 const { proc: srv, url } = await startServer(bin, ['--db', db, ...extra]);
 const request = requester(url, 1);
-const get = async (p) => {
-  const r = await request('GET', p);
-  if (r.status !== 200) throw new Error(`${p}: ${r.status} ${r.text.slice(0, 200)}`);
-  return r;
-};
+const get = (p) => getOk(request, p);
 const q = (a, p) => a.sort((x, y) => x - y)[Math.min(a.length - 1, Math.floor(p * a.length))].toFixed(1);
 let rnd = 12345;
 const random = (k) => { rnd = (rnd * 1103515245 + 12345) % 2147483648; return rnd % k; };

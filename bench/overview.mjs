@@ -6,7 +6,7 @@
 // p50 / max | whole 4096 p50 / max | zoom p50 / max | bytes | source" (ms)
 // for bench/overview.sh.  With --build it first opens the session (the
 // server replays it) and times the same from memory.
-import { requester, startServer } from './serve.mjs';
+import { getOk, requester, startServer } from './serve.mjs';
 
 const args = process.argv.slice(2);
 const build = args.includes('--build');
@@ -14,11 +14,7 @@ const [bin, db, ...extra] = args.filter((a) => a !== '--build');
 const n = Number(process.env.REQUESTS || 50);
 const { proc: srv, url } = await startServer(bin, ['--db', db, ...extra]);
 const request = requester(url, 1);
-const get = async (p) => {
-  const r = await request('GET', p);
-  if (r.status !== 200) throw new Error(`${p}: ${r.status} ${r.text.slice(0, 200)}`);
-  return r;
-};
+const get = (p) => getOk(request, p);
 const stats = (a) => {
   a.sort((x, y) => x - y);
   return `${a[Math.floor(a.length / 2)].toFixed(1)} / ${a[a.length - 1].toFixed(1)} ms`;

@@ -40,3 +40,10 @@ export function requester(url, sockets) {
     req.end();
   });
 }
+
+/** GET @p through @request (a requester()), throwing on any answer but 200. */
+export async function getOk(request, p) {
+  const r = await request('GET', p);
+  if (r.status !== 200) throw new Error(`${p}: ${r.status} ${r.text.slice(0, 200)}`);
+  return r;
+}
