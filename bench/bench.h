@@ -30,5 +30,6 @@ int bench_fastpath(const struct bench_opts *o);
 int bench_free_bulk(const struct bench_opts *o);
 int bench_gfp_equiv(const struct bench_opts *o);
 int bench_replay_trace(const struct bench_opts *o);
+int bench_image(const struct bench_opts *o);
 
 #endif /* SLUBLAB_BENCH_BENCH_H */
