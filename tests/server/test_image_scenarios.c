@@ -26,6 +26,7 @@
 #include "scenario/replay.h"
 
 #define MAX_CHECKPOINTS 16
+#define MAX_CONTINUE    20000 /* operations run after a checkpoint (bounds long scenarios) */
 
 struct text {
     char *p;
@@ -151,6 +152,7 @@ struct checkpoint {
 struct run {
     struct text text;
     struct rec_op *ops;
+    size_t *text_at; /* [nr_ops]: text length after each operation */
     size_t nr_ops, cap_ops;
     size_t *want; /* boundaries at which to take a checkpoint: sorted op counts */
     size_t nr_want;
@@ -233,9 +235,11 @@ static int hook(struct replay *rp, const struct sim_op *op, const struct sim_res
     if (r->nr_ops == r->cap_ops) {
         r->cap_ops = r->cap_ops ? 2 * r->cap_ops : 256;
         r->ops = realloc(r->ops, r->cap_ops * sizeof(*r->ops));
-        if (!r->ops)
+        r->text_at = realloc(r->text_at, r->cap_ops * sizeof(*r->text_at));
+        if (!r->ops || !r->text_at)
             abort();
     }
+    r->text_at[r->nr_ops] = r->text.len;
     ro = &r->ops[r->nr_ops++];
     memset(ro, 0, sizeof(*ro));
     ro->op = *op;
@@ -260,15 +264,15 @@ static int hook(struct replay *rp, const struct sim_op *op, const struct sim_res
     return 0;
 }
 
-/* Apply the recorded operations from @from on @sim; its text must be @want. */
-static bool continue_from(struct run *r, struct sim *sim, size_t from, const char *want,
+/* Apply the recorded operations [@from, @to) on @sim; its text must be @want. */
+static bool continue_from(struct run *r, struct sim *sim, size_t from, size_t to, const char *want,
                           size_t want_len, const char *who)
 {
     struct text t = {0};
     bool same;
 
     sim_set_event_cb(sim, on_event, &t);
-    for (size_t i = from; i < r->nr_ops; i++) {
+    for (size_t i = from; i < to; i++) {
         struct sim_op op = r->ops[i].op;
         struct sim_result res;
         sim_addr_t *out = NULL;
@@ -306,8 +310,9 @@ static void check_checkpoint(struct run *r, struct checkpoint *cp)
     struct sim *loaded = NULL;
     struct sim_image again;
     struct sim_report rep, want_rep;
+    size_t to = r->nr_ops - cp->after > MAX_CONTINUE ? cp->after + MAX_CONTINUE : r->nr_ops;
     const char *want = r->text.p + cp->text;
-    size_t want_len = r->text.len - cp->text;
+    size_t want_len = r->text_at[to - 1] - cp->text;
 
     if (!CHECK_OK(sim_image_load(cp->image.img.meta, cp->image.img.meta_len, fill_page, &cur,
                                  &loaded))) {
@@ -334,8 +339,8 @@ static void check_checkpoint(struct run *r, struct checkpoint *cp)
                     break;
         sim_image_release(&again);
     }
-    continue_from(r, loaded, cp->after, want, want_len, "the loaded image");
-    continue_from(r, cp->clone, cp->after, want, want_len, "the clone");
+    continue_from(r, loaded, cp->after, to, want, want_len, "the loaded image");
+    continue_from(r, cp->clone, cp->after, to, want, want_len, "the clone");
     sim_destroy(loaded);
 }
 
@@ -346,6 +351,7 @@ static void run_release(struct run *r)
         free(r->ops[i].race);
     }
     free(r->ops);
+    free(r->text_at);
     for (size_t i = 0; i < r->nr_cp; i++) {
         image_copy_release(&r->cp[i].image);
         sim_destroy(r->cp[i].clone);
