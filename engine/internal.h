@@ -165,8 +165,30 @@ int config_check(const struct sim_config *cfg);
  * *@engine gets its engine bit (0 where the engine's kernel defines it as 0). */
 bool gfp_name_known(const char *name, size_t len, uint32_t *engine);
 
-/* image.c */
+/* image.c (and image_load.c, image_check.c: docs/image.md) */
+#define IMAGE_SUM_LEN   8u /* the checksum at the end of meta */
+#define IMAGE_MAX_ZONES (SIM_MAX_NODES * SIM_NR_ZONE_TYPES)
+/* Bits of a page descriptor's leading byte in meta: which fields follow. */
+enum image_page_bits {
+    PD_SLAB = 0x01,
+    PD_PREV = 0x02,
+    PD_NEXT = 0x04,
+    PD_BUDDY = 0x08,
+    PD_USER = 0x10,
+    PD_BYTES = 0x20,
+    PD_ALL = 0x3f,
+};
+uint64_t image_checksum(const uint8_t *p, size_t n);
 void image_seal(uint8_t *meta, size_t len);
+uint64_t image_addr_code(uint64_t a);
+const char *image_pa_name(bool mark, uint64_t i);
+unsigned image_pa_count(bool mark);
+void image_zones_by_address(const struct sim *sim, unsigned *order);
+/* The validator's verdict on @sim: violations, and a digest of the messages. */
+unsigned image_report(const struct sim *sim, uint64_t *digest);
+
+/* image_check.c */
+int image_check_loaded(const struct sim *sim, unsigned long nr_bytes);
 
 /* random.c */
 void rng_seed(struct rng *r, uint64_t seed);
