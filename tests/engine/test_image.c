@@ -732,6 +732,104 @@ static void test_refusals(void)
     sim_image_release(NULL);
 }
 
+/* Break one thing the validator does not look at on a clone of a small
+ * machine; the image saves, and the load must refuse it. */
+static void refuse_after(void (*breakit)(struct sim *), const char *what)
+{
+    struct sim *sim = small_machine(), *copy = NULL, *out = NULL;
+    struct sim_image img;
+
+    if (!CHECK(sim != NULL) || !CHECK_OK(sim_clone(sim, &copy))) {
+        sim_destroy(sim);
+        return;
+    }
+    breakit(copy);
+    if (CHECK_OK(sim_image_save(copy, &img))) {
+        if (!CHECK_EQ_I(sim_image_load(img.meta, img.meta_len, fill_page, &img, &out), -EINVAL))
+            printf("  not refused: %s\n", what);
+        sim_image_release(&img);
+    }
+    sim_destroy(out);
+    sim_destroy(copy);
+    sim_destroy(sim);
+}
+
+/* The first live slab on a node partial list, or 0. */
+static uint32_t partial_slab(struct sim *sim)
+{
+    for (uint32_t i = 1; i < sim->slabs.used; i++)
+        if (slab_at(sim, i)->cache >= 0 && slab_at(sim, i)->list == SLAB_ON_PARTIAL)
+            return i;
+    return 0;
+}
+
+static void break_slab_list(struct sim *sim)
+{
+    uint32_t idx = partial_slab(sim);
+
+    /* says partial, is on no list: a later remove_partial() would follow its links */
+    for (uint32_t i = 1; i < sim->slabs.used; i++)
+        if (slab_at(sim, i)->cache >= 0 && slab_at(sim, i)->list == SLAB_ON_NONE) {
+            slab_at(sim, i)->list = SLAB_ON_PARTIAL;
+            return;
+        }
+    CHECK(idx != 0 && false); /* the machine has no full slab to break */
+}
+
+static void break_page_owner(struct sim *sim)
+{
+    uint32_t idx = partial_slab(sim);
+    struct sim_page *p;
+
+    if (!CHECK(idx != 0))
+        return;
+    /* the slab's first page names another slab (or none) */
+    p = page_of(sim, slab_at(sim, idx)->base);
+    p->slab = idx == 1 ? 2 : 1;
+}
+
+static void break_free_ids(struct sim *sim)
+{
+    if (!CHECK(sim->slabs.nr_free + 1 < sim->slabs.cap_free || sim->slabs.cap_free == 0))
+        return;
+    if (!sim->slabs.cap_free) {
+        sim->slabs.free_ids = calloc(64, sizeof(*sim->slabs.free_ids));
+        sim->slabs.cap_free = 64;
+    }
+    /* a live slab listed as free: pool_get() would hand it out again */
+    sim->slabs.free_ids[sim->slabs.nr_free++] = partial_slab(sim);
+}
+
+static void break_pcs(struct sim *sim)
+{
+    /* a CPU's spare sheaf is its main sheaf too */
+    struct kmem_cache *s = sim->caches[0];
+
+    CHECK(s->sheaf_capacity > 0);
+    s->pcs[1].spare = s->pcs[0].main;
+}
+
+static void break_random_seq(struct sim *sim)
+{
+    for (unsigned i = 0; i < sim->nr_caches; i++) {
+        struct kmem_cache *s = sim->caches[i];
+
+        if (!s->random_seq && s->oo.objects > 1) {
+            s->random_seq = calloc(s->oo.objects, sizeof(*s->random_seq));
+            return; /* every slot at offset 0: no permutation */
+        }
+    }
+}
+
+static void test_refuses_what_validate_misses(void)
+{
+    refuse_after(break_slab_list, "a slab marked partial on no list");
+    refuse_after(break_page_owner, "a slab page owned by another slab");
+    refuse_after(break_free_ids, "a live slab on the pool's free stack");
+    refuse_after(break_pcs, "one sheaf as two CPUs' main and spare");
+    refuse_after(break_random_seq, "a random_seq that is no permutation");
+}
+
 int main(void)
 {
     RUN_TEST(test_empty);
@@ -743,5 +841,6 @@ int main(void)
     RUN_TEST(test_wrong_tag);
     RUN_TEST(test_page_callback_fails);
     RUN_TEST(test_refusals);
+    RUN_TEST(test_refuses_what_validate_misses);
     return check_done();
 }

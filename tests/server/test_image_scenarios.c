@@ -6,7 +6,9 @@
  * the other models (7.3 sheaves, 6.12 and 6.1 legacy, 6.18 hybrid; a run the
  * other model refuses part way is used up to where it stopped).  The replay
  * hook records every operation (bulk arrays and races copied) and, after it,
- * the text of every event (each field, pointers followed) and of the result.
+ * the text of every event (each field, pointers followed, and its JSON from
+ * json_event() when the run has at most JSON_OPS operations) and of the
+ * result.
  * At a dozen boundaries, and before each race operation, the machine is saved
  * with sim_image_save() (its pages copied out) and cloned.  After the run,
  * each image is loaded (sim_image_load) and checked (sim_validate, the same
@@ -22,11 +24,13 @@
 #include <string.h>
 
 #include "check.h"
+#include "present/json_state.h"
 #include "scenario/kernel.h"
 #include "scenario/replay.h"
 
 #define MAX_CHECKPOINTS 16
 #define MAX_CONTINUE    20000 /* operations run after a checkpoint (bounds long scenarios) */
+#define JSON_OPS        5000  /* runs this short also compare each event's JSON */
 
 struct text {
     char *p;
@@ -74,9 +78,22 @@ static void text_word(struct text *t, const struct sim_word *w)
              (unsigned long long)w->value);
 }
 
+static bool with_json; /* add each event's JSON (json_event()) to the text */
+
 static void on_event(const struct sim_event *ev, void *arg)
 {
     struct text *t = arg;
+
+    if (with_json) {
+        cJSON *o = json_event(ev);
+        char *json = o ? cJSON_PrintUnformatted(o) : NULL;
+
+        if (!json)
+            abort();
+        text_add(t, "%s\n", json);
+        cJSON_free(json);
+        cJSON_Delete(o);
+    }
 
     text_add(t, "%llu %llu %d %d %d %s/%s", (unsigned long long)ev->seq, (unsigned long long)ev->op,
              ev->cpu, ev->node, ev->cache, ev->fn, ev->label ? ev->label : "-");
@@ -447,6 +464,7 @@ static unsigned check_config(const struct scenario *scn, const struct sim_config
                 r.want[k++] = r.want[i];
         r.nr_want = k;
     }
+    with_json = nr <= JSON_OPS;
     ret = replay_init(&rp, scn, cfg);
     if (!ret) {
         sim_set_event_cb(rp.sim, on_event, &r.text);
