@@ -500,8 +500,8 @@ int sim_image_save(const struct sim *sim, struct sim_image *out)
 
     if (sim->broken || sim->halted)
         return -EIO;
-    if (sim->in_apply || sim->ev.open || sim->nr_inflight || sim->nr_scratch || sim->race_ctx ||
-        sim->race_step || sim->race_checking || sim->kswapd_woken)
+    if (sim->in_op || sim->in_apply || sim->ev.open || sim->nr_inflight || sim->nr_scratch ||
+        sim->race_ctx || sim->race_step || sim->race_checking || sim->kswapd_woken)
         return -EBUSY;
     save_body(&w, sim);
     put_u(&w, image_report(sim, &digest));

@@ -196,6 +196,7 @@ int sim_clone(const struct sim *src, struct sim **out)
     sim->event_arg = NULL;
     sim->res = NULL;
     sim->in_apply = false;
+    sim->in_op = false;
 
     sim->zones = calloc(src->nr_zones, sizeof(*sim->zones));
     if (!sim->zones)
@@ -489,8 +490,10 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     sim->ev.nr_branches = 0; /* a decision no event showed ends with its operation */
     sim->gfp = gfp;
     sim->gfp_ctx = sim_gfp_ctx_of((enum sim_gfp_context)op->context, sim->cfg.cma);
+    sim->in_op = true;
     if (apply_fast(sim, op, s, gfp, res)) {
         sim->op++;
+        sim->in_op = false;
         return 0;
     }
     sim->in_apply = true;
@@ -500,11 +503,13 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     case 2: /* check_freepointer_or_oops(): the kernel would have faulted */
         sim_scratch_release_all(sim);
         sim->in_apply = false;
+        sim->in_op = false;
         sim->op++;
         return 0;
     default:
         sim_scratch_release_all(sim);
         sim->in_apply = false;
+        sim->in_op = false;
         sim->broken = true;
         snprintf(res->message, sizeof(res->message), "host memory exhausted");
         return -ENOMEM;
@@ -597,6 +602,7 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     }
     sim->kswapd_woken = 0;
     sim->in_apply = false;
+    sim->in_op = false;
     /* a race refused on the clone that checks it stops mid-operation */
     SIM_BUG_ON((sim->nr_inflight != 0 || sim->ev.open) && !(ret && sim->race_checking));
     return ret;

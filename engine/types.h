@@ -324,6 +324,8 @@ struct sim {
     bool broken;                 /* a host allocation failed mid-operation */
     bool halted;                 /* the kernel would have faulted (SIM_CRASHED) */
     bool in_apply;               /* oom_jmp is armed */
+    bool in_op;                  /* inside sim_apply(), its fast paths too: the event callback
+                                  * sees a machine mid-operation (sim_image_save() refuses) */
     jmp_buf oom_jmp;             /* where a failed host allocation unwinds to */
     int fail_page_order;         /* page allocations of this order or more fail; -1 off */
 

@@ -693,36 +693,43 @@ static void test_page_callback_fails(void)
 
 struct busy {
     struct sim *sim;
-    int ret;
-    unsigned calls;
+    unsigned calls, refused; /* saves tried from the callback, and refused with -EBUSY */
 };
 
 static void save_in_event(const struct sim_event *ev, void *arg)
 {
     struct busy *b = arg;
     struct sim_image img;
+    int ret = sim_image_save(b->sim, &img);
 
     (void)ev;
     b->calls++;
-    b->ret = sim_image_save(b->sim, &img);
-    if (!b->ret)
+    b->refused += ret == -EBUSY;
+    if (!ret)
         sim_image_release(&img);
 }
 
 static void test_refusals(void)
 {
     struct sim *sim = small_machine();
-    struct busy b = {.sim = sim, .ret = 1};
+    struct busy b = {.sim = sim};
     struct sim_op op = {.kind = SIM_OP_KMALLOC, .size = 3000, .node = SIM_NUMA_NO_NODE};
+    struct sim_op fast = {.kind = SIM_OP_ALLOC, .cache = 0, .node = SIM_NUMA_NO_NODE};
     struct sim_result res;
     struct sim_image img;
 
     if (!CHECK(sim != NULL))
         return;
     sim_set_event_cb(sim, save_in_event, &b);
-    sim_apply(sim, &op, &res);
-    CHECK(b.calls > 0);
-    CHECK_EQ_I(b.ret, -EBUSY);
+    sim_apply(sim, &op, &res); /* a new kmalloc cache: the slow paths */
+    CHECK(b.calls > 1);
+    CHECK_EQ_U(b.refused, b.calls);
+    /* the allocation fast path (alloc_from_pcs from a main sheaf with objects) */
+    sim_apply(sim, &fast, &res);
+    b.calls = b.refused = 0;
+    sim_apply(sim, &fast, &res);
+    CHECK_EQ_U(b.calls, 1);
+    CHECK_EQ_U(b.refused, 1);
     sim_set_event_cb(sim, NULL, NULL);
     sim_fail_host_alloc(sim, 1);
     op.size = 2000; /* a new kmalloc cache: host allocations */
