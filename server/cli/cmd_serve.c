@@ -85,9 +85,9 @@ static const struct cli_opt serve_limit_opts[] = {
         {CLI_TO(struct serve_args, checkpoint_every), .name = "checkpoint-every", .arg = "N",
          .min = 1, .max = 1u << 30, .help = "events between checkpoints (default 256)"},
         {CLI_TO(struct serve_args, stored_every), .name = "stored-checkpoint-ops", .arg = "N",
-         .min = 1, .max = 1ull << 40,
+         .max = 1ull << 40,
          .help = "operations between checkpoints kept in the store, at least (default 65536; "
-                 "more when loading one costs more)"},
+                 "more when loading one costs more; 0: keep none there)"},
         {CLI_TO(struct serve_args, workers), .name = "workers", .arg = "N", .min = 1, .max = 256,
          .help = "threads running engine work (default 8)"},
         {CLI_TO(struct serve_args, threads), .name = "threads", .arg = "N", .min = 1, .max = 64,
@@ -164,7 +164,7 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
     if (a->checkpoint_every.given)
         cfg->lim.ckpt_events = a->checkpoint_every.value;
     if (a->stored_every.given)
-        cfg->lim.disk_min_ops = a->stored_every.value;
+        cfg->lim.disk_min_ops = a->stored_every.value ? a->stored_every.value : UINT64_MAX;
     if (a->workers.given)
         cfg->workers = (unsigned)a->workers.value;
     if (a->threads.given)

@@ -68,7 +68,7 @@ int ckpt_disk_open(struct ckpt_disk *d, struct store *store, const char *owner,
     d->max_op = UINT64_MAX;
     d->last_op = 0; /* the first image after floor_ops operations */
     d->min_ops = d->floor_ops = floor_ops;
-    if (!store || !ckpt_disk_available())
+    if (!store || !ckpt_disk_available() || floor_ops == UINT64_MAX)
         return 0;
     d->tag = sim_image_tag();
     snprintf(d->owner, sizeof(d->owner), "%s", owner);

@@ -90,7 +90,8 @@ struct session_limits {
     uint64_t memory;           /* host bytes per session, checkpoints included (estimate) */
     uint64_t max_ops;          /* engine operations per session */
     uint64_t ckpt_events;      /* events between checkpoints */
-    uint64_t disk_min_ops;     /* operations between stored images, at least (ckpt_disk.h) */
+    uint64_t disk_min_ops;     /* operations between stored images, at least (ckpt_disk.h);
+                                * UINT64_MAX: no disk tier */
 };
 
 /* A race op the run applied: where its first step is, and what it ran. */
