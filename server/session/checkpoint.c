@@ -306,6 +306,9 @@ void session_start_before(struct session_run *r, uint64_t seq, bool strict,
     st->mem = session_ckpt_before(r, seq, strict);
     st->disk = NULL;
     session_ckpt_pos(st->mem, &st->p);
+    /* images past this run's batch 0 are another session's (a fork's parent's) */
+    while (e && e->op > r->disk.max_op)
+        e = e > r->disk.e ? e - 1 : NULL;
     if (e && e->op <= r->log.nr_ops && e->op > st->mem->op &&
         e->op - st->mem->op > session_load_ops(r)) {
         st->disk = e;

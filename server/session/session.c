@@ -499,7 +499,6 @@ int session_run_owner(struct session_run *r, char out[STORE_CKPT_OWNER_LEN + 1])
         return ret;
     for (k = 0; k < 2; k++) {
         h[k] = session_hash(h[k], &k, 1); /* two different functions */
-        h[k] = session_hash(h[k], r->scenario_label, strlen(r->scenario_label) + 1);
         h[k] = session_hash(h[k], r->scenario_text, r->scenario_len);
         h[k] = session_hash(h[k], r->canon, strlen(r->canon) + 1);
         h[k] = session_hash(h[k], r->log_id, strlen(r->log_id) + 1);

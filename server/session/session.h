@@ -325,7 +325,9 @@ int session_configure(struct session *s, struct strbuf *err);
  * full settings, batches, limits) into *key.  0 or -ENOMEM. */
 int session_run_key(struct session_run *r, uint64_t *key);
 /* The owner of a configured run's stored checkpoint images (ckpt_disk.h):
- * a hash of what its batch 0 is, without batch 0's limit.  0 or -ENOMEM. */
+ * a hash of what its batch 0 is (scenario text, full settings, stored log),
+ * without batch 0's limit or the scenario's label (which names it, as a
+ * trace's upload and its restore do differently).  0 or -ENOMEM. */
 int session_run_owner(struct session_run *r, char out[STORE_CKPT_OWNER_LEN + 1]);
 /* True when two keyed runs have the same inputs. */
 bool session_run_same_inputs(const struct session_run *a, const struct session_run *b);
