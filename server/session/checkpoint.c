@@ -318,13 +318,57 @@ void session_start_before(struct session_run *r, uint64_t seq, bool strict,
     }
 }
 
+/*
+ * Keep a copy of @m, loaded from a stored image at @p, as a checkpoint in
+ * memory (in seq order), so the next seeks near it copy it instead of
+ * loading it again; session_thin() drops it like any other when the budget
+ * needs the room.  Nothing happens on host OOM (it is only a cache).
+ */
+static void session_ckpt_keep(struct session_run *r, const struct sim *m,
+                              const struct session_pos *p, const uint64_t *totals)
+{
+    const struct checkpoint *before = session_ckpt_before(r, p->seq, false);
+    struct checkpoint *c;
+    struct sim *copy;
+    size_t i;
+
+    if (before->seq == p->seq || r->nr_ckpts == 0)
+        return;
+    if (r->nr_ckpts == r->cap_ckpts) {
+        size_t cap = r->cap_ckpts ? r->cap_ckpts * 2 : 64;
+
+        if (!(c = realloc(r->ckpts, cap * sizeof(*c))))
+            return;
+        r->ckpts = c;
+        r->cap_ckpts = cap;
+        before = session_ckpt_before(r, p->seq, false);
+    }
+    if (sim_clone(m, &copy))
+        return;
+    i = (size_t)(before - r->ckpts) + 1;
+    memmove(&r->ckpts[i + 1], &r->ckpts[i], (r->nr_ckpts - i) * sizeof(r->ckpts[0]));
+    c = &r->ckpts[i];
+    memset(c, 0, sizeof(*c));
+    c->sim = copy;
+    c->bytes = sim_host_bytes(copy);
+    c->seq = p->seq;
+    c->op = p->op;
+    c->off = p->off;
+    memcpy(c->totals, totals, sizeof(c->totals));
+    r->nr_ckpts++;
+    r->ckpt_bytes += c->bytes;
+    session_thin(r);
+}
+
 int session_start_open(struct session_run *r, struct session_start *st, struct sim **m)
 {
     int err;
 
     if (st->disk) {
-        if (!(err = ckpt_disk_load(&r->disk, st->disk, m, st->totals, NULL, NULL)))
+        if (!(err = ckpt_disk_load(&r->disk, st->disk, m, st->totals, NULL, NULL))) {
+            session_ckpt_keep(r, *m, &st->p, st->totals);
             return 0;
+        }
         fprintf(stderr, "slublab serve: checkpoints of %s: the image at %llu does not load "
                         "(error %d): replaying instead\n",
                 r->disk.owner, (unsigned long long)st->disk->seq, err);

@@ -388,7 +388,7 @@ out_release:
 
 struct page_reader {
     struct ckpt_disk *d;
-    const uint64_t (*list)[3];
+    const uint64_t *list; /* (address, hash[0], hash[1]) per page */
     size_t nr;
 };
 
@@ -404,14 +404,14 @@ static int page_read(void *arg, sim_addr_t addr, uint8_t *dst)
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
 
-        if (pr->list[mid][0] < addr)
+        if (pr->list[3 * mid] < addr)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo == pr->nr || pr->list[lo][0] != addr)
+    if (lo == pr->nr || pr->list[3 * lo] != addr)
         return -EIO;
-    hash_bytes(&pr->list[lo][1], hash);
+    hash_bytes(&pr->list[3 * lo + 1], hash);
     if ((ret = store_ckpt_page_get(pr->d->store, pr->d->owner, hash, &data, &len)))
         return ret == -ENOENT ? -EIO : ret;
     if (uncompress(dst, &n, data, (uLong)len) != Z_OK || n != SIM_PAGE_SIZE)
@@ -448,10 +448,10 @@ int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct 
         ret = -EIO;
         goto out_free;
     }
-    pr.list = (const uint64_t(*)[3])(const void *)list;
+    pr.list = (const uint64_t *)(const void *)list;
     pr.nr = list_len / (3 * sizeof(uint64_t));
     for (i = 1; i < pr.nr; i++)
-        if (pr.list[i - 1][0] >= pr.list[i][0]) { /* not by address: another writer's format */
+        if (pr.list[3 * (i - 1)] >= pr.list[3 * i]) { /* not by address: another writer's format */
             ret = -EIO;
             goto out_free;
         }
@@ -460,7 +460,7 @@ int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct 
     if (totals)
         memcpy(totals, meta + 8 + engine_len, SIM_NR_STATS * sizeof(uint64_t));
     for (i = 0; i < pr.nr; i++) /* read back: known to be stored */
-        known_add(d, &pr.list[i][1]);
+        known_add(d, &pr.list[3 * i + 1]);
     if (extra && c.extra && (ret = blob_unpack(c.extra, c.extra_len, extra, extra_len))) {
         sim_destroy(*out);
         *out = NULL;
