@@ -165,6 +165,9 @@ int config_check(const struct sim_config *cfg);
  * *@engine gets its engine bit (0 where the engine's kernel defines it as 0). */
 bool gfp_name_known(const char *name, size_t len, uint32_t *engine);
 
+/* image.c */
+void image_seal(uint8_t *meta, size_t len);
+
 /* random.c */
 void rng_seed(struct rng *r, uint64_t seed);
 uint64_t rng_next(struct rng *r);

@@ -744,6 +744,38 @@ int sim_clone(const struct sim *src, struct sim **out);
  * own.  Cannot fail. */
 #define SIM_HOST_OVERHEAD 16u
 uint64_t sim_host_bytes(const struct sim *sim);
+/*
+ * A machine as bytes (engine/image.c, docs/image.md): what a checkpoint on
+ * disk holds.  Meta is everything but page contents; pages are listed apart.
+ */
+struct sim_image_page {
+    sim_addr_t addr; /* the page's address (SIM_PAGE_SIZE aligned) */
+    /* SIM_PAGE_SIZE bytes, pointing into the machine: valid until it changes */
+    const uint8_t *bytes;
+};
+struct sim_image {
+    void *meta; /* everything but page contents; owned, malloc'd */
+    size_t meta_len;
+    /* every page whose bytes are host memory, by address; owned array */
+    struct sim_image_page *pages;
+    size_t nr_pages;
+};
+/* Serialize @sim (between operations; -EBUSY inside one, -EIO if broken or
+ * halted).  0 or -ENOMEM; *@out is written only on success. */
+int sim_image_save(const struct sim *sim, struct sim_image *out);
+/* Free what sim_image_save() put in @img (not the machine's pages); NULL is fine. */
+void sim_image_release(struct sim_image *img);
+/* Rebuild a machine from @meta; @page is called once per page listed in meta (in address order)
+ * to fill SIM_PAGE_SIZE bytes at @dst; a non-zero return from it aborts with that value.
+ * The result is what sim_clone() of the saved machine would be (no event callback set).
+ * 0, -ENOMEM, -EINVAL (meta malformed, truncated, or from another format: never crash on bad
+ * input), or @page's error. */
+int sim_image_load(const void *meta, size_t meta_len,
+                   int (*page)(void *arg, sim_addr_t addr, uint8_t *dst), void *arg,
+                   struct sim **out);
+/* The image format's tag: changes whenever an image saved by another build could be read wrongly
+ * (format version, struct sizes/layouts, engine version); the store keys images by it. */
+const char *sim_image_tag(void);
 /* Set (or with NULL clear) the event callback.  Cannot fail. */
 void sim_set_event_cb(struct sim *sim, sim_event_fn fn, void *arg);
 const struct sim_config *sim_get_config(const struct sim *sim);
