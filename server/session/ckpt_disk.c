@@ -19,12 +19,6 @@
 #include <zlib.h>
 
 #include "session/session.h"
-#include "session/sim_image_compat.h"
-
-bool ckpt_disk_available(void)
-{
-    return sim_image_save && sim_image_release && sim_image_load && sim_image_tag;
-}
 
 /* ---- the list of images ---------------------------------------------------------- */
 
@@ -68,7 +62,7 @@ int ckpt_disk_open(struct ckpt_disk *d, struct store *store, const char *owner,
     d->max_op = UINT64_MAX;
     d->last_op = 0; /* the first image after floor_ops operations */
     d->min_ops = d->floor_ops = floor_ops;
-    if (!store || !ckpt_disk_available() || floor_ops == UINT64_MAX)
+    if (!store || floor_ops == UINT64_MAX)
         return 0;
     d->tag = sim_image_tag();
     snprintf(d->owner, sizeof(d->owner), "%s", owner);
@@ -305,8 +299,9 @@ int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint
 
     if (!d->store || d->failed)
         return 0;
+    /* -EIO: a halted machine, no state to keep (the one before serves) */
     if ((ret = sim_image_save(m, &img)))
-        return ret;
+        return ret == -ENOMEM ? ret : 0;
     b = calloc(1, sizeof(*b));
     list = malloc((img.nr_pages ? img.nr_pages : 1) * sizeof(*list));
     if (b)

@@ -68,8 +68,6 @@ struct ckpt_disk {
     bool failed; /* a store error: the tier stopped writing (reads go on) */
 };
 
-/* Does this engine serialize machines (sim_image_save() and friends)? */
-bool ckpt_disk_available(void);
 /* Start the tier of a run over @store (NULL: none) for @owner, images at
  * least @floor_ops operations apart, reading the list of its stored images.  0 or -ENOMEM; a store that cannot list them
  * leaves the tier off (an error on stderr), which only costs replays. */
