@@ -202,6 +202,14 @@ static int known_add(struct ckpt_disk *d, const uint64_t h[2])
     return 0;
 }
 
+/* Forget every hash (the capacity stays): the set then holds one image's. */
+static void known_reset(struct ckpt_disk *d)
+{
+    if (d->cap_known)
+        memset(d->known, 0, d->cap_known * sizeof(*d->known));
+    d->nr_known = 0;
+}
+
 static void hash_bytes(const uint64_t h[2], uint8_t out[STORE_CKPT_HASH_LEN])
 {
     memcpy(out, &h[0], 8);
@@ -333,9 +341,14 @@ int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint
             if (++b->n == CKPT_DISK_BATCH)
                 ret = page_batch_flush(d, b);
         }
-        known_add(d, h); /* a miss only means writing it again */
         d->pages_written++;
     }
+    /* the next image is compared with this one: what consecutive images
+     * share, in memory bounded by one image (an older page that comes back
+     * is only compressed and offered again) */
+    known_reset(d);
+    for (i = 0; i < img.nr_pages; i++)
+        known_add(d, &list[i][1]); /* a miss only means writing it again */
     if (!ret)
         ret = page_batch_flush(d, b);
     if (!ret)
@@ -454,7 +467,8 @@ int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct 
         goto out_free;
     if (totals)
         memcpy(totals, meta + 8 + engine_len, SIM_NR_STATS * sizeof(uint64_t));
-    for (i = 0; i < pr.nr; i++) /* read back: known to be stored */
+    known_reset(d); /* read back: known to be stored, and what a spill next to it shares */
+    for (i = 0; i < pr.nr; i++)
         known_add(d, &pr.list[3 * i + 1]);
     if (extra && c.extra && (ret = blob_unpack(c.extra, c.extra_len, extra, extra_len))) {
         sim_destroy(*out);

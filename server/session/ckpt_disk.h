@@ -7,8 +7,9 @@
  * zlib-compressed, and its pages.  Each page is stored once per owner, under
  * a 128-bit hash of its bytes (two independent 64-bit hashes), compressed;
  * an image lists its pages' (address, hash).  Consecutive images share the
- * pages that did not change, and a page known to be stored (the tier keeps
- * the hashes it wrote or read this run) is not compressed or sent again.
+ * pages that did not change: the tier keeps the hashes of the last image it
+ * wrote or read (memory bounded by one image, not by the trace's length),
+ * and a page among them is not compressed or sent again.
  *
  * Images are keyed by the owner: a hash of what a run's batch 0 is (scenario
  * text and label, full settings, stored op log), without batch 0's limit,
@@ -56,7 +57,7 @@ struct ckpt_disk {
     const char *tag;                         /* sim_image_tag() */
     struct ckpt_disk_entry *e;               /* the stored images, by seq */
     size_t nr, cap;
-    uint64_t (*known)[2];                    /* open-addressed set of stored page hashes */
+    uint64_t (*known)[2];                    /* open-addressed set: the last image's page hashes */
     size_t nr_known, cap_known;              /* cap_known: 0 or a power of two */
     uint64_t max_op;   /* images only at op <= max_op (the end of batch 0, once known) */
     uint64_t last_op;  /* the furthest image written this run (0: none) */
