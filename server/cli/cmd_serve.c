@@ -29,8 +29,9 @@ struct serve_args {
     const char *listen, *db, *web, *vendor, *scenarios, *lessons, *trusted_proxy;
     struct cli_list allow_origin;
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
-            checkpoint_every, stored_every, workers, threads, timeout, follow_ms, follow_rate, max_connections,
-            max_per_ip, header_timeout, max_trace_text, memory_mb, keep_days, quota, answer_rate;
+            checkpoint_every, stored_every, workers, threads, timeout, follow_ms, follow_rate,
+            max_connections, max_per_ip, header_timeout, max_trace_text, memory_mb, keep_days,
+            quota, answer_rate;
     bool quiet;
 };
 

@@ -369,8 +369,9 @@ int session_start_open(struct session_run *r, struct session_start *st, struct s
             session_ckpt_keep(r, *m, &st->p, st->totals);
             return 0;
         }
-        fprintf(stderr, "slublab serve: checkpoints of %s: the image at %llu does not load "
-                        "(error %d): replaying instead\n",
+        fprintf(stderr,
+                "slublab serve: checkpoints of %s: the image at %llu does not load "
+                "(error %d): replaying instead\n",
                 r->disk.owner, (unsigned long long)st->disk->seq, err);
         st->disk = NULL;
         session_ckpt_pos(st->mem, &st->p);

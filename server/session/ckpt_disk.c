@@ -53,8 +53,7 @@ static int ckpt_disk_listed(void *arg, uint64_t seq, uint64_t op, uint64_t off, 
     return ckpt_disk_push(arg, seq, op, (size_t)off, has_extra);
 }
 
-int ckpt_disk_open(struct ckpt_disk *d, struct store *store, const char *owner,
-                   uint64_t floor_ops)
+int ckpt_disk_open(struct ckpt_disk *d, struct store *store, const char *owner, uint64_t floor_ops)
 {
     int ret;
 
@@ -70,8 +69,10 @@ int ckpt_disk_open(struct ckpt_disk *d, struct store *store, const char *owner,
     if (ret == -ENOMEM)
         return ret;
     if (ret) {
-        fprintf(stderr, "slublab serve: checkpoints of %s cannot be listed (error %d): "
-                        "replaying instead\n", owner, ret);
+        fprintf(stderr,
+                "slublab serve: checkpoints of %s cannot be listed (error %d): "
+                "replaying instead\n",
+                owner, ret);
         d->nr = 0;
         return 0;
     }
@@ -107,8 +108,7 @@ const struct ckpt_disk_entry *ckpt_disk_at(const struct ckpt_disk *d, uint64_t s
     return e && e->seq == seq ? e : NULL;
 }
 
-const struct ckpt_disk_entry *ckpt_disk_before(const struct ckpt_disk *d, uint64_t seq,
-                                               bool strict)
+const struct ckpt_disk_entry *ckpt_disk_before(const struct ckpt_disk *d, uint64_t seq, bool strict)
 {
     size_t lo = 0, hi = d->nr;
 
@@ -295,13 +295,13 @@ static int ckpt_meta_pack(const struct sim_image *img, const uint64_t *totals, v
     return ret;
 }
 
-int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op,
-                    size_t off, const uint64_t *totals, const void *extra, size_t extra_len)
+int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op, size_t off,
+                    const uint64_t *totals, const void *extra, size_t extra_len)
 {
     struct store_ckpt c = {.seq = seq, .op = op, .off = off};
     struct page_batch *b = NULL;
     struct sim_image img;
-    uint64_t (*list)[3] = NULL, bytes = 0, h[2];
+    uint64_t(*list)[3] = NULL, bytes = 0, h[2];
     size_t i;
     int ret;
 
@@ -377,8 +377,10 @@ int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint
     }
 out_release:
     if (ret && ret != -ENOMEM) {
-        fprintf(stderr, "slublab serve: checkpoints of %s: an image cannot be stored (error %d): "
-                        "no more are written\n", d->owner, ret);
+        fprintf(stderr,
+                "slublab serve: checkpoints of %s: an image cannot be stored (error %d): "
+                "no more are written\n",
+                d->owner, ret);
         d->failed = true;
     }
     free(c.meta);

@@ -37,8 +37,8 @@
 #include "session/store.h"
 #include "slub.h"
 
-#define CKPT_DISK_LOAD_FACTOR 4u   /* a load costs this many clones of the same bytes */
-#define CKPT_DISK_BYTES_PER_OP 12u /* stored image bytes per operation, at most (spacing) */
+#define CKPT_DISK_LOAD_FACTOR  4u   /* a load costs this many clones of the same bytes */
+#define CKPT_DISK_BYTES_PER_OP 12u  /* stored image bytes per operation, at most (spacing) */
 #define CKPT_DISK_BATCH        256u /* pages per store transaction */
 /* Operations between stored images, at least, by default: replaying this
  * many takes well under a second here, so nearer images would not pay for
@@ -52,28 +52,27 @@ struct ckpt_disk_entry {
 };
 
 struct ckpt_disk {
-    struct store *store;                     /* NULL: no disk tier */
-    char owner[STORE_CKPT_OWNER_LEN + 1];    /* "" until ckpt_disk_open() */
-    const char *tag;                         /* sim_image_tag() */
-    struct ckpt_disk_entry *e;               /* the stored images, by seq */
+    struct store *store;                  /* NULL: no disk tier */
+    char owner[STORE_CKPT_OWNER_LEN + 1]; /* "" until ckpt_disk_open() */
+    const char *tag;                      /* sim_image_tag() */
+    struct ckpt_disk_entry *e;            /* the stored images, by seq */
     size_t nr, cap;
-    uint64_t (*known)[2];                    /* open-addressed set: the last image's page hashes */
-    size_t nr_known, cap_known;              /* cap_known: 0 or a power of two */
-    uint64_t max_op;   /* images only at op <= max_op (the end of batch 0, once known) */
-    uint64_t last_op;  /* the furthest image written this run (0: none) */
-    uint64_t min_ops;  /* operations before the next image may be written */
-    uint64_t load_ops; /* what a load costs, in replayed operations (the last image's) */
-    uint64_t floor_ops; /* min_ops is never below this */
+    uint64_t (*known)[2];       /* open-addressed set: the last image's page hashes */
+    size_t nr_known, cap_known; /* cap_known: 0 or a power of two */
+    uint64_t max_op;            /* images only at op <= max_op (the end of batch 0, once known) */
+    uint64_t last_op;           /* the furthest image written this run (0: none) */
+    uint64_t min_ops;           /* operations before the next image may be written */
+    uint64_t load_ops;          /* what a load costs, in replayed operations (the last image's) */
+    uint64_t floor_ops;         /* min_ops is never below this */
     /* numbers for GET /api/sessions/ID and the tests */
     uint64_t written, loaded, pages_written, bytes_written;
     bool failed; /* a store error: the tier stopped writing (reads go on) */
 };
 
 /* Start the tier of a run over @store (NULL: none) for @owner, images at
- * least @floor_ops operations apart, reading the list of its stored images.  0 or -ENOMEM; a store that cannot list them
- * leaves the tier off (an error on stderr), which only costs replays. */
-int ckpt_disk_open(struct ckpt_disk *d, struct store *store, const char *owner,
-                   uint64_t floor_ops);
+ * least @floor_ops operations apart, reading the list of its stored images.  0 or -ENOMEM; a store
+ * that cannot list them leaves the tier off (an error on stderr), which only costs replays. */
+int ckpt_disk_open(struct ckpt_disk *d, struct store *store, const char *owner, uint64_t floor_ops);
 /* Free what the tier holds; the store keeps the images.  NULL is fine. */
 void ckpt_disk_release(struct ckpt_disk *d);
 /* Host bytes it holds. */
@@ -91,8 +90,8 @@ const struct ckpt_disk_entry *ckpt_disk_before(const struct ckpt_disk *d, uint64
  * (@extra_len bytes, stored compressed; NULL: none).  0, -ENOMEM, or the
  * store's error (then the tier stops writing).
  */
-int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op,
-                    size_t off, const uint64_t *totals, const void *extra, size_t extra_len);
+int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op, size_t off,
+                    const uint64_t *totals, const void *extra, size_t extra_len);
 /* The machine of image @e into *out (no event callback), its totals into
  * @totals (when not NULL) and its extra into a malloc()ed *extra (when
  * @extra is not NULL; NULL when it has none).  0, -ENOMEM, -EIO (a page or

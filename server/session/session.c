@@ -574,8 +574,10 @@ static int session_open_end(struct session_run *r, uint64_t ops, struct session_
         return 0;
     }
     if (ret != -ENOMEM)
-        fprintf(stderr, "slublab serve: checkpoints of %s: the end image does not load "
-                        "(error %d): replaying instead\n", r->disk.owner, ret);
+        fprintf(stderr,
+                "slublab serve: checkpoints of %s: the end image does not load "
+                "(error %d): replaying instead\n",
+                r->disk.owner, ret);
     timeline_release(&tl);
     sim_destroy(m);
     free(extra);

@@ -1553,8 +1553,7 @@ static void bind_blob(sqlite3_stmt *s, int i, const void *data, size_t len)
         sqlite3_bind_blob64(s, i, len ? data : "", len, SQLITE_STATIC);
 }
 
-int store_ckpt_put(struct store *st, const char *owner, const char *tag,
-                   const struct store_ckpt *c)
+int store_ckpt_put(struct store *st, const char *owner, const char *tag, const struct store_ckpt *c)
 {
     sqlite3_stmt *s;
     int ret;

@@ -154,7 +154,7 @@ struct store_ckpt_page {
 };
 
 struct store_ckpt {
-    uint64_t seq, op, off; /* events and operations applied, op log offset of the next */
+    uint64_t seq, op, off;      /* events and operations applied, op log offset of the next */
     void *meta, *pages, *extra; /* extra: NULL when none */
     size_t meta_len, pages_len, extra_len;
 };

@@ -1450,8 +1450,7 @@ int store_pg_ckpt_list(struct store_pg *pg, const char *owner, const char *tag,
     r = pg_run(pg, ST_CKP_LIST, &a, "listing checkpoints", &ret);
     pthread_mutex_unlock(&pg->lock);
     for (i = 0; r && !ret && i < PQntuples(r); i++)
-        ret = fn(arg, val_u64(r, i, 0), val_u64(r, i, 1), val_u64(r, i, 2),
-                 val_u64(r, i, 3) != 0);
+        ret = fn(arg, val_u64(r, i, 0), val_u64(r, i, 1), val_u64(r, i, 2), val_u64(r, i, 3) != 0);
     PQclear(r);
     return ret;
 }

@@ -454,7 +454,8 @@ int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
     }
     ret = -EINVAL;
     n = tl_get_u64(&r);
-    if (r.bad || n > len / sizeof(*tl->blocks) || !(blk = tl_get(&r, (size_t)n * sizeof(*tl->blocks))))
+    if (r.bad || n > len / sizeof(*tl->blocks) ||
+        !(blk = tl_get(&r, (size_t)n * sizeof(*tl->blocks))))
         goto err_release;
     if (tl_reserve((void **)&tl->blocks, &tl->cap_blocks, (size_t)n ? (size_t)n : 1,
                    sizeof(*tl->blocks))) {

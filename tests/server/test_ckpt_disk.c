@@ -208,8 +208,8 @@ static void test_images(void)
         sqlite3 *db;
 
         CHECK_EQ_I(sqlite3_open(path, &db), SQLITE_OK);
-        CHECK_EQ_I(sqlite3_exec(db, "UPDATE ckpt_pages SET data = x'789c030000000001'", NULL,
-                                NULL, NULL),
+        CHECK_EQ_I(sqlite3_exec(db, "UPDATE ckpt_pages SET data = x'789c030000000001'", NULL, NULL,
+                                NULL),
                    SQLITE_OK);
         sqlite3_close(db);
         if (CHECK(d.nr > 0))
