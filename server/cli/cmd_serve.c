@@ -29,8 +29,9 @@ struct serve_args {
     const char *listen, *db, *web, *vendor, *scenarios, *lessons, *trusted_proxy;
     struct cli_list allow_origin;
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
-            checkpoint_every, workers, threads, timeout, follow_ms, follow_rate, max_connections,
-            max_per_ip, header_timeout, max_trace_text, memory_mb, keep_days, quota, answer_rate;
+            checkpoint_every, stored_every, workers, threads, timeout, follow_ms, follow_rate,
+            max_connections, max_per_ip, header_timeout, max_trace_text, memory_mb, keep_days,
+            quota, answer_rate;
     bool quiet;
 };
 
@@ -84,6 +85,10 @@ static const struct cli_opt serve_limit_opts[] = {
          .max = SIM_MAX_NODES, .help = "machine.nodes allowed (default 8)"},
         {CLI_TO(struct serve_args, checkpoint_every), .name = "checkpoint-every", .arg = "N",
          .min = 1, .max = 1u << 30, .help = "events between checkpoints (default 256)"},
+        {CLI_TO(struct serve_args, stored_every), .name = "stored-checkpoint-ops", .arg = "N",
+         .max = 1ull << 40,
+         .help = "operations between checkpoints kept in the store, at least (default 65536; "
+                 "more when loading one costs more; 0: keep none there)"},
         {CLI_TO(struct serve_args, workers), .name = "workers", .arg = "N", .min = 1, .max = 256,
          .help = "threads running engine work (default 8)"},
         {CLI_TO(struct serve_args, threads), .name = "threads", .arg = "N", .min = 1, .max = 64,
@@ -159,6 +164,8 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
         cfg->lim.max_nodes = (unsigned)a->max_nodes.value;
     if (a->checkpoint_every.given)
         cfg->lim.ckpt_events = a->checkpoint_every.value;
+    if (a->stored_every.given)
+        cfg->lim.disk_min_ops = a->stored_every.value ? a->stored_every.value : UINT64_MAX;
     if (a->workers.given)
         cfg->workers = (unsigned)a->workers.value;
     if (a->threads.given)

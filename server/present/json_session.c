@@ -258,6 +258,11 @@ cJSON *json_session_info(struct session *s)
         !json_put(ck, "count", json_uint(s->run->nr_ckpts)) ||
         !json_put(ck, "bytes", json_uint(s->run->ckpt_bytes)) ||
         !json_put(ck, "every", json_uint(s->run->ckpt_every)) ||
+        !json_put(ck, "stored", json_uint(s->run->disk.nr)) ||
+        !json_put(ck, "written", json_uint(s->run->disk.written)) ||
+        !json_put(ck, "loaded", json_uint(s->run->disk.loaded)) ||
+        !json_put(ck, "build_replayed", json_uint(s->run->build_replayed)) ||
+        !json_put(ck, "build_loaded", cJSON_CreateBool(s->run->build_loaded)) ||
         !json_put(o, "memory", mem = cJSON_CreateObject()) ||
         !json_put(mem, "bytes", json_uint(session_memory(s))) ||
         !json_put(mem, "limit", json_uint(s->run->lim.memory)) ||

@@ -19,6 +19,7 @@
 #include "session/session_internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -42,7 +43,8 @@ uint64_t session_sim_bytes(const struct session_run *r)
 uint64_t session_run_memory(const struct session_run *r)
 {
     uint64_t total = session_sim_bytes(r) + oplog_memory(&r->log) + timeline_bytes(&r->tl) +
-                     r->ckpt_bytes + session_cache_bytes(r) + r->scenario_len + r->batch_bytes;
+                     r->ckpt_bytes + session_cache_bytes(r) + r->scenario_len + r->batch_bytes +
+                     ckpt_disk_bytes(&r->disk);
 
     if (r->cursor.sim)
         total += r->cursor.bytes;
@@ -97,6 +99,7 @@ void session_thin(struct session_run *r)
         }
         if (!victim)
             break;
+        session_ckpt_spill(r, &r->ckpts[victim]);
         session_ckpt_remove(r, victim);
         /* take new ones no denser than the budget lets the old ones be */
         if (best / 2 > r->ckpt_every)
@@ -283,6 +286,118 @@ int session_apply_next(struct session_run *r, struct sim *m, struct session_pos 
     p->seq += ev;
     p->op++;
     return 0;
+}
+
+/* ---- the disk tier ------------------------------------------------------------- */
+
+/* What loading a stored image costs, in replayed operations. */
+static uint64_t session_load_ops(const struct session_run *r)
+{
+    if (r->disk.load_ops)
+        return r->disk.load_ops;
+    return CKPT_DISK_LOAD_FACTOR * session_sim_bytes(r) / SESSION_CKPT_BYTES_PER_OP;
+}
+
+void session_start_before(struct session_run *r, uint64_t seq, bool strict,
+                          struct session_start *st)
+{
+    const struct ckpt_disk_entry *e = ckpt_disk_before(&r->disk, seq, strict);
+
+    st->mem = session_ckpt_before(r, seq, strict);
+    st->disk = NULL;
+    session_ckpt_pos(st->mem, &st->p);
+    /* images past this run's batch 0 are another session's (a fork's parent's) */
+    while (e && e->op > r->disk.max_op)
+        e = e > r->disk.e ? e - 1 : NULL;
+    if (e && e->op <= r->log.nr_ops && e->op > st->mem->op &&
+        e->op - st->mem->op > session_load_ops(r)) {
+        st->disk = e;
+        st->p.seq = e->seq;
+        st->p.op = e->op;
+        st->p.off = e->off;
+    }
+}
+
+/*
+ * Keep a copy of @m, loaded from a stored image at @p, as a checkpoint in
+ * memory (in seq order), so the next seeks near it copy it instead of
+ * loading it again; session_thin() drops it like any other when the budget
+ * needs the room.  Nothing happens on host OOM (it is only a cache).
+ */
+static void session_ckpt_keep(struct session_run *r, const struct sim *m,
+                              const struct session_pos *p, const uint64_t *totals)
+{
+    const struct checkpoint *before = session_ckpt_before(r, p->seq, false);
+    struct checkpoint *c;
+    struct sim *copy;
+    size_t i;
+
+    if (before->seq == p->seq || r->nr_ckpts == 0)
+        return;
+    if (r->nr_ckpts == r->cap_ckpts) {
+        size_t cap = r->cap_ckpts ? r->cap_ckpts * 2 : 64;
+
+        if (!(c = realloc(r->ckpts, cap * sizeof(*c))))
+            return;
+        r->ckpts = c;
+        r->cap_ckpts = cap;
+        before = session_ckpt_before(r, p->seq, false);
+    }
+    if (sim_clone(m, &copy))
+        return;
+    i = (size_t)(before - r->ckpts) + 1;
+    memmove(&r->ckpts[i + 1], &r->ckpts[i], (r->nr_ckpts - i) * sizeof(r->ckpts[0]));
+    c = &r->ckpts[i];
+    memset(c, 0, sizeof(*c));
+    c->sim = copy;
+    c->bytes = sim_host_bytes(copy);
+    c->seq = p->seq;
+    c->op = p->op;
+    c->off = p->off;
+    memcpy(c->totals, totals, sizeof(c->totals));
+    r->nr_ckpts++;
+    r->ckpt_bytes += c->bytes;
+    session_thin(r);
+}
+
+int session_start_open(struct session_run *r, struct session_start *st, struct sim **m)
+{
+    int err;
+
+    if (st->disk) {
+        if (!(err = ckpt_disk_load(&r->disk, st->disk, m, st->totals, NULL, NULL))) {
+            session_ckpt_keep(r, *m, &st->p, st->totals);
+            return 0;
+        }
+        fprintf(stderr,
+                "slublab serve: checkpoints of %s: the image at %llu does not load "
+                "(error %d): replaying instead\n",
+                r->disk.owner, (unsigned long long)st->disk->seq, err);
+        st->disk = NULL;
+        session_ckpt_pos(st->mem, &st->p);
+    }
+    memcpy(st->totals, st->mem->totals, sizeof(st->totals));
+    return session_ckpt_copy(st->mem, m, &st->p);
+}
+
+void session_ckpt_spill(struct session_run *r, const struct checkpoint *c)
+{
+    const struct ckpt_disk_entry *prev, *next;
+    struct ckpt_disk *d = &r->disk;
+
+    if (!d->store || d->failed || !c->sim || c->op > d->max_op || ckpt_disk_at(d, c->seq))
+        return;
+    prev = ckpt_disk_before(d, c->seq, true);
+    next = ckpt_disk_before(d, UINT64_MAX, false);
+    if (prev && c->op - prev->op < d->min_ops)
+        return;
+    if (next && next->seq > c->seq) { /* the first stored one after c */
+        size_t i = prev ? (size_t)(prev - d->e) + 1 : 0;
+
+        if (i < d->nr && d->e[i].op - c->op < d->min_ops)
+            return;
+    }
+    ckpt_disk_write(d, c->sim, c->seq, c->op, c->off, c->totals, NULL, 0);
 }
 
 /* ---- the state cache ---------------------------------------------------------- */

@@ -110,10 +110,25 @@ int registry_new(struct store *store, const struct session_limits *lim, unsigned
     return 0;
 }
 
+/* Name the owner of @s's stored images in its row, once its run has some,
+ * so they go with the last session using them.  A failure leaves them
+ * until a later try. */
+static void registry_name_ckpts(struct registry *reg, struct session *s)
+{
+    const struct ckpt_disk *d = &s->run->disk;
+
+    if (s->ckpts_named || !d->owner[0] || !d->nr || !s->id[0])
+        return;
+    if (!store_session_set_ckpts(reg->store, s->id, d->owner))
+        s->ckpts_named = true;
+}
+
 int registry_save_position(struct registry *reg, struct session *s)
 {
     int err = 0;
 
+    if (s->ready)
+        registry_name_ckpts(reg, s);
     if (s->ready && s->position != s->pos_saved &&
         !(err = store_session_set_position(reg->store, s->id, s->position)))
         s->pos_saved = s->position;
@@ -366,6 +381,7 @@ int registry_build(struct registry *reg, struct session *s, struct strbuf *err)
     uint64_t key;
     int ret;
 
+    r->disk_store = reg->store; /* the checkpoint images' tier (ckpt_disk.h) */
     if ((ret = session_configure(s, err)))
         return ret;
     if ((ret = session_run_key(r, &key)))
@@ -630,6 +646,7 @@ int registry_get(struct registry *reg, const char *id, bool may_block, struct se
         /* a session stored without its overview (by replay --db before it
          * kept one, or by an older slublab) has one from now on */
         registry_save_overview(reg, s);
+        registry_name_ckpts(reg, s);
     }
     pthread_mutex_unlock(&s->lock);
     strbuf_release(&err);
@@ -714,6 +731,7 @@ int registry_add(struct registry *reg, struct session *s)
     if (ret)
         goto out_free;
     registry_save_overview(reg, s);
+    registry_name_ckpts(reg, s);
     registry_now(s->created, sizeof(s->created));
     s->pos_saved = s->position;
     s->ready = true;

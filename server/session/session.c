@@ -35,6 +35,7 @@ void session_limits_default(struct session_limits *lim)
     lim->memory = 128 * MIB;
     lim->max_ops = 100000000;
     lim->ckpt_events = 256;
+    lim->disk_min_ops = CKPT_DISK_MIN_OPS;
 }
 
 struct session_run *session_run_new(const struct session_limits *lim)
@@ -57,6 +58,8 @@ struct session_run *session_run_new(const struct session_limits *lim)
     r->lim = *lim;
     if (!r->lim.ckpt_events)
         r->lim.ckpt_events = 256;
+    if (!r->lim.disk_min_ops)
+        r->lim.disk_min_ops = CKPT_DISK_MIN_OPS;
     r->ckpt_every = r->lim.ckpt_events;
     timeline_init(&r->tl);
     return r;
@@ -95,6 +98,7 @@ static void session_run_free(struct session_run *r)
     free(r->scratch.race);
     free(r->races);
     timeline_release(&r->tl);
+    ckpt_disk_release(&r->disk);
     for (i = 0; i < r->nr_batches; i++)
         free(r->batches[i].ops);
     free(r->batches);
@@ -210,6 +214,7 @@ int session_run_copy_inputs(struct session_run *dst, const struct session_run *s
                                     src->scenario_label)))
         return ret;
     dst->settings = src->settings;
+    dst->disk_store = src->disk_store;
     memcpy(dst->log_id, src->log_id, sizeof(dst->log_id));
     dst->log_store = src->log_store;
     for (i = 0; i < src->nr_batches && !ret; i++)
@@ -484,6 +489,25 @@ int session_run_key(struct session_run *r, uint64_t *key)
     return 0;
 }
 
+int session_run_owner(struct session_run *r, char out[STORE_CKPT_OWNER_LEN + 1])
+{
+    uint64_t h[2] = {14695981039346656037ull, 0x6c62272e07bb0142ull}, key;
+    unsigned k;
+    int ret;
+
+    if (!r->canon && (ret = session_run_key(r, &key)))
+        return ret;
+    for (k = 0; k < 2; k++) {
+        h[k] = session_hash(h[k], &k, 1); /* two different functions */
+        h[k] = session_hash(h[k], r->scenario_text, r->scenario_len);
+        h[k] = session_hash(h[k], r->canon, strlen(r->canon) + 1);
+        h[k] = session_hash(h[k], r->log_id, strlen(r->log_id) + 1);
+    }
+    snprintf(out, STORE_CKPT_OWNER_LEN + 1, "%016llx%016llx", (unsigned long long)h[0],
+             (unsigned long long)h[1]);
+    return 0;
+}
+
 bool session_run_same_inputs(const struct session_run *a, const struct session_run *b)
 {
     size_t i;
@@ -511,6 +535,72 @@ static int session_log_get(void *arg, uint64_t idx, uint8_t **buf, size_t *len)
     struct session_run *r = arg;
 
     return store_oplog_get(r->log_store, r->log_id, idx, buf, len);
+}
+
+/*
+ * The end of batch 0 (@ops operations of the stored log) from a stored
+ * image, when one is there with the run's state (the timeline): the head
+ * machine is loaded instead of replaying the log, and *p is moved there.
+ * 0 also when there is none (*p stays: the log is replayed), -ENOMEM.
+ */
+static int session_open_end(struct session_run *r, uint64_t ops, struct session_pos *p)
+{
+    const struct ckpt_disk_entry *e = ckpt_disk_before(&r->disk, UINT64_MAX, false);
+    unsigned char *extra = NULL;
+    struct timeline tl;
+    struct sim *m = NULL;
+    size_t len = 0;
+    int ret;
+
+    while (e && e->op > ops)
+        e = e > r->disk.e ? e - 1 : NULL;
+    if (!e || e->op != ops || !e->has_extra || r->nr_races)
+        return 0;
+    ret = ckpt_disk_load(&r->disk, e, &m, NULL, &extra, &len);
+    if (ret == -ENOMEM)
+        return ret;
+    timeline_init(&tl);
+    if (!ret && extra && !(ret = timeline_load(&tl, extra, len)) && tl.nr_events == e->seq) {
+        timeline_release(&r->tl);
+        r->tl = tl;
+        sim_destroy(r->rp.sim);
+        r->rp.sim = m;
+        sim_set_event_cb(m, session_on_event, r);
+        p->seq = e->seq;
+        p->op = e->op;
+        p->off = e->off;
+        r->build_loaded = true;
+        free(extra);
+        return 0;
+    }
+    if (ret != -ENOMEM)
+        fprintf(stderr,
+                "slublab serve: checkpoints of %s: the end image does not load "
+                "(error %d): replaying instead\n",
+                r->disk.owner, ret);
+    timeline_release(&tl);
+    sim_destroy(m);
+    free(extra);
+    return ret == -ENOMEM ? ret : 0;
+}
+
+/* Keep the end of batch 0 (the head at @p) in the store with the timeline,
+ * so that the next build of the run loads it (session_open_end()).  Only
+ * when the tier is on and it is not stored yet; a failure costs a replay. */
+static int session_keep_end(struct session_run *r, const struct session_pos *p)
+{
+    const struct ckpt_disk_entry *e = ckpt_disk_at(&r->disk, p->seq);
+    unsigned char *tl = NULL;
+    size_t len = 0;
+    int ret;
+
+    if (!r->disk.store || r->disk.failed || (e && e->has_extra) || r->nr_races)
+        return 0;
+    if ((ret = timeline_save(&r->tl, &tl, &len)))
+        return ret;
+    ret = ckpt_disk_write(&r->disk, r->rp.sim, p->seq, p->op, p->off, r->tl.totals, tl, len);
+    free(tl);
+    return ret == -ENOMEM ? ret : 0;
 }
 
 /*
@@ -554,6 +644,8 @@ static int session_replay_log(struct session *s, struct strbuf *err)
         return ret;
     r->log.nr_ops = ops; /* what the log holds, as far as batch 0 goes */
     r->log.nr_events = events;
+    if ((ret = session_open_end(r, ops, &p)))
+        return ret;
     while (p.op < ops) {
         ret = session_apply_next(r, r->rp.sim, &p);
         if (!ret && r->hook_err)
@@ -568,8 +660,14 @@ static int session_replay_log(struct session *s, struct strbuf *err)
                           ret == -ENOENT ? "is missing" : "is not what the engine did");
             return SESSION_EBROKEN;
         }
+        r->build_replayed++;
         if (r->build_progress && !(p.op % SESSION_PROGRESS_EVERY))
             r->build_progress(p.op, r->build_progress_arg);
+        if (ckpt_disk_due(&r->disk, p.op) &&
+            (ret = ckpt_disk_write(&r->disk, r->rp.sim, p.seq, p.op, p.off, r->tl.totals, NULL,
+                                   0)) == -ENOMEM)
+            return ret;
+        ret = 0;
         if (session_ckpt_due(r, p.seq, p.op))
             ret = session_ckpt_add_at(r, &p);
         else if (session_run_memory(r) > r->lim.memory) {
@@ -593,7 +691,7 @@ static int session_replay_log(struct session *s, struct strbuf *err)
         }
     }
     r->log.nr_events = p.seq;
-    return 0;
+    return session_keep_end(r, &p);
 }
 
 int session_build(struct session *s, struct strbuf *err)
@@ -612,6 +710,16 @@ static int session_build_run(struct session *s, struct strbuf *err)
 
     if ((ret = session_configure(s, err)))
         return ret;
+    if (!s->run->disk_store)
+        s->run->disk_store = s->run->log_store; /* a trace's run keeps images where its log is */
+    if (s->run->disk_store) {
+        char owner[STORE_CKPT_OWNER_LEN + 1];
+
+        if ((ret = session_run_owner(s->run, owner)) ||
+            (ret = ckpt_disk_open(&s->run->disk, s->run->disk_store, owner,
+                                  s->run->lim.disk_min_ops)))
+            return ret;
+    }
     s->run->have_rp = true;
     ret = replay_init(&s->run->rp, s->run->scn, &s->run->cfg);
     if (ret) {
@@ -634,6 +742,7 @@ static int session_build_run(struct session *s, struct strbuf *err)
         ret = session_replay_log(s, err);
     s->run->batches[0].op_end = s->run->log.nr_ops;
     s->run->batches[0].ev_end = s->run->log.nr_events;
+    s->run->disk.max_op = s->run->log.nr_ops; /* images inside batch 0 only */
     for (i = 1; i < s->run->nr_batches && !ret; i++) {
         struct session_batch *b = &s->run->batches[i];
         struct scenario_op *ops = NULL;

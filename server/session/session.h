@@ -56,6 +56,7 @@
 #include "base/strbuf.h"
 #include "scenario/replay.h"
 #include "scenario/scenario.h"
+#include "session/ckpt_disk.h"
 #include "session/oplog.h"
 #include "session/timeline.h"
 #include "slub.h"
@@ -89,6 +90,8 @@ struct session_limits {
     uint64_t memory;           /* host bytes per session, checkpoints included (estimate) */
     uint64_t max_ops;          /* engine operations per session */
     uint64_t ckpt_events;      /* events between checkpoints */
+    uint64_t disk_min_ops;     /* operations between stored images, at least (ckpt_disk.h);
+                                * UINT64_MAX: no disk tier */
 };
 
 /* A race op the run applied: where its first step is, and what it ran. */
@@ -207,6 +210,12 @@ struct session_run {
     uint64_t ckpt_every; /* events between checkpoints now: lim.ckpt_events, more once thinned */
     uint64_t ckpt_seq, ckpt_op; /* where the last checkpoint was taken (it may be gone) */
     uint64_t ckpt_min_ops;      /* operations before the next: the last copy's cost */
+    /* the disk tier (ckpt_disk.h): images in @disk_store, set by the registry
+     * before the build (NULL: none) */
+    struct store *disk_store;
+    struct ckpt_disk disk;
+    uint64_t build_replayed; /* operations of the stored log the build replayed */
+    bool build_loaded;       /* the build took batch 0's end from a stored image */
     struct checkpoint cursor;
     pthread_mutex_t cache_lock; /* cache[], cache_clock; changing them also needs @lock */
     struct session_cached cache[SESSION_CACHE];
@@ -249,6 +258,7 @@ struct session {
     uint64_t pos_saved;        /* the position the store has */
     char created[32];          /* ISO 8601 UTC, set by the registry */
     char made_with[32];        /* SIM_VERSION that made it; "" when the store predates that */
+    bool ckpts_named;          /* its row names its run's stored images (registry.c) */
 };
 
 /* Operations between two build_progress calls. */
@@ -314,6 +324,11 @@ int session_configure(struct session *s, struct strbuf *err);
 /* Hash everything that decides a configured run (scenario text and label,
  * full settings, batches, limits) into *key.  0 or -ENOMEM. */
 int session_run_key(struct session_run *r, uint64_t *key);
+/* The owner of a configured run's stored checkpoint images (ckpt_disk.h):
+ * a hash of what its batch 0 is (scenario text, full settings, stored log),
+ * without batch 0's limit or the scenario's label (which names it, as a
+ * trace's upload and its restore do differently).  0 or -ENOMEM. */
+int session_run_owner(struct session_run *r, char out[STORE_CKPT_OWNER_LEN + 1]);
 /* True when two keyed runs have the same inputs. */
 bool session_run_same_inputs(const struct session_run *a, const struct session_run *b);
 

@@ -53,6 +53,24 @@ int session_ckpt_copy(const struct checkpoint *c, struct sim **m, struct session
 int session_apply_next(struct session_run *r, struct sim *m, struct session_pos *p);
 /* Peek at the event count of the record at @p; false at the end of the log. */
 bool session_peek_events(struct session_run *r, const struct session_pos *p, uint64_t *events);
+/* Where a replay to a position starts: a checkpoint in memory, or a stored
+ * image (ckpt_disk.h) further on when loading it costs less than replaying
+ * the gap between them. */
+struct session_start {
+    struct session_pos p;
+    const struct checkpoint *mem;       /* when @disk is NULL */
+    const struct ckpt_disk_entry *disk; /* NULL: start from @mem */
+    uint64_t totals[SIM_NR_STATS];      /* the timeline's totals at @p, once opened */
+};
+/* The start for position @seq (before it when @strict, else at or before it). */
+void session_start_before(struct session_run *r, uint64_t seq, bool strict,
+                          struct session_start *st);
+/* A machine at @st into *m (a copy, or a load that falls back to the copy
+ * of the checkpoint in memory before it, updating @st).  0 or -ENOMEM. */
+int session_start_open(struct session_run *r, struct session_start *st, struct sim **m);
+/* Keep checkpoint @c in the store before it is dropped from memory, when it
+ * is inside batch 0 and no stored image is nearer than the tier's spacing. */
+void session_ckpt_spill(struct session_run *r, const struct checkpoint *c);
 /* Empty the state cache.  Cannot fail. */
 void session_cache_clear(struct session_run *r);
 /* Bytes the state cache holds. */

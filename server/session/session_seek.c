@@ -82,20 +82,23 @@ static void session_set_cursor(struct session *s, struct sim *m, const struct se
 /* Replay to position @at, showing it to c->view and keeping its snapshot in c->snap. */
 static int session_seek(struct session *s, uint64_t at, struct capture *c)
 {
-    const struct checkpoint *base = session_ckpt_before(s->run, at, at > 0);
     const struct checkpoint *cur = &s->run->cursor;
+    struct session_start base;
     struct session_pos p;
     struct sim *m = NULL;
     uint64_t ev;
     int err = 0;
 
+    session_start_before(s->run, at, at > 0, &base);
     if (cur->sim && (at ? cur->seq < at : cur->seq == 0) &&
-        (cur->seq > base->seq || (cur->seq == base->seq && cur->op > base->op))) {
+        (cur->seq > base.p.seq || (cur->seq == base.p.seq && cur->op > base.p.op))) {
         m = s->run->cursor.sim; /* taken: it moves forward with the seek */
         session_ckpt_pos(cur, &p);
         s->run->cursor.sim = NULL;
-    } else if ((err = session_ckpt_copy(base, &m, &p))) {
+    } else if ((err = session_start_open(s->run, &base, &m))) {
         return err;
+    } else {
+        p = base.p;
     }
     c->m = m;
     c->want = at - 1;
@@ -257,25 +260,41 @@ int session_snapshot(struct session *s, uint64_t at, struct sim_snapshot **out, 
 
 /* ---- ranges: events, series, search ------------------------------------------------- */
 
+static int session_replay_from(struct session *s, uint64_t lo, uint64_t hi, sim_event_fn fn,
+                               void *arg, const bool *stop, uint64_t *replayed,
+                               void (*begin)(const struct session_start *st, void *arg));
+
 /*
- * Replay from the checkpoint at or before @lo until @hi events are done (or
- * *stop becomes true), with @fn seeing every event.
+ * Replay from the checkpoint (or stored image) at or before @lo until @hi
+ * events are done (or *stop becomes true), with @fn seeing every event.
  */
 static int session_replay(struct session *s, uint64_t lo, uint64_t hi, sim_event_fn fn, void *arg,
                           const bool *stop, uint64_t *replayed)
 {
-    const struct checkpoint *base = session_ckpt_before(s->run, lo, false);
+    return session_replay_from(s, lo, hi, fn, arg, stop, replayed, NULL);
+}
+
+/* The same, calling @begin (when not NULL) with where the replay starts. */
+static int session_replay_from(struct session *s, uint64_t lo, uint64_t hi, sim_event_fn fn,
+                               void *arg, const bool *stop, uint64_t *replayed,
+                               void (*begin)(const struct session_start *st, void *arg))
+{
+    struct session_start base;
     struct session_pos p;
     struct sim *m;
     int err;
 
-    if ((err = session_ckpt_copy(base, &m, &p)))
+    session_start_before(s->run, lo, false, &base);
+    if ((err = session_start_open(s->run, &base, &m)))
         return err;
+    p = base.p;
+    if (begin)
+        begin(&base, arg);
     sim_set_event_cb(m, fn, arg);
     while (!err && p.seq < hi && !(stop && *stop))
         err = session_apply_next(s->run, m, &p);
     if (replayed)
-        *replayed += p.seq - base->seq;
+        *replayed += p.seq - base.p.seq;
     sim_destroy(m);
     return err == -ENOENT ? 0 : err;
 }
@@ -328,6 +347,15 @@ static void sampler_record(struct sampler *sm, uint64_t pos)
             sm->values[k * sm->nr_positions + sm->next] = sm->totals[sm->items[k]];
         sm->next++;
     }
+}
+
+/* The replay starts at @st: its totals, and the positions there. */
+static void sampler_begin(const struct session_start *st, void *arg)
+{
+    struct sampler *sm = arg;
+
+    memcpy(sm->totals, st->totals, sizeof(sm->totals));
+    sampler_record(sm, st->p.seq);
 }
 
 static void sampler_event(const struct sim_event *ev, void *arg)
@@ -436,8 +464,6 @@ int session_series(struct session *s, const unsigned *items, size_t nr_items, ui
         source = "samples";
         n = series_from_samples(s, from, to, points, pos, items, nr_items, values, cap);
     } else {
-        const struct checkpoint *base = session_ckpt_before(s->run, from, false);
-
         source = "replay";
         for (i = 0; i < points; i++) {
             uint64_t p = points > 1 ? from + (to - from) * i / (points - 1) : from;
@@ -448,14 +474,12 @@ int session_series(struct session *s, const unsigned *items, size_t nr_items, ui
         memset(&sm, 0, sizeof(sm));
         sm.items = items;
         sm.nr_items = nr_items;
-        memcpy(sm.totals, base->totals, sizeof(sm.totals));
         sm.positions = pos;
         sm.nr_positions = n;
         sm.values = calloc(n * (nr_items ? nr_items : 1), sizeof(*sm.values));
         if (!sm.values)
             goto out_free;
-        sampler_record(&sm, base->seq);
-        err = to > base->seq ? session_replay(s, from, to, sampler_event, &sm, NULL, NULL) : 0;
+        err = session_replay_from(s, from, to, sampler_event, &sm, NULL, NULL, sampler_begin);
         for (k = 0; !err && k < nr_items; k++)
             memcpy(&values[k * cap], &sm.values[k * n], n * sizeof(*values));
         free(sm.values);
@@ -585,14 +609,14 @@ int session_search(struct session *s, const struct timeline_query *q, uint64_t f
 /* The nearest operation boundary after @at (prev false) or before it. */
 static int session_op_boundary(struct session *s, uint64_t at, bool prev, uint64_t *out)
 {
-    const struct checkpoint *base;
+    struct session_start base;
     struct session_pos p;
     struct sim_op op;
     uint64_t ev, best;
 
     if (!prev) {
-        base = session_ckpt_before(s->run, at, false);
-        session_ckpt_pos(base, &p);
+        session_start_before(s->run, at, false, &base);
+        p = base.p;
         while (oplog_next(&s->run->log, &p.off, &op, &ev, NULL) == 0) {
             p.seq += ev;
             if (p.seq > at) {
@@ -607,8 +631,8 @@ static int session_op_boundary(struct session *s, uint64_t at, bool prev, uint64
         *out = 0;
         return 0;
     }
-    base = session_ckpt_before(s->run, at, true);
-    session_ckpt_pos(base, &p);
+    session_start_before(s->run, at, true, &base);
+    p = base.p;
     best = p.seq;
     while (oplog_next(&s->run->log, &p.off, &op, &ev, NULL) == 0) {
         p.seq += ev;

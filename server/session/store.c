@@ -122,6 +122,26 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " created TEXT NOT NULL,"
         " updated TEXT NOT NULL);"
         "CREATE INDEX trace_jobs_updated ON trace_jobs(updated);",
+        /* 9 -> 10: the checkpoint disk tier (docs/api.md, "Sessions, checkpoints
+         * and limits"): machine images by owner (what a run's batch 0 is),
+         * image tag and position, their pages stored once per owner by hash;
+         * a session names the owner it uses, so the last one deletes them */
+        "CREATE TABLE ckpts ("
+        " owner TEXT NOT NULL,"
+        " tag TEXT NOT NULL,"
+        " seq INTEGER NOT NULL,"
+        " op INTEGER NOT NULL,"
+        " off INTEGER NOT NULL,"
+        " meta BLOB NOT NULL,"
+        " pages BLOB NOT NULL,"
+        " extra BLOB,"
+        " PRIMARY KEY (owner, tag, seq));"
+        "CREATE TABLE ckpt_pages ("
+        " owner TEXT NOT NULL,"
+        " hash BLOB NOT NULL,"
+        " data BLOB NOT NULL,"
+        " PRIMARY KEY (owner, hash));"
+        "ALTER TABLE sessions ADD COLUMN ckpts TEXT;",
 };
 
 /* The statements, in SQLite's words (store_pg.c turns most into PostgreSQL's). */
@@ -214,6 +234,23 @@ const char *const store_sql[NR_STMTS] = {
                        " AND NOT EXISTS (SELECT 1 FROM sessions WHERE log = ?1)",
         [ST_SES_OV_SET] = "UPDATE sessions SET overview = ?2 WHERE id = ?1",
         [ST_SES_OV_GET] = "SELECT overview FROM sessions WHERE id = ?1",
+        [ST_CKP_PAGE_PUT] = "INSERT OR IGNORE INTO ckpt_pages (owner, hash, data)"
+                            " VALUES (?1, ?2, ?3)",
+        [ST_CKP_PUT] = "INSERT OR REPLACE INTO ckpts (owner, tag, seq, op, off, meta, pages, extra)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        [ST_CKP_LIST] = "SELECT seq, op, off, extra IS NOT NULL FROM ckpts"
+                        " WHERE owner = ?1 AND tag = ?2 ORDER BY seq",
+        [ST_CKP_GET] = "SELECT op, off, meta, pages, extra FROM ckpts"
+                       " WHERE owner = ?1 AND tag = ?2 AND seq = ?3",
+        [ST_CKP_PAGE_GET] = "SELECT data FROM ckpt_pages WHERE owner = ?1 AND hash = ?2",
+        [ST_CKP_DEL] = "DELETE FROM ckpts WHERE owner = ?1"
+                       " AND NOT EXISTS (SELECT 1 FROM sessions WHERE ckpts = ?1)",
+        [ST_CKP_PAGE_DEL] = "DELETE FROM ckpt_pages WHERE owner = ?1"
+                            " AND NOT EXISTS (SELECT 1 FROM sessions WHERE ckpts = ?1)",
+        [ST_SES_CKP_SET] = "UPDATE sessions SET ckpts = ?2 WHERE id = ?1",
+        [ST_SES_CKP_GET] = "SELECT ckpts FROM sessions WHERE id = ?1",
+        [ST_CKP_COUNT] = "SELECT (SELECT count(*) FROM ckpts WHERE owner = ?1),"
+                         " (SELECT count(*) FROM ckpt_pages WHERE owner = ?1)",
 };
 
 struct store {
@@ -713,8 +750,30 @@ int store_session_batches(struct store *st, const char *id, uint64_t *nr)
     return ret;
 }
 
+/* The checkpoint owner session @id names into @owner ("" when none). */
+static int store_session_ckpts(struct store *st, const char *id,
+                               char owner[STORE_CKPT_OWNER_LEN + 1])
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    owner[0] = '\0';
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_CKP_GET);
+    bind_text(s, 1, id);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        col_copy(s, 0, owner, STORE_CKPT_OWNER_LEN + 1);
+    else if (rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "reading a session's checkpoints");
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
 int store_session_delete(struct store *st, const char *id)
 {
+    char owner[STORE_CKPT_OWNER_LEN + 1];
     struct store_session ss;
     int ret, loaded;
 
@@ -724,9 +783,14 @@ int store_session_delete(struct store *st, const char *id)
     loaded = store_session_load(st, id, &ss);
     if (loaded && loaded != -ENOENT)
         return loaded;
+    if (!loaded && (ret = store_session_ckpts(st, id, owner)))
+        goto out_free;
     ret = store_delete(st, ST_SES_DEL, id);
     if (!ret && !loaded && ss.log[0])
         ret = store_oplog_delete(st, ss.log);
+    if (!ret && !loaded && owner[0])
+        ret = store_ckpt_delete(st, owner);
+out_free:
     if (!loaded)
         store_session_free(&ss);
     return ret;
@@ -1443,6 +1507,243 @@ int store_session_where(struct store *st, const char *id, uint64_t *position, ui
         ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "reading a position");
     }
     sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+/* ---- checkpoint images ---------------------------------------------------------- */
+
+int store_ckpt_pages_put(struct store *st, const char *owner, const struct store_ckpt_page *pages,
+                         size_t n)
+{
+    sqlite3_stmt *s;
+    size_t i;
+    int ret;
+
+    if (st->pg)
+        return store_pg_ckpt_pages_put(st->pg, owner, pages, n);
+    pthread_mutex_lock(&st->lock);
+    if ((ret = store_begin(st)))
+        goto out_unlock;
+    for (i = 0; i < n && !ret; i++) {
+        if (pages[i].len > INT32_MAX) {
+            ret = -EINVAL;
+            break;
+        }
+        s = store_stmt(st, ST_CKP_PAGE_PUT);
+        bind_text(s, 1, owner);
+        sqlite3_bind_blob(s, 2, pages[i].hash, STORE_CKPT_HASH_LEN, SQLITE_STATIC);
+        sqlite3_bind_blob(s, 3, pages[i].len ? pages[i].data : "", (int)pages[i].len,
+                          SQLITE_STATIC);
+        ret = store_exec(st, s, "storing a checkpoint page");
+        sqlite3_clear_bindings(s);
+    }
+    ret = store_end(st, ret);
+out_unlock:
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+/* Bind @len bytes of @data at @i, or NULL when @data is NULL. */
+static void bind_blob(sqlite3_stmt *s, int i, const void *data, size_t len)
+{
+    if (!data)
+        sqlite3_bind_null(s, i);
+    else
+        sqlite3_bind_blob64(s, i, len ? data : "", len, SQLITE_STATIC);
+}
+
+int store_ckpt_put(struct store *st, const char *owner, const char *tag, const struct store_ckpt *c)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    if (st->pg)
+        return store_pg_ckpt_put(st->pg, owner, tag, c);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_CKP_PUT);
+    bind_text(s, 1, owner);
+    bind_text(s, 2, tag);
+    bind_u64(s, 3, c->seq);
+    bind_u64(s, 4, c->op);
+    bind_u64(s, 5, c->off);
+    bind_blob(s, 6, c->meta ? c->meta : "", c->meta_len);
+    bind_blob(s, 7, c->pages ? c->pages : "", c->pages_len);
+    bind_blob(s, 8, c->extra, c->extra_len);
+    ret = store_exec(st, s, "storing a checkpoint");
+    sqlite3_clear_bindings(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_ckpt_list(struct store *st, const char *owner, const char *tag,
+                    int (*fn)(void *arg, uint64_t seq, uint64_t op, uint64_t off, bool has_extra),
+                    void *arg)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    if (st->pg)
+        return store_pg_ckpt_list(st->pg, owner, tag, fn, arg);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_CKP_LIST);
+    bind_text(s, 1, owner);
+    bind_text(s, 2, tag);
+    while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW)
+        ret = fn(arg, col_u64(s, 0), col_u64(s, 1), col_u64(s, 2), sqlite3_column_int(s, 3));
+    if (!ret && rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "listing checkpoints");
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+/* A malloc()ed copy of column @i (a blob) in *out, *len; NULL for SQL NULL. */
+static int col_blob(sqlite3_stmt *s, int i, void **out, size_t *len)
+{
+    const void *b = sqlite3_column_blob(s, i);
+    size_t n = (size_t)sqlite3_column_bytes(s, i);
+
+    *out = NULL;
+    *len = 0;
+    if (sqlite3_column_type(s, i) == SQLITE_NULL)
+        return 0;
+    if (!(*out = malloc(n ? n : 1)))
+        return -ENOMEM;
+    if (n)
+        memcpy(*out, b, n);
+    *len = n;
+    return 0;
+}
+
+int store_ckpt_get(struct store *st, const char *owner, const char *tag, uint64_t seq,
+                   struct store_ckpt *out)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    memset(out, 0, sizeof(*out));
+    if (st->pg)
+        return store_pg_ckpt_get(st->pg, owner, tag, seq, out);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_CKP_GET);
+    bind_text(s, 1, owner);
+    bind_text(s, 2, tag);
+    bind_u64(s, 3, seq);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        out->seq = seq;
+        out->op = col_u64(s, 0);
+        out->off = col_u64(s, 1);
+        if (col_blob(s, 2, &out->meta, &out->meta_len) ||
+            col_blob(s, 3, &out->pages, &out->pages_len) ||
+            col_blob(s, 4, &out->extra, &out->extra_len))
+            ret = -ENOMEM;
+    } else {
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "reading a checkpoint");
+    }
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    if (ret)
+        store_ckpt_free(out);
+    return ret;
+}
+
+void store_ckpt_free(struct store_ckpt *c)
+{
+    free(c->meta);
+    free(c->pages);
+    free(c->extra);
+    memset(c, 0, sizeof(*c));
+}
+
+int store_ckpt_page_get(struct store *st, const char *owner, const uint8_t *hash, uint8_t **data,
+                        size_t *len)
+{
+    sqlite3_stmt *s;
+    void *p = NULL;
+    int rc, ret = 0;
+
+    *data = NULL;
+    *len = 0;
+    if (st->pg)
+        return store_pg_ckpt_page_get(st->pg, owner, hash, data, len);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_CKP_PAGE_GET);
+    bind_text(s, 1, owner);
+    sqlite3_bind_blob(s, 2, hash, STORE_CKPT_HASH_LEN, SQLITE_STATIC);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW)
+        ret = col_blob(s, 0, &p, len);
+    else
+        ret = rc == SQLITE_DONE ? -ENOENT : store_fail(st, rc, "reading a checkpoint page");
+    sqlite3_reset(s);
+    sqlite3_clear_bindings(s);
+    pthread_mutex_unlock(&st->lock);
+    *data = p;
+    return ret;
+}
+
+int store_ckpt_count(struct store *st, const char *owner, uint64_t *images, uint64_t *pages)
+{
+    sqlite3_stmt *s;
+    int rc, ret = 0;
+
+    *images = *pages = 0;
+    if (st->pg)
+        return store_pg_ckpt_count(st->pg, owner, images, pages);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_CKP_COUNT);
+    bind_text(s, 1, owner);
+    rc = sqlite3_step(s);
+    if (rc == SQLITE_ROW) {
+        *images = col_u64(s, 0);
+        *pages = col_u64(s, 1);
+    } else {
+        ret = store_fail(st, rc, "counting checkpoints");
+    }
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_session_set_ckpts(struct store *st, const char *id, const char *owner)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    if (st->pg)
+        return store_pg_session_set_ckpts(st->pg, id, owner);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_SES_CKP_SET);
+    bind_text(s, 1, id);
+    bind_text(s, 2, owner);
+    ret = store_exec(st, s, "naming a session's checkpoints");
+    if (!ret && !sqlite3_changes(st->db))
+        ret = -ENOENT;
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_ckpt_delete(struct store *st, const char *owner)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    if (st->pg)
+        return store_pg_ckpt_delete(st->pg, owner);
+    pthread_mutex_lock(&st->lock);
+    if (!(ret = store_begin(st))) {
+        s = store_stmt(st, ST_CKP_DEL);
+        bind_text(s, 1, owner);
+        ret = store_exec(st, s, "deleting checkpoints");
+        if (!ret) {
+            s = store_stmt(st, ST_CKP_PAGE_DEL);
+            bind_text(s, 1, owner);
+            ret = store_exec(st, s, "deleting checkpoint pages");
+        }
+        ret = store_end(st, ret);
+    }
     pthread_mutex_unlock(&st->lock);
     return ret;
 }

@@ -27,7 +27,7 @@
 
 #include "base/strbuf.h"
 
-#define STORE_SCHEMA_VERSION 9
+#define STORE_SCHEMA_VERSION 10
 #define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
 
 struct store;
@@ -133,6 +133,59 @@ int store_oplog_info(struct store *st, const char *log, uint64_t *chunks, uint64
                      uint64_t *events, size_t *last_len);
 /* Delete log @log unless a session still replays it.  0 or -EIO. */
 int store_oplog_delete(struct store *st, const char *log);
+
+/*
+ * Checkpoint images (session/ckpt_disk.h): a run's machine at a position,
+ * kept by @owner (STORE_CKPT_OWNER_LEN hex digits naming what a run's batch 0
+ * is) and @tag (sim_image_tag(): images of another format are not read).
+ * An image is its meta and a list of its pages' (address, hash); each page's
+ * bytes are stored once per owner under their hash, so consecutive images
+ * share the pages that did not change.  All blobs are opaque here (the
+ * writer compresses them).  They go with the last session naming @owner
+ * (store_session_set_ckpts()).
+ */
+#define STORE_CKPT_OWNER_LEN 32
+#define STORE_CKPT_HASH_LEN  16
+
+struct store_ckpt_page {
+    uint8_t hash[STORE_CKPT_HASH_LEN];
+    const void *data; /* the stored bytes */
+    size_t len;
+};
+
+struct store_ckpt {
+    uint64_t seq, op, off;      /* events and operations applied, op log offset of the next */
+    void *meta, *pages, *extra; /* extra: NULL when none */
+    size_t meta_len, pages_len, extra_len;
+};
+
+/* Store @n pages of @owner in one transaction; a hash already stored keeps
+ * its bytes.  0, -ENOMEM or -EIO. */
+int store_ckpt_pages_put(struct store *st, const char *owner, const struct store_ckpt_page *pages,
+                         size_t n);
+/* Store image @c (replacing one at the same seq).  0, -ENOMEM or -EIO. */
+int store_ckpt_put(struct store *st, const char *owner, const char *tag,
+                   const struct store_ckpt *c);
+/* Call @fn for each image of @owner and @tag, by seq; a non-zero return of
+ * @fn stops and is returned.  0, -EIO or @fn's error. */
+int store_ckpt_list(struct store *st, const char *owner, const char *tag,
+                    int (*fn)(void *arg, uint64_t seq, uint64_t op, uint64_t off, bool has_extra),
+                    void *arg);
+/* Image at @seq into @out (malloc()ed blobs: store_ckpt_free()).  0, -ENOENT,
+ * -ENOMEM or -EIO. */
+int store_ckpt_get(struct store *st, const char *owner, const char *tag, uint64_t seq,
+                   struct store_ckpt *out);
+void store_ckpt_free(struct store_ckpt *c);
+/* The stored bytes of page @hash into a malloc()ed *data.  0, -ENOENT,
+ * -ENOMEM or -EIO. */
+int store_ckpt_page_get(struct store *st, const char *owner, const uint8_t *hash, uint8_t **data,
+                        size_t *len);
+/* How many images and pages @owner has (for tests and numbers). */
+int store_ckpt_count(struct store *st, const char *owner, uint64_t *images, uint64_t *pages);
+/* Session @id uses the images of @owner: they stay while it does.  0, -ENOENT or -EIO. */
+int store_session_set_ckpts(struct store *st, const char *id, const char *owner);
+/* Delete @owner's images and pages unless a session still names it.  0 or -EIO. */
+int store_ckpt_delete(struct store *st, const char *owner);
 
 /* {"sessions":[{"id","scenario","parent","position","events","created"}],"total"} */
 int store_session_list(struct store *st, unsigned limit, unsigned offset, cJSON **out);

@@ -51,6 +51,16 @@ enum stmt {
     ST_LOG_DEL,
     ST_SES_OV_SET,
     ST_SES_OV_GET,
+    ST_CKP_PAGE_PUT,
+    ST_CKP_PUT,
+    ST_CKP_LIST,
+    ST_CKP_GET,
+    ST_CKP_PAGE_GET,
+    ST_CKP_DEL,
+    ST_CKP_PAGE_DEL,
+    ST_SES_CKP_SET,
+    ST_SES_CKP_GET,
+    ST_CKP_COUNT,
     NR_STMTS
 };
 extern const char *const store_sql[NR_STMTS];

@@ -84,6 +84,14 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " message TEXT NOT NULL DEFAULT '', report TEXT, created TEXT NOT NULL,"
         " updated TEXT NOT NULL);"
         "CREATE INDEX trace_jobs_updated ON trace_jobs(updated);",
+        "CREATE TABLE ckpts ("
+        " owner TEXT NOT NULL, tag TEXT NOT NULL, seq BIGINT NOT NULL, op BIGINT NOT NULL,"
+        " off BIGINT NOT NULL, meta BYTEA NOT NULL, pages BYTEA NOT NULL, extra BYTEA,"
+        " PRIMARY KEY (owner, tag, seq));"
+        "CREATE TABLE ckpt_pages ("
+        " owner TEXT NOT NULL, hash BYTEA NOT NULL, data BYTEA NOT NULL,"
+        " PRIMARY KEY (owner, hash));"
+        "ALTER TABLE sessions ADD COLUMN ckpts TEXT;",
 };
 
 /*
@@ -109,6 +117,15 @@ static const char *const pg_override[NR_STMTS] = {
                        " events = EXCLUDED.events, data = EXCLUDED.data",
         [ST_LOG_LAST] = "SELECT octet_length(data) FROM oplogs WHERE log = $1"
                         " ORDER BY seq DESC LIMIT 1",
+        [ST_CKP_PAGE_PUT] = "INSERT INTO ckpt_pages (owner, hash, data) VALUES ($1, $2, $3)"
+                            " ON CONFLICT (owner, hash) DO NOTHING",
+        [ST_CKP_PUT] = "INSERT INTO ckpts (owner, tag, seq, op, off, meta, pages, extra)"
+                       " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+                       " ON CONFLICT (owner, tag, seq) DO UPDATE SET op = EXCLUDED.op,"
+                       " off = EXCLUDED.off, meta = EXCLUDED.meta, pages = EXCLUDED.pages,"
+                       " extra = EXCLUDED.extra",
+        [ST_CKP_LIST] = "SELECT seq, op, off, CASE WHEN extra IS NULL THEN 0 ELSE 1 END"
+                        " FROM ckpts WHERE owner = $1 AND tag = $2 ORDER BY seq",
 };
 
 /* Statement @which in PostgreSQL's words, into @buf; NULL when @buf is too small. */
@@ -708,6 +725,7 @@ int store_pg_session_batches(struct store_pg *pg, const char *id, uint64_t *nr)
 
 int store_pg_session_delete(struct store_pg *pg, const char *id)
 {
+    char owner[STORE_CKPT_OWNER_LEN + 1];
     struct store_session ss;
     int ret, loaded;
 
@@ -715,9 +733,14 @@ int store_pg_session_delete(struct store_pg *pg, const char *id)
     loaded = store_pg_session_load(pg, id, &ss);
     if (loaded && loaded != -ENOENT)
         return loaded;
+    if (!loaded && (ret = store_pg_session_ckpts(pg, id, owner)))
+        goto out_free;
     ret = pg_by_id(pg, ST_SES_DEL, id, NULL, "deleting");
     if (!ret && !loaded && ss.log[0])
         ret = store_pg_oplog_delete(pg, ss.log);
+    if (!ret && !loaded && owner[0])
+        ret = store_pg_ckpt_delete(pg, owner);
+out_free:
     if (!loaded)
         store_session_free(&ss);
     return ret;
@@ -1355,5 +1378,212 @@ int store_pg_session_where(struct store_pg *pg, const char *id, uint64_t *positi
         *events = val_u64(r, 0, 1);
     }
     PQclear(r);
+    return ret;
+}
+
+/* ---- checkpoint images ---------------------------------------------------------- */
+
+int store_pg_ckpt_pages_put(struct store_pg *pg, const char *owner,
+                            const struct store_ckpt_page *pages, size_t n)
+{
+    size_t i;
+    int ret;
+
+    pthread_mutex_lock(&pg->lock);
+    if ((ret = pg_plain(pg, "BEGIN", NULL)))
+        goto out_unlock;
+    for (i = 0; i < n && !ret; i++) {
+        struct pq_args a = {.n = 0};
+
+        if (pages[i].len > INT32_MAX) {
+            ret = -EINVAL;
+            break;
+        }
+        arg_text(&a, owner);
+        arg_bin(&a, pages[i].hash, STORE_CKPT_HASH_LEN);
+        arg_bin(&a, pages[i].data, pages[i].len);
+        ret = pg_exec(pg, ST_CKP_PAGE_PUT, &a, "storing a checkpoint page", NULL);
+    }
+    ret = pg_end(pg, ret);
+out_unlock:
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_ckpt_put(struct store_pg *pg, const char *owner, const char *tag,
+                      const struct store_ckpt *c)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    if (c->meta_len > INT32_MAX || c->pages_len > INT32_MAX || c->extra_len > INT32_MAX)
+        return -EINVAL;
+    arg_text(&a, owner);
+    arg_text(&a, tag);
+    arg_u64(&a, c->seq);
+    arg_u64(&a, c->op);
+    arg_u64(&a, c->off);
+    arg_bin(&a, c->meta, c->meta_len);
+    arg_bin(&a, c->pages, c->pages_len);
+    if (c->extra)
+        arg_bin(&a, c->extra, c->extra_len);
+    else
+        arg_text(&a, NULL);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_CKP_PUT, &a, "storing a checkpoint", NULL);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_ckpt_list(struct store_pg *pg, const char *owner, const char *tag,
+                       int (*fn)(void *arg, uint64_t seq, uint64_t op, uint64_t off,
+                                 bool has_extra),
+                       void *arg)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int i, ret;
+
+    arg_text(&a, owner);
+    arg_text(&a, tag);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_CKP_LIST, &a, "listing checkpoints", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    for (i = 0; r && !ret && i < PQntuples(r); i++)
+        ret = fn(arg, val_u64(r, i, 0), val_u64(r, i, 1), val_u64(r, i, 2), val_u64(r, i, 3) != 0);
+    PQclear(r);
+    return ret;
+}
+
+/* A malloc()ed copy of bytea value (@row, @col) in *out, *len; NULL for SQL NULL. */
+static int val_bytea(const PGresult *r, int row, int col, void **out, size_t *len)
+{
+    unsigned char *bytes;
+    size_t n;
+
+    *out = NULL;
+    *len = 0;
+    if (PQgetisnull(r, row, col))
+        return 0;
+    if (!(bytes = PQunescapeBytea((const unsigned char *)PQgetvalue(r, row, col), &n)))
+        return -ENOMEM;
+    *out = malloc(n ? n : 1);
+    if (*out && n)
+        memcpy(*out, bytes, n);
+    PQfreemem(bytes);
+    if (!*out)
+        return -ENOMEM;
+    *len = n;
+    return 0;
+}
+
+int store_pg_ckpt_get(struct store_pg *pg, const char *owner, const char *tag, uint64_t seq,
+                      struct store_ckpt *out)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    arg_text(&a, owner);
+    arg_text(&a, tag);
+    arg_u64(&a, seq);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_CKP_GET, &a, "reading a checkpoint", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (!r)
+        return ret;
+    if (PQntuples(r) != 1) {
+        PQclear(r);
+        return -ENOENT;
+    }
+    out->seq = seq;
+    out->op = val_u64(r, 0, 0);
+    out->off = val_u64(r, 0, 1);
+    if (val_bytea(r, 0, 2, &out->meta, &out->meta_len) ||
+        val_bytea(r, 0, 3, &out->pages, &out->pages_len) ||
+        val_bytea(r, 0, 4, &out->extra, &out->extra_len))
+        ret = -ENOMEM;
+    PQclear(r);
+    if (ret)
+        store_ckpt_free(out);
+    return ret;
+}
+
+int store_pg_ckpt_page_get(struct store_pg *pg, const char *owner, const uint8_t *hash,
+                           uint8_t **data, size_t *len)
+{
+    struct pq_args a = {.n = 0};
+    void *p = NULL;
+    PGresult *r;
+    int ret;
+
+    arg_text(&a, owner);
+    arg_bin(&a, hash, STORE_CKPT_HASH_LEN);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_CKP_PAGE_GET, &a, "reading a checkpoint page", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (!r)
+        return ret;
+    ret = PQntuples(r) == 1 ? val_bytea(r, 0, 0, &p, len) : -ENOENT;
+    PQclear(r);
+    *data = p;
+    return ret;
+}
+
+int store_pg_ckpt_count(struct store_pg *pg, const char *owner, uint64_t *images, uint64_t *pages)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    arg_text(&a, owner);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_CKP_COUNT, &a, "counting checkpoints", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (r) {
+        *images = val_u64(r, 0, 0);
+        *pages = val_u64(r, 0, 1);
+        PQclear(r);
+    }
+    return ret;
+}
+
+int store_pg_session_set_ckpts(struct store_pg *pg, const char *id, const char *owner)
+{
+    return pg_by_id(pg, ST_SES_CKP_SET, id, owner, "naming a session's checkpoints");
+}
+
+int store_pg_session_ckpts(struct store_pg *pg, const char *id,
+                           char owner[STORE_CKPT_OWNER_LEN + 1])
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    owner[0] = '\0';
+    arg_text(&a, id);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_SES_CKP_GET, &a, "reading a session's checkpoints", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    if (r && PQntuples(r) == 1)
+        val_copy(r, 0, 0, owner, STORE_CKPT_OWNER_LEN + 1);
+    PQclear(r);
+    return ret;
+}
+
+int store_pg_ckpt_delete(struct store_pg *pg, const char *owner)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    arg_text(&a, owner);
+    pthread_mutex_lock(&pg->lock);
+    if (!(ret = pg_plain(pg, "BEGIN", NULL))) {
+        ret = pg_exec(pg, ST_CKP_DEL, &a, "deleting checkpoints", NULL);
+        if (!ret)
+            ret = pg_exec(pg, ST_CKP_PAGE_DEL, &a, "deleting checkpoint pages", NULL);
+        ret = pg_end(pg, ret);
+    }
+    pthread_mutex_unlock(&pg->lock);
     return ret;
 }

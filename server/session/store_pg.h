@@ -41,6 +41,24 @@ int store_pg_oplog_get(struct store_pg *pg, const char *log, uint64_t seq, uint8
 int store_pg_oplog_info(struct store_pg *pg, const char *log, uint64_t *chunks, uint64_t *ops,
                         uint64_t *events, size_t *last_len);
 int store_pg_oplog_delete(struct store_pg *pg, const char *log);
+int store_pg_ckpt_pages_put(struct store_pg *pg, const char *owner,
+                            const struct store_ckpt_page *pages, size_t n);
+int store_pg_ckpt_put(struct store_pg *pg, const char *owner, const char *tag,
+                      const struct store_ckpt *c);
+int store_pg_ckpt_list(struct store_pg *pg, const char *owner, const char *tag,
+                       int (*fn)(void *arg, uint64_t seq, uint64_t op, uint64_t off,
+                                 bool has_extra),
+                       void *arg);
+int store_pg_ckpt_get(struct store_pg *pg, const char *owner, const char *tag, uint64_t seq,
+                      struct store_ckpt *out);
+int store_pg_ckpt_page_get(struct store_pg *pg, const char *owner, const uint8_t *hash,
+                           uint8_t **data, size_t *len);
+int store_pg_ckpt_count(struct store_pg *pg, const char *owner, uint64_t *images, uint64_t *pages);
+int store_pg_session_set_ckpts(struct store_pg *pg, const char *id, const char *owner);
+/* The checkpoint owner session @id names ("" when none). */
+int store_pg_session_ckpts(struct store_pg *pg, const char *id,
+                           char owner[STORE_CKPT_OWNER_LEN + 1]);
+int store_pg_ckpt_delete(struct store_pg *pg, const char *owner);
 int store_pg_session_list(struct store_pg *pg, unsigned limit, unsigned offset, cJSON **out);
 int store_pg_snapshot_set_check(struct store_pg *pg, const char *id, const char *engine,
                                 const char *status, const char *warning);

@@ -284,3 +284,206 @@ bool timeline_event_matches(const struct sim_event *ev, const struct timeline_qu
     }
     return true;
 }
+
+/* ---- serialized form ---------------------------------------------------------- */
+
+#define TIMELINE_MAGIC 0x31544c42554c53ull /* "SLUBLT1" */
+
+struct tl_buf {
+    unsigned char *p;
+    size_t len, cap;
+    bool failed;
+};
+
+static void tl_put(struct tl_buf *w, const void *data, size_t len)
+{
+    if (w->failed)
+        return;
+    if (w->len + len > w->cap) {
+        size_t cap = w->cap ? w->cap : 4096;
+        unsigned char *p;
+
+        while (cap < w->len + len)
+            cap *= 2;
+        if (!(p = realloc(w->p, cap))) {
+            w->failed = true;
+            return;
+        }
+        w->p = p;
+        w->cap = cap;
+    }
+    memcpy(w->p + w->len, data, len);
+    w->len += len;
+}
+
+static void tl_put_u64(struct tl_buf *w, uint64_t v)
+{
+    tl_put(w, &v, sizeof(v));
+}
+
+static void tl_put_str(struct tl_buf *w, const char *s)
+{
+    tl_put_u64(w, s ? strlen(s) + 1 : 0);
+    if (s)
+        tl_put(w, s, strlen(s) + 1);
+}
+
+int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
+{
+    struct tl_buf w = {NULL, 0, 0, false};
+    unsigned char *ov = NULL;
+    size_t ov_len = 0, i;
+
+    if (overview_save(&tl->ov, &ov, &ov_len))
+        return -ENOMEM;
+    tl_put_u64(&w, TIMELINE_MAGIC);
+    tl_put_u64(&w, SIM_NR_STATS);
+    tl_put_u64(&w, tl->nr_events);
+    tl_put(&w, tl->totals, sizeof(tl->totals));
+    tl_put_u64(&w, tl->pages_hwm);
+    tl_put_u64(&w, tl->nr_pairs);
+    for (i = 0; i < tl->nr_pairs; i++) {
+        tl_put_str(&w, tl->pairs[i].fn);
+        tl_put_str(&w, tl->pairs[i].label);
+    }
+    tl_put_u64(&w, tl->nr_blocks);
+    tl_put(&w, tl->blocks, tl->nr_blocks * sizeof(*tl->blocks));
+    tl_put_u64(&w, tl->interval);
+    tl_put_u64(&w, tl->nr_samples);
+    tl_put(&w, tl->samples, tl->nr_samples * sizeof(*tl->samples));
+    tl_put_u64(&w, ov_len);
+    tl_put(&w, ov, ov_len);
+    free(ov);
+    if (w.failed) {
+        free(w.p);
+        return -ENOMEM;
+    }
+    *out = w.p;
+    *len = w.len;
+    return 0;
+}
+
+struct tl_rd {
+    const unsigned char *p;
+    size_t len, at;
+    bool bad;
+};
+
+static const void *tl_get(struct tl_rd *r, size_t len)
+{
+    const void *p = r->p + r->at;
+
+    if (r->bad || len > r->len - r->at) {
+        r->bad = true;
+        return NULL;
+    }
+    r->at += len;
+    return p;
+}
+
+static uint64_t tl_get_u64(struct tl_rd *r)
+{
+    const void *p = tl_get(r, sizeof(uint64_t));
+    uint64_t v = 0;
+
+    if (p)
+        memcpy(&v, p, sizeof(v));
+    return v;
+}
+
+/* A malloc()ed copy of a stored string into *out (NULL stays NULL).  0, -EINVAL or -ENOMEM. */
+static int tl_get_str(struct tl_rd *r, char **out)
+{
+    uint64_t n = tl_get_u64(r);
+    const char *s = n ? tl_get(r, (size_t)n) : NULL;
+
+    *out = NULL;
+    if (r->bad || (n && s[n - 1]))
+        return -EINVAL;
+    if (n && !(*out = str_dup(s)))
+        return -ENOMEM;
+    return 0;
+}
+
+/* Room for @n elements of @size bytes in *p (capacity *cap).  0 or -ENOMEM. */
+static int tl_reserve(void **p, size_t *cap, size_t n, size_t size)
+{
+    void *q;
+
+    if (n <= *cap)
+        return 0;
+    if (!(q = realloc(*p, n * size)))
+        return -ENOMEM;
+    *p = q;
+    *cap = n;
+    return 0;
+}
+
+int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
+{
+    struct tl_rd r = {data, len, 0, false};
+    const void *blk, *smp, *ov;
+    uint64_t n, ov_len;
+    size_t i;
+    int ret = -EINVAL;
+
+    timeline_release(tl);
+    if (tl_get_u64(&r) != TIMELINE_MAGIC || tl_get_u64(&r) != SIM_NR_STATS)
+        return -EINVAL;
+    tl->nr_events = tl_get_u64(&r);
+    if ((blk = tl_get(&r, sizeof(tl->totals))))
+        memcpy(tl->totals, blk, sizeof(tl->totals));
+    tl->pages_hwm = tl_get_u64(&r);
+    n = tl_get_u64(&r);
+    if (r.bad || n > len)
+        goto err_release;
+    if (tl_reserve((void **)&tl->pairs, &tl->cap_pairs, (size_t)n, sizeof(*tl->pairs))) {
+        ret = -ENOMEM;
+        goto err_release;
+    }
+    for (i = 0; i < n; i++) {
+        struct timeline_pair *pr = &tl->pairs[i];
+
+        if ((ret = tl_get_str(&r, &pr->fn)) || (ret = tl_get_str(&r, &pr->label)) || !pr->fn) {
+            free(pr->fn);
+            free(pr->label);
+            ret = ret ? ret : -EINVAL;
+            goto err_release;
+        }
+        tl->nr_pairs++;
+    }
+    ret = -EINVAL;
+    n = tl_get_u64(&r);
+    if (r.bad || n > len / sizeof(*tl->blocks) ||
+        !(blk = tl_get(&r, (size_t)n * sizeof(*tl->blocks))))
+        goto err_release;
+    if (tl_reserve((void **)&tl->blocks, &tl->cap_blocks, (size_t)n ? (size_t)n : 1,
+                   sizeof(*tl->blocks))) {
+        ret = -ENOMEM;
+        goto err_release;
+    }
+    memcpy(tl->blocks, blk, (size_t)n * sizeof(*tl->blocks));
+    tl->nr_blocks = (size_t)n;
+    tl->interval = tl_get_u64(&r);
+    n = tl_get_u64(&r);
+    if (r.bad || !tl->interval || n > TIMELINE_SAMPLES ||
+        !(smp = tl_get(&r, (size_t)n * sizeof(*tl->samples))))
+        goto err_release;
+    if (tl_reserve((void **)&tl->samples, &tl->cap_samples, (size_t)n ? (size_t)n : 1,
+                   sizeof(*tl->samples))) {
+        ret = -ENOMEM;
+        goto err_release;
+    }
+    memcpy(tl->samples, smp, (size_t)n * sizeof(*tl->samples));
+    tl->nr_samples = (size_t)n;
+    ov_len = tl_get_u64(&r);
+    if (r.bad || !(ov = tl_get(&r, (size_t)ov_len)) || r.at != len)
+        goto err_release;
+    if ((ret = overview_load(&tl->ov, ov, (size_t)ov_len)))
+        goto err_release;
+    return 0;
+
+err_release:
+    timeline_release(tl);
+    return ret;
+}

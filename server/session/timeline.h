@@ -93,6 +93,12 @@ void timeline_mark(const struct timeline *tl, struct timeline_mark *m);
 void timeline_truncate(struct timeline *tl, const struct timeline_mark *m);
 /* Host bytes the timeline holds. */
 size_t timeline_bytes(const struct timeline *tl);
+/* The serialized form (host byte order; kept with a checkpoint image of the
+ * same host's layout tag), overview included; caller frees *out.  0 or -ENOMEM. */
+int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len);
+/* Replace @tl (initialized) with a serialized form.  0, -EINVAL (not one) or
+ * -ENOMEM; @tl is empty on failure. */
+int timeline_load(struct timeline *tl, const unsigned char *data, size_t len);
 
 /*
  * Prepare @q: the 256-bit set of pair ids it accepts in @mask.  Returns

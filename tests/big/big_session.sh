@@ -6,7 +6,9 @@
 # log from the store) and must answer seeks with the same states as a fresh
 # replay to each position (a second server that keeps no checkpoint but the
 # empty machine, so each answer is the log replayed from its start, forward),
-# before and after a restart on the same database.  Not a timing test.
+# before and after a restart on the same database, which opens the session
+# from the checkpoint images the first server kept in it (and the fresh
+# server keeps and reads none: --stored-checkpoint-ops 0).  Not a timing test.
 . "$(dirname "$0")/../cli/lib.bash"
 events=${BIG_SESSION_EVENTS:-2100000}
 
@@ -66,7 +68,7 @@ stop_server() {
 small=(--session-memory 48 --memory-mb 96)
 start_server small "${small[@]}"
 small_pid=$pid small_url=$url
-start_server fresh --checkpoint-every 1073741824 --session-memory 256 --memory-mb 512
+start_server fresh --checkpoint-every 1073741824 --stored-checkpoint-ops 0 --session-memory 256 --memory-mb 512
 fresh_pid=$pid fresh_url=$url
 if [ -z "$small_url" ] || [ -z "$fresh_url" ]; then
     bad "the servers did not start"
@@ -100,9 +102,18 @@ done
 check "every sampled state equals a fresh replay's (10 positions)" test "$same" -eq 10
 stop_server "$small_pid"
 
-# a restart on the same database: the session is there and seeks the same
+check "the small server kept checkpoint images in the database" node -e '
+    const s = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    process.exit(s.checkpoints.written >= 2 && s.checkpoints.build_replayed === s.ops ? 0 : 1)' <"$TMP/session.json"
+
+# a restart on the same database: the session opens from the stored images
+# (no operation of the log replayed) and seeks the same
 start_server again "${small[@]}"
 again_pid=$pid
+curl -s "$url/api/sessions/$id" >"$TMP/again.json"
+check "after a restart, the session opens from its stored images, replaying nothing" node -e '
+    const s = JSON.parse(require("fs").readFileSync(0, "utf8"));
+    process.exit(s.checkpoints.build_loaded === true && s.checkpoints.build_replayed === 0 ? 0 : 1)' <"$TMP/again.json"
 same=0
 for at in $(echo "$points" | tr ' ' '\n' | sort -rn | head -4); do
     curl -s "$url/api/sessions/$id/state?at=$at" >"$TMP/again-$at.json"

@@ -4,11 +4,16 @@
  * read, deleted), a lecture read by id with its session's stored position,
  * messages that do nothing on a store nobody shares; and relay_heard(), the
  * parsing of another server's messages, against real lectures and a real
- * follow hub.
+ * follow hub; checkpoint images and their shared pages (written, listed,
+ * read, kept while a session names their owner, deleted with the last one),
+ * on SQLite and, when SLUBLAB_TEST_PG names a PostgreSQL server (tests/pg/),
+ * there too.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "http/app.h"
@@ -132,6 +137,164 @@ static void test_messages_on_sqlite(void)
     store_close(st);
 }
 
+/* A stored session of scenario "{}" named @id, for checkpoint owners. */
+static void put_session(struct store *st, const char *id)
+{
+    struct store_batch b = {NULL, UINT64_MAX};
+    struct store_session ss;
+    char settings[] = "{}";
+    int64_t scn = 0;
+
+    memset(&ss, 0, sizeof(ss));
+    CHECK_OK(store_scenario_put(st, "t", "{}", 2, false, &scn));
+    snprintf(ss.id, sizeof(ss.id), "%s", id);
+    snprintf(ss.token, sizeof(ss.token), "0123456789abcdef0123456789abcdef");
+    ss.scenario = scn;
+    ss.settings = settings;
+    ss.batches = &b;
+    ss.nr_batches = 1;
+    CHECK_OK(store_session_create(st, &ss));
+}
+
+struct ckpt_seen {
+    uint64_t seq[4], op[4], off[4];
+    bool extra[4];
+    unsigned n;
+};
+
+static int ckpt_seen(void *arg, uint64_t seq, uint64_t op, uint64_t off, bool has_extra)
+{
+    struct ckpt_seen *c = arg;
+
+    if (c->n == 4)
+        return -E2BIG;
+    c->seq[c->n] = seq;
+    c->op[c->n] = op;
+    c->off[c->n] = off;
+    c->extra[c->n++] = has_extra;
+    return 0;
+}
+
+/* The checkpoint tables of @st; @tag makes ids unique on a shared server. */
+static void check_ckpts(struct store *st, const char *tag)
+{
+    char owner[STORE_CKPT_OWNER_LEN + 1], other[STORE_CKPT_OWNER_LEN + 1], s1[16], s2[16];
+    uint8_t page_a[300], page_b[5] = {0, 1, 2, 3, 0}, *got = NULL;
+    struct store_ckpt_page pages[2];
+    struct store_ckpt c, back;
+    struct ckpt_seen seen = {.n = 0};
+    char meta[] = "meta", timeline[] = "timeline";
+    uint64_t images, npages;
+    size_t len = 0, i;
+
+    snprintf(owner, sizeof(owner), "%-32s", tag);
+    snprintf(other, sizeof(other), "%-31s!", tag);
+    snprintf(s1, sizeof(s1), "%.6sone", tag);
+    snprintf(s2, sizeof(s2), "%.6stwo", tag);
+    for (i = 0; i < sizeof(page_a); i++)
+        page_a[i] = (uint8_t)(i * 7);
+    memset(pages, 0, sizeof(pages));
+    memset(pages[0].hash, 0xa1, STORE_CKPT_HASH_LEN);
+    pages[0].data = page_a;
+    pages[0].len = sizeof(page_a);
+    memset(pages[1].hash, 0xb2, STORE_CKPT_HASH_LEN);
+    pages[1].data = page_b;
+    pages[1].len = sizeof(page_b);
+    CHECK_OK(store_ckpt_pages_put(st, owner, pages, 2));
+    /* a hash already stored keeps its bytes: pages are shared, never rewritten */
+    pages[0].data = page_b;
+    pages[0].len = sizeof(page_b);
+    CHECK_OK(store_ckpt_pages_put(st, owner, pages, 1));
+    CHECK_OK(store_ckpt_page_get(st, owner, pages[0].hash, &got, &len));
+    CHECK_EQ_U(len, sizeof(page_a));
+    CHECK(got && !memcmp(got, page_a, sizeof(page_a)));
+    free(got);
+    CHECK_EQ_I(store_ckpt_page_get(st, other, pages[0].hash, &got, &len), -ENOENT);
+
+    memset(&c, 0, sizeof(c));
+    c.seq = 4096;
+    c.op = 1000;
+    c.off = 7777;
+    c.meta = meta;
+    c.meta_len = 4;
+    c.pages = page_b;
+    c.pages_len = sizeof(page_b); /* zero bytes inside a blob survive */
+    CHECK_OK(store_ckpt_put(st, owner, "img1", &c));
+    c.seq = 100;
+    c.op = 30;
+    c.extra = timeline;
+    c.extra_len = 8;
+    CHECK_OK(store_ckpt_put(st, owner, "img1", &c));
+    c.seq = 5;
+    CHECK_OK(store_ckpt_put(st, owner, "img2", &c)); /* another format: not listed below */
+    CHECK_OK(store_ckpt_list(st, owner, "img1", ckpt_seen, &seen));
+    CHECK_EQ_U(seen.n, 2);
+    CHECK_EQ_U(seen.seq[0], 100);
+    CHECK_EQ_U(seen.op[0], 30);
+    CHECK(seen.extra[0]);
+    CHECK_EQ_U(seen.seq[1], 4096);
+    CHECK_EQ_U(seen.op[1], 1000);
+    CHECK_EQ_U(seen.off[1], 7777);
+    CHECK(!seen.extra[1]);
+    CHECK_OK(store_ckpt_get(st, owner, "img1", 4096, &back));
+    CHECK_EQ_U(back.op, 1000);
+    CHECK_EQ_U(back.meta_len, 4);
+    CHECK(back.meta && !memcmp(back.meta, "meta", 4));
+    CHECK_EQ_U(back.pages_len, sizeof(page_b));
+    CHECK(back.pages && !memcmp(back.pages, page_b, sizeof(page_b)));
+    CHECK(back.extra == NULL);
+    store_ckpt_free(&back);
+    CHECK_OK(store_ckpt_get(st, owner, "img1", 100, &back));
+    CHECK(back.extra && back.extra_len == 8 && !memcmp(back.extra, "timeline", 8));
+    store_ckpt_free(&back);
+    CHECK_EQ_I(store_ckpt_get(st, owner, "img1", 101, &back), -ENOENT);
+    CHECK_EQ_I(store_ckpt_get(st, owner, "img9", 100, &back), -ENOENT);
+    CHECK_OK(store_ckpt_count(st, owner, &images, &npages));
+    CHECK_EQ_U(images, 3);
+    CHECK_EQ_U(npages, 2);
+
+    /* two sessions name the owner: the images go with the last of them */
+    put_session(st, s1);
+    put_session(st, s2);
+    CHECK_OK(store_session_set_ckpts(st, s1, owner));
+    CHECK_OK(store_session_set_ckpts(st, s2, owner));
+    CHECK_EQ_I(store_session_set_ckpts(st, "nosuchone1", owner), -ENOENT);
+    CHECK_OK(store_session_delete(st, s1));
+    CHECK_OK(store_ckpt_count(st, owner, &images, &npages));
+    CHECK_EQ_U(images, 3);
+    CHECK_EQ_U(npages, 2);
+    CHECK_OK(store_session_delete(st, s2));
+    CHECK_OK(store_ckpt_count(st, owner, &images, &npages));
+    CHECK_EQ_U(images, 0);
+    CHECK_EQ_U(npages, 0);
+}
+
+static void test_ckpt_rows(void)
+{
+    struct store *st = open_memory();
+    const char *pg = getenv("SLUBLAB_TEST_PG");
+    struct strbuf err = STRBUF_INIT;
+    char tag[16];
+
+    if (!CHECK(st))
+        return;
+    check_ckpts(st, "sqlite");
+    store_close(st);
+    if (!pg || !*pg)
+        return;
+    st = NULL;
+    CHECK_OK(store_open(pg, &st, &err));
+    if (!st) {
+        fprintf(stderr, "%s\n", strbuf_str(&err));
+        strbuf_release(&err);
+        return;
+    }
+    strbuf_release(&err);
+    snprintf(tag, sizeof(tag), "pg%08x", (unsigned)getpid());
+    check_ckpts(st, tag);
+    store_close(st);
+}
+
 static void test_relay_heard(void)
 {
     struct app app;
@@ -207,5 +370,6 @@ int main(void)
     RUN_TEST(test_session_where);
     RUN_TEST(test_messages_on_sqlite);
     RUN_TEST(test_relay_heard);
+    RUN_TEST(test_ckpt_rows);
     return check_done();
 }

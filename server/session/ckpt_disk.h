@@ -1,0 +1,102 @@
+/*
+ * ckpt_disk.h: the disk tier of a run's checkpoints: machine images in the
+ * store (store.h, "Checkpoint images"), behind the copies in memory
+ * (checkpoint.c).
+ *
+ * An image is the engine's serialized machine (sim_image_save()): its meta,
+ * zlib-compressed, and its pages.  Each page is stored once per owner, under
+ * a 128-bit hash of its bytes (two independent 64-bit hashes), compressed;
+ * an image lists its pages' (address, hash).  Consecutive images share the
+ * pages that did not change: the tier keeps the hashes of the last image it
+ * wrote or read (memory bounded by one image, not by the trace's length),
+ * and a page among them is not compressed or sent again.
+ *
+ * Images are keyed by the owner: a hash of what a run's batch 0 is (scenario
+ * text and label, full settings, stored op log), without batch 0's limit,
+ * so a fork of a trace and a second server opening the same session read
+ * the same images.  Only positions inside batch 0 are written (later
+ * batches are a user's, short, and differ between sessions of one owner).
+ *
+ * Spacing is chosen by cost: loading an image of B host bytes costs about
+ * what replaying CKPT_DISK_LOAD_FACTOR * B / SESSION_CKPT_BYTES_PER_OP
+ * operations does, so images are never closer than that (replaying between
+ * two costs about a load); and never closer than the last image's new
+ * stored bytes / CKPT_DISK_BYTES_PER_OP, which bounds what images add to
+ * the database per operation of the trace.
+ *
+ * What the tier holds in memory (the list of images, the known hashes) is
+ * counted in session_run_memory().  Everything runs under the run's lock.
+ */
+#ifndef SLUBLAB_SERVER_SESSION_CKPT_DISK_H
+#define SLUBLAB_SERVER_SESSION_CKPT_DISK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "session/store.h"
+#include "slub.h"
+
+#define CKPT_DISK_LOAD_FACTOR  4u   /* a load costs this many clones of the same bytes */
+#define CKPT_DISK_BYTES_PER_OP 12u  /* stored image bytes per operation, at most (spacing) */
+#define CKPT_DISK_BATCH        256u /* pages per store transaction */
+/* Operations between stored images, at least, by default: replaying this
+ * many takes well under a second here, so nearer images would not pay for
+ * their writes (session_limits.disk_min_ops) */
+#define CKPT_DISK_MIN_OPS 65536u
+
+struct ckpt_disk_entry {
+    uint64_t seq, op; /* events and operations applied */
+    size_t off;       /* op log offset of the next operation */
+    bool has_extra;   /* carries the run's state at the end of batch 0 (see ckpt_disk_write()) */
+};
+
+struct ckpt_disk {
+    struct store *store;                  /* NULL: no disk tier */
+    char owner[STORE_CKPT_OWNER_LEN + 1]; /* "" until ckpt_disk_open() */
+    const char *tag;                      /* sim_image_tag() */
+    struct ckpt_disk_entry *e;            /* the stored images, by seq */
+    size_t nr, cap;
+    uint64_t (*known)[2];       /* open-addressed set: the last image's page hashes */
+    size_t nr_known, cap_known; /* cap_known: 0 or a power of two */
+    uint64_t max_op;            /* images only at op <= max_op (the end of batch 0, once known) */
+    uint64_t last_op;           /* the furthest image written this run (0: none) */
+    uint64_t min_ops;           /* operations before the next image may be written */
+    uint64_t load_ops;          /* what a load costs, in replayed operations (the last image's) */
+    uint64_t floor_ops;         /* min_ops is never below this */
+    /* numbers for GET /api/sessions/ID and the tests */
+    uint64_t written, loaded, pages_written, bytes_written;
+    bool failed; /* a store error: the tier stopped writing (reads go on) */
+};
+
+/* Start the tier of a run over @store (NULL: none) for @owner, images at
+ * least @floor_ops operations apart, reading the list of its stored images.  0 or -ENOMEM; a store
+ * that cannot list them leaves the tier off (an error on stderr), which only costs replays. */
+int ckpt_disk_open(struct ckpt_disk *d, struct store *store, const char *owner, uint64_t floor_ops);
+/* Free what the tier holds; the store keeps the images.  NULL is fine. */
+void ckpt_disk_release(struct ckpt_disk *d);
+/* Host bytes it holds. */
+uint64_t ckpt_disk_bytes(const struct ckpt_disk *d);
+/* Is an image due at operation @op (spacing, batch 0, the tier on)? */
+bool ckpt_disk_due(const struct ckpt_disk *d, uint64_t op);
+/* The stored image at @seq, or NULL. */
+const struct ckpt_disk_entry *ckpt_disk_at(const struct ckpt_disk *d, uint64_t seq);
+/* The last stored image with seq < @seq (@strict) or <= @seq, or NULL. */
+const struct ckpt_disk_entry *ckpt_disk_before(const struct ckpt_disk *d, uint64_t seq,
+                                               bool strict);
+/*
+ * Store an image of @m (between operations, at seq/op/off) with the
+ * timeline's counter @totals there (SIM_NR_STATS of them) and @extra
+ * (@extra_len bytes, stored compressed; NULL: none).  0, -ENOMEM, or the
+ * store's error (then the tier stops writing).
+ */
+int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op, size_t off,
+                    const uint64_t *totals, const void *extra, size_t extra_len);
+/* The machine of image @e into *out (no event callback), its totals into
+ * @totals (when not NULL) and its extra into a malloc()ed *extra (when
+ * @extra is not NULL; NULL when it has none).  0, -ENOMEM, -EIO (a page or
+ * blob that does not read back) or the store's error. */
+int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct sim **out,
+                   uint64_t *totals, unsigned char **extra, size_t *extra_len);
+
+#endif /* SLUBLAB_SERVER_SESSION_CKPT_DISK_H */
