@@ -54,6 +54,7 @@ void app_config_default(struct app_config *cfg)
     cfg->max_per_ip = 600; /* a class of 300 behind one NAT, two connections each */
     cfg->header_timeout = 10;
     cfg->quota = 2000;
+    cfg->keep_trace_days = TRACES_KEEP_DAYS;
     cfg->answer_rate = 10;
     cfg->max_queue = 1024;
     cfg->follow_ms = 100;
@@ -263,17 +264,23 @@ static void app_expire(struct app *app)
 static void *app_janitor(void *arg)
 {
     struct app *app = arg;
+    unsigned since_expire = 0;
 
     pthread_mutex_lock(&app->janitor_lock);
     while (!atomic_load(&app->stopping)) {
         struct timespec until;
 
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += APP_JANITOR_SECONDS;
+        until.tv_sec += APP_TIDY_SECONDS;
         if (pthread_cond_timedwait(&app->janitor_wake, &app->janitor_lock, &until) == 0)
             continue; /* woken: look at stopping */
         pthread_mutex_unlock(&app->janitor_lock);
-        app_expire(app);
+        traces_tidy(app, app->cfg.keep_trace_days);
+        since_expire += APP_TIDY_SECONDS;
+        if (app->cfg.keep_days && since_expire >= APP_JANITOR_SECONDS) {
+            since_expire = 0;
+            app_expire(app);
+        }
         pthread_mutex_lock(&app->janitor_lock);
     }
     pthread_mutex_unlock(&app->janitor_lock);
@@ -322,8 +329,11 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "out of memory");
         return ret;
     }
-    if (cfg->keep_days) {
-        app_expire(app); /* before the first request: nothing older is served */
+    /* before the first request: nothing older is served */
+    if (cfg->keep_days)
+        app_expire(app);
+    traces_tidy(app, cfg->keep_trace_days);
+    if (cfg->keep_days || cfg->keep_trace_days || store_shared(app->store)) {
         if (pthread_create(&app->janitor, NULL, app_janitor, app)) {
             strbuf_puts(err, "cannot start the janitor thread");
             return -EAGAIN;

@@ -24,6 +24,7 @@
 #include "http/app.h"
 #include "http/follow.h"
 #include "http/lecture.h"
+#include "http/traces.h"
 #include "session/session.h"
 #include "session/store.h"
 
@@ -66,6 +67,16 @@ void relay_lecture(struct app *app, const struct lecture_info *x)
     relay_send(app, text);
 }
 
+void relay_trace_cancel(struct app *app, const char *id)
+{
+    char text[STORE_MESSAGE_MAX];
+
+    if (!store_shared(app->store))
+        return;
+    snprintf(text, sizeof(text), "t %s", id);
+    relay_send(app, text);
+}
+
 /* @s as a decimal number (digits only, no sign) into *out. */
 static bool parse_u64(const char *s, uint64_t *out)
 {
@@ -104,5 +115,7 @@ void relay_heard(const char *text, void *arg)
         if (strcmp(tok[2], "-"))
             memcpy(x.session, tok[2], strlen(tok[2]) + 1);
         lecture_heard(app->lectures, app->follow, &x);
+    } else if (n == 2 && !strcmp(tok[0], "t") && ids_valid(tok[1], TRACES_ID_LEN)) {
+        traces_heard_cancel(app, tok[1]);
     }
 }

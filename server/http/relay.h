@@ -11,6 +11,8 @@
  *
  *     s SESSION AT EVENTS OPS          session SESSION is at AT, ends at EVENTS/OPS
  *     l LECTURE SESSION AT EVENTS OPS  lecture LECTURE shows SESSION ("-": none) there
+ *     t TRACE                          trace job TRACE's uploader deleted it (its row's
+ *                                      cancel flag is set): the server running it stops it
  *
  * On a SQLite store nothing is sent and nothing heard.
  */
@@ -33,6 +35,9 @@ void relay_stop(struct app *app);
 void relay_session(struct app *app, const char *id, uint64_t at, uint64_t events, uint64_t ops);
 /* Tell them that lecture @x now shows its session at its position. */
 void relay_lecture(struct app *app, const struct lecture_info *x);
+
+/* Tell them that the uploader deleted trace job @id (traces.h). */
+void relay_trace_cancel(struct app *app, const char *id);
 
 /* What relay_start()'s listener does with a message @text: exposed for tests. */
 void relay_heard(const char *text, void *app);

@@ -127,7 +127,7 @@ test('a database of schema 3 migrates: its snapshots are kept, unpublished', asy
   sqlite(db, 'DROP TABLE trace_jobs; DROP TABLE lectures; DROP INDEX snapshots_published; ALTER TABLE snapshots DROP COLUMN published; ALTER TABLE sessions DROP COLUMN engine; DROP TABLE oplogs; ALTER TABLE sessions DROP COLUMN log; ALTER TABLE sessions DROP COLUMN overview; PRAGMA user_version = 3;');
   const srv2 = await start({ dir, db });
   try {
-    assert.equal(sqlite(db, 'PRAGMA user_version'), '9');
+    assert.equal(sqlite(db, 'PRAGMA user_version'), '10');
     const got = await api(srv2.url, 'GET', `/api/snapshots/${snap.id}`);
     assert.equal(got.status, 200);
     assert.equal(got.json.published, false);
