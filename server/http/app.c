@@ -276,6 +276,7 @@ static void *app_janitor(void *arg)
             continue; /* woken: look at stopping */
         pthread_mutex_unlock(&app->janitor_lock);
         traces_tidy(app, app->cfg.keep_trace_days);
+        relay_flush(app);
         since_expire += APP_TIDY_SECONDS;
         if (app->cfg.keep_days && since_expire >= APP_JANITOR_SECONDS) {
             since_expire = 0;
@@ -320,13 +321,14 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "out of memory");
         return ret;
     }
-    if ((ret = relay_start(app))) {
-        strbuf_puts(err, "cannot listen to the other servers sharing the store");
-        return ret;
-    }
     if ((ret = traces_new(&app->traces)) || (ret = quota_new(cfg->quota, &app->quota)) ||
         (ret = answers_new(cfg->answer_rate, &app->answers))) {
         strbuf_puts(err, "out of memory");
+        return ret;
+    }
+    /* what it hears reaches the hub, the lectures and the trace jobs */
+    if ((ret = relay_start(app))) {
+        strbuf_puts(err, "cannot listen to the other servers sharing the store");
         return ret;
     }
     /* before the first request: nothing older is served */
@@ -347,15 +349,14 @@ void app_release(struct app *app)
 {
     size_t i;
 
-    if (app->store)
-        relay_stop(app); /* its thread publishes to the hub and the lectures */
-    if (app->janitor_running) {
+    if (app->janitor_running) { /* it tidies the trace jobs and flushes the relay */
         atomic_store(&app->stopping, true);
         pthread_mutex_lock(&app->janitor_lock);
         pthread_cond_signal(&app->janitor_wake);
         pthread_mutex_unlock(&app->janitor_lock);
         pthread_join(app->janitor, NULL);
     }
+    relay_stop(app);          /* its thread publishes to the hub, the lectures and the trace jobs */
     traces_free(app->traces); /* its jobs register sessions: before the registry */
     follow_hub_free(app->follow);
     lectures_free(app->lectures);

@@ -32,6 +32,7 @@ struct lectures;
 struct quota;
 struct answers;
 struct trace_jobs;
+struct relay;
 
 struct app_config {
     const char *listen;       /* address to bind, "127.0.0.1" */
@@ -88,6 +89,7 @@ struct app {
     struct lesson_set lessons;  /* read at start (lesson.h) */
     struct lesson_set exercises; /* from lessons_dir/exercises */
     struct answers *answers;     /* followers' answers to lecture questions (answers.h) */
+    struct relay *relay;         /* moves not yet told to the other servers (relay.h) */
     /* the janitor: deletes what is older than cfg.keep_days, hourly, and
      * tidies the trace jobs' rows every APP_TIDY_SECONDS */
     pthread_t janitor;

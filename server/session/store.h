@@ -219,8 +219,10 @@ int store_trace_jobs_expire(struct store *st, unsigned days, unsigned stale_seco
  * hears its own.  store_listen() starts a thread with a connection of its
  * own that calls @fn with each message another server sent, and opens its
  * connection again (once a second) while the database is away; messages
- * sent meanwhile are lost.  On a SQLite store (one server) both do nothing
- * and return 0.  store_unlisten() stops the thread (before what @arg
+ * sent meanwhile are lost; once it is open again, @fn is called with @text
+ * NULL (what was missed, and what this server could not send meanwhile,
+ * is for the caller to make up).  On a SQLite store (one server) both do
+ * nothing and return 0.  store_unlisten() stops the thread (before what @arg
  * points at goes); store_close() does too.
  */
 #define STORE_MESSAGE_MAX 512

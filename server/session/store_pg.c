@@ -1309,6 +1309,7 @@ static void *listen_run(void *arg)
         if (!ls->conn && (ls->conn = listen_connect(ls->pg->url)) && lost) {
             fprintf(stderr, "slublab serve: postgresql: listening again\n");
             lost = false;
+            ls->fn(NULL, ls->arg); /* the database is back */
         }
         p[1].fd = ls->conn ? PQsocket(ls->conn) : -1;
         if (poll(p, 2, ls->conn ? -1 : 1000) < 0)
