@@ -261,6 +261,18 @@ static void app_expire(struct app *app)
                 (unsigned long long)sessions, (unsigned long long)snapshots, app->cfg.keep_days);
 }
 
+/* Every APP_TIDY_SECONDS: the trace jobs' rows, the moves the relay could
+ * not send, a shared store's old answers.  Cannot fail (said on stderr). */
+static void app_tidy(struct app *app)
+{
+    uint64_t n;
+
+    traces_tidy(app, app->cfg.keep_trace_days);
+    relay_flush(app);
+    if (store_shared(app->store) && store_answers_expire(app->store, ANSWERS_STORE_SECONDS, &n))
+        fprintf(stderr, "slublab serve: deleting old answers failed\n");
+}
+
 static void *app_janitor(void *arg)
 {
     struct app *app = arg;
@@ -275,8 +287,7 @@ static void *app_janitor(void *arg)
         if (pthread_cond_timedwait(&app->janitor_wake, &app->janitor_lock, &until) == 0)
             continue; /* woken: look at stopping */
         pthread_mutex_unlock(&app->janitor_lock);
-        traces_tidy(app, app->cfg.keep_trace_days);
-        relay_flush(app);
+        app_tidy(app);
         since_expire += APP_TIDY_SECONDS;
         if (app->cfg.keep_days && since_expire >= APP_JANITOR_SECONDS) {
             since_expire = 0;
@@ -334,7 +345,7 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
     /* before the first request: nothing older is served */
     if (cfg->keep_days)
         app_expire(app);
-    traces_tidy(app, cfg->keep_trace_days);
+    app_tidy(app);
     if (cfg->keep_days || cfg->keep_trace_days || store_shared(app->store)) {
         if (pthread_create(&app->janitor, NULL, app_janitor, app)) {
             strbuf_puts(err, "cannot start the janitor thread");

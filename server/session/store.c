@@ -122,10 +122,19 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " created TEXT NOT NULL,"
         " updated TEXT NOT NULL);"
         "CREATE INDEX trace_jobs_updated ON trace_jobs(updated);",
-        /* 9 -> 10: any server may delete a job: the hash of its upload's
-         * token, and the flag that asks the server running it to stop */
+        /* 9 -> 10: any server may delete a trace job: the hash of its
+         * upload's token, and the flag that asks the server running it to
+         * stop; and followers' answers, tallied over every server */
         "ALTER TABLE trace_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
-        "ALTER TABLE trace_jobs ADD COLUMN cancel INTEGER NOT NULL DEFAULT 0;",
+        "ALTER TABLE trace_jobs ADD COLUMN cancel INTEGER NOT NULL DEFAULT 0;"
+        "CREATE TABLE answers ("
+        " lecture TEXT NOT NULL,"
+        " at INTEGER NOT NULL,"
+        " voter TEXT NOT NULL,"
+        " choice TEXT NOT NULL,"
+        " updated TEXT NOT NULL,"
+        " PRIMARY KEY (lecture, at, voter));"
+        "CREATE INDEX answers_updated ON answers(updated);",
 };
 
 /* The statements, in SQLite's words (store_pg.c turns most into PostgreSQL's). */
@@ -215,6 +224,13 @@ const char *const store_sql[NR_STMTS] = {
                           " strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?1 || ' seconds'))"
                           " OR (?2 > 0 AND state IN ('done', 'failed') AND updated <"
                           " strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?2 || ' seconds'))",
+        [ST_ANS_PUT] = "INSERT INTO answers (lecture, at, voter, choice, updated)"
+                       " VALUES (?1, ?2, ?3, ?4, " NOW ") ON CONFLICT (lecture, at, voter)"
+                       " DO UPDATE SET choice = excluded.choice, updated = excluded.updated",
+        [ST_ANS_TALLY] = "SELECT choice, count(*) FROM answers WHERE lecture = ?1 AND at = ?2"
+                         " GROUP BY choice ORDER BY choice",
+        [ST_ANS_EXPIRE] = "DELETE FROM answers WHERE updated < strftime('%Y-%m-%dT%H:%M:%fZ',"
+                          " 'now', '-' || ?1 || ' seconds')",
         [ST_SES_WHERE] = "SELECT position, events FROM sessions WHERE id = ?1",
         [ST_SNP_CHECK] = ("UPDATE snapshots SET check_engine = ?2, check_status = ?3, "
                           "check_warning = ?4 WHERE id = ?1"),
@@ -1454,6 +1470,67 @@ int store_trace_jobs_expire(struct store *st, unsigned days, unsigned stale_seco
         if (!ret)
             *deleted = (uint64_t)sqlite3_changes(st->db);
     }
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_answer_put(struct store *st, const char *lecture, uint64_t at, const char *voter,
+                     const char *choice)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    if (st->pg)
+        return store_pg_answer_put(st->pg, lecture, at, voter, choice);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_ANS_PUT);
+    bind_text(s, 1, lecture);
+    bind_u64(s, 2, at);
+    bind_text(s, 3, voter);
+    bind_text(s, 4, choice);
+    ret = store_exec(st, s, "storing an answer");
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_answers_tally(struct store *st, const char *lecture, uint64_t at,
+                        int (*fn)(const char *choice, uint64_t n, void *arg), void *arg)
+{
+    sqlite3_stmt *s;
+    int rc = SQLITE_DONE, ret = 0;
+
+    if (st->pg)
+        return store_pg_answers_tally(st->pg, lecture, at, fn, arg);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_ANS_TALLY);
+    bind_text(s, 1, lecture);
+    bind_u64(s, 2, at);
+    while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const unsigned char *choice = sqlite3_column_text(s, 0);
+
+        ret = fn(choice ? (const char *)choice : "", col_u64(s, 1), arg);
+    }
+    if (!ret && rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "counting answers");
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_answers_expire(struct store *st, unsigned seconds, uint64_t *deleted)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    *deleted = 0;
+    if (st->pg)
+        return store_pg_answers_expire(st->pg, seconds, deleted);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_ANS_EXPIRE);
+    bind_u64(s, 1, seconds);
+    ret = store_exec(st, s, "deleting old answers");
+    if (!ret)
+        *deleted = (uint64_t)sqlite3_changes(st->db);
     pthread_mutex_unlock(&st->lock);
     return ret;
 }

@@ -213,6 +213,22 @@ int store_trace_jobs_expire(struct store *st, unsigned days, unsigned stale_seco
                             const char *why, uint64_t *failed, uint64_t *deleted);
 
 /*
+ * Followers' answers to a lecture's questions (http/answers.h), kept in
+ * the store only when servers share it, so the presenter's tally counts
+ * the followers of every server.  One row per lecture, question (@at) and
+ * voter; a voter's later answer replaces its row.
+ */
+/* Record @voter's @choice to question @at of @lecture.  0 or -EIO. */
+int store_answer_put(struct store *st, const char *lecture, uint64_t at, const char *voter,
+                     const char *choice);
+/* Call @fn with each choice of question @at of @lecture and its voters, by
+ * choice in byte order, until it returns non-zero (returned).  0 or -EIO. */
+int store_answers_tally(struct store *st, const char *lecture, uint64_t at,
+                        int (*fn)(const char *choice, uint64_t n, void *arg), void *arg);
+/* Delete the answers not written for @seconds; how many in *deleted.  0 or -EIO. */
+int store_answers_expire(struct store *st, unsigned seconds, uint64_t *deleted);
+
+/*
  * Messages between the servers sharing a store (PostgreSQL's LISTEN and
  * NOTIFY on one channel): store_notify() sends @text (at most
  * STORE_MESSAGE_MAX bytes) to every other server listening; a server never

@@ -88,7 +88,11 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " updated TEXT NOT NULL);"
         "CREATE INDEX trace_jobs_updated ON trace_jobs(updated);",
         "ALTER TABLE trace_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
-        "ALTER TABLE trace_jobs ADD COLUMN cancel INTEGER NOT NULL DEFAULT 0;",
+        "ALTER TABLE trace_jobs ADD COLUMN cancel INTEGER NOT NULL DEFAULT 0;"
+        "CREATE TABLE answers ("
+        " lecture TEXT NOT NULL, at BIGINT NOT NULL, voter TEXT NOT NULL, choice TEXT NOT NULL,"
+        " updated TEXT NOT NULL, PRIMARY KEY (lecture, at, voter));"
+        "CREATE INDEX answers_updated ON answers(updated);",
 };
 
 /*
@@ -120,6 +124,10 @@ static const char *const pg_override[NR_STMTS] = {
         [ST_JOB_EXPIRE] = "DELETE FROM trace_jobs WHERE (cancel = 1 AND updated < " SECONDS_AGO(
                 "$1") ") OR ($2::bigint > 0 AND state IN ('done', 'failed') AND updated "
                       "< " SECONDS_AGO("$2") ")",
+        /* byte order, as the SQLite store and the in-memory tally sort */
+        [ST_ANS_TALLY] = "SELECT choice, count(*) FROM answers WHERE lecture = $1 AND at = $2"
+                         " GROUP BY choice ORDER BY choice COLLATE \"C\"",
+        [ST_ANS_EXPIRE] = "DELETE FROM answers WHERE updated < " SECONDS_AGO("$1"),
 };
 
 /* Statement @which in PostgreSQL's words, into @buf; NULL when @buf is too small. */
@@ -1210,6 +1218,52 @@ int store_pg_trace_jobs_expire(struct store_pg *pg, unsigned days, unsigned stal
         arg_u64(&a, (uint64_t)days * 86400);
         ret = pg_exec(pg, ST_JOB_EXPIRE, &a, "deleting old trace jobs", deleted);
     }
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_answer_put(struct store_pg *pg, const char *lecture, uint64_t at, const char *voter,
+                        const char *choice)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    arg_text(&a, lecture);
+    arg_u64(&a, at);
+    arg_text(&a, voter);
+    arg_text(&a, choice);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_ANS_PUT, &a, "storing an answer", NULL);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_answers_tally(struct store_pg *pg, const char *lecture, uint64_t at,
+                           int (*fn)(const char *choice, uint64_t n, void *arg), void *arg)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    arg_text(&a, lecture);
+    arg_u64(&a, at);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_ANS_TALLY, &a, "counting answers", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    for (int i = 0; r && !ret && i < PQntuples(r); i++)
+        ret = fn(PQgetvalue(r, i, 0), val_u64(r, i, 1), arg);
+    PQclear(r);
+    return ret;
+}
+
+int store_pg_answers_expire(struct store_pg *pg, unsigned seconds, uint64_t *deleted)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    arg_u64(&a, seconds);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_ANS_EXPIRE, &a, "deleting old answers", deleted);
     pthread_mutex_unlock(&pg->lock);
     return ret;
 }

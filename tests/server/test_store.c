@@ -2,7 +2,8 @@
  * test_store.c: what the store keeps for several servers, on SQLite (the
  * PostgreSQL side runs in tests/pg/): trace jobs' rows (written, replaced,
  * read, deleted, cancelled, failed when stale and expired; the token's
- * SHA-256 they keep, against FIPS 180-4's examples), a lecture read by id
+ * SHA-256 they keep, against FIPS 180-4's examples), answers' rows
+ * (replaced per voter, counted by choice), a lecture read by id
  * with its session's stored position, messages that do nothing on a store
  * nobody shares; and relay_heard(), the parsing of another server's
  * messages, against real lectures and a real follow hub.
@@ -217,6 +218,44 @@ out_unlink:
     }
 }
 
+static int tally_row(const char *choice, uint64_t n, void *arg)
+{
+    char *out = arg;
+    size_t len = strlen(out);
+
+    snprintf(out + len, 256 - len, "%s=%llu ", choice, (unsigned long long)n);
+    return 0;
+}
+
+/* Answers' rows: a voter's later answer replaces its row; counted by choice in byte order. */
+static void test_answer_rows(void)
+{
+    struct store *st = open_memory();
+    char got[256] = "";
+    uint64_t deleted = 1;
+
+    if (!CHECK(st))
+        return;
+    CHECK_OK(store_answer_put(st, "lecture001", 7, "voter-one", "refill"));
+    CHECK_OK(store_answer_put(st, "lecture001", 7, "voter-two", "barn_full"));
+    CHECK_OK(store_answer_put(st, "lecture001", 7, "voter-three", "refill"));
+    CHECK_OK(store_answer_put(st, "lecture001", 7, "voter-four", "b_z"));
+    CHECK_OK(store_answer_put(st, "lecture001", 8, "voter-one", "keep"));
+    CHECK_OK(store_answer_put(st, "lecture002", 7, "voter-one", "other"));
+    CHECK_OK(store_answers_tally(st, "lecture001", 7, tally_row, got));
+    CHECK_EQ_STR(got, "b_z=1 barn_full=1 refill=2 ");
+    CHECK_OK(store_answer_put(st, "lecture001", 7, "voter-one", "barn_full"));
+    got[0] = '\0';
+    CHECK_OK(store_answers_tally(st, "lecture001", 7, tally_row, got));
+    CHECK_EQ_STR(got, "b_z=1 barn_full=2 refill=1 ");
+    got[0] = '\0';
+    CHECK_OK(store_answers_tally(st, "lecture001", 9, tally_row, got));
+    CHECK_EQ_STR(got, "");
+    CHECK_OK(store_answers_expire(st, 3600, &deleted));
+    CHECK_EQ_U(deleted, 0);
+    store_close(st);
+}
+
 static void test_lecture_load(void)
 {
     struct store *st = open_memory();
@@ -343,6 +382,7 @@ int main(void)
     RUN_TEST(test_trace_job_rows);
     RUN_TEST(test_sha256);
     RUN_TEST(test_trace_job_cancel_and_expiry);
+    RUN_TEST(test_answer_rows);
     RUN_TEST(test_lecture_load);
     RUN_TEST(test_session_where);
     RUN_TEST(test_messages_on_sqlite);
