@@ -210,10 +210,10 @@ static void test_trace_job_cancel_and_expiry(void)
     store_close(st);
 out_unlink:
     unlink(path);
-    for (const char *suffix = "-wal"; suffix; suffix = suffix[1] == 'w' ? "-shm" : NULL) {
-        char side[64];
+    for (int i = 0; i < 2; i++) { /* the WAL's files beside it */
+        char side[80];
 
-        snprintf(side, sizeof(side), "%s%s", path, suffix);
+        snprintf(side, sizeof(side), "%s%s", path, i ? "-shm" : "-wal");
         unlink(side);
     }
 }
