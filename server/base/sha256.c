@@ -1,5 +1,5 @@
 /*
- * sha256.c: SHA-256 as FIPS 180-4 section 6.2 defines it (see sha256.h).
+ * sha256.c: SHA-256 as FIPS 180-4 defines it (see sha256.h).
  *
  * The message is taken in 64-byte blocks; the last one or two are built in
  * a local buffer with the 0x80 byte, the zero padding and the length in
