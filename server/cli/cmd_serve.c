@@ -31,7 +31,7 @@ struct serve_args {
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
             checkpoint_every, stored_every, workers, threads, timeout, follow_ms, follow_rate,
             max_connections, max_per_ip, header_timeout, max_trace_text, memory_mb, keep_days,
-            quota, answer_rate;
+            quota, answer_rate, keep_trace_days;
     bool quiet;
 };
 
@@ -58,6 +58,10 @@ static const struct cli_opt serve_where_opts[] = {
         {CLI_TO(struct serve_args, keep_days), .name = "keep-days", .arg = "N", .max = 36500,
          .help = "delete sessions not changed for N days and snapshots older than N days (and "
                  "so the traces they hold), at start and hourly (default 0: keep everything)"},
+        {CLI_TO(struct serve_args, keep_trace_days), .name = "keep-trace-days", .arg = "N",
+         .max = 36500,
+         .help = "delete the store's rows of trace replays that ended more than N days ago, at "
+                 "start and every minute (default 7; 0: keep them)"},
         {CLI_TO(struct serve_args, allow_origin), .name = "allow-origin", .arg = "ORIGIN",
          .help = "also take changes from pages of ORIGIN (scheme://host[:port], repeatable): the "
                  "lab behind a proxy or a DNS name; by default only the addresses it listens on"},
@@ -152,6 +156,8 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
         cfg->answer_rate = (unsigned)a->answer_rate.value;
     if (a->keep_days.given)
         cfg->keep_days = (unsigned)a->keep_days.value;
+    if (a->keep_trace_days.given)
+        cfg->keep_trace_days = (unsigned)a->keep_trace_days.value;
     if (a->memory_mb.given)
         cfg->memory = a->memory_mb.value << 20;
     if (a->session_memory.given)

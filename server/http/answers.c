@@ -18,6 +18,7 @@
 #include "base/json.h"
 #include "http/lecture.h"
 #include "http/quota.h"
+#include "session/store.h"
 
 struct vote {
     char voter[ANSWERS_VOTER_MAX + 1];
@@ -246,4 +247,43 @@ cJSON *answers_tally(struct answers *a, const char *lecture, uint64_t at)
         return NULL;
     }
     return o;
+}
+
+/* answers_tally_stored()'s document, row by row. */
+struct stored_tally {
+    cJSON *counts;
+    uint64_t total;
+};
+
+static int stored_row(const char *choice, uint64_t n, void *arg)
+{
+    struct stored_tally *t = arg;
+
+    t->total += n;
+    return json_put(t->counts, choice, json_uint(n)) ? 0 : -ENOMEM;
+}
+
+int answers_tally_stored(struct store *st, const char *lecture, uint64_t at, cJSON **out)
+{
+    struct stored_tally t = {.counts = cJSON_CreateObject(), .total = 0};
+    cJSON *o = cJSON_CreateObject();
+    int ret = o && t.counts ? 0 : -ENOMEM;
+
+    if (!ret)
+        ret = store_answers_tally(st, lecture, at, stored_row, &t);
+    if (!ret && !json_put(o, "at", json_uint(at)))
+        ret = -ENOMEM;
+    if (!ret) {
+        ret = json_put(o, "counts", t.counts) ? 0 : -ENOMEM; /* takes counts, even when it fails */
+        t.counts = NULL;
+    }
+    if (!ret && !json_put(o, "total", json_uint(t.total)))
+        ret = -ENOMEM;
+    cJSON_Delete(t.counts);
+    if (ret) {
+        cJSON_Delete(o);
+        return ret;
+    }
+    *out = o;
+    return 0;
 }

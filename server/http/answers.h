@@ -10,7 +10,10 @@
  * the lecture's token.
  *
  * Answers live in memory only (a restart forgets them: they matter for the
- * minute a question is open).  Memory is bounded: a question keeps at most
+ * minute a question is open), except on a store other servers share: there
+ * each answer is also a row of the store, and the tally is counted from the
+ * rows, so the presenter sees the answers sent to every server (the rows
+ * go after ANSWERS_STORE_SECONDS).  Memory is bounded: a question keeps at most
  * ANSWERS_MAX_VOTERS voters (a new voter beyond is refused), a lecture its
  * ANSWERS_MAX_QUESTIONS most recently answered questions and the server
  * ANSWERS_MAX_TOTAL answers over all lectures (the least recently answered
@@ -32,8 +35,10 @@
 #define ANSWERS_CHOICE_MAX    40u        /* characters of a choice: [a-z0-9_] */
 #define ANSWERS_VOTER_MIN     8u         /* characters of a voter id: [A-Za-z0-9_-] */
 #define ANSWERS_VOTER_MAX     64u
+#define ANSWERS_STORE_SECONDS 86400u /* a shared store's answers are kept this long */
 
 struct answers;
+struct store;
 
 /* The answers of every lecture, @rate a second per client (0: any).  0 or -ENOMEM. */
 int answers_new(unsigned rate, struct answers **out);
@@ -57,5 +62,8 @@ int answers_put(struct answers *a, const char *lecture, uint64_t at, const char 
  * answered (or forgotten) has empty counts.  NULL on host OOM.
  */
 cJSON *answers_tally(struct answers *a, const char *lecture, uint64_t at);
+/* As answers_tally(), counted from the rows of store @st (store_answer_put()):
+ * the same document in *out.  0, -ENOMEM or the store's error. */
+int answers_tally_stored(struct store *st, const char *lecture, uint64_t at, cJSON **out);
 
 #endif /* SLUBLAB_SERVER_HTTP_ANSWERS_H */

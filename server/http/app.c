@@ -54,6 +54,7 @@ void app_config_default(struct app_config *cfg)
     cfg->max_per_ip = 600; /* a class of 300 behind one NAT, two connections each */
     cfg->header_timeout = 10;
     cfg->quota = 2000;
+    cfg->keep_trace_days = TRACES_KEEP_DAYS;
     cfg->answer_rate = 10;
     cfg->max_queue = 1024;
     cfg->follow_ms = 100;
@@ -260,20 +261,38 @@ static void app_expire(struct app *app)
                 (unsigned long long)sessions, (unsigned long long)snapshots, app->cfg.keep_days);
 }
 
+/* Every APP_TIDY_SECONDS: the trace jobs' rows, the moves the relay could
+ * not send, a shared store's old answers.  Cannot fail (said on stderr). */
+static void app_tidy(struct app *app)
+{
+    uint64_t n;
+
+    traces_tidy(app, app->cfg.keep_trace_days);
+    relay_flush(app);
+    if (store_shared(app->store) && store_answers_expire(app->store, ANSWERS_STORE_SECONDS, &n))
+        fprintf(stderr, "slublab serve: deleting old answers failed\n");
+}
+
 static void *app_janitor(void *arg)
 {
     struct app *app = arg;
+    unsigned since_expire = 0;
 
     pthread_mutex_lock(&app->janitor_lock);
     while (!atomic_load(&app->stopping)) {
         struct timespec until;
 
         clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += APP_JANITOR_SECONDS;
+        until.tv_sec += APP_TIDY_SECONDS;
         if (pthread_cond_timedwait(&app->janitor_wake, &app->janitor_lock, &until) == 0)
             continue; /* woken: look at stopping */
         pthread_mutex_unlock(&app->janitor_lock);
-        app_expire(app);
+        app_tidy(app);
+        since_expire += APP_TIDY_SECONDS;
+        if (app->cfg.keep_days && since_expire >= APP_JANITOR_SECONDS) {
+            since_expire = 0;
+            app_expire(app);
+        }
         pthread_mutex_lock(&app->janitor_lock);
     }
     pthread_mutex_unlock(&app->janitor_lock);
@@ -313,17 +332,21 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         strbuf_puts(err, "out of memory");
         return ret;
     }
-    if ((ret = relay_start(app))) {
-        strbuf_puts(err, "cannot listen to the other servers sharing the store");
-        return ret;
-    }
     if ((ret = traces_new(&app->traces)) || (ret = quota_new(cfg->quota, &app->quota)) ||
         (ret = answers_new(cfg->answer_rate, &app->answers))) {
         strbuf_puts(err, "out of memory");
         return ret;
     }
-    if (cfg->keep_days) {
-        app_expire(app); /* before the first request: nothing older is served */
+    /* what it hears reaches the hub, the lectures and the trace jobs */
+    if ((ret = relay_start(app))) {
+        strbuf_puts(err, "cannot listen to the other servers sharing the store");
+        return ret;
+    }
+    /* before the first request: nothing older is served */
+    if (cfg->keep_days)
+        app_expire(app);
+    app_tidy(app);
+    if (cfg->keep_days || cfg->keep_trace_days || store_shared(app->store)) {
         if (pthread_create(&app->janitor, NULL, app_janitor, app)) {
             strbuf_puts(err, "cannot start the janitor thread");
             return -EAGAIN;
@@ -337,15 +360,14 @@ void app_release(struct app *app)
 {
     size_t i;
 
-    if (app->store)
-        relay_stop(app); /* its thread publishes to the hub and the lectures */
-    if (app->janitor_running) {
+    if (app->janitor_running) { /* it tidies the trace jobs and flushes the relay */
         atomic_store(&app->stopping, true);
         pthread_mutex_lock(&app->janitor_lock);
         pthread_cond_signal(&app->janitor_wake);
         pthread_mutex_unlock(&app->janitor_lock);
         pthread_join(app->janitor, NULL);
     }
+    relay_stop(app);          /* its thread publishes to the hub, the lectures and the trace jobs */
     traces_free(app->traces); /* its jobs register sessions: before the registry */
     follow_hub_free(app->follow);
     lectures_free(app->lectures);

@@ -24,6 +24,7 @@
 #include "session/store.h"
 
 #define APP_JANITOR_SECONDS 3600 /* how often what is older than keep_days is deleted */
+#define APP_TIDY_SECONDS    60   /* how often the trace jobs' rows are tidied (traces_tidy()) */
 
 struct registry;
 struct follow_hub;
@@ -31,6 +32,7 @@ struct lectures;
 struct quota;
 struct answers;
 struct trace_jobs;
+struct relay;
 
 struct app_config {
     const char *listen;       /* address to bind, "127.0.0.1" */
@@ -56,6 +58,7 @@ struct app_config {
     uint64_t search_budget; /* events one search request may replay */
     uint64_t max_trace_text; /* bytes of text an uploaded trace may expand to (0: TRACES_MAX_TEXT) */
     unsigned keep_days;      /* sessions and snapshots older than this are deleted (0: kept) */
+    unsigned keep_trace_days;  /* finished trace jobs' rows older than this are deleted (0: kept) */
     unsigned quota;            /* creations per client an hour (quota.h; 0: no limit) */
     const char *trusted_proxy; /* the reverse proxy whose X-Forwarded-For names the client */
     struct session_limits lim;
@@ -86,7 +89,9 @@ struct app {
     struct lesson_set lessons;  /* read at start (lesson.h) */
     struct lesson_set exercises; /* from lessons_dir/exercises */
     struct answers *answers;     /* followers' answers to lecture questions (answers.h) */
-    /* the janitor: deletes what is older than cfg.keep_days, hourly */
+    struct relay *relay;         /* moves not yet told to the other servers (relay.h) */
+    /* the janitor: deletes what is older than cfg.keep_days, hourly, and
+     * tidies the trace jobs' rows every APP_TIDY_SECONDS */
     pthread_t janitor;
     bool janitor_running;
     pthread_mutex_t janitor_lock;

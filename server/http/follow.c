@@ -441,6 +441,25 @@ unsigned follow_count(struct follow_hub *hub, const char *id)
     return n;
 }
 
+unsigned follow_sessions(struct follow_hub *hub, struct follow_where *out, unsigned max)
+{
+    struct topic *t;
+    unsigned n = 0;
+
+    pthread_mutex_lock(&hub->topic_lock);
+    for (t = hub->topics; t && n < max; t = t->next) {
+        if (!t->followers || strcmp(t->id, t->session) || strlen(t->id) >= sizeof(out->id))
+            continue;
+        memcpy(out[n].id, t->id, strlen(t->id) + 1);
+        out[n].at = t->at;
+        out[n].events = t->events;
+        out[n].ops = t->ops;
+        n++;
+    }
+    pthread_mutex_unlock(&hub->topic_lock);
+    return n;
+}
+
 struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
                                uint64_t ops)
 {

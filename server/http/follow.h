@@ -59,6 +59,14 @@ void follow_publish_as(struct follow_hub *hub, const char *id, const char *sessi
                        uint64_t events, uint64_t ops);
 /* Followers of session @id now. */
 unsigned follow_count(struct follow_hub *hub, const char *id);
+/* A session's own topic as its followers last heard of it. */
+struct follow_where {
+    char id[33];
+    uint64_t at, events, ops;
+};
+/* Up to @max sessions someone follows (their own topics, not lectures')
+ * into @out; how many.  Cannot fail. */
+unsigned follow_sessions(struct follow_hub *hub, struct follow_where *out, unsigned max);
 
 /* A new follower of @id, starting from these values; NULL on host OOM or when stopping. */
 struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,

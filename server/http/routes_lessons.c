@@ -207,6 +207,9 @@ int route_answer_post(const struct request *req, struct response *res)
                     ANSWERS_MAX_VOTERS);
     else if (ret)
         route_error(res, 503, "busy", "out of memory");
+    /* the other servers' presenters count it from the store */
+    else if (store_shared(app->store) && store_answer_put(app->store, info.id, at, voter, choice))
+        route_error(res, 500, "internal", "cannot store the answer");
     else
         route_json(res, 200, answer_json(at, choice));
 out:
@@ -238,5 +241,12 @@ int route_answers_get(const struct request *req, struct response *res)
     if (ret == 1)
         return route_error(res, 400, "bad_request",
                            "query \"at\": the question's position is needed");
+    if (store_shared(app->store)) { /* the answers every server received */
+        cJSON *o = NULL;
+
+        if ((ret = answers_tally_stored(app->store, req->args[0], at, &o)))
+            return route_error(res, 500, "internal", "cannot count the answers");
+        return route_json(res, 200, o);
+    }
     return route_json(res, 200, answers_tally(app->answers, req->args[0], at));
 }

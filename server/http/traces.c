@@ -19,7 +19,12 @@
  * (store_trace_job_put()): written before the 202, at every change of
  * state, and with its progress at most every TRACES_STORE_EVERY_NS, so GET
  * /api/traces/ID on any server answers the same document (a server that
- * does not run the job reads the row).
+ * does not run the job reads the row).  The row keeps the SHA-256 of the
+ * upload's token, never the token: a server that does not run the job
+ * checks a DELETE's token against it, sets the row's cancel flag and tells
+ * the other servers ("t ID", relay.h).  The server running the job then
+ * forgets it (job_forget()) when it hears that, or when its next write of
+ * the row returns the flag, whichever comes first.
  */
 #include "http/traces.h"
 
@@ -35,7 +40,9 @@
 #include <unistd.h>
 
 #include "base/ids.h"
+#include "base/sha256.h"
 #include "http/app.h"
+#include "http/relay.h"
 #include "http/routes.h"
 #include "ktrace/ktrace_replay.h"
 #include "present/json_state.h"
@@ -63,6 +70,7 @@ struct trace_job {
     pthread_t thread;
     volatile bool cancel; /* set by traces_free() and by the uploader's DELETE */
     char owner[SESSION_TOKEN_LEN + 1]; /* the uploader's token (DELETE needs it) */
+    char owner_hash[SHA256_HEX_LEN + 1]; /* its SHA-256, as the store's row keeps it */
     /* under tj->lock */
     enum job_state state;
     uint64_t done, total; /* input consumed and its size */
@@ -232,6 +240,7 @@ static void job_row(const struct trace_job *j, struct store_trace_job *row)
         snprintf(row->message, sizeof(row->message), "%s", j->message);
     }
     row->report = j->report;
+    memcpy(row->owner, j->owner_hash, sizeof(row->owner));
 }
 
 static uint64_t mono_ns(void)
@@ -240,6 +249,23 @@ static uint64_t mono_ns(void)
 
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Under tj->lock: the uploader deleted @j (here, or through another server
+ * sharing the store): a running replay or build stops, GET answers 404 from
+ * now on, and its row goes.  The session a finished job made is the
+ * caller's to delete.
+ */
+static void job_forget(struct trace_job *j)
+{
+    int err;
+
+    j->deleted = true;
+    j->cancel = true;
+    if (store_shared(j->app->store) && (err = store_trace_job_delete(j->app->store, j->id)) &&
+        err != -ENOENT)
+        fprintf(stderr, "slublab serve: trace %s: its row stays in the store\n", j->id);
 }
 
 /*
@@ -254,6 +280,7 @@ static void job_store(struct trace_job *j, bool now)
 {
     struct store *st = j->app->store;
     struct store_trace_job row;
+    bool cancel = false;
     uint64_t t;
 
     if (!store_shared(st))
@@ -263,8 +290,10 @@ static void job_store(struct trace_job *j, bool now)
     if (!j->deleted && (now || t - j->stored_ns >= TRACES_STORE_EVERY_NS)) {
         j->stored_ns = t;
         job_row(j, &row);
-        if (store_trace_job_put(st, &row))
+        if (store_trace_job_put(st, &row, &cancel))
             fprintf(stderr, "slublab serve: trace %s: its progress was not stored\n", j->id);
+        else if (cancel) /* deleted through another server, whose message did not come */
+            job_forget(j);
     }
     pthread_mutex_unlock(&j->tj->lock);
 }
@@ -548,6 +577,7 @@ int route_trace_create(const struct request *req, struct response *res)
         free(j);
         return route_error(res, 500, "internal", "out of memory");
     }
+    sha256_hex(j->owner, j->owner_hash);
     j->tj = tj;
     j->app = req->app;
     j->bytes = up->len;
@@ -574,7 +604,7 @@ int route_trace_create(const struct request *req, struct response *res)
 
         job_row(j, &row);
         j->stored_ns = mono_ns();
-        if (store_trace_job_put(req->app->store, &row)) {
+        if (store_trace_job_put(req->app->store, &row, NULL)) {
             pthread_mutex_unlock(&tj->lock);
             free(j);
             return route_error(res, 500, "internal", "cannot store the trace job");
@@ -687,9 +717,51 @@ int route_trace_get(const struct request *req, struct response *res)
     if ((ret = store_trace_job_load(req->app->store, id, &row)))
         return ret == -ENOENT ? route_error(res, 404, "not_found", "no trace \"%s\"", id)
                               : route_error(res, 500, "internal", "cannot read the trace job");
+    if (row.cancel) { /* deleted through another server: gone, as it is on the one that ran it */
+        store_trace_job_free(&row);
+        return route_error(res, 404, "not_found", "no trace \"%s\"", id);
+    }
     o = job_json(&row);
     store_trace_job_free(&row);
     return o ? route_json(res, 200, o) : route_error(res, 500, "internal", "out of memory");
+}
+
+/*
+ * DELETE of job @id that another server runs, on the store they share: the
+ * token is checked against the row's hash of it, the row's cancel flag set
+ * and the other servers told; a finished job's session is deleted here.
+ */
+static int trace_delete_elsewhere(const struct request *req, struct response *res, const char *id,
+                                  const char *token)
+{
+    struct store *st = req->app->store;
+    struct store_trace_job row;
+    char given[SHA256_HEX_LEN + 1];
+    int err;
+
+    if ((err = store_trace_job_load(st, id, &row)))
+        return err == -ENOENT ? route_error(res, 404, "not_found", "no trace \"%.40s\"", id)
+                              : route_error(res, 500, "internal", "cannot read the trace job");
+    store_trace_job_free(&row); /* its report is not needed */
+    if (row.cancel)
+        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+    if (token)
+        sha256_hex(token, given);
+    if (!token || !row.owner[0] || !ids_token_equal(given, row.owner))
+        return route_error(res, 403, "forbidden",
+                           "deleting a trace needs the token its upload was given "
+                           "(Authorization: Bearer TOKEN)");
+    if ((err = store_trace_job_cancel(st, id)))
+        return err == -ENOENT ? route_error(res, 404, "not_found", "no trace \"%.40s\"", id)
+                              : route_error(res, 500, "internal", "cannot delete the trace job");
+    relay_trace_cancel(req->app, id);
+    /* the session it made holds the trace's operations: it goes too (the
+     * server that ran the job deletes it again when it hears, from memory) */
+    if (!strcmp(row.state, "done") && ids_valid(row.session, SESSION_ID_LEN) &&
+        (err = registry_delete(req->app->reg, row.session)) && err != -ENOENT)
+        return route_session_error(res, err, "cannot delete the trace's session");
+    res->status = 204;
+    return 0;
 }
 
 int route_trace_delete(const struct request *req, struct response *res)
@@ -710,6 +782,8 @@ int route_trace_delete(const struct request *req, struct response *res)
             j = tj->jobs[i];
     if (!j) {
         pthread_mutex_unlock(&tj->lock);
+        if (store_shared(req->app->store)) /* a job another server runs */
+            return trace_delete_elsewhere(req, res, id, token);
         return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
     }
     if (!token || !ids_token_equal(token, j->owner)) {
@@ -718,11 +792,7 @@ int route_trace_delete(const struct request *req, struct response *res)
                            "deleting a trace needs the token its upload was given "
                            "(Authorization: Bearer TOKEN)");
     }
-    j->deleted = true;
-    j->cancel = true; /* a running replay or build stops; a finished one has its session */
-    if (store_shared(req->app->store) && (err = store_trace_job_delete(req->app->store, id)) &&
-        err != -ENOENT)
-        fprintf(stderr, "slublab serve: trace %s: its row stays in the store\n", id);
+    job_forget(j); /* a running replay or build stops; a finished one has its session */
     if (j->state == JOB_DONE)
         snprintf(session, sizeof(session), "%s", j->session);
     pthread_mutex_unlock(&tj->lock);
@@ -731,4 +801,77 @@ int route_trace_delete(const struct request *req, struct response *res)
         return route_session_error(res, err, "cannot delete the trace's session");
     res->status = 204;
     return 0;
+}
+
+/* ---- the other servers, and the janitor ---- */
+
+void traces_heard_cancel(struct app *app, const char *id)
+{
+    struct trace_jobs *tj = app->traces;
+    struct store_trace_job row;
+    char session[SESSION_ID_LEN + 1] = "";
+    bool here = false;
+    int err;
+
+    if (!tj)
+        return;
+    pthread_mutex_lock(&tj->lock);
+    for (size_t i = 0; i < TRACES_MAX_KEPT && !here; i++)
+        here = tj->jobs[i] && !tj->jobs[i]->deleted && !strcmp(tj->jobs[i]->id, id);
+    pthread_mutex_unlock(&tj->lock);
+    /* the message is a hint: the row's flag, which only a checked token sets, decides */
+    if (!here || store_trace_job_load(app->store, id, &row))
+        return;
+    store_trace_job_free(&row);
+    if (!row.cancel)
+        return;
+    pthread_mutex_lock(&tj->lock);
+    for (size_t i = 0; i < TRACES_MAX_KEPT; i++) {
+        struct trace_job *j = tj->jobs[i];
+
+        if (!j || j->deleted || strcmp(j->id, id))
+            continue;
+        job_forget(j);
+        if (j->state == JOB_DONE)
+            snprintf(session, sizeof(session), "%s", j->session);
+        break;
+    }
+    pthread_mutex_unlock(&tj->lock);
+    /* the deleting server deleted it from the store; this one may hold it */
+    if (session[0] && (err = registry_delete(app->reg, session)) && err != -ENOENT)
+        fprintf(stderr, "slublab serve: trace %s: its session %s was not deleted (%d)\n", id,
+                session, err);
+}
+
+void traces_tidy(struct app *app, unsigned keep_days)
+{
+    static const char why[] = "the server that ran the replay stopped before it ended; upload "
+                              "the trace again";
+    struct trace_jobs *tj = app->traces;
+    uint64_t failed = 0, deleted = 0;
+
+    if (store_shared(app->store)) {
+        pthread_mutex_lock(&tj->lock);
+        for (size_t i = 0; i < TRACES_MAX_KEPT; i++) {
+            struct trace_job *j = tj->jobs[i];
+            struct store_trace_job row;
+            bool cancel = false;
+
+            if (!j || j->deleted || (j->state != JOB_REPLAYING && j->state != JOB_BUILDING))
+                continue;
+            j->stored_ns = mono_ns();
+            job_row(j, &row);
+            if (!store_trace_job_put(app->store, &row, &cancel) && cancel)
+                job_forget(j);
+        }
+        pthread_mutex_unlock(&tj->lock);
+    }
+    if (store_trace_jobs_expire(app->store, keep_days, TRACES_STALE_SECONDS, why, &failed,
+                                &deleted))
+        fprintf(stderr, "slublab serve: tidying the trace jobs' rows failed\n");
+    else if ((failed || deleted) && !app->cfg.quiet)
+        fprintf(stderr,
+                "slublab serve: %llu trace jobs of stopped servers failed, %llu old rows "
+                "deleted\n",
+                (unsigned long long)failed, (unsigned long long)deleted);
 }

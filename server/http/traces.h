@@ -11,7 +11,12 @@
  * replay's report.  At most TRACES_MAX_RUNNING jobs run at once (503
  * beyond); the last TRACES_MAX_KEPT jobs are remembered.  On a store other
  * servers share, every server answers GET /api/traces/ID from the job's
- * row there; the job itself, and DELETE, stay with the server that runs it.
+ * row there, and takes DELETE: it checks the token against the row (which
+ * keeps its hash), sets the row's cancel flag and tells the server running
+ * the job (relay.h), which stops it as if the DELETE had come to it; that
+ * server also sees the flag the next time it writes the row, so a message
+ * lost does not keep the job alive.  The rows of finished jobs expire, and
+ * a job whose server stopped is marked failed (traces_tidy()).
  */
 #ifndef SLUBLAB_SERVER_HTTP_TRACES_H
 #define SLUBLAB_SERVER_HTTP_TRACES_H
@@ -34,6 +39,11 @@
 #define TRACES_RETRY_AFTER "5" /* seconds, in the Retry-After of a busy answer */
 /* a running job's progress is written to a shared store at most this often */
 #define TRACES_STORE_EVERY_NS 500000000ull
+/* a running job's row not written for this long: its server stopped
+ * (traces_tidy() rewrites the rows of the jobs running here far more often) */
+#define TRACES_STALE_SECONDS 600
+/* finished jobs' rows are kept this many days unless --keep-trace-days says */
+#define TRACES_KEEP_DAYS 7
 
 struct app;
 struct request;
@@ -70,12 +80,24 @@ int traces_new(struct trace_jobs **out);
 /* Cancel running replays, wait for every job thread, free everything; NULL is fine. */
 void traces_free(struct trace_jobs *tj);
 
+/*
+ * On the janitor's thread: write the rows of the jobs running here (so no
+ * server takes them for a stopped one's), then fail the running jobs of
+ * stopped servers and delete rows older than @keep_days (0: finished rows
+ * are kept).  Only on a shared store for the first; the rest on either.
+ * Cannot fail (a store error is said on stderr and tried again next time).
+ */
+void traces_tidy(struct app *app, unsigned keep_days);
+/* Another server says the uploader deleted job @id (relay.h): when it runs
+ * here and its row's cancel flag is set, stop it as a DELETE here would. */
+void traces_heard_cancel(struct app *app, const char *id);
+
 /* POST /api/traces: start a job on req->upload (202), or 400/413/503. */
 int route_trace_create(const struct request *req, struct response *res);
 /* GET /api/traces/ID: the job's state. */
 int route_trace_get(const struct request *req, struct response *res);
 /* DELETE /api/traces/ID (the upload's token): stop the job, or delete the
- * session it made; 204. */
+ * session it made; 204.  On any server sharing the store. */
 int route_trace_delete(const struct request *req, struct response *res);
 
 #endif /* SLUBLAB_SERVER_HTTP_TRACES_H */

@@ -142,6 +142,19 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " data BLOB NOT NULL,"
         " PRIMARY KEY (owner, hash));"
         "ALTER TABLE sessions ADD COLUMN ckpts TEXT;",
+        /* 10 -> 11: any server may delete a trace job: the hash of its
+         * upload's token, and the flag that asks the server running it to
+         * stop; and followers' answers, tallied over every server */
+        "ALTER TABLE trace_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE trace_jobs ADD COLUMN cancel INTEGER NOT NULL DEFAULT 0;"
+        "CREATE TABLE answers ("
+        " lecture TEXT NOT NULL,"
+        " at INTEGER NOT NULL,"
+        " voter TEXT NOT NULL,"
+        " choice TEXT NOT NULL,"
+        " updated TEXT NOT NULL,"
+        " PRIMARY KEY (lecture, at, voter));"
+        "CREATE INDEX answers_updated ON answers(updated);",
 };
 
 /* The statements, in SQLite's words (store_pg.c turns most into PostgreSQL's). */
@@ -208,18 +221,36 @@ const char *const store_sql[NR_STMTS] = {
                        " coalesce(s.events, l.events), l.ops"
                        " FROM lectures l LEFT JOIN sessions s ON s.id = l.session WHERE l.id = ?1",
         [ST_JOB_PUT] = "INSERT INTO trace_jobs (id, state, bytes, done, total, events, built,"
-                       " recorded, session, token, code, message, report, created, updated)"
-                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, " NOW
+                       " recorded, session, token, code, message, report, owner, created, updated)"
+                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, " NOW
                        ", " NOW ") ON CONFLICT (id) DO UPDATE SET state = excluded.state,"
                        " bytes = excluded.bytes, done = excluded.done, total = excluded.total,"
                        " events = excluded.events, built = excluded.built,"
                        " recorded = excluded.recorded, session = excluded.session,"
                        " token = excluded.token, code = excluded.code,"
                        " message = excluded.message, report = excluded.report,"
-                       " updated = excluded.updated",
+                       " owner = excluded.owner, updated = excluded.updated RETURNING cancel",
         [ST_JOB_GET] = "SELECT state, bytes, done, total, events, built, recorded, session, token,"
-                       " code, message, report FROM trace_jobs WHERE id = ?1",
+                       " code, message, report, owner, cancel FROM trace_jobs WHERE id = ?1",
         [ST_JOB_DEL] = "DELETE FROM trace_jobs WHERE id = ?1",
+        [ST_JOB_CANCEL] = "UPDATE trace_jobs SET cancel = 1, updated = " NOW " WHERE id = ?1",
+        /* ?1: seconds without a write; ?2: the message */
+        [ST_JOB_STALE] = "UPDATE trace_jobs SET state = 'failed', code = 'internal', message = ?2,"
+                         " updated = " NOW " WHERE state IN ('replaying', 'building')"
+                         " AND cancel = 0 AND updated < strftime('%Y-%m-%dT%H:%M:%fZ', 'now',"
+                         " '-' || ?1 || ' seconds')",
+        /* ?1: seconds for a cancelled row; ?2: for a finished one (0: kept) */
+        [ST_JOB_EXPIRE] = "DELETE FROM trace_jobs WHERE (cancel = 1 AND updated <"
+                          " strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?1 || ' seconds'))"
+                          " OR (?2 > 0 AND state IN ('done', 'failed') AND updated <"
+                          " strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?2 || ' seconds'))",
+        [ST_ANS_PUT] = "INSERT INTO answers (lecture, at, voter, choice, updated)"
+                       " VALUES (?1, ?2, ?3, ?4, " NOW ") ON CONFLICT (lecture, at, voter)"
+                       " DO UPDATE SET choice = excluded.choice, updated = excluded.updated",
+        [ST_ANS_TALLY] = "SELECT choice, count(*) FROM answers WHERE lecture = ?1 AND at = ?2"
+                         " GROUP BY choice ORDER BY choice",
+        [ST_ANS_EXPIRE] = "DELETE FROM answers WHERE updated < strftime('%Y-%m-%dT%H:%M:%fZ',"
+                          " 'now', '-' || ?1 || ' seconds')",
         [ST_SES_WHERE] = "SELECT position, events FROM sessions WHERE id = ?1",
         [ST_SNP_CHECK] = ("UPDATE snapshots SET check_engine = ?2, check_status = ?3, "
                           "check_warning = ?4 WHERE id = ?1"),
@@ -1393,13 +1424,13 @@ int store_lecture_load(struct store *st, const char *id, struct store_lecture *o
     return ret;
 }
 
-int store_trace_job_put(struct store *st, const struct store_trace_job *j)
+int store_trace_job_put(struct store *st, const struct store_trace_job *j, bool *cancel)
 {
     sqlite3_stmt *s;
-    int ret;
+    int rc, ret = 0;
 
     if (st->pg)
-        return store_pg_trace_job_put(st->pg, j);
+        return store_pg_trace_job_put(st->pg, j, cancel);
     pthread_mutex_lock(&st->lock);
     s = store_stmt(st, ST_JOB_PUT);
     bind_text(s, 1, j->id);
@@ -1415,7 +1446,16 @@ int store_trace_job_put(struct store *st, const struct store_trace_job *j)
     bind_text(s, 11, j->code);
     bind_text(s, 12, j->message);
     bind_text(s, 13, j->report);
-    ret = store_exec(st, s, "storing a trace job");
+    bind_text(s, 14, j->owner);
+    rc = sqlite3_step(s); /* the row RETURNING gives */
+    if (rc == SQLITE_ROW) {
+        if (cancel)
+            *cancel = sqlite3_column_int(s, 0) != 0;
+        rc = sqlite3_step(s);
+    }
+    sqlite3_reset(s);
+    if (rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "storing a trace job");
     pthread_mutex_unlock(&st->lock);
     return ret;
 }
@@ -1445,6 +1485,8 @@ int store_trace_job_load(struct store *st, const char *id, struct store_trace_jo
         col_copy(s, 8, out->token, sizeof(out->token));
         col_copy(s, 9, out->code, sizeof(out->code));
         col_copy(s, 10, out->message, sizeof(out->message));
+        col_copy(s, 12, out->owner, sizeof(out->owner));
+        out->cancel = sqlite3_column_int(s, 13) != 0;
         if (sqlite3_column_type(s, 11) != SQLITE_NULL && !(out->report = col_dup(s, 11)))
             ret = -ENOMEM;
     } else {
@@ -1460,6 +1502,101 @@ int store_trace_job_delete(struct store *st, const char *id)
     if (st->pg)
         return store_pg_trace_job_delete(st->pg, id);
     return store_delete(st, ST_JOB_DEL, id);
+}
+
+int store_trace_job_cancel(struct store *st, const char *id)
+{
+    if (st->pg)
+        return store_pg_trace_job_cancel(st->pg, id);
+    return store_delete(st, ST_JOB_CANCEL, id); /* one row by id, -ENOENT when none */
+}
+
+int store_trace_jobs_expire(struct store *st, unsigned days, unsigned stale_seconds,
+                            const char *why, uint64_t *failed, uint64_t *deleted)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    *failed = *deleted = 0;
+    if (st->pg)
+        return store_pg_trace_jobs_expire(st->pg, days, stale_seconds, why, failed, deleted);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_JOB_STALE);
+    bind_u64(s, 1, stale_seconds);
+    bind_text(s, 2, why);
+    ret = store_exec(st, s, "failing the trace jobs of a stopped server");
+    if (!ret) {
+        *failed = (uint64_t)sqlite3_changes(st->db);
+        s = store_stmt(st, ST_JOB_EXPIRE);
+        bind_u64(s, 1, stale_seconds);
+        bind_u64(s, 2, (uint64_t)days * 86400);
+        ret = store_exec(st, s, "deleting old trace jobs");
+        if (!ret)
+            *deleted = (uint64_t)sqlite3_changes(st->db);
+    }
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_answer_put(struct store *st, const char *lecture, uint64_t at, const char *voter,
+                     const char *choice)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    if (st->pg)
+        return store_pg_answer_put(st->pg, lecture, at, voter, choice);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_ANS_PUT);
+    bind_text(s, 1, lecture);
+    bind_u64(s, 2, at);
+    bind_text(s, 3, voter);
+    bind_text(s, 4, choice);
+    ret = store_exec(st, s, "storing an answer");
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_answers_tally(struct store *st, const char *lecture, uint64_t at,
+                        int (*fn)(const char *choice, uint64_t n, void *arg), void *arg)
+{
+    sqlite3_stmt *s;
+    int rc = SQLITE_DONE, ret = 0;
+
+    if (st->pg)
+        return store_pg_answers_tally(st->pg, lecture, at, fn, arg);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_ANS_TALLY);
+    bind_text(s, 1, lecture);
+    bind_u64(s, 2, at);
+    while (!ret && (rc = sqlite3_step(s)) == SQLITE_ROW) {
+        const unsigned char *choice = sqlite3_column_text(s, 0);
+
+        ret = fn(choice ? (const char *)choice : "", col_u64(s, 1), arg);
+    }
+    if (!ret && rc != SQLITE_DONE)
+        ret = store_fail(st, rc, "counting answers");
+    sqlite3_reset(s);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_answers_expire(struct store *st, unsigned seconds, uint64_t *deleted)
+{
+    sqlite3_stmt *s;
+    int ret;
+
+    *deleted = 0;
+    if (st->pg)
+        return store_pg_answers_expire(st->pg, seconds, deleted);
+    pthread_mutex_lock(&st->lock);
+    s = store_stmt(st, ST_ANS_EXPIRE);
+    bind_u64(s, 1, seconds);
+    ret = store_exec(st, s, "deleting old answers");
+    if (!ret)
+        *deleted = (uint64_t)sqlite3_changes(st->db);
+    pthread_mutex_unlock(&st->lock);
+    return ret;
 }
 
 void store_trace_job_free(struct store_trace_job *j)

@@ -27,7 +27,7 @@
 
 #include "base/strbuf.h"
 
-#define STORE_SCHEMA_VERSION 10
+#define STORE_SCHEMA_VERSION 11
 #define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
 
 struct store;
@@ -236,15 +236,50 @@ struct store_trace_job {
     char code[32];    /* failed: the error code; else "" */
     char message[300];
     char *report; /* the replay's report, or NULL */
+    char owner[65]; /* SHA-256 of the uploader's token in hex (base/sha256.h); "" when unknown */
+    bool cancel;    /* the uploader deleted it through a server that does not run it:
+                     * set by store_trace_job_cancel() only, never by a put */
 };
 
-/* Write job @j's row (made or replaced).  0 or -EIO. */
-int store_trace_job_put(struct store *st, const struct store_trace_job *j);
+/* Write job @j's row (made or replaced; its cancel flag is kept), and say
+ * in *cancel (when not NULL) whether the uploader has asked, through
+ * another server, that it stop.  0 or -EIO. */
+int store_trace_job_put(struct store *st, const struct store_trace_job *j, bool *cancel);
 /* Job @id into @out; store_trace_job_free() it.  0, -ENOENT, -ENOMEM or -EIO. */
 int store_trace_job_load(struct store *st, const char *id, struct store_trace_job *out);
 void store_trace_job_free(struct store_trace_job *j);
 /* Forget job @id's row.  0, -ENOENT or -EIO. */
 int store_trace_job_delete(struct store *st, const char *id);
+/* Set job @id's cancel flag (the server running it stops it and deletes
+ * the row).  0, -ENOENT or -EIO. */
+int store_trace_job_cancel(struct store *st, const char *id);
+/*
+ * Tidy the trace jobs' rows: a job still "replaying" or "building" whose
+ * row was not written for @stale_seconds (its server stopped) becomes
+ * "failed" with code "internal" and @why as its message; a row with its
+ * cancel flag unwritten as long is deleted (no server will act on it); a
+ * "done" or "failed" row not written for @days days is deleted (never when
+ * @days is 0).  How many rows were failed and deleted in *failed and
+ * *deleted.  0 or -EIO.
+ */
+int store_trace_jobs_expire(struct store *st, unsigned days, unsigned stale_seconds,
+                            const char *why, uint64_t *failed, uint64_t *deleted);
+
+/*
+ * Followers' answers to a lecture's questions (http/answers.h), kept in
+ * the store only when servers share it, so the presenter's tally counts
+ * the followers of every server.  One row per lecture, question (@at) and
+ * voter; a voter's later answer replaces its row.
+ */
+/* Record @voter's @choice to question @at of @lecture.  0 or -EIO. */
+int store_answer_put(struct store *st, const char *lecture, uint64_t at, const char *voter,
+                     const char *choice);
+/* Call @fn with each choice of question @at of @lecture and its voters, by
+ * choice in byte order, until it returns non-zero (returned).  0 or -EIO. */
+int store_answers_tally(struct store *st, const char *lecture, uint64_t at,
+                        int (*fn)(const char *choice, uint64_t n, void *arg), void *arg);
+/* Delete the answers not written for @seconds; how many in *deleted.  0 or -EIO. */
+int store_answers_expire(struct store *st, unsigned seconds, uint64_t *deleted);
 
 /*
  * Messages between the servers sharing a store (PostgreSQL's LISTEN and
@@ -253,8 +288,10 @@ int store_trace_job_delete(struct store *st, const char *id);
  * hears its own.  store_listen() starts a thread with a connection of its
  * own that calls @fn with each message another server sent, and opens its
  * connection again (once a second) while the database is away; messages
- * sent meanwhile are lost.  On a SQLite store (one server) both do nothing
- * and return 0.  store_unlisten() stops the thread (before what @arg
+ * sent meanwhile are lost; once it is open again, @fn is called with @text
+ * NULL (what was missed, and what this server could not send meanwhile,
+ * is for the caller to make up).  On a SQLite store (one server) both do
+ * nothing and return 0.  store_unlisten() stops the thread (before what @arg
  * points at goes); store_close() does too.
  */
 #define STORE_MESSAGE_MAX 512

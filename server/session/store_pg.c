@@ -1,7 +1,7 @@
 /*
  * store_pg.c: the store in PostgreSQL, through libpq (see store_pg.h).
  *
- * The same tables and the same five migrations as the SQLite store, in
+ * The same tables and the same migrations as the SQLite store, in
  * PostgreSQL's words (BIGINT counters, BIGSERIAL scenario ids, times as
  * the same ISO 8601 UTC text); the version lives in slublab_schema, and a
  * migration holds an advisory lock so servers starting together migrate
@@ -31,6 +31,9 @@
 #define NOW "to_char(clock_timestamp() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 #define DAYS_AGO(p)                                                                \
     "to_char((clock_timestamp() - " p "::bigint * interval '1 day') AT TIME ZONE " \
+    "'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+#define SECONDS_AGO(p)                                                                \
+    "to_char((clock_timestamp() - " p "::bigint * interval '1 second') AT TIME ZONE " \
     "'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 #define MIGRATION_LOCK "SELECT pg_advisory_xact_lock(5140001)"
 #define CHANNEL        "slublab" /* store_notify()'s LISTEN/NOTIFY channel */
@@ -92,6 +95,12 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " owner TEXT NOT NULL, hash BYTEA NOT NULL, data BYTEA NOT NULL,"
         " PRIMARY KEY (owner, hash));"
         "ALTER TABLE sessions ADD COLUMN ckpts TEXT;",
+        "ALTER TABLE trace_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE trace_jobs ADD COLUMN cancel INTEGER NOT NULL DEFAULT 0;"
+        "CREATE TABLE answers ("
+        " lecture TEXT NOT NULL, at BIGINT NOT NULL, voter TEXT NOT NULL, choice TEXT NOT NULL,"
+        " updated TEXT NOT NULL, PRIMARY KEY (lecture, at, voter));"
+        "CREATE INDEX answers_updated ON answers(updated);",
 };
 
 /*
@@ -126,6 +135,16 @@ static const char *const pg_override[NR_STMTS] = {
                        " extra = EXCLUDED.extra",
         [ST_CKP_LIST] = "SELECT seq, op, off, CASE WHEN extra IS NULL THEN 0 ELSE 1 END"
                         " FROM ckpts WHERE owner = $1 AND tag = $2 ORDER BY seq",
+        [ST_JOB_STALE] = "UPDATE trace_jobs SET state = 'failed', code = 'internal', message = $2,"
+                         " updated = " NOW " WHERE state IN ('replaying', 'building')"
+                         " AND cancel = 0 AND updated < " SECONDS_AGO("$1"),
+        [ST_JOB_EXPIRE] = "DELETE FROM trace_jobs WHERE (cancel = 1 AND updated < " SECONDS_AGO(
+                "$1") ") OR ($2::bigint > 0 AND state IN ('done', 'failed') AND updated "
+                      "< " SECONDS_AGO("$2") ")",
+        /* byte order, as the SQLite store and the in-memory tally sort */
+        [ST_ANS_TALLY] = "SELECT choice, count(*) FROM answers WHERE lecture = $1 AND at = $2"
+                         " GROUP BY choice ORDER BY choice COLLATE \"C\"",
+        [ST_ANS_EXPIRE] = "DELETE FROM answers WHERE updated < " SECONDS_AGO("$1"),
 };
 
 /* Statement @which in PostgreSQL's words, into @buf; NULL when @buf is too small. */
@@ -1132,9 +1151,10 @@ int store_pg_lecture_load(struct store_pg *pg, const char *id, struct store_lect
     return ret;
 }
 
-int store_pg_trace_job_put(struct store_pg *pg, const struct store_trace_job *j)
+int store_pg_trace_job_put(struct store_pg *pg, const struct store_trace_job *j, bool *cancel)
 {
     struct pq_args a = {.n = 0};
+    PGresult *r;
     int ret;
 
     arg_text(&a, j->id);
@@ -1150,9 +1170,13 @@ int store_pg_trace_job_put(struct store_pg *pg, const struct store_trace_job *j)
     arg_text(&a, j->code);
     arg_text(&a, j->message);
     arg_text(&a, j->report);
+    arg_text(&a, j->owner);
     pthread_mutex_lock(&pg->lock);
-    ret = pg_exec(pg, ST_JOB_PUT, &a, "storing a trace job", NULL);
+    r = pg_run(pg, ST_JOB_PUT, &a, "storing a trace job", &ret);
     pthread_mutex_unlock(&pg->lock);
+    if (r && cancel) /* RETURNING cancel */
+        *cancel = PQntuples(r) == 1 && val_u64(r, 0, 0) != 0;
+    PQclear(r);
     return ret;
 }
 
@@ -1182,6 +1206,8 @@ int store_pg_trace_job_load(struct store_pg *pg, const char *id, struct store_tr
         val_copy(r, 0, 8, out->token, sizeof(out->token));
         val_copy(r, 0, 9, out->code, sizeof(out->code));
         val_copy(r, 0, 10, out->message, sizeof(out->message));
+        val_copy(r, 0, 12, out->owner, sizeof(out->owner));
+        out->cancel = val_u64(r, 0, 13) != 0;
         if (!PQgetisnull(r, 0, 11) && !(out->report = val_dup(r, 0, 11)))
             ret = -ENOMEM;
     }
@@ -1192,6 +1218,77 @@ int store_pg_trace_job_load(struct store_pg *pg, const char *id, struct store_tr
 int store_pg_trace_job_delete(struct store_pg *pg, const char *id)
 {
     return pg_by_id(pg, ST_JOB_DEL, id, NULL, "deleting a trace job");
+}
+
+int store_pg_trace_job_cancel(struct store_pg *pg, const char *id)
+{
+    return pg_by_id(pg, ST_JOB_CANCEL, id, NULL, "cancelling a trace job");
+}
+
+int store_pg_trace_jobs_expire(struct store_pg *pg, unsigned days, unsigned stale_seconds,
+                               const char *why, uint64_t *failed, uint64_t *deleted)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    arg_u64(&a, stale_seconds);
+    arg_text(&a, why);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_JOB_STALE, &a, "failing the trace jobs of a stopped server", failed);
+    if (!ret) {
+        a.n = 0;
+        arg_u64(&a, stale_seconds);
+        arg_u64(&a, (uint64_t)days * 86400);
+        ret = pg_exec(pg, ST_JOB_EXPIRE, &a, "deleting old trace jobs", deleted);
+    }
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_answer_put(struct store_pg *pg, const char *lecture, uint64_t at, const char *voter,
+                        const char *choice)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    arg_text(&a, lecture);
+    arg_u64(&a, at);
+    arg_text(&a, voter);
+    arg_text(&a, choice);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_ANS_PUT, &a, "storing an answer", NULL);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
+}
+
+int store_pg_answers_tally(struct store_pg *pg, const char *lecture, uint64_t at,
+                           int (*fn)(const char *choice, uint64_t n, void *arg), void *arg)
+{
+    struct pq_args a = {.n = 0};
+    PGresult *r;
+    int ret;
+
+    arg_text(&a, lecture);
+    arg_u64(&a, at);
+    pthread_mutex_lock(&pg->lock);
+    r = pg_run(pg, ST_ANS_TALLY, &a, "counting answers", &ret);
+    pthread_mutex_unlock(&pg->lock);
+    for (int i = 0; r && !ret && i < PQntuples(r); i++)
+        ret = fn(PQgetvalue(r, i, 0), val_u64(r, i, 1), arg);
+    PQclear(r);
+    return ret;
+}
+
+int store_pg_answers_expire(struct store_pg *pg, unsigned seconds, uint64_t *deleted)
+{
+    struct pq_args a = {.n = 0};
+    int ret;
+
+    arg_u64(&a, seconds);
+    pthread_mutex_lock(&pg->lock);
+    ret = pg_exec(pg, ST_ANS_EXPIRE, &a, "deleting old answers", deleted);
+    pthread_mutex_unlock(&pg->lock);
+    return ret;
 }
 
 bool store_pg_available(const struct store_pg *pg)
@@ -1289,6 +1386,7 @@ static void *listen_run(void *arg)
         if (!ls->conn && (ls->conn = listen_connect(ls->pg->url)) && lost) {
             fprintf(stderr, "slublab serve: postgresql: listening again\n");
             lost = false;
+            ls->fn(NULL, ls->arg); /* the database is back */
         }
         p[1].fd = ls->conn ? PQsocket(ls->conn) : -1;
         if (poll(p, 2, ls->conn ? -1 : 1000) < 0)

@@ -76,9 +76,17 @@ int store_pg_lecture_delete(struct store_pg *pg, const char *id);
 int store_pg_lectures_load(struct store_pg *pg, unsigned max,
                            int (*fn)(const struct store_lecture *lc, void *arg), void *arg);
 int store_pg_lecture_load(struct store_pg *pg, const char *id, struct store_lecture *out);
-int store_pg_trace_job_put(struct store_pg *pg, const struct store_trace_job *j);
+int store_pg_trace_job_put(struct store_pg *pg, const struct store_trace_job *j, bool *cancel);
 int store_pg_trace_job_load(struct store_pg *pg, const char *id, struct store_trace_job *out);
 int store_pg_trace_job_delete(struct store_pg *pg, const char *id);
+int store_pg_trace_job_cancel(struct store_pg *pg, const char *id);
+int store_pg_answer_put(struct store_pg *pg, const char *lecture, uint64_t at, const char *voter,
+                        const char *choice);
+int store_pg_answers_tally(struct store_pg *pg, const char *lecture, uint64_t at,
+                           int (*fn)(const char *choice, uint64_t n, void *arg), void *arg);
+int store_pg_answers_expire(struct store_pg *pg, unsigned seconds, uint64_t *deleted);
+int store_pg_trace_jobs_expire(struct store_pg *pg, unsigned days, unsigned stale_seconds,
+                               const char *why, uint64_t *failed, uint64_t *deleted);
 int store_pg_notify(struct store_pg *pg, const char *text);
 int store_pg_listen(struct store_pg *pg, store_message_fn *fn, void *arg);
 void store_pg_unlisten(struct store_pg *pg);

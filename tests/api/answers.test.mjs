@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 
-import { api, isError, start, tmpdir } from './lib.mjs';
+import { api, isError, isPg, start, tmpdir } from './lib.mjs';
 
 const dir = tmpdir();
 let srv; // --answer-rate 0: the tests that are not about the rate
@@ -145,10 +145,12 @@ describe('answers', () => {
     r = await tally(srv.url, l.id, 5, l.token);
     assert.deepEqual(r.json, { at: 5, counts: { even: 2047, odd: 2049 }, total: 4096 });
 
-    // 64 more questions: question 5, answered longest ago, is forgotten
+    // 64 more questions: question 5, answered longest ago, is forgotten from
+    // memory; a server on a shared store counts from the store's rows, kept a day
     await many(64, (k) => answer(srv.url, l.id, { at: 100 + k, choice: 'keep', voter: 'voter-one' }));
     r = await tally(srv.url, l.id, 5, l.token);
-    assert.deepEqual(r.json, { at: 5, counts: {}, total: 0 });
+    if (isPg(srv.db)) assert.deepEqual(r.json, { at: 5, counts: { even: 2047, odd: 2049 }, total: 4096 });
+    else assert.deepEqual(r.json, { at: 5, counts: {}, total: 0 });
     r = await tally(srv.url, l.id, 100, l.token);
     assert.deepEqual(r.json, { at: 100, counts: { keep: 1 }, total: 1 });
   });

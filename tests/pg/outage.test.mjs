@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { BIN, PG, api, session, start, tmpdir } from '../api/lib.mjs';
+import { BIN, PG, api, session, sqlite, start, tmpdir } from '../api/lib.mjs';
 
 const cluster = path.resolve(path.dirname(new URL(import.meta.url).pathname), 'cluster.sh');
 let dir, url;
@@ -110,6 +110,49 @@ test('a follower on B hears A again once the database is back (the listening con
     ctl.abort();
     assert.ok(heard, `B's follower heard nothing after the database came back: ${text}; B: ${b.stderr()}`);
     assert.match(b.stderr(), /listening again/);
+  } finally {
+    await a.stop();
+    await b.stop();
+  }
+});
+
+test('a move made on A while the database is away is stored and reaches B\'s follower once it is back', async () => {
+  const a = await start({ db: url });
+  const b = await start({ db: url });
+  try {
+    const s = await session(a.url);
+    const ctl = new AbortController();
+    const r = await fetch(`${b.url}/api/sessions/${s.id}/follow`, { signal: ctl.signal });
+    assert.equal(r.status, 200);
+    const reader = r.body.getReader();
+    let text = '';
+    (async () => {
+      try { for (;;) { const c = await reader.read(); if (c.done) return; text += Buffer.from(c.value).toString(); } } catch { /* aborted */ }
+    })();
+    const first = await api(a.url, 'POST', `/api/sessions/${s.id}/step`, { token: s.token, body: { to: 3, state: false } });
+    assert.equal(first.status, 200, first.text);
+    for (let i = 0; i < 100 && !text.includes('"at":3,'); i++) await new Promise((res) => setTimeout(res, 100));
+    assert.ok(text.includes('"at":3,'), `B's follower heard the move before the outage: ${text}`);
+
+    execFileSync(cluster, ['stop', dir]);
+    // A holds the session: the presenter goes on stepping, unstored and unsent
+    const moved = await api(a.url, 'POST', `/api/sessions/${s.id}/step`, { token: s.token, body: { to: 17, state: false } });
+    assert.equal(moved.status, 200, moved.text);
+    await new Promise((res) => setTimeout(res, 1500));
+    assert.ok(!text.includes('"at":17,'), 'nothing reached B while the database was away');
+
+    execFileSync(cluster, ['resume', dir]);
+    // no further move on A: the move made during the outage arrives by itself
+    for (let i = 0; i < 200 && !text.includes('"at":17,'); i++) await new Promise((res) => setTimeout(res, 100));
+    ctl.abort();
+    assert.ok(text.includes('"at":17,'), `B's follower never heard the move made during the outage: ${text}; A: ${a.stderr()}`);
+    assert.equal(sqlite(url, `SELECT position FROM sessions WHERE id = '${s.id}'`), '17', 'the position is stored');
+    // a follower that joins B now starts there too (from the store)
+    const late = await fetch(`${b.url}/api/sessions/${s.id}/follow`);
+    const lr = late.body.getReader();
+    const firstMsg = Buffer.from((await lr.read()).value).toString();
+    await lr.cancel();
+    assert.match(firstMsg, /"at":17,/);
   } finally {
     await a.stop();
     await b.stop();

@@ -1,13 +1,16 @@
 // Trace jobs on two servers sharing one PostgreSQL store: a trace uploaded
 // to A is replayed there, and B answers GET /api/traces/ID from the job's
 // row in the store: its progress while it runs, then the session it made,
-// which B opens.  Run by tests/pg/run.sh (SLUBLAB_TEST_PG set).
+// which B opens.  B also takes the uploader's DELETE: the job stops on A
+// (told by a message, or, when none came, by the row's flag at A's next
+// write), and what it wrote goes.  Run by tests/pg/run.sh (SLUBLAB_TEST_PG
+// set).
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { PG, api, freshDb, start, tmpdir } from '../api/lib.mjs';
+import { PG, api, freshDb, sqlite, start, tmpdir } from '../api/lib.mjs';
 import { synthTrace } from '../js/synth-trace.mjs';
 
 const SLICE = path.resolve('tests/data/kmem-trace-slice.txt.gz');
@@ -85,4 +88,98 @@ test('a failed job reads the same on both; a deleted one is gone from both', asy
   assert.equal((await api(b.url, 'GET', `/api/traces/${r.json.id}`)).status, 404);
   // a job nobody ran
   assert.equal((await api(b.url, 'GET', '/api/traces/aaaaaaaaaa')).status, 404);
+});
+
+// Op log chunks no session replays: those of a job still running, or left behind.
+const orphanChunks = () => Number(sqlite(a.db, 'SELECT count(*) FROM oplogs o WHERE NOT EXISTS' +
+  ' (SELECT 1 FROM sessions s WHERE s.log = o.log)'));
+const sessionCount = () => Number(sqlite(a.db, 'SELECT count(*) FROM sessions'));
+
+// Wait for @what() to be true, up to @ms.
+async function until(what, ms, why) {
+  const end = Date.now() + ms;
+  while (!(await what())) {
+    assert.ok(Date.now() < end, why);
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
+// A job on A that has stored op log chunks and is still replaying; its upload's answer.
+async function runningJob() {
+  assert.equal(orphanChunks(), 0, 'no chunks left from before');
+  const trace = synthTrace(1500000);
+  let r;
+  // the last test's job may still hold its replay place for a moment after
+  // it reads done: a busy server answers 503 (or closes) before the body
+  for (let i = 0; i < 50; i++) {
+    r = await upload(a, trace).catch((e) => ({ status: 0, text: String(e) }));
+    if (r.status !== 503 && r.status !== 0) break;
+    await new Promise((res) => setTimeout(res, 200));
+  }
+  assert.equal(r.status, 202, r.text);
+  await until(async () => orphanChunks() > 0, 120000, 'the job stored no op log chunk');
+  const now = await api(b.url, 'GET', `/api/traces/${r.json.id}`);
+  assert.equal(now.json.state, 'replaying', 'still replaying: the trace is long enough');
+  return r.json;
+}
+
+// After a delete: @id is 404 on both, the job's chunks are gone and it made no session.
+async function goneEverywhere(id, sessionsBefore) {
+  assert.equal((await api(b.url, 'GET', `/api/traces/${id}`)).status, 404, 'B forgets it at once');
+  await until(async () => (await api(a.url, 'GET', `/api/traces/${id}`)).status === 404, 10000,
+    'A still answers for the job');
+  await until(async () => orphanChunks() === 0, 30000, 'the job\'s op log chunks stay');
+  // the job stopped: no session appears later, and its row is gone (A deleted it)
+  await new Promise((res) => setTimeout(res, 500));
+  assert.equal(sessionCount(), sessionsBefore, 'the cancelled job made no session');
+  assert.equal(sqlite(a.db, `SELECT count(*) FROM trace_jobs WHERE id = '${id}'`), '0');
+}
+
+test('a running job on A deleted through B: it stops on A, is gone from both, its op log too', async () => {
+  const before = sessionCount();
+  const job = await runningJob();
+  // the row keeps the token's hash, never the token
+  const owner = sqlite(a.db, `SELECT owner FROM trace_jobs WHERE id = '${job.id}'`);
+  assert.match(owner, /^[0-9a-f]{64}$/);
+  assert.notEqual(owner, job.token);
+  assert.equal(sqlite(a.db, `SELECT count(*) FROM trace_jobs WHERE token = '${job.token}'`), '0');
+  // B checks the token against the row
+  const none = await api(b.url, 'DELETE', `/api/traces/${job.id}`);
+  assert.equal(none.status, 403, none.text);
+  const wrong = await api(b.url, 'DELETE', `/api/traces/${job.id}`, { token: 'f'.repeat(32) });
+  assert.equal(wrong.status, 403, wrong.text);
+  assert.equal((await api(a.url, 'GET', `/api/traces/${job.id}`)).json.state, 'replaying');
+
+  const del = await api(b.url, 'DELETE', `/api/traces/${job.id}`, { token: job.token });
+  assert.equal(del.status, 204, del.text);
+  await goneEverywhere(job.id, before);
+  // deleting it again: gone
+  assert.equal((await api(b.url, 'DELETE', `/api/traces/${job.id}`, { token: job.token })).status, 404);
+  assert.equal((await api(a.url, 'DELETE', `/api/traces/${job.id}`, { token: job.token })).status, 404);
+});
+
+test('no message reaches A: the row\'s flag stops the job at A\'s next write', async () => {
+  const before = sessionCount();
+  const job = await runningJob();
+  // what B does, without the NOTIFY: the flag alone
+  sqlite(a.db, `UPDATE trace_jobs SET cancel = 1 WHERE id = '${job.id}'`);
+  await goneEverywhere(job.id, before);
+});
+
+test('a finished job on A deleted through B: its session is gone from both', async () => {
+  const r = await upload(a, fs.readFileSync(SLICE));
+  assert.equal(r.status, 202, r.text);
+  const last = (await poll(b, r.json.id)).at(-1);
+  assert.equal(last.state, 'done', JSON.stringify(last.error));
+  const sid = last.session.id;
+  assert.equal((await api(a.url, 'GET', `/api/sessions/${sid}`)).status, 200); // A holds it
+  const del = await api(b.url, 'DELETE', `/api/traces/${r.json.id}`, { token: r.json.token });
+  assert.equal(del.status, 204, del.text);
+  for (const srv of [a, b]) {
+    await until(async () => (await api(srv.url, 'GET', `/api/traces/${r.json.id}`)).status === 404,
+      10000, 'the job is still there');
+    await until(async () => (await api(srv.url, 'GET', `/api/sessions/${sid}`)).status === 404,
+      10000, 'its session is still there');
+  }
+  await until(async () => orphanChunks() === 0, 10000, 'its op log stays');
 });

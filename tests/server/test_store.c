@@ -1,13 +1,15 @@
 /*
  * test_store.c: what the store keeps for several servers, on SQLite (the
  * PostgreSQL side runs in tests/pg/): trace jobs' rows (written, replaced,
- * read, deleted), a lecture read by id with its session's stored position,
- * messages that do nothing on a store nobody shares; and relay_heard(), the
- * parsing of another server's messages, against real lectures and a real
- * follow hub; checkpoint images and their shared pages (written, listed,
- * read, kept while a session names their owner, deleted with the last one),
- * on SQLite and, when SLUBLAB_TEST_PG names a PostgreSQL server (tests/pg/),
- * there too.
+ * read, deleted, cancelled, failed when stale and expired; the token's
+ * SHA-256 they keep, against FIPS 180-4's examples), answers' rows
+ * (replaced per voter, counted by choice), a lecture read by id
+ * with its session's stored position, messages that do nothing on a store
+ * nobody shares; and relay_heard(), the parsing of another server's
+ * messages, against real lectures and a real follow hub; checkpoint images
+ * and their shared pages (written, listed, read, kept while a session names
+ * their owner, deleted with the last one), on SQLite and, when
+ * SLUBLAB_TEST_PG names a PostgreSQL server (tests/pg/), there too.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +17,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
+#include "base/sha256.h"
 #include "check.h"
 #include "http/app.h"
 #include "http/follow.h"
@@ -47,7 +52,7 @@ static void test_trace_job_rows(void)
     j.done = 10;
     j.total = 1000;
     CHECK_EQ_I(store_trace_job_load(st, "abcdefghij", &got), -ENOENT);
-    CHECK_OK(store_trace_job_put(st, &j));
+    CHECK_OK(store_trace_job_put(st, &j, NULL));
     CHECK_OK(store_trace_job_load(st, "abcdefghij", &got));
     CHECK_EQ_STR(got.state, "replaying");
     CHECK_EQ_U(got.done, 10);
@@ -64,7 +69,7 @@ static void test_trace_job_rows(void)
     strcpy(j.session, "sessionid0");
     strcpy(j.token, "0123456789abcdef0123456789abcdef");
     j.report = report;
-    CHECK_OK(store_trace_job_put(st, &j));
+    CHECK_OK(store_trace_job_put(st, &j, NULL));
     CHECK_OK(store_trace_job_load(st, "abcdefghij", &got));
     CHECK_EQ_STR(got.state, "done");
     CHECK_EQ_U(got.done, 1000);
@@ -81,6 +86,177 @@ static void test_trace_job_rows(void)
     CHECK_OK(store_trace_job_delete(st, "abcdefghij"));
     CHECK_EQ_I(store_trace_job_load(st, "abcdefghij", &got), -ENOENT);
     CHECK_EQ_I(store_trace_job_delete(st, "abcdefghij"), -ENOENT);
+    store_close(st);
+}
+
+/* FIPS 180-4's examples (one block, two blocks) and the padding's edges. */
+static void test_sha256(void)
+{
+    char hex[SHA256_HEX_LEN + 1];
+    char many[1001];
+
+    sha256_hex("abc", hex);
+    CHECK_EQ_STR(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    sha256_hex("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq", hex);
+    CHECK_EQ_STR(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+    sha256_hex("", hex);
+    CHECK_EQ_STR(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    /* 1000 'a': many blocks, and a tail past 56 bytes (1000 % 64 == 40: no; 56..63 below) */
+    memset(many, 'a', 1000);
+    many[1000] = '\0';
+    sha256_hex(many, hex);
+    CHECK_EQ_STR(hex, "41edece42d63e8d9bf515a9ba6932e1c20cbc9f5a5d134645adb5db1b9737ea3");
+    many[60] = '\0'; /* 60 bytes: the length goes in a second padding block */
+    sha256_hex(many, hex);
+    CHECK_EQ_STR(hex, "11ee391211c6256460b6ed375957fadd8061cafbb31daf967db875aebd5aaad4");
+}
+
+/* Run @sql on the SQLite file @path beside the store's own connection. */
+static int exec_sql(const char *path, const char *sql)
+{
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open(path, &db);
+
+    if (rc == SQLITE_OK)
+        rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+    sqlite3_close(db);
+    return rc == SQLITE_OK ? 0 : -EIO;
+}
+
+/* A row as a job writes it: @state, written @ago seconds ago (by hand). */
+static void put_aged(struct store *st, const char *path, const char *id, const char *state,
+                     unsigned ago)
+{
+    struct store_trace_job j;
+    char sql[256];
+
+    memset(&j, 0, sizeof(j));
+    snprintf(j.id, sizeof(j.id), "%s", id);
+    snprintf(j.state, sizeof(j.state), "%s", state);
+    CHECK_OK(store_trace_job_put(st, &j, NULL));
+    snprintf(sql, sizeof(sql),
+             "UPDATE trace_jobs SET updated = strftime('%%Y-%%m-%%dT%%H:%%M:%%fZ', 'now', "
+             "'-%u seconds') WHERE id = '%s'",
+             ago, id);
+    CHECK_OK(exec_sql(path, sql));
+}
+
+static void test_trace_job_cancel_and_expiry(void)
+{
+    char path[64];
+    struct strbuf err = STRBUF_INIT;
+    struct store *st = NULL;
+    struct store_trace_job j, got;
+    uint64_t failed, deleted;
+    bool cancel = true;
+
+    snprintf(path, sizeof(path), "/tmp/slublab-test-store-%d.db", (int)getpid());
+    unlink(path);
+    CHECK_OK(store_open(path, &st, &err));
+    strbuf_release(&err);
+    if (!CHECK(st))
+        goto out_unlink;
+    memset(&j, 0, sizeof(j));
+    strcpy(j.id, "cancelled1");
+    strcpy(j.state, "replaying");
+    sha256_hex("0123456789abcdef0123456789abcdef", j.owner);
+    CHECK_OK(store_trace_job_put(st, &j, &cancel));
+    CHECK(!cancel);
+    CHECK_OK(store_trace_job_load(st, "cancelled1", &got));
+    CHECK_EQ_STR(got.owner, "3eb1bd439947eb762998e566ccc2e099c791118b2f40579cc4f7da2b5061b7f9");
+    CHECK(!got.cancel);
+    store_trace_job_free(&got);
+    CHECK_EQ_I(store_trace_job_cancel(st, "nosuchjob0"), -ENOENT);
+    CHECK_OK(store_trace_job_cancel(st, "cancelled1"));
+    /* the running job's next write keeps the flag, and is told */
+    j.done = 5;
+    CHECK_OK(store_trace_job_put(st, &j, &cancel));
+    CHECK(cancel);
+    CHECK_OK(store_trace_job_load(st, "cancelled1", &got));
+    CHECK(got.cancel);
+    CHECK_EQ_U(got.done, 5);
+    store_trace_job_free(&got);
+
+    /* a running job of a stopped server, a live one, old and new finished ones */
+    put_aged(st, path, "stalejob01", "replaying", 700);
+    put_aged(st, path, "stalejob02", "building", 700);
+    put_aged(st, path, "livejob001", "replaying", 30);
+    put_aged(st, path, "olddone001", "done", 8 * 86400);
+    put_aged(st, path, "oldfail001", "failed", 8 * 86400);
+    put_aged(st, path, "newdone001", "done", 6 * 86400);
+    CHECK_OK(store_trace_jobs_expire(st, 7, 600, "its server stopped", &failed, &deleted));
+    CHECK_EQ_U(failed, 2);
+    CHECK_EQ_U(deleted, 2);
+    CHECK_OK(store_trace_job_load(st, "stalejob01", &got));
+    CHECK_EQ_STR(got.state, "failed");
+    CHECK_EQ_STR(got.code, "internal");
+    CHECK_EQ_STR(got.message, "its server stopped");
+    store_trace_job_free(&got);
+    CHECK_OK(store_trace_job_load(st, "livejob001", &got));
+    CHECK_EQ_STR(got.state, "replaying");
+    store_trace_job_free(&got);
+    CHECK_EQ_I(store_trace_job_load(st, "olddone001", &got), -ENOENT);
+    CHECK_EQ_I(store_trace_job_load(st, "oldfail001", &got), -ENOENT);
+    CHECK_OK(store_trace_job_load(st, "newdone001", &got));
+    store_trace_job_free(&got);
+    /* the cancelled row is fresh: kept (its server may yet act on it) */
+    CHECK_OK(store_trace_job_load(st, "cancelled1", &got));
+    store_trace_job_free(&got);
+
+    /* 0 days keeps finished rows; a cancelled row nobody acted on goes */
+    CHECK_OK(exec_sql(path, "UPDATE trace_jobs SET updated = '2000-01-01T00:00:00.000Z'"));
+    CHECK_OK(store_trace_jobs_expire(st, 0, 600, "x", &failed, &deleted));
+    CHECK_EQ_U(failed, 1);  /* livejob001 */
+    CHECK_EQ_U(deleted, 1); /* cancelled1 */
+    CHECK_EQ_I(store_trace_job_load(st, "cancelled1", &got), -ENOENT);
+    CHECK_OK(store_trace_job_load(st, "newdone001", &got));
+    store_trace_job_free(&got);
+    store_close(st);
+out_unlink:
+    unlink(path);
+    for (int i = 0; i < 2; i++) { /* the WAL's files beside it */
+        char side[80];
+
+        snprintf(side, sizeof(side), "%s%s", path, i ? "-shm" : "-wal");
+        unlink(side);
+    }
+}
+
+static int tally_row(const char *choice, uint64_t n, void *arg)
+{
+    char *out = arg;
+    size_t len = strlen(out);
+
+    snprintf(out + len, 256 - len, "%s=%llu ", choice, (unsigned long long)n);
+    return 0;
+}
+
+/* Answers' rows: a voter's later answer replaces its row; counted by choice in byte order. */
+static void test_answer_rows(void)
+{
+    struct store *st = open_memory();
+    char got[256] = "";
+    uint64_t deleted = 1;
+
+    if (!CHECK(st))
+        return;
+    CHECK_OK(store_answer_put(st, "lecture001", 7, "voter-one", "refill"));
+    CHECK_OK(store_answer_put(st, "lecture001", 7, "voter-two", "barn_full"));
+    CHECK_OK(store_answer_put(st, "lecture001", 7, "voter-three", "refill"));
+    CHECK_OK(store_answer_put(st, "lecture001", 7, "voter-four", "b_z"));
+    CHECK_OK(store_answer_put(st, "lecture001", 8, "voter-one", "keep"));
+    CHECK_OK(store_answer_put(st, "lecture002", 7, "voter-one", "other"));
+    CHECK_OK(store_answers_tally(st, "lecture001", 7, tally_row, got));
+    CHECK_EQ_STR(got, "b_z=1 barn_full=1 refill=2 ");
+    CHECK_OK(store_answer_put(st, "lecture001", 7, "voter-one", "barn_full"));
+    got[0] = '\0';
+    CHECK_OK(store_answers_tally(st, "lecture001", 7, tally_row, got));
+    CHECK_EQ_STR(got, "b_z=1 barn_full=2 refill=1 ");
+    got[0] = '\0';
+    CHECK_OK(store_answers_tally(st, "lecture001", 9, tally_row, got));
+    CHECK_EQ_STR(got, "");
+    CHECK_OK(store_answers_expire(st, 3600, &deleted));
+    CHECK_EQ_U(deleted, 0);
     store_close(st);
 }
 
@@ -366,6 +542,9 @@ out:
 int main(void)
 {
     RUN_TEST(test_trace_job_rows);
+    RUN_TEST(test_sha256);
+    RUN_TEST(test_trace_job_cancel_and_expiry);
+    RUN_TEST(test_answer_rows);
     RUN_TEST(test_lecture_load);
     RUN_TEST(test_session_where);
     RUN_TEST(test_messages_on_sqlite);
