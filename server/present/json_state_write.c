@@ -23,14 +23,45 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- scalars ------------------------------------------------------------------- */
+/* ---- the writer ------------------------------------------------------------------ */
 
-static bool put(struct strbuf *sb, const char *s)
+/* Text goes to a buffer on the stack first and into the strbuf in big
+ * pieces: most appends are a few bytes. */
+struct jw {
+    struct strbuf *out;
+    size_t n; /* bytes in buf */
+    char buf[8192];
+};
+
+static bool jw_flush(struct jw *w)
 {
-    return strbuf_append(sb, s, strlen(s));
+    bool ok = strbuf_append(w->out, w->buf, w->n);
+
+    w->n = 0;
+    return ok;
 }
 
-static bool put_u64(struct strbuf *sb, uint64_t v)
+static bool jw_append(struct jw *w, const char *data, size_t len)
+{
+    if (len > sizeof(w->buf) - w->n) {
+        if (!jw_flush(w))
+            return false;
+        if (len > sizeof(w->buf))
+            return strbuf_append(w->out, data, len);
+    }
+    memcpy(w->buf + w->n, data, len);
+    w->n += len;
+    return true;
+}
+
+/* ---- scalars ------------------------------------------------------------------- */
+
+static bool put(struct jw *sb, const char *s)
+{
+    return jw_append(sb, s, strlen(s));
+}
+
+static bool put_u64(struct jw *sb, uint64_t v)
 {
     char buf[24], *p = buf + sizeof(buf);
 
@@ -38,18 +69,18 @@ static bool put_u64(struct strbuf *sb, uint64_t v)
         *--p = (char)('0' + v % 10);
         v /= 10;
     } while (v);
-    return strbuf_append(sb, p, (size_t)(buf + sizeof(buf) - p));
+    return jw_append(sb, p, (size_t)(buf + sizeof(buf) - p));
 }
 
-static bool put_i64(struct strbuf *sb, int64_t v)
+static bool put_i64(struct jw *sb, int64_t v)
 {
     if (v >= 0)
         return put_u64(sb, (uint64_t)v);
-    return strbuf_append(sb, "-", 1) && put_u64(sb, (uint64_t)0 - (uint64_t)v);
+    return jw_append(sb, "-", 1) && put_u64(sb, (uint64_t)0 - (uint64_t)v);
 }
 
 /* "0x..." in lowercase hex without leading zeros, as json_hex(). */
-static bool put_hex(struct strbuf *sb, uint64_t v)
+static bool put_hex(struct jw *sb, uint64_t v)
 {
     static const char digits[] = "0123456789abcdef";
     char buf[24], *p = buf + sizeof(buf);
@@ -62,18 +93,18 @@ static bool put_hex(struct strbuf *sb, uint64_t v)
     *--p = 'x';
     *--p = '0';
     *--p = '"';
-    return strbuf_append(sb, p, (size_t)(buf + sizeof(buf) - p));
+    return jw_append(sb, p, (size_t)(buf + sizeof(buf) - p));
 }
 
 /* A JSON string escaped as cJSON 1.7 escapes it, or null for NULL. */
-static bool put_str(struct strbuf *sb, const char *s)
+static bool put_str(struct jw *sb, const char *s)
 {
     static const char digits[] = "0123456789abcdef";
     const char *run;
 
     if (!s)
         return put(sb, "null");
-    if (!strbuf_append(sb, "\"", 1))
+    if (!jw_append(sb, "\"", 1))
         return false;
     for (run = s; *s; s++) {
         unsigned char c = (unsigned char)*s;
@@ -108,23 +139,23 @@ static bool put_str(struct strbuf *sb, const char *s)
             esc[5] = digits[c & 15];
             n = 6;
         }
-        if (!strbuf_append(sb, run, (size_t)(s - run)) || !strbuf_append(sb, esc, n))
+        if (!jw_append(sb, run, (size_t)(s - run)) || !jw_append(sb, esc, n))
             return false;
         run = s + 1;
     }
-    return strbuf_append(sb, run, (size_t)(s - run)) && strbuf_append(sb, "\"", 1);
+    return jw_append(sb, run, (size_t)(s - run)) && jw_append(sb, "\"", 1);
 }
 
 /* ",\"key\":" or "\"key\":" for the first key; keys here need no escaping. */
-static bool key(struct strbuf *sb, const char *k, bool first)
+static bool key(struct jw *sb, const char *k, bool first)
 {
-    return (first || strbuf_append(sb, ",", 1)) && strbuf_append(sb, "\"", 1) && put(sb, k) &&
-           strbuf_append(sb, "\":", 2);
+    return (first || jw_append(sb, ",", 1)) && jw_append(sb, "\"", 1) && put(sb, k) &&
+           jw_append(sb, "\":", 2);
 }
 
 /* ---- pieces, in json_state.c's order --------------------------------------------- */
 
-static bool put_place(struct strbuf *sb, const struct sim_place *pl)
+static bool put_place(struct jw *sb, const struct sim_place *pl)
 {
     const char *type = sim_place_name(pl->type);
 
@@ -136,7 +167,7 @@ static bool put_place(struct strbuf *sb, const struct sim_place *pl)
            (!pl->sheaf || (key(sb, "sheaf", false) && put_u64(sb, pl->sheaf))) && put(sb, "}");
 }
 
-static bool put_flags(struct strbuf *sb, uint32_t flags)
+static bool put_flags(struct jw *sb, uint32_t flags)
 {
     bool first = true;
     unsigned bit;
@@ -157,7 +188,7 @@ static bool put_flags(struct strbuf *sb, uint32_t flags)
     return put(sb, "]");
 }
 
-static bool put_stats(struct strbuf *sb, const struct sim_snap_stats *st)
+static bool put_stats(struct jw *sb, const struct sim_snap_stats *st)
 {
     bool first = true;
     char buf[32];
@@ -177,7 +208,7 @@ static bool put_stats(struct strbuf *sb, const struct sim_snap_stats *st)
 }
 
 /* @n addresses of snap->objs from @first, as json_objs(). */
-static bool put_objs(struct strbuf *sb, const struct sim_snapshot *snap, size_t first, size_t n)
+static bool put_objs(struct jw *sb, const struct sim_snapshot *snap, size_t first, size_t n)
 {
     size_t i;
 
@@ -189,7 +220,7 @@ static bool put_objs(struct strbuf *sb, const struct sim_snapshot *snap, size_t 
     return put(sb, "]");
 }
 
-static bool put_addrs(struct strbuf *sb, const sim_addr_t *v, size_t n)
+static bool put_addrs(struct jw *sb, const sim_addr_t *v, size_t n)
 {
     size_t i;
 
@@ -201,7 +232,7 @@ static bool put_addrs(struct strbuf *sb, const sim_addr_t *v, size_t n)
     return put(sb, "]");
 }
 
-static bool put_cpu_sheaf(struct strbuf *sb, const struct sim_snapshot *snap, uint32_t id)
+static bool put_cpu_sheaf(struct jw *sb, const struct sim_snapshot *snap, uint32_t id)
 {
     const struct sim_snap_sheaf *sh = id ? json_find_sheaf(snap, id) : NULL;
 
@@ -214,7 +245,7 @@ static bool put_cpu_sheaf(struct strbuf *sb, const struct sim_snapshot *snap, ui
 }
 
 /* Legacy model: as json_cpu_slab(); the CPU partial list in slot order. */
-static bool put_cpu_slab(struct strbuf *sb, const struct sim_snapshot *snap,
+static bool put_cpu_slab(struct jw *sb, const struct sim_snapshot *snap,
                          const struct sim_snap_cache *c, unsigned cpu)
 {
     const struct sim_snap_cpu_slab *cs = &c->cpu_slab[cpu];
@@ -241,7 +272,7 @@ static bool put_cpu_slab(struct strbuf *sb, const struct sim_snapshot *snap,
     return put(sb, "]}");
 }
 
-static bool put_cache_cpu(struct strbuf *sb, const struct sim_snapshot *snap,
+static bool put_cache_cpu(struct jw *sb, const struct sim_snapshot *snap,
                           const struct sim_snap_cache *c, unsigned cpu)
 {
     return put(sb, "{\"cpu\":") && put_u64(sb, cpu) && key(sb, "main", false) &&
@@ -253,7 +284,7 @@ static bool put_cache_cpu(struct strbuf *sb, const struct sim_snapshot *snap,
            put(sb, "}");
 }
 
-static bool put_cache_node(struct strbuf *sb, const struct sim_snap_cache *c, unsigned node)
+static bool put_cache_node(struct jw *sb, const struct sim_snap_cache *c, unsigned node)
 {
     const struct sim_snap_barn *b = &c->barn[node];
     const struct sim_snap_node *n = &c->node[node];
@@ -267,12 +298,12 @@ static bool put_cache_node(struct strbuf *sb, const struct sim_snap_cache *c, un
 }
 
 /* A named unsigned member: ",\"k\":v". */
-static bool kv(struct strbuf *sb, const char *k, uint64_t v)
+static bool kv(struct jw *sb, const char *k, uint64_t v)
 {
     return key(sb, k, false) && put_u64(sb, v);
 }
 
-static bool put_cache(struct strbuf *sb, const struct sim_snapshot *snap,
+static bool put_cache(struct jw *sb, const struct sim_snapshot *snap,
                       const struct sim_snap_cache *c)
 {
     struct sim_snap_stats total = {{0}};
@@ -312,8 +343,7 @@ static bool put_cache(struct strbuf *sb, const struct sim_snapshot *snap,
     return put(sb, "]}");
 }
 
-static bool put_slab(struct strbuf *sb, const struct sim_snapshot *snap,
-                     const struct sim_snap_slab *s)
+static bool put_slab(struct jw *sb, const struct sim_snapshot *snap, const struct sim_snap_slab *s)
 {
     return put(sb, "{\"addr\":") && put_hex(sb, s->addr) && put(sb, ",\"name\":\"S") &&
            put_u64(sb, s->seq) && put(sb, "\"") && key(sb, "cache", false) &&
@@ -325,7 +355,7 @@ static bool put_slab(struct strbuf *sb, const struct sim_snapshot *snap,
            put(sb, "}");
 }
 
-static bool put_sheaf(struct strbuf *sb, const struct sim_snapshot *snap,
+static bool put_sheaf(struct jw *sb, const struct sim_snapshot *snap,
                       const struct sim_snap_sheaf *sh)
 {
     return put(sb, "{\"id\":") && put_u64(sb, sh->id) && key(sb, "cache", false) &&
@@ -334,7 +364,7 @@ static bool put_sheaf(struct strbuf *sb, const struct sim_snapshot *snap,
            key(sb, "objects", false) && put_objs(sb, snap, sh->objs, sh->size) && put(sb, "}");
 }
 
-static bool put_zone(struct strbuf *sb, const struct sim_snap_zone *z)
+static bool put_zone(struct jw *sb, const struct sim_snap_zone *z)
 {
     unsigned i;
 
@@ -366,7 +396,7 @@ size_t json_state_items(const struct sim_snapshot *snap)
     return snap->nr_slabs + snap->nr_sheaves + snap->nr_objs + snap->nr_rcu_objs;
 }
 
-bool json_state_write(struct strbuf *sb, const struct sim_snapshot *snap, size_t limit)
+static bool write_state(struct jw *sb, const struct sim_snapshot *snap, size_t limit)
 {
     bool paged = limit && json_state_items(snap) > limit;
     size_t i;
@@ -410,6 +440,15 @@ bool json_state_write(struct strbuf *sb, const struct sim_snapshot *snap, size_t
            kv(sb, "rcu_callbacks", snap->nr_rcu_callbacks) && put(sb, "}");
 }
 
+bool json_state_write(struct strbuf *out, const struct sim_snapshot *snap, size_t limit)
+{
+    struct jw w;
+
+    w.out = out;
+    w.n = 0;
+    return write_state(&w, snap, limit) && jw_flush(&w);
+}
+
 /* ---- one cache's page ------------------------------------------------------------- */
 
 struct span {
@@ -441,8 +480,8 @@ static bool in_spans(const struct span *v, size_t n, sim_addr_t addr)
     return false;
 }
 
-int json_state_write_page(struct strbuf *sb, const struct sim_snapshot *snap, uint64_t at,
-                          int cache, size_t from, size_t count)
+static int write_page(struct jw *sb, const struct sim_snapshot *snap, uint64_t at, int cache,
+                      size_t from, size_t count)
 {
     size_t first = 0, n = 0, i, k;
     struct span *spans = NULL;
@@ -498,4 +537,16 @@ int json_state_write_page(struct strbuf *sb, const struct sim_snapshot *snap, ui
         free(spans);
     }
     return put(sb, "]}") ? 0 : -ENOMEM;
+}
+
+int json_state_write_page(struct strbuf *out, const struct sim_snapshot *snap, uint64_t at,
+                          int cache, size_t from, size_t count)
+{
+    struct jw w;
+    int ret;
+
+    w.out = out;
+    w.n = 0;
+    ret = write_page(&w, snap, at, cache, from, count);
+    return ret ? ret : jw_flush(&w) ? 0 : -ENOMEM;
 }
