@@ -21,8 +21,10 @@
 #include <string.h>
 
 #include "check.h"
+#include "present/json_session.h"
 #include "present/json_state.h"
 #include "scenario/replay.h"
+#include "session/session.h"
 
 struct walk {
     const struct sim *sim;
@@ -333,6 +335,63 @@ static void test_generated_run(void)
            w.positions, w.pages_checked, w.max_items, w.max_rcu);
 }
 
+/* The session's answers: written states are cached as before, and a page
+ * is the state's own lists of that cache. */
+static void test_session_answers(void)
+{
+    struct session_limits lim;
+    struct strbuf err = STRBUF_INIT, page = STRBUF_INIT;
+    struct blob *a = NULL, *b = NULL;
+    struct session *s;
+    uint64_t at;
+    cJSON *st = NULL, *pg = NULL, *slabs, *it;
+    size_t n = 0;
+
+    session_limits_default(&lim);
+    s = session_new(&lim);
+    if (!CHECK(s) || !CHECK_OK(session_set_scenario(s, big_scenario, strlen(big_scenario), "t")) ||
+        !CHECK_OK(session_build(s, &err)))
+        goto out;
+    at = session_nr_events(s) / 2;
+    CHECK(!session_state_cached(s, at, 0));
+    if (!CHECK_OK(json_position_state(s, at, 0, &a, &err)))
+        goto out;
+    b = session_state_cached(s, at, 0);
+    CHECK(b == a); /* the same rendering, kept */
+    blob_put(b);
+    b = NULL;
+    CHECK_OK(json_position_state(s, at, 0, &b, &err));
+    CHECK(b == a);
+    st = cJSON_Parse(a->text);
+    CHECK(st && cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(st, "event")));
+    CHECK_OK(json_position_objects(s, at, 1, 0, JSON_PAGE_SLABS, &page, &err));
+    pg = cJSON_Parse(strbuf_str(&page));
+    slabs = cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(st, "state"),
+                                             "slabs");
+    cJSON_ArrayForEach(it, slabs)
+    {
+        if (num(it, "cache") == 1) {
+            char *t = cJSON_PrintUnformatted(it);
+
+            CHECK(t && list_has(cJSON_GetObjectItemCaseSensitive(pg, "slabs"), t));
+            free(t);
+            n++;
+        }
+    }
+    CHECK_GT_U(n, 3);
+    CHECK_EQ_I(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(pg, "slabs")), (int)n);
+    strbuf_reset(&page);
+    CHECK_EQ_I(json_position_objects(s, at, 99, 0, 10, &page, &err), -ENOENT);
+out:
+    cJSON_Delete(st);
+    cJSON_Delete(pg);
+    blob_put(a);
+    blob_put(b);
+    session_free(s);
+    strbuf_release(&err);
+    strbuf_release(&page);
+}
+
 /* Names no scenario may give, escaped as cJSON escapes them. */
 static void test_escaping(void)
 {
@@ -368,5 +427,6 @@ int main(void)
     RUN_TEST(test_escaping);
     RUN_TEST(test_shipped_scenarios);
     RUN_TEST(test_generated_run);
+    RUN_TEST(test_session_answers);
     return check_done();
 }
