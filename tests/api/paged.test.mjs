@@ -4,30 +4,17 @@
 // and queued object, consistent with the caches' own counts.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
 import { start, api, session, isError } from './lib.mjs';
 
 let srv;
 before(async () => { srv = await start(); });
 after(async () => { await srv.stop(); });
 
-const N = 12000;
-// 2N objects of two caches, then every other one freed: half-full slabs
-// whose freelists list N objects, over the paging limit (16,384).
-export const bigScenario = {
-  format: 1, name: 'paged', seed: 3, machine: { cpus: 2, nodes: 1, mem_mb_per_node: 256 },
-  caches: [{ name: 'A', object_size: 64 }, { name: 'B', object_size: 256 }],
-  ops: [
-    { op: 'repeat', times: N, ops: [
-      { op: 'alloc', cpu: 0, cache: 'A', name: 'a{i}' },
-      { op: 'alloc', cpu: 0, cache: 'A', name: 'b{i}' },
-      { op: 'alloc', cpu: 1, cache: 'B', name: 'c{i}' },
-      { op: 'alloc', cpu: 1, cache: 'B', name: 'd{i}' }] },
-    { op: 'repeat', times: N, ops: [
-      { op: 'free', cpu: 0, name: 'a{i}' },
-      { op: 'free', cpu: 1, name: 'c{i}' }] },
-    { op: 'kfree_rcu', cpu: 0, name: 'b0' },
-  ],
-};
+const N = 12000; // objects freed in each cache
+// 2N objects of each of two caches, then every other one freed: half-full
+// slabs whose freelists list 2N objects, over the paging limit (16,384).
+const bigScenario = JSON.parse(fs.readFileSync('tests/data/paged.json', 'utf8'));
 
 test('a big state is paged, and its pages give back every slab and object', async () => {
   const s = await session(srv.url, { scenario: bigScenario });

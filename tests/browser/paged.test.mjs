@@ -6,29 +6,17 @@
 // Run: SLUBLAB_BIN=build/slublab node --test tests/browser/paged.test.mjs
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { openPage, shotOnFailure, api, inkedPixels, labFixture } from './helpers.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { openPage, shotOnFailure, api, inkedPixels, labFixture, ROOT } from './helpers.mjs';
 
 let browser, base;
 labFixture((f) => ({ browser, base } = f));
 
 const JSON_POST = { method: 'POST', headers: { 'Content-Type': 'application/json' } };
-const N = 12000;
-// 2N objects in each of two caches, then every other one freed: N free
-// objects on freelists, past the limit of 16,384 listed items.
-const BIG = {
-  format: 1, name: 'paged-ui', seed: 3, machine: { cpus: 2, nodes: 1, mem_mb_per_node: 256 },
-  caches: [{ name: 'A', object_size: 64 }, { name: 'B', object_size: 256 }],
-  ops: [
-    { op: 'repeat', times: N, ops: [
-      { op: 'alloc', cpu: 0, cache: 'A', name: 'a{i}' },
-      { op: 'alloc', cpu: 0, cache: 'A', name: 'b{i}' },
-      { op: 'alloc', cpu: 1, cache: 'B', name: 'c{i}' },
-      { op: 'alloc', cpu: 1, cache: 'B', name: 'd{i}' }] },
-    { op: 'repeat', times: N, ops: [
-      { op: 'free', cpu: 0, name: 'a{i}' },
-      { op: 'free', cpu: 1, name: 'c{i}' }] },
-  ],
-};
+// 24,000 objects in each of two caches, then every other one freed: 24,000
+// free objects on freelists, past the limit of 16,384 listed items.
+const BIG = JSON.parse(readFileSync(join(ROOT, 'tests/data/paged.json'), 'utf8'));
 
 const shown = (page) => page.evaluate(() => {
   const st = window.__slublab.player.get().cur?.state;
