@@ -6,8 +6,8 @@
 // as many steps (GET state?at=N&by=event&dir=next from a random start),
 // asked of the two servers in turn, alternating which goes first.  Prints
 // per build: p50 / p99 of seeks and steps (ms), the answers' mean size, and
-// the ratios before / after.
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+// the ratios before / after, and each server's peak resident memory.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getOk, requester, startServer } from './serve.mjs';
@@ -49,14 +49,15 @@ try {
   let at = random(events - n);
   for (let i = 0; i < n; i++, at++) await both(i, (s) => `/api/sessions/${s.id}/state?at=${at}&by=event&dir=next`, 'step');
   const fmt = (v) => v.toFixed(1);
+  for (const s of sides) s.hwm = Math.round(readFileSync(`/proc/${s.proc.pid}/status`, 'utf8').match(/VmHWM:\s+(\d+)/)[1] / 1024);
   console.log(`${events} events, ${n} seeks and ${n} steps per build`);
-  console.log('| build | open | seek p50 / p99 | step p50 / p99 | seek answer | step answer |');
-  console.log('|---|---:|---:|---:|---:|---:|');
+  console.log('| build | open | seek p50 / p99 | step p50 / p99 | seek answer | step answer | server RSS |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
   for (const s of sides)
-    console.log(`| ${s.name} | ${(s.open / 1000).toFixed(2)} s | ${fmt(q(s.seek, 0.5))} / ${fmt(q(s.seek, 0.99))} ms | ${fmt(q(s.step, 0.5))} / ${fmt(q(s.step, 0.99))} ms | ${Math.round(s.seekBytes / n / 1024)} KiB | ${Math.round(s.stepBytes / n / 1024)} KiB |`);
+    console.log(`| ${s.name} | ${(s.open / 1000).toFixed(2)} s | ${fmt(q(s.seek, 0.5))} / ${fmt(q(s.seek, 0.99))} ms | ${fmt(q(s.step, 0.5))} / ${fmt(q(s.step, 0.99))} ms | ${Math.round(s.seekBytes / n / 1024)} KiB | ${Math.round(s.stepBytes / n / 1024)} KiB | ${s.hwm} MiB |`);
   const [b, a] = sides;
   const r = (x, y) => (x / y).toFixed(1);
-  console.log(`| before / after | | ${r(q(b.seek, 0.5), q(a.seek, 0.5))}x / ${r(q(b.seek, 0.99), q(a.seek, 0.99))}x | ${r(q(b.step, 0.5), q(a.step, 0.5))}x / ${r(q(b.step, 0.99), q(a.step, 0.99))}x | ${r(b.seekBytes, a.seekBytes)}x | ${r(b.stepBytes, a.stepBytes)}x |`);
+  console.log(`| before / after | | ${r(q(b.seek, 0.5), q(a.seek, 0.5))}x / ${r(q(b.seek, 0.99), q(a.seek, 0.99))}x | ${r(q(b.step, 0.5), q(a.step, 0.5))}x / ${r(q(b.step, 0.99), q(a.step, 0.99))}x | ${r(b.seekBytes, a.seekBytes)}x | ${r(b.stepBytes, a.stepBytes)}x | |`);
 } finally {
   for (const s of sides) s.proc.kill('SIGTERM');
   rmSync(dir, { recursive: true, force: true });
