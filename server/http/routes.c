@@ -41,6 +41,7 @@ static const struct route routes[] = {
         {"GET", "/api/sessions/*", route_session_get},
         {"DELETE", "/api/sessions/*", route_session_delete},
         {"GET", "/api/sessions/*/state", route_state},
+        {"GET", "/api/sessions/*/state/objects", route_state_objects},
         {"GET", "/api/sessions/*/events", route_events},
         {"GET", "/api/sessions/*/series", route_series},
         {"GET", "/api/sessions/*/overview", route_overview},

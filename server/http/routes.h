@@ -62,6 +62,8 @@ int route_ops(const struct request *req, struct response *res);
 int route_fork(const struct request *req, struct response *res);
 /* routes_positions.c */
 int route_state(const struct request *req, struct response *res);
+/* GET /api/sessions/ID/state/objects?at&cache&from&count: one cache's page of a paged state. */
+int route_state_objects(const struct request *req, struct response *res);
 int route_events(const struct request *req, struct response *res);
 int route_series(const struct request *req, struct response *res);
 int route_search(const struct request *req, struct response *res);

@@ -139,6 +139,43 @@ int route_state(const struct request *req, struct response *res)
     return 0;
 }
 
+int route_state_objects(const struct request *req, struct response *res)
+{
+    struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
+    uint64_t at = 0, cache = 0, from = 0, count = JSON_PAGE_SLABS;
+    struct session *s;
+    int q, ret;
+
+    if ((q = route_query_u64(req, res, "at", UINT64_MAX, &at)) < 0 ||
+        (ret = route_query_u64(req, res, "cache", INT32_MAX, &cache)) < 0 ||
+        route_query_u64(req, res, "from", UINT32_MAX, &from) < 0 ||
+        route_query_u64(req, res, "count", JSON_PAGE_SLABS, &count) < 0)
+        return 0;
+    if (ret)
+        return route_error(res, 400, "bad_request", "query \"cache\": give the cache's id");
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    if ((ret = route_open_session(req, res, req->args[0], &s)))
+        return 0;
+    if (q)
+        at = s->position;
+    ret = json_position_objects(s, at, (int)cache, from, count, &out, &err);
+    route_close_session(req, s);
+    if (!ret && strbuf_failed(&out))
+        ret = -ENOMEM;
+    if (ret) {
+        route_session_error(res, ret, strbuf_str(&err));
+        strbuf_release(&out);
+    } else {
+        res->status = 200;
+        res->content_type = "application/json";
+        res->body = out.buf;
+        res->len = out.len;
+    }
+    strbuf_release(&err);
+    return 0;
+}
+
 int route_events(const struct request *req, struct response *res)
 {
     uint64_t from = 0, to = 0;

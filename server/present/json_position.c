@@ -23,7 +23,8 @@
 
 struct state_doc {
     sim_addr_t slab; /* 0, or the slab whose bytes to show */
-    cJSON *event, *state, *slab_json;
+    cJSON *event, *slab_json;
+    struct strbuf state; /* the state, written (json_state_write()) */
     bool slab_missing;
 };
 
@@ -39,7 +40,7 @@ static int state_doc_state(const struct sim *m, const struct sim_snapshot *snap,
     struct state_doc *d = arg;
     const struct sim_snap_slab *sl;
 
-    if (!(d->state = json_snapshot(snap)))
+    if (!json_state_write(&d->state, snap, JSON_STATE_LIMIT))
         return -ENOMEM;
     if (!d->slab)
         return 0;
@@ -48,6 +49,16 @@ static int state_doc_state(const struct sim *m, const struct sim_snapshot *snap,
         return 0;
     }
     return (d->slab_json = json_slab_bytes(m, snap, sl)) ? 0 : -ENOMEM;
+}
+
+/* Append @item printed (or null); false when out of memory. */
+static bool put_tree(struct strbuf *sb, const cJSON *item)
+{
+    char *text = item ? cJSON_PrintUnformatted(item) : NULL;
+    bool ok = item ? text && strbuf_puts(sb, text) : strbuf_puts(sb, "null");
+
+    cJSON_free(text);
+    return ok;
 }
 
 struct names_doc {
@@ -92,10 +103,10 @@ static int position_names(const struct session *s, uint64_t at, cJSON *o)
 int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob **out,
                         struct strbuf *err)
 {
-    struct state_doc d = {.slab = slab};
+    struct state_doc d = {.slab = slab, .state = STRBUF_INIT};
     const struct session_view view = {state_doc_event, state_doc_state, &d};
-    cJSON *o = NULL;
-    char *text = NULL;
+    struct strbuf sb = STRBUF_INIT;
+    cJSON *names = NULL, *more;
     int ret;
 
     *out = NULL;
@@ -108,22 +119,26 @@ int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct 
     }
     if (ret)
         goto out_release;
-    o = cJSON_CreateObject();
-    if (!o || !json_put(o, "at", json_uint(at)) ||
-        !json_put(o, "event", d.event ? d.event : cJSON_CreateNull()))
+    /* position_names() fills an object whose members follow "state" */
+    if (!(names = cJSON_CreateObject()) || position_names(s, at, names))
         goto err_nomem;
-    d.event = NULL;
-    if (!json_put(o, "state", d.state))
-        goto err_nomem;
-    d.state = NULL;
-    if (position_names(s, at, o))
-        goto err_nomem;
-    if (slab) {
-        if (!json_put(o, "slab", d.slab_json))
-            goto err_nomem;
-        d.slab_json = NULL;
+    more = cJSON_GetObjectItemCaseSensitive(names, "names_more");
+    strbuf_printf(&sb, "{\"at\":%" PRIu64 ",\"event\":", at);
+    put_tree(&sb, d.event);
+    strbuf_puts(&sb, ",\"state\":");
+    strbuf_append(&sb, d.state.buf, d.state.len);
+    strbuf_puts(&sb, ",\"names\":");
+    put_tree(&sb, cJSON_GetObjectItemCaseSensitive(names, "names"));
+    if (more) {
+        strbuf_puts(&sb, ",\"names_more\":");
+        put_tree(&sb, more);
     }
-    if (!(text = cJSON_PrintUnformatted(o)) || !(*out = blob_new(text, strlen(text))))
+    if (slab) {
+        strbuf_puts(&sb, ",\"slab\":");
+        put_tree(&sb, d.slab_json);
+    }
+    strbuf_puts(&sb, "}");
+    if (strbuf_failed(&sb) || d.state.failed || !(*out = blob_new(sb.buf, sb.len)))
         goto err_nomem;
     session_cache_put(s, at, slab, *out);
     goto out_release;
@@ -131,18 +146,45 @@ int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct 
 err_nomem:
     ret = -ENOMEM;
 out_release:
-    cJSON_free(text);
-    cJSON_Delete(o);
+    strbuf_release(&sb);
+    strbuf_release(&d.state);
+    cJSON_Delete(names);
     cJSON_Delete(d.event);
-    cJSON_Delete(d.state);
     cJSON_Delete(d.slab_json);
+    return ret;
+}
+
+struct page_doc {
+    uint64_t at;
+    int cache;
+    size_t from, count;
+    struct strbuf *sb;
+};
+
+static int page_doc_state(const struct sim *m, const struct sim_snapshot *snap, void *arg)
+{
+    struct page_doc *p = arg;
+
+    (void)m;
+    return json_state_write_page(p->sb, snap, p->at, p->cache, p->from, p->count);
+}
+
+int json_position_objects(struct session *s, uint64_t at, int cache, size_t from, size_t count,
+                          struct strbuf *out, struct strbuf *err)
+{
+    struct page_doc p = {at, cache, from, count, out};
+    const struct session_view view = {NULL, page_doc_state, &p};
+    int ret = session_visit(s, at, &view, NULL, err);
+
+    if (ret == -ENOENT)
+        strbuf_printf(err, "cache: there is no cache %d at position %" PRIu64, cache, at);
     return ret;
 }
 
 /* ---- every position ------------------------------------------------------------------ */
 
 struct walk_doc {
-    struct state_doc d;
+    cJSON *state;
     struct session *s;
     int (*each)(uint64_t at, cJSON *doc, void *arg);
     void *arg;
@@ -194,7 +236,8 @@ static int walk_doc_state(const struct sim *m, const struct sim_snapshot *snap, 
 {
     struct walk_doc *w = arg;
 
-    return state_doc_state(m, snap, &w->d);
+    (void)m;
+    return (w->state = json_snapshot(snap)) ? 0 : -ENOMEM;
 }
 
 static int walk_doc_done(uint64_t at, void *arg)
@@ -202,12 +245,12 @@ static int walk_doc_done(uint64_t at, void *arg)
     struct walk_doc *w = arg;
     cJSON *o = cJSON_CreateObject();
 
-    if (!o || !json_put(o, "at", json_uint(at)) || !json_put(o, "state", w->d.state)) {
-        w->d.state = NULL;
+    if (!o || !json_put(o, "at", json_uint(at)) || !json_put(o, "state", w->state)) {
+        w->state = NULL;
         cJSON_Delete(o);
         return -ENOMEM;
     }
-    w->d.state = NULL;
+    w->state = NULL;
     if (walk_names(w, at, o)) {
         cJSON_Delete(o);
         return -ENOMEM;
@@ -222,7 +265,7 @@ int json_position_walk(struct session *s, int (*each)(uint64_t at, cJSON *doc, v
     const struct session_view view = {NULL, walk_doc_state, &w};
     int ret = session_walk(s, &view, walk_doc_done);
 
-    cJSON_Delete(w.d.state);
+    cJSON_Delete(w.state);
     free(w.shown);
     return ret;
 }

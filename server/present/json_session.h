@@ -50,6 +50,16 @@ cJSON *json_session_warnings(const struct session *s, size_t from, size_t max);
  */
 int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob **out,
                         struct strbuf *err);
+/*
+ * One cache's page of the state at @at (json_state_write_page()): the
+ * cache's slabs from its @from-th (at most @count), its sheaves and its
+ * queued kfree_rcu objects, appended to @out.  Not cached.  0,
+ * SESSION_EBADINPUT, -ENOENT (no cache @cache at @at), SESSION_EBROKEN or
+ * -ENOMEM; the reason is in @err.
+ */
+#define JSON_PAGE_SLABS 4096u /* slabs in one page, at most */
+int json_position_objects(struct session *s, uint64_t at, int cache, size_t from, size_t count,
+                          struct strbuf *out, struct strbuf *err);
 /* Events with seq in [from, to), to - from <= SESSION_MAX_RANGE: {"from","to","events"}. */
 int json_position_events(struct session *s, uint64_t from, uint64_t to, cJSON **out);
 /*

@@ -24,6 +24,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/json.h"
+#include "base/strbuf.h"
 #include "slub.h"
 
 /* sysfs name of counter @item; "stat_<n>" in @buf for unknown items.  Never NULL. */
@@ -56,6 +57,30 @@ cJSON *json_snapshot(const struct sim_snapshot *snap);
 #define JSON_SLAB_MAX_BYTES 65536u
 cJSON *json_slab_bytes(const struct sim *sim, const struct sim_snapshot *snap,
                        const struct sim_snap_slab *sl);
+/*
+ * json_state_write.c: the state as text, for the server.  Objects (slabs,
+ * sheaves, addresses on their lists) the state would list; a state with
+ * more than a limit of them is paged.
+ */
+size_t json_state_items(const struct sim_snapshot *snap);
+/*
+ * Append the state of @snap to @sb: with @limit 0 or json_state_items() <=
+ * @limit, exactly the text cJSON_PrintUnformatted(json_snapshot(snap))
+ * gives; past @limit the paged state (docs/events.md, "Paged states"):
+ * "paged" counts follow "op", and slabs, sheaves and rcu_pending are empty.
+ * False when the host ran out of memory (sb->failed).
+ */
+#define JSON_STATE_LIMIT 16384u
+bool json_state_write(struct strbuf *sb, const struct sim_snapshot *snap, size_t limit);
+/*
+ * Append one cache's page of the state at position @at: {at, cache,
+ * slabs_total, from, next, slabs (at most @count from the cache's @from-th,
+ * as the full state lists them), sheaves (all of the cache's, with their
+ * objects), rcu_pending (the queued objects in the cache's slabs)}.  0,
+ * -ENOENT (no cache @cache) or -ENOMEM.
+ */
+int json_state_write_page(struct strbuf *sb, const struct sim_snapshot *snap, uint64_t at,
+                          int cache, size_t from, size_t count);
 /* The slab at @addr in @snap, or NULL. */
 const struct sim_snap_slab *json_find_slab(const struct sim_snapshot *snap, sim_addr_t addr);
 /* The sheaf with id @id in @snap, or NULL. */

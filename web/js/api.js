@@ -101,6 +101,8 @@ export const api = {
   session: (id) => request('GET', S(id)),
   /** @param {{ at?: number, bytes?: string, by?: string, dir?: string, count?: number }} p */
   state: (id, p) => request('GET', `${S(id)}/state${q(p)}`),
+  /** One cache's page of a paged state: @p {at, cache, from, count} (docs/api.md, "Paged states"). */
+  stateObjects: (id, p) => request('GET', `${S(id)}/state/objects${q(p)}`),
   events: (id, from, to) => request('GET', `${S(id)}/events${q({ from, to })}`),
   series: (id, counters, from, to, points) => request('GET', `${S(id)}/series${q({ counters: counters.join(','), from, to, points })}`),
   /** The run's counters per bucket, from the summaries the server keeps: @p {from, to, buckets, counters}. */

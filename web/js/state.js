@@ -18,6 +18,8 @@ export const SPEEDS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128];
 const ALL_EVENTS_MAX = 5000; // load every event of runs up to this long
 const WINDOW = 400; // else this many events each side of the position
 const CACHE_MAX = 96;
+const PAGES_MAX = 32; // cache pages of paged states kept
+const PAGE_SLABS = 4096; // slabs in one page, the most the server gives
 const PUBLISH_MS = 100; // the presenter tells the server its position at most this often
 
 /**
@@ -160,6 +162,29 @@ export function createPlayer() {
     return p;
   }
 
+  // A big state comes paged (state.paged): its slabs, sheaves and queued
+  // kfree_rcu objects arrive one cache at a time.  The views draw one cache,
+  // so the chosen cache's page is merged into the state they get.
+  /** @type {Map<string, Promise<any>>} */
+  const pages = new Map();
+  function fetchPage(id, at, cacheId) {
+    const key = `${id}@${at}#${cacheId}`;
+    let p = pages.get(key);
+    if (p) { pages.delete(key); pages.set(key, p); return p; }
+    p = api.stateObjects(id, { at, cache: cacheId, count: PAGE_SLABS });
+    p.catch(() => pages.delete(key));
+    pages.set(key, p);
+    while (pages.size > PAGES_MAX) pages.delete(pages.keys().next().value);
+    return p;
+  }
+  /** @param {StateResponse} r */
+  async function withPage(r, id, cacheId) {
+    if (!r.state.paged || !r.state.caches.some((c) => c.id === cacheId)) return r;
+    const pg = await fetchPage(id, r.at, cacheId);
+    const page = { cache: cacheId, slabs: pg.slabs.length, slabs_total: pg.slabs_total };
+    return { ...r, state: { ...r.state, slabs: pg.slabs, sheaves: pg.sheaves, rcu_pending: pg.rcu_pending, page } };
+  }
+
   let eventsLoading = /** @type {{ key: string, p: Promise<void> }|null} */ (null);
   function loadEvents(around) {
     const key = `${m.session.id}/${m.end}/${m.end <= ALL_EVENTS_MAX ? 'all' : Math.floor(around / WINDOW)}`;
@@ -233,7 +258,10 @@ export function createPlayer() {
     const mine = ++seekToken;
     pending = at;
     try {
-      const r = await fetchState(at);
+      const full = await fetchState(at);
+      if (mine !== seekToken) return;
+      const cacheId = full.state.caches.some((c) => c.id === m.cacheId) || !full.state.caches.length ? m.cacheId : full.state.caches[0].id;
+      const r = await withPage(full, m.session.id, cacheId);
       if (mine !== seekToken) return;
       pending = null;
       learnSlabNames(r.state);
@@ -469,7 +497,15 @@ export function createPlayer() {
     slower() { const i = SPEEDS.findIndex((s) => s >= m.speed); player.setSpeed(SPEEDS[Math.max(0, i - 1)]); },
     setBy(by) { m.by = by; emit(); },
     interval,
-    setCache(id) { m.cacheId = id; m.selection = null; m.bytes = null; emit(); },
+    setCache(id) {
+      m.cacheId = id; m.selection = null; m.bytes = null; emit();
+      const cur = m.cur, sid = m.session?.id;
+      if (cur?.state.paged && cur.state.page?.cache !== id) {
+        withPage(cur, sid, id).then((r) => {
+          if (m.cur === cur && m.cacheId === id && m.session?.id === sid) { m.cur = r; emit(); }
+        }, fail);
+      }
+    },
     select(sel) {
       m.selection = sel;
       emit();

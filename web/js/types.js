@@ -28,7 +28,10 @@
  * @typedef {{ node: number, name: string, start: string, pages: number, free_pages: number, nr_free: number[] }} Zone
  * @typedef {{ seq: number, op: number, nr_cpus: number, nr_nodes: number, cpu_node: number[],
  *             caches: Cache[], slabs: Slab[], sheaves: Sheaf[], zones: Zone[], inflight: string[],
- *             rcu_objs?: string[], rcu_pending?: string[] }} Snapshot
+ *             rcu_objs?: string[], rcu_pending?: string[],
+ *             paged?: { by: string, limit: number, items: number, slabs: number, sheaves: number, objects: number, rcu_pending: number },
+ *             page?: { cache: number, slabs: number, slabs_total: number } }} Snapshot
+ *   paged: the server left the lists out (docs/api.md, "Paged states"); page: the cache whose lists the player merged in
  * @typedef {{ at: number, event: Event|null, state: Snapshot, names?: Record<string, string>, names_more?: number, slab?: any }} StateResponse
  */
 

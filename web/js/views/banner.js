@@ -29,6 +29,13 @@ export function createBanner(root, player, o) {
         const url = `${lec ? `${o.origin}/?lecture=${lec}` : `${o.origin}/?follow=${m.session.id}`}${o.predict?.() ? '&predict=1' : ''}`;
         parts.push(h(doc, 'p', { class: 'follow-link' }, 'Students follow at ', h(doc, 'a', { href: url, id: 'follow-url' }, url)));
       }
+      const pg = m.cur?.state?.paged;
+      if (pg) {
+        const st = m.cur.state, c = st.caches.find((x) => x.id === st.page?.cache);
+        const shown = st.page ? `; showing cache ${c?.name ?? st.page.cache}${st.page.slabs < st.page.slabs_total ? ` (its first ${st.page.slabs} of ${st.page.slabs_total} slabs)` : ''}` : '';
+        parts.push(h(doc, 'p', { class: 'notice', id: 'paged-banner' },
+          `A big state (${pg.slabs} slabs, ${pg.sheaves} sheaves, ${pg.objects + pg.rcu_pending} listed objects): its lists load one cache at a time${shown}.`));
+      }
       const snap = o.snapshot();
       if (snap) parts.push(h(doc, 'p', { class: snap.warn ? 'err' : 'notice', id: 'snap-banner' }, snap.text));
       const key = parts.map((p) => p.textContent).join('|');
