@@ -153,6 +153,8 @@ int route_state_objects(const struct request *req, struct response *res)
         return 0;
     if (ret)
         return route_error(res, 400, "bad_request", "query \"cache\": give the cache's id");
+    if (!count)
+        return route_error(res, 400, "bad_request", "query \"count\": at least 1");
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
     if ((ret = route_open_session(req, res, req->args[0], &s)))

@@ -244,9 +244,24 @@ static bool put_cpu_sheaf(struct jw *sb, const struct sim_snapshot *snap, uint32
            put(sb, "}");
 }
 
-/* Legacy model: as json_cpu_slab(); the CPU partial list in slot order. */
+/* The cache @cache's slabs: snap->slabs[*first ...], as many as returned
+ * (slabs are sorted by cache, slub.h). */
+static size_t cache_slabs(const struct sim_snapshot *snap, int cache, size_t *first)
+{
+    size_t i = 0, n = 0;
+
+    while (i < snap->nr_slabs && snap->slabs[i].cache != cache)
+        i++;
+    while (i + n < snap->nr_slabs && snap->slabs[i + n].cache == cache)
+        n++;
+    *first = i;
+    return n;
+}
+
+/* Legacy model: as json_cpu_slab(); the CPU partial list in slot order,
+ * looked for among the cache's @nr slabs from @from. */
 static bool put_cpu_slab(struct jw *sb, const struct sim_snapshot *snap,
-                         const struct sim_snap_cache *c, unsigned cpu)
+                         const struct sim_snap_cache *c, unsigned cpu, size_t from, size_t nr)
 {
     const struct sim_snap_cpu_slab *cs = &c->cpu_slab[cpu];
     bool first = true;
@@ -259,7 +274,7 @@ static bool put_cpu_slab(struct jw *sb, const struct sim_snapshot *snap,
         !put(sb, "["))
         return false;
     for (pos = 0; pos < cs->nr_partial; pos++)
-        for (i = 0; i < snap->nr_slabs; i++) {
+        for (i = from; i < from + nr; i++) {
             const struct sim_snap_slab *s = &snap->slabs[i];
 
             if (s->cache != c->id || s->place.type != SIM_PL_CPU_PARTIAL ||
@@ -273,14 +288,15 @@ static bool put_cpu_slab(struct jw *sb, const struct sim_snapshot *snap,
 }
 
 static bool put_cache_cpu(struct jw *sb, const struct sim_snapshot *snap,
-                          const struct sim_snap_cache *c, unsigned cpu)
+                          const struct sim_snap_cache *c, unsigned cpu, size_t first, size_t nr)
 {
     return put(sb, "{\"cpu\":") && put_u64(sb, cpu) && key(sb, "main", false) &&
            put_cpu_sheaf(sb, snap, c->main[cpu]) && key(sb, "spare", false) &&
            put_cpu_sheaf(sb, snap, c->spare[cpu]) && key(sb, "rcu_free", false) &&
            put_cpu_sheaf(sb, snap, c->rcu_free[cpu]) && key(sb, "stats", false) &&
            put_stats(sb, &c->cpu_stats[cpu]) &&
-           (!c->has_cpu_slab || (key(sb, "cpu_slab", false) && put_cpu_slab(sb, snap, c, cpu))) &&
+           (!c->has_cpu_slab ||
+            (key(sb, "cpu_slab", false) && put_cpu_slab(sb, snap, c, cpu, first, nr))) &&
            put(sb, "}");
 }
 
@@ -307,6 +323,7 @@ static bool put_cache(struct jw *sb, const struct sim_snapshot *snap,
                       const struct sim_snap_cache *c)
 {
     struct sim_snap_stats total = {{0}};
+    size_t first = 0, nr = c->has_cpu_slab ? cache_slabs(snap, c->id, &first) : 0;
     unsigned i, cpu;
 
     for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
@@ -327,7 +344,7 @@ static bool put_cache(struct jw *sb, const struct sim_snapshot *snap,
         !put_stats(sb, &total) || !key(sb, "cpus", false) || !put(sb, "["))
         return false;
     for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
-        if ((cpu && !put(sb, ",")) || !put_cache_cpu(sb, snap, c, cpu))
+        if ((cpu && !put(sb, ",")) || !put_cache_cpu(sb, snap, c, cpu, first, nr))
             return false;
     if (!put(sb, "]"))
         return false;
@@ -483,15 +500,10 @@ static bool in_spans(const struct span *v, size_t n, sim_addr_t addr)
 static int write_page(struct jw *sb, const struct sim_snapshot *snap, uint64_t at, int cache,
                       size_t from, size_t count)
 {
-    size_t first = 0, n = 0, i, k;
+    size_t first, n = cache_slabs(snap, cache, &first), i, k;
     struct span *spans = NULL;
     bool first_item = true;
 
-    /* slabs are sorted by cache (slub.h): the cache's are one run */
-    while (first < snap->nr_slabs && snap->slabs[first].cache != cache)
-        first++;
-    while (first + n < snap->nr_slabs && snap->slabs[first + n].cache == cache)
-        n++;
     for (i = 0; i < snap->nr_caches && snap->caches[i].id != cache; i++)
         ;
     if (i == snap->nr_caches)
