@@ -9,8 +9,11 @@
  * called from here.  A step from a checkpoint applies the op log's next
  * record (session_apply_next()); the engine must emit exactly the events
  * the log recorded, else the session is broken (SESSION_EBROKEN).  When
- * the budget is passed, session_thin() drops the cursor, then the cache,
- * then the checkpoint whose removal leaves the smallest gap.  Checkpoints
+ * the budget is passed, session_thin() drops the cache of rendered states,
+ * then the checkpoint whose removal leaves the smallest gap, and the cursor
+ * only when no more than one checkpoint besides the first is left: a step
+ * goes on from the cursor, so dropping it makes every step a copy of a
+ * checkpoint and a replay.  Checkpoints
  * are taken every ckpt_every events, and never closer than the last copy's
  * bytes / SESSION_CKPT_BYTES_PER_OP operations: replaying about that many
  * costs what a copy of the machine costs, so a machine of 300,000 live
@@ -79,12 +82,14 @@ void session_thin(struct session_run *r)
         uint64_t best = UINT64_MAX;
         size_t i, victim = 0;
 
-        if (r->cursor.sim) {
-            session_cursor_drop(r);
-            continue;
-        }
         if (r->cache_bytes) {
             session_cache_clear(r);
+            continue;
+        }
+        /* the cursor is what the next step goes on from: a checkpoint goes
+         * before it while there are others to keep seeks bounded */
+        if (r->cursor.sim && r->nr_ckpts <= 2) {
+            session_cursor_drop(r);
             continue;
         }
         /* the checkpoint whose removal leaves the smallest gap; the oldest on ties */
