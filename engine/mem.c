@@ -79,7 +79,7 @@ static uint8_t *page_bytes_writable(struct sim *sim, struct sim_page *p)
     /* acquire: the other holders' reads of the buffer come before our writes */
     if (atomic_load_explicit(&hdr_of(old)->refs, memory_order_acquire) == 1)
         return old;
-    copy = bytes_of(sim_zalloc(sim, PAGE_BYTES_BLOCK));
+    copy = bytes_of(sim_realloc(sim, NULL, PAGE_BYTES_BLOCK)); /* no need to zero it */
     memcpy(copy, old, PAGE_SIZE);
     p->bytes = copy;
     page_bytes_put(old);
