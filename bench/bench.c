@@ -50,6 +50,8 @@ static const struct {
          "a kernel kmem trace replayed, events off: parse only, text, gzip"},
         {"image", bench_image,
          "a machine of ~300k objects as an image: meta size, save and load against sim_clone"},
+        {"clone", bench_clone,
+         "sim_clone+sim_destroy of a machine of ~300k objects: pages shared, some or all written"},
 };
 
 /* What the command line gives; bench_main() turns it into struct bench_opts. */

@@ -31,5 +31,6 @@ int bench_free_bulk(const struct bench_opts *o);
 int bench_gfp_equiv(const struct bench_opts *o);
 int bench_replay_trace(const struct bench_opts *o);
 int bench_image(const struct bench_opts *o);
+int bench_clone(const struct bench_opts *o);
 
 #endif /* SLUBLAB_BENCH_BENCH_H */

@@ -184,7 +184,7 @@ static int load_zone(struct rbuf *r, struct zone *z, unsigned long *nr_bytes)
             if (p->buddy != PAGE_BUDDY_NONE && pfn % (1ul << p->buddy))
                 return -EINVAL;
             if (f & PD_BYTES) {
-                p->bytes = malloc(PAGE_SIZE);
+                p->bytes = page_bytes_alloc();
                 if (!p->bytes)
                     return -ENOMEM;
                 (*nr_bytes)++;

@@ -207,6 +207,9 @@ int mem_read(const struct sim *sim, sim_addr_t addr, void *buf, size_t len);
 int mem_write(struct sim *sim, sim_addr_t addr, const void *buf, size_t len);
 int mem_read_u64(const struct sim *sim, sim_addr_t addr, uint64_t *v);
 int mem_write_u64(struct sim *sim, sim_addr_t addr, uint64_t v);
+uint8_t *page_bytes_alloc(void);
+void page_bytes_get(uint8_t *bytes);
+void page_bytes_put(uint8_t *bytes);
 
 /* buddy.c */
 int page_alloc(struct sim *sim, int node, unsigned order, sim_addr_t *addr);

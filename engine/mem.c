@@ -8,10 +8,83 @@
  * object contents) goes through mem_read()/mem_write(), which refuse anything
  * outside a page that the page allocator has handed out at least once.  Host
  * pointers to page bytes are never kept across calls.
+ *
+ * A page's bytes are shared, copy on write, between a machine and its clones:
+ * sim_clone() takes a reference to each buffer instead of copying it, and
+ * mem_write() to a buffer with more than one holder first copies it for this
+ * machine alone (a host allocation like any other, so it may unwind).  The
+ * holder count sits in PAGE_BYTES_HDR bytes before the page's bytes and is
+ * atomic: several threads may clone one machine at once, and each machine is
+ * written by one thread at a time; a buffer with one holder belongs to it
+ * alone and is written in place.  A machine being cloned must not be written
+ * meanwhile, as for any other state it holds.
  */
 #include "internal.h"
 
+#include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* The header before a page's bytes: how many machines hold them. */
+struct page_bytes_hdr {
+    atomic_uint refs; /* >= 1 while any struct sim_page.bytes points here */
+};
+
+_Static_assert(sizeof(struct page_bytes_hdr) <= PAGE_BYTES_HDR, "page bytes header too big");
+
+static struct page_bytes_hdr *hdr_of(uint8_t *bytes)
+{
+    return (struct page_bytes_hdr *)(void *)(bytes - PAGE_BYTES_HDR);
+}
+
+static uint8_t *bytes_of(void *block)
+{
+    atomic_init(&((struct page_bytes_hdr *)block)->refs, 1);
+    return (uint8_t *)block + PAGE_BYTES_HDR;
+}
+
+/* A page buffer held once, its bytes left uninitialised (sim_image_load fills
+ * them).  Plain malloc, outside any operation: NULL when the host is out. */
+uint8_t *page_bytes_alloc(void)
+{
+    void *block = malloc(PAGE_BYTES_BLOCK);
+
+    return block ? bytes_of(block) : NULL;
+}
+
+/* One more holder of @bytes (sim_clone).  Cannot fail. */
+void page_bytes_get(uint8_t *bytes)
+{
+    atomic_fetch_add_explicit(&hdr_of(bytes)->refs, 1, memory_order_relaxed);
+}
+
+/* One holder fewer of @bytes, freed with the last; NULL is fine. */
+void page_bytes_put(uint8_t *bytes)
+{
+    if (bytes && atomic_fetch_sub_explicit(&hdr_of(bytes)->refs, 1, memory_order_acq_rel) == 1)
+        free(hdr_of(bytes));
+}
+
+/* @p's bytes for writing by this machine alone: a fresh zeroed buffer if it
+ * has none, a private copy if they are shared.  Unwinds if the host is out. */
+static uint8_t *page_bytes_writable(struct sim *sim, struct sim_page *p)
+{
+    uint8_t *old = p->bytes, *copy;
+
+    if (!old) {
+        p->bytes = bytes_of(sim_zalloc(sim, PAGE_BYTES_BLOCK));
+        sim->nr_page_bytes++;
+        return p->bytes;
+    }
+    /* acquire: the other holders' reads of the buffer come before our writes */
+    if (atomic_load_explicit(&hdr_of(old)->refs, memory_order_acquire) == 1)
+        return old;
+    copy = bytes_of(sim_realloc(sim, NULL, PAGE_BYTES_BLOCK)); /* no need to zero it */
+    memcpy(copy, old, PAGE_SIZE);
+    p->bytes = copy;
+    page_bytes_put(old);
+    return copy;
+}
 
 /* Copy @len bytes at @addr into @buf.  Returns 0 or -EFAULT. */
 int mem_read(const struct sim *sim, sim_addr_t addr, void *buf, size_t len)
@@ -48,11 +121,7 @@ int mem_write(struct sim *sim, sim_addr_t addr, const void *buf, size_t len)
 
         if (!p)
             return -EFAULT;
-        if (!p->bytes) {
-            p->bytes = sim_zalloc(sim, PAGE_SIZE);
-            sim->nr_page_bytes++;
-        }
-        memcpy(p->bytes + off, in, n);
+        memcpy(page_bytes_writable(sim, p) + off, in, n);
         in += n;
         addr += n;
         len -= n;

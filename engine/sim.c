@@ -24,7 +24,7 @@ static void free_zone(struct zone *z)
         if (!z->chunk[c])
             continue;
         for (unsigned i = 0; i < CHUNK_PAGES; i++)
-            free(z->chunk[c][i].bytes);
+            page_bytes_put(z->chunk[c][i].bytes);
         free(z->chunk[c]);
     }
     free(z->chunk);
@@ -114,16 +114,10 @@ static int clone_zone(struct zone *dst, const struct zone *src)
         if (!dst->chunk[c])
             return -ENOMEM;
         memcpy(dst->chunk[c], src->chunk[c], CHUNK_PAGES * sizeof(struct sim_page));
+        /* the bytes are shared until either machine writes them (mem.c) */
         for (unsigned i = 0; i < CHUNK_PAGES; i++)
-            dst->chunk[c][i].bytes = NULL;
-        for (unsigned i = 0; i < CHUNK_PAGES; i++) {
-            if (!src->chunk[c][i].bytes)
-                continue;
-            dst->chunk[c][i].bytes = malloc(PAGE_SIZE);
-            if (!dst->chunk[c][i].bytes)
-                return -ENOMEM;
-            memcpy(dst->chunk[c][i].bytes, src->chunk[c][i].bytes, PAGE_SIZE);
-        }
+            if (src->chunk[c][i].bytes)
+                page_bytes_get(src->chunk[c][i].bytes);
     }
     return 0;
 }
@@ -278,7 +272,8 @@ uint64_t sim_host_bytes(const struct sim *sim)
     for (unsigned i = 0; i < sim->nr_zones; i++)
         total += host_block(sim->zones[i].pages / CHUNK_PAGES * sizeof(*sim->zones[i].chunk)) +
                  sim->zones[i].untouched * host_block(CHUNK_PAGES * sizeof(struct sim_page));
-    total += sim->nr_page_bytes * host_block(PAGE_SIZE);
+    /* a page shared with clones counts in full for each holder (slub.h) */
+    total += sim->nr_page_bytes * host_block(PAGE_BYTES_BLOCK);
     total += host_block((sim->cap_caches ? sim->cap_caches : 1) * sizeof(*sim->caches));
     for (unsigned i = 0; i < sim->nr_caches; i++) {
         const struct kmem_cache *s = sim->caches[i];

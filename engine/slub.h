@@ -736,12 +736,17 @@ typedef void (*sim_event_fn)(const struct sim_event *ev, void *arg);
 int sim_create(const struct sim_config *cfg, struct sim **out);
 /* Destroy a machine; NULL is fine. */
 void sim_destroy(struct sim *sim);
-/* Deep copy; costs in proportion to touched pages and live metadata.
- * The clone has no event callback.  Returns 0 or -ENOMEM. */
+/* Copy; costs in proportion to live metadata and touched pages.  Page bytes
+ * are shared with @src, copy on write: each machine copies a shared page the
+ * first time it writes it.  Several threads may clone one machine at once,
+ * but no one may change it meanwhile.  The clone has no event callback.
+ * Returns 0 or -ENOMEM. */
 int sim_clone(const struct sim *src, struct sim **out);
-/* Host bytes the machine holds (what a sim_clone() of it allocates), each
- * allocation counted with SIM_HOST_OVERHEAD bytes of the host allocator's
- * own.  Cannot fail. */
+/* Host bytes the machine holds (what a sim_clone() of it allocates once it
+ * has written every page), each allocation counted with SIM_HOST_OVERHEAD
+ * bytes of the host allocator's own.  A page shared with clones counts in
+ * full for each holder, so the sum over machines errs on the safe side.
+ * Cannot fail. */
 #define SIM_HOST_OVERHEAD 16u
 uint64_t sim_host_bytes(const struct sim *sim);
 /*

@@ -63,13 +63,20 @@ void sim_bug(const char *file, int line, const char *cond) __attribute__((noretu
 #define PAGE_BUDDY_NONE 0xff /* page is not the head of a free buddy block */
 
 struct sim_page {
-    uint8_t *bytes;       /* host copy of the page; NULL reads as zeros */
+    uint8_t *bytes;       /* host copy of the page; NULL reads as zeros; may be shared with
+                           * clones (holders counted before it, mem.c), so written only
+                           * through mem_write() */
     uint32_t slab;        /* slab pool index for every page of a slab, else 0 */
     uint32_t prev, next;  /* free_area list links (zone-relative pfn + 1); valid iff buddy */
     uint8_t buddy;        /* order of the free block this page heads, or PAGE_BUDDY_NONE */
     uint8_t user;         /* order + 1 of the SIM_OP_ALLOC_PAGES block this page heads, or 0;
                            * never with buddy or slab; validate_zones() */
 };
+
+/* Host bytes of one page's buffer: PAGE_BYTES_HDR bytes of holder count
+ * (mem.c), then the PAGE_SIZE bytes that struct sim_page.bytes points at. */
+#define PAGE_BYTES_HDR   16u
+#define PAGE_BYTES_BLOCK (PAGE_BYTES_HDR + PAGE_SIZE)
 
 /* Pages are described in chunks of one max-order block, created when that
  * block is first handed out: memory never touched costs nothing. */
