@@ -1,6 +1,7 @@
 /*
  * bench.c: the `slublab bench` command: its option table (cli.h), timing
- * helpers and the table of benchmarks.
+ * helpers, the table of benchmarks and the big machine the image and
+ * clone benchmarks share.
  */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
 
@@ -11,6 +12,7 @@
 #include <time.h>
 
 #include "cli/cli.h"
+#include "slub.h"
 
 uint64_t bench_now_ns(void)
 {
@@ -118,3 +120,42 @@ const struct cli_command cmd_bench = {
         .more_help = bench_list,
         .run = bench_main,
 };
+
+/* The machine of the image and clone benchmarks (see bench.h). */
+struct sim *bench_big_machine(unsigned live)
+{
+    static const unsigned sizes[] = {32, 64, 96, 128, 256, 512, 1024, 4096};
+    struct sim_config cfg;
+    struct sim_result *res = malloc(sizeof(*res));
+    struct sim *sim = NULL;
+    unsigned held = 0;
+
+    sim_config_default(&cfg);
+    cfg.nr_cpus = 4;
+    cfg.nr_nodes = 2;
+    cfg.cpu_node[2] = cfg.cpu_node[3] = 1;
+    cfg.mem_per_node = 1ull << 30;
+    if (!res || sim_create(&cfg, &sim)) {
+        free(res);
+        return NULL;
+    }
+    for (uint64_t i = 0; held < live; i++) {
+        struct sim_op op = {.kind = SIM_OP_KMALLOC,
+                            .cpu = (unsigned)(i % 4),
+                            .node = SIM_NUMA_NO_NODE,
+                            .size = sizes[(i / 64) % 8]};
+
+        if (sim_apply(sim, &op, res) || res->status != SIM_OK)
+            break;
+        if (i % 7 == 6) {
+            op.kind = SIM_OP_KFREE;
+            op.addr = res->addr;
+            if (sim_apply(sim, &op, res))
+                break;
+        } else {
+            held++;
+        }
+    }
+    free(res);
+    return sim;
+}

@@ -30,6 +30,9 @@ int bench_fastpath(const struct bench_opts *o);
 int bench_free_bulk(const struct bench_opts *o);
 int bench_gfp_equiv(const struct bench_opts *o);
 int bench_replay_trace(const struct bench_opts *o);
+/* A machine of 4 CPUs on 2 nodes holding @live kmalloc objects of eight
+ * sizes, one in seven of those allocated freed; NULL on failure. */
+struct sim *bench_big_machine(unsigned live);
 int bench_image(const struct bench_opts *o);
 int bench_clone(const struct bench_opts *o);
 

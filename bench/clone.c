@@ -20,42 +20,6 @@
 
 #define LIVE_OBJECTS 300000u
 
-/* The machine: @live objects held, one in seven of those allocated freed. */
-static struct sim *build(unsigned live)
-{
-    static const unsigned sizes[] = {32, 64, 96, 128, 256, 512, 1024, 4096};
-    struct sim_config cfg;
-    struct sim_result res;
-    struct sim *sim = NULL;
-    unsigned held = 0;
-
-    sim_config_default(&cfg);
-    cfg.nr_cpus = 4;
-    cfg.nr_nodes = 2;
-    cfg.cpu_node[2] = cfg.cpu_node[3] = 1;
-    cfg.mem_per_node = 1ull << 30;
-    if (sim_create(&cfg, &sim))
-        return NULL;
-    for (uint64_t i = 0; held < live; i++) {
-        struct sim_op op = {.kind = SIM_OP_KMALLOC,
-                            .cpu = (unsigned)(i % 4),
-                            .node = SIM_NUMA_NO_NODE,
-                            .size = sizes[(i / 64) % 8]};
-
-        if (sim_apply(sim, &op, &res) || res.status != SIM_OK)
-            break;
-        if (i % 7 == 6) {
-            op.kind = SIM_OP_KFREE;
-            op.addr = res.addr;
-            if (sim_apply(sim, &op, &res))
-                break;
-        } else {
-            held++;
-        }
-    }
-    return sim;
-}
-
 /* Clone @sim, rewrite one byte in every @stride-th of its @n pages (none if
  * @stride is 0), destroy the clone.  Milliseconds, or a negative number. */
 static double clone_round(const struct sim *sim, const sim_addr_t *pages, size_t n,
@@ -86,7 +50,7 @@ int bench_clone(const struct bench_opts *o)
     double *t[3] = {calloc(rounds, sizeof(double)), calloc(rounds, sizeof(double)),
                     calloc(rounds, sizeof(double))};
     double med[3];
-    struct sim *sim = build(live);
+    struct sim *sim = bench_big_machine(live);
     struct sim_image img = {0};
     sim_addr_t *pages = NULL;
     int ret = 1;

@@ -37,52 +37,13 @@ static int fill_page(void *arg, sim_addr_t addr, uint8_t *dst)
     return 0;
 }
 
-/* The machine: @live objects held, one in seven of those allocated freed. */
-static struct sim *build(unsigned live)
-{
-    static const unsigned sizes[] = {32, 64, 96, 128, 256, 512, 1024, 4096};
-    struct sim_config cfg;
-    struct sim_result *res = malloc(sizeof(*res));
-    struct sim *sim = NULL;
-    unsigned held = 0;
-
-    sim_config_default(&cfg);
-    cfg.nr_cpus = 4;
-    cfg.nr_nodes = 2;
-    cfg.cpu_node[2] = cfg.cpu_node[3] = 1;
-    cfg.mem_per_node = 1ull << 30;
-    if (!res || sim_create(&cfg, &sim)) {
-        free(res);
-        return NULL;
-    }
-    for (uint64_t i = 0; held < live; i++) {
-        struct sim_op op = {.kind = SIM_OP_KMALLOC,
-                            .cpu = (unsigned)(i % 4),
-                            .node = SIM_NUMA_NO_NODE,
-                            .size = sizes[(i / 64) % 8]};
-
-        if (sim_apply(sim, &op, res) || res->status != SIM_OK)
-            break;
-        if (i % 7 == 6) {
-            op.kind = SIM_OP_KFREE;
-            op.addr = res->addr;
-            if (sim_apply(sim, &op, res))
-                break;
-        } else {
-            held++;
-        }
-    }
-    free(res);
-    return sim;
-}
-
 int bench_image(const struct bench_opts *o)
 {
     unsigned live = (unsigned)(LIVE_OBJECTS * o->scale);
     unsigned rounds = o->rounds;
     double *t_clone = calloc(rounds, sizeof(double)), *t_save = calloc(rounds, sizeof(double));
     double *t_load = calloc(rounds, sizeof(double)), *t_valid = calloc(rounds, sizeof(double));
-    struct sim *sim = build(live);
+    struct sim *sim = bench_big_machine(live);
     struct sim_image img = {0};
     int ret = 1;
 
