@@ -1,7 +1,7 @@
 /*
  * store.h: what the server keeps in SQLite: scenarios, sessions (their
  * inputs, restorable by replay), snapshots, lectures and trace jobs' rows.
- * The same interface keeps them in PostgreSQL (store_pg.h), where several
+ * The same interface keeps them in PostgreSQL (store_pg.c), where several
  * servers may share them and send each other messages (store_notify()).
  *
  * One database file in WAL mode with synchronous=FULL, so a write is on disk
@@ -13,7 +13,7 @@
  * behind the store's mutex.
  *
  * Functions return 0 or a negative errno: -ENOENT (no such row), -EEXIST
- * (the id is taken), -ENOMEM, -EIO (SQLite failed; the message goes to
+ * (the id is taken), -ENOMEM, -EIO (the database failed; the message goes to
  * stderr).  Strings handed out are the caller's to free().
  */
 #ifndef SLUBLAB_SERVER_SESSION_STORE_H

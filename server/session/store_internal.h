@@ -1,18 +1,23 @@
 /*
- * store_internal.h: what the SQLite store (store.c) and the PostgreSQL one
- * (store_pg.c) share: the scenario hash and the JSON shapes of the lists, so
- * both answer byte for byte alike.  Not a public header.
+ * store_internal.h: the store's interface to its back ends, a table of
+ * operations as SQLite's sqlite3_vfs is.  store.c writes every store.h
+ * function once, in terms of declared queries (enum stmt) run through
+ * ops->run(); a back end (store_sqlite.c, store_pg.c) declares the text and
+ * parameter types of each query in its own words, runs them through one
+ * executor, and keeps what only it has (migrations, connection reset,
+ * LISTEN/NOTIFY).  Another back end implements the same ops and adds
+ * itself to store.c's list.  Not a public header.
  */
 #ifndef SLUBLAB_SERVER_SESSION_STORE_INTERNAL_H
 #define SLUBLAB_SERVER_SESSION_STORE_INTERNAL_H
 
+#include <pthread.h>
+#include <stdint.h>
+
 #include "session/store.h"
 
-/* Every statement of the store, by what it does; store_sql[] has their text. */
+/* Every query of the store, by what it does. */
 enum stmt {
-    ST_BEGIN,
-    ST_COMMIT,
-    ST_ROLLBACK,
     ST_SCN_FIND,
     ST_SCN_INSERT,
     ST_SES_INSERT,
@@ -69,38 +74,97 @@ enum stmt {
     ST_CKP_COUNT,
     NR_STMTS
 };
-extern const char *const store_sql[NR_STMTS];
-/* SQLite's "now", as store times are written: ISO 8601 UTC with milliseconds. */
-#define STORE_SQLITE_NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
 
-/* The FNV-1a hash of a scenario text, as 16 hex digits, by which its row is found. */
-void store_hash(const char *text, size_t len, char out[17]);
-
-/* Columns of store_session_list() and store_snapshot_list(), and which are integers. */
-extern const char *const store_session_cols[];
-extern const char *const store_snapshot_cols[];
-#define STORE_SESSION_INTS  ((1u << 3) | (1u << 4)) /* position, events */
-#define STORE_SNAPSHOT_INTS (1u << 4)               /* position */
-
-/* {key: []} in *o with the array in *arr; 0 or -ENOMEM. */
-int store_list_start(const char *key, cJSON **o, cJSON **arr);
-/* One row: @vals[c] (NULL for SQL NULL) under cols[c], integers where @ints has bit c. */
-int store_list_row(cJSON *arr, const char *const *cols, unsigned ints, const char *const *vals);
-/* "total": @n.  0 or -ENOMEM. */
-int store_list_total(cJSON *o, uint64_t n);
-
-/* store_snapshot_list_for()'s filtering of rows, shared by both stores. */
-struct store_list_for {
-    const cJSON *tokens;
-    char *ids_text; /* the JSON array of the ids @tokens holds, the query's parameter */
-    cJSON *o, *arr;
-    uint64_t total;
+/* A query as a back end declares it: its text, and a parameter type per
+ * character of @args: 't' text, 'u' unsigned and 'i' signed integer, 'b'
+ * bytes.  Columns come back as text (integers in decimal) or bytes. */
+struct store_query {
+    const char *sql;
+    const char *args;
 };
-int store_list_for_start(struct store_list_for *lf, const cJSON *tokens);
-/* A row (id, title, scenario, session, position, engine, created, published, token). */
-int store_list_for_row(struct store_list_for *lf, const char *const *vals, bool published,
-                       unsigned limit, unsigned offset);
-/* Finish: the document in *out when @ret is 0; everything released either way.  Returns @ret. */
-int store_list_for_end(struct store_list_for *lf, int ret, cJSON **out);
+
+#define STORE_MAX_ARGS 16
+#define STORE_MAX_COLS 16
+
+/* A parameter; the query's type says which field is read. */
+struct store_arg {
+    const void *p; /* 't', 'b': the text or bytes; NULL binds SQL NULL */
+    size_t len;    /* 'b': bytes at @p; 't': bytes, or SIZE_MAX for up to the NUL */
+    uint64_t u;    /* 'u', 'i' (as int64_t) */
+    bool null;     /* 'u', 'i': SQL NULL */
+};
+#define A_TEXT(s)                 \
+    {                             \
+        .p = (s), .len = SIZE_MAX \
+    }
+#define A_TEXTN(s, n)        \
+    {                        \
+        .p = (s), .len = (n) \
+    }
+#define A_U64(x)           \
+    {                      \
+        .u = (uint64_t)(x) \
+    }
+#define A_I64(x)                    \
+    {                               \
+        .u = (uint64_t)(int64_t)(x) \
+    }
+#define A_BLOB(d, n)         \
+    {                        \
+        .p = (d), .len = (n) \
+    } /* NULL @d binds SQL NULL */
+#define A_BYTES(d, n)                                 \
+    {                                                 \
+        .p = (n) ? (const void *)(d) : "", .len = (n) \
+    }
+#define A_OPT(s) A_TEXT((s)[0] ? (s) : NULL) /* "" binds SQL NULL */
+
+/* A column of a row: text (NUL-terminated) or bytes, valid until the
+ * callback returns; @p is NULL for SQL NULL. */
+struct store_val {
+    const char *p;
+    size_t len;
+};
+/* Called for each row of a query; a non-zero return stops the query and is
+ * what it returns. */
+typedef int store_row_fn(void *arg, const struct store_val *col, unsigned n);
+
+/* What a back end's open() fills in, first in its own struct. */
+struct store {
+    const struct store_ops *ops;
+    pthread_mutex_t lock; /* one query at a time on the back end's connection */
+};
+
+struct store_ops {
+    const char *name;
+    bool shared;                     /* other servers may share the store */
+    bool (*handles)(const char *db); /* does @db name a store of this back end? */
+    /* Open @db (creating and migrating), returning its struct store (calloc()ed,
+     * its lock not set up yet).  0, -ENOMEM or -EIO with a message in @err. */
+    int (*open)(const char *db, struct store **out, struct strbuf *err);
+    void (*close)(struct store *st); /* frees what open() made */
+    /*
+     * The executor, called with st->lock held: run query @q with @args (as
+     * many as its declared types), call @fn (when not NULL) with each row,
+     * and put the rows it changed in *changed (when not NULL).  0, @fn's
+     * return, -EEXIST (a key is taken), -ENOMEM, or -EIO with the back
+     * end's words, and @what, on stderr.
+     */
+    int (*run)(struct store *st, enum stmt q, const struct store_arg *args, store_row_fn *fn,
+               void *arg, uint64_t *changed, const char *what);
+    /* Transactions, with st->lock held: begin; end commits, or rolls back
+     * when @ret is an error (returned). */
+    int (*begin)(struct store *st);
+    int (*end)(struct store *st, int ret);
+    /* store_notify(), store_listen(), store_unlisten(), store_available():
+     * NULL where there is nobody to talk to (nothing done, 0, true). */
+    int (*notify)(struct store *st, const char *text);
+    int (*listen)(struct store *st, store_message_fn *fn, void *arg);
+    void (*unlisten)(struct store *st);
+    bool (*available)(const struct store *st);
+};
+
+extern const struct store_ops store_sqlite_ops; /* store_sqlite.c */
+extern const struct store_ops store_pg_ops;     /* store_pg.c */
 
 #endif /* SLUBLAB_SERVER_SESSION_STORE_INTERNAL_H */

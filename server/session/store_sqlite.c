@@ -1,0 +1,512 @@
+/*
+ * store_sqlite.c: the store's SQLite back end (store_internal.h's ops), the
+ * one a file path opens: one database file in WAL mode with
+ * synchronous=FULL, one connection behind the store's mutex.
+ *
+ * Migrations are SQL scripts, migration[i] taking PRAGMA user_version i to
+ * i + 1, each in its own transaction with the version bump; they are the
+ * only SQL not run as a prepared statement with bound parameters (they take
+ * none).  Every query of queries[] is prepared once when the file is
+ * opened.  Times are SQLite's own clock, ISO 8601 UTC with milliseconds.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "session/store_internal.h"
+
+#define NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+
+static const char *const migrations[STORE_SCHEMA_VERSION] = {
+        /* 0 -> 1: the tables */
+        "CREATE TABLE scenarios ("
+        " id INTEGER PRIMARY KEY,"
+        " name TEXT NOT NULL,"
+        " hash TEXT NOT NULL,"
+        " builtin INTEGER NOT NULL DEFAULT 0,"
+        " text TEXT NOT NULL,"
+        " created TEXT NOT NULL);"
+        "CREATE INDEX scenarios_hash ON scenarios(hash);"
+        "CREATE TABLE sessions ("
+        " id TEXT PRIMARY KEY,"
+        " token TEXT NOT NULL,"
+        " scenario INTEGER NOT NULL REFERENCES scenarios(id),"
+        " settings TEXT NOT NULL,"
+        " parent TEXT,"
+        " position INTEGER NOT NULL DEFAULT 0,"
+        " events INTEGER NOT NULL DEFAULT 0,"
+        " created TEXT NOT NULL,"
+        " updated TEXT NOT NULL);"
+        "CREATE TABLE batches ("
+        " session TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+        " seq INTEGER NOT NULL,"
+        " ops TEXT,"
+        " op_limit INTEGER,"
+        " PRIMARY KEY (session, seq));"
+        "CREATE TABLE snapshots ("
+        " id TEXT PRIMARY KEY,"
+        " token TEXT NOT NULL,"
+        " title TEXT NOT NULL DEFAULT '',"
+        " scenario INTEGER NOT NULL REFERENCES scenarios(id),"
+        " settings TEXT NOT NULL,"
+        " batches TEXT NOT NULL,"
+        " position INTEGER NOT NULL,"
+        " engine TEXT NOT NULL,"
+        " state TEXT NOT NULL,"
+        " session TEXT,"
+        " created TEXT NOT NULL);",
+        /* 1 -> 2: listing newest first */
+        "CREATE INDEX sessions_created ON sessions(created);"
+        "CREATE INDEX snapshots_created ON snapshots(created);",
+        /* 2 -> 3: a snapshot's replay is checked once per engine version */
+        "ALTER TABLE snapshots ADD COLUMN check_engine TEXT;"
+        "ALTER TABLE snapshots ADD COLUMN check_status TEXT;"
+        "ALTER TABLE snapshots ADD COLUMN check_warning TEXT;",
+        /* 3 -> 4: an author may publish a snapshot (the public list has those
+         * only); the snapshots kept from before are unpublished */
+        "ALTER TABLE snapshots ADD COLUMN published INTEGER NOT NULL DEFAULT 0;"
+        "CREATE INDEX snapshots_published ON snapshots(published, created);",
+        /* 4 -> 5: lectures outlive a restart */
+        "CREATE TABLE lectures ("
+        " id TEXT PRIMARY KEY,"
+        " token TEXT NOT NULL,"
+        " session TEXT NOT NULL DEFAULT '',"
+        " position INTEGER NOT NULL DEFAULT 0,"
+        " events INTEGER NOT NULL DEFAULT 0,"
+        " ops INTEGER NOT NULL DEFAULT 0,"
+        " created TEXT NOT NULL,"
+        " updated TEXT NOT NULL);"
+        "CREATE INDEX lectures_updated ON lectures(updated);",
+        /* 5 -> 6: a session records the engine version that made it (NULL
+         * for those made before) */
+        "ALTER TABLE sessions ADD COLUMN engine TEXT;",
+        /* 6 -> 7: a session's overview (session/overview.h), so a restarted
+         * server answers it without replaying */
+        "ALTER TABLE sessions ADD COLUMN overview BLOB;",
+        /* 7 -> 8: a replayed trace's operations as a binary op log in chunks
+         * (docs/oplog.md), which the session's batch 0 replays */
+        "CREATE TABLE oplogs ("
+        " log TEXT NOT NULL,"
+        " seq INTEGER NOT NULL,"
+        " ops INTEGER NOT NULL,"
+        " events INTEGER NOT NULL,"
+        " data BLOB NOT NULL,"
+        " PRIMARY KEY (log, seq));"
+        "ALTER TABLE sessions ADD COLUMN log TEXT;",
+        /* 8 -> 9: trace replay jobs, readable from every server sharing the store */
+        "CREATE TABLE trace_jobs ("
+        " id TEXT PRIMARY KEY,"
+        " state TEXT NOT NULL,"
+        " bytes INTEGER NOT NULL DEFAULT 0,"
+        " done INTEGER NOT NULL DEFAULT 0,"
+        " total INTEGER NOT NULL DEFAULT 0,"
+        " events INTEGER NOT NULL DEFAULT 0,"
+        " built INTEGER NOT NULL DEFAULT 0,"
+        " recorded INTEGER NOT NULL DEFAULT 0,"
+        " session TEXT NOT NULL DEFAULT '',"
+        " token TEXT NOT NULL DEFAULT '',"
+        " code TEXT NOT NULL DEFAULT '',"
+        " message TEXT NOT NULL DEFAULT '',"
+        " report TEXT,"
+        " created TEXT NOT NULL,"
+        " updated TEXT NOT NULL);"
+        "CREATE INDEX trace_jobs_updated ON trace_jobs(updated);",
+        /* 9 -> 10: the checkpoint disk tier (docs/api.md, "Sessions, checkpoints
+         * and limits"): machine images by owner (what a run's batch 0 is),
+         * image tag and position, their pages stored once per owner by hash;
+         * a session names the owner it uses, so the last one deletes them */
+        "CREATE TABLE ckpts ("
+        " owner TEXT NOT NULL,"
+        " tag TEXT NOT NULL,"
+        " seq INTEGER NOT NULL,"
+        " op INTEGER NOT NULL,"
+        " off INTEGER NOT NULL,"
+        " meta BLOB NOT NULL,"
+        " pages BLOB NOT NULL,"
+        " extra BLOB,"
+        " PRIMARY KEY (owner, tag, seq));"
+        "CREATE TABLE ckpt_pages ("
+        " owner TEXT NOT NULL,"
+        " hash BLOB NOT NULL,"
+        " data BLOB NOT NULL,"
+        " PRIMARY KEY (owner, hash));"
+        "ALTER TABLE sessions ADD COLUMN ckpts TEXT;",
+        /* 10 -> 11: any server may delete a trace job: the hash of its
+         * upload's token, and the flag that asks the server running it to
+         * stop; and followers' answers, tallied over every server */
+        "ALTER TABLE trace_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
+        "ALTER TABLE trace_jobs ADD COLUMN cancel INTEGER NOT NULL DEFAULT 0;"
+        "CREATE TABLE answers ("
+        " lecture TEXT NOT NULL,"
+        " at INTEGER NOT NULL,"
+        " voter TEXT NOT NULL,"
+        " choice TEXT NOT NULL,"
+        " updated TEXT NOT NULL,"
+        " PRIMARY KEY (lecture, at, voter));"
+        "CREATE INDEX answers_updated ON answers(updated);",
+};
+
+/* Every query, in SQLite's words, with its parameter types (struct store_query). */
+static const struct store_query queries[NR_STMTS] = {
+        [ST_SCN_FIND] = {"SELECT id FROM scenarios WHERE hash = ?1 AND text = ?2", "tt"},
+        [ST_SCN_INSERT] = {"INSERT INTO scenarios (name, hash, builtin, text, created) VALUES (?1, "
+                           "?2, ?3, ?4, " NOW ") RETURNING id",
+                           "ttut"},
+        [ST_SES_INSERT] =
+                {"INSERT INTO sessions (id, token, scenario, settings, parent, position, events, "
+                 "engine, log, created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, " NOW
+                 ", " NOW ")",
+                 "ttittuutt"},
+        [ST_BAT_INSERT] =
+                {"INSERT INTO batches (session, seq, ops, op_limit) VALUES (?1, ?2, ?3, ?4)",
+                 "tutu"},
+        [ST_SES_EVENTS] = {"UPDATE sessions SET events = ?2, updated = " NOW " WHERE id = ?1",
+                           "tu"},
+        [ST_SES_POS] = {"UPDATE sessions SET position = ?2 WHERE id = ?1", "tu"},
+        [ST_SES_GET] = {"SELECT s.token, s.scenario, s.settings, s.parent, s.position, s.events, "
+                        "s.created, c.name, c.text, s.engine, s.log FROM sessions s JOIN scenarios "
+                        "c ON c.id = s.scenario WHERE s.id = ?1",
+                        "t"},
+        [ST_BAT_GET] = {"SELECT ops, op_limit FROM batches WHERE session = ?1 ORDER BY seq", "t"},
+        [ST_SES_DEL] = {"DELETE FROM sessions WHERE id = ?1", "t"},
+        [ST_SES_LIST] = {"SELECT s.id, c.name, s.parent, s.position, s.events, s.created FROM "
+                         "sessions s JOIN scenarios c ON c.id = s.scenario ORDER BY s.created "
+                         "DESC, s.id LIMIT ?1 OFFSET ?2",
+                         "uu"},
+        [ST_SES_COUNT] = {"SELECT count(*) FROM sessions", ""},
+        [ST_SNP_INSERT] = {"INSERT INTO snapshots (id, token, title, scenario, settings, batches, "
+                           "position, engine, state, session, created) VALUES (?1, ?2, ?3, ?4, ?5, "
+                           "?6, ?7, ?8, ?9, ?10, " NOW ")",
+                           "tttittuttt"},
+        [ST_SNP_GET] = {"SELECT n.token, n.title, n.scenario, n.settings, n.batches, n.position, "
+                        "n.engine, n.state, n.session, n.created, c.name, c.text, n.check_engine, "
+                        "n.check_status, n.check_warning, n.published FROM snapshots n JOIN "
+                        "scenarios c ON c.id = n.scenario WHERE n.id = ?1",
+                        "t"},
+        [ST_SNP_DEL] = {"DELETE FROM snapshots WHERE id = ?1", "t"},
+        [ST_SNP_LIST] = {"SELECT n.id, n.title, c.name, n.session, n.position, n.engine, n.created "
+                         "FROM snapshots n JOIN scenarios c ON c.id = n.scenario WHERE n.published "
+                         "= 1 ORDER BY n.created DESC, n.id LIMIT ?1 OFFSET ?2",
+                         "uu"},
+        [ST_SNP_COUNT] = {"SELECT count(*) FROM snapshots WHERE published = 1", ""},
+        [ST_SNP_PUBLISH] = {"UPDATE snapshots SET published = ?2 WHERE id = ?1", "tu"},
+        /* ?1: a JSON array of ids; the caller checks the tokens of the unpublished */
+        [ST_SNP_LIST_FOR] = {"SELECT n.id, n.title, c.name, n.session, n.position, n.engine, "
+                             "n.created, n.published, n.token FROM snapshots n JOIN scenarios c ON "
+                             "c.id = n.scenario WHERE n.published = 1 OR n.id IN (SELECT value "
+                             "FROM json_each(?1)) ORDER BY n.created DESC, n.id",
+                             "t"},
+        [ST_LEC_INSERT] = {"INSERT INTO lectures (id, token, session, position, events, ops, "
+                           "created, updated) VALUES (?1, ?2, ?3, ?4, ?5, ?6, " NOW ", " NOW ")",
+                           "tttuuu"},
+        [ST_LEC_SET] = {"UPDATE lectures SET session = ?2, position = ?3, events = ?4, ops = ?5, "
+                        "updated = " NOW " WHERE id = ?1",
+                        "ttuuu"},
+        [ST_LEC_DEL] = {"DELETE FROM lectures WHERE id = ?1", "t"},
+        /* the session's own position and end when it is stored: they move
+         * without the lecture row being written */
+        [ST_LEC_LIST] = {"SELECT l.id, l.token, l.session, coalesce(s.position, l.position), "
+                         "coalesce(s.events, l.events), l.ops FROM lectures l LEFT JOIN sessions s "
+                         "ON s.id = l.session ORDER BY l.updated DESC, l.id LIMIT ?1",
+                         "u"},
+        [ST_SES_OLD] = {"SELECT id FROM sessions WHERE updated < strftime('%Y-%m-%dT%H:%M:%fZ', "
+                        "'now', '-' || ?1 || ' days') ORDER BY updated LIMIT ?2",
+                        "uu"},
+        [ST_SNP_EXPIRE] = {"DELETE FROM snapshots WHERE created < strftime('%Y-%m-%dT%H:%M:%fZ', "
+                           "'now', '-' || ?1 || ' days')",
+                           "u"},
+        [ST_BAT_COUNT] = {"SELECT count(*) FROM batches WHERE session = ?1", "t"},
+        [ST_LEC_GET] = {"SELECT l.id, l.token, l.session, coalesce(s.position, l.position), "
+                        "coalesce(s.events, l.events), l.ops FROM lectures l LEFT JOIN sessions s "
+                        "ON s.id = l.session WHERE l.id = ?1",
+                        "t"},
+        [ST_JOB_PUT] = {"INSERT INTO trace_jobs (id, state, bytes, done, total, events, built, "
+                        "recorded, session, token, code, message, report, owner, created, updated) "
+                        "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, " NOW
+                        ", " NOW
+                        ") ON CONFLICT (id) DO UPDATE SET state = excluded.state, bytes = "
+                        "excluded.bytes, done = excluded.done, total = excluded.total, events = "
+                        "excluded.events, built = excluded.built, recorded = excluded.recorded, "
+                        "session = excluded.session, token = excluded.token, code = excluded.code, "
+                        "message = excluded.message, report = excluded.report, owner = "
+                        "excluded.owner, updated = excluded.updated RETURNING cancel",
+                        "ttuuuuuutttttt"},
+        [ST_JOB_GET] = {"SELECT state, bytes, done, total, events, built, recorded, session, "
+                        "token, code, message, report, owner, cancel FROM trace_jobs WHERE id = ?1",
+                        "t"},
+        [ST_JOB_DEL] = {"DELETE FROM trace_jobs WHERE id = ?1", "t"},
+        [ST_JOB_CANCEL] = {"UPDATE trace_jobs SET cancel = 1, updated = " NOW " WHERE id = ?1",
+                           "t"},
+        /* ?1: seconds without a write; ?2: the message */
+        [ST_JOB_STALE] = {"UPDATE trace_jobs SET state = 'failed', code = 'internal', message = "
+                          "?2, updated = " NOW
+                          " WHERE state IN ('replaying', 'building') AND cancel = 0 AND updated < "
+                          "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?1 || ' seconds')",
+                          "ut"},
+        /* ?1: seconds for a cancelled row; ?2: for a finished one (0: kept) */
+        [ST_JOB_EXPIRE] = {"DELETE FROM trace_jobs WHERE (cancel = 1 AND updated < "
+                           "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?1 || ' seconds')) OR (?2 "
+                           "> 0 AND state IN ('done', 'failed') AND updated < "
+                           "strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-' || ?2 || ' seconds'))",
+                           "uu"},
+        [ST_ANS_PUT] = {"INSERT INTO answers (lecture, at, voter, choice, updated) VALUES (?1, ?2, "
+                        "?3, ?4, " NOW ") ON CONFLICT (lecture, at, voter) DO UPDATE SET choice = "
+                                       "excluded.choice, updated = excluded.updated",
+                        "tutt"},
+        [ST_ANS_TALLY] = {"SELECT choice, count(*) FROM answers WHERE lecture = ?1 AND at = ?2 "
+                          "GROUP BY choice ORDER BY choice",
+                          "tu"},
+        [ST_ANS_EXPIRE] = {"DELETE FROM answers WHERE updated < strftime('%Y-%m-%dT%H:%M:%fZ', "
+                           "'now', '-' || ?1 || ' seconds')",
+                           "u"},
+        [ST_SES_WHERE] = {"SELECT position, events FROM sessions WHERE id = ?1", "t"},
+        [ST_SNP_CHECK] = {"UPDATE snapshots SET check_engine = ?2, check_status = ?3, "
+                          "check_warning = ?4 WHERE id = ?1",
+                          "tttt"},
+        [ST_LOG_PUT] = {"INSERT OR REPLACE INTO oplogs (log, seq, ops, events, data) VALUES (?1, "
+                        "?2, ?3, ?4, ?5)",
+                        "tuuub"},
+        [ST_LOG_GET] = {"SELECT data FROM oplogs WHERE log = ?1 AND seq = ?2", "tu"},
+        [ST_LOG_INFO] = {"SELECT count(*), coalesce(sum(ops), 0), coalesce(sum(events), 0) FROM "
+                         "oplogs WHERE log = ?1",
+                         "t"},
+        [ST_LOG_LAST] = {"SELECT length(data) FROM oplogs WHERE log = ?1 ORDER BY seq DESC LIMIT 1",
+                         "t"},
+        [ST_LOG_DEL] = {"DELETE FROM oplogs WHERE log = ?1 AND NOT EXISTS (SELECT 1 FROM sessions "
+                        "WHERE log = ?1)",
+                        "t"},
+        [ST_SES_OV_SET] = {"UPDATE sessions SET overview = ?2 WHERE id = ?1", "tb"},
+        [ST_SES_OV_GET] = {"SELECT overview FROM sessions WHERE id = ?1", "t"},
+        [ST_CKP_PAGE_PUT] =
+                {"INSERT OR IGNORE INTO ckpt_pages (owner, hash, data) VALUES (?1, ?2, ?3)", "tbb"},
+        [ST_CKP_PUT] = {"INSERT OR REPLACE INTO ckpts (owner, tag, seq, op, off, meta, pages, "
+                        "extra) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                        "ttuuubbb"},
+        [ST_CKP_LIST] = {"SELECT seq, op, off, extra IS NOT NULL FROM ckpts WHERE owner = ?1 AND "
+                         "tag = ?2 ORDER BY seq",
+                         "tt"},
+        [ST_CKP_GET] = {"SELECT op, off, meta, pages, extra FROM ckpts WHERE owner = ?1 AND tag = "
+                        "?2 AND seq = ?3",
+                        "ttu"},
+        [ST_CKP_PAGE_GET] = {"SELECT data FROM ckpt_pages WHERE owner = ?1 AND hash = ?2", "tb"},
+        [ST_CKP_DEL] = {"DELETE FROM ckpts WHERE owner = ?1 AND NOT EXISTS (SELECT 1 FROM sessions "
+                        "WHERE ckpts = ?1)",
+                        "t"},
+        [ST_CKP_PAGE_DEL] = {"DELETE FROM ckpt_pages WHERE owner = ?1 AND NOT EXISTS (SELECT 1 "
+                             "FROM sessions WHERE ckpts = ?1)",
+                             "t"},
+        [ST_SES_CKP_SET] = {"UPDATE sessions SET ckpts = ?2 WHERE id = ?1", "tt"},
+        [ST_SES_CKP_GET] = {"SELECT ckpts FROM sessions WHERE id = ?1", "t"},
+        [ST_CKP_COUNT] = {"SELECT (SELECT count(*) FROM ckpts WHERE owner = ?1), (SELECT count(*) "
+                          "FROM ckpt_pages WHERE owner = ?1)",
+                          "t"},
+};
+
+/* The transaction statements, prepared with the queries. */
+enum { TX_BEGIN, TX_COMMIT, TX_ROLLBACK, NR_TX };
+static const char *const tx_sql[NR_TX] = {"BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"};
+
+struct sqlite_store {
+    struct store st; /* first: the store's ops and lock */
+    sqlite3 *db;
+    sqlite3_stmt *stmt[NR_STMTS];
+    sqlite3_stmt *tx[NR_TX];
+};
+
+static struct sqlite_store *sq(struct store *st)
+{
+    return (struct sqlite_store *)st;
+}
+
+/* Log SQLite's complaint and return -EIO (or -EEXIST for a taken key, -ENOMEM). */
+static int sq_fail(struct sqlite_store *s, int rc, const char *what)
+{
+    if ((rc & 0xff) == SQLITE_CONSTRAINT)
+        return -EEXIST;
+    if (rc == SQLITE_NOMEM)
+        return -ENOMEM;
+    fprintf(stderr, "slublab serve: sqlite: %s: %s\n", what, sqlite3_errmsg(s->db));
+    return -EIO;
+}
+
+/* Bind parameter @i of type @type (struct store_query). */
+static void sq_bind(sqlite3_stmt *s, int i, char type, const struct store_arg *a)
+{
+    if (type == 't' && a->p)
+        sqlite3_bind_text64(s, i, a->p, a->len == SIZE_MAX ? strlen(a->p) : a->len, SQLITE_STATIC,
+                            SQLITE_UTF8);
+    else if (type == 'b' && a->p)
+        sqlite3_bind_blob64(s, i, a->p, a->len, SQLITE_STATIC);
+    else if ((type == 'u' || type == 'i') && !a->null)
+        sqlite3_bind_int64(s, i, (sqlite3_int64)a->u);
+    else
+        sqlite3_bind_null(s, i);
+}
+
+/* The executor: one declared query, its rows to @fn. */
+static int sq_run(struct store *st, enum stmt q, const struct store_arg *args, store_row_fn *fn,
+                  void *arg, uint64_t *changed, const char *what)
+{
+    struct sqlite_store *s = sq(st);
+    sqlite3_stmt *stmt = s->stmt[q];
+    const char *types = queries[q].args;
+    struct store_val col[STORE_MAX_COLS];
+    int i, n = sqlite3_column_count(stmt), rc = SQLITE_DONE, ret = 0;
+
+    for (i = 0; types[i]; i++)
+        sq_bind(stmt, i + 1, types[i], &args[i]);
+    while (!ret && (rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+        for (i = 0; fn && i < n && i < STORE_MAX_COLS; i++) {
+            int type = sqlite3_column_type(stmt, i);
+            const void *p = type == SQLITE_NULL   ? NULL
+                            : type == SQLITE_BLOB ? sqlite3_column_blob(stmt, i)
+                                                  : sqlite3_column_text(stmt, i);
+
+            /* a zero-length blob is "" here, not SQL NULL */
+            col[i].p = type == SQLITE_NULL ? NULL : p ? (const char *)p : "";
+            col[i].len = (size_t)sqlite3_column_bytes(stmt, i);
+        }
+        if (fn)
+            ret = fn(arg, col, (unsigned)(n < STORE_MAX_COLS ? n : STORE_MAX_COLS));
+    }
+    if (!ret && rc != SQLITE_DONE)
+        ret = sq_fail(s, rc, what);
+    else if (!ret && changed)
+        *changed = (uint64_t)sqlite3_changes(s->db);
+    sqlite3_reset(stmt);
+    sqlite3_clear_bindings(stmt);
+    return ret;
+}
+
+static int sq_tx(struct sqlite_store *s, int which)
+{
+    int rc = sqlite3_step(s->tx[which]);
+
+    sqlite3_reset(s->tx[which]);
+    return rc == SQLITE_DONE ? 0 : sq_fail(s, rc, tx_sql[which]);
+}
+
+static int sq_begin(struct store *st)
+{
+    return sq_tx(sq(st), TX_BEGIN);
+}
+
+static int sq_end(struct store *st, int ret)
+{
+    if (ret) {
+        sq_tx(sq(st), TX_ROLLBACK);
+        return ret;
+    }
+    return sq_tx(sq(st), TX_COMMIT);
+}
+
+static int sq_migrate(struct sqlite_store *s, struct strbuf *err)
+{
+    sqlite3_stmt *stmt;
+    char sql[64];
+    int version, rc;
+
+    if (sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &stmt, NULL) != SQLITE_OK) {
+        strbuf_printf(err, "cannot read the schema version: %s", sqlite3_errmsg(s->db));
+        return -EIO;
+    }
+    rc = sqlite3_step(stmt);
+    version = rc == SQLITE_ROW ? sqlite3_column_int(stmt, 0) : -1;
+    sqlite3_finalize(stmt);
+    if (version < 0 || version > STORE_SCHEMA_VERSION) {
+        strbuf_printf(err, "the database has schema version %d; this slublab knows %d at most",
+                      version, STORE_SCHEMA_VERSION);
+        return -EIO;
+    }
+    for (; version < STORE_SCHEMA_VERSION; version++) {
+        snprintf(sql, sizeof(sql), "PRAGMA user_version = %d", version + 1);
+        if (sqlite3_exec(s->db, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(s->db, migrations[version], NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(s->db, sql, NULL, NULL, NULL) != SQLITE_OK ||
+            sqlite3_exec(s->db, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+            strbuf_printf(err, "migration %d -> %d failed: %s", version, version + 1,
+                          sqlite3_errmsg(s->db));
+            sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+            return -EIO;
+        }
+    }
+    return 0;
+}
+
+/* Prepare @sql into *out; 0, or -EIO with SQLite's words in @err. */
+static int sq_prepare(struct sqlite_store *s, const char *path, const char *sql, sqlite3_stmt **out,
+                      struct strbuf *err)
+{
+    if (sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, out, NULL) == SQLITE_OK)
+        return 0;
+    strbuf_printf(err, "%s: preparing \"%s\": %s", path, sql, sqlite3_errmsg(s->db));
+    return -EIO;
+}
+
+static void sq_close(struct store *st)
+{
+    struct sqlite_store *s = sq(st);
+    unsigned i;
+
+    for (i = 0; i < NR_STMTS; i++)
+        sqlite3_finalize(s->stmt[i]);
+    for (i = 0; i < NR_TX; i++)
+        sqlite3_finalize(s->tx[i]);
+    sqlite3_close(s->db);
+    free(s);
+}
+
+static int sq_open(const char *path, struct store **out, struct strbuf *err)
+{
+    static const char *const pragmas[] = {"PRAGMA journal_mode = WAL", "PRAGMA synchronous = FULL",
+                                          "PRAGMA foreign_keys = ON",
+                                          "PRAGMA busy_timeout = 10000"};
+    struct sqlite_store *s = calloc(1, sizeof(*s));
+    unsigned i;
+    int rc;
+
+    if (!s)
+        return -ENOMEM;
+    rc = sqlite3_open_v2(path, &s->db,
+                         SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_FULLMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        strbuf_printf(err, "%s: %s", path, s->db ? sqlite3_errmsg(s->db) : "cannot open");
+        goto err_close;
+    }
+    for (i = 0; i < sizeof(pragmas) / sizeof(pragmas[0]); i++) {
+        if (sqlite3_exec(s->db, pragmas[i], NULL, NULL, NULL) != SQLITE_OK) {
+            strbuf_printf(err, "%s: %s: %s", path, pragmas[i], sqlite3_errmsg(s->db));
+            goto err_close;
+        }
+    }
+    if (sq_migrate(s, err))
+        goto err_close;
+    for (i = 0; i < NR_STMTS; i++) {
+        if (sq_prepare(s, path, queries[i].sql, &s->stmt[i], err))
+            goto err_close;
+    }
+    for (i = 0; i < NR_TX; i++) {
+        if (sq_prepare(s, path, tx_sql[i], &s->tx[i], err))
+            goto err_close;
+    }
+    *out = &s->st;
+    return 0;
+
+err_close:
+    sq_close(&s->st);
+    return -EIO;
+}
+
+const struct store_ops store_sqlite_ops = {
+        .name = "sqlite",
+        .shared = false,
+        .handles = NULL, /* any name not taken by another back end: a file */
+        .open = sq_open,
+        .close = sq_close,
+        .run = sq_run,
+        .begin = sq_begin,
+        .end = sq_end,
+};
