@@ -12,6 +12,7 @@
 #define SLUBLAB_SERVER_SESSION_STORE_INTERNAL_H
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "session/store.h"
@@ -163,6 +164,54 @@ struct store_ops {
     void (*unlisten)(struct store *st);
     bool (*available)(const struct store *st);
 };
+
+/*
+ * The query helpers every store.h function is written with (store.c): a
+ * query under the store's mutex (recursive: a sequence of queries holds it
+ * across them), rows decoded into structs by a table of fields.
+ */
+#define ARGS(...) ((const struct store_arg[]){__VA_ARGS__})
+
+/* Run query @q (ops->run()) under the lock. */
+int store_run(struct store *st, enum stmt q, const struct store_arg *a, store_row_fn *fn, void *arg,
+              uint64_t *changed, const char *what);
+/* A query without rows; store_change() returns -ENOENT when it changed none. */
+int store_exec(struct store *st, enum stmt q, const struct store_arg *a, const char *what);
+int store_change(struct store *st, enum stmt q, const struct store_arg *a, const char *what);
+/* Lock and begin; store_tx_end() commits (rolls back when @ret is an error) and unlocks. */
+int store_tx_begin(struct store *st);
+int store_tx_end(struct store *st, int ret);
+
+/* How column i of a row goes into a struct: fields[i] (columns past them are skipped). */
+enum field_kind { F_U64, F_I64, F_BOOL, F_TEXT, F_DUP, F_BLOB };
+struct field {
+    enum field_kind kind;
+    size_t off;  /* of the member */
+    size_t size; /* F_TEXT: the member's; F_BLOB: the offset of its size_t length */
+};
+/* F_DUP, F_BLOB: a malloc()ed copy (NUL-terminated), NULL for SQL NULL */
+/* clang-format off */
+#define FIELD(type, m, kind) {kind, offsetof(type, m), sizeof(((type *)0)->m)}
+#define BLOB(type, m, len)   {F_BLOB, offsetof(type, m), offsetof(type, len)}
+/* clang-format on */
+
+struct fill {
+    void *out;
+    const struct field *f;
+    unsigned nf;
+    bool found; /* the first row is filled in, the others skipped */
+};
+/* A row into @arg's (struct fill) struct: a store_row_fn.  0 or -ENOMEM. */
+int store_fill_row(void *arg, const struct store_val *col, unsigned n);
+/* @q's first row into @out by @f (@nf fields).  0, -ENOENT when none, or its error. */
+int store_one(struct store *st, enum stmt q, const struct store_arg *a, void *out,
+              const struct field *f, unsigned nf, const char *what);
+/* The first @n (at most 3) columns of @q's first row, integers, into @v. */
+int store_nums(struct store *st, enum stmt q, const struct store_arg *a, uint64_t *v, unsigned n,
+               const char *what);
+/* Column @v as an integer (0 for NULL or below 0), or copied into @buf ("" for NULL). */
+uint64_t store_u64(const struct store_val *v);
+void store_copy(const struct store_val *v, char *buf, size_t size);
 
 extern const struct store_ops store_sqlite_ops; /* store_sqlite.c */
 extern const struct store_ops store_pg_ops;     /* store_pg.c */

@@ -22,42 +22,19 @@
 
 static const char *const migrations[STORE_SCHEMA_VERSION] = {
         /* 0 -> 1: the tables */
-        "CREATE TABLE scenarios ("
-        " id INTEGER PRIMARY KEY,"
-        " name TEXT NOT NULL,"
-        " hash TEXT NOT NULL,"
-        " builtin INTEGER NOT NULL DEFAULT 0,"
-        " text TEXT NOT NULL,"
-        " created TEXT NOT NULL);"
+        "CREATE TABLE scenarios ( id INTEGER PRIMARY KEY, name TEXT NOT NULL, hash TEXT NOT NULL,"
+        " builtin INTEGER NOT NULL DEFAULT 0, text TEXT NOT NULL, created TEXT NOT NULL);"
         "CREATE INDEX scenarios_hash ON scenarios(hash);"
-        "CREATE TABLE sessions ("
-        " id TEXT PRIMARY KEY,"
-        " token TEXT NOT NULL,"
-        " scenario INTEGER NOT NULL REFERENCES scenarios(id),"
-        " settings TEXT NOT NULL,"
-        " parent TEXT,"
-        " position INTEGER NOT NULL DEFAULT 0,"
-        " events INTEGER NOT NULL DEFAULT 0,"
-        " created TEXT NOT NULL,"
-        " updated TEXT NOT NULL);"
-        "CREATE TABLE batches ("
-        " session TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
-        " seq INTEGER NOT NULL,"
-        " ops TEXT,"
-        " op_limit INTEGER,"
-        " PRIMARY KEY (session, seq));"
-        "CREATE TABLE snapshots ("
-        " id TEXT PRIMARY KEY,"
-        " token TEXT NOT NULL,"
-        " title TEXT NOT NULL DEFAULT '',"
-        " scenario INTEGER NOT NULL REFERENCES scenarios(id),"
-        " settings TEXT NOT NULL,"
-        " batches TEXT NOT NULL,"
-        " position INTEGER NOT NULL,"
-        " engine TEXT NOT NULL,"
-        " state TEXT NOT NULL,"
-        " session TEXT,"
-        " created TEXT NOT NULL);",
+        "CREATE TABLE sessions ( id TEXT PRIMARY KEY, token TEXT NOT NULL,"
+        " scenario INTEGER NOT NULL REFERENCES scenarios(id), settings TEXT NOT NULL,"
+        " parent TEXT, position INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0,"
+        " created TEXT NOT NULL, updated TEXT NOT NULL);"
+        "CREATE TABLE batches ( session TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,"
+        " seq INTEGER NOT NULL, ops TEXT, op_limit INTEGER, PRIMARY KEY (session, seq));"
+        "CREATE TABLE snapshots ( id TEXT PRIMARY KEY, token TEXT NOT NULL,"
+        " title TEXT NOT NULL DEFAULT '', scenario INTEGER NOT NULL REFERENCES scenarios(id),"
+        " settings TEXT NOT NULL, batches TEXT NOT NULL, position INTEGER NOT NULL,"
+        " engine TEXT NOT NULL, state TEXT NOT NULL, session TEXT, created TEXT NOT NULL);",
         /* 1 -> 2: listing newest first */
         "CREATE INDEX sessions_created ON sessions(created);"
         "CREATE INDEX snapshots_created ON snapshots(created);",
@@ -70,15 +47,10 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         "ALTER TABLE snapshots ADD COLUMN published INTEGER NOT NULL DEFAULT 0;"
         "CREATE INDEX snapshots_published ON snapshots(published, created);",
         /* 4 -> 5: lectures outlive a restart */
-        "CREATE TABLE lectures ("
-        " id TEXT PRIMARY KEY,"
-        " token TEXT NOT NULL,"
-        " session TEXT NOT NULL DEFAULT '',"
-        " position INTEGER NOT NULL DEFAULT 0,"
-        " events INTEGER NOT NULL DEFAULT 0,"
-        " ops INTEGER NOT NULL DEFAULT 0,"
-        " created TEXT NOT NULL,"
-        " updated TEXT NOT NULL);"
+        "CREATE TABLE lectures ( id TEXT PRIMARY KEY, token TEXT NOT NULL,"
+        " session TEXT NOT NULL DEFAULT '', position INTEGER NOT NULL DEFAULT 0,"
+        " events INTEGER NOT NULL DEFAULT 0, ops INTEGER NOT NULL DEFAULT 0,"
+        " created TEXT NOT NULL, updated TEXT NOT NULL);"
         "CREATE INDEX lectures_updated ON lectures(updated);",
         /* 5 -> 6: a session records the engine version that made it (NULL
          * for those made before) */
@@ -88,50 +60,26 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         "ALTER TABLE sessions ADD COLUMN overview BLOB;",
         /* 7 -> 8: a replayed trace's operations as a binary op log in chunks
          * (docs/oplog.md), which the session's batch 0 replays */
-        "CREATE TABLE oplogs ("
-        " log TEXT NOT NULL,"
-        " seq INTEGER NOT NULL,"
-        " ops INTEGER NOT NULL,"
-        " events INTEGER NOT NULL,"
-        " data BLOB NOT NULL,"
-        " PRIMARY KEY (log, seq));"
+        "CREATE TABLE oplogs ( log TEXT NOT NULL, seq INTEGER NOT NULL, ops INTEGER NOT NULL,"
+        " events INTEGER NOT NULL, data BLOB NOT NULL, PRIMARY KEY (log, seq));"
         "ALTER TABLE sessions ADD COLUMN log TEXT;",
         /* 8 -> 9: trace replay jobs, readable from every server sharing the store */
-        "CREATE TABLE trace_jobs ("
-        " id TEXT PRIMARY KEY,"
-        " state TEXT NOT NULL,"
-        " bytes INTEGER NOT NULL DEFAULT 0,"
-        " done INTEGER NOT NULL DEFAULT 0,"
-        " total INTEGER NOT NULL DEFAULT 0,"
-        " events INTEGER NOT NULL DEFAULT 0,"
-        " built INTEGER NOT NULL DEFAULT 0,"
-        " recorded INTEGER NOT NULL DEFAULT 0,"
-        " session TEXT NOT NULL DEFAULT '',"
-        " token TEXT NOT NULL DEFAULT '',"
-        " code TEXT NOT NULL DEFAULT '',"
-        " message TEXT NOT NULL DEFAULT '',"
-        " report TEXT,"
-        " created TEXT NOT NULL,"
-        " updated TEXT NOT NULL);"
+        "CREATE TABLE trace_jobs ( id TEXT PRIMARY KEY, state TEXT NOT NULL,"
+        " bytes INTEGER NOT NULL DEFAULT 0, done INTEGER NOT NULL DEFAULT 0,"
+        " total INTEGER NOT NULL DEFAULT 0, events INTEGER NOT NULL DEFAULT 0,"
+        " built INTEGER NOT NULL DEFAULT 0, recorded INTEGER NOT NULL DEFAULT 0,"
+        " session TEXT NOT NULL DEFAULT '', token TEXT NOT NULL DEFAULT '',"
+        " code TEXT NOT NULL DEFAULT '', message TEXT NOT NULL DEFAULT '', report TEXT,"
+        " created TEXT NOT NULL, updated TEXT NOT NULL);"
         "CREATE INDEX trace_jobs_updated ON trace_jobs(updated);",
         /* 9 -> 10: the checkpoint disk tier (docs/api.md, "Sessions, checkpoints
          * and limits"): machine images by owner (what a run's batch 0 is),
          * image tag and position, their pages stored once per owner by hash;
          * a session names the owner it uses, so the last one deletes them */
-        "CREATE TABLE ckpts ("
-        " owner TEXT NOT NULL,"
-        " tag TEXT NOT NULL,"
-        " seq INTEGER NOT NULL,"
-        " op INTEGER NOT NULL,"
-        " off INTEGER NOT NULL,"
-        " meta BLOB NOT NULL,"
-        " pages BLOB NOT NULL,"
-        " extra BLOB,"
-        " PRIMARY KEY (owner, tag, seq));"
-        "CREATE TABLE ckpt_pages ("
-        " owner TEXT NOT NULL,"
-        " hash BLOB NOT NULL,"
-        " data BLOB NOT NULL,"
+        "CREATE TABLE ckpts ( owner TEXT NOT NULL, tag TEXT NOT NULL, seq INTEGER NOT NULL,"
+        " op INTEGER NOT NULL, off INTEGER NOT NULL, meta BLOB NOT NULL, pages BLOB NOT NULL,"
+        " extra BLOB, PRIMARY KEY (owner, tag, seq));"
+        "CREATE TABLE ckpt_pages ( owner TEXT NOT NULL, hash BLOB NOT NULL, data BLOB NOT NULL,"
         " PRIMARY KEY (owner, hash));"
         "ALTER TABLE sessions ADD COLUMN ckpts TEXT;",
         /* 10 -> 11: any server may delete a trace job: the hash of its
@@ -139,13 +87,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
          * stop; and followers' answers, tallied over every server */
         "ALTER TABLE trace_jobs ADD COLUMN owner TEXT NOT NULL DEFAULT '';"
         "ALTER TABLE trace_jobs ADD COLUMN cancel INTEGER NOT NULL DEFAULT 0;"
-        "CREATE TABLE answers ("
-        " lecture TEXT NOT NULL,"
-        " at INTEGER NOT NULL,"
-        " voter TEXT NOT NULL,"
-        " choice TEXT NOT NULL,"
-        " updated TEXT NOT NULL,"
-        " PRIMARY KEY (lecture, at, voter));"
+        "CREATE TABLE answers ( lecture TEXT NOT NULL, at INTEGER NOT NULL, voter TEXT NOT NULL,"
+        " choice TEXT NOT NULL, updated TEXT NOT NULL, PRIMARY KEY (lecture, at, voter));"
         "CREATE INDEX answers_updated ON answers(updated);",
 };
 
