@@ -57,6 +57,7 @@ void store_close(struct store *st)
 {
     if (!st)
         return;
+    store_unlisten(st); /* its thread may still call into the store */
     pthread_mutex_destroy(&st->lock);
     st->ops->close(st);
 }
