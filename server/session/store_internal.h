@@ -76,12 +76,12 @@ enum stmt {
     NR_STMTS
 };
 
-/* A query as a back end declares it: its text, and a parameter type per
- * character of @args: 't' text, 'u' unsigned and 'i' signed integer, 'b'
+/* A query as a back end declares it: a parameter type per character of
+ * @args, and its text: 't' text, 'u' unsigned and 'i' signed integer, 'b'
  * bytes.  Columns come back as text (integers in decimal) or bytes. */
 struct store_query {
-    const char *sql;
     const char *args;
+    const char *sql;
 };
 
 #define STORE_MAX_ARGS 16
