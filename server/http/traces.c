@@ -693,8 +693,8 @@ int route_trace_get(const struct request *req, struct response *res)
     bool gone;
     int ret;
 
-    if (!ids_valid(id, TRACES_ID_LEN))
-        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+    if (!route_check_id(res, ROUTE_ID_TRACE, id))
+        return 0;
     pthread_mutex_lock(&tj->lock);
     for (size_t i = 0; i < TRACES_MAX_KEPT && !j; i++)
         if (tj->jobs[i] && !strcmp(tj->jobs[i]->id, id))
@@ -706,25 +706,27 @@ int route_trace_get(const struct request *req, struct response *res)
     }
     pthread_mutex_unlock(&tj->lock);
     if (gone)
-        return route_error(res, 404, "not_found", "no trace \"%s\"", id);
+        return route_no_such(res, ROUTE_ID_TRACE, id);
     if (j)
         return o ? route_json(res, 200, o) : route_error(res, 500, "internal", "out of memory");
     /* a job another server runs, on a store they share */
     if (!store_shared(req->app->store))
-        return route_error(res, 404, "not_found", "no trace \"%s\"", id);
+        return route_no_such(res, ROUTE_ID_TRACE, id);
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
     if ((ret = store_trace_job_load(req->app->store, id, &row)))
-        return ret == -ENOENT ? route_error(res, 404, "not_found", "no trace \"%s\"", id)
+        return ret == -ENOENT ? route_no_such(res, ROUTE_ID_TRACE, id)
                               : route_error(res, 500, "internal", "cannot read the trace job");
     if (row.cancel) { /* deleted through another server: gone, as it is on the one that ran it */
         store_trace_job_free(&row);
-        return route_error(res, 404, "not_found", "no trace \"%s\"", id);
+        return route_no_such(res, ROUTE_ID_TRACE, id);
     }
     o = job_json(&row);
     store_trace_job_free(&row);
     return o ? route_json(res, 200, o) : route_error(res, 500, "internal", "out of memory");
 }
+
+#define TRACE_DELETE_NEEDS "deleting a trace needs the token its upload was given"
 
 /*
  * DELETE of job @id that another server runs, on the store they share: the
@@ -740,19 +742,17 @@ static int trace_delete_elsewhere(const struct request *req, struct response *re
     int err;
 
     if ((err = store_trace_job_load(st, id, &row)))
-        return err == -ENOENT ? route_error(res, 404, "not_found", "no trace \"%.40s\"", id)
+        return err == -ENOENT ? route_no_such(res, ROUTE_ID_TRACE, id)
                               : route_error(res, 500, "internal", "cannot read the trace job");
     store_trace_job_free(&row); /* its report is not needed */
     if (row.cancel)
-        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+        return route_no_such(res, ROUTE_ID_TRACE, id);
     if (token)
         sha256_hex(token, given);
     if (!token || !row.owner[0] || !ids_token_equal(given, row.owner))
-        return route_error(res, 403, "forbidden",
-                           "deleting a trace needs the token its upload was given "
-                           "(Authorization: Bearer TOKEN)");
+        return route_forbidden(res, TRACE_DELETE_NEEDS);
     if ((err = store_trace_job_cancel(st, id)))
-        return err == -ENOENT ? route_error(res, 404, "not_found", "no trace \"%.40s\"", id)
+        return err == -ENOENT ? route_no_such(res, ROUTE_ID_TRACE, id)
                               : route_error(res, 500, "internal", "cannot delete the trace job");
     relay_trace_cancel(req->app, id);
     /* the session it made holds the trace's operations: it goes too (the
@@ -772,8 +772,8 @@ int route_trace_delete(const struct request *req, struct response *res)
     struct trace_job *j = NULL;
     int err;
 
-    if (!ids_valid(id, TRACES_ID_LEN))
-        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+    if (!route_check_id(res, ROUTE_ID_TRACE, id))
+        return 0;
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK; /* deleting its session writes to the store */
     pthread_mutex_lock(&tj->lock);
@@ -784,13 +784,11 @@ int route_trace_delete(const struct request *req, struct response *res)
         pthread_mutex_unlock(&tj->lock);
         if (store_shared(req->app->store)) /* a job another server runs */
             return trace_delete_elsewhere(req, res, id, token);
-        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+        return route_no_such(res, ROUTE_ID_TRACE, id);
     }
-    if (!token || !ids_token_equal(token, j->owner)) {
+    if (!route_token_is(req, j->owner)) {
         pthread_mutex_unlock(&tj->lock);
-        return route_error(res, 403, "forbidden",
-                           "deleting a trace needs the token its upload was given "
-                           "(Authorization: Bearer TOKEN)");
+        return route_forbidden(res, TRACE_DELETE_NEEDS);
     }
     job_forget(j); /* a running replay or build stops; a finished one has its session */
     if (j->state == JOB_DONE)
