@@ -17,11 +17,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/ids.h"
+#include "base/locked.h"
 #include "http/follow.h"
 #include "session/store.h"
 
@@ -63,15 +65,11 @@ static int lecture_loaded(const struct store_lecture *lc, void *arg)
 
 int lectures_new(struct store *st, struct lectures **out)
 {
-    struct lectures *l = calloc(1, sizeof(*l));
+    struct lectures *l = locked_zalloc(sizeof(*l), offsetof(struct lectures, lock));
     int ret;
 
     if (!l)
         return -ENOMEM;
-    if (pthread_mutex_init(&l->lock, NULL)) {
-        free(l);
-        return -ENOMEM;
-    }
     l->store = st;
     l->tail = &l->list;
     if (st && (ret = store_lectures_load(st, LECTURES_MAX, lecture_loaded, l))) {
@@ -104,8 +102,7 @@ void lectures_free(struct lectures *l)
         next = x->next;
         free(x);
     }
-    pthread_mutex_destroy(&l->lock);
-    free(l);
+    locked_free(l, offsetof(struct lectures, lock));
 }
 
 /* Under the lock: lecture @id, moved to the front; NULL when none. */

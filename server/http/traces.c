@@ -33,6 +33,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@
 #include <unistd.h>
 
 #include "base/ids.h"
+#include "base/locked.h"
 #include "base/sha256.h"
 #include "http/app.h"
 #include "http/relay.h"
@@ -175,14 +177,10 @@ void traces_upload_free(struct trace_upload *up)
 
 int traces_new(struct trace_jobs **out)
 {
-    struct trace_jobs *tj = calloc(1, sizeof(*tj));
+    struct trace_jobs *tj = locked_zalloc(sizeof(*tj), offsetof(struct trace_jobs, lock));
 
     if (!tj)
         return -ENOMEM;
-    if (pthread_mutex_init(&tj->lock, NULL)) {
-        free(tj);
-        return -ENOMEM;
-    }
     *out = tj;
     return 0;
 }
@@ -212,8 +210,7 @@ void traces_free(struct trace_jobs *tj)
         pthread_join(tj->jobs[i]->thread, NULL); /* every kept job's thread is joinable */
         job_free(tj->jobs[i]);
     }
-    pthread_mutex_destroy(&tj->lock);
-    free(tj);
+    locked_free(tj, offsetof(struct trace_jobs, lock));
 }
 
 /* ---- the job's row, for the other servers sharing the store ---- */
