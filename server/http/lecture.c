@@ -138,6 +138,16 @@ static void lecture_drop_oldest(struct lectures *l)
     l->nr--;
 }
 
+/* Under the lock: put @x first, dropping the oldest when LECTURES_MAX are kept. */
+static void lecture_push(struct lectures *l, struct lecture *x)
+{
+    if (l->nr == LECTURES_MAX)
+        lecture_drop_oldest(l);
+    x->next = l->list;
+    l->list = x;
+    l->nr++;
+}
+
 /*
  * Under the lock: lecture @id as lecture_find(), and when the store is
  * shared (other servers make and move lectures) as the store has it: read
@@ -164,11 +174,7 @@ static struct lecture *lecture_lookup(struct lectures *l, const char *id, bool f
             ret = -ENOMEM;
             goto out;
         }
-        if (l->nr == LECTURES_MAX)
-            lecture_drop_oldest(l);
-        x->next = l->list;
-        l->list = x;
-        l->nr++;
+        lecture_push(l, x);
         memcpy(x->info.id, lc.id, strlen(lc.id) + 1);
         memcpy(x->token, lc.token, sizeof(x->token));
     }
@@ -208,11 +214,7 @@ int lecture_create(struct lectures *l, struct lecture_info *info, char *token)
         if (ret != -EEXIST || attempt == 8)
             goto err_unlock;
     }
-    if (l->nr == LECTURES_MAX)
-        lecture_drop_oldest(l);
-    x->next = l->list;
-    l->list = x;
-    l->nr++;
+    lecture_push(l, x);
     *info = x->info;
     memcpy(token, x->token, sizeof(x->token));
     pthread_mutex_unlock(&l->lock);

@@ -633,6 +633,21 @@ int route_trace_create(const struct request *req, struct response *res)
     return route_json(res, 202, o);
 }
 
+/* Key @key of @o: {@k1: @v1, @k2: @v2} when @present, else null. */
+static void put_pair(cJSON *o, const char *key, bool present, const char *k1, const char *v1,
+                     const char *k2, const char *v2)
+{
+    cJSON *e;
+
+    if (!present) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    e = cJSON_AddObjectToObject(o, key);
+    cJSON_AddStringToObject(e, k1, v1);
+    cJSON_AddStringToObject(e, k2, v2);
+}
+
 /* GET /api/traces/ID's answer from @row. */
 static cJSON *job_json(const struct store_trace_job *row)
 {
@@ -640,7 +655,7 @@ static cJSON *job_json(const struct store_trace_job *row)
     bool replaying = !strcmp(row->state, "replaying"), building = !strcmp(row->state, "building");
     double progress = done ? 1.0 : row->total ? (double)row->done / (double)row->total : 0.0;
     double built = done ? 1.0 : row->recorded ? (double)row->built / (double)row->recorded : 0.0;
-    cJSON *o = cJSON_CreateObject(), *e;
+    cJSON *o = cJSON_CreateObject();
 
     if (!o)
         return NULL;
@@ -659,24 +674,12 @@ static cJSON *job_json(const struct store_trace_job *row)
                                           : built);
     cJSON_AddNumberToObject(o, "ops", (double)row->built);
     cJSON_AddNumberToObject(o, "ops_total", (double)row->recorded);
-    if (done) {
-        e = cJSON_AddObjectToObject(o, "session");
-        cJSON_AddStringToObject(e, "id", row->session);
-        cJSON_AddStringToObject(e, "token", row->token);
-    } else {
-        cJSON_AddNullToObject(o, "session");
-    }
+    put_pair(o, "session", done, "id", row->session, "token", row->token);
     if (row->report)
         cJSON_AddStringToObject(o, "report", row->report);
     else
         cJSON_AddNullToObject(o, "report");
-    if (failed) {
-        e = cJSON_AddObjectToObject(o, "error");
-        cJSON_AddStringToObject(e, "code", row->code);
-        cJSON_AddStringToObject(e, "message", row->message);
-    } else {
-        cJSON_AddNullToObject(o, "error");
-    }
+    put_pair(o, "error", failed, "code", row->code, "message", row->message);
     return o;
 }
 
