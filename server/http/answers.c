@@ -11,11 +11,13 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/json.h"
+#include "base/locked.h"
 #include "http/lecture.h"
 #include "http/quota.h"
 #include "session/store.h"
@@ -44,15 +46,14 @@ struct answers {
 
 int answers_new(unsigned rate, struct answers **out)
 {
-    struct answers *a = calloc(1, sizeof(*a));
+    struct answers *a = locked_zalloc(sizeof(*a), offsetof(struct answers, lock));
 
     if (!a)
         return -ENOMEM;
     if (rate && quota_new_window(rate, 1, &a->rate)) {
-        free(a);
+        locked_free(a, offsetof(struct answers, lock));
         return -ENOMEM;
     }
-    pthread_mutex_init(&a->lock, NULL);
     *out = a;
     return 0;
 }
@@ -69,8 +70,7 @@ void answers_free(struct answers *a)
         free(q);
     }
     quota_free(a->rate);
-    pthread_mutex_destroy(&a->lock);
-    free(a);
+    locked_free(a, offsetof(struct answers, lock));
 }
 
 bool answers_admit(struct answers *a, const char *client)

@@ -18,13 +18,23 @@
 #include <strings.h>
 #include <sys/socket.h>
 
+/* Is @s, case aside, one of the @n strings of @stride bytes each at @list? */
+static bool guard_listed(const void *list, size_t stride, size_t n, const char *s)
+{
+    const char *p = list;
+
+    for (size_t i = 0; i < n; i++, p += stride)
+        if (!strcasecmp(p, s))
+            return true;
+    return false;
+}
+
 static int guard_add_host(struct guard *g, const char *host)
 {
     char(*h)[GUARD_MAX_HOST];
 
-    for (size_t i = 0; i < g->nr_hosts; i++)
-        if (!strcasecmp(g->hosts[i], host))
-            return 0;
+    if (guard_listed(g->hosts, sizeof(*h), g->nr_hosts, host))
+        return 0;
     if (strlen(host) >= GUARD_MAX_HOST)
         return -EINVAL;
     if (!(h = realloc(g->hosts, (g->nr_hosts + 1) * sizeof(*h))))
@@ -38,9 +48,8 @@ static int guard_add_origin(struct guard *g, const char *origin)
 {
     char(*o)[GUARD_MAX_HOST + 8];
 
-    for (size_t i = 0; i < g->nr_origins; i++)
-        if (!strcasecmp(g->origins[i], origin))
-            return 0;
+    if (guard_listed(g->origins, sizeof(*o), g->nr_origins, origin))
+        return 0;
     if (strlen(origin) >= sizeof(*o))
         return -EINVAL;
     if (!(o = realloc(g->origins, (g->nr_origins + 1) * sizeof(*o))))
@@ -203,33 +212,26 @@ int guard_check(const struct guard *g, const char *method, const char *host, con
                 char *why, size_t len)
 {
     char shown[81];
-    size_t i;
+    const char *from, *header, *value, *not_one;
 
     if (!strcmp(method, "GET") || !strcmp(method, "HEAD"))
         return 0;
-    if (host) {
-        for (i = 0; i < g->nr_hosts && strcasecmp(g->hosts[i], host); i++)
-            ;
-        if (i == g->nr_hosts) {
-            snprintf(why, len,
-                     "a change must come from this lab: Host \"%s\" is not an address it "
-                     "listens on (a name other than its address needs --allow-origin)",
-                     guard_printable(host, shown, sizeof(shown)));
-            return -EPERM;
-        }
+    if (host && !guard_listed(g->hosts, sizeof(*g->hosts), g->nr_hosts, host)) {
+        from = "this lab";
+        header = "Host";
+        value = host;
+        not_one = "an address it listens on (a name other than its address needs --allow-origin)";
+    } else if (origin && !guard_listed(g->origins, sizeof(*g->origins), g->nr_origins, origin)) {
+        from = "this lab's own pages";
+        header = "Origin";
+        value = origin;
+        not_one = "one of them (see --allow-origin)";
+    } else {
+        return 0;
     }
-    if (origin) {
-        for (i = 0; i < g->nr_origins && strcasecmp(g->origins[i], origin); i++)
-            ;
-        if (i == g->nr_origins) {
-            snprintf(why, len,
-                     "a change must come from this lab's own pages: Origin \"%s\" is not one "
-                     "of them (see --allow-origin)",
-                     guard_printable(origin, shown, sizeof(shown)));
-            return -EPERM;
-        }
-    }
-    return 0;
+    snprintf(why, len, "a change must come from %s: %s \"%s\" is not %s", from, header,
+             guard_printable(value, shown, sizeof(shown)), not_one);
+    return -EPERM;
 }
 
 bool guard_is_json(const char *content_type)

@@ -17,11 +17,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/ids.h"
+#include "base/locked.h"
 #include "http/follow.h"
 #include "session/store.h"
 
@@ -63,15 +65,11 @@ static int lecture_loaded(const struct store_lecture *lc, void *arg)
 
 int lectures_new(struct store *st, struct lectures **out)
 {
-    struct lectures *l = calloc(1, sizeof(*l));
+    struct lectures *l = locked_zalloc(sizeof(*l), offsetof(struct lectures, lock));
     int ret;
 
     if (!l)
         return -ENOMEM;
-    if (pthread_mutex_init(&l->lock, NULL)) {
-        free(l);
-        return -ENOMEM;
-    }
     l->store = st;
     l->tail = &l->list;
     if (st && (ret = store_lectures_load(st, LECTURES_MAX, lecture_loaded, l))) {
@@ -104,8 +102,7 @@ void lectures_free(struct lectures *l)
         next = x->next;
         free(x);
     }
-    pthread_mutex_destroy(&l->lock);
-    free(l);
+    locked_free(l, offsetof(struct lectures, lock));
 }
 
 /* Under the lock: lecture @id, moved to the front; NULL when none. */
@@ -141,6 +138,16 @@ static void lecture_drop_oldest(struct lectures *l)
     l->nr--;
 }
 
+/* Under the lock: put @x first, dropping the oldest when LECTURES_MAX are kept. */
+static void lecture_push(struct lectures *l, struct lecture *x)
+{
+    if (l->nr == LECTURES_MAX)
+        lecture_drop_oldest(l);
+    x->next = l->list;
+    l->list = x;
+    l->nr++;
+}
+
 /*
  * Under the lock: lecture @id as lecture_find(), and when the store is
  * shared (other servers make and move lectures) as the store has it: read
@@ -167,11 +174,7 @@ static struct lecture *lecture_lookup(struct lectures *l, const char *id, bool f
             ret = -ENOMEM;
             goto out;
         }
-        if (l->nr == LECTURES_MAX)
-            lecture_drop_oldest(l);
-        x->next = l->list;
-        l->list = x;
-        l->nr++;
+        lecture_push(l, x);
         memcpy(x->info.id, lc.id, strlen(lc.id) + 1);
         memcpy(x->token, lc.token, sizeof(x->token));
     }
@@ -211,11 +214,7 @@ int lecture_create(struct lectures *l, struct lecture_info *info, char *token)
         if (ret != -EEXIST || attempt == 8)
             goto err_unlock;
     }
-    if (l->nr == LECTURES_MAX)
-        lecture_drop_oldest(l);
-    x->next = l->list;
-    l->list = x;
-    l->nr++;
+    lecture_push(l, x);
     *info = x->info;
     memcpy(token, x->token, sizeof(x->token));
     pthread_mutex_unlock(&l->lock);

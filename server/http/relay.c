@@ -23,11 +23,13 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/ids.h"
+#include "base/locked.h"
 #include "http/app.h"
 #include "http/follow.h"
 #include "http/lecture.h"
@@ -44,15 +46,11 @@ struct relay {
 
 int relay_start(struct app *app)
 {
-    struct relay *r = calloc(1, sizeof(*r));
+    struct relay *r = locked_zalloc(sizeof(*r), offsetof(struct relay, lock));
     int ret;
 
     if (!r)
         return -ENOMEM;
-    if (pthread_mutex_init(&r->lock, NULL)) {
-        free(r);
-        return -ENOMEM;
-    }
     app->relay = r;
     if ((ret = store_listen(app->store, relay_heard, app))) {
         relay_stop(app);
@@ -66,8 +64,7 @@ void relay_stop(struct app *app)
     if (app->store)
         store_unlisten(app->store);
     if (app->relay) {
-        pthread_mutex_destroy(&app->relay->lock);
-        free(app->relay);
+        locked_free(app->relay, offsetof(struct relay, lock));
         app->relay = NULL;
     }
 }

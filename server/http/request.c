@@ -1,7 +1,7 @@
 /*
  * request.c: what every handler shares (see request.h): errors and JSON
- * answers, query arguments, the JSON body and its fields, the token, the
- * mapping of session errors to statuses.
+ * answers, the JSON body and its fields, the mapping of session errors to
+ * statuses.  Query arguments, ids and the token are params.c's.
  *
  * Under the route table (routes.c) and every handler: it calls none of
  * them.
@@ -76,85 +76,32 @@ int route_json(struct response *res, unsigned status, cJSON *json)
     return 0;
 }
 
-const char *route_query(const struct request *req, const char *key)
+int route_blob(struct response *res, struct blob *b)
 {
-    size_t i;
-
-    for (i = 0; i < req->nr_query; i++)
-        if (req->query[i].key && !strcmp(req->query[i].key, key))
-            return req->query[i].value ? req->query[i].value : "";
-    return NULL;
-}
-
-int route_query_u64(const struct request *req, struct response *res, const char *key, uint64_t max,
-                    uint64_t *out)
-{
-    const char *s = route_query(req, key), *p;
-    uint64_t v = 0;
-
-    if (!s)
-        return 1;
-    for (p = s; *p; p++) {
-        unsigned d = (unsigned)(*p - '0');
-
-        if (*p < '0' || *p > '9' || v > (UINT64_MAX - d) / 10)
-            break;
-        v = v * 10 + d;
-    }
-    if (!*s || *p || v > max) {
-        route_error(res, 400, "bad_request", "query \"%s\": expected an integer from 0 to %llu",
-                    key, (unsigned long long)max);
-        return -1;
-    }
-    *out = v;
+    res->status = 200;
+    res->content_type = "application/json";
+    res->blob = b;
     return 0;
 }
 
-int route_query_counters(const char *list, unsigned *items, size_t *nr, struct response *res)
+int route_text(struct response *res, struct strbuf *sb)
 {
-    while (*list) {
-        char name[64];
-        size_t len = strcspn(list, ",");
-        int item;
-
-        if (len >= sizeof(name) || *nr == SIM_NR_STATS) {
-            route_error(res, 400, "bad_request", "query \"counters\": too long");
-            return -1;
-        }
-        memcpy(name, list, len);
-        name[len] = '\0';
-        if ((item = sim_stat_lookup(name)) < 0) {
-            route_error(res, 400, "bad_request", "query \"counters\": unknown counter \"%s\"",
-                        name);
-            return -1;
-        }
-        items[(*nr)++] = (unsigned)item;
-        list += len + (list[len] == ',');
-    }
+    res->status = 200;
+    res->content_type = "application/json";
+    res->body = sb->buf;
+    res->len = sb->len;
+    *sb = (struct strbuf)STRBUF_INIT;
     return 0;
 }
 
-bool route_parse_addr(const char *s, uint64_t *out)
+int route_stream(struct response *res, struct follower *f)
 {
-    uint64_t v = 0;
-    size_t n = 0;
-
-    if (!s || s[0] != '0' || (s[1] != 'x' && s[1] != 'X'))
-        return false;
-    for (s += 2; *s; s++, n++) {
-        int d = (*s >= '0' && *s <= '9')   ? *s - '0'
-                : (*s >= 'a' && *s <= 'f') ? *s - 'a' + 10
-                : (*s >= 'A' && *s <= 'F') ? *s - 'A' + 10
-                                           : -1;
-
-        if (d < 0 || n >= 16)
-            return false;
-        v = v << 4 | (uint64_t)d;
-    }
-    if (!n)
-        return false;
-    *out = v;
-    return true;
+    if (!f)
+        return route_error(res, 503, "busy", "the server is shutting down or out of memory");
+    res->status = 200;
+    res->content_type = "text/event-stream";
+    res->follower = f;
+    return 0;
 }
 
 cJSON *route_links(const char *id, const char *const links[][2], size_t n)
@@ -286,6 +233,18 @@ cJSON *route_body(const struct request *req, struct response *res)
     return json;
 }
 
+cJSON *route_body_object(const struct request *req, struct response *res,
+                         const char *const *allowed)
+{
+    cJSON *body = route_body(req, res);
+
+    if (body && !route_check_keys(body, allowed, res)) {
+        cJSON_Delete(body);
+        body = NULL;
+    }
+    return body;
+}
+
 bool route_check_keys(const cJSON *obj, const char *const *allowed, struct response *res)
 {
     const cJSON *item, *other;
@@ -328,18 +287,6 @@ int route_field_u64(const cJSON *obj, const char *key, uint64_t max, uint64_t *o
     return 0;
 }
 
-const char *route_token(const struct request *req)
-{
-    const char *a = req->authorization;
-
-    if (!a || strncmp(a, "Bearer ", 7) != 0)
-        return NULL;
-    a += 7;
-    while (*a == ' ')
-        a++;
-    return *a ? a : NULL;
-}
-
 int route_session_error(struct response *res, int err, const char *message)
 {
     const char *msg = message && *message ? message : NULL;
@@ -363,6 +310,13 @@ int route_session_error(struct response *res, int err, const char *message)
     default:
         return route_error(res, 500, "internal", "%s", msg ? msg : "internal error");
     }
+}
+
+int route_creating(const struct request *req, struct response *res)
+{
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    return route_quota(req, res);
 }
 
 int route_quota(const struct request *req, struct response *res)

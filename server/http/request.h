@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/blob.h"
+#include "base/strbuf.h"
 
 #define ROUTE_WOULD_BLOCK 1
 #define ROUTE_MAX_ARGS    2
@@ -73,26 +74,26 @@ int route_error(struct response *res, unsigned status, const char *code, const c
         __attribute__((format(printf, 4, 5)));
 /* Fill @res with @json (taken and freed) and @status; 500 when it cannot be printed. */
 int route_json(struct response *res, unsigned status, cJSON *json);
-/* The value of query argument @key, or NULL. */
-const char *route_query(const struct request *req, const char *key);
-/*
- * Query argument @key as a decimal integer <= @max: 1 (absent, *out
- * untouched), 0 (stored), or -1 after filling @res with a 400.
- */
-int route_query_u64(const struct request *req, struct response *res, const char *key, uint64_t max,
-                    uint64_t *out);
-/*
- * A "counters" query's comma-separated stat names into @items (room for
- * SIM_NR_STATS) and *nr: 0, or -1 after filling @res with a 400.
- */
-int route_query_counters(const char *list, unsigned *items, size_t *nr, struct response *res);
-/* Parse "0x..." (1 to 16 hex digits); false when it is not one. */
-bool route_parse_addr(const char *s, uint64_t *out);
 /* A "links" object: key @links[i][0] -> @links[i][1], a path holding "%s"
  * once, with @id in its place.  NULL when out of memory. */
 cJSON *route_links(const char *id, const char *const links[][2], size_t n);
+/* Answer 200 with the JSON text @b (its reference taken).  Returns 0. */
+int route_blob(struct response *res, struct blob *b);
+/* Answer 200 with the JSON text built in @sb (its buffer taken).  Returns 0. */
+int route_text(struct response *res, struct strbuf *sb);
+/* Answer 200 with the event stream @f (taken), or 503 `busy` when @f is
+ * NULL (no follower could be made).  Returns 0. */
+int route_stream(struct response *res, struct follower *f);
+/* A creating route's first step (it writes to the store, and counts
+ * against the quota): ROUTE_WOULD_BLOCK when !req->may_block, -1 after
+ * route_quota()'s 429, or 0 to go on. */
+int route_creating(const struct request *req, struct response *res);
 /* The body as JSON; NULL after filling @res with a 400 (empty or malformed). */
 cJSON *route_body(const struct request *req, struct response *res);
+/* The body as a JSON object of keys in @allowed (NULL-terminated); NULL
+ * after a 400 (route_body(), then route_check_keys()). */
+cJSON *route_body_object(const struct request *req, struct response *res,
+                         const char *const *allowed);
 /* Reject keys of @obj not in @allowed (NULL-terminated): false after a 400. */
 bool route_check_keys(const cJSON *obj, const char *const *allowed, struct response *res);
 /* An integer field of @obj: 1 absent, 0 stored, -1 after a 400 (wrong type, negative, > max). */
@@ -101,8 +102,6 @@ int route_field_u64(const cJSON *obj, const char *key, uint64_t max, uint64_t *o
 /* Count a creation against the client's quota: 0, or -1 after a 429
  * `quota` with Retry-After (quota.h). */
 int route_quota(const struct request *req, struct response *res);
-/* The bearer token of the request, or NULL. */
-const char *route_token(const struct request *req);
 /* Map a session or store error to its response. */
 int route_session_error(struct response *res, int err, const char *message);
 

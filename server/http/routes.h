@@ -20,6 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "http/params.h"
 #include "http/request.h"
 
 /* Route @req: a handler's answer in @res, or ROUTE_WOULD_BLOCK.  Cannot fail otherwise. */
@@ -33,7 +34,22 @@ struct session;
  */
 int route_open_session(const struct request *req, struct response *res, const char *id,
                        struct session **out);
+/* A route_open_session() failure as the handler's answer: ROUTE_WOULD_BLOCK, or 0. */
+static inline int route_answered(int ret)
+{
+    return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+}
 void route_close_session(const struct request *req, struct session *s);
+struct store;
+/*
+ * Answer a page of a stored list: ?limit= and ?offset=
+ * (route_query_window()), then @list(store, limit, offset, &out), then
+ * @extra(req, out) when given (false: out of memory).  A store failure is
+ * answered with message @failed.  Returns the handler's answer.
+ */
+int route_list(const struct request *req, struct response *res,
+               int (*list)(struct store *, unsigned, unsigned, cJSON **), const char *failed,
+               bool (*extra)(const struct request *, cJSON *));
 /* True when the request carries @s's write token; else false after a 403. */
 bool route_check_token(const struct request *req, struct response *res, const struct session *s);
 /* Tell @s's followers where it is now.  Cannot fail. */

@@ -32,22 +32,39 @@
 #include "session/session.h"
 #include "present/svg_chart.h"
 
-/* The snapshot at the request's "at" (default: the end); 0 or an error already in @res. */
-static int export_snapshot(const struct request *req, struct response *res, struct session *s,
+/*
+ * Open the path's session (held and locked in *sp) and its snapshot at the
+ * request's "at" (default: the end).  0; else the handler's answer, with
+ * nothing held: ROUTE_WOULD_BLOCK (only when !req->may_block) or -1 (the
+ * error in @res).
+ */
+static int export_snapshot(const struct request *req, struct response *res, struct session **sp,
                            uint64_t *at, struct sim_snapshot **snap)
 {
+    static const struct route_arg args[] = {ROUTE_ARG_POSITION("at")};
     struct strbuf err = STRBUF_INIT;
-    int q = route_query_u64(req, res, "at", UINT64_MAX, at), ret;
+    struct session *s;
+    int given, ret;
 
-    if (q < 0)
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    if (route_open_session(req, res, req->args[0], &s))
         return -1;
-    if (q == 1)
+    if ((given = route_query_args(req, res, args, 1, at)) < 0) {
+        route_close_session(req, s);
+        return -1;
+    }
+    if (!given)
         *at = session_nr_events(s);
-    ret = session_snapshot(s, *at, snap, &err);
-    if (ret)
+    if ((ret = session_snapshot(s, *at, snap, &err))) {
         route_session_error(res, ret, err.len ? strbuf_str(&err) : NULL);
+        route_close_session(req, s);
+    }
     strbuf_release(&err);
-    return ret ? -1 : 0;
+    if (ret)
+        return -1;
+    *sp = s;
+    return 0;
 }
 
 /* Move @sb's text into @res as a download named @filename. */
@@ -84,14 +101,8 @@ int route_session_export(const struct request *req, struct response *res)
                 res, 400, "bad_request",
                 "format: slabinfo (/proc/slabinfo) or sysfs (a tar of /sys/kernel/slab)");
     sysfs = !strcmp(format, "sysfs");
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if ((ret = route_open_session(req, res, req->args[0], &s)))
-        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
-    if (export_snapshot(req, res, s, &at, &snap)) {
-        route_close_session(req, s);
-        return 0;
-    }
+    if ((ret = export_snapshot(req, res, &s, &at, &snap)))
+        return route_answered(ret);
     if (sysfs) {
         ret = sysfs_tree_build(&tree, snap, &s->run->rp.aliases);
         if (ret == -EINVAL)
@@ -129,14 +140,8 @@ static int session_report(const struct request *req, struct response *res, bool 
     bool ok;
     int ret;
 
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if ((ret = route_open_session(req, res, req->args[0], &s)))
-        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
-    if (export_snapshot(req, res, s, &at, &snap)) {
-        route_close_session(req, s);
-        return 0;
-    }
+    if ((ret = export_snapshot(req, res, &s, &at, &snap)))
+        return route_answered(ret);
     snprintf(chart, sizeof(chart), "report-%s-%" PRIu64 "-objects.svg", req->args[0], at);
     snprintf(name, sizeof(name), "report-%s-%" PRIu64 ".md", req->args[0], at);
     info.scn = s->run->scn;
@@ -180,7 +185,7 @@ int route_session_export_html(const struct request *req, struct response *res)
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
     if ((ret = route_open_session(req, res, req->args[0], &s)))
-        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+        return route_answered(ret);
     ret = export_html(s, &dirs, at, &sb, &err);
     route_close_session(req, s);
     if (ret == -E2BIG)

@@ -137,12 +137,12 @@ int route_lecture_get(const struct request *req, struct response *res)
     struct lecture_info info;
     int ret;
 
-    if (!ids_valid(req->args[0], LECTURE_ID_LEN))
-        return route_error(res, 404, "not_found", "no such lecture");
+    if (!route_check_id(res, ROUTE_ID_LECTURE, req->args[0]))
+        return 0;
     if (STORE_WAITS(req))
         return ROUTE_WOULD_BLOCK;
     if ((ret = lecture_read(req->app->lectures, req->args[0], &info)))
-        return ret == -ENOENT ? route_error(res, 404, "not_found", "no such lecture")
+        return ret == -ENOENT ? route_no_such(res, ROUTE_ID_LECTURE, req->args[0])
                               : route_error(res, 500, "internal", "the lecture cannot be read");
     return route_json(res, 200, lecture_json(req, &info, NULL));
 }
@@ -155,21 +155,20 @@ int route_lecture_set(const struct request *req, struct response *res)
 
     if (STORE_WAITS(req))
         return ROUTE_WOULD_BLOCK;
-    if (!ids_valid(req->args[0], LECTURE_ID_LEN) ||
-        lecture_get(req->app->lectures, req->args[0], &info))
-        return route_error(res, 404, "not_found", "no such lecture");
+    if (!route_check_id(res, ROUTE_ID_LECTURE, req->args[0]))
+        return 0;
+    if (lecture_get(req->app->lectures, req->args[0], &info))
+        return route_no_such(res, ROUTE_ID_LECTURE, req->args[0]);
     if ((ret = body_session(req, res, false, &info, &s)))
-        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+        return route_answered(ret);
     ret = lecture_set(req->app->lectures, req->app->follow, &info, route_token(req));
     route_close_session(req, s);
     if (!ret)
         relay_lecture(req->app, &info);
     if (ret == -ENOENT)
-        return route_error(res, 404, "not_found", "no such lecture");
+        return route_no_such(res, ROUTE_ID_LECTURE, req->args[0]);
     if (ret == -EPERM)
-        return route_error(res, 403, "forbidden",
-                           "changing this lecture needs its write token (Authorization: Bearer "
-                           "TOKEN)");
+        return route_forbidden(res, "changing this lecture needs its write token");
     if (ret)
         return route_error(res, ret == -ENOMEM ? 503 : 500, ret == -ENOMEM ? "busy" : "internal",
                            "the lecture could not be stored");
@@ -181,19 +180,14 @@ int route_lecture_follow(const struct request *req, struct response *res)
     struct follower *f;
     int err = 0;
 
-    if (!ids_valid(req->args[0], LECTURE_ID_LEN))
-        return route_error(res, 404, "not_found", "no such lecture");
+    if (!route_check_id(res, ROUTE_ID_LECTURE, req->args[0]))
+        return 0;
     if (STORE_WAITS(req))
         return ROUTE_WOULD_BLOCK;
     f = lecture_follow(req->app->lectures, req->app->follow, req->args[0], &err);
     if (!f && err == -ENOENT)
-        return route_error(res, 404, "not_found", "no such lecture");
+        return route_no_such(res, ROUTE_ID_LECTURE, req->args[0]);
     if (!f && err != -ENOMEM)
         return route_error(res, 500, "internal", "the lecture cannot be read");
-    if (!f)
-        return route_error(res, 503, "busy", "the server is shutting down or out of memory");
-    res->status = 200;
-    res->content_type = "text/event-stream";
-    res->follower = f;
-    return 0;
+    return route_stream(res, f);
 }

@@ -180,8 +180,10 @@ int route_answer_post(const struct request *req, struct response *res)
         snprintf(res->retry_after, sizeof(res->retry_after), "1");
         return 0;
     }
-    if (!ids_valid(req->args[0], LECTURE_ID_LEN) || lecture_get(app->lectures, req->args[0], &info))
-        return route_error(res, 404, "not_found", "no such lecture");
+    if (!route_check_id(res, ROUTE_ID_LECTURE, req->args[0]))
+        return 0;
+    if (lecture_get(app->lectures, req->args[0], &info))
+        return route_no_such(res, ROUTE_ID_LECTURE, req->args[0]);
     if (!(body = route_body(req, res)))
         return 0;
     if (!cJSON_IsObject(body)) {
@@ -223,19 +225,17 @@ int route_answers_get(const struct request *req, struct response *res)
     uint64_t at = 0;
     int ret;
 
-    if (!ids_valid(req->args[0], LECTURE_ID_LEN))
-        return route_error(res, 404, "not_found", "no such lecture");
+    if (!route_check_id(res, ROUTE_ID_LECTURE, req->args[0]))
+        return 0;
     if (!req->may_block && store_shared(app->store))
         return ROUTE_WOULD_BLOCK; /* the lecture may have to be read from the store */
     ret = lecture_check_token(app->lectures, req->args[0], route_token(req));
     if (ret == -ENOENT)
-        return route_error(res, 404, "not_found", "no such lecture");
+        return route_no_such(res, ROUTE_ID_LECTURE, req->args[0]);
     if (ret && ret != -EPERM)
         return route_error(res, 500, "internal", "the lecture cannot be read");
     if (ret)
-        return route_error(res, 403, "forbidden",
-                           "the tally needs the lecture's write token (Authorization: Bearer "
-                           "TOKEN)");
+        return route_forbidden(res, "the tally needs the lecture's write token");
     if ((ret = route_query_u64(req, res, "at", (1ull << 53) - 1, &at)) < 0)
         return 0;
     if (ret == 1)

@@ -154,7 +154,27 @@ static bool compare_pair(const char *s, char *a, char *b, size_t size)
     return true;
 }
 
-/* The two configurations from ?variant= or ?model=; false after a 400. */
+/* Side @side of a comparison of kernels (@kernel) or models, named @v: false
+ * with the reason in @msg when there is none of that name. */
+static bool compare_choose(bool kernel, const char *v, uint32_t keep, struct compare_side *side,
+                           char *msg, size_t size)
+{
+    if (kernel) {
+        if (kernel_choose(v, NULL, keep, &side->cfg, msg, size))
+            return false;
+        snprintf(side->label, sizeof(side->label), "kernel %s",
+                 sim_release_name(side->cfg.release));
+        return true;
+    }
+    if (sim_model_parse(v, &side->cfg) || sim_model_error(&side->cfg)) {
+        snprintf(msg, size, "unknown model \"%s\"", v);
+        return false;
+    }
+    snprintf(side->label, sizeof(side->label), "model=%s", v);
+    return true;
+}
+
+/* The two configurations from ?variant=, ?kernel= or ?model=; false after a 400. */
 static bool compare_axis(const struct request *req, struct response *res,
                          const struct sim_config *base, uint32_t keep, struct compare_side side[2])
 {
@@ -169,33 +189,18 @@ static bool compare_axis(const struct request *req, struct response *res,
         route_error(res, 400, "bad_request", "give exactly one of variant=, kernel= and model=");
         return false;
     }
-    if (kernels) {
-        if (!compare_pair(kernels, va, vb, sizeof(va))) {
-            route_error(res, 400, "bad_request", "kernel: expected A,B");
+    if (kernels || models) {
+        const char *axis = kernels ? "kernel" : "model";
+
+        if (!compare_pair(kernels ? kernels : models, va, vb, sizeof(va))) {
+            route_error(res, 400, "bad_request", "%s: expected A,B", axis);
             return false;
         }
-        for (k = 0; k < 2; k++) {
-            if (kernel_choose(k ? vb : va, NULL, keep, &side[k].cfg, msg, sizeof(msg))) {
-                route_error(res, 400, "bad_request", "kernel: %s", msg);
+        for (k = 0; k < 2; k++)
+            if (!compare_choose(kernels != NULL, k ? vb : va, keep, &side[k], msg, sizeof(msg))) {
+                route_error(res, 400, "bad_request", "%s: %s", axis, msg);
                 return false;
             }
-            snprintf(side[k].label, sizeof(side[k].label), "kernel %s",
-                     sim_release_name(side[k].cfg.release));
-        }
-        return true;
-    }
-    if (models) {
-        if (!compare_pair(models, va, vb, sizeof(va))) {
-            route_error(res, 400, "bad_request", "model: expected A,B");
-            return false;
-        }
-        for (k = 0; k < 2; k++) {
-            if (sim_model_parse(k ? vb : va, &side[k].cfg) || sim_model_error(&side[k].cfg)) {
-                route_error(res, 400, "bad_request", "model: unknown model \"%s\"", k ? vb : va);
-                return false;
-            }
-            snprintf(side[k].label, sizeof(side[k].label), "model=%s", k ? vb : va);
-        }
         return true;
     }
     eq = strchr(variant, '=');

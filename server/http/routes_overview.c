@@ -56,7 +56,9 @@ int route_overview(const struct request *req, struct response *res)
 {
     const char *list = route_query(req, "counters"), *id = req->args[0];
     unsigned items[SIM_NR_STATS];
-    uint64_t from = 0, to = UINT64_MAX, buckets = OVERVIEW_DEFAULT_BUCKETS;
+    static const struct route_arg args[] = {
+            ROUTE_ARG_POSITION("from"), ROUTE_ARG_POSITION("to"), {"buckets", 1, OVERVIEW_BUCKETS}};
+    uint64_t v[3] = {0, UINT64_MAX, OVERVIEW_DEFAULT_BUCKETS};
     struct session *s;
     cJSON *out = NULL;
     size_t nr = 0;
@@ -64,24 +66,18 @@ int route_overview(const struct request *req, struct response *res)
 
     if (list && route_query_counters(list, items, &nr, res) < 0)
         return 0;
-    if (route_query_u64(req, res, "from", UINT64_MAX, &from) < 0 ||
-        route_query_u64(req, res, "to", UINT64_MAX, &to) < 0 ||
-        route_query_u64(req, res, "buckets", OVERVIEW_BUCKETS, &buckets) < 0)
+    if (route_query_args(req, res, args, 3, v) < 0 || !route_check_range(res, v[0], v[1]))
         return 0;
-    if (!buckets)
-        return route_error(res, 400, "bad_request", "query \"buckets\": at least 1");
-    if (to < from)
-        return route_error(res, 400, "bad_request", "\"to\" is before \"from\"");
-    if (!ids_valid(id, SESSION_ID_LEN))
-        return route_error(res, 404, "not_found", "no session \"%.32s\"", id);
+    if (!route_check_id(res, ROUTE_ID_SESSION, id))
+        return 0;
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
     if (!registry_has_live(req->app->reg, id) &&
-        (ret = overview_from_store(req, res, id, from, to, (unsigned)buckets, items, nr)) <= 0)
+        (ret = overview_from_store(req, res, id, v[0], v[1], (unsigned)v[2], items, nr)) <= 0)
         return ret;
     if ((ret = route_open_session(req, res, id, &s)))
         return 0;
-    ret = json_overview(&s->run->tl.ov, from, to, (unsigned)buckets, items, nr, "memory", &out);
+    ret = json_overview(&s->run->tl.ov, v[0], v[1], (unsigned)v[2], items, nr, "memory", &out);
     route_close_session(req, s);
     if (ret)
         return route_session_error(res, ret, NULL);

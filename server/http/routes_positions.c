@@ -27,6 +27,35 @@
 
 #define OPEN_ERROR ROUTE_OPEN_ERROR
 
+/*
+ * On a worker, open the path's session (held and locked in *sp) and, when
+ * the request gave no position, take its position into *at.  0, or
+ * ROUTE_WOULD_BLOCK / OPEN_ERROR (route_open_session()).
+ */
+static int open_at(const struct request *req, struct response *res, bool given, uint64_t *at,
+                   struct session **sp)
+{
+    int ret;
+
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    if ((ret = route_open_session(req, res, req->args[0], sp)))
+        return ret;
+    if (!given)
+        *at = (*sp)->position;
+    return 0;
+}
+
+/* On a worker, open the path's session for positions [from, to]: 0, or
+ * ROUTE_WOULD_BLOCK / OPEN_ERROR after a 400 (to before from) or a 404. */
+static int open_range(const struct request *req, struct response *res, uint64_t from, uint64_t to,
+                      struct session **sp)
+{
+    if (!route_check_range(res, from, to))
+        return OPEN_ERROR;
+    return open_at(req, res, true, &from, sp);
+}
+
 /* ?bytes=0x...: 1 absent, 0 parsed, OPEN_ERROR after a 400. */
 static int query_slab(const struct request *req, struct response *res, uint64_t *slab)
 {
@@ -76,8 +105,8 @@ static int state_from_cache(const struct request *req, struct response *res, uin
     struct session *s;
     struct blob *b = NULL;
 
-    if (!ids_valid(req->args[0], SESSION_ID_LEN))
-        return route_error(res, 404, "not_found", "no session \"%.32s\"", req->args[0]);
+    if (!route_check_id(res, ROUTE_ID_SESSION, req->args[0]))
+        return 0;
     if (registry_get(reg, req->args[0], false, &s))
         return ROUTE_WOULD_BLOCK;
     if (atomic_load(&s->ready))
@@ -85,10 +114,7 @@ static int state_from_cache(const struct request *req, struct response *res, uin
     registry_put(reg, s);
     if (!b)
         return ROUTE_WOULD_BLOCK;
-    res->status = 200;
-    res->content_type = "application/json";
-    res->blob = b;
-    return 0;
+    return route_blob(res, b);
 }
 
 int route_state(const struct request *req, struct response *res)
@@ -114,7 +140,7 @@ int route_state(const struct request *req, struct response *res)
     if (!req->may_block && has_at && step == 1)
         return state_from_cache(req, res, at, slab);
     if ((ret = route_open_session(req, res, req->args[0], &s)))
-        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+        return route_answered(ret);
     if (!has_at)
         at = s->position;
     if (step == 0 && (ret = session_step(s, at, by, prev, count, &at))) {
@@ -130,11 +156,8 @@ int route_state(const struct request *req, struct response *res)
     route_close_session(req, s);
     if (ret)
         route_session_error(res, ret, strbuf_str(&err));
-    else {
-        res->status = 200;
-        res->content_type = "application/json";
-        res->blob = b;
-    }
+    else
+        route_blob(res, b);
     strbuf_release(&err);
     return 0;
 }
@@ -142,61 +165,51 @@ int route_state(const struct request *req, struct response *res)
 int route_state_objects(const struct request *req, struct response *res)
 {
     struct strbuf err = STRBUF_INIT, out = STRBUF_INIT;
-    uint64_t at = 0, cache = 0, from = 0, count = JSON_PAGE_SLABS;
+    enum { AT, CACHE, FROM, COUNT };
+    static const struct route_arg args[] = {
+            [AT] = ROUTE_ARG_POSITION("at"),
+            [CACHE] = ROUTE_ARG("cache", INT32_MAX),
+            [FROM] = ROUTE_ARG("from", UINT32_MAX),
+            [COUNT] = {"count", 1, JSON_PAGE_SLABS},
+    };
+    uint64_t v[] = {[AT] = 0, [CACHE] = 0, [FROM] = 0, [COUNT] = JSON_PAGE_SLABS};
     struct session *s;
-    int q, ret;
+    int given, ret;
 
-    if ((q = route_query_u64(req, res, "at", UINT64_MAX, &at)) < 0 ||
-        (ret = route_query_u64(req, res, "cache", INT32_MAX, &cache)) < 0 ||
-        route_query_u64(req, res, "from", UINT32_MAX, &from) < 0 ||
-        route_query_u64(req, res, "count", JSON_PAGE_SLABS, &count) < 0)
+    if ((given = route_query_args(req, res, args, 4, v)) < 0)
         return 0;
-    if (ret)
+    if (!(given & 1 << CACHE))
         return route_error(res, 400, "bad_request", "query \"cache\": give the cache's id");
-    if (!count)
-        return route_error(res, 400, "bad_request", "query \"count\": at least 1");
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if ((ret = route_open_session(req, res, req->args[0], &s)))
-        return 0;
-    if (q)
-        at = s->position;
-    ret = json_position_objects(s, at, (int)cache, from, count, &out, &err);
+    if ((ret = open_at(req, res, given & 1 << AT, &v[AT], &s)))
+        return route_answered(ret);
+    ret = json_position_objects(s, v[AT], (int)v[CACHE], v[FROM], v[COUNT], &out, &err);
     route_close_session(req, s);
     if (!ret && strbuf_failed(&out))
         ret = -ENOMEM;
-    if (ret) {
+    if (ret)
         route_session_error(res, ret, strbuf_str(&err));
-        strbuf_release(&out);
-    } else {
-        res->status = 200;
-        res->content_type = "application/json";
-        res->body = out.buf;
-        res->len = out.len;
-    }
+    else
+        route_text(res, &out);
+    strbuf_release(&out);
     strbuf_release(&err);
     return 0;
 }
 
 int route_events(const struct request *req, struct response *res)
 {
-    uint64_t from = 0, to = 0;
+    static const struct route_arg args[] = {ROUTE_ARG_POSITION("from"), ROUTE_ARG_POSITION("to")};
+    uint64_t v[2] = {0, 0};
     struct session *s;
     cJSON *out = NULL;
-    int q, ret;
+    int given, ret;
 
-    if (route_query_u64(req, res, "from", UINT64_MAX, &from) < 0 ||
-        (q = route_query_u64(req, res, "to", UINT64_MAX, &to)) < 0)
+    if ((given = route_query_args(req, res, args, 2, v)) < 0)
         return 0;
-    if (q)
-        to = from + 100;
-    if (to < from)
-        return route_error(res, 400, "bad_request", "\"to\" is before \"from\"");
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if ((ret = route_open_session(req, res, req->args[0], &s)))
-        return 0;
-    ret = json_position_events(s, from, to, &out);
+    if (!(given & 2))
+        v[1] = v[0] + 100;
+    if ((ret = open_range(req, res, v[0], v[1], &s)))
+        return route_answered(ret);
+    ret = json_position_events(s, v[0], v[1], &out);
     route_close_session(req, s);
     if (ret)
         return route_session_error(res, ret, NULL);
@@ -208,7 +221,9 @@ int route_series(const struct request *req, struct response *res)
     const char *list = route_query(req, "counters");
     unsigned items[SIM_NR_STATS];
     size_t nr = 0;
-    uint64_t from = 0, to = UINT64_MAX, points = 200;
+    static const struct route_arg args[] = {ROUTE_ARG_POSITION("from"), ROUTE_ARG_POSITION("to"),
+                                            ROUTE_ARG("points", SESSION_MAX_POINTS)};
+    uint64_t v[3] = {0, UINT64_MAX, 200};
     struct session *s;
     cJSON *out = NULL;
     int ret;
@@ -219,17 +234,11 @@ int route_series(const struct request *req, struct response *res)
         return 0;
     if (!nr)
         return route_error(res, 400, "bad_request", "query \"counters\": name at least one");
-    if (route_query_u64(req, res, "from", UINT64_MAX, &from) < 0 ||
-        route_query_u64(req, res, "to", UINT64_MAX, &to) < 0 ||
-        route_query_u64(req, res, "points", SESSION_MAX_POINTS, &points) < 0)
+    if (route_query_args(req, res, args, 3, v) < 0)
         return 0;
-    if (to < from)
-        return route_error(res, 400, "bad_request", "\"to\" is before \"from\"");
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if ((ret = route_open_session(req, res, req->args[0], &s)))
-        return 0;
-    ret = json_position_series(s, items, nr, from, to, (unsigned)points, &out);
+    if ((ret = open_range(req, res, v[0], v[1], &s)))
+        return route_answered(ret);
+    ret = json_position_series(s, items, nr, v[0], v[1], (unsigned)v[2], &out);
     route_close_session(req, s);
     if (ret)
         return route_session_error(res, ret, NULL);
@@ -267,12 +276,8 @@ int route_search(const struct request *req, struct response *res)
         return route_error(res, 400, "bad_request", "query \"dir\": expected next or prev");
     if ((has_from = route_query_u64(req, res, "from", UINT64_MAX, &from)) < 0)
         return 0;
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if ((ret = route_open_session(req, res, req->args[0], &s)))
-        return 0;
-    if (has_from)
-        from = s->position;
+    if ((ret = open_at(req, res, has_from == 0, &from, &s)))
+        return route_answered(ret);
     ret = json_position_search(s, &q, from, prev, req->app->cfg.search_budget, &out);
     route_close_session(req, s);
     if (ret)
@@ -289,7 +294,7 @@ static int session_document(const struct request *req, struct response *res,
     int ret = route_open_session(req, res, req->args[0], &s);
 
     if (ret)
-        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+        return route_answered(ret);
     o = doc(s);
     route_close_session(req, s);
     return route_json(res, 200, o);
@@ -322,11 +327,7 @@ static int step_answer(struct response *res, const struct session *s, struct blo
         strbuf_release(&sb);
         return route_error(res, 503, "busy", "out of memory");
     }
-    res->status = 200;
-    res->content_type = "application/json";
-    res->body = sb.buf;
-    res->len = sb.len;
-    return 0;
+    return route_text(res, &sb);
 }
 
 int route_step(const struct request *req, struct response *res)
@@ -343,10 +344,9 @@ int route_step(const struct request *req, struct response *res)
     cJSON *body = NULL;
 
     if (req->body_len) {
-        if (!(body = route_body(req, res)))
+        if (!(body = route_body_object(req, res, keys)))
             return 0;
-        if (!route_check_keys(body, keys, res) ||
-            (has_to = route_field_u64(body, "to", UINT64_MAX, &to, res)) < 0 ||
+        if ((has_to = route_field_u64(body, "to", UINT64_MAX, &to, res)) < 0 ||
             (has_count = route_field_u64(body, "count", 1000000, &count, res)) < 0)
             goto out;
         j = cJSON_GetObjectItemCaseSensitive(body, "state");
@@ -380,7 +380,7 @@ int route_step(const struct request *req, struct response *res)
     }
     if ((ret = route_open_session(req, res, req->args[0], &s))) {
         cJSON_Delete(body);
-        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+        return route_answered(ret);
     }
     if (!route_check_token(req, res, s))
         goto out_close;
@@ -436,7 +436,7 @@ int route_follow(const struct request *req, struct response *res)
     int ret = route_open_session(req, res, req->args[0], &s);
 
     if (ret)
-        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+        return route_answered(ret);
     at = s->position;
     /* another server's presenter may have moved it since this copy was made:
      * the store has the latest (a shared store's request is on a worker) */
@@ -446,10 +446,5 @@ int route_follow(const struct request *req, struct response *res)
         at = stored_at;
     f = follow_attach(req->app->follow, s->id, at, session_nr_events(s), session_nr_ops(s));
     route_close_session(req, s);
-    if (!f)
-        return route_error(res, 503, "busy", "the server is shutting down or out of memory");
-    res->status = 200;
-    res->content_type = "text/event-stream";
-    res->follower = f;
-    return 0;
+    return route_stream(res, f);
 }

@@ -39,10 +39,8 @@ int route_open_session(const struct request *req, struct response *res, const ch
     struct session *s;
     int err;
 
-    if (!ids_valid(id, SESSION_ID_LEN)) {
-        route_error(res, 404, "not_found", "no session \"%.32s\"", id);
+    if (!route_check_id(res, ROUTE_ID_SESSION, id))
         return OPEN_ERROR;
-    }
     err = registry_get(reg, id, req->may_block, &s);
     if (err == -EAGAIN)
         return ROUTE_WOULD_BLOCK;
@@ -85,14 +83,32 @@ void route_close_session(const struct request *req, struct session *s)
     registry_put(req->app->reg, s);
 }
 
+int route_list(const struct request *req, struct response *res,
+               int (*list)(struct store *, unsigned, unsigned, cJSON **), const char *failed,
+               bool (*extra)(const struct request *, cJSON *))
+{
+    unsigned limit, offset;
+    cJSON *out = NULL;
+    int err;
+
+    if (!route_query_window(req, res, &limit, &offset))
+        return 0;
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK;
+    if ((err = list(req->app->store, limit, offset, &out)))
+        return route_session_error(res, err, failed);
+    if (extra && !extra(req, out)) {
+        cJSON_Delete(out);
+        out = NULL;
+    }
+    return route_json(res, 200, out);
+}
+
 bool route_check_token(const struct request *req, struct response *res, const struct session *s)
 {
-    const char *t = route_token(req);
-
-    if (t && ids_token_equal(t, s->token))
+    if (route_token_is(req, s->token))
         return true;
-    route_error(res, 403, "forbidden",
-                "changing this session needs its write token (Authorization: Bearer TOKEN)");
+    route_forbidden(res, "changing this session needs its write token");
     return false;
 }
 
@@ -172,14 +188,10 @@ int route_session_create(const struct request *req, struct response *res)
     cJSON *body;
     int ret;
 
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if (route_quota(req, res))
+    if ((ret = route_creating(req, res)))
+        return route_answered(ret);
+    if (!(body = route_body_object(req, res, keys)))
         return 0;
-    if (!(body = route_body(req, res)))
-        return 0;
-    if (!route_check_keys(body, keys, res))
-        goto out;
     item = cJSON_GetObjectItemCaseSensitive(body, "scenario");
     ops = cJSON_GetObjectItemCaseSensitive(body, "ops");
     if (cJSON_IsString(item)) {
@@ -239,45 +251,24 @@ out:
     return 0;
 }
 
-/* ?limit= and ?offset= of a list: false after a 400. */
-static bool list_window(const struct request *req, struct response *res, unsigned *limit,
-                        unsigned *offset)
+/* The live sessions and their memory, after the stored list. */
+static bool session_list_live(const struct request *req, cJSON *out)
 {
-    uint64_t l = 50, o = 0;
+    struct registry_counts c;
+    cJSON *mem = NULL;
 
-    if (route_query_u64(req, res, "limit", 1000, &l) < 0 ||
-        route_query_u64(req, res, "offset", UINT32_MAX, &o) < 0)
-        return false;
-    *limit = (unsigned)l;
-    *offset = (unsigned)o;
-    return true;
+    registry_counts(req->app->reg, &c);
+    return json_put(out, "live", json_uint(c.runs)) &&
+           json_put(out, "max_live", json_uint(registry_max_live(req->app->reg))) &&
+           json_put(out, "sessions_live", json_uint(c.sessions)) &&
+           json_put(out, "memory", mem = cJSON_CreateObject()) &&
+           json_put(mem, "used", json_uint(c.charged)) &&
+           json_put(mem, "budget", json_uint(c.budget));
 }
 
 int route_session_list(const struct request *req, struct response *res)
 {
-    struct registry_counts c;
-    cJSON *mem = NULL;
-    unsigned limit, offset;
-    cJSON *out = NULL;
-    int err;
-
-    if (!list_window(req, res, &limit, &offset))
-        return 0;
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if ((err = store_session_list(req->app->store, limit, offset, &out)))
-        return route_session_error(res, err, "cannot list the sessions");
-    registry_counts(req->app->reg, &c);
-    if (!json_put(out, "live", json_uint(c.runs)) ||
-        !json_put(out, "max_live", json_uint(registry_max_live(req->app->reg))) ||
-        !json_put(out, "sessions_live", json_uint(c.sessions)) ||
-        !json_put(out, "memory", mem = cJSON_CreateObject()) ||
-        !json_put(mem, "used", json_uint(c.charged)) ||
-        !json_put(mem, "budget", json_uint(c.budget))) {
-        cJSON_Delete(out);
-        out = NULL;
-    }
-    return route_json(res, 200, out);
+    return route_list(req, res, store_session_list, "cannot list the sessions", session_list_live);
 }
 
 int route_session_get(const struct request *req, struct response *res)
@@ -287,7 +278,7 @@ int route_session_get(const struct request *req, struct response *res)
     int ret = open_session(req, res, &s);
 
     if (ret)
-        return ret == ROUTE_WOULD_BLOCK ? ret : 0;
+        return route_answered(ret);
     o = json_session_info(s);
     if (o && !json_put(o, "followers", json_uint(follow_count(req->app->follow, s->id)))) {
         cJSON_Delete(o);
@@ -304,22 +295,19 @@ int route_session_get(const struct request *req, struct response *res)
 int route_session_delete(const struct request *req, struct response *res)
 {
     struct store_session ss;
-    const char *t = route_token(req);
+    bool allowed;
     int err;
 
-    if (!ids_valid(req->args[0], SESSION_ID_LEN))
-        return route_error(res, 404, "not_found", "no such session");
+    if (!route_check_id(res, ROUTE_ID_SESSION, req->args[0]))
+        return 0;
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
     if ((err = store_session_load(req->app->store, req->args[0], &ss)))
         return route_session_error(res, err, "no such session");
-    if (!t || !ids_token_equal(t, ss.token)) {
-        store_session_free(&ss);
-        return route_error(res, 403, "forbidden",
-                           "deleting this session needs its write token (Authorization: Bearer "
-                           "TOKEN)");
-    }
+    allowed = route_token_is(req, ss.token);
     store_session_free(&ss);
+    if (!allowed)
+        return route_forbidden(res, "deleting this session needs its write token");
     if ((err = registry_delete(req->app->reg, req->args[0])))
         return route_session_error(res, err, "no such session");
     res->status = 204;
@@ -420,10 +408,8 @@ int route_ops(const struct request *req, struct response *res)
                     "the session has %" PRIu64 " events, not %" PRIu64 " (if_end)", end, if_end);
         goto out;
     }
-    if (has_at == 0 && at > end) {
+    if (has_at == 0 && !route_check_end(res, "at", at, end)) {
         route_close_session(req, s);
-        route_error(res, 400, "bad_request",
-                    "key \"at\": %" PRIu64 " is beyond the end (%" PRIu64 " events)", at, end);
         goto out;
     }
     if (has_at == 0 && at < end) {
@@ -489,29 +475,23 @@ int route_fork(const struct request *req, struct response *res)
     struct session *s;
     cJSON *body = NULL;
 
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if (route_quota(req, res))
-        return 0;
+    if ((ret = route_creating(req, res)))
+        return route_answered(ret);
     if (req->body_len) {
-        if (!(body = route_body(req, res)))
+        if (!(body = route_body_object(req, res, keys)))
             return 0;
-        if (!route_check_keys(body, keys, res) ||
-            (has_at = route_field_u64(body, "at", UINT64_MAX, &at, res)) < 0) {
-            cJSON_Delete(body);
-            return 0;
-        }
+        has_at = route_field_u64(body, "at", UINT64_MAX, &at, res);
         cJSON_Delete(body);
+        if (has_at < 0)
+            return 0;
     }
     if ((ret = open_session(req, res, &s)))
         return 0;
     if (has_at)
         at = s->position;
-    if (at > session_nr_events(s)) {
+    if (!route_check_end(res, "at", at, session_nr_events(s))) {
         route_close_session(req, s);
-        return route_error(res, 400, "bad_request",
-                           "key \"at\": %" PRIu64 " is beyond the end (%" PRIu64 " events)", at,
-                           session_nr_events(s));
+        return 0;
     }
     return fork_session(req, res, s, at, NULL);
 }

@@ -126,19 +126,37 @@ static int snapshot_build(const struct app *app, struct registry *reg,
     return 0;
 }
 
-static int load_snapshot(const struct request *req, struct response *res, struct store_snapshot *sn)
+/* Snapshot @id into @sn (release with store_snapshot_free()): 0, or -1 after a 404 or a store
+ * failure. */
+static int load_snapshot(const struct request *req, struct response *res, const char *id,
+                         struct store_snapshot *sn)
 {
     int err;
 
-    if (!ids_valid(req->args[0], STORE_ID_MAX)) {
-        route_error(res, 404, "not_found", "no such snapshot");
+    if (!route_check_id(res, ROUTE_ID_SNAPSHOT, id))
         return -1;
-    }
-    if ((err = store_snapshot_load(req->app->store, req->args[0], sn))) {
+    if ((err = store_snapshot_load(req->app->store, id, sn))) {
         route_session_error(res, err, "no such snapshot");
         return -1;
     }
     return 0;
+}
+
+/* The path's snapshot exists and the request holds its token: 0, or -1
+ * after a 404, or a 403 saying @what needs the token. */
+static int check_snapshot_token(const struct request *req, struct response *res, const char *what)
+{
+    struct store_snapshot sn;
+    bool allowed;
+
+    if (load_snapshot(req, res, req->args[0], &sn))
+        return -1;
+    allowed = route_token_is(req, sn.token);
+    store_snapshot_free(&sn);
+    if (allowed)
+        return 0;
+    route_forbidden(res, what);
+    return -1;
 }
 
 static cJSON *snapshot_links(const char *id)
@@ -194,14 +212,11 @@ int route_snapshot_create(const struct request *req, struct response *res)
     int has_at = 1, ret;
 
     memset(&sn, 0, sizeof(sn));
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if (route_quota(req, res))
+    if ((ret = route_creating(req, res)))
+        return route_answered(ret);
+    if (!(body = route_body_object(req, res, keys)))
         return 0;
-    if (!(body = route_body(req, res)))
-        return 0;
-    if (!route_check_keys(body, keys, res) ||
-        (has_at = route_field_u64(body, "at", UINT64_MAX, &at, res)) < 0)
+    if ((has_at = route_field_u64(body, "at", UINT64_MAX, &at, res)) < 0)
         goto out;
     id = cJSON_GetObjectItemCaseSensitive(body, "session");
     title = cJSON_GetObjectItemCaseSensitive(body, "title");
@@ -218,12 +233,8 @@ int route_snapshot_create(const struct request *req, struct response *res)
         goto out;
     if (has_at)
         at = s->position;
-    if (at > session_nr_events(s)) {
-        route_error(res, 400, "bad_request",
-                    "key \"at\": %" PRIu64 " is beyond the end (%" PRIu64 " events)", at,
-                    session_nr_events(s));
+    if (!route_check_end(res, "at", at, session_nr_events(s)))
         goto out_close;
-    }
     if (!(cut = session_new(&s->run->lim)) ||
         (ret = session_fork_inputs(s, session_nr_events(s), cut)) ||
         (ret = json_position_state(s, at, 0, &b, &err))) {
@@ -265,18 +276,7 @@ out:
 
 int route_snapshot_list(const struct request *req, struct response *res)
 {
-    uint64_t limit = 50, offset = 0;
-    cJSON *out = NULL;
-    int err;
-
-    if (route_query_u64(req, res, "limit", 1000, &limit) < 0 ||
-        route_query_u64(req, res, "offset", UINT32_MAX, &offset) < 0)
-        return 0;
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if ((err = store_snapshot_list(req->app->store, (unsigned)limit, (unsigned)offset, &out)))
-        return route_session_error(res, err, "cannot list the snapshots");
-    return route_json(res, 200, out);
+    return route_list(req, res, store_snapshot_list, "cannot list the snapshots", NULL);
 }
 
 #define SNAPSHOT_TOKENS_MAX 1000 /* tokens one list request may hold */
@@ -286,20 +286,17 @@ int route_snapshot_list(const struct request *req, struct response *res)
 int route_snapshot_list_for(const struct request *req, struct response *res)
 {
     static const char *const keys[] = {"tokens", NULL};
-    uint64_t limit = 50, offset = 0;
+    unsigned limit, offset;
     const cJSON *tokens, *t;
     cJSON *body, *out = NULL;
     int err;
 
-    if (route_query_u64(req, res, "limit", 1000, &limit) < 0 ||
-        route_query_u64(req, res, "offset", UINT32_MAX, &offset) < 0)
+    if (!route_query_window(req, res, &limit, &offset))
         return 0;
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
-    if (!(body = route_body(req, res)))
+    if (!(body = route_body_object(req, res, keys)))
         return 0;
-    if (!route_check_keys(body, keys, res))
-        goto out;
     tokens = cJSON_GetObjectItemCaseSensitive(body, "tokens");
     if (!cJSON_IsObject(tokens) || cJSON_GetArraySize(tokens) > SNAPSHOT_TOKENS_MAX) {
         route_error(res, 400, "bad_request",
@@ -316,8 +313,7 @@ int route_snapshot_list_for(const struct request *req, struct response *res)
             goto out;
         }
     }
-    if ((err = store_snapshot_list_for(req->app->store, tokens, (unsigned)limit, (unsigned)offset,
-                                       &out)))
+    if ((err = store_snapshot_list_for(req->app->store, tokens, limit, offset, &out)))
         route_session_error(res, err, "cannot list the snapshots");
     else
         route_json(res, 200, out);
@@ -331,32 +327,21 @@ out:
 int route_snapshot_publish(const struct request *req, struct response *res)
 {
     static const char *const keys[] = {"published", NULL};
-    const char *t = route_token(req);
-    struct store_snapshot sn;
     const cJSON *p;
     cJSON *body, *o;
     int err;
 
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
-    if (!(body = route_body(req, res)))
+    if (!(body = route_body_object(req, res, keys)))
         return 0;
     p = cJSON_GetObjectItemCaseSensitive(body, "published");
-    if (!route_check_keys(body, keys, res))
-        goto out;
     if (!cJSON_IsBool(p)) {
         route_error(res, 400, "bad_request", "key \"published\": expected true or false");
         goto out;
     }
-    if (load_snapshot(req, res, &sn))
+    if (check_snapshot_token(req, res, "publishing this snapshot needs its token"))
         goto out;
-    if (!t || !ids_token_equal(t, sn.token)) {
-        store_snapshot_free(&sn);
-        route_error(res, 403, "forbidden",
-                    "publishing this snapshot needs its token (Authorization: Bearer TOKEN)");
-        goto out;
-    }
-    store_snapshot_free(&sn);
     if ((err = store_snapshot_set_published(req->app->store, req->args[0], cJSON_IsTrue(p)))) {
         route_session_error(res, err, "no such snapshot");
         goto out;
@@ -473,12 +458,12 @@ int route_snapshot_get(const struct request *req, struct response *res)
 
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
-    if (load_snapshot(req, res, &sn))
+    if (load_snapshot(req, res, req->args[0], &sn))
         return 0;
     if (!sn.check_engine || strcmp(sn.check_engine, SIM_VERSION)) {
         pthread_mutex_lock(&req->app->check_lock);
         store_snapshot_free(&sn);
-        if (load_snapshot(req, res, &sn)) { /* deleted meanwhile */
+        if (load_snapshot(req, res, req->args[0], &sn)) { /* deleted meanwhile */
             pthread_mutex_unlock(&req->app->check_lock);
             return 0;
         }
@@ -520,20 +505,12 @@ int route_snapshot_get(const struct request *req, struct response *res)
 
 int route_snapshot_delete(const struct request *req, struct response *res)
 {
-    struct store_snapshot sn;
-    const char *t = route_token(req);
     int err;
 
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
-    if (load_snapshot(req, res, &sn))
+    if (check_snapshot_token(req, res, "deleting this snapshot needs its token"))
         return 0;
-    if (!t || !ids_token_equal(t, sn.token)) {
-        store_snapshot_free(&sn);
-        return route_error(res, 403, "forbidden",
-                           "deleting this snapshot needs its token (Authorization: Bearer TOKEN)");
-    }
-    store_snapshot_free(&sn);
     if ((err = store_snapshot_delete(req->app->store, req->args[0])))
         return route_session_error(res, err, "no such snapshot");
     res->status = 204;
@@ -563,7 +540,7 @@ int route_snapshot_export(const struct request *req, struct response *res)
 
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
-    if (load_snapshot(req, res, &sn))
+    if (load_snapshot(req, res, req->args[0], &sn))
         return 0;
     route_json(res, 200, export_json(&sn));
     if (res->status == 200)
@@ -610,14 +587,10 @@ int route_snapshot_import(const struct request *req, struct response *res)
     int ret;
 
     memset(&sn, 0, sizeof(sn));
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if (route_quota(req, res))
+    if ((ret = route_creating(req, res)))
+        return route_answered(ret);
+    if (!(body = route_body_object(req, res, keys)))
         return 0;
-    if (!(body = route_body(req, res)))
-        return 0;
-    if (!route_check_keys(body, keys, res))
-        goto out;
     j = cJSON_GetObjectItemCaseSensitive(body, "format");
     if (!cJSON_IsString(j) || strcmp(j->valuestring, EXPORT_FORMAT) != 0 ||
         route_field_u64(body, "version", 1000, &version, res) != 0 || version != EXPORT_VERSION) {
@@ -732,11 +705,9 @@ int route_snapshot_open(const struct request *req, struct response *res)
     cJSON *o;
     int ret;
 
-    if (!req->may_block)
-        return ROUTE_WOULD_BLOCK;
-    if (route_quota(req, res))
-        return 0;
-    if (load_snapshot(req, res, &sn))
+    if ((ret = route_creating(req, res)))
+        return route_answered(ret);
+    if (load_snapshot(req, res, req->args[0], &sn))
         return 0;
     ret = snapshot_build(req->app, req->app->reg, &sn, &s, &err);
     if (ret) {
@@ -803,16 +774,9 @@ static cJSON *diff_side(const struct request *req, struct response *res, const c
         blob_put(b);
     } else {
         struct store_snapshot sn;
-        int ret;
 
-        if (!ids_valid(ref, STORE_ID_MAX)) {
-            route_error(res, 404, "not_found", "%s: no such snapshot", what);
+        if (load_snapshot(req, res, ref, &sn))
             return NULL;
-        }
-        if ((ret = store_snapshot_load(req->app->store, ref, &sn))) {
-            route_session_error(res, ret, "no such snapshot");
-            return NULL;
-        }
         root = cJSON_Parse(sn.state);
         store_snapshot_free(&sn);
     }

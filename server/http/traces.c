@@ -33,6 +33,7 @@
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,7 @@
 #include <unistd.h>
 
 #include "base/ids.h"
+#include "base/locked.h"
 #include "base/sha256.h"
 #include "http/app.h"
 #include "http/relay.h"
@@ -175,14 +177,10 @@ void traces_upload_free(struct trace_upload *up)
 
 int traces_new(struct trace_jobs **out)
 {
-    struct trace_jobs *tj = calloc(1, sizeof(*tj));
+    struct trace_jobs *tj = locked_zalloc(sizeof(*tj), offsetof(struct trace_jobs, lock));
 
     if (!tj)
         return -ENOMEM;
-    if (pthread_mutex_init(&tj->lock, NULL)) {
-        free(tj);
-        return -ENOMEM;
-    }
     *out = tj;
     return 0;
 }
@@ -212,8 +210,7 @@ void traces_free(struct trace_jobs *tj)
         pthread_join(tj->jobs[i]->thread, NULL); /* every kept job's thread is joinable */
         job_free(tj->jobs[i]);
     }
-    pthread_mutex_destroy(&tj->lock);
-    free(tj);
+    locked_free(tj, offsetof(struct trace_jobs, lock));
 }
 
 /* ---- the job's row, for the other servers sharing the store ---- */
@@ -636,6 +633,21 @@ int route_trace_create(const struct request *req, struct response *res)
     return route_json(res, 202, o);
 }
 
+/* Key @key of @o: {@k1: @v1, @k2: @v2} when @present, else null. */
+static void put_pair(cJSON *o, const char *key, bool present, const char *k1, const char *v1,
+                     const char *k2, const char *v2)
+{
+    cJSON *e;
+
+    if (!present) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    e = cJSON_AddObjectToObject(o, key);
+    cJSON_AddStringToObject(e, k1, v1);
+    cJSON_AddStringToObject(e, k2, v2);
+}
+
 /* GET /api/traces/ID's answer from @row. */
 static cJSON *job_json(const struct store_trace_job *row)
 {
@@ -643,7 +655,7 @@ static cJSON *job_json(const struct store_trace_job *row)
     bool replaying = !strcmp(row->state, "replaying"), building = !strcmp(row->state, "building");
     double progress = done ? 1.0 : row->total ? (double)row->done / (double)row->total : 0.0;
     double built = done ? 1.0 : row->recorded ? (double)row->built / (double)row->recorded : 0.0;
-    cJSON *o = cJSON_CreateObject(), *e;
+    cJSON *o = cJSON_CreateObject();
 
     if (!o)
         return NULL;
@@ -662,24 +674,12 @@ static cJSON *job_json(const struct store_trace_job *row)
                                           : built);
     cJSON_AddNumberToObject(o, "ops", (double)row->built);
     cJSON_AddNumberToObject(o, "ops_total", (double)row->recorded);
-    if (done) {
-        e = cJSON_AddObjectToObject(o, "session");
-        cJSON_AddStringToObject(e, "id", row->session);
-        cJSON_AddStringToObject(e, "token", row->token);
-    } else {
-        cJSON_AddNullToObject(o, "session");
-    }
+    put_pair(o, "session", done, "id", row->session, "token", row->token);
     if (row->report)
         cJSON_AddStringToObject(o, "report", row->report);
     else
         cJSON_AddNullToObject(o, "report");
-    if (failed) {
-        e = cJSON_AddObjectToObject(o, "error");
-        cJSON_AddStringToObject(e, "code", row->code);
-        cJSON_AddStringToObject(e, "message", row->message);
-    } else {
-        cJSON_AddNullToObject(o, "error");
-    }
+    put_pair(o, "error", failed, "code", row->code, "message", row->message);
     return o;
 }
 
@@ -693,8 +693,8 @@ int route_trace_get(const struct request *req, struct response *res)
     bool gone;
     int ret;
 
-    if (!ids_valid(id, TRACES_ID_LEN))
-        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+    if (!route_check_id(res, ROUTE_ID_TRACE, id))
+        return 0;
     pthread_mutex_lock(&tj->lock);
     for (size_t i = 0; i < TRACES_MAX_KEPT && !j; i++)
         if (tj->jobs[i] && !strcmp(tj->jobs[i]->id, id))
@@ -706,25 +706,27 @@ int route_trace_get(const struct request *req, struct response *res)
     }
     pthread_mutex_unlock(&tj->lock);
     if (gone)
-        return route_error(res, 404, "not_found", "no trace \"%s\"", id);
+        return route_no_such(res, ROUTE_ID_TRACE, id);
     if (j)
         return o ? route_json(res, 200, o) : route_error(res, 500, "internal", "out of memory");
     /* a job another server runs, on a store they share */
     if (!store_shared(req->app->store))
-        return route_error(res, 404, "not_found", "no trace \"%s\"", id);
+        return route_no_such(res, ROUTE_ID_TRACE, id);
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
     if ((ret = store_trace_job_load(req->app->store, id, &row)))
-        return ret == -ENOENT ? route_error(res, 404, "not_found", "no trace \"%s\"", id)
+        return ret == -ENOENT ? route_no_such(res, ROUTE_ID_TRACE, id)
                               : route_error(res, 500, "internal", "cannot read the trace job");
     if (row.cancel) { /* deleted through another server: gone, as it is on the one that ran it */
         store_trace_job_free(&row);
-        return route_error(res, 404, "not_found", "no trace \"%s\"", id);
+        return route_no_such(res, ROUTE_ID_TRACE, id);
     }
     o = job_json(&row);
     store_trace_job_free(&row);
     return o ? route_json(res, 200, o) : route_error(res, 500, "internal", "out of memory");
 }
+
+#define TRACE_DELETE_NEEDS "deleting a trace needs the token its upload was given"
 
 /*
  * DELETE of job @id that another server runs, on the store they share: the
@@ -740,19 +742,17 @@ static int trace_delete_elsewhere(const struct request *req, struct response *re
     int err;
 
     if ((err = store_trace_job_load(st, id, &row)))
-        return err == -ENOENT ? route_error(res, 404, "not_found", "no trace \"%.40s\"", id)
+        return err == -ENOENT ? route_no_such(res, ROUTE_ID_TRACE, id)
                               : route_error(res, 500, "internal", "cannot read the trace job");
     store_trace_job_free(&row); /* its report is not needed */
     if (row.cancel)
-        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+        return route_no_such(res, ROUTE_ID_TRACE, id);
     if (token)
         sha256_hex(token, given);
     if (!token || !row.owner[0] || !ids_token_equal(given, row.owner))
-        return route_error(res, 403, "forbidden",
-                           "deleting a trace needs the token its upload was given "
-                           "(Authorization: Bearer TOKEN)");
+        return route_forbidden(res, TRACE_DELETE_NEEDS);
     if ((err = store_trace_job_cancel(st, id)))
-        return err == -ENOENT ? route_error(res, 404, "not_found", "no trace \"%.40s\"", id)
+        return err == -ENOENT ? route_no_such(res, ROUTE_ID_TRACE, id)
                               : route_error(res, 500, "internal", "cannot delete the trace job");
     relay_trace_cancel(req->app, id);
     /* the session it made holds the trace's operations: it goes too (the
@@ -772,8 +772,8 @@ int route_trace_delete(const struct request *req, struct response *res)
     struct trace_job *j = NULL;
     int err;
 
-    if (!ids_valid(id, TRACES_ID_LEN))
-        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+    if (!route_check_id(res, ROUTE_ID_TRACE, id))
+        return 0;
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK; /* deleting its session writes to the store */
     pthread_mutex_lock(&tj->lock);
@@ -784,13 +784,11 @@ int route_trace_delete(const struct request *req, struct response *res)
         pthread_mutex_unlock(&tj->lock);
         if (store_shared(req->app->store)) /* a job another server runs */
             return trace_delete_elsewhere(req, res, id, token);
-        return route_error(res, 404, "not_found", "no trace \"%.40s\"", id);
+        return route_no_such(res, ROUTE_ID_TRACE, id);
     }
-    if (!token || !ids_token_equal(token, j->owner)) {
+    if (!route_token_is(req, j->owner)) {
         pthread_mutex_unlock(&tj->lock);
-        return route_error(res, 403, "forbidden",
-                           "deleting a trace needs the token its upload was given "
-                           "(Authorization: Bearer TOKEN)");
+        return route_forbidden(res, TRACE_DELETE_NEEDS);
     }
     job_forget(j); /* a running replay or build stops; a finished one has its session */
     if (j->state == JOB_DONE)

@@ -27,12 +27,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "base/ids.h"
+#include "base/locked.h"
 #include "session/store.h"
 
 #define REGISTRY_TOMBS 1024
@@ -92,14 +94,10 @@ static unsigned registry_hash(const char *id)
 int registry_new(struct store *store, const struct session_limits *lim, unsigned max_live,
                  uint64_t memory, struct registry **out)
 {
-    struct registry *reg = calloc(1, sizeof(*reg));
+    struct registry *reg = locked_zalloc(sizeof(*reg), offsetof(struct registry, lock));
 
     if (!reg)
         return -ENOMEM;
-    if (pthread_mutex_init(&reg->lock, NULL)) {
-        free(reg);
-        return -ENOMEM;
-    }
     reg->store = store;
     reg->lim = lim;
     reg->budget = memory;
@@ -155,8 +153,7 @@ void registry_free(struct registry *reg)
         rn = r->next;
         session_run_put(r);
     }
-    pthread_mutex_destroy(&reg->lock);
-    free(reg);
+    locked_free(reg, offsetof(struct registry, lock));
 }
 
 static struct session *registry_find(struct registry *reg, const char *id)
