@@ -267,12 +267,8 @@ const struct cli_command cmd_compare = {
         .description = "Run the scenario FILE twice, as the baseline and as the patched kernel, "
                        "and print every counter (summed over CPUs) and the slab-state files of "
                        "one cache side by side, with the change in percent.",
-        .pos = {.name = "FILE",
-                .offset = offsetof(struct compare_args, file),
-                .what = "scenario file",
-                .missing = "which scenario file?"},
+        .pos = CLI_POS_SCENARIO(struct compare_args, file),
         .groups = {{compare_opts, 0}},
-        .epilogue = "Exit status: 0 on success, 2 for usage errors, invalid scenarios and "
-                    "operations the engine rejects.",
+        .epilogue = "Exit status: 0 on success, " CLI_EXIT_REJECTED,
         .run = compare_main,
 };

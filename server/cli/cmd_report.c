@@ -86,9 +86,7 @@ static int report_main(int argc, char **argv)
     struct strbuf md = STRBUF_INIT, svg = STRBUF_INIT;
     struct report_md_info info = {0};
     struct sim_snapshot *snap = NULL;
-    struct replay rp = {0};
-    struct scenario *scn = NULL;
-    struct sim_config cfg;
+    struct cli_replay r = {0};
     char chart[4096];
     const char *ref = NULL;
     uint64_t at;
@@ -102,13 +100,13 @@ static int report_main(int argc, char **argv)
         ret = cli_usage_error("report", "-o: the name is too long");
         goto out;
     }
-    if ((ret = cli_state_open("report", &args.st, &scn, &cfg, &rp, &snap, &at)))
+    if ((ret = cli_state_open("report", &args.st, &r, &snap, &at)))
         goto out;
-    info.scn = scn;
-    info.cfg = &cfg;
+    info.scn = r.scn;
+    info.cfg = &r.cfg;
     info.at = at;
     info.nr_events = at;
-    if (args.st.at.given && report_total_events(scn, &cfg, &info.nr_events)) {
+    if (args.st.at.given && report_total_events(r.scn, &r.cfg, &info.nr_events)) {
         ret = cli_usage_error("report", "out of memory");
         goto out;
     }
@@ -122,8 +120,7 @@ out:
     strbuf_release(&md);
     strbuf_release(&svg);
     sim_snapshot_release(snap);
-    replay_release(&rp);
-    scenario_release(scn);
+    cli_replay_release(&r);
     return ret;
 }
 
@@ -134,14 +131,8 @@ const struct cli_command cmd_report = {
                        "state: settings, a state summary (caches, slabs, partial, nodes, sheaves, "
                        "barns) and every non-zero counter per CPU.  For a before/after table in "
                        "the form of mm cover letters, see slublab compare --md.",
-        .pos = {.name = "FILE",
-                .offset = offsetof(struct report_args, st.file),
-                .what = "scenario file",
-                .missing = "which scenario file?"},
-        .groups = {{cli_state_opts, offsetof(struct report_args, st)},
-                   {report_opts, 0},
-                   {cli_model_opts, offsetof(struct report_args, st.m)}},
-        .epilogue = "Exit status: 0 when written, 2 for usage errors, invalid scenarios, a "
-                    "position beyond the end and files that cannot be written.",
+        .pos = CLI_POS_SCENARIO(struct report_args, st.file),
+        .groups = CLI_STATE_GROUPS(struct report_args, report_opts),
+        .epilogue = CLI_EXIT_WRITTEN,
         .run = report_main,
 };
