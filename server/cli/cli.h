@@ -175,6 +175,14 @@ struct scenario *cli_load(const char *path);
 /* Print "slublab <cmd>: <message>\n" to stderr and return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Write @sb to the file @path in place (export_write_file()), or to stdout
+ * when @path is NULL: CLI_OK, or CLI_USAGE after printing why. */
+int cli_write_text(const char *cmd, const char *path, const struct strbuf *sb);
+/* Print @json on one line of @f (indented when @pretty) and a newline;
+ * false, nothing printed, when @json is NULL or the host runs out of memory. */
+struct cJSON;
+bool cli_print_json(FILE *f, const struct cJSON *json, bool pretty);
+
 /* A scenario FILE loaded, the model options applied and its machine built. */
 struct cli_replay {
     struct scenario *scn;  /* owned */

@@ -166,15 +166,13 @@ static int compare_print_json(const struct scenario *scn, const char *cache,
                               const struct compare_side side[2])
 {
     cJSON *o = compare_json(scn, cache, side);
-    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    bool ok = cli_print_json(stdout, o, false);
 
     cJSON_Delete(o);
-    if (!text) {
+    if (!ok) {
         fprintf(stderr, "slublab compare: out of memory\n");
         return CLI_USAGE;
     }
-    printf("%s\n", text);
-    cJSON_free(text);
     return CLI_OK;
 }
 

@@ -399,7 +399,6 @@ static int print_json(const struct explorer *ex, const char *file, size_t index,
 {
     const struct outcome *bad = shortest_bad(ex);
     cJSON *o = cJSON_CreateObject(), *arr = NULL;
-    char *text = NULL;
 
     if (!o || !json_put(o, "scenario", json_str(file)) || !json_put(o, "op", json_uint(index)) ||
         !json_put(o, "search", json_str("exhaustive")) ||
@@ -414,10 +413,8 @@ static int print_json(const struct explorer *ex, const char *file, size_t index,
             goto err;
     if (!json_put(o, "safe", cJSON_CreateBool(!bad)) ||
         !json_put(o, "shortest_bad", bad ? json_str(bad->shortest) : cJSON_CreateNull()) ||
-        !(text = cJSON_PrintUnformatted(o)))
+        !cli_print_json(stdout, o, false))
         goto err;
-    puts(text);
-    cJSON_free(text);
     cJSON_Delete(o);
     return CLI_OK;
 

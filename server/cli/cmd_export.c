@@ -127,14 +127,10 @@ static int export_output(const struct export_args *a, const struct replay *rp,
     int ret = CLI_OK, e;
 
     if (slabinfo) {
-        if (!slabinfo_text(&text, snap)) {
+        if (!slabinfo_text(&text, snap))
             ret = cli_usage_error("export", "out of memory");
-        } else if (!strcmp(slabinfo, "-")) {
-            fputs(strbuf_str(&text), stdout);
-        } else if ((e = export_write_file(slabinfo, strbuf_str(&text), text.len))) {
-            fprintf(stderr, "slublab export: %s: %s\n", slabinfo, strerror(-e));
-            ret = CLI_USAGE;
-        }
+        else
+            ret = cli_write_text("export", strcmp(slabinfo, "-") ? slabinfo : NULL, &text);
     }
     if (ret == CLI_OK && a->sysfs) {
         if ((e = sysfs_tree_build(&tree, snap, &rp->aliases))) {

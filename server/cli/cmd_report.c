@@ -50,21 +50,11 @@ int cli_chart_name(const char *out, const char *suffix, char *path, size_t size,
 int cli_write_report(const char *cmd, const char *out, const struct strbuf *md,
                      const char *chart_path, const struct strbuf *svg)
 {
-    int err;
+    int ret = cli_write_text(cmd, out, md);
 
-    if (!out) {
-        fputs(strbuf_str(md), stdout);
-        return CLI_OK;
-    }
-    if ((err = export_write_file(out, strbuf_str(md), md->len))) {
-        fprintf(stderr, "slublab %s: %s: %s\n", cmd, out, strerror(-err));
-        return CLI_USAGE;
-    }
-    if (chart_path && (err = export_write_file(chart_path, strbuf_str(svg), svg->len))) {
-        fprintf(stderr, "slublab %s: %s: %s\n", cmd, chart_path, strerror(-err));
-        return CLI_USAGE;
-    }
-    return CLI_OK;
+    if (ret || !out || !chart_path)
+        return ret;
+    return cli_write_text(cmd, chart_path, svg);
 }
 
 /* The events of the whole run (for "step N of M"): a second replay.  0 or an error. */

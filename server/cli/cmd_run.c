@@ -47,25 +47,12 @@ static const struct cli_opt run_opts[] = {
         {0},
 };
 
-/* Print @json on one line of @out; false when the host ran out of memory. */
-static bool run_print_json(FILE *out, cJSON *json)
-{
-    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
-
-    if (!text)
-        return false;
-    fputs(text, out);
-    fputc('\n', out);
-    cJSON_free(text);
-    return true;
-}
-
 static void run_event(const struct sim_event *ev, void *arg)
 {
     struct run_events *re = arg;
     cJSON *json = json_event(ev);
 
-    if (!run_print_json(re->out, json))
+    if (!cli_print_json(re->out, json, false))
         re->failed = true;
     cJSON_Delete(json);
 }
@@ -89,17 +76,17 @@ static int run_output(const struct run_args *a, const struct replay *rp)
         if (ok)
             fputs(strbuf_str(&text), stdout);
     } else if (a->json) {
-        ok = run_print_json(stdout, json = report_json(rp, snap));
+        ok = cli_print_json(stdout, json = report_json(rp, snap), false);
     } else if (a->events) {
         json = report_json(rp, snap);
         wrap = json ? cJSON_CreateObject() : NULL;
         ok = wrap && cJSON_AddItemToObject(wrap, "summary", json);
         if (!ok)
             cJSON_Delete(json);
-        ok = ok && run_print_json(stdout, wrap);
+        ok = ok && cli_print_json(stdout, wrap, false);
         json = NULL;
     } else {
-        ok = run_print_json(stdout, json = json_snapshot(snap));
+        ok = cli_print_json(stdout, json = json_snapshot(snap), false);
     }
     cJSON_Delete(json);
     cJSON_Delete(wrap);
