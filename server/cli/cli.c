@@ -1,6 +1,8 @@
 /*
  * cli.c: helpers shared by the subcommands (see cli.h): numbers, variants,
- * the --model/--seed/--variant option group and scenario loading.
+ * the --model/--seed/--variant option group, scenario loading and the
+ * replay of a scenario FILE with those options (run, explore, export,
+ * report), and printing or writing what a command made.
  *
  * The option parser is options.c.  Messages go to stderr prefixed with the
  * subcommand, and usage errors always mean exit status 2.
@@ -12,8 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "base/strbuf.h"
+#include "kfiles/kfiles.h"
 #include "scenario/kernel.h"
+#include "scenario/replay.h"
 
 bool cli_is_help(const char *arg)
 {
@@ -111,6 +117,64 @@ struct scenario *cli_load(const char *path)
     }
     strbuf_release(&err);
     return scn;
+}
+
+int cli_write_text(const char *cmd, const char *path, const struct strbuf *sb)
+{
+    int err;
+
+    if (!path) {
+        fputs(strbuf_str(sb), stdout);
+        return CLI_OK;
+    }
+    if ((err = export_write_file(path, strbuf_str(sb), sb->len))) {
+        fprintf(stderr, "slublab %s: %s: %s\n", cmd, path, strerror(-err));
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+bool cli_print_json(FILE *f, const struct cJSON *json, bool pretty)
+{
+    char *text = !json ? NULL : pretty ? cJSON_Print(json) : cJSON_PrintUnformatted(json);
+
+    if (!text)
+        return false;
+    fputs(text, f);
+    fputc('\n', f);
+    cJSON_free(text);
+    return true;
+}
+
+int cli_replay_open(const char *cmd, const char *file, const struct cli_model_args *m,
+                    struct cli_replay *r)
+{
+    if (!(r->scn = cli_load(file)))
+        return CLI_USAGE;
+    r->cfg = r->scn->config;
+    if (cli_configure(cmd, m, r->scn->variants_given, &r->cfg))
+        return CLI_USAGE;
+    if (replay_init(&r->rp, r->scn, &r->cfg)) {
+        fprintf(stderr, "%s\n", strbuf_str(&r->rp.error));
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+void cli_replay_release(struct cli_replay *r)
+{
+    replay_release(&r->rp);
+    scenario_release(r->scn);
+    r->scn = NULL;
+}
+
+int cli_replay_error(const char *cmd, const struct replay *rp, int err)
+{
+    if (rp->error.len)
+        fprintf(stderr, "%s\n", strbuf_str(&rp->error));
+    else
+        fprintf(stderr, "slublab %s: %s\n", cmd, strerror(-err));
+    return err == -EFAULT ? CLI_FAIL : CLI_USAGE;
 }
 
 int cli_usage_error(const char *cmd, const char *fmt, ...)

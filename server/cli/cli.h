@@ -17,6 +17,7 @@
 #include <stdio.h>
 
 #include "base/strbuf.h"
+#include "scenario/replay.h"
 #include "scenario/scenario.h"
 #include "slub.h"
 
@@ -103,7 +104,20 @@ struct cli_positional {
     const char *help;    /* listed with the options when not NULL */
 };
 
+/* `.pos` of the commands that take one scenario FILE, stored in @st's @field. */
+#define CLI_POS_SCENARIO(st, field)                                             \
+    {                                                                           \
+        .name = "FILE", .offset = offsetof(st, field), .what = "scenario file", \
+        .missing = "which scenario file?"                                       \
+    }
+
 #define CLI_MAX_GROUPS 4
+
+/* The exit statuses of the commands that replay a scenario FILE, for their epilogues. */
+#define CLI_EXIT_REJECTED "2 for usage errors, invalid scenarios and operations the engine rejects."
+#define CLI_EXIT_WRITTEN                                                                         \
+    "Exit status: 0 when written, 2 for usage errors, invalid scenarios, a position beyond the " \
+    "end and files that cannot be written."
 
 /* A subcommand: main.c's table holds one per command. */
 struct cli_command {
@@ -161,8 +175,32 @@ struct scenario *cli_load(const char *path);
 /* Print "slublab <cmd>: <message>\n" to stderr and return CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Write @sb to the file @path in place (export_write_file()), or to stdout
+ * when @path is NULL: CLI_OK, or CLI_USAGE after printing why. */
+int cli_write_text(const char *cmd, const char *path, const struct strbuf *sb);
+/* Print @json on one line of @f (indented when @pretty) and a newline;
+ * false, nothing printed, when @json is NULL or the host runs out of memory. */
+struct cJSON;
+bool cli_print_json(FILE *f, const struct cJSON *json, bool pretty);
+
+/* A scenario FILE loaded, the model options applied and its machine built. */
+struct cli_replay {
+    struct scenario *scn;  /* owned */
+    struct sim_config cfg; /* the scenario's, the command line's settings over it */
+    struct replay rp;      /* replay_init() done: ready for replay_run() */
+};
+/* Load @file, apply @m (cli_configure()) and build the machine into @r,
+ * which starts zeroed: CLI_OK, or CLI_USAGE after printing why.  Either
+ * way the caller releases @r (cli_replay_release()). */
+int cli_replay_open(const char *cmd, const char *file, const struct cli_model_args *m,
+                    struct cli_replay *r);
+/* Release what cli_replay_open() made; a zeroed one is fine. */
+void cli_replay_release(struct cli_replay *r);
+/* Print why @rp stopped with @err (replay_run()'s error) and return the exit
+ * status: CLI_FAIL for a violation rp->validate found, else CLI_USAGE. */
+int cli_replay_error(const char *cmd, const struct replay *rp, int err);
+
 /* cmd_export.c */
-struct replay;
 /*
  * Run @rp (after replay_init()) and snapshot its machine after the first
  * @at events when @has_at (the sessions' position numbering), else at the
@@ -177,15 +215,19 @@ struct cli_state_args {
     struct cli_u64 at; /* not given: the end */
     struct cli_model_args m;
 };
-/* --at; a command lists it with cli_model_opts at offsetof(.., st.m). */
+/* --at; a command lists it with cli_model_opts through CLI_STATE_GROUPS. */
 extern const struct cli_opt cli_state_opts[];
-/* Load a->file, apply the options and replay it to --at: CLI_OK with *scn
- * (scenario_release()), *cfg, @rp (replay_release(), also on failure), *snap
+/* `.groups` of such a command: --at, then @opts (at 0), then the model
+ * options, its struct @type holding its cli_state_args in a field named st. */
+#define CLI_STATE_GROUPS(type, opts)                                                             \
+    {                                                                                            \
+        {cli_state_opts, offsetof(type, st)}, {opts, 0}, {cli_model_opts, offsetof(type, st.m)}, \
+    }
+/* Open a->file (cli_replay_open()) and replay it to --at: CLI_OK with *snap
  * (sim_snapshot_release()) and *at (the position), or CLI_USAGE after
- * printing why. */
-int cli_state_open(const char *cmd, const struct cli_state_args *a, struct scenario **scn,
-                   struct sim_config *cfg, struct replay *rp, struct sim_snapshot **snap,
-                   uint64_t *at);
+ * printing why.  Either way the caller releases @r. */
+int cli_state_open(const char *cmd, const struct cli_state_args *a, struct cli_replay *r,
+                   struct sim_snapshot **snap, uint64_t *at);
 
 /* cmd_report.c */
 /*

@@ -166,15 +166,13 @@ static int compare_print_json(const struct scenario *scn, const char *cache,
                               const struct compare_side side[2])
 {
     cJSON *o = compare_json(scn, cache, side);
-    char *text = o ? cJSON_PrintUnformatted(o) : NULL;
+    bool ok = cli_print_json(stdout, o, false);
 
     cJSON_Delete(o);
-    if (!text) {
+    if (!ok) {
         fprintf(stderr, "slublab compare: out of memory\n");
         return CLI_USAGE;
     }
-    printf("%s\n", text);
-    cJSON_free(text);
     return CLI_OK;
 }
 
@@ -267,12 +265,8 @@ const struct cli_command cmd_compare = {
         .description = "Run the scenario FILE twice, as the baseline and as the patched kernel, "
                        "and print every counter (summed over CPUs) and the slab-state files of "
                        "one cache side by side, with the change in percent.",
-        .pos = {.name = "FILE",
-                .offset = offsetof(struct compare_args, file),
-                .what = "scenario file",
-                .missing = "which scenario file?"},
+        .pos = CLI_POS_SCENARIO(struct compare_args, file),
         .groups = {{compare_opts, 0}},
-        .epilogue = "Exit status: 0 on success, 2 for usage errors, invalid scenarios and "
-                    "operations the engine rejects.",
+        .epilogue = "Exit status: 0 on success, " CLI_EXIT_REJECTED,
         .run = compare_main,
 };

@@ -399,7 +399,6 @@ static int print_json(const struct explorer *ex, const char *file, size_t index,
 {
     const struct outcome *bad = shortest_bad(ex);
     cJSON *o = cJSON_CreateObject(), *arr = NULL;
-    char *text = NULL;
 
     if (!o || !json_put(o, "scenario", json_str(file)) || !json_put(o, "op", json_uint(index)) ||
         !json_put(o, "search", json_str("exhaustive")) ||
@@ -414,10 +413,8 @@ static int print_json(const struct explorer *ex, const char *file, size_t index,
             goto err;
     if (!json_put(o, "safe", cJSON_CreateBool(!bad)) ||
         !json_put(o, "shortest_bad", bad ? json_str(bad->shortest) : cJSON_CreateNull()) ||
-        !(text = cJSON_PrintUnformatted(o)))
+        !cli_print_json(stdout, o, false))
         goto err;
-    puts(text);
-    cJSON_free(text);
     cJSON_Delete(o);
     return CLI_OK;
 
@@ -476,9 +473,7 @@ static int explore_main(int argc, char **argv)
 {
     struct explore_args args = {0};
     struct explorer *ex = NULL;
-    struct replay rp = {0};
-    struct scenario *scn = NULL;
-    struct sim_config cfg;
+    struct cli_replay r = {0};
     struct timespec t0, t1;
     int ctx[EXPLORE_MAX_STEPS];
     char(*tok)[16] = NULL;
@@ -489,31 +484,24 @@ static int explore_main(int argc, char **argv)
 
     if (!cli_parse(&cmd_explore, argc, argv, &args, &ret))
         return ret;
-    if (!(scn = cli_load(args.file)))
-        return CLI_USAGE;
-    cfg = scn->config;
-    if ((ret = cli_configure("explore", &args.m, scn->variants_given, &cfg)))
+    if ((ret = cli_replay_open("explore", args.file, &args.m, &r)))
         goto out_release;
     ret = CLI_USAGE;
     if (!(ex = calloc(1, sizeof(*ex))) || !(tok = calloc(EXPLORE_MAX_STEPS, sizeof(*tok)))) {
         cli_usage_error("explore", "out of memory");
         goto out_release;
     }
-    if (replay_init(&rp, scn, &cfg)) {
-        fprintf(stderr, "%s\n", strbuf_str(&rp.error));
-        goto out_release;
-    }
-    err = replay_until_race(&rp, &ex->race, &ex->cache, &index);
+    err = replay_until_race(&r.rp, &ex->race, &ex->cache, &index);
     if (err == -ENOENT) {
         cli_usage_error("explore", "%s has no race op at its top level", args.file);
         goto out_release;
     }
     if (err) {
-        fprintf(stderr, "%s\n", strbuf_str(&rp.error));
+        fprintf(stderr, "%s\n", strbuf_str(&r.rp.error));
         goto out_release;
     }
-    ex->root = rp.sim;
-    ex->nr_cpus = cfg.nr_cpus;
+    ex->root = r.rp.sim;
+    ex->nr_cpus = r.cfg.nr_cpus;
     ex->bound = args.bound.given ? args.bound.value : 200;
     ex->max = args.max.given ? args.max.value : 1000000;
     note_migrations(ex);
@@ -541,8 +529,7 @@ out_release:
         free(ex->outcomes);
     free(ex);
     free(tok);
-    replay_release(&rp);
-    scenario_release(scn);
+    cli_replay_release(&r);
     return ret;
 }
 
@@ -555,10 +542,7 @@ const struct cli_command cmd_explore = {
                        "per distinct outcome how many schedules reach it, the counters that "
                        "differ and whether every invariant held; then the number of schedules "
                        "and the time, and the shortest bad schedule if there is one.",
-        .pos = {.name = "FILE",
-                .offset = offsetof(struct explore_args, file),
-                .what = "scenario file",
-                .missing = "which scenario file?"},
+        .pos = CLI_POS_SCENARIO(struct explore_args, file),
         .groups = {{explore_opts, 0}, {cli_model_opts, offsetof(struct explore_args, m)}},
         .epilogue = "Exit status: 0 when every schedule is safe, 1 when some schedule breaks an "
                     "invariant or loses an update, 2 for usage errors, invalid scenarios and "

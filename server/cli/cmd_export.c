@@ -127,14 +127,10 @@ static int export_output(const struct export_args *a, const struct replay *rp,
     int ret = CLI_OK, e;
 
     if (slabinfo) {
-        if (!slabinfo_text(&text, snap)) {
+        if (!slabinfo_text(&text, snap))
             ret = cli_usage_error("export", "out of memory");
-        } else if (!strcmp(slabinfo, "-")) {
-            fputs(strbuf_str(&text), stdout);
-        } else if ((e = export_write_file(slabinfo, strbuf_str(&text), text.len))) {
-            fprintf(stderr, "slublab export: %s: %s\n", slabinfo, strerror(-e));
-            ret = CLI_USAGE;
-        }
+        else
+            ret = cli_write_text("export", strcmp(slabinfo, "-") ? slabinfo : NULL, &text);
     }
     if (ret == CLI_OK && a->sysfs) {
         if ((e = sysfs_tree_build(&tree, snap, &rp->aliases))) {
@@ -155,42 +151,27 @@ static int export_output(const struct export_args *a, const struct replay *rp,
     return ret;
 }
 
-int cli_state_open(const char *cmd, const struct cli_state_args *a, struct scenario **scn,
-                   struct sim_config *cfg, struct replay *rp, struct sim_snapshot **snap,
-                   uint64_t *at)
+int cli_state_open(const char *cmd, const struct cli_state_args *a, struct cli_replay *r,
+                   struct sim_snapshot **snap, uint64_t *at)
 {
     int err;
 
     *at = a->at.value;
     *snap = NULL;
-    if (!(*scn = cli_load(a->file)))
+    if (cli_replay_open(cmd, a->file, &a->m, r))
         return CLI_USAGE;
-    *cfg = (*scn)->config;
-    if (cli_configure(cmd, &a->m, (*scn)->variants_given, cfg))
-        return CLI_USAGE;
-    if (replay_init(rp, *scn, cfg)) {
-        fprintf(stderr, "%s\n", strbuf_str(&rp->error));
-        return CLI_USAGE;
-    }
-    if ((err = cli_replay_at(rp, a->at.given, *at, snap))) {
-        if (rp->error.len)
-            fprintf(stderr, "%s\n", strbuf_str(&rp->error));
-        else
-            fprintf(stderr, "slublab %s: %s\n", cmd, strerror(-err));
-        return CLI_USAGE;
-    }
+    if ((err = cli_replay_at(&r->rp, a->at.given, *at, snap)))
+        return cli_replay_error(cmd, &r->rp, err);
     if (!a->at.given)
-        *at = sim_event_count(rp->sim);
+        *at = sim_event_count(r->rp.sim);
     return CLI_OK;
 }
 
 static int export_main(int argc, char **argv)
 {
     struct export_args args = {0};
-    struct replay rp = {0};
+    struct cli_replay r = {0};
     struct sim_snapshot *snap = NULL;
-    struct scenario *scn = NULL;
-    struct sim_config cfg;
     uint64_t at;
     int ret;
 
@@ -200,11 +181,10 @@ static int export_main(int argc, char **argv)
         return cli_usage_error("export", "--sysfs wants a directory");
     if (args.slabinfo && !args.slabinfo[0])
         return cli_usage_error("export", "--slabinfo wants a file name or \"-\"");
-    if (!(ret = cli_state_open("export", &args.st, &scn, &cfg, &rp, &snap, &at)))
-        ret = export_output(&args, &rp, snap);
+    if (!(ret = cli_state_open("export", &args.st, &r, &snap, &at)))
+        ret = export_output(&args, &r.rp, snap);
     sim_snapshot_release(snap);
-    replay_release(&rp);
-    scenario_release(scn);
+    cli_replay_release(&r);
     return ret;
 }
 
@@ -214,16 +194,10 @@ const struct cli_command cmd_export = {
                    "read",
         .description = "Replay the scenario FILE and write its machine's state the way a kernel "
                        "shows it, for slabtop and tools/mm/slabinfo to read (docs/export.md).",
-        .pos = {.name = "FILE",
-                .offset = offsetof(struct export_args, st.file),
-                .what = "scenario file",
-                .missing = "which scenario file?"},
-        .groups = {{cli_state_opts, offsetof(struct export_args, st)},
-                   {export_opts, 0},
-                   {cli_model_opts, offsetof(struct export_args, st.m)}},
+        .pos = CLI_POS_SCENARIO(struct export_args, st.file),
+        .groups = CLI_STATE_GROUPS(struct export_args, export_opts),
         .epilogue = "Without --slabinfo or --sysfs, /proc/slabinfo goes to stdout.  Existing "
                     "files are rewritten in place (same inode), so bind mounts of them see the new "
-                    "state.\nExit status: 0 when written, 2 for usage errors, invalid scenarios, a "
-                    "position beyond the end and files that cannot be written.",
+                    "state.\n" CLI_EXIT_WRITTEN,
         .run = export_main,
 };

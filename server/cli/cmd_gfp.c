@@ -147,16 +147,14 @@ static int gfp_main(int argc, char **argv)
     }
     if (json) {
         cJSON *o = json_gfp_decoding(&d, &cfg, (unsigned)context);
-        char *text = o ? cJSON_Print(o) : NULL;
+        bool ok = cli_print_json(stdout, o, true);
 
         cJSON_Delete(o);
-        if (!text) {
+        if (!ok) {
             fprintf(stderr, "slublab gfp: out of memory\n");
             ret = CLI_FAIL;
             goto out;
         }
-        printf("%s\n", text);
-        cJSON_free(text);
     } else {
         print_table(&d, &cfg, (unsigned)context);
     }

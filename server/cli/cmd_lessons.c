@@ -352,11 +352,29 @@ static int lessons_run_text(const char *text, const char *label, uint64_t *ops,
     return ret;
 }
 
+/* lessons_run_text() of @text (freed here) for @e's @part ("preset",
+ * "solution"): 0 when it ran, 1 after reporting that it does not, or
+ * -ENOMEM. */
+static int lessons_run_part(struct lessons_check *c, const struct lesson_entry *e, char *text,
+                            const char *label, const char *part, uint64_t *ops,
+                            struct replay_expect **states)
+{
+    struct strbuf err = STRBUF_INIT;
+    int ret = lessons_run_text(text, label, ops, states, &err);
+
+    free(text);
+    if (ret && ret != -ENOMEM) {
+        lessons_problem(c, e->path, "%s: does not run: %s", part, strbuf_str(&err));
+        ret = 1;
+    }
+    strbuf_release(&err);
+    return ret;
+}
+
 static int lessons_check_exercise(struct lessons_check *c, const struct lesson_entry *e)
 {
     const cJSON *goal = cJSON_GetObjectItemCaseSensitive(e->json, "goal"), *g;
     uint64_t max_ops = (uint64_t)cJSON_GetObjectItemCaseSensitive(e->json, "max_ops")->valuedouble;
-    struct strbuf err = STRBUF_INIT;
     struct replay_expect *states = NULL;
     uint64_t preset_ops = 0, ops = 0;
     char *text;
@@ -365,29 +383,12 @@ static int lessons_check_exercise(struct lessons_check *c, const struct lesson_e
 
     if (!(text = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(e->json, "preset"))))
         return -ENOMEM;
-    ret = lessons_run_text(text, "preset", &preset_ops, &states, &err);
-    free(text);
+    ret = lessons_run_part(c, e, text, "preset", "preset", &preset_ops, &states);
     free(states);
     states = NULL;
-    if (ret == -ENOMEM)
+    if (ret || (ret = lesson_exercise_attempt(e->json, &text)) ||
+        (ret = lessons_run_part(c, e, text, "preset + solution", "solution", &ops, &states)))
         goto out;
-    if (ret) {
-        lessons_problem(c, e->path, "preset: does not run: %s", strbuf_str(&err));
-        ret = 0;
-        goto out;
-    }
-    if ((ret = lesson_exercise_attempt(e->json, &text)))
-        goto out;
-    strbuf_reset(&err);
-    ret = lessons_run_text(text, "preset + solution", &ops, &states, &err);
-    free(text);
-    if (ret == -ENOMEM)
-        goto out;
-    if (ret) {
-        lessons_problem(c, e->path, "solution: does not run: %s", strbuf_str(&err));
-        ret = 0;
-        goto out;
-    }
     for (g = goal->child; g; g = g->next, i++) {
         const struct replay_expect *x = &states[i];
 
@@ -410,8 +411,7 @@ static int lessons_check_exercise(struct lessons_check *c, const struct lesson_e
                         ops - preset_ops, max_ops);
 out:
     free(states);
-    strbuf_release(&err);
-    return ret;
+    return ret < 0 ? ret : 0; /* a part that does not run is a problem, reported */
 }
 
 /* The *.json files of @dir whose names are not ids: one problem each. */

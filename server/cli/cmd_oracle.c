@@ -58,22 +58,6 @@ static const struct cli_opt oracle_opts[] = {
         {0},
 };
 
-/* Write @sb to @out ("-" or NULL: stdout). */
-static int oracle_write(const char *out, const struct strbuf *sb)
-{
-    int err;
-
-    if (!out || !strcmp(out, "-")) {
-        fputs(strbuf_str(sb), stdout);
-        return CLI_OK;
-    }
-    if ((err = export_write_file(out, strbuf_str(sb), sb->len))) {
-        fprintf(stderr, "slublab oracle: %s: %s\n", out, strerror(-err));
-        return CLI_USAGE;
-    }
-    return CLI_OK;
-}
-
 static int oracle_gen_main(const struct oracle_args *a)
 {
     struct oracle_gen_opts o = {0};
@@ -99,7 +83,7 @@ static int oracle_gen_main(const struct oracle_args *a)
         strbuf_release(&sb);
         return cli_usage_error("oracle", "gen: %s", strerror(-err));
     }
-    ret = oracle_write(a->out, &sb);
+    ret = cli_write_text("oracle", a->out && strcmp(a->out, "-") ? a->out : NULL, &sb);
     strbuf_release(&sb);
     return ret;
 }

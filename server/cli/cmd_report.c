@@ -50,21 +50,11 @@ int cli_chart_name(const char *out, const char *suffix, char *path, size_t size,
 int cli_write_report(const char *cmd, const char *out, const struct strbuf *md,
                      const char *chart_path, const struct strbuf *svg)
 {
-    int err;
+    int ret = cli_write_text(cmd, out, md);
 
-    if (!out) {
-        fputs(strbuf_str(md), stdout);
-        return CLI_OK;
-    }
-    if ((err = export_write_file(out, strbuf_str(md), md->len))) {
-        fprintf(stderr, "slublab %s: %s: %s\n", cmd, out, strerror(-err));
-        return CLI_USAGE;
-    }
-    if (chart_path && (err = export_write_file(chart_path, strbuf_str(svg), svg->len))) {
-        fprintf(stderr, "slublab %s: %s: %s\n", cmd, chart_path, strerror(-err));
-        return CLI_USAGE;
-    }
-    return CLI_OK;
+    if (ret || !out || !chart_path)
+        return ret;
+    return cli_write_text(cmd, chart_path, svg);
 }
 
 /* The events of the whole run (for "step N of M"): a second replay.  0 or an error. */
@@ -86,9 +76,7 @@ static int report_main(int argc, char **argv)
     struct strbuf md = STRBUF_INIT, svg = STRBUF_INIT;
     struct report_md_info info = {0};
     struct sim_snapshot *snap = NULL;
-    struct replay rp = {0};
-    struct scenario *scn = NULL;
-    struct sim_config cfg;
+    struct cli_replay r = {0};
     char chart[4096];
     const char *ref = NULL;
     uint64_t at;
@@ -102,13 +90,13 @@ static int report_main(int argc, char **argv)
         ret = cli_usage_error("report", "-o: the name is too long");
         goto out;
     }
-    if ((ret = cli_state_open("report", &args.st, &scn, &cfg, &rp, &snap, &at)))
+    if ((ret = cli_state_open("report", &args.st, &r, &snap, &at)))
         goto out;
-    info.scn = scn;
-    info.cfg = &cfg;
+    info.scn = r.scn;
+    info.cfg = &r.cfg;
     info.at = at;
     info.nr_events = at;
-    if (args.st.at.given && report_total_events(scn, &cfg, &info.nr_events)) {
+    if (args.st.at.given && report_total_events(r.scn, &r.cfg, &info.nr_events)) {
         ret = cli_usage_error("report", "out of memory");
         goto out;
     }
@@ -122,8 +110,7 @@ out:
     strbuf_release(&md);
     strbuf_release(&svg);
     sim_snapshot_release(snap);
-    replay_release(&rp);
-    scenario_release(scn);
+    cli_replay_release(&r);
     return ret;
 }
 
@@ -134,14 +121,8 @@ const struct cli_command cmd_report = {
                        "state: settings, a state summary (caches, slabs, partial, nodes, sheaves, "
                        "barns) and every non-zero counter per CPU.  For a before/after table in "
                        "the form of mm cover letters, see slublab compare --md.",
-        .pos = {.name = "FILE",
-                .offset = offsetof(struct report_args, st.file),
-                .what = "scenario file",
-                .missing = "which scenario file?"},
-        .groups = {{cli_state_opts, offsetof(struct report_args, st)},
-                   {report_opts, 0},
-                   {cli_model_opts, offsetof(struct report_args, st.m)}},
-        .epilogue = "Exit status: 0 when written, 2 for usage errors, invalid scenarios, a "
-                    "position beyond the end and files that cannot be written.",
+        .pos = CLI_POS_SCENARIO(struct report_args, st.file),
+        .groups = CLI_STATE_GROUPS(struct report_args, report_opts),
+        .epilogue = CLI_EXIT_WRITTEN,
         .run = report_main,
 };

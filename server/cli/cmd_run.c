@@ -11,7 +11,6 @@
  */
 #include "cli/cli.h"
 
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -48,25 +47,12 @@ static const struct cli_opt run_opts[] = {
         {0},
 };
 
-/* Print @json on one line of @out; false when the host ran out of memory. */
-static bool run_print_json(FILE *out, cJSON *json)
-{
-    char *text = json ? cJSON_PrintUnformatted(json) : NULL;
-
-    if (!text)
-        return false;
-    fputs(text, out);
-    fputc('\n', out);
-    cJSON_free(text);
-    return true;
-}
-
 static void run_event(const struct sim_event *ev, void *arg)
 {
     struct run_events *re = arg;
     cJSON *json = json_event(ev);
 
-    if (!run_print_json(re->out, json))
+    if (!cli_print_json(re->out, json, false))
         re->failed = true;
     cJSON_Delete(json);
 }
@@ -90,17 +76,17 @@ static int run_output(const struct run_args *a, const struct replay *rp)
         if (ok)
             fputs(strbuf_str(&text), stdout);
     } else if (a->json) {
-        ok = run_print_json(stdout, json = report_json(rp, snap));
+        ok = cli_print_json(stdout, json = report_json(rp, snap), false);
     } else if (a->events) {
         json = report_json(rp, snap);
         wrap = json ? cJSON_CreateObject() : NULL;
         ok = wrap && cJSON_AddItemToObject(wrap, "summary", json);
         if (!ok)
             cJSON_Delete(json);
-        ok = ok && run_print_json(stdout, wrap);
+        ok = ok && cli_print_json(stdout, wrap, false);
         json = NULL;
     } else {
-        ok = run_print_json(stdout, json = json_snapshot(snap));
+        ok = cli_print_json(stdout, json = json_snapshot(snap), false);
     }
     cJSON_Delete(json);
     cJSON_Delete(wrap);
@@ -115,41 +101,28 @@ static int run_main(int argc, char **argv)
 {
     struct run_args args = {0};
     struct run_events events = {stdout, false};
-    struct replay rp = {0};
-    struct scenario *scn = NULL;
-    struct sim_config cfg;
+    struct cli_replay r = {0};
     int ret, err;
 
     if (!cli_parse(&cmd_run, argc, argv, &args, &ret))
         return ret;
     if ((int)args.json + (int)args.events + (int)args.snapshot > 1)
         return cli_usage_error("run", "--json, --events and --snapshot exclude each other");
-    if (!(scn = cli_load(args.file)))
-        return CLI_USAGE;
-    cfg = scn->config;
-    if ((ret = cli_configure("run", &args.m, scn->variants_given, &cfg)))
+    if ((ret = cli_replay_open("run", args.file, &args.m, &r)))
         goto out_release;
-    if (replay_init(&rp, scn, &cfg)) {
-        fprintf(stderr, "%s\n", strbuf_str(&rp.error));
-        ret = CLI_USAGE;
-        goto out_release;
-    }
-    rp.validate = args.validate;
+    r.rp.validate = args.validate;
     if (args.events)
-        sim_set_event_cb(rp.sim, run_event, &events);
-    err = replay_run(&rp);
+        sim_set_event_cb(r.rp.sim, run_event, &events);
+    err = replay_run(&r.rp);
     fflush(stdout);
-    if (events.failed) {
+    if (events.failed)
         ret = cli_usage_error("run", "out of memory printing events");
-    } else if (err) {
-        fprintf(stderr, "%s\n", strbuf_str(&rp.error));
-        ret = err == -EFAULT ? CLI_FAIL : CLI_USAGE;
-    } else {
-        ret = run_output(&args, &rp);
-    }
+    else if (err)
+        ret = cli_replay_error("run", &r.rp, err);
+    else
+        ret = run_output(&args, &r.rp);
 out_release:
-    replay_release(&rp);
-    scenario_release(scn);
+    cli_replay_release(&r);
     return ret;
 }
 
@@ -159,13 +132,9 @@ const struct cli_command cmd_run = {
         .description = "Replay the scenario FILE on a simulated machine and print the state of "
                        "every cache the way /sys/kernel/slab shows it, then the scenario's "
                        "expects.",
-        .pos = {.name = "FILE",
-                .offset = offsetof(struct run_args, file),
-                .what = "scenario file",
-                .missing = "which scenario file?"},
+        .pos = CLI_POS_SCENARIO(struct run_args, file),
         .groups = {{run_opts, 0}, {cli_model_opts, offsetof(struct run_args, m)}},
         .epilogue = "Exit status: 0 when every expect passed, 1 when one failed (or --validate "
-                    "found a violation), 2 for usage errors, invalid scenarios and operations the "
-                    "engine rejects.",
+                    "found a violation), " CLI_EXIT_REJECTED,
         .run = run_main,
 };

@@ -127,69 +127,60 @@ static const struct cli_opt serve_limit_opts[] = {
         {0},
 };
 
+/* @v over *@dst when given (every option's range fits its field). */
+static void serve_set(unsigned *dst, struct cli_u64 v)
+{
+    if (v.given)
+        *dst = (unsigned)v.value;
+}
+
+/* @v << @shift over *@dst when given: a count, or with shift 20 bytes given in MiB. */
+static void serve_set_u64(uint64_t *dst, struct cli_u64 v, unsigned shift)
+{
+    if (v.given)
+        *dst = v.value << shift;
+}
+
+static void serve_set_str(const char **dst, const char *v)
+{
+    if (v)
+        *dst = v;
+}
+
 /* Copy what @a gives over @cfg. */
 static void serve_configure(const struct serve_args *a, struct app_config *cfg,
                             const char **origins)
 {
-    if (a->listen)
-        cfg->listen = a->listen;
-    if (a->db)
-        cfg->db = a->db;
-    if (a->web)
-        cfg->web_dir = a->web;
-    if (a->vendor)
-        cfg->vendor_dir = a->vendor;
-    if (a->scenarios)
-        cfg->scenario_dir = a->scenarios;
-    if (a->lessons)
-        cfg->lessons_dir = a->lessons;
-    /* every value below is within its option's range, which the fields hold */
-    if (a->port.given)
-        cfg->port = (unsigned)a->port.value;
-    if (a->max_sessions.given)
-        cfg->max_live = (unsigned)a->max_sessions.value;
-    if (a->trusted_proxy)
-        cfg->trusted_proxy = a->trusted_proxy;
-    if (a->quota.given)
-        cfg->quota = (unsigned)a->quota.value;
-    if (a->answer_rate.given)
-        cfg->answer_rate = (unsigned)a->answer_rate.value;
-    if (a->keep_days.given)
-        cfg->keep_days = (unsigned)a->keep_days.value;
-    if (a->keep_trace_days.given)
-        cfg->keep_trace_days = (unsigned)a->keep_trace_days.value;
-    if (a->memory_mb.given)
-        cfg->memory = a->memory_mb.value << 20;
-    if (a->session_memory.given)
-        cfg->lim.memory = a->session_memory.value << 20;
-    if (a->max_ops.given)
-        cfg->lim.max_ops = a->max_ops.value;
-    if (a->max_cpus.given)
-        cfg->lim.max_cpus = (unsigned)a->max_cpus.value;
-    if (a->max_nodes.given)
-        cfg->lim.max_nodes = (unsigned)a->max_nodes.value;
-    if (a->checkpoint_every.given)
-        cfg->lim.ckpt_events = a->checkpoint_every.value;
+    serve_set_str(&cfg->listen, a->listen);
+    serve_set_str(&cfg->db, a->db);
+    serve_set_str(&cfg->web_dir, a->web);
+    serve_set_str(&cfg->vendor_dir, a->vendor);
+    serve_set_str(&cfg->scenario_dir, a->scenarios);
+    serve_set_str(&cfg->lessons_dir, a->lessons);
+    serve_set_str(&cfg->trusted_proxy, a->trusted_proxy);
+    serve_set(&cfg->port, a->port);
+    serve_set(&cfg->max_live, a->max_sessions);
+    serve_set(&cfg->quota, a->quota);
+    serve_set(&cfg->answer_rate, a->answer_rate);
+    serve_set(&cfg->keep_days, a->keep_days);
+    serve_set(&cfg->keep_trace_days, a->keep_trace_days);
+    serve_set_u64(&cfg->memory, a->memory_mb, 20);
+    serve_set_u64(&cfg->lim.memory, a->session_memory, 20);
+    serve_set_u64(&cfg->lim.max_ops, a->max_ops, 0);
+    serve_set(&cfg->lim.max_cpus, a->max_cpus);
+    serve_set(&cfg->lim.max_nodes, a->max_nodes);
+    serve_set_u64(&cfg->lim.ckpt_events, a->checkpoint_every, 0);
     if (a->stored_every.given)
         cfg->lim.disk_min_ops = a->stored_every.value ? a->stored_every.value : UINT64_MAX;
-    if (a->workers.given)
-        cfg->workers = (unsigned)a->workers.value;
-    if (a->threads.given)
-        cfg->http_threads = (unsigned)a->threads.value;
-    if (a->timeout.given)
-        cfg->timeout = (unsigned)a->timeout.value;
-    if (a->max_connections.given)
-        cfg->max_connections = (unsigned)a->max_connections.value;
-    if (a->max_per_ip.given)
-        cfg->max_per_ip = (unsigned)a->max_per_ip.value;
-    if (a->header_timeout.given)
-        cfg->header_timeout = (unsigned)a->header_timeout.value;
-    if (a->max_trace_text.given)
-        cfg->max_trace_text = a->max_trace_text.value << 20;
-    if (a->follow_ms.given)
-        cfg->follow_ms = (unsigned)a->follow_ms.value;
-    if (a->follow_rate.given)
-        cfg->follow_rate = (unsigned)a->follow_rate.value;
+    serve_set(&cfg->workers, a->workers);
+    serve_set(&cfg->http_threads, a->threads);
+    serve_set(&cfg->timeout, a->timeout);
+    serve_set(&cfg->max_connections, a->max_connections);
+    serve_set(&cfg->max_per_ip, a->max_per_ip);
+    serve_set(&cfg->header_timeout, a->header_timeout);
+    serve_set_u64(&cfg->max_trace_text, a->max_trace_text, 20);
+    serve_set(&cfg->follow_ms, a->follow_ms);
+    serve_set(&cfg->follow_rate, a->follow_rate);
     cfg->quiet |= a->quiet;
     for (int i = 0; i < a->allow_origin.n; i++)
         origins[i] = a->allow_origin.v[i];
