@@ -11,9 +11,9 @@
  *
  * The tree may also come as a tar archive (.tar or .tar.gz, tar_read.h),
  * such as the server's sysfs export or the captures in tests/data: the
- * tree's directory is the one above the first cache's
- * object_size file ("slab/", "sys/kernel/slab/" or the archive's top),
- * and the same files are read from memory.
+ * tree's directory is the one above the first cache's object_size file
+ * ("slab/", "sys/kernel/slab/" or the archive's top), and the same files
+ * are read from memory.
  */
 #define _XOPEN_SOURCE 700 /* readlink, realpath, lstat */
 
