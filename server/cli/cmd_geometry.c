@@ -32,7 +32,7 @@ struct geometry_args {
 
 static const struct cli_opt geometry_opts[] = {
         {CLI_TO(struct geometry_args, sysfs), .name = "sysfs", .arg = "DIR", .required = true,
-         .help = "the tree (the live /sys/kernel/slab, or a copy)"},
+         .help = "the tree (the live /sys/kernel/slab, a copy, or a .tar/.tar.gz of one)"},
         {CLI_TO(struct geometry_args, cpus), .name = "cpus", .arg = "N", .min = 1, .max = 4096,
          .help = "present CPUs (default: this machine's for the live tree, else DIR/.nproc "
                  "written at capture)"},

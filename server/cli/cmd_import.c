@@ -49,7 +49,8 @@ struct import_args {
 
 static const struct cli_opt import_opts[] = {
         {CLI_TO(struct import_args, sysfs), .name = "sysfs", .arg = "DIR", .one_of = 1,
-         .required = true, .help = "a /sys/kernel/slab tree (the live one, or a copy)"},
+         .required = true,
+         .help = "a /sys/kernel/slab tree (the live one, a copy, or a .tar/.tar.gz of one)"},
         {CLI_TO(struct import_args, slabinfo), .name = "slabinfo", .arg = "FILE", .one_of = 1,
          .required = true,
          .help = "a /proc/slabinfo (version 2.1); it lacks the alignment, flags, constructors, "

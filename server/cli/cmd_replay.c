@@ -41,8 +41,8 @@ struct replay_args {
 
 static const struct cli_opt replay_opts[] = {
         {CLI_TO(struct replay_args, sysfs), .name = "sysfs", .arg = "DIR",
-         .help = "create caches as this /sys/kernel/slab tree shows them (default: from each "
-                 "cache's first event: name=, bytes_req, bytes_alloc)"},
+         .help = "create caches as this /sys/kernel/slab tree (or .tar/.tar.gz of one) shows "
+                 "them (default: from each cache's first event: name=, bytes_req, bytes_alloc)"},
         {CLI_TO(struct replay_args, cpus), .name = "cpus", .arg = "N", .min = 1,
          .max = SIM_MAX_CPUS,
          .help = "CPUs of the machine (default: the #P: header, else the highest CPU in the trace "

@@ -2,7 +2,9 @@
  * oracle_check.c: the engine judged by real kernels (see oracle.h).
  *
  * A fixture is a program (programs/<id>.json, a scenario) and what a kernel
- * printed running it (programs/<id>.out): a header (kernel, topology), then
+ * printed running it (programs/<id>.out), both members of the release's
+ * archive tests/oracle/<release>/programs.tar.gz (kfiles/tar_read.h; one
+ * file in the repository per recording): a header (kernel, topology), then
  * for each run and each mark, every file of /sys/kernel/slab/<cache>/ as
  * "<file> <first line>".  The engine runs the same program with the
  * release's model (sim_release_apply()) on the topology's machine; at each
@@ -31,8 +33,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "kfiles/kfiles.h"
+#include "kfiles/tar_read.h"
 #include "scenario/replay.h"
 
 /* ---- records ------------------------------------------------------------ */
@@ -176,9 +180,11 @@ static int oout_fail(struct strbuf *err, const char *path, unsigned line, const 
     return -EINVAL;
 }
 
-static int oracle_read_out(const char *path, struct oout *o, struct strbuf *err)
+/* Parse the @len bytes of @text, the .out named @path in messages, into @o. */
+static int oracle_read_out(const char *path, char *text, size_t len_text, struct oout *o,
+                           struct strbuf *err)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = len_text ? fmemopen(text, len_text, "r") : NULL;
     char *line = NULL, mark[256] = "", cache[256] = "";
     size_t cap = 0;
     ssize_t len;
@@ -187,9 +193,11 @@ static int oracle_read_out(const char *path, struct oout *o, struct strbuf *err)
     int ret = 0;
 
     memset(o, 0, sizeof(*o));
+    if (!len_text)
+        return oout_fail(err, path, 0, "empty");
     if (!f) {
         strbuf_printf(err, "%s: %s", path, strerror(errno));
-        return -errno;
+        return -ENOMEM;
     }
     while (!ret && (len = getline(&line, &cap, f)) >= 0) {
         char *sp;
@@ -292,25 +300,21 @@ static int engine_mark(struct replay *rp, const char *mark, void *arg)
 }
 
 /*
- * Run @program on the engine as release @rel on @topo's machine (when it
- * has one), the files at each mark into @run (sorted).  0, or a negative
- * errno with the reason in @err.
+ * Run @scn (the program @program names) on the engine as release @rel on
+ * @topo's machine (when it has one), the files at each mark into @run
+ * (sorted).  0, or a negative errno with the reason in @err.
  */
-static int oracle_engine_run(const char *program, enum sim_release rel, const struct oout *topo,
-                             struct orun *run, struct strbuf *err)
+static int oracle_engine_run(const char *program, const struct scenario *scn, enum sim_release rel,
+                             const struct oout *topo, struct orun *run, struct strbuf *err)
 {
-    struct scenario *scn = NULL;
     struct replay rp = {0};
     struct engine_capture cap = {run, 0, 0};
     struct sim_config cfg;
     int ret;
 
     memset(run, 0, sizeof(*run));
-    if ((ret = scenario_load(program, &scn, err)))
-        return ret;
     cfg = scn->config;
     if (sim_release_apply(rel, &cfg)) {
-        scenario_release(scn);
         strbuf_printf(err, "%s: no such release", program);
         return -EINVAL;
     }
@@ -343,7 +347,6 @@ out:
     if (ret)
         orun_release(run);
     replay_release(&rp);
-    scenario_release(scn);
     return ret;
 }
 
@@ -373,6 +376,7 @@ int oracle_engine_print(const char *program, const char *release, const char *to
                         struct strbuf *err)
 {
     enum sim_release rel = sim_release_lookup(release);
+    struct scenario *scn = NULL;
     struct oout topo = {0};
     struct orun run;
     int ret;
@@ -385,7 +389,11 @@ int oracle_engine_print(const char *program, const char *release, const char *to
         strbuf_printf(err, "--topology \"%s\": not cpus=N nodes=N cpu_node=A,B,...", topology);
         return -EINVAL;
     }
-    if ((ret = oracle_engine_run(program, rel, topology ? &topo : NULL, &run, err)))
+    if ((ret = scenario_load(program, &scn, err)))
+        return ret;
+    ret = oracle_engine_run(program, scn, rel, topology ? &topo : NULL, &run, err);
+    scenario_release(scn);
+    if (ret)
         return ret;
     fprintf(f, "# slublab-oracle 1\nkernel slublab-engine %s %s\n", SIM_VERSION, release);
     if (topology) {
@@ -712,33 +720,56 @@ static void check_file(struct check_ctx *cx, const struct oout *o, const struct 
     report_diff(cx, k0, how, kernel_text, engine_text, false);
 }
 
-/* One fixture: programs/<id>.json and .out. */
-static int check_program(struct check_ctx *cx, const char *dir, const char *id,
-                         enum sim_release rel)
+/* The member programs/<id><ext> of @a, or NULL. */
+static const struct tar_member *program_member(const struct tar_archive *a, const char *id,
+                                               const char *ext, struct strbuf *name)
 {
-    char json[1024], out[1024];
-    struct strbuf err = STRBUF_INIT;
-    struct oout o;
-    struct orun engine;
-    unsigned last_mark = UINT32_MAX;
-    int ret;
+    const struct tar_member *m;
 
-    snprintf(json, sizeof(json), "%s/programs/%s.json", dir, id);
-    snprintf(out, sizeof(out), "%s/programs/%s.out", dir, id);
-    if ((ret = oracle_read_out(out, &o, &err))) {
-        fprintf(cx->report, "DIFF %s %s: %s\n", cx->kernel, id, strbuf_str(&err));
-        cx->t->differ++;
-        strbuf_release(&err);
-        oout_release(&o);
-        return ret == -ENOMEM ? ret : 0;
+    strbuf_reset(name);
+    strbuf_printf(name, "programs/%s%s", id, ext);
+    m = strbuf_failed(name) ? NULL : tar_find(a, strbuf_str(name));
+    return m && m->type == TAR_FILE ? m : NULL;
+}
+
+/* A difference that stops a fixture before its files are compared. */
+static int program_fails(struct check_ctx *cx, const char *id, const char *what, struct strbuf *err,
+                         int ret)
+{
+    fprintf(cx->report, "DIFF %s %s: %s%s\n", cx->kernel, id, what, strbuf_str(err));
+    cx->t->differ++;
+    return ret == -ENOMEM ? ret : 0;
+}
+
+/* One fixture: programs/<id>.json and .out of @a, the archive at @path. */
+static int check_program(struct check_ctx *cx, const struct tar_archive *a, const char *path,
+                         const char *id, enum sim_release rel)
+{
+    struct strbuf err = STRBUF_INIT, name = STRBUF_INIT, label = STRBUF_INIT;
+    const struct tar_member *json = program_member(a, id, ".json", &name);
+    const struct tar_member *out = program_member(a, id, ".out", &name);
+    struct scenario *scn = NULL;
+    struct oout o = {0};
+    struct orun engine = {0};
+    unsigned last_mark = UINT32_MAX;
+    int ret = 0;
+
+    if (!json || !out) {
+        strbuf_printf(&err, "programs/%s.json or .out is not in %s", id, path);
+        ret = program_fails(cx, id, "", &err, -ENOENT);
+        goto out;
     }
-    if ((ret = oracle_engine_run(json, rel, &o, &engine, &err))) {
-        fprintf(cx->report, "DIFF %s %s: the engine cannot run it: %s\n", cx->kernel, id,
-                strbuf_str(&err));
-        cx->t->differ++;
-        strbuf_release(&err);
-        oout_release(&o);
-        return ret == -ENOMEM ? ret : 0;
+    strbuf_printf(&label, "%s:%s", path, strbuf_str(&name));
+    if ((ret = oracle_read_out(strbuf_str(&label), out->data, out->len, &o, &err))) {
+        ret = program_fails(cx, id, "", &err, ret);
+        goto out;
+    }
+    strbuf_reset(&label);
+    strbuf_printf(&label, "%s:programs/%s.json", path, id);
+    if ((ret = scenario_parse(json->data, json->len, strbuf_str(&label), &scn, &err)) ||
+        (ret = oracle_engine_run(strbuf_str(&label), scn, rel, &o, &engine, &err))) {
+        ret = program_fails(cx, id, "the engine cannot run it: ", &err, ret);
+        goto out;
     }
     cx->program = id;
     cx->t->programs++;
@@ -759,10 +790,14 @@ static int check_program(struct check_ctx *cx, const char *dir, const char *id,
                 engine.r[engine.nr - 1].mark_idx + 1);
         cx->t->differ++;
     }
+out:
     orun_release(&engine);
     oout_release(&o);
+    scenario_release(scn);
     strbuf_release(&err);
-    return 0;
+    strbuf_release(&name);
+    strbuf_release(&label);
+    return ret;
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -770,42 +805,77 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The ids of @dir/programs/ that have both a .json and a .out, sorted. */
-static int list_programs(const char *dir, char ***out, size_t *nr)
+/* The ids of @a's programs/<id>.out members that have a .json beside them, sorted. */
+static int list_programs(const struct tar_archive *a, char ***out, size_t *nr)
 {
-    char path[1024];
-    DIR *d;
-    struct dirent *de;
+    struct strbuf name = STRBUF_INIT;
     char **ids = NULL;
     size_t n = 0;
 
     *out = NULL;
     *nr = 0;
-    snprintf(path, sizeof(path), "%s/programs", dir);
-    if (!(d = opendir(path)))
-        return 0;
-    while ((de = readdir(d))) {
-        size_t len = strlen(de->d_name);
-        char json[1200];
-        FILE *f;
+    for (size_t i = 0; i < a->nr; i++) {
+        const char *p = a->m[i].path;
+        size_t len = strlen(p);
+        char *id;
 
-        if (len < 5 || strcmp(de->d_name + len - 4, ".out"))
+        if (a->m[i].type != TAR_FILE || strncmp(p, "programs/", 9) || strchr(p + 9, '/') ||
+            len < 9 + 5 || strcmp(p + len - 4, ".out"))
             continue;
-        snprintf(json, sizeof(json), "%s/%.*s.json", path, (int)(len - 4), de->d_name);
-        if (!(f = fopen(json, "r")))
+        if (!(id = strndup(p + 9, len - 9 - 4)))
+            goto err_nomem;
+        if (!program_member(a, id, ".json", &name)) {
+            free(id);
             continue;
-        fclose(f);
-        if (!(ids = grow(ids, n, sizeof(*ids))) || !(ids[n] = strndup(de->d_name, len - 4))) {
-            closedir(d);
-            return -ENOMEM;
         }
-        n++;
+        if (!(ids = grow(ids, n, sizeof(*ids)))) {
+            free(id);
+            goto err_nomem;
+        }
+        ids[n++] = id;
     }
-    closedir(d);
+    strbuf_release(&name);
     qsort(ids, n, sizeof(*ids), cmp_str);
     *out = ids;
     *nr = n;
     return 0;
+err_nomem:
+    for (size_t i = 0; i < n; i++)
+        free(ids[i]);
+    free(ids);
+    strbuf_release(&name);
+    return -ENOMEM;
+}
+
+/*
+ * Read @dir/programs.tar.gz into @a.  A release without one has recorded
+ * nothing yet (@a stays empty), unless an unpacked programs/ lies there.
+ */
+static int read_programs(const char *dir, struct tar_archive *a, struct strbuf *err)
+{
+    struct strbuf path = STRBUF_INIT;
+    struct stat st;
+    int ret = 0;
+
+    memset(a, 0, sizeof(*a));
+    strbuf_printf(&path, "%s/programs.tar.gz", dir);
+    if (strbuf_failed(&path)) {
+        ret = -ENOMEM;
+    } else if (!stat(strbuf_str(&path), &st)) {
+        ret = tar_read(strbuf_str(&path), a, err);
+    } else {
+        strbuf_reset(&path);
+        strbuf_printf(&path, "%s/programs", dir);
+        if (!stat(strbuf_str(&path), &st) && S_ISDIR(st.st_mode)) {
+            strbuf_printf(err,
+                          "%s/: oracle check reads the release's programs.tar.gz; pack it with "
+                          "scripts/pack-fixtures oracle %s",
+                          strbuf_str(&path), dir);
+            ret = -EINVAL;
+        }
+    }
+    strbuf_release(&path);
+    return ret;
 }
 
 int oracle_check(const char *root, const char *only, bool verbose, FILE *report,
@@ -853,14 +923,27 @@ int oracle_check(const char *root, const char *only, bool verbose, FILE *report,
         char **ids;
         size_t nr_ids;
 
+        struct tar_archive programs;
+        struct strbuf archive = STRBUF_INIT;
+
         snprintf(path, sizeof(path), "%s/%s", dirpath, kernels[k]);
-        if ((ret = list_programs(path, &ids, &nr_ids)))
+        if ((ret = read_programs(path, &programs, err)))
             goto out;
+        strbuf_printf(&archive, "%s/programs.tar.gz", path);
+        if ((ret = list_programs(&programs, &ids, &nr_ids)) || strbuf_failed(&archive)) {
+            ret = ret ? ret : -ENOMEM;
+            strbuf_release(&archive);
+            tar_release(&programs);
+            goto out;
+        }
         for (size_t i = 0; i < nr_ids && !ret; i++)
-            ret = check_program(&cx, path, ids[i], sim_release_lookup(kernels[k]));
+            ret = check_program(&cx, &programs, strbuf_str(&archive), ids[i],
+                                sim_release_lookup(kernels[k]));
         for (size_t i = 0; i < nr_ids; i++)
             free(ids[i]);
         free(ids);
+        strbuf_release(&archive);
+        tar_release(&programs);
         if (ret)
             goto out;
         if (!nr_ids)

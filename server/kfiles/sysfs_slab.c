@@ -8,6 +8,12 @@
  * depends on them) and .kernel (uname -r); the live tree takes both from
  * this machine.  Merged caches: every symbolic link is an alias of the
  * directory it resolves to, and the engine name is chosen among them.
+ *
+ * The tree may also come as a tar archive (.tar or .tar.gz, tar_read.h),
+ * such as the server's sysfs export or the captures in tests/data: the
+ * tree's directory is the one above the first cache's object_size file
+ * ("slab/", "sys/kernel/slab/" or the archive's top), and the same files
+ * are read from memory.
  */
 #define _XOPEN_SOURCE 700 /* readlink, realpath, lstat */
 
@@ -23,17 +29,54 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "kfiles/tar_read.h"
+
+/* Where the tree's files are: a directory, or a directory inside an archive. */
+struct slab_src {
+    const char *dir;               /* the directory or the archive's path */
+    const struct tar_archive *tar; /* the archive, or NULL for a directory */
+    char root[PATH_MAX];           /* tar: the tree's directory in it, "" for the top */
+};
+
 static const char *const geometry_files[SYSFS_NR_GEOMETRY] = {"slab_size", "align", "objs_per_slab",
                                                               "order", "min_partial"};
 
+/* First line of the archive's ROOT/NAME/FILE (NAME "." is ROOT itself); false if none. */
+static bool tar_read_line(const struct slab_src *src, const char *name, const char *file, char *buf,
+                          size_t len)
+{
+    char path[PATH_MAX];
+    const struct tar_member *m;
+    const char *nl;
+    size_t n;
+
+    if ((size_t)snprintf(path, sizeof(path), "%s%s%s%s%s", src->root, src->root[0] ? "/" : "",
+                         strcmp(name, ".") ? name : "", strcmp(name, ".") ? "/" : "",
+                         file) >= sizeof(path))
+        return false;
+    m = tar_find(src->tar, path);
+    if (!m || m->type != TAR_FILE || !m->len)
+        return false;
+    nl = memchr(m->data, '\n', m->len);
+    n = nl ? (size_t)(nl - m->data) + 1 : m->len;
+    if (n > len - 1)
+        n = len - 1;
+    memcpy(buf, m->data, n);
+    buf[n] = '\0';
+    return true;
+}
+
 /* First line of DIR/NAME/FILE into buf; false if unreadable. */
-static bool read_line(const char *dir, const char *name, const char *file, char *buf, size_t len)
+static bool read_line(const struct slab_src *src, const char *name, const char *file, char *buf,
+                      size_t len)
 {
     char path[PATH_MAX];
     FILE *f;
     bool ok;
 
-    snprintf(path, sizeof(path), "%s/%s/%s", dir, name, file);
+    if (src->tar)
+        return tar_read_line(src, name, file, buf, len);
+    snprintf(path, sizeof(path), "%s/%s/%s", src->dir, name, file);
     f = fopen(path, "r");
     if (!f)
         return false;
@@ -42,7 +85,8 @@ static bool read_line(const char *dir, const char *name, const char *file, char 
     return ok;
 }
 
-static bool read_ulong(const char *dir, const char *name, const char *file, unsigned long *out)
+static bool read_ulong(const struct slab_src *dir, const char *name, const char *file,
+                       unsigned long *out)
 {
     char buf[64], *end;
     unsigned long v;
@@ -56,7 +100,7 @@ static bool read_ulong(const char *dir, const char *name, const char *file, unsi
     return true;
 }
 
-static bool read_uint(const char *dir, const char *name, const char *file, unsigned *out)
+static bool read_uint(const struct slab_src *dir, const char *name, const char *file, unsigned *out)
 {
     unsigned long v;
 
@@ -67,7 +111,7 @@ static bool read_uint(const char *dir, const char *name, const char *file, unsig
 }
 
 /* True when DIR/NAME/FILE holds something other than nothing or "0". */
-static bool read_flag(const char *dir, const char *name, const char *file)
+static bool read_flag(const struct slab_src *dir, const char *name, const char *file)
 {
     char buf[128] = "";
 
@@ -92,7 +136,7 @@ bool sysfs_is_kmalloc_name(const char *n)
     return *n == 0 || (n[0] == 'k' && n[1] == 0);
 }
 
-static bool load_cache(const char *dir, const char *name, struct sysfs_cache *c)
+static bool load_cache(const struct slab_src *dir, const char *name, struct sysfs_cache *c)
 {
     char buf[64];
     static const struct {
@@ -163,6 +207,15 @@ static int add_alias(struct sysfs_cache *c, const char *name)
     return 0;
 }
 
+/* Add @name, a link to @target, as an alias of the directory @target names. */
+static int link_alias(struct sysfs_tree *t, const char *name, const char *target)
+{
+    const char *base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
+    struct sysfs_cache *c = find_dir(t, base);
+
+    return c ? add_alias(c, name) : 0;
+}
+
 /* Every link of @dir as an alias of the directory it points to. */
 static int read_aliases(const char *dir, struct sysfs_tree *t)
 {
@@ -175,8 +228,6 @@ static int read_aliases(const char *dir, struct sysfs_tree *t)
     while (!ret && (e = readdir(d))) {
         char path[PATH_MAX], target[PATH_MAX];
         ssize_t len;
-        const char *base;
-        struct sysfs_cache *c;
 
         if (e->d_name[0] == '.')
             continue;
@@ -185,12 +236,56 @@ static int read_aliases(const char *dir, struct sysfs_tree *t)
         if (len <= 0)
             continue;
         target[len] = 0;
-        base = strrchr(target, '/') ? strrchr(target, '/') + 1 : target;
-        c = find_dir(t, base);
-        if (c)
-            ret = add_alias(c, e->d_name);
+        ret = link_alias(t, e->d_name, target);
     }
     closedir(d);
+    return ret;
+}
+
+/* The member's name when it lies directly in the archive's tree directory, else NULL. */
+static const char *tar_child(const struct slab_src *src, const char *path)
+{
+    size_t n = strlen(src->root);
+
+    if (n && (strncmp(path, src->root, n) || path[n] != '/'))
+        return NULL;
+    path += n ? n + 1 : 0;
+    return strchr(path, '/') || path[0] == '.' ? NULL : path;
+}
+
+/*
+ * The caches and aliases of an archive: a cache is a directory of the tree
+ * with an object_size file, an alias a symbolic link beside them.
+ */
+static int read_tar_tree(struct slab_src *src, struct sysfs_tree *t)
+{
+    const struct tar_archive *a = src->tar;
+    int ret = 0;
+
+    for (size_t i = 0; i < a->nr; i++) {
+        const char *p = a->m[i].path, *slash = strrchr(p, '/');
+
+        if (a->m[i].type == TAR_FILE && !strcmp(slash ? slash + 1 : p, "object_size")) {
+            size_t n = slash ? (size_t)(slash - p) : 0;
+
+            while (n && p[n - 1] != '/')
+                n--; /* up from the cache's directory to the tree's */
+            snprintf(src->root, sizeof(src->root), "%.*s", n ? (int)n - 1 : 0, p);
+            break;
+        }
+    }
+    for (size_t i = 0; i < a->nr && t->nr < SYSFS_MAX_CACHES; i++) {
+        const char *name = tar_child(src, a->m[i].path);
+
+        if (name && a->m[i].type == TAR_DIR && load_cache(src, name, &t->caches[t->nr]))
+            t->nr++;
+    }
+    for (size_t i = 0; i < a->nr && !ret; i++) {
+        const char *name = tar_child(src, a->m[i].path);
+
+        if (name && a->m[i].type == TAR_LINK)
+            ret = link_alias(t, name, a->m[i].data);
+    }
     return ret;
 }
 
@@ -226,25 +321,17 @@ static void pick_name(struct sysfs_cache *c)
     memcpy(c->args.name, c->name, sizeof(c->name));
 }
 
-int sysfs_slab_read(const char *dir, struct sysfs_tree *t, struct strbuf *err)
+/* The cache directories of directory @dir; then its links as aliases. */
+static int read_dir_tree(const struct slab_src *src, struct sysfs_tree *t, struct strbuf *err)
 {
-    char real[PATH_MAX];
-    DIR *d;
+    DIR *d = opendir(src->dir);
     struct dirent *e;
     int ret;
 
-    memset(t, 0, sizeof(*t));
-    d = opendir(dir);
     if (!d) {
         ret = -errno;
-        strbuf_printf(err, "cannot open %s: %s", dir, strerror(errno));
+        strbuf_printf(err, "cannot open %s: %s", src->dir, strerror(errno));
         return ret;
-    }
-    t->caches = calloc(SYSFS_MAX_CACHES, sizeof(*t->caches));
-    if (!t->caches) {
-        closedir(d);
-        strbuf_printf(err, "out of memory");
-        return -ENOMEM;
     }
     while ((e = readdir(d)) && t->nr < SYSFS_MAX_CACHES) {
         char path[PATH_MAX];
@@ -252,28 +339,59 @@ int sysfs_slab_read(const char *dir, struct sysfs_tree *t, struct strbuf *err)
 
         if (e->d_name[0] == '.')
             continue;
-        snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+        snprintf(path, sizeof(path), "%s/%s", src->dir, e->d_name);
         if (lstat(path, &st) || !S_ISDIR(st.st_mode))
             continue; /* aliases are symbolic links */
-        if (load_cache(dir, e->d_name, &t->caches[t->nr]))
+        if (load_cache(src, e->d_name, &t->caches[t->nr]))
             t->nr++;
     }
     closedir(d);
+    if (!t->nr)
+        return 0;
+    ret = read_aliases(src->dir, t);
+    if (ret)
+        strbuf_printf(err, "cannot read the aliases of %s: %s", src->dir, strerror(-ret));
+    return ret;
+}
+
+int sysfs_slab_read(const char *dir, struct sysfs_tree *t, struct strbuf *err)
+{
+    struct slab_src src = {.dir = dir};
+    struct tar_archive tar = {0};
+    char real[PATH_MAX];
+    struct stat st;
+    int ret;
+
+    memset(t, 0, sizeof(*t));
+    if (!stat(dir, &st) && S_ISREG(st.st_mode)) {
+        if ((ret = tar_read(dir, &tar, err)))
+            return ret;
+        src.tar = &tar;
+    }
+    t->caches = calloc(SYSFS_MAX_CACHES, sizeof(*t->caches));
+    if (!t->caches) {
+        strbuf_printf(err, "out of memory");
+        ret = -ENOMEM;
+        goto out;
+    }
+    if (src.tar) {
+        ret = read_tar_tree(&src, t);
+        if (ret)
+            strbuf_printf(err, "%s: %s", dir, strerror(-ret));
+    } else {
+        ret = read_dir_tree(&src, t, err);
+    }
+    if (ret)
+        goto out;
     if (!t->nr) {
         strbuf_printf(err, "%s holds no cache directories (object_size, align, ...)", dir);
-        sysfs_slab_release(t);
-        return -ENOENT;
-    }
-    ret = read_aliases(dir, t);
-    if (ret) {
-        strbuf_printf(err, "cannot read the aliases of %s: %s", dir, strerror(-ret));
-        sysfs_slab_release(t);
-        return ret;
+        ret = -ENOENT;
+        goto out;
     }
     for (size_t i = 0; i < t->nr; i++)
         pick_name(&t->caches[i]);
     qsort(t->caches, t->nr, sizeof(*t->caches), cmp_cache);
-    t->live = realpath(dir, real) && !strcmp(real, "/sys/kernel/slab");
+    t->live = !src.tar && realpath(dir, real) && !strcmp(real, "/sys/kernel/slab");
     if (t->live) {
         struct utsname u;
         long n = sysconf(_SC_NPROCESSORS_CONF);
@@ -284,14 +402,18 @@ int sysfs_slab_read(const char *dir, struct sysfs_tree *t, struct strbuf *err)
     } else {
         char buf[128];
 
-        if (!read_uint(dir, ".", ".nproc", &t->nproc))
+        if (!read_uint(&src, ".", ".nproc", &t->nproc))
             t->nproc = 0;
-        if (read_line(dir, ".", ".kernel", buf, sizeof(buf))) {
+        if (read_line(&src, ".", ".kernel", buf, sizeof(buf))) {
             buf[strcspn(buf, "\r\n")] = 0;
             snprintf(t->kernel, sizeof(t->kernel), "%s", buf);
         }
     }
-    return 0;
+out:
+    if (ret)
+        sysfs_slab_release(t);
+    tar_release(&tar);
+    return ret;
 }
 
 void sysfs_slab_release(struct sysfs_tree *t)

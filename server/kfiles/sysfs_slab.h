@@ -61,11 +61,13 @@ enum sysfs_era {
 };
 
 /*
- * Read the tree at @dir.  The engine name of a unique-id directory is the
- * first kmalloc-* alias if there is one (kmalloc caches are created first
- * at boot, and tracepoints print the first cache's name), else the
- * alphabetically first alias.  Returns 0, or -errno with the reason in
- * @err.  Directories without object_size/align are skipped.
+ * Read the tree at @dir, a directory or a .tar/.tar.gz archive of one
+ * (tar_read.h; any regular file is read as an archive).  The engine name
+ * of a unique-id directory is the first kmalloc-* alias if there is one
+ * (kmalloc caches are created first at boot, and tracepoints print the
+ * first cache's name), else the alphabetically first alias.  Returns 0, or
+ * -errno with the reason in @err.  Directories without object_size/align
+ * are skipped.
  */
 int sysfs_slab_read(const char *dir, struct sysfs_tree *t, struct strbuf *err);
 void sysfs_slab_release(struct sysfs_tree *t);

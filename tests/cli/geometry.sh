@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # slublab geometry: the engine's sizing against this machine's kernel, on
-# the captured tree in tests/data and on the live /sys/kernel/slab when it
-# is readable (as root).  A run that cannot happen is reported as skipped,
-# never counted as passed.
+# the captured tree in tests/data (an archive, read as it is and unpacked)
+# and on the live /sys/kernel/slab when it is readable (as root).  A run
+# that cannot happen is reported as skipped, never counted as passed.
 . "$(dirname "$0")/lib.bash"
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tree=$root/tests/data/sys-kernel-slab
+tree=$root/tests/data/sys-kernel-slab.tar.gz
 
 sl geometry --sysfs "$tree"
 check "captured tree: exit 0" test "$status" -eq 0
@@ -19,9 +19,29 @@ sl geometry --sysfs "$tree" --cpus 64
 check "64 cpus: exit 1" test "$status" -eq 1
 check "64 cpus: mismatches counted" grep -qE ' [1-9][0-9]* mismatched' "$TMP/out"
 
+# the same tree unpacked: the same report
+tar -xzf "$tree" -C "$TMP"
+sed 1d "$TMP/out" >"$TMP/archive.txt"
+sl geometry --sysfs "$TMP/sys-kernel-slab" --cpus 64
+check "unpacked tree: the archive's report" cmp -s <(sed 1d "$TMP/out") "$TMP/archive.txt"
+
+# a damaged archive is refused with the reason
+head -c 20000 "$tree" >"$TMP/cut.tar.gz"
+sl geometry --sysfs "$TMP/cut.tar.gz"
+check "cut archive: usage error" test "$status" -eq 2
+check "cut archive: says where" grep -q 'cut.tar.gz: .*(at byte [0-9]*)' "$TMP/err"
+printf 'not an archive\n' >"$TMP/text.tar"
+sl geometry --sysfs "$TMP/text.tar"
+check "not an archive: usage error" test "$status" -eq 2
+check "not an archive: says so" grep -q 'text.tar: truncated' "$TMP/err"
+tar -czf "$TMP/empty.tar.gz" -T /dev/null
+sl geometry --sysfs "$TMP/empty.tar.gz"
+check "an archive without caches: usage error" test "$status" -eq 2
+check "an archive without caches: says so" grep -q 'holds no cache directories' "$TMP/err"
+
 mkdir -p "$TMP/nonproc/a"
 for f in object_size slab_size align objs_per_slab order min_partial; do
-    cp "$tree/kmalloc-64/$f" "$TMP/nonproc/a/$f"
+    cp "$TMP/sys-kernel-slab/kmalloc-64/$f" "$TMP/nonproc/a/$f"
 done
 sl geometry --sysfs "$TMP/nonproc"
 check "no .nproc: usage error" test "$status" -eq 2

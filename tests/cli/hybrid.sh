@@ -92,13 +92,13 @@ check "legacy counters too" test -f "$s/maple_node/cpu_partial_drain"
 check "cpu_slabs" grep -q '^[1-9]' "$s/maple_node/cpu_slabs"
 # a trace of a 6.18 machine replayed on 6.18 with its /sys/kernel/slab: only
 # the caches with a sheaf_capacity there (maple_node, vm_area_struct) get sheaves
-sl replay "$root/tests/data/kmem-trace-slice.txt.gz" --model 6.18 --sysfs "$root/tests/data/sys-kernel-slab" \
+sl replay "$root/tests/data/kmem-trace-slice.txt.gz" --model 6.18 --sysfs "$root/tests/data/sys-kernel-slab.tar.gz" \
     -o "$TMP/replayed.json"
 check "replay --model 6.18 --sysfs" test "$status" -eq 0
 # a trace whose "# kernel:" line says 6.18 is replayed on the hybrid, which
 # the report says with the caches that had sheaves
 { echo "# kernel: 6.18.44-amd64"; gzip -dc "$root/tests/data/kmem-trace-slice.txt.gz"; } >"$TMP/k618.txt"
-sl replay "$TMP/k618.txt" --sysfs "$root/tests/data/sys-kernel-slab"
+sl replay "$TMP/k618.txt" --sysfs "$root/tests/data/sys-kernel-slab.tar.gz"
 check "replay of a 6.18 trace: the release from its kernel line" grep -q '^kernel 6.18: the trace' "$TMP/out"
 check "replay of a 6.18 trace: the hybrid and its sheaf caches" \
     grep -q '^hybrid: per-CPU slabs on every cache, sheaves on 2 of [0-9]* caches (maple_node 32, vm_area_struct 32)$' "$TMP/out"

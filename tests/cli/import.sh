@@ -5,11 +5,14 @@
 # readable (else skipped).  Every scenario written must run.
 . "$(dirname "$0")/lib.bash"
 root=$(cd "$(dirname "$0")/../.." && pwd)
-tree=$root/tests/data/sys-kernel-slab
+archive=$root/tests/data/sys-kernel-slab.tar.gz
+# the tree unpacked, for the test's own look at its files; slublab reads the archive
+tar -xzf "$archive" -C "$TMP"
+tree=$TMP/sys-kernel-slab
 slabinfo=$root/tests/data/proc-slabinfo.txt
 js() { node -e "const s = JSON.parse(require('fs').readFileSync(process.argv[1], 'utf8')); $1" "$2"; }
 
-sl import --sysfs "$tree" -o "$TMP/sysfs.json"
+sl import --sysfs "$archive" -o "$TMP/sysfs.json"
 check "sysfs: exit 0" test "$status" -eq 0
 check "sysfs: valid JSON" json_doc "$TMP/sysfs.json"
 # every name of the tree is a cache, an alias or one of the 13 kmalloc classes
@@ -43,7 +46,7 @@ check "sysfs: the scenario runs" test "$status" -eq 0
 check "sysfs: dentry as the kernel sized it" \
     grep -A5 '^/sys/kernel/slab/dentry/$' "$TMP/out" | grep -q "objs_per_slab $(cat "$tree/dentry/objs_per_slab")"
 
-sl import --sysfs "$tree" --populate
+sl import --sysfs "$archive" --populate
 check "populate without counts: exit 2" test "$status" -eq 2
 check "populate without counts: says so" grep -q 'no object counts' "$TMP/err"
 
@@ -114,7 +117,7 @@ check "truncated slabinfo line: exit 2" test "$status" -eq 2
 check "truncated slabinfo line: names it" grep -q 'line 2' "$TMP/err"
 sl import
 check "no source: exit 2" test "$status" -eq 2
-sl import --sysfs "$tree" --slabinfo "$slabinfo"
+sl import --sysfs "$archive" --slabinfo "$slabinfo"
 check "two sources: exit 2" test "$status" -eq 2
 sl import --help
 check "--help" grep -q 'usage: slublab import' "$TMP/out"

@@ -2,7 +2,7 @@
 # tests/cli/import_era.sh: `slublab import --sysfs` tells the era from the
 # files (sheaf_capacity, cpu_partial), says which it found, picks the model
 # (the .kernel release when it belongs to that era) and gives each cache the
-# kernel's sheaf capacity.  Trees: tests/data/sysfs-era/ (README there).
+# kernel's sheaf capacity.  Trees: tests/data/sysfs-era/*.tar.gz (README there).
 . "$(dirname "$0")/lib.bash"
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,7 +17,7 @@ import() {
 model() { js 'console.log(s.kernel ?? s.model)' "$TMP/out.json"; }
 capacity() { js "const c = s.caches.find(c => c.name === '$1'); console.log(c ? (c.sheaf_capacity || 0) : 'none')" "$TMP/out.json"; }
 
-import "$eras/hybrid"
+import "$eras/hybrid.tar.gz"
 check "hybrid: exit 0" test "$status" -eq 0
 check "hybrid: says the era" grep -q 'the hybrid era of 6.18 and 6.19' "$TMP/err"
 check "hybrid: with the counts" grep -q 'sheaf_capacity on 4 of 4 caches, non-zero on 2, cpu_partial on 4' "$TMP/err"
@@ -29,34 +29,34 @@ check "hybrid: dentry none" test "$(capacity dentry)" = 0
 check "hybrid: the description says it" \
     test "$(js 'console.log(/tell the hybrid era/.test(s.description))' "$TMP/out.json")" = true
 
-import "$eras/legacy"
+import "$eras/legacy.tar.gz"
 check "legacy: exit 0" test "$status" -eq 0
 check "legacy: says the era" grep -q 'the legacy era (per-CPU slabs, before 6.18)' "$TMP/err"
 check "legacy: model 6.12 (its .kernel)" test "$(model)" = 6.12
 check "legacy: no sheaf capacity" test "$(capacity maple_node)" = 0
 check "legacy: no sheaves line" not grep -q 'sheaves on' "$TMP/err"
 
-import "$eras/sheaves"
+import "$eras/sheaves.tar.gz"
 check "sheaves: exit 0" test "$status" -eq 0
 check "sheaves: says the era" grep -q 'the sheaves era (7.0 on' "$TMP/err"
 check "sheaves: model 7.3 (its .kernel)" test "$(model)" = 7.3
 check "sheaves: dentry 28" test "$(capacity dentry)" = 28
 check "sheaves: maple_node 32" test "$(capacity maple_node)" = 32
 
-import "$eras/mixed"
+import "$eras/mixed.tar.gz"
 check "mixed: exit 0" test "$status" -eq 0
 check "mixed: says the files disagree" grep -q 'no era: the files disagree' "$TMP/err"
 check "mixed: the default model, .kernel named" grep -q 'model sheaves (.kernel: 6.18' "$TMP/err"
 
 # a .kernel of another era than the files: the files win, the era's model
-cp -a "$eras/legacy" "$TMP/legacy73"
+tar -xzf "$eras/legacy.tar.gz" -C "$TMP" && mv "$TMP/legacy" "$TMP/legacy73"
 echo 7.3.0 >"$TMP/legacy73/.kernel"
 import "$TMP/legacy73"
 check "legacy files, 7.3 .kernel: model legacy" test "$(model)" = legacy
 check "legacy files, 7.3 .kernel: says so" grep -q 'model legacy (.kernel: 7.3.0)' "$TMP/err"
 
 # a hybrid tree copied without cpu_partial: capacity 0 on most caches
-import "$root/tests/data/sys-kernel-slab"
+import "$root/tests/data/sys-kernel-slab.tar.gz"
 check "capture without cpu_partial: hybrid" grep -q 'the hybrid era of 6.18 and 6.19' "$TMP/err"
 check "capture without cpu_partial: model 6.18" test "$(model)" = 6.18
 check "capture: only maple_node and vm_area_struct have a capacity" \

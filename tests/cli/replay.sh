@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.bash"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 slice=$root/tests/data/kmem-trace-slice.txt.gz
-tree=$root/tests/data/sys-kernel-slab
+tree=$root/tests/data/sys-kernel-slab.tar.gz
 sample=${SLUBLAB_KMEM_SAMPLE:-$root/tests/data/kmem-trace-sample.txt.gz}
 
 # the number on the report line that ends with $2

@@ -2,7 +2,8 @@
 """Turn what a kernel oracle boot printed on its data port into fixtures
 (format: docs/kernel-oracle.md), and keep summary.txt up to date.
 
-Used by scripts/kernel-oracle.
+Used by scripts/kernel-oracle, whose OUT is a staging directory: the
+release's programs.tar.gz unpacked, packed again once the recording ends.
 
   record.py boot --data DATA --progs DIR --out OUT --nodes N
       reads DATA (the guest's /dev/ttyS1), checks the guest's NUMA topology
