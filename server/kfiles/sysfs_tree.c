@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "scenario/metric.h"
 
 #define SYSFS_NAME_MAX (SIM_NAME_MAX + 16)
@@ -56,15 +57,10 @@ static int sysfs_add(struct sysfs_tree *t, enum sysfs_kind kind, const char *pat
 {
     struct sysfs_entry *e;
 
-    if (t->nr == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        struct sysfs_entry *n = realloc(t->e, cap * sizeof(*n));
-
-        if (!n)
-            return -ENOMEM;
-        t->e = n;
-        t->cap = cap;
-    }
+    e = grow_array(t->e, &t->cap, t->nr + 1, sizeof(*e), 256);
+    if (!e)
+        return -ENOMEM;
+    t->e = e;
     e = &t->e[t->nr];
     memset(e, 0, sizeof(*e));
     e->kind = kind;

@@ -34,6 +34,7 @@
 #include <zlib.h>
 
 #include "base/blob.h"
+#include "base/grow.h"
 #include "present/json_delta.h"
 #include "present/json_session.h"
 #include "present/json_state.h"
@@ -78,7 +79,7 @@ static int name_cmp(const void *a, const void *b)
 static int html_modules(const char *web, const char *rel, cJSON *files)
 {
     char path[4096], sub[1024];
-    char **names = NULL;
+    char **names = NULL, **n;
     size_t nr = 0, cap = 0, i;
     struct dirent *de;
     int err = 0;
@@ -90,15 +91,11 @@ static int html_modules(const char *web, const char *rel, cJSON *files)
     while ((de = readdir(d))) {
         if (de->d_name[0] == '.')
             continue;
-        if (nr == cap) {
-            char **n = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof(*n));
-
-            if (!n) {
-                err = -ENOMEM;
-                break;
-            }
-            names = n;
+        if (!(n = grow_array(names, &cap, nr + 1, sizeof(*n), 64))) {
+            err = -ENOMEM;
+            break;
         }
+        names = n;
         if (!(names[nr] = strdup(de->d_name))) {
             err = -ENOMEM;
             break;

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "scenario/scenario.h"
 
 static const char *const lesson_keys[] = {"format",  "id",     "title", "minutes",
@@ -497,16 +498,11 @@ int lesson_set_load(struct lesson_set *set, const char *dir, enum lesson_kind ki
             set->skipped++;
             continue;
         }
-        if (set->n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-
-            if (!(e = realloc(set->v, ncap * sizeof(*e)))) {
-                ret = -ENOMEM;
-                break;
-            }
-            set->v = e;
-            cap = ncap;
+        if (!(e = grow_array(set->v, &cap, set->n + 1, sizeof(*e), 16))) {
+            ret = -ENOMEM;
+            break;
         }
+        set->v = e;
         e = &set->v[set->n];
         memset(e, 0, sizeof(*e));
         memcpy(e->id, de->d_name, len - 5);

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 _Static_assert(SIM_NR_STATS <= 64, "a bucket's nonzero sums are a 64-bit mask");
 
 static const unsigned char overview_magic[4] = {'S', 'L', 'O', 'V'};
@@ -43,17 +45,11 @@ static uint64_t overview_width(const struct overview *ov, unsigned l)
 /* Room for bucket @i in level @lv, zeroed when new.  0 or -ENOMEM. */
 static int overview_reserve(struct overview_level *lv, size_t i)
 {
-    if (i >= lv->cap) {
-        size_t cap = lv->cap ? lv->cap * 2 : 16;
-        struct overview_bucket *b;
+    struct overview_bucket *b = grow_array(lv->b, &lv->cap, i + 1, sizeof(*b), 16);
 
-        while (cap <= i)
-            cap *= 2;
-        if (!(b = realloc(lv->b, cap * sizeof(*b))))
-            return -ENOMEM;
-        lv->b = b;
-        lv->cap = cap;
-    }
+    if (!b)
+        return -ENOMEM;
+    lv->b = b;
     while (lv->nr <= i)
         memset(&lv->b[lv->nr++], 0, sizeof(*lv->b));
     return 0;
@@ -257,17 +253,13 @@ struct wbuf {
 
 static void put_u64(struct wbuf *w, uint64_t v)
 {
-    if (w->len + 10 > w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 4096;
-        unsigned char *p = w->failed ? NULL : realloc(w->p, cap);
+    unsigned char *p = w->failed ? NULL : grow_array(w->p, &w->cap, w->len + 10, 1, 4096);
 
-        if (!p) {
-            w->failed = true;
-            return;
-        }
-        w->p = p;
-        w->cap = cap;
+    if (!p) {
+        w->failed = true;
+        return;
     }
+    w->p = p;
     do {
         unsigned char byte = (unsigned char)(v & 0x7f);
 

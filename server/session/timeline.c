@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 void timeline_init(struct timeline *tl)
 {
     memset(tl, 0, sizeof(*tl));
@@ -71,15 +73,10 @@ static size_t timeline_pair(struct timeline *tl, const char *fn, const char *lab
     for (i = 0; i < tl->nr_pairs; i++)
         if (str_eq(tl->pairs[i].fn, fn) && str_eq(tl->pairs[i].label, label))
             goto found;
-    if (tl->nr_pairs == tl->cap_pairs) {
-        size_t cap = tl->cap_pairs ? tl->cap_pairs * 2 : 32;
-
-        p = realloc(tl->pairs, cap * sizeof(*p));
-        if (!p)
-            return SIZE_MAX;
-        tl->pairs = p;
-        tl->cap_pairs = cap;
-    }
+    p = grow_array(tl->pairs, &tl->cap_pairs, tl->nr_pairs + 1, sizeof(*p), 32);
+    if (!p)
+        return SIZE_MAX;
+    tl->pairs = p;
     p = &tl->pairs[i];
     p->fn = str_dup(fn ? fn : "");
     p->label = str_dup(label);
@@ -124,6 +121,7 @@ static bool bloom_has(const uint64_t objs[16], sim_addr_t addr)
 /* Record the totals as a sample, halving the samples when full. */
 static int timeline_sample(struct timeline *tl)
 {
+    uint64_t(*s)[SIM_NR_STATS];
     size_t i;
 
     if (tl->nr_samples == TIMELINE_SAMPLES) {
@@ -135,15 +133,10 @@ static int timeline_sample(struct timeline *tl)
         if (tl->nr_events % tl->interval)
             return 0; /* this position is no longer a sample position */
     }
-    if (tl->nr_samples == tl->cap_samples) {
-        size_t cap = tl->cap_samples ? tl->cap_samples * 2 : 64;
-        uint64_t(*s)[SIM_NR_STATS] = realloc(tl->samples, cap * sizeof(*s));
-
-        if (!s)
-            return -ENOMEM;
-        tl->samples = s;
-        tl->cap_samples = cap;
-    }
+    s = grow_array(tl->samples, &tl->cap_samples, tl->nr_samples + 1, sizeof(*s), 64);
+    if (!s)
+        return -ENOMEM;
+    tl->samples = s;
     memcpy(tl->samples[tl->nr_samples++], tl->totals, sizeof(tl->totals));
     return 0;
 }
@@ -154,15 +147,10 @@ int timeline_event(struct timeline *tl, const struct sim_event *ev)
     struct timeline_block *blk;
     uint64_t used;
 
-    if (b >= tl->cap_blocks) {
-        size_t cap = tl->cap_blocks ? tl->cap_blocks * 2 : 16;
-        struct timeline_block *nb = realloc(tl->blocks, cap * sizeof(*nb));
-
-        if (!nb)
-            return -ENOMEM;
-        tl->blocks = nb;
-        tl->cap_blocks = cap;
-    }
+    blk = grow_array(tl->blocks, &tl->cap_blocks, b + 1, sizeof(*blk), 16);
+    if (!blk)
+        return -ENOMEM;
+    tl->blocks = blk;
     if (b >= tl->nr_blocks) {
         memset(&tl->blocks[b], 0, sizeof(tl->blocks[b]));
         tl->nr_blocks = b + 1;
