@@ -150,11 +150,10 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
     static const enum metric_kind geometry[] = {
             METRIC_ALIGN, METRIC_MIN_PARTIAL,    METRIC_OBJECT_SIZE, METRIC_OBJS_PER_SLAB,
             METRIC_ORDER, METRIC_SHEAF_CAPACITY, METRIC_SLAB_SIZE};
-    unsigned nr_cpus = snap->nr_cpus < SIM_MAX_CPUS ? snap->nr_cpus : SIM_MAX_CPUS;
     unsigned nr_nodes = snap->nr_nodes < SIM_MAX_NODES ? snap->nr_nodes : SIM_MAX_NODES;
     struct strbuf sb = STRBUF_INIT;
     uint64_t per_node[SIM_MAX_NODES];
-    unsigned i, k, n, cpu;
+    unsigned i, k, n;
     int err = 0;
 
     strbuf_printf(&sb, "%u\n", nr_aliases);
@@ -192,17 +191,10 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
     }
     for (i = 0; !err && i < SIM_NR_STATS; i++) {
         const char *name = sim_stat_name(i);
-        uint64_t sum = 0;
 
         if (!strncmp(name, "engine_", 7) || !sim_stat_in_model(i, snap->model))
             continue;
-        for (cpu = 0; cpu < nr_cpus; cpu++)
-            sum += c->cpu_stats[cpu].v[i];
-        strbuf_printf(&sb, "%" PRIu64, sum);
-        for (cpu = 0; cpu < nr_cpus; cpu++)
-            if (c->cpu_stats[cpu].v[i])
-                strbuf_printf(&sb, " C%u=%" PRIu64, cpu, c->cpu_stats[cpu].v[i]);
-        strbuf_puts(&sb, "\n");
+        sysfs_stat_show(&sb, snap, c, i);
         err = sysfs_add_file(t, dir, name, &sb);
     }
     strbuf_release(&sb);

@@ -15,6 +15,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "kfiles/kfiles.h"
 #include "present/json_state.h"
 #include "scenario/kernel.h"
 #include "scenario/metric.h"
@@ -76,20 +77,15 @@ static void report_cache_files(struct strbuf *out, const struct sim_snapshot *sn
 static void report_cache_stats(struct strbuf *out, const struct sim_snapshot *snap,
                                const struct sim_snap_cache *c)
 {
-    unsigned i, cpu, nr_cpus = snap->nr_cpus < SIM_MAX_CPUS ? snap->nr_cpus : SIM_MAX_CPUS;
+    struct sim_snap_stats total;
+    unsigned i;
 
+    metric_cache_stats(snap, c, &total);
     for (i = 0; i < SIM_NR_STATS; i++) {
-        uint64_t sum = 0;
-
-        for (cpu = 0; cpu < nr_cpus; cpu++)
-            sum += c->cpu_stats[cpu].v[i];
-        if (!sum)
+        if (!total.v[i])
             continue;
-        strbuf_printf(out, "%s %" PRIu64, sim_stat_name(i), sum);
-        for (cpu = 0; cpu < nr_cpus; cpu++)
-            if (c->cpu_stats[cpu].v[i])
-                strbuf_printf(out, " C%u=%" PRIu64, cpu, c->cpu_stats[cpu].v[i]);
-        strbuf_puts(out, "\n");
+        strbuf_printf(out, "%s ", sim_stat_name(i));
+        sysfs_stat_show(out, snap, c, i); /* the line of the sysfs counter file */
     }
 }
 
