@@ -22,34 +22,44 @@
 
 #define REPORT_MAX_ZONES (SIM_MAX_NODES * SIM_NR_ZONE_TYPES)
 
+void report_variants(struct strbuf *out, const struct sim_config *cfg, const char *sep)
+{
+    unsigned v, n = 0;
+
+    for (v = 0; v < SIM_NR_VARIANTS; v++)
+        if (sim_variant_in_model(v, cfg->model))
+            strbuf_printf(out, "%s %s=%s", n++ ? sep : "", sim_variant_name(v),
+                          cfg->variant[v] == SIM_AFTER ? "after" : "before");
+}
+
+void report_machine(struct strbuf *out, const struct sim_config *cfg, const char *cpu)
+{
+    strbuf_printf(out,
+                  "%u %s%s, %u node%s, %" PRIu64 " MiB per node, freelist_hardened %s, "
+                  "freelist_random %s",
+                  cfg->nr_cpus, cpu, cfg->nr_cpus == 1 ? "" : "s", cfg->nr_nodes,
+                  cfg->nr_nodes == 1 ? "" : "s", cfg->mem_per_node >> 20,
+                  cfg->freelist_hardened ? "on" : "off", cfg->freelist_random ? "on" : "off");
+}
+
 static void report_header(struct strbuf *out, const struct replay *rp)
 {
     const struct sim_config *cfg = &rp->config;
-    unsigned v;
+    char model[64], kernel[256];
 
     strbuf_printf(out, "scenario %s", rp->scn->name);
     if (rp->scn->title[0])
         strbuf_printf(out, ": %s", rp->scn->title);
-    char model[64];
-
-    char kernel[256];
-
     sim_model_format(cfg, model, sizeof(model));
     if (kernel_describe(cfg, kernel, sizeof(kernel)))
         strbuf_printf(out, "\nkernel %s", kernel);
     strbuf_printf(out, "\nmodel %s, seed %" PRIu64 ", variants", model, cfg->seed);
-    for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (sim_variant_in_model(v, cfg->model))
-            strbuf_printf(out, " %s=%s", sim_variant_name(v),
-                          cfg->variant[v] == SIM_AFTER ? "after" : "before");
+    report_variants(out, cfg, "");
     if (cfg->race_no_tid)
         strbuf_printf(out, " NO_TID=on (not a kernel)");
-    strbuf_printf(out,
-                  "\nmachine %u cpu%s, %u node%s, %" PRIu64 " MiB per node, "
-                  "freelist_hardened %s, freelist_random %s\n",
-                  cfg->nr_cpus, cfg->nr_cpus == 1 ? "" : "s", cfg->nr_nodes,
-                  cfg->nr_nodes == 1 ? "" : "s", cfg->mem_per_node >> 20,
-                  cfg->freelist_hardened ? "on" : "off", cfg->freelist_random ? "on" : "off");
+    strbuf_puts(out, "\nmachine ");
+    report_machine(out, cfg, "cpu");
+    strbuf_puts(out, "\n");
 }
 
 static void report_cache_files(struct strbuf *out, const struct sim_snapshot *snap,

@@ -52,7 +52,6 @@ static void md_rule(struct strbuf *out, unsigned nr)
 static void md_settings(struct strbuf *out, const struct scenario *scn,
                         const struct sim_config *cfg)
 {
-    unsigned v, n = 0;
     char model[64], kernel[256];
 
     sim_model_format(cfg, model, sizeof(model));
@@ -62,16 +61,10 @@ static void md_settings(struct strbuf *out, const struct scenario *scn,
         strbuf_printf(out, " |\n| kernel | %s", kernel);
     strbuf_printf(out, " |\n| model | %s |\n| seed | %" PRIu64 " |\n| variants |", model,
                   cfg->seed);
-    for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (sim_variant_in_model(v, cfg->model))
-            strbuf_printf(out, "%s %s=%s", n++ ? "," : "", sim_variant_name(v),
-                          cfg->variant[v] == SIM_AFTER ? "after" : "before");
-    strbuf_printf(out,
-                  " |\n| machine | %u CPU%s, %u node%s, %" PRIu64 " MiB per node, "
-                  "freelist_hardened %s, freelist_random %s |\n",
-                  cfg->nr_cpus, cfg->nr_cpus == 1 ? "" : "s", cfg->nr_nodes,
-                  cfg->nr_nodes == 1 ? "" : "s", cfg->mem_per_node >> 20,
-                  cfg->freelist_hardened ? "on" : "off", cfg->freelist_random ? "on" : "off");
+    report_variants(out, cfg, ",");
+    strbuf_puts(out, " |\n| machine | ");
+    report_machine(out, cfg, "CPU");
+    strbuf_puts(out, " |\n");
 }
 
 static unsigned md_sheaf_size(const struct sim_snapshot *snap, uint32_t id)
