@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/strbuf.h"
 
 _Static_assert(SIM_NR_STATS <= 64, "a bucket's nonzero sums are a 64-bit mask");
 
@@ -245,33 +246,26 @@ int overview_query(const struct overview *ov, uint64_t from, uint64_t to, unsign
 
 /* ---- the serialized form ------------------------------------------------------ */
 
-struct wbuf {
-    unsigned char *p;
-    size_t len, cap;
-    bool failed;
-};
-
-static void put_u64(struct wbuf *w, uint64_t v)
+/* @v as a varint: 7 bits a byte, low first, the top bit set on all but the last. */
+static void put_u64(struct strbuf *w, uint64_t v)
 {
-    unsigned char *p = w->failed ? NULL : grow_array(w->p, &w->cap, w->len + 10, 1, 4096);
+    unsigned char b[10];
+    size_t n = 0;
 
-    if (!p) {
-        w->failed = true;
-        return;
-    }
-    w->p = p;
     do {
         unsigned char byte = (unsigned char)(v & 0x7f);
 
         v >>= 7;
-        w->p[w->len++] = (unsigned char)(byte | (v ? 0x80 : 0));
+        b[n++] = (unsigned char)(byte | (v ? 0x80 : 0));
     } while (v);
+    strbuf_append(w, (const char *)b, n);
 }
 
 int overview_save(const struct overview *ov, unsigned char **out, size_t *len)
 {
-    struct wbuf w = {NULL, 0, 0, false};
+    struct strbuf w = STRBUF_INIT;
     unsigned l, k;
+    char *p;
     size_t i;
 
     for (k = 0; k < sizeof(overview_magic); k++)
@@ -303,12 +297,9 @@ int overview_save(const struct overview *ov, unsigned char **out, size_t *len)
             put_u64(&w, b->pages_sum);
         }
     }
-    if (w.failed) {
-        free(w.p);
+    if (strbuf_detach(&w, &p, len))
         return -ENOMEM;
-    }
-    *out = w.p;
-    *len = w.len;
+    *out = (unsigned char *)p;
     return 0;
 }
 

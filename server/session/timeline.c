@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/strbuf.h"
 
 void timeline_init(struct timeline *tl)
 {
@@ -277,39 +278,17 @@ bool timeline_event_matches(const struct sim_event *ev, const struct timeline_qu
 
 #define TIMELINE_MAGIC 0x31544c42554c53ull /* "SLUBLT1" */
 
-struct tl_buf {
-    unsigned char *p;
-    size_t len, cap;
-    bool failed;
-};
-
-static void tl_put(struct tl_buf *w, const void *data, size_t len)
+static void tl_put(struct strbuf *w, const void *data, size_t len)
 {
-    if (w->failed)
-        return;
-    if (w->len + len > w->cap) {
-        size_t cap = w->cap ? w->cap : 4096;
-        unsigned char *p;
-
-        while (cap < w->len + len)
-            cap *= 2;
-        if (!(p = realloc(w->p, cap))) {
-            w->failed = true;
-            return;
-        }
-        w->p = p;
-        w->cap = cap;
-    }
-    memcpy(w->p + w->len, data, len);
-    w->len += len;
+    strbuf_append(w, data, len);
 }
 
-static void tl_put_u64(struct tl_buf *w, uint64_t v)
+static void tl_put_u64(struct strbuf *w, uint64_t v)
 {
     tl_put(w, &v, sizeof(v));
 }
 
-static void tl_put_str(struct tl_buf *w, const char *s)
+static void tl_put_str(struct strbuf *w, const char *s)
 {
     tl_put_u64(w, s ? strlen(s) + 1 : 0);
     if (s)
@@ -318,9 +297,10 @@ static void tl_put_str(struct tl_buf *w, const char *s)
 
 int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
 {
-    struct tl_buf w = {NULL, 0, 0, false};
+    struct strbuf w = STRBUF_INIT;
     unsigned char *ov = NULL;
     size_t ov_len = 0, i;
+    char *p;
 
     if (overview_save(&tl->ov, &ov, &ov_len))
         return -ENOMEM;
@@ -342,12 +322,9 @@ int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
     tl_put_u64(&w, ov_len);
     tl_put(&w, ov, ov_len);
     free(ov);
-    if (w.failed) {
-        free(w.p);
+    if (strbuf_detach(&w, &p, len))
         return -ENOMEM;
-    }
-    *out = w.p;
-    *len = w.len;
+    *out = (unsigned char *)p;
     return 0;
 }
 
