@@ -309,14 +309,9 @@ static int session_note_race(struct session_run *r, const struct sim_op *op)
 {
     struct session_race *e;
 
-    if (r->nr_races == r->cap_races) {
-        size_t cap = r->cap_races ? 2 * r->cap_races : 4;
-
-        if (!(e = realloc(r->races, cap * sizeof(*e))))
-            return -ENOMEM;
-        r->races = e;
-        r->cap_races = cap;
-    }
+    if (!(e = grow_array(r->races, &r->cap_races, r->nr_races + 1, sizeof(*e), 4)))
+        return -ENOMEM;
+    r->races = e;
     e = &r->races[r->nr_races++];
     e->at = r->log.nr_events;
     e->op = r->log.nr_ops;
