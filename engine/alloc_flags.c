@@ -258,13 +258,11 @@ size_t sim_alloc_flags_format(unsigned flags, unsigned layout, char *buf, size_t
                 name = alloc_names[i].name;
         if (!name)
             continue;
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
-                n ? "|" : "", name);
+        n = gfp_text_add(buf, len, n, name);
         left &= ~bit;
     }
     if (left)
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s0x%x",
-                n ? "|" : "", left);
+        n = gfp_text_rest(buf, len, n, left);
     return n;
 }
 

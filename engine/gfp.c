@@ -121,6 +121,20 @@ int sim_gfp_parse(const char *text, uint32_t *out)
     return 0;
 }
 
+size_t gfp_text_add(char *buf, size_t len, size_t n, const char *name)
+{
+    return n + (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
+                                n ? "|" : "", name);
+}
+
+size_t gfp_text_rest(char *buf, size_t len, size_t n, uint32_t left)
+{
+    char hex[16];
+
+    snprintf(hex, sizeof(hex), "0x%x", left);
+    return gfp_text_add(buf, len, n, hex);
+}
+
 size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len)
 {
     size_t n = 0;
@@ -135,13 +149,11 @@ size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len)
 
         if ((left & nb->bits) != nb->bits)
             continue;
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
-                n ? "|" : "", nb->name);
+        n = gfp_text_add(buf, len, n, nb->name);
         left &= ~nb->bits;
     }
     if (left)
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s0x%x",
-                n ? "|" : "", left);
+        n = gfp_text_rest(buf, len, n, left);
     return n;
 }
 

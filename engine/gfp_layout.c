@@ -278,22 +278,10 @@ static const char *entry(const struct sim_gfp_layout *l, size_t i, uint32_t *bit
 
     if (l->era < ERA_6_18) {
         /* GFP_DMA, then __GFP_HIGHMEM before GFP_DMA32 */
-        static const enum composite head[] = {C_TRANSHUGE,
-                                              C_TRANSHUGE_LIGHT,
-                                              C_HIGHUSER_MOVABLE,
-                                              C_HIGHUSER,
-                                              C_USER,
-                                              C_KERNEL_ACCOUNT,
-                                              C_KERNEL,
-                                              C_NOFS,
-                                              C_ATOMIC,
-                                              C_NOIO,
-                                              C_NOWAIT,
-                                              C_DMA};
-        n = sizeof(head) / sizeof(head[0]);
+        n = (size_t)C_DMA + 1; /* the composites up to GFP_DMA, in their enum order */
         if (i < n) {
-            *bits = composite_value(l, head[i]);
-            return composite_names[head[i]];
+            *bits = composite_value(l, (enum composite)i);
+            return composite_names[i];
         }
         i -= n;
         if (i >= sizeof(listed_by_hand) / sizeof(listed_by_hand[0]))
@@ -408,13 +396,11 @@ size_t sim_gfp_layout_format(const struct sim_gfp_layout *l, uint32_t raw, char 
     for (size_t i = 0; left && (name = entry(l, i, &bits)); i++) {
         if (!*name || !bits || (left & bits) != bits)
             continue;
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
-                              n ? "|" : "", name);
+        n = gfp_text_add(buf, len, n, name);
         left &= ~bits;
     }
     if (left)
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s0x%x",
-                              n ? "|" : "", left);
+        n = gfp_text_rest(buf, len, n, left);
     return n;
 }
 

@@ -2,7 +2,7 @@
  * internal.h: prototypes shared between engine files, grouped by the file that
  * defines them, ground floor first (host.c, config.c, then the page level),
  * allocator paths after.  Only engine/ and the engine's tests include it.
- * Files whose every non-static function is in slub.h (stats.c, gfp.c,
+ * Files whose every non-static function is in slub.h (stats.c,
  * gfp_decode.c, snapshot.c, validate.c) have no heading.
  */
 #ifndef SLUBLAB_ENGINE_INTERNAL_H
@@ -159,6 +159,13 @@ void sim_scratch_release_all(struct sim *sim);
 
 /* config.c */
 int config_check(const struct sim_config *cfg);
+
+/* gfp.c */
+/* Append "|@name" (just @name at @n == 0) to the mask text of @n bytes in
+ * @buf[@len], truncating as snprintf() does; returns the length of the whole
+ * text untruncated.  gfp_text_rest() appends leftover bits as "0x..". */
+size_t gfp_text_add(char *buf, size_t len, size_t n, const char *name);
+size_t gfp_text_rest(char *buf, size_t len, size_t n, uint32_t left);
 
 /* gfp_layout.c */
 /* Whether @name[0..len) is a single gfp bit some modelled release prints;
