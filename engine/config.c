@@ -120,15 +120,12 @@ static const char *const variant_names[SIM_NR_VARIANTS] = {
 
 const char *sim_variant_name(unsigned v)
 {
-    return v < SIM_NR_VARIANTS ? variant_names[v] : NULL;
+    return name_of(variant_names, SIM_NR_VARIANTS, v);
 }
 
 int sim_variant_lookup(const char *name)
 {
-    for (unsigned i = 0; i < SIM_NR_VARIANTS; i++)
-        if (!strcmp(variant_names[i], name))
-            return (int)i;
-    return -1;
+    return name_lookup(variant_names, SIM_NR_VARIANTS, name);
 }
 
 int sim_variant_value_lookup(unsigned v, const char *text)
@@ -191,7 +188,7 @@ static const char *const era_names[] = {
 
 const char *sim_legacy_era_name(enum sim_legacy_era era)
 {
-    return (unsigned)era <= SIM_ERA_DIRECT_LOAD ? era_names[era] : NULL;
+    return name_of(era_names, SIM_ERA_DIRECT_LOAD + 1, (unsigned)era);
 }
 
 /* "ERA_DIRECT_LOAD", "era_direct_load" or "DIRECT_LOAD"; -1 when unknown. */

@@ -11,8 +11,29 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "types.h"
+
+/*
+ * Name tables: @names[i] is the name of enum value i (stat_names in stats.c,
+ * variant_names in config.c, place_names in event.c, ...), every entry set.
+ */
+
+/* @names[@i], or NULL past the @nr entries. */
+static inline const char *name_of(const char *const *names, unsigned nr, unsigned i)
+{
+    return i < nr ? names[i] : NULL;
+}
+
+/* The index of @name in @names[@nr], or -1. */
+static inline int name_lookup(const char *const *names, unsigned nr, const char *name)
+{
+    for (unsigned i = 0; i < nr; i++)
+        if (!strcmp(names[i], name))
+            return (int)i;
+    return -1;
+}
 
 /*
  * Lookups on every path, inline because the fast paths live on them.
