@@ -335,8 +335,9 @@ const char *sim_gfp_layout_name(const struct sim_gfp_layout *l, size_t k, uint32
 }
 
 /* Value of the name or hex token @p[0..len) in @l; false when unknown. */
-static bool token_value(const struct sim_gfp_layout *l, const char *p, size_t len, uint32_t *v)
+static bool token_value(const void *arg, const char *p, size_t len, uint32_t *v)
 {
+    const struct sim_gfp_layout *l = arg;
     const char *name;
     uint32_t b;
 
@@ -364,23 +365,7 @@ static bool token_value(const struct sim_gfp_layout *l, const char *p, size_t le
 
 int sim_gfp_layout_parse(const struct sim_gfp_layout *l, const char *text, uint32_t *out)
 {
-    uint32_t mask = 0, v;
-    const char *p = text;
-
-    if (!text || !*text)
-        return -EINVAL;
-    while (*p) {
-        size_t len = strcspn(p, "|");
-
-        if (!token_value(l, p, len, &v))
-            return -EINVAL;
-        mask |= v;
-        p += len;
-        if (*p == '|' && !*++p)
-            return -EINVAL;
-    }
-    *out = mask;
-    return 0;
+    return gfp_text_parse(text, token_value, l, out);
 }
 
 size_t sim_gfp_layout_format(const struct sim_gfp_layout *l, uint32_t raw, char *buf, size_t len)

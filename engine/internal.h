@@ -187,6 +187,11 @@ int config_check(const struct sim_config *cfg);
  * text untruncated.  gfp_text_rest() appends leftover bits as "0x..". */
 size_t gfp_text_add(char *buf, size_t len, size_t n, const char *name);
 size_t gfp_text_rest(char *buf, size_t len, size_t n, uint32_t left);
+/* Parse "NAME|NAME|.." into *@out, @token giving the bits of each name (with
+ * @arg).  0, or -EINVAL for an empty text or an empty or unknown name. */
+int gfp_text_parse(const char *text,
+                   bool (*token)(const void *arg, const char *p, size_t len, uint32_t *bits),
+                   const void *arg, uint32_t *out);
 
 /* gfp_layout.c */
 /* Whether @name[0..len) is a single gfp bit some modelled release prints;
