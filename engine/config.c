@@ -160,23 +160,20 @@ bool sim_variant_in_model(unsigned v, enum sim_model m)
 
 /* ---- Models and the legacy model's eras ---------------------------------- */
 
+static const char *const model_names[] = {
+        [SIM_MODEL_SHEAVES] = "sheaves",
+        [SIM_MODEL_LEGACY] = "legacy",
+        [SIM_MODEL_HYBRID] = "hybrid",
+};
+
 const char *sim_model_name(enum sim_model m)
 {
-    return m == SIM_MODEL_SHEAVES  ? "sheaves"
-           : m == SIM_MODEL_LEGACY ? "legacy"
-           : m == SIM_MODEL_HYBRID ? "hybrid"
-                                   : NULL;
+    return name_of(model_names, SIM_MODEL_HYBRID + 1, (unsigned)m);
 }
 
 int sim_model_lookup(const char *name)
 {
-    if (!strcmp(name, "sheaves"))
-        return SIM_MODEL_SHEAVES;
-    if (!strcmp(name, "legacy"))
-        return SIM_MODEL_LEGACY;
-    if (!strcmp(name, "hybrid"))
-        return SIM_MODEL_HYBRID;
-    return -1;
+    return name_lookup(model_names, SIM_MODEL_HYBRID + 1, name);
 }
 
 static const char *const era_names[] = {
@@ -470,18 +467,18 @@ unsigned sim_release_overrides(enum sim_release r, const struct sim_config *cfg,
 
 /* ---- RCU modes ----------------------------------------------------------- */
 
+static const char *const rcu_mode_names[] = {
+        [SIM_RCU_MANUAL] = "manual",
+        [SIM_RCU_PERIODIC] = "periodic",
+        [SIM_RCU_RANDOM] = "random",
+};
+
 const char *sim_rcu_mode_name(enum sim_rcu_mode m)
 {
-    return m == SIM_RCU_MANUAL     ? "manual"
-           : m == SIM_RCU_PERIODIC ? "periodic"
-           : m == SIM_RCU_RANDOM   ? "random"
-                                   : NULL;
+    return name_of(rcu_mode_names, SIM_RCU_RANDOM + 1, (unsigned)m);
 }
 
 int sim_rcu_mode_lookup(const char *name)
 {
-    for (int m = SIM_RCU_MANUAL; m <= SIM_RCU_RANDOM; m++)
-        if (!strcmp(sim_rcu_mode_name((enum sim_rcu_mode)m), name))
-            return m;
-    return -1;
+    return name_lookup(rcu_mode_names, SIM_RCU_RANDOM + 1, name);
 }
