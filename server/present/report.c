@@ -19,6 +19,7 @@
 #include "present/json_state.h"
 #include "scenario/kernel.h"
 #include "scenario/metric.h"
+#include "scenario/scenario_write.h"
 
 #define REPORT_MAX_ZONES (SIM_MAX_NODES * SIM_NR_ZONE_TYPES)
 
@@ -317,19 +318,13 @@ cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap)
     const struct sim_snap_zone *zones[REPORT_MAX_ZONES];
     cJSON *o = cJSON_CreateObject(), *a = NULL;
     char model[64];
-    unsigned v;
     size_t i, n;
 
     if (!o)
         return NULL;
     if (!json_put(o, "scenario", cJSON_CreateString(rp->scn->name)) ||
-        !json_put(o, "variants", a = cJSON_CreateObject()))
+        !json_put(o, "variants", a = scenario_write_variants(&rp->config)))
         goto err_delete;
-    for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (sim_variant_in_model(v, rp->config.model) &&
-            !json_put(a, sim_variant_name(v),
-                      cJSON_CreateString(rp->config.variant[v] == SIM_AFTER ? "after" : "before")))
-            goto err_delete;
     if (rp->config.race_no_tid && !json_put(a, "NO_TID", cJSON_CreateString("on")))
         goto err_delete; /* not a kernel (docs/engine.md, "Races") */
     sim_model_format(&rp->config, model, sizeof(model));
