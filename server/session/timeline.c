@@ -384,10 +384,23 @@ static int tl_reserve(void **p, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
+/* Read @n elements of @size into *@p, grown to at least one.  0, -EINVAL or -ENOMEM. */
+static int tl_get_array(struct tl_rd *r, void **p, size_t *cap, size_t n, size_t size)
+{
+    const void *src = tl_get(r, n * size);
+
+    if (!src)
+        return -EINVAL;
+    if (tl_reserve(p, cap, n ? n : 1, size))
+        return -ENOMEM;
+    memcpy(*p, src, n * size);
+    return 0;
+}
+
 int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
 {
     struct tl_rd r = {data, len, 0, false};
-    const void *blk, *smp, *ov;
+    const void *blk, *ov;
     uint64_t n, ov_len;
     size_t i;
     int ret = -EINVAL;
@@ -420,27 +433,19 @@ int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
     ret = -EINVAL;
     n = tl_get_u64(&r);
     if (r.bad || n > len / sizeof(*tl->blocks) ||
-        !(blk = tl_get(&r, (size_t)n * sizeof(*tl->blocks))))
+        (ret = tl_get_array(&r, (void **)&tl->blocks, &tl->cap_blocks, (size_t)n,
+                            sizeof(*tl->blocks))))
         goto err_release;
-    if (tl_reserve((void **)&tl->blocks, &tl->cap_blocks, (size_t)n ? (size_t)n : 1,
-                   sizeof(*tl->blocks))) {
-        ret = -ENOMEM;
-        goto err_release;
-    }
-    memcpy(tl->blocks, blk, (size_t)n * sizeof(*tl->blocks));
     tl->nr_blocks = (size_t)n;
+    ret = -EINVAL;
     tl->interval = tl_get_u64(&r);
     n = tl_get_u64(&r);
     if (r.bad || !tl->interval || n > TIMELINE_SAMPLES ||
-        !(smp = tl_get(&r, (size_t)n * sizeof(*tl->samples))))
+        (ret = tl_get_array(&r, (void **)&tl->samples, &tl->cap_samples, (size_t)n,
+                            sizeof(*tl->samples))))
         goto err_release;
-    if (tl_reserve((void **)&tl->samples, &tl->cap_samples, (size_t)n ? (size_t)n : 1,
-                   sizeof(*tl->samples))) {
-        ret = -ENOMEM;
-        goto err_release;
-    }
-    memcpy(tl->samples, smp, (size_t)n * sizeof(*tl->samples));
     tl->nr_samples = (size_t)n;
+    ret = -EINVAL;
     ov_len = tl_get_u64(&r);
     if (r.bad || !(ov = tl_get(&r, (size_t)ov_len)) || r.at != len)
         goto err_release;
