@@ -55,6 +55,15 @@ static int html_read(const char *dir, const char *rel, struct strbuf *out)
     return strbuf_failed(out) ? -ENOMEM : 0;
 }
 
+/* Append file @dir/@rel to @out, or name it in @err when it cannot be read: 0 or -ENOENT. */
+static int html_include(const char *dir, const char *rel, struct strbuf *out, struct strbuf *err)
+{
+    if (!html_read(dir, rel, out))
+        return 0;
+    strbuf_printf(err, "cannot read %s/%s", dir, rel);
+    return -ENOENT;
+}
+
 /* Append @json with every '<' as \u003c (valid inside JSON strings, the only place it occurs). */
 static void html_json(struct strbuf *out, const char *json, size_t len)
 {
@@ -482,11 +491,8 @@ int export_html(struct session *s, const struct export_html_dirs *dirs, uint64_t
             strbuf_append(out, p, 1);
     }
     strbuf_puts(out, " (offline copy)</title>\n<style>\n");
-    if (html_read(dirs->web, "css/app.css", out)) {
-        strbuf_printf(err, "cannot read %s/css/app.css", dirs->web);
-        ret = -ENOENT;
+    if ((ret = html_include(dirs->web, "css/app.css", out, err)))
         goto out;
-    }
     strbuf_puts(out, "</style>\n<script type=\"application/json\" id=\"slublab-files\">");
     if ((ret = html_files(dirs, out, err)))
         goto out;
@@ -495,11 +501,8 @@ int export_html(struct session *s, const struct export_html_dirs *dirs, uint64_t
     if ((ret = html_data(s, dirs, at, out, err)))
         goto out;
     strbuf_puts(out, "</script>\n<script>\n");
-    if (html_read(dirs->web, "offline/loader.js", out)) {
-        strbuf_printf(err, "cannot read %s/offline/loader.js", dirs->web);
-        ret = -ENOENT;
+    if ((ret = html_include(dirs->web, "offline/loader.js", out, err)))
         goto out;
-    }
     strbuf_puts(out, "</script>\n</head>\n");
     if ((ret = html_body(dirs, out, err)))
         goto out;
