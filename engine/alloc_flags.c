@@ -46,30 +46,24 @@ static const char *const layout_names[] = {"kernel", "renumbered", "renumbered-f
 
 const char *sim_alloc_layout_name(unsigned layout)
 {
-    return layout <= SIM_ALLOC_LAYOUT_RENUMBERED_FORCED ? layout_names[layout] : NULL;
+    return name_of(layout_names, SIM_ALLOC_LAYOUT_RENUMBERED_FORCED + 1, layout);
 }
 
 int sim_alloc_layout_lookup(const char *name)
 {
-    for (int i = 0; i <= SIM_ALLOC_LAYOUT_RENUMBERED_FORCED; i++)
-        if (!strcmp(layout_names[i], name))
-            return i;
-    return -1;
+    return name_lookup(layout_names, SIM_ALLOC_LAYOUT_RENUMBERED_FORCED + 1, name);
 }
 
 static const char *const context_names[] = {"task", "atomic", "rt"};
 
 const char *sim_gfp_context_name(unsigned c)
 {
-    return c <= SIM_CTX_RT ? context_names[c] : NULL;
+    return name_of(context_names, SIM_CTX_RT + 1, c);
 }
 
 int sim_gfp_context_lookup(const char *name)
 {
-    for (int i = 0; i <= SIM_CTX_RT; i++)
-        if (!strcmp(context_names[i], name))
-            return i;
-    return -1;
+    return name_lookup(context_names, SIM_CTX_RT + 1, name);
 }
 
 struct sim_gfp_ctx sim_gfp_ctx_of(enum sim_gfp_context c, bool cma)
@@ -258,13 +252,11 @@ size_t sim_alloc_flags_format(unsigned flags, unsigned layout, char *buf, size_t
                 name = alloc_names[i].name;
         if (!name)
             continue;
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
-                n ? "|" : "", name);
+        n = gfp_text_add(buf, len, n, name);
         left &= ~bit;
     }
     if (left)
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s0x%x",
-                n ? "|" : "", left);
+        n = gfp_text_rest(buf, len, n, left);
     return n;
 }
 

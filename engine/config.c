@@ -120,15 +120,12 @@ static const char *const variant_names[SIM_NR_VARIANTS] = {
 
 const char *sim_variant_name(unsigned v)
 {
-    return v < SIM_NR_VARIANTS ? variant_names[v] : NULL;
+    return name_of(variant_names, SIM_NR_VARIANTS, v);
 }
 
 int sim_variant_lookup(const char *name)
 {
-    for (unsigned i = 0; i < SIM_NR_VARIANTS; i++)
-        if (!strcmp(variant_names[i], name))
-            return (int)i;
-    return -1;
+    return name_lookup(variant_names, SIM_NR_VARIANTS, name);
 }
 
 int sim_variant_value_lookup(unsigned v, const char *text)
@@ -163,23 +160,20 @@ bool sim_variant_in_model(unsigned v, enum sim_model m)
 
 /* ---- Models and the legacy model's eras ---------------------------------- */
 
+static const char *const model_names[] = {
+        [SIM_MODEL_SHEAVES] = "sheaves",
+        [SIM_MODEL_LEGACY] = "legacy",
+        [SIM_MODEL_HYBRID] = "hybrid",
+};
+
 const char *sim_model_name(enum sim_model m)
 {
-    return m == SIM_MODEL_SHEAVES  ? "sheaves"
-           : m == SIM_MODEL_LEGACY ? "legacy"
-           : m == SIM_MODEL_HYBRID ? "hybrid"
-                                   : NULL;
+    return name_of(model_names, SIM_MODEL_HYBRID + 1, (unsigned)m);
 }
 
 int sim_model_lookup(const char *name)
 {
-    if (!strcmp(name, "sheaves"))
-        return SIM_MODEL_SHEAVES;
-    if (!strcmp(name, "legacy"))
-        return SIM_MODEL_LEGACY;
-    if (!strcmp(name, "hybrid"))
-        return SIM_MODEL_HYBRID;
-    return -1;
+    return name_lookup(model_names, SIM_MODEL_HYBRID + 1, name);
 }
 
 static const char *const era_names[] = {
@@ -191,7 +185,7 @@ static const char *const era_names[] = {
 
 const char *sim_legacy_era_name(enum sim_legacy_era era)
 {
-    return (unsigned)era <= SIM_ERA_DIRECT_LOAD ? era_names[era] : NULL;
+    return name_of(era_names, SIM_ERA_DIRECT_LOAD + 1, (unsigned)era);
 }
 
 /* "ERA_DIRECT_LOAD", "era_direct_load" or "DIRECT_LOAD"; -1 when unknown. */
@@ -473,18 +467,18 @@ unsigned sim_release_overrides(enum sim_release r, const struct sim_config *cfg,
 
 /* ---- RCU modes ----------------------------------------------------------- */
 
+static const char *const rcu_mode_names[] = {
+        [SIM_RCU_MANUAL] = "manual",
+        [SIM_RCU_PERIODIC] = "periodic",
+        [SIM_RCU_RANDOM] = "random",
+};
+
 const char *sim_rcu_mode_name(enum sim_rcu_mode m)
 {
-    return m == SIM_RCU_MANUAL     ? "manual"
-           : m == SIM_RCU_PERIODIC ? "periodic"
-           : m == SIM_RCU_RANDOM   ? "random"
-                                   : NULL;
+    return name_of(rcu_mode_names, SIM_RCU_RANDOM + 1, (unsigned)m);
 }
 
 int sim_rcu_mode_lookup(const char *name)
 {
-    for (int m = SIM_RCU_MANUAL; m <= SIM_RCU_RANDOM; m++)
-        if (!strcmp(sim_rcu_mode_name((enum sim_rcu_mode)m), name))
-            return m;
-    return -1;
+    return name_lookup(rcu_mode_names, SIM_RCU_RANDOM + 1, name);
 }

@@ -41,7 +41,7 @@ static const char *const place_names[SIM_NR_PLACES] = {
 
 const char *sim_place_name(unsigned type)
 {
-    return type < SIM_NR_PLACES ? place_names[type] : NULL;
+    return name_of(place_names, SIM_NR_PLACES, type);
 }
 
 /* The list place a slab is in, for moves and snapshots. */

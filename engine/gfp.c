@@ -69,9 +69,10 @@ static const struct name_bits gfp_names[] = {
 
 #define NR_GFP_NAMES (sizeof(gfp_names) / sizeof(gfp_names[0]))
 
-/* Bits of the name or "0x.." token @p[0..len); false when unknown. */
-static bool gfp_token(const char *p, size_t len, uint32_t *bits)
+/* Bits of the name or "0x.." token @p[0..len); false when unknown.  @arg is unused. */
+static bool gfp_token(const void *arg, const char *p, size_t len, uint32_t *bits)
 {
+    (void)arg;
     if (len > 2 && len < 11 && !strncmp(p, "0x", 2) && isxdigit((unsigned char)p[2])) {
         char hex[12], *end;
         unsigned long v;
@@ -90,11 +91,31 @@ static bool gfp_token(const char *p, size_t len, uint32_t *bits)
     return gfp_name_known(p, len, bits);
 }
 
-int sim_gfp_parse(const char *text, uint32_t *out)
+int gfp_text_parse(const char *text,
+                   bool (*token)(const void *arg, const char *p, size_t len, uint32_t *bits),
+                   const void *arg, uint32_t *out)
 {
-    uint32_t mask = 0;
+    uint32_t mask = 0, bits;
     const char *p = text;
 
+    if (!text || !*text)
+        return -EINVAL;
+    while (*p) {
+        size_t len = strcspn(p, "|");
+
+        if (!token(arg, p, len, &bits))
+            return -EINVAL;
+        mask |= bits;
+        p += len;
+        if (*p == '|' && !*++p)
+            return -EINVAL;
+    }
+    *out = mask;
+    return 0;
+}
+
+int sim_gfp_parse(const char *text, uint32_t *out)
+{
     if (!text || !*text)
         return -EINVAL;
     if (!strncmp(text, "0x", 2)) {
@@ -106,19 +127,21 @@ int sim_gfp_parse(const char *text, uint32_t *out)
         *out = (uint32_t)v;
         return 0;
     }
-    while (*p) {
-        size_t len = strcspn(p, "|");
-        uint32_t bits;
+    return gfp_text_parse(text, gfp_token, NULL, out);
+}
 
-        if (!gfp_token(p, len, &bits))
-            return -EINVAL;
-        mask |= bits;
-        p += len;
-        if (*p == '|' && !*++p)
-            return -EINVAL;
-    }
-    *out = mask;
-    return 0;
+size_t gfp_text_add(char *buf, size_t len, size_t n, const char *name)
+{
+    return n + (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
+                                n ? "|" : "", name);
+}
+
+size_t gfp_text_rest(char *buf, size_t len, size_t n, uint32_t left)
+{
+    char hex[16];
+
+    snprintf(hex, sizeof(hex), "0x%x", left);
+    return gfp_text_add(buf, len, n, hex);
 }
 
 size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len)
@@ -135,13 +158,11 @@ size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len)
 
         if ((left & nb->bits) != nb->bits)
             continue;
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
-                n ? "|" : "", nb->name);
+        n = gfp_text_add(buf, len, n, nb->name);
         left &= ~nb->bits;
     }
     if (left)
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s0x%x",
-                n ? "|" : "", left);
+        n = gfp_text_rest(buf, len, n, left);
     return n;
 }
 

@@ -278,22 +278,10 @@ static const char *entry(const struct sim_gfp_layout *l, size_t i, uint32_t *bit
 
     if (l->era < ERA_6_18) {
         /* GFP_DMA, then __GFP_HIGHMEM before GFP_DMA32 */
-        static const enum composite head[] = {C_TRANSHUGE,
-                                              C_TRANSHUGE_LIGHT,
-                                              C_HIGHUSER_MOVABLE,
-                                              C_HIGHUSER,
-                                              C_USER,
-                                              C_KERNEL_ACCOUNT,
-                                              C_KERNEL,
-                                              C_NOFS,
-                                              C_ATOMIC,
-                                              C_NOIO,
-                                              C_NOWAIT,
-                                              C_DMA};
-        n = sizeof(head) / sizeof(head[0]);
+        n = (size_t)C_DMA + 1; /* the composites up to GFP_DMA, in their enum order */
         if (i < n) {
-            *bits = composite_value(l, head[i]);
-            return composite_names[head[i]];
+            *bits = composite_value(l, (enum composite)i);
+            return composite_names[i];
         }
         i -= n;
         if (i >= sizeof(listed_by_hand) / sizeof(listed_by_hand[0]))
@@ -347,8 +335,9 @@ const char *sim_gfp_layout_name(const struct sim_gfp_layout *l, size_t k, uint32
 }
 
 /* Value of the name or hex token @p[0..len) in @l; false when unknown. */
-static bool token_value(const struct sim_gfp_layout *l, const char *p, size_t len, uint32_t *v)
+static bool token_value(const void *arg, const char *p, size_t len, uint32_t *v)
 {
+    const struct sim_gfp_layout *l = arg;
     const char *name;
     uint32_t b;
 
@@ -376,23 +365,7 @@ static bool token_value(const struct sim_gfp_layout *l, const char *p, size_t le
 
 int sim_gfp_layout_parse(const struct sim_gfp_layout *l, const char *text, uint32_t *out)
 {
-    uint32_t mask = 0, v;
-    const char *p = text;
-
-    if (!text || !*text)
-        return -EINVAL;
-    while (*p) {
-        size_t len = strcspn(p, "|");
-
-        if (!token_value(l, p, len, &v))
-            return -EINVAL;
-        mask |= v;
-        p += len;
-        if (*p == '|' && !*++p)
-            return -EINVAL;
-    }
-    *out = mask;
-    return 0;
+    return gfp_text_parse(text, token_value, l, out);
 }
 
 size_t sim_gfp_layout_format(const struct sim_gfp_layout *l, uint32_t raw, char *buf, size_t len)
@@ -408,13 +381,11 @@ size_t sim_gfp_layout_format(const struct sim_gfp_layout *l, uint32_t raw, char 
     for (size_t i = 0; left && (name = entry(l, i, &bits)); i++) {
         if (!*name || !bits || (left & bits) != bits)
             continue;
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
-                              n ? "|" : "", name);
+        n = gfp_text_add(buf, len, n, name);
         left &= ~bits;
     }
     if (left)
-        n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s0x%x",
-                              n ? "|" : "", left);
+        n = gfp_text_rest(buf, len, n, left);
     return n;
 }
 

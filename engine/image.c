@@ -274,6 +274,12 @@ static void save_ilist(struct wbuf *w, const struct ilist *l)
     put_u(w, l->nr);
 }
 
+static void save_ilink(struct wbuf *w, const struct ilink *l)
+{
+    put_u(w, l->prev);
+    put_u(w, l->next);
+}
+
 static void save_cache(struct wbuf *w, const struct sim *sim, const struct kmem_cache *s)
 {
     put_s(w, s->id);
@@ -340,8 +346,7 @@ static void save_place(struct wbuf *w, const struct sim_place *pl)
 
 static void save_slab(struct wbuf *w, const struct slab *slab)
 {
-    put_u(w, slab->link.prev);
-    put_u(w, slab->link.next);
+    save_ilink(w, &slab->link);
     put_s(w, slab->cache);
     put_s(w, slab->node);
     put_u(w, slab->seq);
@@ -363,8 +368,7 @@ static void save_slab(struct wbuf *w, const struct slab *slab)
 
 static void save_sheaf(struct wbuf *w, const struct slab_sheaf *sh)
 {
-    put_u(w, sh->link.prev);
-    put_u(w, sh->link.next);
+    save_ilink(w, &sh->link);
     put_u(w, sh->id);
     put_s(w, sh->cache);
     put_u(w, sh->size);

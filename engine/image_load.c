@@ -201,6 +201,12 @@ static void load_ilist(struct rbuf *r, struct ilist *l)
     l->nr = (unsigned)get_max(r, UINT32_MAX);
 }
 
+static void load_ilink(struct rbuf *r, struct ilink *l)
+{
+    l->prev = (uint32_t)get_max(r, UINT32_MAX);
+    l->next = (uint32_t)get_max(r, UINT32_MAX);
+}
+
 static int load_cache(struct rbuf *r, struct sim *sim, unsigned id)
 {
     unsigned nr_cpus = sim->cfg.nr_cpus, nr_nodes = sim->cfg.nr_nodes;
@@ -314,8 +320,7 @@ static void load_place(struct rbuf *r, const struct sim *sim, struct sim_place *
 
 static void load_slab(struct rbuf *r, const struct sim *sim, struct slab *slab)
 {
-    slab->link.prev = (uint32_t)get_max(r, UINT32_MAX);
-    slab->link.next = (uint32_t)get_max(r, UINT32_MAX);
+    load_ilink(r, &slab->link);
     slab->cache = (int)get_s(r, -1, (int64_t)sim->nr_caches - 1);
     slab->node = (int)get_s(r, 0, (int64_t)sim->cfg.nr_nodes - 1);
     slab->seq = (unsigned)get_max(r, UINT32_MAX);
@@ -337,8 +342,7 @@ static void load_slab(struct rbuf *r, const struct sim *sim, struct slab *slab)
 
 static int load_sheaf(struct rbuf *r, const struct sim *sim, struct slab_sheaf *sh)
 {
-    sh->link.prev = (uint32_t)get_max(r, UINT32_MAX);
-    sh->link.next = (uint32_t)get_max(r, UINT32_MAX);
+    load_ilink(r, &sh->link);
     sh->id = (uint32_t)get_max(r, UINT32_MAX);
     sh->cache = (int)get_s(r, -1, (int64_t)sim->nr_caches - 1);
     sh->size = (unsigned)get_max(r, MAX_SHEAF_CAPACITY);

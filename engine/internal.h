@@ -2,7 +2,7 @@
  * internal.h: prototypes shared between engine files, grouped by the file that
  * defines them, ground floor first (host.c, config.c, then the page level),
  * allocator paths after.  Only engine/ and the engine's tests include it.
- * Files whose every non-static function is in slub.h (stats.c, gfp.c,
+ * Files whose every non-static function is in slub.h (stats.c,
  * gfp_decode.c, snapshot.c, validate.c) have no heading.
  */
 #ifndef SLUBLAB_ENGINE_INTERNAL_H
@@ -11,8 +11,29 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "types.h"
+
+/*
+ * Name tables: @names[i] is the name of enum value i (stat_names in stats.c,
+ * variant_names in config.c, place_names in event.c, ...), every entry set.
+ */
+
+/* @names[@i], or NULL past the @nr entries. */
+static inline const char *name_of(const char *const *names, unsigned nr, unsigned i)
+{
+    return i < nr ? names[i] : NULL;
+}
+
+/* The index of @name in @names[@nr], or -1. */
+static inline int name_lookup(const char *const *names, unsigned nr, const char *name)
+{
+    for (unsigned i = 0; i < nr; i++)
+        if (!strcmp(names[i], name))
+            return (int)i;
+    return -1;
+}
 
 /*
  * Lookups on every path, inline because the fast paths live on them.
@@ -159,6 +180,18 @@ void sim_scratch_release_all(struct sim *sim);
 
 /* config.c */
 int config_check(const struct sim_config *cfg);
+
+/* gfp.c */
+/* Append "|@name" (just @name at @n == 0) to the mask text of @n bytes in
+ * @buf[@len], truncating as snprintf() does; returns the length of the whole
+ * text untruncated.  gfp_text_rest() appends leftover bits as "0x..". */
+size_t gfp_text_add(char *buf, size_t len, size_t n, const char *name);
+size_t gfp_text_rest(char *buf, size_t len, size_t n, uint32_t left);
+/* Parse "NAME|NAME|.." into *@out, @token giving the bits of each name (with
+ * @arg).  0, or -EINVAL for an empty text or an empty or unknown name. */
+int gfp_text_parse(const char *text,
+                   bool (*token)(const void *arg, const char *p, size_t len, uint32_t *bits),
+                   const void *arg, uint32_t *out);
 
 /* gfp_layout.c */
 /* Whether @name[0..len) is a single gfp bit some modelled release prints;

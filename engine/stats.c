@@ -65,15 +65,12 @@ static const char *const stat_names[SIM_NR_STATS] = {
 
 const char *sim_stat_name(unsigned item)
 {
-    return item < SIM_NR_STATS ? stat_names[item] : NULL;
+    return name_of(stat_names, SIM_NR_STATS, item);
 }
 
 int sim_stat_lookup(const char *name)
 {
-    for (unsigned i = 0; i < SIM_NR_STATS; i++)
-        if (!strcmp(stat_names[i], name))
-            return (int)i;
-    return -1;
+    return name_lookup(stat_names, SIM_NR_STATS, name);
 }
 
 bool sim_stat_is_engine_only(unsigned item)

@@ -8,6 +8,7 @@
  */
 #include "base/strbuf.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,19 @@ void strbuf_release(struct strbuf *sb)
     sb->len = 0;
     sb->cap = 0;
     sb->failed = false;
+}
+
+int strbuf_detach(struct strbuf *sb, char **out, size_t *len)
+{
+    if (sb->failed) {
+        strbuf_release(sb);
+        return -ENOMEM;
+    }
+    *out = sb->buf;
+    *len = sb->len;
+    sb->buf = NULL;
+    sb->len = sb->cap = 0;
+    return 0;
 }
 
 void strbuf_reset(struct strbuf *sb)

@@ -38,6 +38,12 @@ bool strbuf_append(struct strbuf *sb, const char *data, size_t len);
 bool strbuf_puts(struct strbuf *sb, const char *s);
 /* Append printf-formatted text.  False when out of memory. */
 bool strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * Move the bytes out of @sb: *@out (caller frees; NULL when nothing was
+ * appended) and *@len, leaving @sb empty.  -ENOMEM when an append had
+ * failed; then @sb is released and the out-parameters are untouched.
+ */
+int strbuf_detach(struct strbuf *sb, char **out, size_t *len);
 /* The text so far; never NULL (an empty buffer gives ""). */
 const char *strbuf_str(const struct strbuf *sb);
 /* True when an earlier append failed. */

@@ -87,6 +87,14 @@ void sysfs_cpu_partial(struct strbuf *sb, const struct sim_snapshot *snap,
                        const struct sim_snap_cache *c);
 void sysfs_slabs_cpu_partial(struct strbuf *sb, const struct sim_snapshot *snap,
                              const struct sim_snap_cache *c);
+/*
+ * The counter file of stat @item of cache @c, appended to @sb in
+ * mm/slub.c:show_stat()'s format: the sum over CPUs, then " C<cpu>=<n>" for
+ * each CPU whose count is not 0, and a newline.  Cannot fail (a failed
+ * append shows in strbuf_failed(@sb)).
+ */
+void sysfs_stat_show(struct strbuf *sb, const struct sim_snapshot *snap,
+                     const struct sim_snap_cache *c, unsigned item);
 
 /* sysfs_write.c */
 

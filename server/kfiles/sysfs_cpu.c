@@ -118,3 +118,18 @@ void sysfs_slabs_cpu_partial(struct strbuf *sb, const struct sim_snapshot *snap,
     }
     strbuf_puts(sb, "\n");
 }
+
+void sysfs_stat_show(struct strbuf *sb, const struct sim_snapshot *snap,
+                     const struct sim_snap_cache *c, unsigned item)
+{
+    unsigned cpu, nr_cpus = nr_cpus_of(snap);
+    uint64_t sum = 0;
+
+    for (cpu = 0; cpu < nr_cpus; cpu++)
+        sum += c->cpu_stats[cpu].v[item];
+    strbuf_printf(sb, "%" PRIu64, sum);
+    for (cpu = 0; cpu < nr_cpus; cpu++)
+        if (c->cpu_stats[cpu].v[item])
+            strbuf_printf(sb, " C%u=%" PRIu64, cpu, c->cpu_stats[cpu].v[item]);
+    strbuf_puts(sb, "\n");
+}

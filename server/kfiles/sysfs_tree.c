@@ -47,6 +47,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "scenario/metric.h"
 
 #define SYSFS_NAME_MAX (SIM_NAME_MAX + 16)
@@ -56,15 +57,10 @@ static int sysfs_add(struct sysfs_tree *t, enum sysfs_kind kind, const char *pat
 {
     struct sysfs_entry *e;
 
-    if (t->nr == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        struct sysfs_entry *n = realloc(t->e, cap * sizeof(*n));
-
-        if (!n)
-            return -ENOMEM;
-        t->e = n;
-        t->cap = cap;
-    }
+    e = grow_array(t->e, &t->cap, t->nr + 1, sizeof(*e), 256);
+    if (!e)
+        return -ENOMEM;
+    t->e = e;
     e = &t->e[t->nr];
     memset(e, 0, sizeof(*e));
     e->kind = kind;
@@ -154,11 +150,10 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
     static const enum metric_kind geometry[] = {
             METRIC_ALIGN, METRIC_MIN_PARTIAL,    METRIC_OBJECT_SIZE, METRIC_OBJS_PER_SLAB,
             METRIC_ORDER, METRIC_SHEAF_CAPACITY, METRIC_SLAB_SIZE};
-    unsigned nr_cpus = snap->nr_cpus < SIM_MAX_CPUS ? snap->nr_cpus : SIM_MAX_CPUS;
     unsigned nr_nodes = snap->nr_nodes < SIM_MAX_NODES ? snap->nr_nodes : SIM_MAX_NODES;
     struct strbuf sb = STRBUF_INIT;
     uint64_t per_node[SIM_MAX_NODES];
-    unsigned i, k, n, cpu;
+    unsigned i, k, n;
     int err = 0;
 
     strbuf_printf(&sb, "%u\n", nr_aliases);
@@ -196,17 +191,10 @@ static int sysfs_cache_files(struct sysfs_tree *t, const struct sim_snapshot *sn
     }
     for (i = 0; !err && i < SIM_NR_STATS; i++) {
         const char *name = sim_stat_name(i);
-        uint64_t sum = 0;
 
         if (!strncmp(name, "engine_", 7) || !sim_stat_in_model(i, snap->model))
             continue;
-        for (cpu = 0; cpu < nr_cpus; cpu++)
-            sum += c->cpu_stats[cpu].v[i];
-        strbuf_printf(&sb, "%" PRIu64, sum);
-        for (cpu = 0; cpu < nr_cpus; cpu++)
-            if (c->cpu_stats[cpu].v[i])
-                strbuf_printf(&sb, " C%u=%" PRIu64, cpu, c->cpu_stats[cpu].v[i]);
-        strbuf_puts(&sb, "\n");
+        sysfs_stat_show(&sb, snap, c, i);
         err = sysfs_add_file(t, dir, name, &sb);
     }
     strbuf_release(&sb);

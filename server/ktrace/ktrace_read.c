@@ -125,6 +125,20 @@ static ssize_t read_raw(struct ktrace_reader *r)
     return n;
 }
 
+/* Feed inflate the next raw input once it used up the last.  0 or -EIO. */
+static int feed_inflate(struct ktrace_reader *r)
+{
+    ssize_t n;
+
+    if (r->z.avail_in || r->in_eof)
+        return 0;
+    if ((n = read_raw(r)) < 0)
+        return -EIO;
+    r->z.next_in = r->in;
+    r->z.avail_in = (uInt)n;
+    return 0;
+}
+
 static int start(struct ktrace_reader *r)
 {
     ssize_t n = read_raw(r);
@@ -181,27 +195,15 @@ static int fill_text(struct ktrace_reader *r)
     for (;;) {
         int ret;
 
-        if (r->z.avail_in == 0 && !r->in_eof) {
-            ssize_t n = read_raw(r);
-
-            if (n < 0)
-                return -EIO;
-            r->z.next_in = r->in;
-            r->z.avail_in = (uInt)n;
-        }
+        if (feed_inflate(r))
+            return -EIO;
         r->z.next_out = (Bytef *)(r->buf + r->end);
         r->z.avail_out = (uInt)room;
         ret = inflate(&r->z, Z_NO_FLUSH);
         r->end = BUF_CAP - r->z.avail_out;
         if (ret == Z_STREAM_END) {
-            if (r->z.avail_in == 0 && !r->in_eof) {
-                ssize_t n = read_raw(r);
-
-                if (n < 0)
-                    return -EIO;
-                r->z.next_in = r->in;
-                r->z.avail_in = (uInt)n;
-            }
+            if (feed_inflate(r))
+                return -EIO;
             if (r->z.avail_in == 0) {
                 r->done = true;
             } else if (inflateReset(&r->z) != Z_OK) { /* another gzip member */

@@ -286,11 +286,46 @@ static void free_untraced(struct ktrace_replay *kr, uint64_t ptr, unsigned cpu)
     }
 }
 
+/* Track the object @res made for @ev->ptr, in cache @cache, and record the op: a
+ * kmalloc with its size, else an alloc from the cache called @name.  0 or -ENOMEM. */
+static int note_alloc(struct ktrace_replay *kr, const struct ktrace_event *ev,
+                      const struct sim_op *op, const struct sim_result *res, int cache,
+                      const char *name)
+{
+    struct ktrace_ptr *p = ktrace_ptr_insert(kr, ev->ptr);
+
+    if (!p)
+        return -ENOMEM;
+    p->addr = res->addr;
+    p->cache = cache;
+    p->kind = PTR_SLAB;
+    p->obj = kr->next_obj++;
+    if (kr->ops) {
+        cJSON *j = record_op(op->kind == SIM_OP_KMALLOC ? "kmalloc" : "alloc", op->cpu);
+        char nm[32];
+
+        if (j) {
+            char cn[SIM_NAME_MAX];
+
+            if (op->kind == SIM_OP_KMALLOC) {
+                cJSON_AddNumberToObject(j, "size", op->size);
+            } else {
+                scenario_write_name(name, cn, sizeof(cn));
+                cJSON_AddStringToObject(j, "cache", cn);
+            }
+            record_gfp_node(j, op);
+            record_obj_name(nm, sizeof(nm), p->obj);
+            cJSON_AddStringToObject(j, "name", nm);
+        }
+        record(kr, j);
+    }
+    return 0;
+}
+
 static int do_alloc(struct ktrace_replay *kr, const struct ktrace_event *ev, struct sim_op *op)
 {
     struct ktrace_cache *c = cache_for_alloc(kr, ev, op->cpu);
     struct sim_result res;
-    struct ktrace_ptr *p;
     unsigned ksize;
 
     if (!c)
@@ -312,32 +347,7 @@ static int do_alloc(struct ktrace_replay *kr, const struct ktrace_event *ev, str
     if (c->id == -2)
         c->id = res.cache;
     kr->n.applied[KTRACE_ALLOC]++;
-    p = ktrace_ptr_insert(kr, ev->ptr);
-    if (!p)
-        return -ENOMEM;
-    p->addr = res.addr;
-    p->cache = op->kind == SIM_OP_KMALLOC ? res.cache : c->id;
-    p->kind = PTR_SLAB;
-    p->obj = kr->next_obj++;
-    if (kr->ops) {
-        cJSON *j = record_op(op->kind == SIM_OP_KMALLOC ? "kmalloc" : "alloc", op->cpu);
-        char nm[32];
-
-        if (j) {
-            char cn[SIM_NAME_MAX];
-
-            scenario_write_name(c->name, cn, sizeof(cn));
-            if (op->kind == SIM_OP_KMALLOC)
-                cJSON_AddNumberToObject(j, "size", op->size);
-            else
-                cJSON_AddStringToObject(j, "cache", cn);
-            record_gfp_node(j, op);
-            record_obj_name(nm, sizeof(nm), p->obj);
-            cJSON_AddStringToObject(j, "name", nm);
-        }
-        record(kr, j);
-    }
-    return 0;
+    return note_alloc(kr, ev, op, &res, op->kind == SIM_OP_KMALLOC ? res.cache : c->id, c->name);
 }
 
 static int do_kmalloc(struct ktrace_replay *kr, const struct ktrace_event *ev, struct sim_op *op)
@@ -362,26 +372,7 @@ static int do_kmalloc(struct ktrace_replay *kr, const struct ktrace_event *ev, s
     if (!apply(kr, op, &res, "kmalloc"))
         return 0;
     kr->n.applied[KTRACE_KMALLOC]++;
-    p = ktrace_ptr_insert(kr, ev->ptr);
-    if (!p)
-        return -ENOMEM;
-    p->addr = res.addr;
-    p->cache = res.cache;
-    p->kind = PTR_SLAB;
-    p->obj = kr->next_obj++;
-    if (kr->ops) {
-        cJSON *j = record_op("kmalloc", op->cpu);
-        char nm[32];
-
-        if (j) {
-            cJSON_AddNumberToObject(j, "size", op->size);
-            record_gfp_node(j, op);
-            record_obj_name(nm, sizeof(nm), p->obj);
-            cJSON_AddStringToObject(j, "name", nm);
-        }
-        record(kr, j);
-    }
-    return 0;
+    return note_alloc(kr, ev, op, &res, res.cache, NULL);
 }
 
 static int do_free(struct ktrace_replay *kr, const struct ktrace_event *ev, struct sim_op *op)

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 uint64_t ktrace_hash_name(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
@@ -148,15 +150,10 @@ struct ktrace_cache *ktrace_cache_add(struct ktrace_replay *kr, const char *name
 {
     struct ktrace_cache *c;
 
-    if (kr->nr_caches == kr->cap_caches) {
-        size_t cap = kr->cap_caches ? kr->cap_caches * 2 : 64;
-        struct ktrace_cache *n = realloc(kr->caches, cap * sizeof(*n));
-
-        if (!n)
-            return NULL;
-        kr->caches = n;
-        kr->cap_caches = cap;
-    }
+    c = grow_array(kr->caches, &kr->cap_caches, kr->nr_caches + 1, sizeof(*c), 64);
+    if (!c)
+        return NULL;
+    kr->caches = c;
     c = &kr->caches[kr->nr_caches];
     c->name = malloc(len + 1);
     if (!c->name)

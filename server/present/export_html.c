@@ -34,6 +34,7 @@
 #include <zlib.h>
 
 #include "base/blob.h"
+#include "base/grow.h"
 #include "present/json_delta.h"
 #include "present/json_session.h"
 #include "present/json_state.h"
@@ -52,6 +53,15 @@ static int html_read(const char *dir, const char *rel, struct strbuf *out)
         strbuf_append(out, buf, n);
     fclose(f);
     return strbuf_failed(out) ? -ENOMEM : 0;
+}
+
+/* Append file @dir/@rel to @out, or name it in @err when it cannot be read: 0 or -ENOENT. */
+static int html_include(const char *dir, const char *rel, struct strbuf *out, struct strbuf *err)
+{
+    if (!html_read(dir, rel, out))
+        return 0;
+    strbuf_printf(err, "cannot read %s/%s", dir, rel);
+    return -ENOENT;
 }
 
 /* Append @json with every '<' as \u003c (valid inside JSON strings, the only place it occurs). */
@@ -78,7 +88,7 @@ static int name_cmp(const void *a, const void *b)
 static int html_modules(const char *web, const char *rel, cJSON *files)
 {
     char path[4096], sub[1024];
-    char **names = NULL;
+    char **names = NULL, **n;
     size_t nr = 0, cap = 0, i;
     struct dirent *de;
     int err = 0;
@@ -90,15 +100,11 @@ static int html_modules(const char *web, const char *rel, cJSON *files)
     while ((de = readdir(d))) {
         if (de->d_name[0] == '.')
             continue;
-        if (nr == cap) {
-            char **n = realloc(names, (cap = cap ? cap * 2 : 64) * sizeof(*n));
-
-            if (!n) {
-                err = -ENOMEM;
-                break;
-            }
-            names = n;
+        if (!(n = grow_array(names, &cap, nr + 1, sizeof(*n), 64))) {
+            err = -ENOMEM;
+            break;
         }
+        names = n;
         if (!(names[nr] = strdup(de->d_name))) {
             err = -ENOMEM;
             break;
@@ -485,11 +491,8 @@ int export_html(struct session *s, const struct export_html_dirs *dirs, uint64_t
             strbuf_append(out, p, 1);
     }
     strbuf_puts(out, " (offline copy)</title>\n<style>\n");
-    if (html_read(dirs->web, "css/app.css", out)) {
-        strbuf_printf(err, "cannot read %s/css/app.css", dirs->web);
-        ret = -ENOENT;
+    if ((ret = html_include(dirs->web, "css/app.css", out, err)))
         goto out;
-    }
     strbuf_puts(out, "</style>\n<script type=\"application/json\" id=\"slublab-files\">");
     if ((ret = html_files(dirs, out, err)))
         goto out;
@@ -498,11 +501,8 @@ int export_html(struct session *s, const struct export_html_dirs *dirs, uint64_t
     if ((ret = html_data(s, dirs, at, out, err)))
         goto out;
     strbuf_puts(out, "</script>\n<script>\n");
-    if (html_read(dirs->web, "offline/loader.js", out)) {
-        strbuf_printf(err, "cannot read %s/offline/loader.js", dirs->web);
-        ret = -ENOENT;
+    if ((ret = html_include(dirs->web, "offline/loader.js", out, err)))
         goto out;
-    }
     strbuf_puts(out, "</script>\n</head>\n");
     if ((ret = html_body(dirs, out, err)))
         goto out;

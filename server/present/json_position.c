@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "base/json.h"
 #include "present/json_state.h"
 
@@ -208,15 +209,11 @@ static int walk_names(struct walk_doc *w, uint64_t at, cJSON *o)
     if (!w->s->run->have_rp)
         return 0;
     for (; w->next < ns->nr && ns->v[w->next].from < at; w->next++) {
-        if (w->nr_shown == w->cap_shown) {
-            size_t cap = w->cap_shown ? 2 * w->cap_shown : 256;
-            size_t *p = realloc(w->shown, cap * sizeof(*p));
+        size_t *p = grow_array(w->shown, &w->cap_shown, w->nr_shown + 1, sizeof(*p), 256);
 
-            if (!p)
-                return -ENOMEM;
-            w->shown = p;
-            w->cap_shown = cap;
-        }
+        if (!p)
+            return -ENOMEM;
+        w->shown = p;
         w->shown[w->nr_shown++] = w->next;
     }
     for (i = k = 0; i < w->nr_shown; i++)

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenario/metric.h"
+
 cJSON *json_flags(uint32_t flags)
 {
     cJSON *a = cJSON_CreateArray();
@@ -167,14 +169,12 @@ static cJSON *json_cache_node(const struct sim_snap_cache *c, unsigned node)
 cJSON *json_snap_cache(const struct sim_snapshot *snap, const struct sim_snap_cache *c)
 {
     cJSON *o = cJSON_CreateObject(), *cpus = NULL, *nodes = NULL;
-    struct sim_snap_stats total = {{0}};
+    struct sim_snap_stats total;
     unsigned i, cpu;
 
     if (!o)
         return NULL;
-    for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
-        for (i = 0; i < SIM_NR_STATS; i++)
-            total.v[i] += c->cpu_stats[cpu].v[i];
+    metric_cache_stats(snap, c, &total);
     if (!json_put(o, "id", json_int(c->id)) || !json_put(o, "name", json_str(c->name)) ||
         !json_put(o, "alive", cJSON_CreateBool(c->alive)) ||
         !json_put(o, "object_size", json_uint(c->object_size)) ||

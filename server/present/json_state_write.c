@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenario/metric.h"
+
 /* ---- the writer ------------------------------------------------------------------ */
 
 /* Text goes to a buffer on the stack first and into the strbuf in big
@@ -322,13 +324,11 @@ static bool kv(struct jw *sb, const char *k, uint64_t v)
 static bool put_cache(struct jw *sb, const struct sim_snapshot *snap,
                       const struct sim_snap_cache *c)
 {
-    struct sim_snap_stats total = {{0}};
+    struct sim_snap_stats total;
     size_t first = 0, nr = c->has_cpu_slab ? cache_slabs(snap, c->id, &first) : 0;
     unsigned i, cpu;
 
-    for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
-        for (i = 0; i < SIM_NR_STATS; i++)
-            total.v[i] += c->cpu_stats[cpu].v[i];
+    metric_cache_stats(snap, c, &total);
     if (!put(sb, "{\"id\":") || !put_i64(sb, c->id) || !key(sb, "name", false) ||
         !put_str(sb, c->name) || !key(sb, "alive", false) ||
         !put(sb, c->alive ? "true" : "false") || !kv(sb, "object_size", c->object_size) ||

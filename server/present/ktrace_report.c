@@ -15,6 +15,16 @@ static void line_if(struct strbuf *out, uint64_t v, const char *what)
         strbuf_printf(out, "  %-10" PRIu64 " %s\n", v, what);
 }
 
+/* "             @label: a b c" under a count's line, " ..." when names were left out. */
+static void names_line(struct strbuf *out, const char *label, const char (*names)[SIM_NAME_MAX],
+                       uint64_t nr, bool more)
+{
+    strbuf_printf(out, "             %s:", label);
+    for (uint64_t i = 0; i < nr; i++)
+        strbuf_printf(out, " %s", names[i]);
+    strbuf_puts(out, more ? " ...\n" : "\n");
+}
+
 /* The hybrid of 6.18/6.19: which caches had sheaves over their per-CPU slabs. */
 static void hybrid_line(struct strbuf *out, const struct sim_snapshot *snap)
 {
@@ -85,12 +95,8 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
     line_if(out, n->large_kmalloc, "large kmalloc (above 8 KiB: the page allocator, not slab)");
     line_if(out, n->large_kfree, "kfree of a large kmalloc");
     line_if(out, n->unknown_cache, "allocations from unknown caches");
-    if (kr->nr_unknown) {
-        strbuf_puts(out, "             unknown:");
-        for (unsigned i = 0; i < kr->nr_unknown; i++)
-            strbuf_printf(out, " %s", kr->unknown[i]);
-        strbuf_puts(out, "\n");
-    }
+    if (kr->nr_unknown)
+        names_line(out, "unknown", kr->unknown, kr->nr_unknown, false);
     line_if(out, n->sim_failed, "simulated failures (out of memory)");
     line_if(out, n->sim_misuse, "reported as misuse by the engine");
     line_if(out, n->sim_rejected, "rejected by the engine");
@@ -107,21 +113,16 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
     line_if(out, n->cpus_folded, "events on CPUs beyond the machine (folded modulo)");
     line_if(out, n->nodes_ignored, "node= beyond the machine (any node used)");
     line_if(out, n->gfp_unknown, "gfp_flags not understood (the rest of each mask used)");
-    if (kr->nr_gfp_names) {
-        strbuf_puts(out, "             names:");
-        for (unsigned i = 0; i < kr->nr_gfp_names; i++)
-            strbuf_printf(out, " %s", kr->gfp_names[i]);
-        strbuf_puts(out, kr->nr_gfp_names == KTRACE_MAX_UNKNOWN ? " ...\n" : "\n");
-    }
+    if (kr->nr_gfp_names)
+        names_line(out, "names", kr->gfp_names, kr->nr_gfp_names,
+                   kr->nr_gfp_names == KTRACE_MAX_UNKNOWN);
     line_if(out, n->size_mismatch,
             "caches whose --sysfs slab_size is not the trace's bytes_alloc "
             "(the tree's is used)");
-    if (n->size_mismatch) {
-        strbuf_puts(out, "             they are:");
-        for (uint64_t i = 0; i < n->size_mismatch && i < KTRACE_MAX_UNKNOWN; i++)
-            strbuf_printf(out, " %s", kr->mismatch[i]);
-        strbuf_puts(out, n->size_mismatch > KTRACE_MAX_UNKNOWN ? " ...\n" : "\n");
-    }
+    if (n->size_mismatch)
+        names_line(out, "they are", kr->mismatch,
+                   n->size_mismatch < KTRACE_MAX_UNKNOWN ? n->size_mismatch : KTRACE_MAX_UNKNOWN,
+                   n->size_mismatch > KTRACE_MAX_UNKNOWN);
     strbuf_printf(out, "  %-10zu objects live at the end\n", kr->nr_ptrs);
     if (kr->o && kr->o->validate)
         strbuf_printf(out, "validation after every operation: %u violation%s%s%s\n", n->violations,

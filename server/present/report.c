@@ -15,40 +15,52 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "kfiles/kfiles.h"
 #include "present/json_state.h"
 #include "scenario/kernel.h"
 #include "scenario/metric.h"
+#include "scenario/scenario_write.h"
 
 #define REPORT_MAX_ZONES (SIM_MAX_NODES * SIM_NR_ZONE_TYPES)
+
+void report_variants(struct strbuf *out, const struct sim_config *cfg, const char *sep)
+{
+    unsigned v, n = 0;
+
+    for (v = 0; v < SIM_NR_VARIANTS; v++)
+        if (sim_variant_in_model(v, cfg->model))
+            strbuf_printf(out, "%s %s=%s", n++ ? sep : "", sim_variant_name(v),
+                          cfg->variant[v] == SIM_AFTER ? "after" : "before");
+}
+
+void report_machine(struct strbuf *out, const struct sim_config *cfg, const char *cpu)
+{
+    strbuf_printf(out,
+                  "%u %s%s, %u node%s, %" PRIu64 " MiB per node, freelist_hardened %s, "
+                  "freelist_random %s",
+                  cfg->nr_cpus, cpu, cfg->nr_cpus == 1 ? "" : "s", cfg->nr_nodes,
+                  cfg->nr_nodes == 1 ? "" : "s", cfg->mem_per_node >> 20,
+                  cfg->freelist_hardened ? "on" : "off", cfg->freelist_random ? "on" : "off");
+}
 
 static void report_header(struct strbuf *out, const struct replay *rp)
 {
     const struct sim_config *cfg = &rp->config;
-    unsigned v;
+    char model[64], kernel[256];
 
     strbuf_printf(out, "scenario %s", rp->scn->name);
     if (rp->scn->title[0])
         strbuf_printf(out, ": %s", rp->scn->title);
-    char model[64];
-
-    char kernel[256];
-
     sim_model_format(cfg, model, sizeof(model));
     if (kernel_describe(cfg, kernel, sizeof(kernel)))
         strbuf_printf(out, "\nkernel %s", kernel);
     strbuf_printf(out, "\nmodel %s, seed %" PRIu64 ", variants", model, cfg->seed);
-    for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (sim_variant_in_model(v, cfg->model))
-            strbuf_printf(out, " %s=%s", sim_variant_name(v),
-                          cfg->variant[v] == SIM_AFTER ? "after" : "before");
+    report_variants(out, cfg, "");
     if (cfg->race_no_tid)
         strbuf_printf(out, " NO_TID=on (not a kernel)");
-    strbuf_printf(out,
-                  "\nmachine %u cpu%s, %u node%s, %" PRIu64 " MiB per node, "
-                  "freelist_hardened %s, freelist_random %s\n",
-                  cfg->nr_cpus, cfg->nr_cpus == 1 ? "" : "s", cfg->nr_nodes,
-                  cfg->nr_nodes == 1 ? "" : "s", cfg->mem_per_node >> 20,
-                  cfg->freelist_hardened ? "on" : "off", cfg->freelist_random ? "on" : "off");
+    strbuf_puts(out, "\nmachine ");
+    report_machine(out, cfg, "cpu");
+    strbuf_puts(out, "\n");
 }
 
 static void report_cache_files(struct strbuf *out, const struct sim_snapshot *snap,
@@ -76,20 +88,15 @@ static void report_cache_files(struct strbuf *out, const struct sim_snapshot *sn
 static void report_cache_stats(struct strbuf *out, const struct sim_snapshot *snap,
                                const struct sim_snap_cache *c)
 {
-    unsigned i, cpu, nr_cpus = snap->nr_cpus < SIM_MAX_CPUS ? snap->nr_cpus : SIM_MAX_CPUS;
+    struct sim_snap_stats total;
+    unsigned i;
 
+    metric_cache_stats(snap, c, &total);
     for (i = 0; i < SIM_NR_STATS; i++) {
-        uint64_t sum = 0;
-
-        for (cpu = 0; cpu < nr_cpus; cpu++)
-            sum += c->cpu_stats[cpu].v[i];
-        if (!sum)
+        if (!total.v[i])
             continue;
-        strbuf_printf(out, "%s %" PRIu64, sim_stat_name(i), sum);
-        for (cpu = 0; cpu < nr_cpus; cpu++)
-            if (c->cpu_stats[cpu].v[i])
-                strbuf_printf(out, " C%u=%" PRIu64, cpu, c->cpu_stats[cpu].v[i]);
-        strbuf_puts(out, "\n");
+        strbuf_printf(out, "%s ", sim_stat_name(i));
+        sysfs_stat_show(out, snap, c, i); /* the line of the sysfs counter file */
     }
 }
 
@@ -311,19 +318,13 @@ cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap)
     const struct sim_snap_zone *zones[REPORT_MAX_ZONES];
     cJSON *o = cJSON_CreateObject(), *a = NULL;
     char model[64];
-    unsigned v;
     size_t i, n;
 
     if (!o)
         return NULL;
     if (!json_put(o, "scenario", cJSON_CreateString(rp->scn->name)) ||
-        !json_put(o, "variants", a = cJSON_CreateObject()))
+        !json_put(o, "variants", a = scenario_write_variants(&rp->config)))
         goto err_delete;
-    for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (sim_variant_in_model(v, rp->config.model) &&
-            !json_put(a, sim_variant_name(v),
-                      cJSON_CreateString(rp->config.variant[v] == SIM_AFTER ? "after" : "before")))
-            goto err_delete;
     if (rp->config.race_no_tid && !json_put(a, "NO_TID", cJSON_CreateString("on")))
         goto err_delete; /* not a kernel (docs/engine.md, "Races") */
     sim_model_format(&rp->config, model, sizeof(model));

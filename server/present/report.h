@@ -19,6 +19,18 @@
 #include "scenario/metric.h"
 #include "scenario/replay.h"
 
+/*
+ * Append the variants of @cfg's model, each as " NAME=before" or
+ * " NAME=after", separated by @sep ("" in the text report, "," in Markdown).
+ * Cannot fail (a failed append shows in strbuf_failed(@out)).
+ */
+void report_variants(struct strbuf *out, const struct sim_config *cfg, const char *sep);
+/*
+ * Append the machine of @cfg: "2 <cpu>s, 1 node, 64 MiB per node,
+ * freelist_hardened off, freelist_random off", @cpu being the word for a
+ * CPU.  Cannot fail.
+ */
+void report_machine(struct strbuf *out, const struct sim_config *cfg, const char *cpu);
 /* Append the warnings of @rp, one "warning: ..." line each. */
 void report_warnings(struct strbuf *out, const struct replay *rp);
 /* Append the text report of @rp's machine, as captured in @snap. */

@@ -32,10 +32,26 @@ static void md_cell(struct strbuf *out, const char *s)
     }
 }
 
+/* "| NAME |", the first cell of a cache's row. */
+static void md_row_head(struct strbuf *out, const char *name)
+{
+    strbuf_puts(out, "| ");
+    md_cell(out, name);
+    strbuf_puts(out, " |");
+}
+
+/* The rule under a table's header: a text column, then @nr right-aligned ones. */
+static void md_rule(struct strbuf *out, unsigned nr)
+{
+    strbuf_puts(out, "\n|---|");
+    while (nr--)
+        strbuf_puts(out, "--:|");
+    strbuf_puts(out, "\n");
+}
+
 static void md_settings(struct strbuf *out, const struct scenario *scn,
                         const struct sim_config *cfg)
 {
-    unsigned v, n = 0;
     char model[64], kernel[256];
 
     sim_model_format(cfg, model, sizeof(model));
@@ -45,16 +61,10 @@ static void md_settings(struct strbuf *out, const struct scenario *scn,
         strbuf_printf(out, " |\n| kernel | %s", kernel);
     strbuf_printf(out, " |\n| model | %s |\n| seed | %" PRIu64 " |\n| variants |", model,
                   cfg->seed);
-    for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (sim_variant_in_model(v, cfg->model))
-            strbuf_printf(out, "%s %s=%s", n++ ? "," : "", sim_variant_name(v),
-                          cfg->variant[v] == SIM_AFTER ? "after" : "before");
-    strbuf_printf(out,
-                  " |\n| machine | %u CPU%s, %u node%s, %" PRIu64 " MiB per node, "
-                  "freelist_hardened %s, freelist_random %s |\n",
-                  cfg->nr_cpus, cfg->nr_cpus == 1 ? "" : "s", cfg->nr_nodes,
-                  cfg->nr_nodes == 1 ? "" : "s", cfg->mem_per_node >> 20,
-                  cfg->freelist_hardened ? "on" : "off", cfg->freelist_random ? "on" : "off");
+    report_variants(out, cfg, ",");
+    strbuf_puts(out, " |\n| machine | ");
+    report_machine(out, cfg, "CPU");
+    strbuf_puts(out, " |\n");
 }
 
 static unsigned md_sheaf_size(const struct sim_snapshot *snap, uint32_t id)
@@ -75,18 +85,14 @@ static void report_md_cpu_slabs(struct strbuf *out, const struct sim_snapshot *s
                      "cpu_partial:\n\n| cache |");
     for (cpu = 0; cpu < nr_cpus; cpu++)
         strbuf_printf(out, " CPU %u |", cpu);
-    strbuf_puts(out, " cpu_partial |\n|---|");
-    for (cpu = 0; cpu <= nr_cpus; cpu++)
-        strbuf_puts(out, "--:|");
-    strbuf_puts(out, "\n");
+    strbuf_puts(out, " cpu_partial |");
+    md_rule(out, nr_cpus + 1);
     for (i = 0; i < snap->nr_caches; i++) {
         const struct sim_snap_cache *c = &snap->caches[i];
 
         if (!c->alive)
             continue;
-        strbuf_puts(out, "| ");
-        md_cell(out, c->name);
-        strbuf_puts(out, " |");
+        md_row_head(out, c->name);
         for (cpu = 0; cpu < nr_cpus; cpu++) {
             const struct sim_snap_cpu_slab *cs = &c->cpu_slab[cpu];
 
@@ -115,9 +121,8 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
 
         if (!c->alive)
             continue;
-        strbuf_puts(out, "| ");
-        md_cell(out, c->name);
-        strbuf_printf(out, " | %u | %u | %u | %u | %lu | %lu | %lu | %lu | %lu |\n", c->object_size,
+        md_row_head(out, c->name);
+        strbuf_printf(out, " %u | %u | %u | %u | %lu | %lu | %lu | %lu | %lu |\n", c->object_size,
                       c->size, c->objects_per_slab, c->order, c->slabs, c->partial, c->objects,
                       c->objects_partial, c->total_objects);
     }
@@ -133,18 +138,13 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
         strbuf_puts(out, "\nSlabs per node (partial in parentheses):\n\n| cache |");
         for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
             strbuf_printf(out, " node %u |", n);
-        strbuf_puts(out, "\n|---|");
-        for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
-            strbuf_puts(out, "--:|");
-        strbuf_puts(out, "\n");
+        md_rule(out, snap->nr_nodes < SIM_MAX_NODES ? snap->nr_nodes : SIM_MAX_NODES);
         for (i = 0; i < snap->nr_caches; i++) {
             const struct sim_snap_cache *c = &snap->caches[i];
 
             if (!c->alive)
                 continue;
-            strbuf_puts(out, "| ");
-            md_cell(out, c->name);
-            strbuf_puts(out, " |");
+            md_row_head(out, c->name);
             metric_node_values(snap, c, METRIC_SLABS, per_node);
             for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
                 strbuf_printf(out, " %" PRIu64 " (%u) |", per_node[n], c->node[n].nr_partial);
@@ -161,18 +161,15 @@ void report_md_state(struct strbuf *out, const struct sim_snapshot *snap)
         strbuf_printf(out, " CPU %u |", cpu);
     for (n = 0; n < snap->nr_nodes && n < SIM_MAX_NODES; n++)
         strbuf_printf(out, " barn %u |", n);
-    strbuf_puts(out, "\n|---|");
-    for (cpu = 0; cpu < snap->nr_cpus + snap->nr_nodes && cpu < SIM_MAX_CPUS + SIM_MAX_NODES; cpu++)
-        strbuf_puts(out, "--:|");
-    strbuf_puts(out, "\n");
+    md_rule(out, snap->nr_cpus + snap->nr_nodes < SIM_MAX_CPUS + SIM_MAX_NODES
+                         ? snap->nr_cpus + snap->nr_nodes
+                         : SIM_MAX_CPUS + SIM_MAX_NODES);
     for (i = 0; i < snap->nr_caches; i++) {
         const struct sim_snap_cache *c = &snap->caches[i];
 
         if (!c->alive || (snap->model == SIM_MODEL_HYBRID && !c->sheaf_capacity))
             continue; /* 6.18: only the caches created with a sheaf_capacity */
-        strbuf_puts(out, "| ");
-        md_cell(out, c->name);
-        strbuf_puts(out, " |");
+        md_row_head(out, c->name);
         for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
             strbuf_printf(out, " %u / %u |", md_sheaf_size(snap, c->main[cpu]),
                           md_sheaf_size(snap, c->spare[cpu]));
@@ -189,6 +186,7 @@ void report_md_counters(struct strbuf *out, const struct sim_snapshot *snap)
 
     for (i = 0; i < snap->nr_caches; i++) {
         const struct sim_snap_cache *c = &snap->caches[i];
+        struct sim_snap_stats total;
         bool any = false;
 
         if (!c->alive)
@@ -196,24 +194,18 @@ void report_md_counters(struct strbuf *out, const struct sim_snapshot *snap)
         strbuf_puts(out, "\n### ");
         md_cell(out, c->name);
         strbuf_puts(out, "\n\n");
+        metric_cache_stats(snap, c, &total);
         for (k = 0; k < SIM_NR_STATS; k++) {
-            uint64_t sum = 0;
-
-            for (cpu = 0; cpu < nr_cpus; cpu++)
-                sum += c->cpu_stats[cpu].v[k];
-            if (!sum)
+            if (!total.v[k])
                 continue;
             if (!any) {
                 strbuf_puts(out, "| counter | total |");
                 for (cpu = 0; cpu < nr_cpus; cpu++)
                     strbuf_printf(out, " CPU %u |", cpu);
-                strbuf_puts(out, "\n|---|--:|");
-                for (cpu = 0; cpu < nr_cpus; cpu++)
-                    strbuf_puts(out, "--:|");
-                strbuf_puts(out, "\n");
+                md_rule(out, nr_cpus + 1);
                 any = true;
             }
-            strbuf_printf(out, "| %s | %" PRIu64 " |", sim_stat_name(k), sum);
+            strbuf_printf(out, "| %s | %" PRIu64 " |", sim_stat_name(k), total.v[k]);
             for (cpu = 0; cpu < nr_cpus; cpu++)
                 strbuf_printf(out, " %" PRIu64 " |", c->cpu_stats[cpu].v[k]);
             strbuf_puts(out, "\n");

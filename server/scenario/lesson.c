@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "scenario/scenario.h"
+#include "scenario/scenario_parse.h"
 
 static const char *const lesson_keys[] = {"format",  "id",     "title", "minutes",
                                           "summary", "slides", NULL};
@@ -60,21 +62,6 @@ static bool lesson_in(const char *s, const char *const *list)
     return false;
 }
 
-static const char *lesson_type(const cJSON *j)
-{
-    if (cJSON_IsObject(j))
-        return "an object";
-    if (cJSON_IsArray(j))
-        return "an array";
-    if (cJSON_IsString(j))
-        return "a string";
-    if (cJSON_IsNumber(j))
-        return "a number";
-    if (cJSON_IsBool(j))
-        return "a boolean";
-    return "null";
-}
-
 /* Unknown keys of @obj: -EINVAL naming the first, with @path before it. */
 static int lesson_keys_ok(const cJSON *obj, const char *const *allowed, const char *path,
                           struct strbuf *err)
@@ -104,7 +91,8 @@ static int lesson_string(const cJSON *obj, const char *key, bool required, bool 
         return -EINVAL;
     }
     if (!cJSON_IsString(j)) {
-        strbuf_printf(err, "%s%s%s: expected a string, got %s", path, sep, key, lesson_type(j));
+        strbuf_printf(err, "%s%s%s: expected a string, got %s", path, sep, key,
+                      scenario_json_type(j));
         return -EINVAL;
     }
     if (nonempty && !j->valuestring[0]) {
@@ -154,7 +142,8 @@ static int lesson_array(const cJSON *obj, const char *key, bool required, int mi
         return -EINVAL;
     }
     if (!cJSON_IsArray(j)) {
-        strbuf_printf(err, "%s%s%s: expected an array, got %s", path, sep, key, lesson_type(j));
+        strbuf_printf(err, "%s%s%s: expected an array, got %s", path, sep, key,
+                      scenario_json_type(j));
         return -EINVAL;
     }
     if (cJSON_GetArraySize(j) < min) {
@@ -165,7 +154,7 @@ static int lesson_array(const cJSON *obj, const char *key, bool required, int mi
     for (it = j->child; strings && it; it = it->next, i++)
         if (!cJSON_IsString(it) || !it->valuestring[0]) {
             strbuf_printf(err, "%s%s%s[%d]: expected a non-empty string, got %s", path, sep, key, i,
-                          lesson_type(it));
+                          scenario_json_type(it));
             return -EINVAL;
         }
     return 0;
@@ -217,7 +206,7 @@ static int lesson_slide(const cJSON *s, size_t i, struct strbuf *err)
 
     snprintf(path, sizeof(path), "slides[%zu]", i);
     if (!cJSON_IsObject(s)) {
-        strbuf_printf(err, "%s: expected an object, got %s", path, lesson_type(s));
+        strbuf_printf(err, "%s: expected an object, got %s", path, scenario_json_type(s));
         return -EINVAL;
     }
     if ((ret = lesson_keys_ok(s, slide_keys, path, err)) ||
@@ -237,7 +226,7 @@ static int lesson_slide(const cJSON *s, size_t i, struct strbuf *err)
     }
     j = cJSON_GetObjectItemCaseSensitive(s, "variants");
     if (j && !cJSON_IsObject(j)) {
-        strbuf_printf(err, "%s.variants: expected an object, got %s", path, lesson_type(j));
+        strbuf_printf(err, "%s.variants: expected an object, got %s", path, scenario_json_type(j));
         return -EINVAL;
     }
     for (j = j ? j->child : NULL; j; j = j->next)
@@ -248,7 +237,7 @@ static int lesson_slide(const cJSON *s, size_t i, struct strbuf *err)
         }
     j = cJSON_GetObjectItemCaseSensitive(s, "ask");
     if (j && !cJSON_IsBool(j)) {
-        strbuf_printf(err, "%s.ask: expected a boolean, got %s", path, lesson_type(j));
+        strbuf_printf(err, "%s.ask: expected a boolean, got %s", path, scenario_json_type(j));
         return -EINVAL;
     }
     if ((ret = lesson_string(s, "tab", false, true, path, &str, err)))
@@ -360,7 +349,7 @@ static int lesson_check_exercise(const cJSON *doc, struct strbuf *err)
     preset = cJSON_GetObjectItemCaseSensitive(doc, "preset");
     if (!cJSON_IsObject(preset)) {
         strbuf_printf(err, "preset: expected a scenario object, got %s",
-                      preset ? lesson_type(preset) : "nothing");
+                      preset ? scenario_json_type(preset) : "nothing");
         return -EINVAL;
     }
     for (j = goal->child; j; j = j->next, i++) {
@@ -368,7 +357,7 @@ static int lesson_check_exercise(const cJSON *doc, struct strbuf *err)
 
         snprintf(path, sizeof(path), "goal[%d]", i);
         if (!cJSON_IsObject(j)) {
-            strbuf_printf(err, "%s: expected an object, got %s", path, lesson_type(j));
+            strbuf_printf(err, "%s: expected an object, got %s", path, scenario_json_type(j));
             return -EINVAL;
         }
         if ((ret = lesson_keys_ok(j, goal_keys, path, err)) ||
@@ -396,7 +385,8 @@ int lesson_validate(const cJSON *doc, enum lesson_kind kind, const char *id, str
     int ret;
 
     if (!cJSON_IsObject(doc)) {
-        strbuf_printf(err, "expected a JSON object at the top level, got %s", lesson_type(doc));
+        strbuf_printf(err, "expected a JSON object at the top level, got %s",
+                      scenario_json_type(doc));
         return -EINVAL;
     }
     if ((ret = lesson_head(doc, id, err)))
@@ -497,16 +487,11 @@ int lesson_set_load(struct lesson_set *set, const char *dir, enum lesson_kind ki
             set->skipped++;
             continue;
         }
-        if (set->n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-
-            if (!(e = realloc(set->v, ncap * sizeof(*e)))) {
-                ret = -ENOMEM;
-                break;
-            }
-            set->v = e;
-            cap = ncap;
+        if (!(e = grow_array(set->v, &cap, set->n + 1, sizeof(*e), 16))) {
+            ret = -ENOMEM;
+            break;
         }
+        set->v = e;
         e = &set->v[set->n];
         memset(e, 0, sizeof(*e));
         memcpy(e->id, de->d_name, len - 5);

@@ -278,3 +278,14 @@ void metric_node_values(const struct sim_snapshot *snap, const struct sim_snap_c
         }
     }
 }
+
+void metric_cache_stats(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
+                        struct sim_snap_stats *total)
+{
+    unsigned i, cpu;
+
+    memset(total, 0, sizeof(*total));
+    for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
+        for (i = 0; i < SIM_NR_STATS; i++)
+            total->v[i] += c->cpu_stats[cpu].v[i];
+}

@@ -74,6 +74,10 @@ int metric_eval(const struct sim *sim, const struct sim_snapshot *snap, const st
 /* The same files, read from one cache of a snapshot.  Cannot fail. */
 uint64_t metric_cache_file(const struct sim_snap_cache *c, enum metric_kind kind);
 
+/* The counters of cache @c summed over the snapshot's CPUs, into @total.  Cannot fail. */
+void metric_cache_stats(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
+                        struct sim_snap_stats *total);
+
 /* Per-node values (SIM_MAX_NODES of them) of slab-state file @kind of cache @c,
  * from the snapshot's slab list.  Cannot fail. */
 void metric_node_values(const struct sim_snapshot *snap, const struct sim_snap_cache *c,

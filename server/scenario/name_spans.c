@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 void name_spans_release(struct name_spans *ns)
 {
     free(ns->v);
@@ -96,15 +98,10 @@ int name_spans_bind(struct name_spans *ns, sim_addr_t addr, const char *name, ui
     size_t len = strlen(name) + 1;
     struct name_span *sp;
 
-    if (ns->nr == ns->cap) {
-        size_t cap = ns->cap ? ns->cap * 2 : 64;
-        struct name_span *v = realloc(ns->v, cap * sizeof(*v));
-
-        if (!v)
-            return -ENOMEM;
-        ns->v = v;
-        ns->cap = cap;
-    }
+    sp = grow_array(ns->v, &ns->cap, ns->nr + 1, sizeof(*sp), 64);
+    if (!sp)
+        return -ENOMEM;
+    ns->v = sp;
     if (ns->text_len + len > ns->text_cap) {
         size_t cap = ns->text_cap ? ns->text_cap * 2 : 1024;
         char *t;

@@ -128,19 +128,14 @@ static int scenario_parse_machine(struct scenario_ctx *ctx, const cJSON *m, stru
 static int scenario_parse_rcu(struct scenario_ctx *ctx, const cJSON *config,
                               struct sim_config *cfg)
 {
-    const char *mode;
     uint64_t gap;
     int err, m;
 
-    if ((err = scenario_get_string(ctx, config, "rcu_mode", false, &mode)) < 0)
+    if ((err = scenario_get_named(ctx, config, "rcu_mode", sim_rcu_mode_lookup,
+                                  "manual, periodic or random", &m)) < 0)
         return err;
-    if (err == 0) {
-        if ((m = sim_rcu_mode_lookup(mode)) < 0)
-            return scenario_fail(ctx, "key \"rcu_mode\": \"%s\" is not manual, periodic or "
-                                      "random",
-                                 mode);
+    if (err == 0)
         cfg->rcu_mode = (enum sim_rcu_mode)m;
-    }
     if ((err = scenario_get_uint(ctx, config, "rcu_gap", false, 1000000, &gap)) < 0)
         return err;
     if (err == 0)

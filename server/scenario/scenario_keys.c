@@ -154,6 +154,20 @@ int scenario_get_string(struct scenario_ctx *ctx, const cJSON *obj, const char *
     return 0;
 }
 
+int scenario_get_named(struct scenario_ctx *ctx, const cJSON *obj, const char *key,
+                       int (*lookup)(const char *name), const char *choices, int *out)
+{
+    const char *s;
+    int err = scenario_get_string(ctx, obj, key, false, &s), v;
+
+    if (err)
+        return err;
+    if ((v = lookup(s)) < 0)
+        return scenario_fail(ctx, "key \"%s\": \"%s\" is not %s", key, s, choices);
+    *out = v;
+    return 0;
+}
+
 char *scenario_strdup(const char *s)
 {
     size_t len = strlen(s) + 1;

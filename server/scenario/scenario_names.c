@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 static size_t scenario_name_hash(enum scenario_def_kind kind, const char *name)
 {
     uint64_t h = 14695981039346656037ULL ^ (uint64_t)kind; /* FNV-1a */
@@ -89,29 +91,22 @@ void scenario_defs_release(struct scenario_ctx *ctx)
 
 int scenario_def_add(struct scenario_ctx *ctx, enum scenario_def_kind kind, const char *name)
 {
-    if (ctx->nr_defs == ctx->cap_defs) {
-        size_t cap = ctx->cap_defs ? 2 * ctx->cap_defs : 16;
-        struct scenario_def *d = realloc(ctx->defs, cap * sizeof(*d));
+    struct scenario_def *d =
+            grow_array(ctx->defs, &ctx->cap_defs, ctx->nr_defs + 1, sizeof(*d), 16);
+    size_t *t;
 
-        if (!d)
-            return -ENOMEM;
-        ctx->defs = d;
-        ctx->cap_defs = cap;
-    }
+    if (!d)
+        return -ENOMEM;
+    ctx->defs = d;
     ctx->defs[ctx->nr_defs].kind = kind;
     ctx->defs[ctx->nr_defs].name = name;
     ctx->nr_defs++;
     if (!strstr(name, "{i}"))
         return scenario_hash_add(ctx, ctx->nr_defs - 1);
-    if (ctx->nr_tpls == ctx->cap_tpls) {
-        size_t cap = ctx->cap_tpls ? 2 * ctx->cap_tpls : 16;
-        size_t *t = realloc(ctx->tpls, cap * sizeof(*t));
-
-        if (!t)
-            return -ENOMEM;
-        ctx->tpls = t;
-        ctx->cap_tpls = cap;
-    }
+    t = grow_array(ctx->tpls, &ctx->cap_tpls, ctx->nr_tpls + 1, sizeof(*t), 16);
+    if (!t)
+        return -ENOMEM;
+    ctx->tpls = t;
     ctx->tpls[ctx->nr_tpls++] = ctx->nr_defs - 1;
     return 0;
 }

@@ -72,6 +72,10 @@ int scenario_get_bool(struct scenario_ctx *ctx, const cJSON *obj, const char *ke
                       bool *out);
 int scenario_get_string(struct scenario_ctx *ctx, const cJSON *obj, const char *key, bool required,
                         const char **out);
+/* An optional string naming one of a set: *@out = @lookup(value), the
+ * readers' 0 or 1, or -EINVAL saying the value "is not @choices". */
+int scenario_get_named(struct scenario_ctx *ctx, const cJSON *obj, const char *key,
+                       int (*lookup)(const char *name), const char *choices, int *out);
 /* Read an integer value already found: the checks of scenario_get_uint(). */
 int scenario_item_uint(struct scenario_ctx *ctx, const cJSON *item, const char *key, uint64_t max,
                        uint64_t *out);

@@ -51,6 +51,21 @@ static bool name_char_ok(unsigned char c)
     return c > ' ' && c < 0x7f && !strchr("\"\\{}[]", c);
 }
 
+cJSON *scenario_write_variants(const struct sim_config *cfg)
+{
+    cJSON *o = cJSON_CreateObject();
+    unsigned v;
+
+    for (v = 0; o && v < SIM_NR_VARIANTS; v++)
+        if (sim_variant_in_model(v, cfg->model) &&
+            !cJSON_AddStringToObject(o, sim_variant_name(v),
+                                     cfg->variant[v] == SIM_AFTER ? "after" : "before")) {
+            cJSON_Delete(o);
+            o = NULL;
+        }
+    return o;
+}
+
 bool scenario_write_name_ok(const char *name)
 {
     size_t len = strlen(name);

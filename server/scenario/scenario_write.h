@@ -35,6 +35,9 @@ cJSON *scenario_write_new(const char *name, const char *title, const char *descr
  */
 cJSON *scenario_write_cache(const struct sim_cache_args *a, const char *const *aliases, size_t nr,
                             bool as_op);
+/* The "variants" object of @cfg: each variant of its model by name, "before"
+ * or "after", in enum order.  NULL: no memory. */
+cJSON *scenario_write_variants(const struct sim_config *cfg);
 /* True when @name may name a cache in a scenario (1..SCENARIO_MAX_NAME
  * characters, no space, quote, backslash, bracket or brace). */
 bool scenario_write_name_ok(const char *name);

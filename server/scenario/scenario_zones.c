@@ -33,7 +33,6 @@ int scenario_parse_machine_zones(struct scenario_ctx *ctx, const cJSON *m, struc
 int scenario_parse_config_zones(struct scenario_ctx *ctx, const cJSON *config,
                                 struct sim_config *cfg)
 {
-    const char *layout;
     uint64_t v;
     int err, l;
 
@@ -52,15 +51,11 @@ int scenario_parse_config_zones(struct scenario_ctx *ctx, const cJSON *config,
     if ((err = scenario_get_bool(ctx, config, "cma", false, &cfg->cma)) < 0 ||
         (err = scenario_get_bool(ctx, config, "kswapd", false, &cfg->kswapd)) < 0)
         return err;
-    if ((err = scenario_get_string(ctx, config, "alloc_layout", false, &layout)) < 0)
+    if ((err = scenario_get_named(ctx, config, "alloc_layout", sim_alloc_layout_lookup,
+                                  "kernel, renumbered or renumbered-forced", &l)) < 0)
         return err;
-    if (err == 0) {
-        if ((l = sim_alloc_layout_lookup(layout)) < 0)
-            return scenario_fail(ctx, "key \"alloc_layout\": \"%s\" is not kernel, renumbered or "
-                                      "renumbered-forced",
-                                 layout);
+    if (err == 0)
         cfg->alloc_layout = (uint8_t)l;
-    }
     return 0;
 }
 

@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 /* ---- memory ------------------------------------------------------------------- */
 
 uint64_t session_sim_bytes(const struct session_run *r)
@@ -166,15 +168,10 @@ int session_ckpt_add_at(struct session_run *r, const struct session_pos *p)
     struct checkpoint *c;
     struct sim *copy;
 
-    if (r->nr_ckpts == r->cap_ckpts) {
-        size_t cap = r->cap_ckpts ? r->cap_ckpts * 2 : 64;
-
-        c = realloc(r->ckpts, cap * sizeof(*c));
-        if (!c)
-            return -ENOMEM;
-        r->ckpts = c;
-        r->cap_ckpts = cap;
-    }
+    c = grow_array(r->ckpts, &r->cap_ckpts, r->nr_ckpts + 1, sizeof(*c), 64);
+    if (!c)
+        return -ENOMEM;
+    r->ckpts = c;
     c = &r->ckpts[r->nr_ckpts];
     memset(c, 0, sizeof(*c));
     if (!session_ckpt_borrow(r, c, p)) {
@@ -340,12 +337,9 @@ static void session_ckpt_keep(struct session_run *r, const struct sim *m,
     if (before->seq == p->seq || r->nr_ckpts == 0)
         return;
     if (r->nr_ckpts == r->cap_ckpts) {
-        size_t cap = r->cap_ckpts ? r->cap_ckpts * 2 : 64;
-
-        if (!(c = realloc(r->ckpts, cap * sizeof(*c))))
+        if (!(c = grow_array(r->ckpts, &r->cap_ckpts, r->nr_ckpts + 1, sizeof(*c), 64)))
             return;
         r->ckpts = c;
-        r->cap_ckpts = cap;
         before = session_ckpt_before(r, p->seq, false);
     }
     if (sim_clone(m, &copy))

@@ -18,6 +18,7 @@
 
 #include <zlib.h>
 
+#include "base/grow.h"
 #include "session/session.h"
 
 /* ---- the list of images ---------------------------------------------------------- */
@@ -28,14 +29,9 @@ static int ckpt_disk_push(struct ckpt_disk *d, uint64_t seq, uint64_t op, size_t
     struct ckpt_disk_entry *e;
     size_t i;
 
-    if (d->nr == d->cap) {
-        size_t cap = d->cap ? 2 * d->cap : 16;
-
-        if (!(e = realloc(d->e, cap * sizeof(*e))))
-            return -ENOMEM;
-        d->e = e;
-        d->cap = cap;
-    }
+    if (!(e = grow_array(d->e, &d->cap, d->nr + 1, sizeof(*e), 16)))
+        return -ENOMEM;
+    d->e = e;
     for (i = d->nr; i > 0 && d->e[i - 1].seq >= seq; i--)
         ;
     if (i < d->nr && d->e[i].seq == seq) { /* rewritten: the same position */

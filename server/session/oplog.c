@@ -28,6 +28,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+
 #define F_NODE  0x01u
 #define F_GFP   0x02u
 #define F_SIZE  0x04u
@@ -105,15 +107,10 @@ static struct oplog_chunk *oplog_reserve(struct oplog *log, size_t more)
     if (!c || c->stored || (c->len && c->len + more > OPLOG_CHUNK)) {
         if (c && oplog_seal(log))
             return NULL;
-        if (log->nr_chunks == log->cap_chunks) {
-            size_t n = log->cap_chunks ? log->cap_chunks * 2 : 4;
-            struct oplog_chunk *cs = realloc(log->chunks, n * sizeof(*cs));
-
-            if (!cs)
-                return NULL;
-            log->chunks = cs;
-            log->cap_chunks = n;
-        }
+        c = grow_array(log->chunks, &log->cap_chunks, log->nr_chunks + 1, sizeof(*c), 4);
+        if (!c)
+            return NULL;
+        log->chunks = c;
         c = &log->chunks[log->nr_chunks++];
         memset(c, 0, sizeof(*c));
         log->chunk_ops = log->chunk_events = 0;

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+#include "base/strbuf.h"
+
 _Static_assert(SIM_NR_STATS <= 64, "a bucket's nonzero sums are a 64-bit mask");
 
 static const unsigned char overview_magic[4] = {'S', 'L', 'O', 'V'};
@@ -43,17 +46,11 @@ static uint64_t overview_width(const struct overview *ov, unsigned l)
 /* Room for bucket @i in level @lv, zeroed when new.  0 or -ENOMEM. */
 static int overview_reserve(struct overview_level *lv, size_t i)
 {
-    if (i >= lv->cap) {
-        size_t cap = lv->cap ? lv->cap * 2 : 16;
-        struct overview_bucket *b;
+    struct overview_bucket *b = grow_array(lv->b, &lv->cap, i + 1, sizeof(*b), 16);
 
-        while (cap <= i)
-            cap *= 2;
-        if (!(b = realloc(lv->b, cap * sizeof(*b))))
-            return -ENOMEM;
-        lv->b = b;
-        lv->cap = cap;
-    }
+    if (!b)
+        return -ENOMEM;
+    lv->b = b;
     while (lv->nr <= i)
         memset(&lv->b[lv->nr++], 0, sizeof(*lv->b));
     return 0;
@@ -249,37 +246,26 @@ int overview_query(const struct overview *ov, uint64_t from, uint64_t to, unsign
 
 /* ---- the serialized form ------------------------------------------------------ */
 
-struct wbuf {
-    unsigned char *p;
-    size_t len, cap;
-    bool failed;
-};
-
-static void put_u64(struct wbuf *w, uint64_t v)
+/* @v as a varint: 7 bits a byte, low first, the top bit set on all but the last. */
+static void put_u64(struct strbuf *w, uint64_t v)
 {
-    if (w->len + 10 > w->cap) {
-        size_t cap = w->cap ? w->cap * 2 : 4096;
-        unsigned char *p = w->failed ? NULL : realloc(w->p, cap);
+    unsigned char b[10];
+    size_t n = 0;
 
-        if (!p) {
-            w->failed = true;
-            return;
-        }
-        w->p = p;
-        w->cap = cap;
-    }
     do {
         unsigned char byte = (unsigned char)(v & 0x7f);
 
         v >>= 7;
-        w->p[w->len++] = (unsigned char)(byte | (v ? 0x80 : 0));
+        b[n++] = (unsigned char)(byte | (v ? 0x80 : 0));
     } while (v);
+    strbuf_append(w, (const char *)b, n);
 }
 
 int overview_save(const struct overview *ov, unsigned char **out, size_t *len)
 {
-    struct wbuf w = {NULL, 0, 0, false};
+    struct strbuf w = STRBUF_INIT;
     unsigned l, k;
+    char *p;
     size_t i;
 
     for (k = 0; k < sizeof(overview_magic); k++)
@@ -311,12 +297,9 @@ int overview_save(const struct overview *ov, unsigned char **out, size_t *len)
             put_u64(&w, b->pages_sum);
         }
     }
-    if (w.failed) {
-        free(w.p);
+    if (strbuf_detach(&w, &p, len))
         return -ENOMEM;
-    }
-    *out = w.p;
-    *len = w.len;
+    *out = (unsigned char *)p;
     return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
 #include "scenario/replay_internal.h"
 #include "session/session_internal.h"
 #include "session/store.h"
@@ -253,17 +254,12 @@ int session_set_scenario(struct session *s, const char *text, size_t len, const 
 /* Room for one more batch.  0 or -ENOMEM. */
 static int session_reserve_batch(struct session *s)
 {
-    struct session_batch *b;
-    size_t cap;
+    struct session_batch *b = grow_array(s->run->batches, &s->run->cap_batches,
+                                         s->run->nr_batches + 1, sizeof(*b), 8);
 
-    if (s->run->nr_batches < s->run->cap_batches)
-        return 0;
-    cap = s->run->cap_batches ? s->run->cap_batches * 2 : 8;
-    b = realloc(s->run->batches, cap * sizeof(*b));
     if (!b)
         return -ENOMEM;
     s->run->batches = b;
-    s->run->cap_batches = cap;
     return 0;
 }
 
@@ -313,14 +309,9 @@ static int session_note_race(struct session_run *r, const struct sim_op *op)
 {
     struct session_race *e;
 
-    if (r->nr_races == r->cap_races) {
-        size_t cap = r->cap_races ? 2 * r->cap_races : 4;
-
-        if (!(e = realloc(r->races, cap * sizeof(*e))))
-            return -ENOMEM;
-        r->races = e;
-        r->cap_races = cap;
-    }
+    if (!(e = grow_array(r->races, &r->cap_races, r->nr_races + 1, sizeof(*e), 4)))
+        return -ENOMEM;
+    r->races = e;
     e = &r->races[r->nr_races++];
     e->at = r->log.nr_events;
     e->op = r->log.nr_ops;

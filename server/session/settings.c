@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "base/json.h"
+#include "scenario/scenario_write.h"
 
 int session_settings_parse(const cJSON *json, struct session_settings *st, struct strbuf *err)
 {
@@ -132,9 +133,7 @@ void session_settings_apply(const struct session_settings *st, const struct scen
 
 cJSON *session_run_settings_json(const struct session_run *r)
 {
-    cJSON *o = cJSON_CreateObject(), *vars = NULL;
-    unsigned v;
-
+    cJSON *o = cJSON_CreateObject();
     char model[64];
 
     sim_model_format(&r->cfg, model, sizeof(model));
@@ -144,13 +143,8 @@ cJSON *session_run_settings_json(const struct session_run *r)
                           ? cJSON_CreateString(sim_release_name(r->cfg.release))
                           : cJSON_CreateNull()) ||
         !json_put(o, "model", json_str(model)) ||
-        !json_put(o, "variants", vars = cJSON_CreateObject()))
+        !json_put(o, "variants", scenario_write_variants(&r->cfg)))
         goto err_delete;
-    for (v = 0; v < SIM_NR_VARIANTS; v++)
-        if (sim_variant_in_model(v, r->cfg.model) &&
-            !json_put(vars, sim_variant_name(v),
-                      cJSON_CreateString(r->cfg.variant[v] == SIM_AFTER ? "after" : "before")))
-            goto err_delete;
     return o;
 
 err_delete:

@@ -14,6 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/grow.h"
+#include "base/strbuf.h"
+
 void timeline_init(struct timeline *tl)
 {
     memset(tl, 0, sizeof(*tl));
@@ -71,15 +74,10 @@ static size_t timeline_pair(struct timeline *tl, const char *fn, const char *lab
     for (i = 0; i < tl->nr_pairs; i++)
         if (str_eq(tl->pairs[i].fn, fn) && str_eq(tl->pairs[i].label, label))
             goto found;
-    if (tl->nr_pairs == tl->cap_pairs) {
-        size_t cap = tl->cap_pairs ? tl->cap_pairs * 2 : 32;
-
-        p = realloc(tl->pairs, cap * sizeof(*p));
-        if (!p)
-            return SIZE_MAX;
-        tl->pairs = p;
-        tl->cap_pairs = cap;
-    }
+    p = grow_array(tl->pairs, &tl->cap_pairs, tl->nr_pairs + 1, sizeof(*p), 32);
+    if (!p)
+        return SIZE_MAX;
+    tl->pairs = p;
     p = &tl->pairs[i];
     p->fn = str_dup(fn ? fn : "");
     p->label = str_dup(label);
@@ -124,6 +122,7 @@ static bool bloom_has(const uint64_t objs[16], sim_addr_t addr)
 /* Record the totals as a sample, halving the samples when full. */
 static int timeline_sample(struct timeline *tl)
 {
+    uint64_t(*s)[SIM_NR_STATS];
     size_t i;
 
     if (tl->nr_samples == TIMELINE_SAMPLES) {
@@ -135,15 +134,10 @@ static int timeline_sample(struct timeline *tl)
         if (tl->nr_events % tl->interval)
             return 0; /* this position is no longer a sample position */
     }
-    if (tl->nr_samples == tl->cap_samples) {
-        size_t cap = tl->cap_samples ? tl->cap_samples * 2 : 64;
-        uint64_t(*s)[SIM_NR_STATS] = realloc(tl->samples, cap * sizeof(*s));
-
-        if (!s)
-            return -ENOMEM;
-        tl->samples = s;
-        tl->cap_samples = cap;
-    }
+    s = grow_array(tl->samples, &tl->cap_samples, tl->nr_samples + 1, sizeof(*s), 64);
+    if (!s)
+        return -ENOMEM;
+    tl->samples = s;
     memcpy(tl->samples[tl->nr_samples++], tl->totals, sizeof(tl->totals));
     return 0;
 }
@@ -154,15 +148,10 @@ int timeline_event(struct timeline *tl, const struct sim_event *ev)
     struct timeline_block *blk;
     uint64_t used;
 
-    if (b >= tl->cap_blocks) {
-        size_t cap = tl->cap_blocks ? tl->cap_blocks * 2 : 16;
-        struct timeline_block *nb = realloc(tl->blocks, cap * sizeof(*nb));
-
-        if (!nb)
-            return -ENOMEM;
-        tl->blocks = nb;
-        tl->cap_blocks = cap;
-    }
+    blk = grow_array(tl->blocks, &tl->cap_blocks, b + 1, sizeof(*blk), 16);
+    if (!blk)
+        return -ENOMEM;
+    tl->blocks = blk;
     if (b >= tl->nr_blocks) {
         memset(&tl->blocks[b], 0, sizeof(tl->blocks[b]));
         tl->nr_blocks = b + 1;
@@ -289,39 +278,17 @@ bool timeline_event_matches(const struct sim_event *ev, const struct timeline_qu
 
 #define TIMELINE_MAGIC 0x31544c42554c53ull /* "SLUBLT1" */
 
-struct tl_buf {
-    unsigned char *p;
-    size_t len, cap;
-    bool failed;
-};
-
-static void tl_put(struct tl_buf *w, const void *data, size_t len)
+static void tl_put(struct strbuf *w, const void *data, size_t len)
 {
-    if (w->failed)
-        return;
-    if (w->len + len > w->cap) {
-        size_t cap = w->cap ? w->cap : 4096;
-        unsigned char *p;
-
-        while (cap < w->len + len)
-            cap *= 2;
-        if (!(p = realloc(w->p, cap))) {
-            w->failed = true;
-            return;
-        }
-        w->p = p;
-        w->cap = cap;
-    }
-    memcpy(w->p + w->len, data, len);
-    w->len += len;
+    strbuf_append(w, data, len);
 }
 
-static void tl_put_u64(struct tl_buf *w, uint64_t v)
+static void tl_put_u64(struct strbuf *w, uint64_t v)
 {
     tl_put(w, &v, sizeof(v));
 }
 
-static void tl_put_str(struct tl_buf *w, const char *s)
+static void tl_put_str(struct strbuf *w, const char *s)
 {
     tl_put_u64(w, s ? strlen(s) + 1 : 0);
     if (s)
@@ -330,9 +297,10 @@ static void tl_put_str(struct tl_buf *w, const char *s)
 
 int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
 {
-    struct tl_buf w = {NULL, 0, 0, false};
+    struct strbuf w = STRBUF_INIT;
     unsigned char *ov = NULL;
     size_t ov_len = 0, i;
+    char *p;
 
     if (overview_save(&tl->ov, &ov, &ov_len))
         return -ENOMEM;
@@ -354,12 +322,9 @@ int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
     tl_put_u64(&w, ov_len);
     tl_put(&w, ov, ov_len);
     free(ov);
-    if (w.failed) {
-        free(w.p);
+    if (strbuf_detach(&w, &p, len))
         return -ENOMEM;
-    }
-    *out = w.p;
-    *len = w.len;
+    *out = (unsigned char *)p;
     return 0;
 }
 
@@ -419,10 +384,23 @@ static int tl_reserve(void **p, size_t *cap, size_t n, size_t size)
     return 0;
 }
 
+/* Read @n elements of @size into *@p, grown to at least one.  0, -EINVAL or -ENOMEM. */
+static int tl_get_array(struct tl_rd *r, void **p, size_t *cap, size_t n, size_t size)
+{
+    const void *src = tl_get(r, n * size);
+
+    if (!src)
+        return -EINVAL;
+    if (tl_reserve(p, cap, n ? n : 1, size))
+        return -ENOMEM;
+    memcpy(*p, src, n * size);
+    return 0;
+}
+
 int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
 {
     struct tl_rd r = {data, len, 0, false};
-    const void *blk, *smp, *ov;
+    const void *blk, *ov;
     uint64_t n, ov_len;
     size_t i;
     int ret = -EINVAL;
@@ -455,27 +433,19 @@ int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
     ret = -EINVAL;
     n = tl_get_u64(&r);
     if (r.bad || n > len / sizeof(*tl->blocks) ||
-        !(blk = tl_get(&r, (size_t)n * sizeof(*tl->blocks))))
+        (ret = tl_get_array(&r, (void **)&tl->blocks, &tl->cap_blocks, (size_t)n,
+                            sizeof(*tl->blocks))))
         goto err_release;
-    if (tl_reserve((void **)&tl->blocks, &tl->cap_blocks, (size_t)n ? (size_t)n : 1,
-                   sizeof(*tl->blocks))) {
-        ret = -ENOMEM;
-        goto err_release;
-    }
-    memcpy(tl->blocks, blk, (size_t)n * sizeof(*tl->blocks));
     tl->nr_blocks = (size_t)n;
+    ret = -EINVAL;
     tl->interval = tl_get_u64(&r);
     n = tl_get_u64(&r);
     if (r.bad || !tl->interval || n > TIMELINE_SAMPLES ||
-        !(smp = tl_get(&r, (size_t)n * sizeof(*tl->samples))))
+        (ret = tl_get_array(&r, (void **)&tl->samples, &tl->cap_samples, (size_t)n,
+                            sizeof(*tl->samples))))
         goto err_release;
-    if (tl_reserve((void **)&tl->samples, &tl->cap_samples, (size_t)n ? (size_t)n : 1,
-                   sizeof(*tl->samples))) {
-        ret = -ENOMEM;
-        goto err_release;
-    }
-    memcpy(tl->samples, smp, (size_t)n * sizeof(*tl->samples));
     tl->nr_samples = (size_t)n;
+    ret = -EINVAL;
     ov_len = tl_get_u64(&r);
     if (r.bad || !(ov = tl_get(&r, (size_t)ov_len)) || r.at != len)
         goto err_release;
