@@ -723,8 +723,9 @@ static int check_program(struct check_ctx *cx, const char *dir, const char *id,
     unsigned last_mark = UINT32_MAX;
     int ret;
 
-    snprintf(json, sizeof(json), "%s/programs/%s.json", dir, id);
-    snprintf(out, sizeof(out), "%s/programs/%s.out", dir, id);
+    if ((size_t)snprintf(json, sizeof(json), "%s/programs/%s.json", dir, id) >= sizeof(json) ||
+        (size_t)snprintf(out, sizeof(out), "%s/programs/%s.out", dir, id) >= sizeof(out))
+        return -ENAMETOOLONG;
     if ((ret = oracle_read_out(out, &o, &err))) {
         fprintf(cx->report, "DIFF %s %s: %s\n", cx->kernel, id, strbuf_str(&err));
         cx->t->differ++;
@@ -781,7 +782,8 @@ static int list_programs(const char *dir, char ***out, size_t *nr)
 
     *out = NULL;
     *nr = 0;
-    snprintf(path, sizeof(path), "%s/programs", dir);
+    if ((size_t)snprintf(path, sizeof(path), "%s/programs", dir) >= sizeof(path))
+        return -ENAMETOOLONG;
     if (!(d = opendir(path)))
         return 0;
     while ((de = readdir(d))) {
