@@ -96,7 +96,11 @@ static int lessons_load_scenarios(struct lessons_check *c)
 
         if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0 || de->d_name[0] == '.')
             continue;
-        snprintf(path, sizeof(path), "%s/%s", c->scenario_dir, de->d_name);
+        if ((size_t)snprintf(path, sizeof(path), "%s/%s", c->scenario_dir, de->d_name) >=
+            sizeof(path)) {
+            closedir(d);
+            return -ENAMETOOLONG;
+        }
         if (scenario_load(path, &scn, &err) == 0) {
             if (c->nr_scns == cap) {
                 size_t ncap = cap ? cap * 2 : 32;

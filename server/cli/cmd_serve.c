@@ -44,11 +44,12 @@ static const struct cli_opt serve_where_opts[] = {
         {CLI_TO(struct serve_args, db), .name = "db", .arg = "FILE",
          .help = "SQLite database (default slublab.db; created as needed), or a postgresql:// URL"},
         {CLI_TO(struct serve_args, web), .name = "web", .arg = "DIR",
-         .help = "the UI's files (default web)"},
+         .help = "the UI's files (default: web in the data directory, docs/cli.md)"},
         {CLI_TO(struct serve_args, vendor), .name = "vendor", .arg = "DIR",
-         .help = "where chart.umd.js is (default node_modules/chart.js/dist)"},
+         .help = "where chart.umd.js is (default: vendor in the data directory, or "
+                 "node_modules/chart.js/dist in the source tree)"},
         {CLI_TO(struct serve_args, scenarios), .name = "scenarios", .arg = "DIR",
-         .help = "the shipped scenarios (default scenarios)"},
+         .help = "the shipped scenarios (default: scenarios in the data directory)"},
         {CLI_TO(struct serve_args, lessons), .name = "lessons", .arg = "DIR",
          .help = "the lessons, and the exercises in DIR/exercises (docs/lessons.md; default "
                  "lessons beside the scenarios directory), read at start"},

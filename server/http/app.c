@@ -19,6 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/datadir.h"
 #include "http/answers.h"
 #include "http/follow.h"
 #include "http/lecture.h"
@@ -34,9 +35,10 @@ void app_config_default(struct app_config *cfg)
     cfg->listen = "127.0.0.1";
     cfg->port = 8080;
     cfg->db = "slublab.db";
-    cfg->web_dir = "web";
-    cfg->vendor_dir = "node_modules/chart.js/dist";
-    cfg->scenario_dir = "scenarios";
+    /* the installed data directory, else the source tree (base/datadir.h) */
+    cfg->web_dir = datadir_get()->web;
+    cfg->vendor_dir = datadir_get()->vendor;
+    cfg->scenario_dir = datadir_get()->scenarios;
     cfg->max_live = 64;
     /* a quarter of the machine's memory for sessions, at most 8 GiB */
     {

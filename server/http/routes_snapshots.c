@@ -453,7 +453,7 @@ int route_snapshot_get(const struct request *req, struct response *res)
 {
     struct strbuf warning = STRBUF_INIT;
     struct store_snapshot sn;
-    const char *status;
+    const char *status = NULL; /* snapshot_check()'s, else the stored check's below */
     cJSON *o, *eng = NULL;
 
     if (!req->may_block)
@@ -476,7 +476,7 @@ int route_snapshot_get(const struct request *req, struct response *res)
         }
         pthread_mutex_unlock(&req->app->check_lock);
     }
-    if (sn.check_engine && !strcmp(sn.check_engine, SIM_VERSION)) {
+    if (!status) { /* not checked now: the stored check is this engine's */
         status = sn.check_status;
         strbuf_reset(&warning);
         if (sn.check_warning)
