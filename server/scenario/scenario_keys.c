@@ -157,7 +157,7 @@ int scenario_get_string(struct scenario_ctx *ctx, const cJSON *obj, const char *
 int scenario_get_named(struct scenario_ctx *ctx, const cJSON *obj, const char *key,
                        int (*lookup)(const char *name), const char *choices, int *out)
 {
-    const char *s;
+    const char *s = NULL; /* set unless the key is absent (err 1) */
     int err = scenario_get_string(ctx, obj, key, false, &s), v;
 
     if (err)
