@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tests/pg/run.sh NODE TEST.mjs...: the API tests again, every server on a
-# PostgreSQL store: a throw-away cluster (tests/pg/cluster.sh) for the run,
-# SLUBLAB_TEST_PG naming it (tests/api/lib.mjs gives each server a new
+# PostgreSQL store: a throw-away cluster (tests/pg/with-cluster.sh) for the
+# run, SLUBLAB_TEST_PG naming it (tests/api/lib.mjs gives each server a new
 # database there).  Needs Debian's postgresql package (scripts/setup --test);
 # where it could not be installed, exits 77 (ctest counts the test as
 # skipped, not passed).
@@ -9,18 +9,12 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 node=${1:?usage: run.sh NODE TEST.mjs...}
 shift
-if ! ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || ! command -v psql >/dev/null; then
-    echo "run.sh: no PostgreSQL server here (apt install postgresql): skipped" >&2
+command -v psql >/dev/null || {
+    echo "run.sh: no psql here (apt install postgresql): skipped" >&2
     exit 77
-fi
-dir=$(mktemp -d "${TMPDIR:-/tmp}/slublab-pg.XXXXXX")
-cleanup() {
-    "$here/cluster.sh" stop "$dir"
-    rm -rf "$dir"
 }
-trap cleanup EXIT
-SLUBLAB_TEST_PG=$("$here/cluster.sh" start "$dir")
-export SLUBLAB_TEST_PG
+# a throw-away cluster for the run (with-cluster.sh exits 77 where there is none)
+[[ -n ${SLUBLAB_TEST_PG:-} ]] || exec "$here/with-cluster.sh" "$0" "$node" "$@"
 "$node" --test "$@"
 # the servers did use the cluster: one database each, with the store's tables
 n=$(psql "$SLUBLAB_TEST_PG" -qAt -c "SELECT count(*) FROM pg_database WHERE datname LIKE 't\_%'")
