@@ -213,6 +213,11 @@ int store_nums(struct store *st, enum stmt q, const struct store_arg *a, uint64_
 uint64_t store_u64(const struct store_val *v);
 void store_copy(const struct store_val *v, char *buf, size_t size);
 
+/* SQLite's "now", as store times are written: ISO 8601 UTC with milliseconds. */
+#define STORE_SQLITE_NOW "strftime('%Y-%m-%dT%H:%M:%fZ','now')"
+/* Every query, its parameter types and its text in SQLite's words (store_queries.c). */
+extern const struct store_query store_queries[NR_STMTS];
+
 extern const struct store_ops store_sqlite_ops; /* store_sqlite.c */
 extern const struct store_ops store_pg_ops;     /* store_pg.c */
 

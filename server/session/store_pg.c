@@ -104,149 +104,50 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         "CREATE INDEX answers_updated ON answers(updated);",
 };
 
-/* Every query, in PostgreSQL's words, with its parameter types (struct store_query). */
-static const struct store_query queries[NR_STMTS] = {
-        [ST_SCN_FIND] = {"tt", "SELECT id FROM scenarios WHERE hash = $1 AND text = $2"},
-        [ST_SCN_INSERT] = {"ttut", "INSERT INTO scenarios (name, hash, builtin, text, created)"
-                                   " VALUES ($1, $2, $3, $4, " NOW ") RETURNING id"},
-        [ST_SES_INSERT] = {"ttittuutt",
-                           "INSERT INTO sessions (id, token, scenario, settings, parent, position,"
-                           " events, engine, log, created, updated)"
-                           " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, " NOW ", " NOW ")"},
-        [ST_BAT_INSERT] =
-                {"tutu",
-                 "INSERT INTO batches (session, seq, ops, op_limit) VALUES ($1, $2, $3, $4)"},
-        [ST_SES_EVENTS] = {"tu",
-                           "UPDATE sessions SET events = $2, updated = " NOW " WHERE id = $1"},
-        [ST_SES_POS] = {"tu", "UPDATE sessions SET position = $2 WHERE id = $1"},
-        [ST_SES_GET] = {"t",
-                        "SELECT s.token, s.scenario, s.settings, s.parent, s.position, s.events,"
-                        " s.created, c.name, c.text, s.engine, s.log"
-                        " FROM sessions s JOIN scenarios c ON c.id = s.scenario WHERE s.id = $1"},
-        [ST_BAT_GET] = {"t", "SELECT ops, op_limit FROM batches WHERE session = $1 ORDER BY seq"},
-        [ST_SES_DEL] = {"t", "DELETE FROM sessions WHERE id = $1"},
-        [ST_SES_LIST] = {"uu", "SELECT s.id, c.name, s.parent, s.position, s.events, s.created"
-                               " FROM sessions s JOIN scenarios c ON c.id = s.scenario"
-                               " ORDER BY s.created DESC, s.id LIMIT $1 OFFSET $2"},
-        [ST_SES_COUNT] = {"", "SELECT count(*) FROM sessions"},
-        [ST_SNP_INSERT] = {"tttittuttt",
-                           "INSERT INTO snapshots (id, token, title, scenario, settings, batches,"
-                           " position, engine, state, session, created)"
-                           " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, " NOW ")"},
-        [ST_SNP_GET] = {"t",
-                        "SELECT n.token, n.title, n.scenario, n.settings, n.batches, n.position,"
-                        " n.engine, n.state, n.session, n.created, c.name, c.text,"
-                        " n.check_engine, n.check_status, n.check_warning, n.published"
-                        " FROM snapshots n JOIN scenarios c ON c.id = n.scenario WHERE n.id = $1"},
-        [ST_SNP_DEL] = {"t", "DELETE FROM snapshots WHERE id = $1"},
-        [ST_SNP_LIST] = {"uu",
-                         "SELECT n.id, n.title, c.name, n.session, n.position, n.engine, n.created"
-                         " FROM snapshots n JOIN scenarios c ON c.id = n.scenario"
-                         " WHERE n.published = 1"
-                         " ORDER BY n.created DESC, n.id LIMIT $1 OFFSET $2"},
-        [ST_SNP_COUNT] = {"", "SELECT count(*) FROM snapshots WHERE published = 1"},
-        [ST_SNP_PUBLISH] = {"tu", "UPDATE snapshots SET published = $2 WHERE id = $1"},
+/*
+ * PostgreSQL's words for the queries whose SQLite text (store_queries.c)
+ * does not carry over; the others are that text with ?N written $N and
+ * SQLite's "now" written as NOW above (pg_sql()).  Parameter types are
+ * store_queries[]'s.
+ */
+static const char *const pg_override[NR_STMTS] = {
         /* $1: a JSON array of ids; the caller checks the tokens of the unpublished */
-        [ST_SNP_LIST_FOR] = {"t", "SELECT n.id, n.title, c.name, n.session, n.position, n.engine,"
-                                  " n.created, n.published, n.token"
-                                  " FROM snapshots n JOIN scenarios c ON c.id = n.scenario"
-                                  " WHERE n.published = 1"
-                                  " OR n.id IN (SELECT json_array_elements_text($1::json))"
-                                  " ORDER BY n.created DESC, n.id"},
-        [ST_LEC_INSERT] = {"tttuuu",
-                           "INSERT INTO lectures (id, token, session, position, events, ops,"
-                           " created, updated) VALUES ($1, $2, $3, $4, $5, $6, " NOW ", " NOW ")"},
-        [ST_LEC_SET] = {"ttuuu",
-                        "UPDATE lectures SET session = $2, position = $3, events = $4, ops = $5,"
-                        " updated = " NOW " WHERE id = $1"},
-        [ST_LEC_DEL] = {"t", "DELETE FROM lectures WHERE id = $1"},
-        /* the session's own position and end when it is stored: they move
-         * without the lecture row being written */
-        [ST_LEC_LIST] = {"u", "SELECT l.id, l.token, l.session, coalesce(s.position, l.position),"
-                              " coalesce(s.events, l.events), l.ops"
-                              " FROM lectures l LEFT JOIN sessions s ON s.id = l.session"
-                              " ORDER BY l.updated DESC, l.id LIMIT $1"},
-        [ST_SES_OLD] = {"uu", "SELECT id FROM sessions WHERE updated < " DAYS_AGO(
-                                      "$1") " ORDER BY updated LIMIT $2::bigint"},
-        [ST_SNP_EXPIRE] = {"u", "DELETE FROM snapshots WHERE created < " DAYS_AGO("$1")},
-        [ST_BAT_COUNT] = {"t", "SELECT count(*) FROM batches WHERE session = $1"},
-        [ST_LEC_GET] =
-                {"t", "SELECT l.id, l.token, l.session, coalesce(s.position, l.position),"
-                      " coalesce(s.events, l.events), l.ops"
-                      " FROM lectures l LEFT JOIN sessions s ON s.id = l.session WHERE l.id = $1"},
-        [ST_JOB_PUT] = {"ttuuuuuutttttt",
-                        "INSERT INTO trace_jobs (id, state, bytes, done, total, events, built,"
-                        " recorded, session, token, code, message, report, owner, created, updated)"
-                        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, " NOW
-                        ", " NOW ") ON CONFLICT (id) DO UPDATE SET state = excluded.state,"
-                        " bytes = excluded.bytes, done = excluded.done, total = excluded.total,"
-                        " events = excluded.events, built = excluded.built,"
-                        " recorded = excluded.recorded, session = excluded.session,"
-                        " token = excluded.token, code = excluded.code,"
-                        " message = excluded.message, report = excluded.report,"
-                        " owner = excluded.owner, updated = excluded.updated RETURNING cancel"},
-        [ST_JOB_GET] = {"t",
-                        "SELECT state, bytes, done, total, events, built, recorded, session, token,"
-                        " code, message, report, owner, cancel FROM trace_jobs WHERE id = $1"},
-        [ST_JOB_DEL] = {"t", "DELETE FROM trace_jobs WHERE id = $1"},
-        [ST_JOB_CANCEL] = {"t",
-                           "UPDATE trace_jobs SET cancel = 1, updated = " NOW " WHERE id = $1"},
-        /* $1: seconds without a write; ?2: the message */
-        [ST_JOB_STALE] = {"ut",
-                          "UPDATE trace_jobs SET state = 'failed', code = 'internal', message = $2,"
-                          " updated = " NOW " WHERE state IN ('replaying', 'building')"
-                          " AND cancel = 0 AND updated < " SECONDS_AGO("$1")},
-        /* $1: seconds for a cancelled row; ?2: for a finished one (0: kept) */
-        [ST_JOB_EXPIRE] =
-                {"uu",
-                 "DELETE FROM trace_jobs WHERE (cancel = 1 AND updated < " SECONDS_AGO(
-                         "$1") ") OR ($2::bigint > 0 AND state IN ('done', 'failed') AND updated "
-                               "< " SECONDS_AGO("$2") ")"},
-        [ST_ANS_PUT] = {"tutt",
-                        "INSERT INTO answers (lecture, at, voter, choice, updated)"
-                        " VALUES ($1, $2, $3, $4, " NOW ") ON CONFLICT (lecture, at, voter)"
-                        " DO UPDATE SET choice = excluded.choice, updated = excluded.updated"},
-        [ST_ANS_TALLY] = {"tu",
-                          "SELECT choice, count(*) FROM answers WHERE lecture = $1 AND at = $2"
-                          " GROUP BY choice ORDER BY choice COLLATE \"C\""},
-        [ST_ANS_EXPIRE] = {"u", "DELETE FROM answers WHERE updated < " SECONDS_AGO("$1")},
-        [ST_SES_WHERE] = {"t", "SELECT position, events FROM sessions WHERE id = $1"},
-        [ST_SNP_CHECK] = {"tttt", "UPDATE snapshots SET check_engine = $2, check_status = $3, "
-                                  "check_warning = $4 WHERE id = $1"},
-        [ST_LOG_PUT] = {"tuuub", "INSERT INTO oplogs (log, seq, ops, events, data)"
-                                 " VALUES ($1, $2, $3, $4, $5)"
-                                 " ON CONFLICT (log, seq) DO UPDATE SET ops = EXCLUDED.ops,"
-                                 " events = EXCLUDED.events, data = EXCLUDED.data"},
-        [ST_LOG_GET] = {"tu", "SELECT data FROM oplogs WHERE log = $1 AND seq = $2"},
-        [ST_LOG_INFO] = {"t", "SELECT count(*), coalesce(sum(ops), 0), coalesce(sum(events), 0)"
-                              " FROM oplogs WHERE log = $1"},
-        [ST_LOG_LAST] = {"t", "SELECT octet_length(data) FROM oplogs WHERE log = $1"
-                              " ORDER BY seq DESC LIMIT 1"},
-        [ST_LOG_DEL] = {"t", "DELETE FROM oplogs WHERE log = $1"
-                             " AND NOT EXISTS (SELECT 1 FROM sessions WHERE log = $1)"},
-        [ST_SES_OV_SET] = {"tb", "UPDATE sessions SET overview = $2 WHERE id = $1"},
-        [ST_SES_OV_GET] = {"t", "SELECT overview FROM sessions WHERE id = $1"},
-        [ST_CKP_PAGE_PUT] = {"tbb", "INSERT INTO ckpt_pages (owner, hash, data) VALUES ($1, $2, $3)"
-                                    " ON CONFLICT (owner, hash) DO NOTHING"},
-        [ST_CKP_PUT] = {"ttuuubbb",
-                        "INSERT INTO ckpts (owner, tag, seq, op, off, meta, pages, extra)"
-                        " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-                        " ON CONFLICT (owner, tag, seq) DO UPDATE SET op = EXCLUDED.op,"
-                        " off = EXCLUDED.off, meta = EXCLUDED.meta, pages = EXCLUDED.pages,"
-                        " extra = EXCLUDED.extra"},
-        [ST_CKP_LIST] = {"tt", "SELECT seq, op, off, CASE WHEN extra IS NULL THEN 0 ELSE 1 END"
-                               " FROM ckpts WHERE owner = $1 AND tag = $2 ORDER BY seq"},
-        [ST_CKP_GET] = {"ttu", "SELECT op, off, meta, pages, extra FROM ckpts"
-                               " WHERE owner = $1 AND tag = $2 AND seq = $3"},
-        [ST_CKP_PAGE_GET] = {"tb", "SELECT data FROM ckpt_pages WHERE owner = $1 AND hash = $2"},
-        [ST_CKP_DEL] = {"t", "DELETE FROM ckpts WHERE owner = $1"
-                             " AND NOT EXISTS (SELECT 1 FROM sessions WHERE ckpts = $1)"},
-        [ST_CKP_PAGE_DEL] = {"t", "DELETE FROM ckpt_pages WHERE owner = $1"
-                                  " AND NOT EXISTS (SELECT 1 FROM sessions WHERE ckpts = $1)"},
-        [ST_SES_CKP_SET] = {"tt", "UPDATE sessions SET ckpts = $2 WHERE id = $1"},
-        [ST_SES_CKP_GET] = {"t", "SELECT ckpts FROM sessions WHERE id = $1"},
-        [ST_CKP_COUNT] = {"t", "SELECT (SELECT count(*) FROM ckpts WHERE owner = $1),"
-                               " (SELECT count(*) FROM ckpt_pages WHERE owner = $1)"},
+        [ST_SNP_LIST_FOR] = "SELECT n.id, n.title, c.name, n.session, n.position, n.engine,"
+                            " n.created, n.published, n.token"
+                            " FROM snapshots n JOIN scenarios c ON c.id = n.scenario"
+                            " WHERE n.published = 1"
+                            " OR n.id IN (SELECT json_array_elements_text($1::json))"
+                            " ORDER BY n.created DESC, n.id",
+        [ST_SES_OLD] = "SELECT id FROM sessions WHERE updated < " DAYS_AGO(
+                "$1") " ORDER BY updated LIMIT $2::bigint",
+        [ST_SNP_EXPIRE] = "DELETE FROM snapshots WHERE created < " DAYS_AGO("$1"),
+        [ST_JOB_CANCEL] = "UPDATE trace_jobs SET cancel = 1, updated = " NOW " WHERE id = $1",
+        /* $1: seconds without a write; $2: the message */
+        [ST_JOB_STALE] = "UPDATE trace_jobs SET state = 'failed', code = 'internal', message = $2,"
+                         " updated = " NOW " WHERE state IN ('replaying', 'building')"
+                         " AND cancel = 0 AND updated < " SECONDS_AGO("$1"),
+        /* $1: seconds for a cancelled row; $2: for a finished one (0: kept) */
+        [ST_JOB_EXPIRE] = "DELETE FROM trace_jobs WHERE (cancel = 1 AND updated < " SECONDS_AGO(
+                "$1") ") OR ($2::bigint > 0 AND state IN ('done', 'failed') AND updated "
+                      "< " SECONDS_AGO("$2") ")",
+        [ST_ANS_TALLY] = "SELECT choice, count(*) FROM answers WHERE lecture = $1 AND at = $2"
+                         " GROUP BY choice ORDER BY choice COLLATE \"C\"",
+        [ST_ANS_EXPIRE] = "DELETE FROM answers WHERE updated < " SECONDS_AGO("$1"),
+        [ST_LOG_PUT] = "INSERT INTO oplogs (log, seq, ops, events, data)"
+                       " VALUES ($1, $2, $3, $4, $5)"
+                       " ON CONFLICT (log, seq) DO UPDATE SET ops = EXCLUDED.ops,"
+                       " events = EXCLUDED.events, data = EXCLUDED.data",
+        [ST_LOG_LAST] = "SELECT octet_length(data) FROM oplogs WHERE log = $1"
+                        " ORDER BY seq DESC LIMIT 1",
+        [ST_CKP_PAGE_PUT] = "INSERT INTO ckpt_pages (owner, hash, data) VALUES ($1, $2, $3)"
+                            " ON CONFLICT (owner, hash) DO NOTHING",
+        [ST_CKP_PUT] = "INSERT INTO ckpts (owner, tag, seq, op, off, meta, pages, extra)"
+                       " VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+                       " ON CONFLICT (owner, tag, seq) DO UPDATE SET op = EXCLUDED.op,"
+                       " off = EXCLUDED.off, meta = EXCLUDED.meta, pages = EXCLUDED.pages,"
+                       " extra = EXCLUDED.extra",
+        [ST_CKP_LIST] = "SELECT seq, op, off, CASE WHEN extra IS NULL THEN 0 ELSE 1 END"
+                        " FROM ckpts WHERE owner = $1 AND tag = $2 ORDER BY seq",
 };
 
 struct store_listener;
@@ -276,20 +177,47 @@ static PGconn *pg_connect(const char *url)
     return PQconnectdbParams(keys, vals, 1);
 }
 
+/* Query @q in PostgreSQL's words, into @buf; NULL when @buf is too small. */
+static const char *pg_sql(enum stmt q, char *buf, size_t size)
+{
+    const char *in = store_queries[q].sql, *now = STORE_SQLITE_NOW;
+    size_t len = 0, nl = strlen(now);
+
+    if (pg_override[q])
+        return pg_override[q];
+    while (*in && len + sizeof(NOW) + 2 < size) {
+        if (!strncmp(in, now, nl)) {
+            len += (size_t)snprintf(buf + len, size - len, "%s", NOW);
+            in += nl;
+        } else {
+            buf[len++] = *in == '?' ? '$' : *in;
+            in++;
+        }
+    }
+    buf[len] = '\0';
+    return *in ? NULL : buf;
+}
+
 static int pg_prepare_all(struct pg_store *pg, struct strbuf *err)
 {
+    char text[2048];
     unsigned i;
 
     for (i = 0; i < NR_STMTS; i++) {
+        const char *sql = pg_sql((enum stmt)i, text, sizeof(text));
         char name[16];
         PGresult *r;
 
+        if (!sql) {
+            if (err)
+                strbuf_printf(err, "query %u is longer than %zu bytes", i, sizeof(text));
+            return -EIO;
+        }
         snprintf(name, sizeof(name), "s%u", i);
-        r = PQprepare(pg->conn, name, queries[i].sql, 0, NULL);
+        r = PQprepare(pg->conn, name, sql, 0, NULL);
         if (PQresultStatus(r) != PGRES_COMMAND_OK) {
             if (err)
-                strbuf_printf(err, "preparing \"%s\": %s", queries[i].sql,
-                              PQerrorMessage(pg->conn));
+                strbuf_printf(err, "preparing \"%s\": %s", sql, PQerrorMessage(pg->conn));
             PQclear(r);
             return -EIO;
         }
@@ -419,7 +347,7 @@ static int pg_run(struct store *st, enum stmt q, const struct store_arg *args, s
     PGresult *r = NULL;
     int ret, i, c, n;
 
-    if (!(ret = pg_args(&pa, queries[q].args, args)))
+    if (!(ret = pg_args(&pa, store_queries[q].args, args)))
         r = pg_exec(pg, q, &pa, what, &ret);
     for (i = 0; i < pa.n; i++)
         free(pa.copy[i]);
