@@ -29,7 +29,7 @@ bool kmem_cache_debug(const struct kmem_cache *s)
     return (s->flags & SIM_SLAB_DEBUG_FLAGS) != 0;
 }
 
-static void mem_fill(struct sim *sim, sim_addr_t addr, uint8_t val, size_t len)
+void mem_fill(struct sim *sim, sim_addr_t addr, uint8_t val, size_t len)
 {
     uint8_t buf[256];
 
@@ -50,23 +50,71 @@ void setup_slab_debug(struct sim *sim, struct kmem_cache *s, const struct slab *
         mem_fill(sim, slab->base, POISON_INUSE, (size_t)PAGE_SIZE << slab->order);
 }
 
-/* Red zones and poison of one object (kernel: init_object). */
-static void init_object(struct sim *sim, struct kmem_cache *s, sim_addr_t obj, uint8_t val)
-{
-    if (s->flags & SIM_SLAB_RED_ZONE)
-        mem_fill(sim, obj - s->red_left_pad, val, s->red_left_pad);
-    if (s->flags & OBJECT_POISON) {
-        mem_fill(sim, obj, POISON_FREE, s->object_size - 1);
-        mem_fill(sim, obj + s->object_size - 1, POISON_END, 1);
-    }
-    if (s->flags & SIM_SLAB_RED_ZONE)
-        mem_fill(sim, obj + s->object_size, val, s->inuse - s->object_size);
-}
-
 /* Offset of the alloc track (the free track follows). */
 static unsigned track_offset(const struct kmem_cache *s)
 {
     return s->offset >= s->inuse ? s->inuse + 8 : s->inuse;
+}
+
+/* Whether objects keep the size their caller asked for, after the two
+ * tracks (kernel: slub_debug_orig_size): kmalloc caches that store users. */
+bool slub_debug_orig_size(const struct kmem_cache *s)
+{
+    return (s->flags & SIM_SLAB_STORE_USER) && (s->flags & SIM_SLAB_KMALLOC);
+}
+
+/* Whether the bytes between orig_size and object_size are red zone too, and
+ * checked (6.2, "mm/slub: extend redzone check to extra allocated kmalloc
+ * space than requested"): every modelled release after 6.1. */
+static bool kmalloc_redzone(const struct sim *sim, const struct kmem_cache *s)
+{
+    return slub_debug_orig_size(s) && (s->flags & SIM_SLAB_RED_ZONE) &&
+           sim->cfg.release != SIM_RELEASE_6_1;
+}
+
+static sim_addr_t orig_size_at(const struct kmem_cache *s, sim_addr_t obj)
+{
+    return obj + track_offset(s) + 2 * TRACK_SIZE;
+}
+
+/* The size the caller asked for (kernel: get_orig_size). */
+unsigned get_orig_size(const struct sim *sim, const struct kmem_cache *s, sim_addr_t obj)
+{
+    uint8_t b[4];
+
+    if (!slub_debug_orig_size(s) || mem_read(sim, orig_size_at(s, obj), b, sizeof(b)))
+        return s->object_size;
+    return (unsigned)b[0] | (unsigned)b[1] << 8 | (unsigned)b[2] << 16 | (unsigned)b[3] << 24;
+}
+
+/* Keep @size as @obj's requested size (kernel: set_orig_size). */
+void set_orig_size(struct sim *sim, const struct kmem_cache *s, sim_addr_t obj, unsigned size)
+{
+    uint8_t b[4] = {(uint8_t)size, (uint8_t)(size >> 8), (uint8_t)(size >> 16),
+                    (uint8_t)(size >> 24)};
+
+    if (slub_debug_orig_size(s))
+        SIM_BUG_ON(mem_write(sim, orig_size_at(s, obj), b, sizeof(b)));
+}
+
+/* Red zones and poison of one object (kernel: init_object).  An allocated
+ * object of a kmalloc cache with red zones is red zone from its requested
+ * size on, and poisoned only up to it. */
+static void init_object(struct sim *sim, struct kmem_cache *s, sim_addr_t obj, uint8_t val)
+{
+    unsigned poison_size = s->object_size;
+
+    if (s->flags & SIM_SLAB_RED_ZONE) {
+        mem_fill(sim, obj - s->red_left_pad, val, s->red_left_pad);
+        if (kmalloc_redzone(sim, s) && val == SLUB_RED_ACTIVE)
+            poison_size = get_orig_size(sim, s, obj);
+    }
+    if (s->flags & OBJECT_POISON) {
+        mem_fill(sim, obj, POISON_FREE, poison_size - 1);
+        mem_fill(sim, obj + poison_size - 1, POISON_END, 1);
+    }
+    if (s->flags & SIM_SLAB_RED_ZONE)
+        mem_fill(sim, obj + poison_size, val, s->inuse - poison_size);
 }
 
 /* Record who allocated or freed @obj (kernel: set_track): the operation
@@ -162,6 +210,7 @@ static bool check_bytes(struct sim *sim, struct kmem_cache *s, const struct slab
     }
     if (first == len)
         return true;
+    s->errors += 2; /* the report, and slab_fix's "Restoring" */
     {
         char title[64];
 
@@ -200,6 +249,13 @@ static bool check_object(struct sim *sim, struct kmem_cache *s, const struct sla
                 s->red_left_pad, buf, len);
         ok &= check_bytes(sim, s, slab, obj, "Right Redzone", obj + s->object_size, val,
                 s->inuse - s->object_size, buf, len);
+        if (kmalloc_redzone(sim, s) && val == SLUB_RED_ACTIVE) {
+            unsigned orig = get_orig_size(sim, s, obj);
+
+            if (orig < s->object_size)
+                ok &= check_bytes(sim, s, slab, obj, "kmalloc Redzone", obj + orig, val,
+                                  s->object_size - orig, buf, len);
+        }
     } else if ((s->flags & SIM_SLAB_POISON) && s->object_size < s->inuse) {
         ok &= check_bytes(sim, s, slab, obj, "Alignment padding", obj + s->object_size,
                 POISON_INUSE, s->inuse - s->object_size, buf, len);
@@ -215,6 +271,7 @@ static bool check_object(struct sim *sim, struct kmem_cache *s, const struct sla
         bug_header(buf, len, s, "Freepointer corrupt");
         object_info(sim, s, slab, obj, buf, len);
         rep(buf, len, "FIX %s: Freelist cleared\n", s->name);
+        s->errors++; /* object_err */
         set_freepointer(sim, s, obj, SIM_NULL);
         ok = false;
     }
@@ -235,6 +292,7 @@ bool alloc_debug_processing(struct sim *sim, struct kmem_cache *s, const struct 
         bool ok = check_valid_pointer(s, slab, obj);
 
         if (!ok) {
+            s->errors++; /* object_err */
             bug_header(buf, sizeof(buf), s, "Freelist Pointer check fails");
             object_info(sim, s, slab, obj, buf, sizeof(buf));
         } else {
@@ -247,6 +305,7 @@ bool alloc_debug_processing(struct sim *sim, struct kmem_cache *s, const struct 
         }
     }
     set_track(sim, s, obj, true);
+    set_orig_size(sim, s, obj, sim->req_size ? sim->req_size : s->object_size);
     init_object(sim, s, obj, SLUB_RED_ACTIVE);
     return true;
 }
@@ -263,6 +322,7 @@ bool free_debug_processing(struct sim *sim, struct kmem_cache *s, const struct s
 
     if (s->flags & SIM_SLAB_CONSISTENCY_CHECKS) {
         if (on_freelist(sim, s, slab, obj)) {
+            s->errors++; /* object_err */
             bug_header(buf, sizeof(buf), s, "Object already free");
             object_info(sim, s, slab, obj, buf, sizeof(buf));
             goto fail;
@@ -274,9 +334,139 @@ bool free_debug_processing(struct sim *sim, struct kmem_cache *s, const struct s
     init_object(sim, s, obj, SLUB_RED_INACTIVE);
     return true;
 fail:
+    s->errors++; /* slab_fix */
     rep(buf, sizeof(buf), "FIX %s: Object at 0x%llx not freed\n", s->name,
             (unsigned long long)obj);
     snprintf(sim->res->message, sizeof(sim->res->message), "%s", buf);
     sim->res->status = SIM_MISUSE;
     return false;
+}
+
+/* A report about a whole slab (kernel: slab_err), counted. */
+static void slab_err(struct kmem_cache *s, const struct slab *slab, char *buf, size_t len,
+                     const char *what)
+{
+    s->errors++;
+    bug_header(buf, len, s, what);
+    rep(buf, len, "Slab 0x%llx objects=%u used=%u fp=0x%llx\n", (unsigned long long)slab->base,
+        slab->objects, slab->inuse, (unsigned long long)slab->freelist);
+}
+
+/* What SLUB did about it (kernel: slab_fix), counted. */
+static void slab_fix(struct kmem_cache *s, char *buf, size_t len, const char *what)
+{
+    s->errors++;
+    rep(buf, len, "FIX %s: %s\n", s->name, what);
+}
+
+/*
+ * Walk @slab's freelist as on_freelist(s, slab, NULL) does: a link that is
+ * not an object of the slab is cut ("Freechain corrupt"), or the freelist
+ * cleared when the head itself is bad, and the in-use count is made to
+ * agree with the chain.  False when nothing is left to check.
+ */
+static bool freelist_repair(struct sim *sim, struct kmem_cache *s, struct slab *slab, char *buf,
+                            size_t len)
+{
+    sim_addr_t fp = slab->freelist, object = SIM_NULL;
+    unsigned nr = 0;
+    char what[96];
+
+    while (fp && nr <= slab->objects) {
+        if (!check_valid_pointer(s, slab, fp)) {
+            if (!object) {
+                slab_err(s, slab, buf, len, "Freepointer corrupt");
+                slab->freelist = SIM_NULL;
+                slab->inuse = slab->objects;
+                slab_fix(s, buf, len, "Freelist cleared");
+                return false;
+            }
+            s->errors++; /* object_err */
+            bug_header(buf, len, s, "Freechain corrupt");
+            object_info(sim, s, slab, object, buf, len);
+            set_freepointer(sim, s, object, SIM_NULL);
+            break;
+        }
+        object = fp;
+        fp = peek_freepointer(sim, s, object, NULL);
+        nr++;
+    }
+    if (nr > slab->objects) {
+        slab_err(s, slab, buf, len, "Freelist cycle detected");
+        slab->freelist = SIM_NULL;
+        slab->inuse = slab->objects;
+        slab_fix(s, buf, len, "Freelist cleared");
+        return false;
+    }
+    if (slab->inuse != slab->objects - nr) {
+        snprintf(what, sizeof(what), "Wrong object count. Counter is %u but counted were %u",
+                 slab->inuse, slab->objects - nr);
+        slab_err(s, slab, buf, len, what);
+        slab->inuse = slab->objects - nr;
+        slab_fix(s, buf, len, "Object count adjusted");
+    }
+    return true;
+}
+
+/* Check every object of @slab against what it should hold, free or in use
+ * (kernel: validate_slab); the first object found bad ends the walk. */
+static void validate_slab(struct sim *sim, struct kmem_cache *s, struct slab *slab, char *buf,
+                          size_t len)
+{
+    uint8_t map[(MAX_OBJS_PER_PAGE + 8) / 8];
+    unsigned n = 0;
+
+    if (!freelist_repair(sim, s, slab, buf, len))
+        return;
+    memset(map, 0, (slab->objects + 7) / 8);
+    for (sim_addr_t p = slab->freelist; p && n < slab->objects; n++) {
+        long i = slab_obj_index(s, slab, p);
+
+        map[i / 8] |= (uint8_t)(1u << (i % 8));
+        p = peek_freepointer(sim, s, p, NULL);
+    }
+    for (unsigned i = 0; i < slab->objects; i++) {
+        sim_addr_t obj = slab->base + s->red_left_pad + (sim_addr_t)i * s->size;
+        bool free = map[i / 8] & (1u << (i % 8));
+
+        if (!check_object(sim, s, slab, obj, free ? SLUB_RED_INACTIVE : SLUB_RED_ACTIVE, buf, len))
+            break;
+    }
+}
+
+/*
+ * validate_slab_cache, what writing /sys/kernel/slab/<cache>/validate runs:
+ * flush every CPU's cached objects back to their slabs, then check each
+ * slab of each node's partial list, and of its full list when the cache
+ * stores users (only then does SLUB keep one).  Whatever is found is
+ * reported in SLUB's words, repaired and counted (s->errors).
+ */
+void validate_slab_cache(struct sim *sim, struct kmem_cache *s)
+{
+    char buf[sizeof(sim->res->message)] = "";
+    unsigned before = s->errors;
+    unsigned long count = 0;
+
+    flush_all(sim, s);
+    ev_begin(sim, s, "validate_slab_cache", "clean", -1);
+    for (unsigned node = 0; node < sim->cfg.nr_nodes; node++) {
+        const struct kmem_cache_node *n = &s->node[node];
+        uint32_t idx;
+
+        for (idx = n->partial.head; idx; idx = slab_at(sim, idx)->link.next, count++)
+            validate_slab(sim, s, slab_at(sim, idx), buf, sizeof(buf));
+        if (!(s->flags & SIM_SLAB_STORE_USER))
+            continue;
+        for (idx = n->full.head; idx; idx = slab_at(sim, idx)->link.next, count++)
+            validate_slab(sim, s, slab_at(sim, idx), buf, sizeof(buf));
+    }
+    if (s->errors != before) {
+        ev_label(sim, "errors");
+        sim_result_msg(sim, SIM_MISUSE, "%s", buf);
+        ev_report(sim, sim->res->message);
+    } else {
+        snprintf(sim->res->message, sizeof(sim->res->message),
+                 "validate_slab_cache: %lu slabs of %s checked, no error", count, s->name);
+    }
+    ev_end(sim);
 }

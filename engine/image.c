@@ -36,7 +36,7 @@
  * a field added to any of them stops the build here until its serialization
  * is written and IMAGE_FORMAT bumped.
  */
-#define IMAGE_FORMAT "1"
+#define IMAGE_FORMAT "2"
 #define IMAGE_LAYOUT \
     "sim2024 cfg368 zone296 page24 cache200 slab80 sheaf72 rcu16 user16 pa88 stats48 variants8"
 static const char image_tag[] =
@@ -302,6 +302,7 @@ static void save_cache(struct wbuf *w, const struct sim *sim, const struct kmem_
     put_u(w, s->sheaf_capacity);
     put_u(w, s->requested_sheaf_capacity);
     put_u(w, s->remote_node_defrag_ratio);
+    put_u(w, s->errors);
     put_u64(w, s->random);
     put_u(w, s->random_seq != NULL);
     for (unsigned i = 0; s->random_seq && i < s->oo.objects; i++)

@@ -250,6 +250,7 @@ static int load_cache(struct rbuf *r, struct sim *sim, unsigned id)
     s->sheaf_capacity = (unsigned)get_max(r, MAX_SHEAF_CAPACITY);
     s->requested_sheaf_capacity = (unsigned)get_max(r, MAX_SHEAF_CAPACITY);
     s->remote_node_defrag_ratio = (unsigned)get_max(r, UINT32_MAX);
+    s->errors = (unsigned)get_max(r, UINT32_MAX);
     s->random = get_u64(r);
     if (r->bad || (uint64_t)s->oo.objects * s->size > (uint64_t)PAGE_SIZE << s->oo.order ||
         (uint64_t)s->min.objects * s->size > (uint64_t)PAGE_SIZE << s->min.order)

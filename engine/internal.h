@@ -586,6 +586,11 @@ bool alloc_debug_processing(struct sim *sim, struct kmem_cache *s, const struct 
         sim_addr_t obj);
 bool free_debug_processing(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
         sim_addr_t obj);
+void mem_fill(struct sim *sim, sim_addr_t addr, uint8_t val, size_t len);
+bool slub_debug_orig_size(const struct kmem_cache *s);
+unsigned get_orig_size(const struct sim *sim, const struct kmem_cache *s, sim_addr_t obj);
+void set_orig_size(struct sim *sim, const struct kmem_cache *s, sim_addr_t obj, unsigned size);
+void validate_slab_cache(struct sim *sim, struct kmem_cache *s);
 
 /* rcu.c */
 void kfree_rcu(struct sim *sim, sim_addr_t obj);
@@ -627,6 +632,8 @@ void legacy_slab_free_slow(struct sim *sim, struct kmem_cache *s, uint32_t idx,
 int kmalloc_index(unsigned size);
 int kmalloc(struct sim *sim, unsigned size, int node, uint32_t gfp, struct sim_result *res);
 void kfree(struct sim *sim, sim_addr_t obj);
+int krealloc(struct sim *sim, sim_addr_t p, unsigned new_size, uint32_t gfp,
+             struct sim_result *res);
 
 /* race.c */
 int race_check(struct sim *sim, const struct sim_op *op, struct sim_result *res);

@@ -11,6 +11,14 @@
  * classes instead, created with SLAB_CACHE_DMA so their slabs come from
  * ZONE_DMA (kernel: kmalloc_type, KMALLOC_DMA); the reclaimable and cgroup
  * classes are not modelled.
+ *
+ * krealloc(p, size) keeps the object while the new size fits in it, and
+ * otherwise kmallocs a new one, copies and frees the old.  Since 6.11/6.12
+ * (__do_krealloc: "mm: krealloc: consider spare memory for __GFP_ZERO",
+ * "mm/slub: Improve redzone check and zeroing for krealloc()") a resize in
+ * place zeroes the spare bytes for __GFP_ZERO and, on a cache that keeps
+ * requested sizes, moves the kmalloc red zone to the new size; 6.1 and 6.8
+ * return the object untouched.
  */
 #include "internal.h"
 
@@ -91,7 +99,9 @@ int kmalloc(struct sim *sim, unsigned size, int node, uint32_t gfp, struct sim_r
         return -EINVAL;
     }
     res->cache = id;
+    sim->req_size = size;
     res->addr = kmem_cache_alloc_node(sim, sim->caches[id], node, gfp);
+    sim->req_size = 0;
     return 0;
 }
 
@@ -112,4 +122,77 @@ void kfree(struct sim *sim, sim_addr_t obj)
         return;
     }
     kmem_cache_free(sim, sim->caches[slab->cache], obj);
+}
+
+/* krealloc's in-place resize of @p, an object of @s (kernel: __do_krealloc
+ * when new_size <= ks). */
+static void krealloc_in_place(struct sim *sim, struct kmem_cache *s, const struct slab *slab,
+                              sim_addr_t p, unsigned new_size, uint32_t gfp, bool modern)
+{
+    unsigned ks = s->object_size, orig = get_orig_size(sim, s, p);
+
+    ev_begin(sim, s, "__do_krealloc", "in_place", slab->node);
+    if (modern && (gfp & SIM_GFP_ZERO)) {
+        if (orig < new_size)
+            mem_fill(sim, p + orig, 0, new_size - orig);
+        else
+            mem_fill(sim, p + new_size, 0, ks - new_size);
+    }
+    if (modern && slub_debug_orig_size(s)) {
+        set_orig_size(sim, s, p, new_size);
+        if ((s->flags & SIM_SLAB_RED_ZONE) && new_size < ks)
+            mem_fill(sim, p + new_size, 0xcc /* SLUB_RED_ACTIVE */, ks - new_size);
+    }
+    ev_end(sim);
+}
+
+/* krealloc: 0 with the result filled (the object, maybe moved), or -EINVAL
+ * for a size kmalloc cannot serve. */
+int krealloc(struct sim *sim, sim_addr_t p, unsigned new_size, uint32_t gfp, struct sim_result *res)
+{
+    bool modern = sim->cfg.release != SIM_RELEASE_6_1 && sim->cfg.release != SIM_RELEASE_6_8;
+    struct kmem_cache *s;
+    struct slab *slab;
+    sim_addr_t q;
+    unsigned copy;
+    int err;
+
+    if (p > ZERO_SIZE_PTR && !new_size) {
+        kfree(sim, p);
+        res->addr = ZERO_SIZE_PTR;
+        return 0;
+    }
+    if (p <= ZERO_SIZE_PTR)
+        return kmalloc(sim, new_size, SIM_NUMA_NO_NODE, gfp, res);
+    slab = slab_of(sim, p);
+    if (!slab || slab_obj_index(sim->caches[slab->cache], slab, p) < 0) {
+        sim_result_msg(sim, SIM_MISUSE, "krealloc: 0x%llx is not an object of a slab",
+                       (unsigned long long)p);
+        ev_report_result(sim, NULL, "krealloc", "misuse");
+        return 0;
+    }
+    s = sim->caches[slab->cache];
+    if (new_size <= s->object_size) {
+        krealloc_in_place(sim, s, slab, p, new_size, gfp, modern);
+        res->addr = p;
+        res->cache = s->id;
+        return 0;
+    }
+    copy = modern ? get_orig_size(sim, s, p) : s->object_size;
+    if ((err = kmalloc(sim, new_size, SIM_NUMA_NO_NODE, gfp, res)) || !res->addr)
+        return err;
+    q = res->addr;
+    ev_begin(sim, s, "__do_krealloc", "copy", slab->node);
+    for (unsigned off = 0; off < copy;) {
+        uint8_t buf[256];
+        unsigned n = copy - off < sizeof(buf) ? copy - off : (unsigned)sizeof(buf);
+
+        SIM_BUG_ON(mem_read(sim, p + off, buf, n));
+        SIM_BUG_ON(mem_write(sim, q + off, buf, n));
+        off += n;
+    }
+    ev_end(sim);
+    kfree(sim, p);
+    res->addr = q;
+    return 0;
 }

@@ -435,6 +435,7 @@ sim_addr_t take_one_from_partial(struct sim *sim, struct kmem_cache *s, int node
 
             snprintf(sim->res->message + n, sizeof(sim->res->message) - n,
                     "FIX %s: Marking all objects used\n", s->name);
+            s->errors++; /* slab_fix */
         }
         ev_label(sim, "debug_check_failed");
         ev_report(sim, sim->res->message);

@@ -307,6 +307,7 @@ static bool op_needs_cache(enum sim_op_kind kind)
     case SIM_OP_CREATE:
     case SIM_OP_KMALLOC:
     case SIM_OP_KFREE:
+    case SIM_OP_KREALLOC:
     case SIM_OP_WRITE:
     case SIM_OP_KFREE_RCU:
     case SIM_OP_GRACE_PERIOD:
@@ -379,6 +380,12 @@ static int check_op(const struct sim *sim, const struct sim_op *op, struct sim_r
             (op->count < 1 || op->count > 65536)) {
         snprintf(res->message, sizeof(res->message), "prefill count %u is not in 1..65536",
                 op->count);
+        return -EINVAL;
+    }
+    if (op->kind == SIM_OP_ALLOC && op->size > sim->caches[op->cache]->object_size) {
+        snprintf(res->message, sizeof(res->message),
+                 "requested size %u is above the object size of %s (%u)", op->size,
+                 sim->caches[op->cache]->name, sim->caches[op->cache]->object_size);
         return -EINVAL;
     }
     if (op->context > SIM_CTX_RT) {
@@ -464,6 +471,7 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     res->sheaf = 0;
     res->cache = -1;
     res->message[0] = 0;
+    sim->req_size = 0;
     if (sim->broken) {
         snprintf(res->message, sizeof(res->message),
                 "the machine ran out of host memory earlier and cannot continue");
@@ -516,7 +524,9 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
         break;
     case SIM_OP_ALLOC:
         res->cache = s->id;
+        sim->req_size = op->size;
         res->addr = kmem_cache_alloc_node(sim, s, op->node, gfp);
+        sim->req_size = 0;
         break;
     case SIM_OP_FREE:
         res->cache = s->id;
@@ -586,6 +596,13 @@ int sim_apply(struct sim *sim, const struct sim_op *op, struct sim_result *res)
     case SIM_OP_RACE:
         res->cache = s->id;
         ret = race_apply(sim, s, op->race, res);
+        break;
+    case SIM_OP_VALIDATE:
+        res->cache = s->id;
+        validate_slab_cache(sim, s);
+        break;
+    case SIM_OP_KREALLOC:
+        ret = krealloc(sim, op->addr, op->size, gfp, res);
         break;
     default:
         break;

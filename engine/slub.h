@@ -476,6 +476,8 @@ enum sim_op_kind {
     SIM_OP_ALLOC_PAGES, /* alloc_pages_node(node, gfp, order) by a user other than SLUB: res.addr */
     SIM_OP_FREE_PAGES,  /* __free_pages(addr, order) of a block SIM_OP_ALLOC_PAGES gave */
     SIM_OP_RACE,        /* contexts interleaved step by step by a schedule (race.c): op.race */
+    SIM_OP_VALIDATE,    /* validate_slab_cache: what /sys/kernel/slab/C/validate runs */
+    SIM_OP_KREALLOC,    /* krealloc(addr, size, gfp): res.addr */
     SIM_NR_OPS
 };
 
@@ -499,7 +501,8 @@ struct sim_op {
     int cache;             /* cache id (creation order); unused by kmalloc/kfree */
     int node;              /* SIM_NUMA_NO_NODE or a node id */
     uint32_t gfp;          /* 0 means GFP_KERNEL */
-    unsigned size;         /* kmalloc: bytes requested */
+    unsigned size;         /* kmalloc, krealloc: bytes requested; alloc: the caller's
+                            * requested size (0: object_size), kept as orig_size */
     sim_addr_t addr;       /* free, kfree */
     unsigned count;        /* alloc_bulk: objects wanted; write: bytes written */
     uint8_t byte;          /* write: the value written */
@@ -863,6 +866,7 @@ struct sim_snap_cache {
     unsigned min_partial, sheaf_capacity;
     uint64_t random; /* hardening secret */
     bool alive;      /* false after destroy */
+    unsigned slab_errors; /* SLUB's reports so far (object_err, slab_err, slab_fix) */
     /* slab-state files (docs/export.md): sums over nodes */
     unsigned long slabs, total_objects, objects, partial, objects_partial;
     struct sim_snap_node node[SIM_MAX_NODES];

@@ -74,6 +74,7 @@ static void snap_cache(const struct sim *sim, const struct kmem_cache *s, struct
     c->sheaf_capacity = s->sheaf_capacity;
     c->random = s->random;
     c->alive = s->alive;
+    c->slab_errors = s->errors;
     for (unsigned n = 0; n < sim->cfg.nr_nodes; n++) {
         const struct kmem_cache_node *kn = &s->node[n];
 

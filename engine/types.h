@@ -211,6 +211,8 @@ struct kmem_cache {
                               * requested_sheaf_capacity unless a debug cache (H1) */
     unsigned requested_sheaf_capacity; /* kmem_cache_args.sheaf_capacity; validate_layers() */
     unsigned remote_node_defrag_ratio;
+    unsigned errors;         /* SLUB's reports so far: one per object_err, slab_err and
+                              * slab_fix, as lib/slub_kunit.c counts them (slab_errors) */
     uint64_t random;         /* hardened free pointer secret */
     unsigned *random_seq;    /* [oo.objects] byte offsets, or NULL */
     struct slub_percpu_sheaves *pcs;   /* [nr_cpus] */
@@ -300,6 +302,8 @@ struct sim {
     struct rng rng;
     uint64_t seq, op;      /* events and operations so far */
     int cpu;               /* CPU of the operation being applied */
+    unsigned req_size;     /* bytes its caller asked for (kmalloc, alloc with a size):
+                            * the orig_size a kmalloc red zone keeps; 0: object_size */
 
     struct zone *zones;    /* [nr_zones], by node */
     unsigned nr_zones;
