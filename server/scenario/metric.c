@@ -31,7 +31,35 @@ static const char *const metric_files[METRIC_NR_KINDS] = {
         [METRIC_ZONE_WMARK_MIN] = "wmark_min",
         [METRIC_ZONE_WMARK_LOW] = "wmark_low",
         [METRIC_ZONE_WMARK_HIGH] = "wmark_high",
+        [METRIC_SLAB_ERRORS] = "slab_errors",
 };
+
+/* "object:P.byte[I]": P into m->cache, I into m->item.  True when @text
+ * has that shape (false leaves @m alone). */
+static bool metric_parse_object(const char *text, struct metric *m, const char **why)
+{
+    const char *name = text + strlen("object:"), *dot = NULL, *p;
+    unsigned long idx = 0;
+    size_t len;
+
+    for (p = strstr(name, ".byte["); p; p = strstr(p + 1, ".byte["))
+        dot = p;
+    if (!dot || (len = (size_t)(dot - name)) == 0 || len >= sizeof(m->cache)) {
+        *why = "an object's byte is written object:NAME.byte[INDEX]";
+        return false;
+    }
+    for (p = dot + strlen(".byte["); *p >= '0' && *p <= '9' && idx < (1u << 22); p++)
+        idx = idx * 10 + (unsigned long)(*p - '0');
+    if (p == dot + strlen(".byte[") || strcmp(p, "]") != 0) {
+        *why = "an object's byte is written object:NAME.byte[INDEX], INDEX below 4194304";
+        return false;
+    }
+    memcpy(m->cache, name, len);
+    m->cache[len] = '\0';
+    m->kind = METRIC_OBJECT_BYTE;
+    m->item = (unsigned)idx;
+    return true;
+}
 
 bool metric_is_zone(const struct metric *m)
 {
@@ -103,7 +131,7 @@ static bool metric_parse_leaf(const char *leaf, struct metric *m)
         return true;
     }
     for (k = METRIC_STAT + 1; k < METRIC_NR_KINDS; k++) {
-        if (strcmp(leaf, metric_files[k]) == 0) {
+        if (metric_files[k] && strcmp(leaf, metric_files[k]) == 0) {
             m->kind = (enum metric_kind)k;
             return true;
         }
@@ -136,6 +164,8 @@ int metric_parse(const char *text, unsigned nr_cpus, struct metric *m, const cha
 
     memset(m, 0, sizeof(*m));
     m->cpu = -1;
+    if (!strncmp(text, "object:", strlen("object:")))
+        return metric_parse_object(text, m, why) ? 0 : -EINVAL;
     if (!metric_parse_leaf(leaf ? leaf + 1 : text, m)) {
         *why = "names no counter and no cache file (see docs/scenario-format.md)";
         return -EINVAL;
@@ -209,7 +239,10 @@ uint64_t metric_cache_file(const struct sim_snap_cache *c, enum metric_kind kind
         return c->min_partial;
     case METRIC_SHEAF_CAPACITY:
         return c->sheaf_capacity;
+    case METRIC_SLAB_ERRORS:
+        return c->slab_errors;
     case METRIC_STAT:
+    case METRIC_OBJECT_BYTE:
     case METRIC_ZONE_FREE_PAGES:
     case METRIC_ZONE_USER_PAGES:
     case METRIC_ZONE_WMARK_MIN:
@@ -229,6 +262,14 @@ int metric_eval(const struct sim *sim, const struct sim_snapshot *snap, const st
 
     if (metric_is_zone(m))
         return metric_zone_eval(snap, m, out);
+    if (m->kind == METRIC_OBJECT_BYTE)
+        return -ENOENT; /* the replay reads it: only it knows the names */
+    if (m->kind == METRIC_SLAB_ERRORS && !m->cache[0]) {
+        *out = 0;
+        for (i = 0; i < snap->nr_caches; i++)
+            *out += snap->caches[i].slab_errors;
+        return 0;
+    }
     if (cache < 0 || (unsigned)cache >= sim_nr_caches(sim))
         return -ENOENT;
     if (m->kind == METRIC_STAT) {

@@ -9,6 +9,9 @@
  * objs_per_slab, order, min_partial, sheaf_capacity).  Without CACHE the
  * metric reads the default cache (the first one the scenario creates).  The
  * name is split from the right, so a cache name may itself contain dots.
+ * `slab_errors` counts SLUB's reports (every cache, or CACHE's), and
+ * `object:P.byte[I]` reads byte I of the object named P: the replay
+ * evaluates that one, since it alone knows the names.
  */
 #ifndef SLUBLAB_SERVER_SCENARIO_METRIC_H
 #define SLUBLAB_SERVER_SCENARIO_METRIC_H
@@ -41,6 +44,11 @@ enum metric_kind {
     METRIC_ZONE_WMARK_MIN,
     METRIC_ZONE_WMARK_LOW,
     METRIC_ZONE_WMARK_HIGH,
+    /* SLUB's reports so far, as lib/slub_kunit.c counts them: "CACHE.slab_errors",
+     * or "slab_errors" alone for every cache of the machine */
+    METRIC_SLAB_ERRORS,
+    /* one byte of a named object: "object:P.byte[I]" (cache holds P, item I) */
+    METRIC_OBJECT_BYTE,
     METRIC_NR_KINDS
 };
 

@@ -49,6 +49,27 @@ const char *replay_status_name(enum sim_status status)
     return "?";
 }
 
+/* Byte m->item of the live object named m->cache, or at the address
+ * m->cache spells ("0x..."); -ENOENT when the name holds no object or the
+ * byte is not simulated memory. */
+static int replay_object_byte(struct replay *rp, const struct metric *m, uint64_t *out)
+{
+    const struct names_entry *e = NULL;
+    sim_addr_t addr;
+    uint8_t b;
+
+    if (!strncmp(m->cache, "0x", 2)) {
+        addr = strtoull(m->cache, NULL, 16);
+    } else {
+        e = names_get(&rp->names, m->cache);
+        addr = e && !e->bulk ? e->addr : 0;
+    }
+    if (!addr || sim_read_bytes(rp->sim, addr + m->item, &b, 1))
+        return -ENOENT;
+    *out = b;
+    return 0;
+}
+
 /* Evaluate the expects whose "at" is @at, then call the mark hook. */
 static int replay_check(struct replay *rp, const char *at)
 {
@@ -73,7 +94,9 @@ static int replay_check(struct replay *rp, const char *at)
         r->hits++;
         if (r->state == REPLAY_FAIL || r->state == REPLAY_NO_CACHE)
             continue; /* the first failure is the one reported */
-        if (metric_eval(rp->sim, snap, &e->metric, rp->default_cache, &v)) {
+        if (e->metric.kind == METRIC_OBJECT_BYTE
+                    ? replay_object_byte(rp, &e->metric, &v)
+                    : metric_eval(rp->sim, snap, &e->metric, rp->default_cache, &v)) {
             r->state = REPLAY_NO_CACHE;
             continue;
         }
@@ -169,6 +192,12 @@ static int replay_op(struct replay *rp, const struct scenario_op *sop)
         return replay_race(rp, sop, cache);
     case SCENARIO_OP_FLUSH_CPU: /* inside a race only (the parser sees to it) */
         break;
+    case SCENARIO_OP_VALIDATE:
+        replay_op_init(sop, SIM_OP_VALIDATE, &op);
+        op.cache = cache;
+        return replay_apply(rp, sop, &op, &res);
+    case SCENARIO_OP_KREALLOC:
+        return replay_krealloc(rp, sop);
     case SCENARIO_OP_REPEAT:
         rp->depth++;
         for (it = 0, err = 0; it < sop->times && !err; it++) {

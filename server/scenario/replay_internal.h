@@ -40,6 +40,8 @@ int replay_define(struct replay *rp, const struct scenario_op *sop, sim_addr_t a
 int replay_alloc_bulk(struct replay *rp, const struct scenario_op *sop, int cache);
 int replay_write(struct replay *rp, const struct scenario_op *sop);
 int replay_kfree_rcu(struct replay *rp, const struct scenario_op *sop);
+/* krealloc of a named object; the name then holds what krealloc returned. */
+int replay_krealloc(struct replay *rp, const struct scenario_op *sop);
 int replay_prefill_op(struct replay *rp, const struct scenario_op *sop, int cache);
 int replay_free_bulk(struct replay *rp, const struct scenario_op *sop, int cache);
 

@@ -193,6 +193,23 @@ int replay_kfree_rcu(struct replay *rp, const struct scenario_op *sop)
     return replay_apply(rp, sop, &op, &res);
 }
 
+int replay_krealloc(struct replay *rp, const struct scenario_op *sop)
+{
+    struct sim_result res;
+    struct sim_op op;
+    sim_addr_t addr = 0;
+    int err;
+
+    if ((err = replay_target(rp, sop, false, &addr)))
+        return err;
+    replay_op_init(sop, SIM_OP_KREALLOC, &op);
+    op.addr = addr;
+    op.size = sop->size;
+    if ((err = replay_apply(rp, sop, &op, &res)) || res.status != SIM_OK)
+        return err;
+    return replay_define(rp, sop, res.addr, res.cache);
+}
+
 /* Sheaves held by the caller live in the name table under "#name". */
 static int sheaf_key(struct replay *rp, const char *tmpl, char *key, size_t len)
 {

@@ -66,6 +66,8 @@ enum scenario_op_kind {
     SCENARIO_OP_FREE_PAGES,
     SCENARIO_OP_RACE,      /* contexts interleaved by a schedule (scenario_race.c) */
     SCENARIO_OP_FLUSH_CPU, /* inside a race's context only: this CPU's cpu slab (flush_slab) */
+    SCENARIO_OP_VALIDATE,  /* validate_slab_cache (/sys/kernel/slab/C/validate) */
+    SCENARIO_OP_KREALLOC,  /* krealloc of a named object; the name then holds the result */
     SCENARIO_NR_OP_KINDS
 };
 

@@ -72,7 +72,12 @@ static int scenario_parse_expect(struct scenario_ctx *ctx, const cJSON *obj,
                              "key \"metric\": \"%s\" is not a zone: DMA, DMA32 or Normal, or "
                              "Normal@N for node N",
                              e->metric.cache);
-    if (e->metric.cache[0] && !metric_is_zone(&e->metric) && !strstr(e->metric.cache, "kmalloc-") &&
+    if (e->metric.kind == METRIC_OBJECT_BYTE && strncmp(e->metric.cache, "0x", 2) &&
+        !scenario_def_find(ctx, SCENARIO_DEF_OBJECT, e->metric.cache))
+        return scenario_fail(ctx, "key \"metric\": no object named \"%s\" is allocated",
+                             e->metric.cache);
+    if (e->metric.cache[0] && !metric_is_zone(&e->metric) && e->metric.kind != METRIC_OBJECT_BYTE &&
+        !strstr(e->metric.cache, "kmalloc-") &&
         !scenario_def_find(ctx, SCENARIO_DEF_CACHE, e->metric.cache))
         return scenario_fail(ctx, "key \"metric\": no cache named \"%s\" is created",
                              e->metric.cache);

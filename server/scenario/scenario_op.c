@@ -93,7 +93,8 @@ struct op_spec {
 
 static const struct op_spec op_specs[SCENARIO_NR_OP_KINDS] = {
         [SCENARIO_OP_CREATE] = {"create", K(NAME) | K(OBJECT_SIZE), CREATE_KEYS},
-        [SCENARIO_OP_ALLOC] = {"alloc", K(CPU) | K(CACHE), K(NODE) | K(GFP) | K(NAME) | K(CONTEXT)},
+        [SCENARIO_OP_ALLOC] = {"alloc", K(CPU) | K(CACHE),
+                               K(NODE) | K(GFP) | K(NAME) | K(CONTEXT) | K(SIZE)},
         [SCENARIO_OP_FREE] = {"free", K(CPU), K(CACHE) | K(NAME) | K(ADDR)},
         [SCENARIO_OP_KMALLOC] = {"kmalloc", K(CPU) | K(SIZE),
                                  K(NODE) | K(GFP) | K(NAME) | K(CONTEXT)},
@@ -119,6 +120,8 @@ static const struct op_spec op_specs[SCENARIO_NR_OP_KINDS] = {
         [SCENARIO_OP_FREE_PAGES] = {"free_pages", 0, K(CPU) | K(NAME) | K(ADDR) | K(ORDER)},
         [SCENARIO_OP_RACE] = {"race", K(CACHE) | K(CONTEXTS), K(SCHEDULE)},
         [SCENARIO_OP_FLUSH_CPU] = {"flush_cpu", 0, 0}, /* a race context's op (scenario_race.c) */
+        [SCENARIO_OP_VALIDATE] = {"validate", K(CACHE), K(CPU)},
+        [SCENARIO_OP_KREALLOC] = {"krealloc", K(CPU) | K(NAME) | K(SIZE), K(GFP)},
 };
 
 const char *scenario_op_name(enum scenario_op_kind kind)
@@ -348,6 +351,7 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
                                   key == KEY_NAME && (op->kind == SCENARIO_OP_FREE ||
                                                       op->kind == SCENARIO_OP_KFREE ||
                                                       op->kind == SCENARIO_OP_KFREE_RCU ||
+                                                      op->kind == SCENARIO_OP_KREALLOC ||
                                                       op->kind == SCENARIO_OP_WRITE));
         if (err)
             return err;
@@ -404,6 +408,7 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
     case SCENARIO_OP_KFREE:
     case SCENARIO_OP_KFREE_RCU:
     case SCENARIO_OP_WRITE:
+    case SCENARIO_OP_KREALLOC:
     case SCENARIO_OP_FREE_BULK:
     case SCENARIO_OP_FREE_PAGES:
         return op->name && !ctx->runtime_refs ? scenario_check_object_ref(ctx, op->name) : 0;
