@@ -168,7 +168,7 @@ int krealloc(struct sim *sim, sim_addr_t p, unsigned new_size, uint32_t gfp, str
     if (!slab || slab_obj_index(sim->caches[slab->cache], slab, p) < 0) {
         sim_result_msg(sim, SIM_MISUSE, "krealloc: 0x%llx is not an object of a slab",
                        (unsigned long long)p);
-        ev_report_result(sim, NULL, "krealloc", "misuse");
+        ev_report_result(sim, NULL, "__do_krealloc", "misuse");
         return 0;
     }
     s = sim->caches[slab->cache];
