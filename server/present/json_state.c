@@ -193,6 +193,7 @@ cJSON *json_snap_cache(const struct sim_snapshot *snap, const struct sim_snap_ca
         !json_put(o, "partial", json_uint(c->partial)) ||
         !json_put(o, "objects_partial", json_uint(c->objects_partial)) ||
         !json_put(o, "total_objects", json_uint(c->total_objects)) ||
+        (c->slab_errors && !json_put(o, "slab_errors", json_uint(c->slab_errors))) ||
         !json_put(o, "stats", json_stats(&total)) ||
         !json_put(o, "cpus", cpus = cJSON_CreateArray()))
         goto err_delete;

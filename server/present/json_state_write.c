@@ -340,7 +340,8 @@ static bool put_cache(struct jw *sb, const struct sim_snapshot *snap,
         !kv(sb, "sheaf_capacity", c->sheaf_capacity) || !key(sb, "random", false) ||
         !put_hex(sb, c->random) || !kv(sb, "slabs", c->slabs) || !kv(sb, "objects", c->objects) ||
         !kv(sb, "partial", c->partial) || !kv(sb, "objects_partial", c->objects_partial) ||
-        !kv(sb, "total_objects", c->total_objects) || !key(sb, "stats", false) ||
+        !kv(sb, "total_objects", c->total_objects) ||
+        (c->slab_errors && !kv(sb, "slab_errors", c->slab_errors)) || !key(sb, "stats", false) ||
         !put_stats(sb, &total) || !key(sb, "cpus", false) || !put(sb, "["))
         return false;
     for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)

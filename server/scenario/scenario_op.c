@@ -121,7 +121,7 @@ static const struct op_spec op_specs[SCENARIO_NR_OP_KINDS] = {
         [SCENARIO_OP_RACE] = {"race", K(CACHE) | K(CONTEXTS), K(SCHEDULE)},
         [SCENARIO_OP_FLUSH_CPU] = {"flush_cpu", 0, 0}, /* a race context's op (scenario_race.c) */
         [SCENARIO_OP_VALIDATE] = {"validate", K(CACHE), K(CPU)},
-        [SCENARIO_OP_KREALLOC] = {"krealloc", K(CPU) | K(NAME) | K(SIZE), K(GFP)},
+        [SCENARIO_OP_KREALLOC] = {"krealloc", K(CPU) | K(SIZE), K(NAME) | K(ADDR) | K(GFP)},
 };
 
 const char *scenario_op_name(enum scenario_op_kind kind)
@@ -371,6 +371,7 @@ static int scenario_op_check(struct scenario_ctx *ctx, struct scenario_op *op)
     case SCENARIO_OP_KFREE:
     case SCENARIO_OP_KFREE_RCU:
     case SCENARIO_OP_WRITE:
+    case SCENARIO_OP_KREALLOC:
     case SCENARIO_OP_FREE_PAGES:
         if (!op->name == !op->has_addr)
             return scenario_fail(ctx, "give exactly one of \"name\" and \"addr\"");

@@ -162,3 +162,18 @@ test('operations are counted from 1 in the header and the Explain tab alike', ()
     assert.equal(Number(detail[1]), at);
   }
 });
+
+test('kmallocRequest: the requested size after the tracks and the kmalloc red zone past it', async () => {
+  const { kmallocRequest } = await import('../../web/js/model.js');
+  // a 32-byte kmalloc cache with SLAB_STORE_USER and SLAB_RED_ZONE: free
+  // pointer outside (offset 40 >= inuse 40), tracks at 48, orig_size at 112
+  const cache = { flags: ['SLAB_KMALLOC', 'SLAB_STORE_USER', 'SLAB_RED_ZONE'], object_size: 32, inuse: 40, offset: 40 };
+  const bytes = new Array(200).fill('5a');
+  for (let i = 0; i < 32; i++) bytes[8 + i] = i < 18 ? '6b' : 'cc';
+  bytes[8 + 112] = '12'; bytes[8 + 113] = '00'; bytes[8 + 114] = '00'; bytes[8 + 115] = '00';
+  const r = kmallocRequest(cache, bytes.join(''), '0xffff888100000000', '0xffff888100000008');
+  assert.equal(r.requested, 18);
+  assert.deepEqual(r.redzone, new Array(14).fill('cc'));
+  assert.equal(kmallocRequest({ ...cache, flags: ['SLAB_KMALLOC'] }, bytes.join(''), '0xffff888100000000', '0xffff888100000008'), null);
+  assert.equal(kmallocRequest({ ...cache, flags: ['SLAB_KMALLOC', 'SLAB_STORE_USER'] }, bytes.join(''), '0xffff888100000000', '0xffff888100000008').redzone, null);
+});

@@ -156,3 +156,28 @@ export function perCpuStats(cache) {
   });
   return out;
 }
+
+/**
+ * The requested size an object of a kmalloc cache keeps (orig_size, after its
+ * two tracks: SLAB_KMALLOC with SLAB_STORE_USER) and, with SLAB_RED_ZONE, the
+ * kmalloc red zone between it and the object size, read from its slab's bytes.
+ * @param {any} cache the state's cache (flags, object_size, inuse, offset)
+ * @param {string} hex the slab's bytes, two hex digits each
+ * @param {string} slabAddr address of the slab's first byte
+ * @param {string} objAddr the object
+ * @returns {{ requested: number, redzone: string[]|null }|null} null when the
+ *   cache keeps no requested size or the bytes are not there
+ */
+export function kmallocRequest(cache, hex, slabAddr, objAddr) {
+  const flags = cache?.flags ?? [];
+  if (!flags.includes('SLAB_KMALLOC') || !flags.includes('SLAB_STORE_USER') || !hex) return null;
+  const obj = lo48(objAddr) - lo48(slabAddr);
+  const at = obj + (cache.offset >= cache.inuse ? cache.inuse + 8 : cache.inuse) + 64;
+  if (obj < 0 || (at + 4) * 2 > hex.length) return null;
+  let requested = 0;
+  for (let i = 3; i >= 0; i--) requested = requested * 256 + parseInt(hex.substr((at + i) * 2, 2), 16);
+  if (!flags.includes('SLAB_RED_ZONE') || requested >= cache.object_size) return { requested, redzone: null };
+  const redzone = [];
+  for (let i = obj + requested; i < obj + cache.object_size; i++) redzone.push(hex.substr(i * 2, 2));
+  return { requested, redzone };
+}

@@ -10,14 +10,16 @@
 
 /** @type {OpKind[]} */
 export const OP_KINDS = [
-  { op: 'alloc', call: 'kmem_cache_alloc', fields: ['cpu', 'cache', 'node', 'gfp', 'name'], required: ['cpu', 'cache'] },
+  { op: 'alloc', call: 'kmem_cache_alloc', fields: ['cpu', 'cache', 'node', 'gfp', 'name', 'size'], required: ['cpu', 'cache'] },
   { op: 'free', call: 'kmem_cache_free', fields: ['cpu', 'object'], required: ['cpu', 'object'] },
   { op: 'kmalloc', call: 'kmalloc', fields: ['cpu', 'size', 'node', 'gfp', 'name'], required: ['cpu', 'size'] },
   { op: 'kfree', call: 'kfree', fields: ['cpu', 'object'], required: ['cpu', 'object'] },
+  { op: 'krealloc', call: 'krealloc', fields: ['cpu', 'object', 'size', 'gfp'], required: ['cpu', 'object', 'size'] },
   { op: 'alloc_bulk', call: 'kmem_cache_alloc_bulk', fields: ['cpu', 'cache', 'count', 'gfp', 'name'], required: ['cpu', 'cache', 'count'] },
   { op: 'flush_all', call: 'flush_all', fields: ['cache', 'cpu'], required: ['cache'] },
   { op: 'shrink', call: 'kmem_cache_shrink', fields: ['cache', 'cpu'], required: ['cache'] },
   { op: 'destroy', call: 'kmem_cache_destroy', fields: ['cache', 'cpu'], required: ['cache'] },
+  { op: 'validate', call: 'validate_slab_cache', fields: ['cache', 'cpu'], required: ['cache'] },
   { op: 'create', call: 'kmem_cache_create', fields: ['name', 'object_size', 'align', 'flags', 'sheaf_capacity', 'cpu'], required: ['name', 'object_size'] },
   { op: 'free_bulk', call: 'kmem_cache_free_bulk', fields: ['cpu', 'cache', 'name'], required: ['cpu', 'cache', 'name'] },
   { op: 'kfree_rcu', call: 'kfree_rcu', fields: ['cpu', 'object'], required: ['cpu', 'object'] },

@@ -4,7 +4,7 @@
 // each stored free pointer decoded; and "free this object".
 
 import { h, fill } from '../dom.js';
-import { cacheView, describeObject } from '../model.js';
+import { cacheView, describeObject, kmallocRequest } from '../model.js';
 import { shortAddr, slabName, objName, placeName, hexLines, lo48, narrate } from '../format.js';
 
 export function createInspector(root, player) {
@@ -79,11 +79,14 @@ export function createInspector(root, player) {
         const d = describeObject(v, sel.id);
         const sheaf = d.sheaf ? st.sheaves.find((x) => x.id === d.sheaf) : null;
         const name = m.cur.names?.[sel.id];
+        const req = d.state === 'user' && m.bytes && d.slab && lo48(m.bytes.addr) === lo48(d.slab) ? kmallocRequest(v.cache, m.bytes.bytes, m.bytes.addr, sel.id) : null;
         fill(root, h(doc, 'h3', { title: sel.id }, name ? `Object ${name}` : `Object ${sel.id}`),
           dl([...(name ? [['name', `${name} (the scenario's name)`]] : []), ['address', sel.id], ['cache', v.cache?.name ?? '?'], ['slab', d.slab ? withTitle(pick(slabName(d.slab), { kind: 'slab', id: d.slab, slab: d.slab }), d.slab) : 'none'],
             ['index in slab', String(d.index)], ['state', d.stateName],
             ...(sheaf ? [['sheaf', pick(`#${sheaf.id} (${placeName(sheaf.place)}), slot ${d.slot}`, { kind: 'sheaf', id: sheaf.id })]] : []),
-            ...(d.freelistPos != null ? [['freelist position', `${d.freelistPos} (0 is the head)`]] : [])]),
+            ...(d.freelistPos != null ? [['freelist position', `${d.freelistPos} (0 is the head)`]] : []),
+            ...(req ? [['requested size', `${req.requested} of ${v.cache.object_size} bytes (orig_size, kept after the tracks)`]] : []),
+            ...(req?.redzone ? [['kmalloc red zone', `bytes ${req.requested}..${v.cache.object_size - 1}: ${req.redzone.join(' ')} (cc while allocated; checked on free and by validate)`]] : [])]),
           d.state === 'user' ? freeForm(m, v, sel.id) : null,
           h(doc, 'h4', null, 'Events that moved it'), history(m, sel.id),
           h(doc, 'h4', null, 'Bytes of its slab'), dump(m, v, sel.id));
