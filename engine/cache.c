@@ -128,11 +128,18 @@ int kmem_cache_create(struct sim *sim, const struct sim_cache_args *a, int *id, 
     s = sim_zalloc(sim, sizeof(*s));
     memcpy(s->name, a->name, sizeof(s->name));
     s->object_size = a->object_size;
-    s->flags = a->flags | sim->cfg.slab_debug;
+    s->flags = kmem_cache_flags(&sim->cfg, a->flags, a->name);
     s->ctor = a->ctor;
     s->align = calculate_alignment(a->flags, a->align, a->object_size);
     calculate_sizes(s, a->use_freeptr_offset, a->freeptr_offset,
                     sim->cfg.model == SIM_MODEL_SHEAVES);
+    /* slab_debug=O: no debug metadata where it would raise the slab order
+     * (kernel: kmem_cache_open, disable_higher_order_debug) */
+    if (sim->cfg.slab_debug_no_higher_order && get_order(s->size) > get_order(s->object_size)) {
+        s->flags &= ~(SIM_SLAB_RED_ZONE | SIM_SLAB_POISON | SIM_SLAB_STORE_USER);
+        calculate_sizes(s, a->use_freeptr_offset, a->freeptr_offset,
+                        sim->cfg.model == SIM_MODEL_SHEAVES);
+    }
     if (calculate_oo(s, cpus, sim->cfg.nr_cpus)) {
         snprintf(msg, len, "kmem_cache_create %s: no slab order fits size %u", a->name, s->size);
         sim_free(s);

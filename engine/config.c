@@ -482,3 +482,132 @@ int sim_rcu_mode_lookup(const char *name)
 {
     return name_lookup(rcu_mode_names, SIM_RCU_RANDOM + 1, name);
 }
+
+/* One group of slab_debug= at @str: its flags into *flags, its cache list
+ * (or NULL) into *caches.  Returns where the next group starts, or NULL
+ * (kernel: parse_slub_debug_flags). */
+static const char *slab_debug_group(const char *str, uint32_t *flags, const char **caches,
+                                    bool *higher_order_off, char *bad)
+{
+    while (*str == ';')
+        str++;
+    if (*str == ',') {
+        /* no letters but a cache list: full debugging for those caches */
+        *flags = SIM_SLAB_CONSISTENCY_CHECKS | SIM_SLAB_RED_ZONE | SIM_SLAB_POISON |
+                 SIM_SLAB_STORE_USER;
+    } else {
+        *flags = 0;
+        for (; *str && *str != ',' && *str != ';'; str++) {
+            switch (*str | 0x20) {
+            case '-' | 0x20:
+                *flags = 0;
+                break;
+            case 'f':
+                *flags |= SIM_SLAB_CONSISTENCY_CHECKS;
+                break;
+            case 'z':
+                *flags |= SIM_SLAB_RED_ZONE;
+                break;
+            case 'p':
+                *flags |= SIM_SLAB_POISON;
+                break;
+            case 'u':
+                *flags |= SIM_SLAB_STORE_USER;
+                break;
+            case 't':
+                *flags |= SIM_SLAB_TRACE;
+                break;
+            case 'a': /* SLAB_FAILSLAB: fault injection, not modelled */
+                break;
+            case 'o':
+                *higher_order_off = true;
+                break;
+            default:
+                if (bad && !*bad)
+                    *bad = *str;
+            }
+        }
+    }
+    *caches = *str == ',' ? str + 1 : NULL;
+    while (*str && *str != ';')
+        str++;
+    while (*str == ';')
+        str++;
+    return *str ? str : NULL;
+}
+
+int sim_slab_debug_parse(const char *str, struct sim_config *cfg, char *msg, size_t len)
+{
+    uint32_t all =
+            SIM_SLAB_CONSISTENCY_CHECKS | SIM_SLAB_RED_ZONE | SIM_SLAB_POISON | SIM_SLAB_STORE_USER;
+    uint32_t global = all, flags;
+    bool global_changed = false, listed = false, off = false;
+    const char *p = str, *caches;
+    char bad = 0;
+
+    if (strlen(str) >= sizeof(cfg->slab_debug_blocks)) {
+        snprintf(msg, len, "slab_debug=%s: longer than %zu characters", str,
+                 sizeof(cfg->slab_debug_blocks) - 1);
+        return -EINVAL;
+    }
+    while (*p && p) {
+        p = slab_debug_group(p, &flags, &caches, &off, &bad);
+        if (!caches) {
+            global = flags;
+            global_changed = true;
+        } else {
+            listed = true;
+        }
+        if (!p)
+            break;
+    }
+    if (bad) {
+        snprintf(msg, len, "slab_debug=%s: option '%c' unknown (F Z P U T A O -)", str, bad);
+        return -EINVAL;
+    }
+    /* a group with caches alone leaves the other caches as they were */
+    if (listed && !global_changed)
+        global = 0;
+    cfg->slab_debug = *str ? global : all;
+    cfg->slab_debug_no_higher_order = off;
+    snprintf(cfg->slab_debug_blocks, sizeof(cfg->slab_debug_blocks), "%s", listed ? str : "");
+    return 0;
+}
+
+/* The flags cache @name gets from slab_debug= (kernel: kmem_cache_flags):
+ * those of the first group whose list names it, else slab_debug's. */
+uint32_t kmem_cache_flags(const struct sim_config *cfg, uint32_t flags, const char *name)
+{
+    uint32_t global = cfg->slab_debug, block;
+    const char *next = cfg->slab_debug_blocks[0] ? cfg->slab_debug_blocks : NULL;
+    bool off = false;
+    size_t nlen = strlen(name);
+
+    if (flags & SIM_SLAB_NOLEAKTRACE)
+        global &= ~SIM_SLAB_STORE_USER;
+    while (next) {
+        const char *it;
+
+        next = slab_debug_group(next, &block, &it, &off, NULL);
+        if (!it)
+            continue;
+        while (*it && *it != ';') {
+            const char *end = strchr(it, ',');
+            const char *semi = strchr(it, ';');
+            const char *star;
+            size_t cmp;
+
+            if (!end || (semi && semi < end))
+                end = semi ? semi : it + strlen(it);
+            star = memchr(it, '*', (size_t)(end - it));
+            cmp = star ? (size_t)(star - it)
+                       : (nlen > (size_t)(end - it) ? nlen : (size_t)(end - it));
+            if (!strncmp(name, it, cmp))
+                return flags | block;
+            if (!*end || *end == ';')
+                break;
+            it = end + 1;
+        }
+    }
+    return flags | global;
+}

@@ -38,14 +38,14 @@
  */
 #define IMAGE_FORMAT "2"
 #define IMAGE_LAYOUT \
-    "sim2024 cfg368 zone296 page24 cache200 slab80 sheaf72 rcu16 user16 pa88 stats48 variants8"
+    "sim2152 cfg496 zone296 page24 cache200 slab80 sheaf72 rcu16 user16 pa88 stats48 variants8"
 static const char image_tag[] =
         "slublab-image/" IMAGE_FORMAT " engine " SIM_VERSION " " IMAGE_LAYOUT;
 
 _Static_assert(SIM_NR_STATS == 48, "image.c: update IMAGE_LAYOUT and IMAGE_FORMAT");
 _Static_assert(SIM_NR_VARIANTS == 8, "image.c: update IMAGE_LAYOUT and IMAGE_FORMAT");
 #if UINTPTR_MAX == UINT64_MAX
-_Static_assert(sizeof(struct sim) == 2024 && sizeof(struct sim_config) == 368 &&
+_Static_assert(sizeof(struct sim) == 2152 && sizeof(struct sim_config) == 496 &&
                        sizeof(struct zone) == 296 && sizeof(struct sim_page) == 24 &&
                        sizeof(struct kmem_cache) == 200 && sizeof(struct slab) == 80 &&
                        sizeof(struct slab_sheaf) == 72 && sizeof(struct rcu_cb) == 16 &&
@@ -225,6 +225,8 @@ static void save_config(struct wbuf *w, const struct sim_config *c)
     put_u(w, (uint64_t)c->legacy_era);
     put_u(w, (uint64_t)c->release);
     put_u(w, c->race_no_tid);
+    put_u(w, c->slab_debug_no_higher_order);
+    put_str(w, c->slab_debug_blocks, SIM_SLAB_DEBUG_MAX - 1);
 }
 
 static void save_zone(struct wbuf *w, const struct zone *z)

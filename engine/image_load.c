@@ -139,6 +139,16 @@ static void load_config(struct rbuf *r, struct sim_config *c)
     c->legacy_era = (enum sim_legacy_era)get_max(r, SIM_ERA_DIRECT_LOAD);
     c->release = (enum sim_release)get_max(r, SIM_NR_RELEASES - 1);
     c->race_no_tid = get_bool(r);
+    c->slab_debug_no_higher_order = get_bool(r);
+    {
+        size_t len = get_count(r, SIM_SLAB_DEBUG_MAX - 1);
+
+        if (!r->bad) {
+            memcpy(c->slab_debug_blocks, r->p + r->pos, len);
+            c->slab_debug_blocks[len] = 0;
+            r->pos += len;
+        }
+    }
 }
 
 /* The zone as sim_create() made it must be the one saved; then its state. */

@@ -578,6 +578,9 @@ void kmem_cache_shrink(struct sim *sim, struct kmem_cache *s);
 void kmem_cache_destroy(struct sim *sim, struct kmem_cache *s);
 int user_write(struct sim *sim, sim_addr_t addr, unsigned len, uint8_t byte);
 
+/* config.c */
+uint32_t kmem_cache_flags(const struct sim_config *cfg, uint32_t flags, const char *name);
+
 /* debug.c */
 bool kmem_cache_debug(const struct kmem_cache *s);
 void setup_slab_debug(struct sim *sim, struct kmem_cache *s, const struct slab *slab);

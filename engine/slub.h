@@ -31,6 +31,7 @@ struct sim; /* opaque machine */
 #define SIM_PAGE_SIZE    4096u
 #define SIM_NUMA_NO_NODE (-1)
 #define SIM_NAME_MAX     48
+#define SIM_SLAB_DEBUG_MAX 128 /* bytes of slab_debug='s cache groups, NUL included */
 
 /* Switchable kernel changes: each is "before" (0) or "after" (1). */
 enum sim_variant {
@@ -367,7 +368,25 @@ struct sim_config {
     enum sim_release release;       /* the release the model was chosen as (outputs name it) */
     bool race_no_tid; /* NOT A KERNEL (race.c): the legacy fast paths' cmpxchg compares
                        * c->freelist alone, without c->tid (the race lab's counterfactual) */
+    bool slab_debug_no_higher_order; /* slab_debug=...O: no debug metadata on a cache whose
+                                      * slab order it would raise (disable_higher_order_debug) */
+    char slab_debug_blocks[SIM_SLAB_DEBUG_MAX]; /* slab_debug= groups that name caches, as
+                                                 * the boot option wrote them ("" for none):
+                                                 * a named cache gets its group's flags
+                                                 * instead of slab_debug (kmem_cache_flags) */
 };
+
+/*
+ * The kernel's slab_debug= (or slub_debug=) boot option, after the '=':
+ * groups separated by ';', each debug letters (F Z P U T, A ignored, O,
+ * '-' for none; nothing before a ',' means all of FZPU) and optionally
+ * ',' and cache names (a trailing '*' matches a prefix: kmalloc-*).  A
+ * group without names sets the flags of every cache (slab_debug); the
+ * others are kept for kmem_cache_create (setup_slub_debug,
+ * parse_slub_debug_flags).  "" switches everything on, as a bare
+ * slab_debug does.  Returns 0, or -EINVAL with the reason in @msg.
+ */
+int sim_slab_debug_parse(const char *str, struct sim_config *cfg, char *msg, size_t len);
 
 /* 0 when @cfg's zones, watermark parameters and ALLOC layout make a
  * machine; else -EINVAL with the reason in @msg (may be NULL). */

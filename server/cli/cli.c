@@ -81,6 +81,9 @@ const struct cli_opt cli_model_opts[] = {
                  "(or a release, as --kernel)"},
         {CLI_TO(struct cli_model_args, seed), .name = "seed", .arg = "N",
          .help = "override the seed"},
+        {CLI_TO(struct cli_model_args, slab_debug), .name = "slab-debug", .arg = "OPTIONS",
+         .help = "boot with slab_debug=OPTIONS, as on a kernel command line: FZPU, "
+                 "ZU,kmalloc-*, -, O, groups joined by ; (docs/scenario-format.md)"},
         {0},
 };
 
@@ -94,6 +97,8 @@ int cli_configure(const char *cmd, const struct cli_model_args *m, uint32_t keep
         return cli_usage_error(cmd, "%s", msg);
     if (m->seed.given)
         cfg->seed = m->seed.value;
+    if (m->slab_debug && sim_slab_debug_parse(m->slab_debug, cfg, msg, sizeof(msg)))
+        return cli_usage_error(cmd, "%s", msg);
     for (i = 0; i < m->variants.n; i++)
         if (!cli_set_variant(cfg, m->variants.v[i]))
             return CLI_USAGE;

@@ -157,6 +157,7 @@ struct cli_model_args {
     const char *model;        /* NULL: the scenario's */
     struct cli_u64 seed;      /* not given: the scenario's */
     struct cli_list variants; /* NAME=VALUE, in command-line order */
+    const char *slab_debug;   /* the slab_debug= boot option's value; NULL: the scenario's */
 };
 extern const struct cli_opt cli_model_opts[];
 /* Apply @m over @cfg, a scenario's configuration whose explicit variants are

@@ -215,10 +215,20 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
             return err;
         if ((err = scenario_parse_config_zones(ctx, config, cfg)))
             return err;
-        if (cJSON_GetObjectItemCaseSensitive(config, "slab_debug") &&
-            (err = scenario_item_flags(ctx, cJSON_GetObjectItemCaseSensitive(config, "slab_debug"),
-                                       "slab_debug", &cfg->slab_debug)))
+        if (cJSON_IsString(cJSON_GetObjectItemCaseSensitive(config, "slab_debug"))) {
+            /* the boot option's own words: "FZPU,kmalloc-*;-,dentry" */
+            char why[192];
+
+            if (sim_slab_debug_parse(
+                        cJSON_GetObjectItemCaseSensitive(config, "slab_debug")->valuestring, cfg,
+                        why, sizeof(why)))
+                return scenario_fail(ctx, "key \"slab_debug\": %s", why);
+        } else if (cJSON_GetObjectItemCaseSensitive(config, "slab_debug") &&
+                   (err = scenario_item_flags(
+                            ctx, cJSON_GetObjectItemCaseSensitive(config, "slab_debug"),
+                            "slab_debug", &cfg->slab_debug))) {
             return err;
+        }
         if (cfg->slab_debug & ~(uint32_t)SIM_SLAB_DEBUG_FLAGS)
             return scenario_fail(ctx, "key \"slab_debug\": only debug flags (SLAB_RED_ZONE, "
                                       "SLAB_POISON, SLAB_STORE_USER, SLAB_CONSISTENCY_CHECKS, "
