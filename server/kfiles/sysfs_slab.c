@@ -29,6 +29,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "kfiles/kcache_defaults.h"
 #include "kfiles/tar_read.h"
 
 /* Where the tree's files are: a directory, or a directory inside an archive. */
@@ -354,6 +355,22 @@ static int read_dir_tree(const struct slab_src *src, struct sysfs_tree *t, struc
     return ret;
 }
 
+/* What the tree cannot show, from the release defaults of its kernel
+ * (kcache_defaults.c): an explicit free-pointer offset. */
+static void sysfs_slab_hidden_defaults(struct sysfs_tree *t)
+{
+    enum sim_release r = kcache_release_of(t->kernel);
+
+    for (size_t i = 0; r != SIM_RELEASE_NONE && i < t->nr; i++) {
+        struct sysfs_cache *c = &t->caches[i];
+        const struct kcache_default *d = kcache_default_find(r, c->name, strlen(c->name));
+
+        if (d && d->use_freeptr_offset &&
+            ((c->args.flags & SIM_SLAB_TYPESAFE_BY_RCU) || c->args.ctor))
+            kcache_default_apply(d, &c->args, true);
+    }
+}
+
 int sysfs_slab_read(const char *dir, struct sysfs_tree *t, struct strbuf *err)
 {
     struct slab_src src = {.dir = dir};
@@ -409,6 +426,7 @@ int sysfs_slab_read(const char *dir, struct sysfs_tree *t, struct strbuf *err)
             snprintf(t->kernel, sizeof(t->kernel), "%s", buf);
         }
     }
+    sysfs_slab_hidden_defaults(t);
 out:
     if (ret)
         sysfs_slab_release(t);

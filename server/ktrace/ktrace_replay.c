@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kfiles/kcache_defaults.h"
 #include "ktrace/ktrace_internal.h"
 #include "scenario/kernel.h"
 #include "scenario/scenario_write.h"
@@ -187,6 +188,17 @@ static void args_from_event(struct ktrace_replay *kr, const struct ktrace_event 
     a->object_size = ev->bytes_alloc;
 }
 
+/* Without --sysfs, what the trace's release gives a known cache at creation
+ * (kcache_defaults.c): sheaf capacity, free-pointer offset, flags, align. */
+static void release_defaults(struct ktrace_replay *kr, const char *name, size_t len,
+                             struct sim_cache_args *a)
+{
+    const struct kcache_default *d = kcache_default_find(kr->cfg.release, name, len);
+
+    if (d)
+        kcache_default_apply(d, a, false);
+}
+
 /* The cache of an allocation event, created on its first use. */
 static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr, const struct ktrace_event *ev,
                                             unsigned cpu)
@@ -229,6 +241,7 @@ static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr, const stru
     } else {
         snprintf(op.create.name, sizeof(op.create.name), "%.*s", (int)len, name);
         args_from_event(kr, ev, &op.create);
+        release_defaults(kr, name, len, &op.create);
         sc = NULL;
     }
     if (id == -1 && op.create.name[0]) {
