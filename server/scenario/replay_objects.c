@@ -161,17 +161,30 @@ static int replay_target(struct replay *rp, const struct scenario_op *sop, bool 
     return 0;
 }
 
-int replay_write(struct replay *rp, const struct scenario_op *sop)
+/* @op, of @kind, at the object @sop names (or its addr): ready but for the
+ * kind's own fields. */
+static int replay_target_op(struct replay *rp, const struct scenario_op *sop, enum sim_op_kind kind,
+                            struct sim_op *op)
 {
-    struct sim_result res;
-    struct sim_op op;
     sim_addr_t addr = 0;
     int err;
 
     if ((err = replay_target(rp, sop, false, &addr)))
         return err;
-    replay_op_init(sop, SIM_OP_WRITE, &op);
-    op.addr = addr + sop->offset;
+    replay_op_init(sop, kind, op);
+    op->addr = addr;
+    return 0;
+}
+
+int replay_write(struct replay *rp, const struct scenario_op *sop)
+{
+    struct sim_result res;
+    struct sim_op op;
+    int err;
+
+    if ((err = replay_target_op(rp, sop, SIM_OP_WRITE, &op)))
+        return err;
+    op.addr += sop->offset;
     op.count = sop->count;
     op.byte = (uint8_t)sop->value;
     return replay_apply(rp, sop, &op, &res);
@@ -197,13 +210,10 @@ int replay_krealloc(struct replay *rp, const struct scenario_op *sop)
 {
     struct sim_result res;
     struct sim_op op;
-    sim_addr_t addr = 0;
     int err;
 
-    if ((err = replay_target(rp, sop, false, &addr)))
+    if ((err = replay_target_op(rp, sop, SIM_OP_KREALLOC, &op)))
         return err;
-    replay_op_init(sop, SIM_OP_KREALLOC, &op);
-    op.addr = addr;
     op.size = sop->size;
     if ((err = replay_apply(rp, sop, &op, &res)) || res.status != SIM_OK)
         return err;
