@@ -13,6 +13,7 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/ids.h"
 #include "http/lecture.h"
@@ -206,7 +207,8 @@ const char *route_token(const struct request *req)
 {
     const char *a = req->authorization;
 
-    if (!a || strncmp(a, "Bearer ", 7) != 0)
+    /* the scheme is case-insensitive (RFC 9110, 11.1) */
+    if (!a || strncasecmp(a, "Bearer ", 7) != 0)
         return NULL;
     a += 7;
     while (*a == ' ')

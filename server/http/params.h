@@ -85,7 +85,7 @@ int route_no_such(struct response *res, enum route_id_kind kind, const char *id)
 /* True when @id has the shape of a @kind's id; else false after its 404. */
 bool route_check_id(struct response *res, enum route_id_kind kind, const char *id);
 
-/* The bearer token of the request (after "Bearer" and its spaces), or NULL. */
+/* The bearer token of the request (after "Bearer", in any case, and its spaces), or NULL. */
 const char *route_token(const struct request *req);
 /* True when the request's bearer token is @token (compared in constant time). */
 bool route_token_is(const struct request *req, const char *token);
