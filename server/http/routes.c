@@ -16,6 +16,9 @@
 
 #include "http/app.h"
 #include "http/traces.h"
+#include "present/json_session.h"
+#include "session/overview.h"
+#include "session/session.h"
 #include "session/store.h"
 
 typedef int (*route_fn)(const struct request *req, struct response *res);
@@ -24,61 +27,98 @@ struct route {
     const char *method;
     const char *pattern;
     route_fn fn;
+    const struct route_arg *query; /* its query arguments, ended by a NULL name; NULL: none */
 };
 
+/* A route's query arguments: integers (INT, POS: a position), text, flags. */
+#define ARGS(...)           ((const struct route_arg[]){__VA_ARGS__, {NULL, 0, 0, ROUTE_TEXT, false}})
+#define INT(name, min, max) ROUTE_ARG_RANGE(name, min, max)
+#define POS(name)           ROUTE_ARG_POSITION(name)
+#define TEXT(name)                      \
+    {                                   \
+        (name), 0, 0, ROUTE_TEXT, false \
+    }
+#define NEEDED(name)                   \
+    {                                  \
+        (name), 0, 0, ROUTE_TEXT, true \
+    }
+#define NEEDED_INT(name, max)             \
+    {                                     \
+        (name), 0, (max), ROUTE_INT, true \
+    }
+#define FLAG(name)                      \
+    {                                   \
+        (name), 0, 0, ROUTE_FLAG, false \
+    }
+#define WINDOW INT("limit", 0, ROUTE_LIST_MAX), INT("offset", 0, UINT32_MAX)
+#define COMPARE                                                                             \
+    ARGS(TEXT("scenario"), TEXT("session"), TEXT("variant"), TEXT("kernel"), TEXT("model"), \
+         TEXT("cache"), TEXT("format"), INT("open", 0, 1), POS("seed"))
+
 static const struct route routes[] = {
-        {"GET", "/api/health", route_health},
-        {"GET", "/api/kernels", route_kernels},
-        {"GET", "/api/branches", route_branches},
-        {"GET", "/api/scenarios", route_scenarios},
-        {"GET", "/api/scenarios/*", route_scenario},
-        {"GET", "/api/compare", route_compare},
-        {"POST", "/api/compare", route_compare},
-        {"GET", "/api/diff", route_diff},
-        {"GET", "/api/gfp", route_gfp},
-        {"POST", "/api/sessions", route_session_create},
-        {"GET", "/api/sessions", route_session_list},
-        {"GET", "/api/sessions/*", route_session_get},
-        {"DELETE", "/api/sessions/*", route_session_delete},
-        {"GET", "/api/sessions/*/state", route_state},
-        {"GET", "/api/sessions/*/state/objects", route_state_objects},
-        {"GET", "/api/sessions/*/events", route_events},
-        {"GET", "/api/sessions/*/series", route_series},
-        {"GET", "/api/sessions/*/overview", route_overview},
-        {"GET", "/api/sessions/*/search", route_search},
-        {"GET", "/api/sessions/*/ops", route_log},
-        {"POST", "/api/sessions/*/ops", route_ops},
-        {"POST", "/api/sessions/*/step", route_step},
-        {"POST", "/api/sessions/*/fork", route_fork},
-        {"GET", "/api/sessions/*/follow", route_follow},
-        {"GET", "/api/sessions/*/names", route_names},
-        {"GET", "/api/sessions/*/export", route_session_export},
-        {"GET", "/api/sessions/*/report.md", route_session_report},
-        {"GET", "/api/sessions/*/report.svg", route_session_report_svg},
-        {"GET", "/api/sessions/*/export.html", route_session_export_html},
-        {"POST", "/api/lectures", route_lecture_create},
-        {"GET", "/api/lectures/*", route_lecture_get},
-        {"POST", "/api/lectures/*", route_lecture_set},
-        {"PUT", "/api/lectures/*", route_lecture_set},
-        {"GET", "/api/lectures/*/follow", route_lecture_follow},
-        {"POST", "/api/lectures/*/answers", route_answer_post},
-        {"GET", "/api/lectures/*/answers", route_answers_get},
-        {"GET", "/api/lessons", route_lessons},
-        {"GET", "/api/lessons/*", route_lesson},
-        {"GET", "/api/exercises", route_exercises},
-        {"GET", "/api/exercises/*", route_exercise},
-        {"POST", "/api/traces", route_trace_create},
-        {"GET", "/api/traces/*", route_trace_get},
-        {"DELETE", "/api/traces/*", route_trace_delete},
-        {"POST", "/api/snapshots", route_snapshot_create},
-        {"GET", "/api/snapshots", route_snapshot_list},
-        {"POST", "/api/snapshots/import", route_snapshot_import},
-        {"POST", "/api/snapshots/list", route_snapshot_list_for},
-        {"PUT", "/api/snapshots/*/published", route_snapshot_publish},
-        {"GET", "/api/snapshots/*", route_snapshot_get},
-        {"DELETE", "/api/snapshots/*", route_snapshot_delete},
-        {"GET", "/api/snapshots/*/export", route_snapshot_export},
-        {"POST", "/api/snapshots/*/open", route_snapshot_open},
+        {"GET", "/api/health", route_health, NULL},
+        {"GET", "/api/kernels", route_kernels, NULL},
+        {"GET", "/api/branches", route_branches, NULL},
+        {"GET", "/api/scenarios", route_scenarios, NULL},
+        {"GET", "/api/scenarios/*", route_scenario, NULL},
+        {"GET", "/api/compare", route_compare, COMPARE},
+        {"POST", "/api/compare", route_compare, COMPARE},
+        {"GET", "/api/diff", route_diff, ARGS(NEEDED("a"), NEEDED("b"))},
+        {"GET", "/api/gfp", route_gfp,
+         ARGS(NEEDED("mask"), INT("order", 0, SIM_MAX_ORDER), INT("node", 0, SIM_MAX_NODES - 1),
+              TEXT("context"), TEXT("scenario"), TEXT("variant"))},
+        {"POST", "/api/sessions", route_session_create, NULL},
+        {"GET", "/api/sessions", route_session_list, ARGS(WINDOW)},
+        {"GET", "/api/sessions/*", route_session_get, NULL},
+        {"DELETE", "/api/sessions/*", route_session_delete, NULL},
+        {"GET", "/api/sessions/*/state", route_state,
+         ARGS(POS("at"), TEXT("bytes"), TEXT("by"), TEXT("dir"), INT("count", 0, 1000000))},
+        {"GET", "/api/sessions/*/state/objects", route_state_objects,
+         ARGS(POS("at"), NEEDED_INT("cache", INT32_MAX), INT("from", 0, UINT32_MAX),
+              INT("count", 1, JSON_PAGE_SLABS))},
+        {"GET", "/api/sessions/*/events", route_events, ARGS(POS("from"), POS("to"))},
+        {"GET", "/api/sessions/*/series", route_series,
+         ARGS(TEXT("counters"), POS("from"), POS("to"), INT("points", 0, SESSION_MAX_POINTS))},
+        {"GET", "/api/sessions/*/overview", route_overview,
+         ARGS(POS("from"), POS("to"), INT("buckets", 1, OVERVIEW_BUCKETS), TEXT("counters"))},
+        {"GET", "/api/sessions/*/search", route_search,
+         ARGS(TEXT("fn"), TEXT("label"), TEXT("counter"), TEXT("object"), POS("from"),
+              TEXT("dir"))},
+        {"GET", "/api/sessions/*/ops", route_log, NULL},
+        {"POST", "/api/sessions/*/ops", route_ops, NULL},
+        {"POST", "/api/sessions/*/step", route_step, NULL},
+        {"POST", "/api/sessions/*/fork", route_fork, NULL},
+        {"GET", "/api/sessions/*/follow", route_follow, NULL},
+        {"GET", "/api/sessions/*/names", route_names, NULL},
+        {"GET", "/api/sessions/*/export", route_session_export, ARGS(NEEDED("format"), POS("at"))},
+        {"GET", "/api/sessions/*/report.md", route_session_report, ARGS(POS("at"))},
+        {"GET", "/api/sessions/*/report.svg", route_session_report_svg, ARGS(POS("at"))},
+        {"GET", "/api/sessions/*/export.html", route_session_export_html, ARGS(POS("at"))},
+        {"POST", "/api/lectures", route_lecture_create, NULL},
+        {"GET", "/api/lectures/*", route_lecture_get, NULL},
+        {"POST", "/api/lectures/*", route_lecture_set, NULL},
+        {"PUT", "/api/lectures/*", route_lecture_set, NULL},
+        {"GET", "/api/lectures/*/follow", route_lecture_follow, NULL},
+        {"POST", "/api/lectures/*/answers", route_answer_post, NULL},
+        {"GET", "/api/lectures/*/answers", route_answers_get,
+         ARGS(NEEDED_INT("at", (1ull << 53) - 1))},
+        {"GET", "/api/lessons", route_lessons, NULL},
+        {"GET", "/api/lessons/*", route_lesson, NULL},
+        {"GET", "/api/exercises", route_exercises, NULL},
+        {"GET", "/api/exercises/*", route_exercise, NULL},
+        {"POST", "/api/traces", route_trace_create,
+         ARGS(INT("cpus", 0, SIM_MAX_CPUS), TEXT("kernel"), TEXT("model"))},
+        {"GET", "/api/traces/*", route_trace_get, NULL},
+        {"DELETE", "/api/traces/*", route_trace_delete, NULL},
+        {"POST", "/api/snapshots", route_snapshot_create, NULL},
+        {"GET", "/api/snapshots", route_snapshot_list, ARGS(WINDOW)},
+        {"POST", "/api/snapshots/import", route_snapshot_import, ARGS(FLAG("new_id"))},
+        {"POST", "/api/snapshots/list", route_snapshot_list_for, ARGS(WINDOW)},
+        {"PUT", "/api/snapshots/*/published", route_snapshot_publish, NULL},
+        {"GET", "/api/snapshots/*", route_snapshot_get, NULL},
+        {"DELETE", "/api/snapshots/*", route_snapshot_delete, NULL},
+        {"GET", "/api/snapshots/*/export", route_snapshot_export, NULL},
+        {"POST", "/api/snapshots/*/open", route_snapshot_open, NULL},
 };
 
 #define NR_ROUTES (sizeof(routes) / sizeof(routes[0]))
@@ -160,6 +200,8 @@ int router_dispatch(const struct request *req, struct response *res)
         }
         memcpy(r.args, args, sizeof(r.args));
         res->allow[0] = '\0';
+        if (!route_check_query(&r, res, routes[i].query))
+            return 0;
         return store_failed(&r, res, routes[i].fn(&r, res));
     }
     if (path_known) {
