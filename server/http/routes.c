@@ -13,8 +13,10 @@
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "http/app.h"
+#include "http/limit.h"
 #include "http/traces.h"
 #include "present/json_session.h"
 #include "session/overview.h"
@@ -28,6 +30,7 @@ struct route {
     const char *pattern;
     route_fn fn;
     const struct route_arg *query; /* its query arguments, ended by a NULL name; NULL: none */
+    bool heavy; /* a write that replays the engine: charged to its client's CPU time (limit.h) */
 };
 
 /* A route's query arguments: integers (INT, POS: a position), text, flags. */
@@ -56,69 +59,74 @@ struct route {
          TEXT("cache"), TEXT("format"), INT("open", 0, 1), POS("seed"))
 
 static const struct route routes[] = {
-        {"GET", "/api/health", route_health, NULL},
-        {"GET", "/api/kernels", route_kernels, NULL},
-        {"GET", "/api/branches", route_branches, NULL},
-        {"GET", "/api/scenarios", route_scenarios, NULL},
-        {"GET", "/api/scenarios/*", route_scenario, NULL},
-        {"GET", "/api/compare", route_compare, COMPARE},
-        {"POST", "/api/compare", route_compare, COMPARE},
-        {"GET", "/api/diff", route_diff, ARGS(NEEDED("a"), NEEDED("b"))},
+        {"GET", "/api/health", route_health, NULL, false},
+        {"GET", "/api/kernels", route_kernels, NULL, false},
+        {"GET", "/api/branches", route_branches, NULL, false},
+        {"GET", "/api/scenarios", route_scenarios, NULL, false},
+        {"GET", "/api/scenarios/*", route_scenario, NULL, false},
+        {"GET", "/api/compare", route_compare, COMPARE, false},
+        {"POST", "/api/compare", route_compare, COMPARE, true},
+        {"GET", "/api/diff", route_diff, ARGS(NEEDED("a"), NEEDED("b")), false},
         {"GET", "/api/gfp", route_gfp,
          ARGS(NEEDED("mask"), INT("order", 0, SIM_MAX_ORDER), INT("node", 0, SIM_MAX_NODES - 1),
-              TEXT("context"), TEXT("scenario"), TEXT("variant"))},
-        {"POST", "/api/sessions", route_session_create, NULL},
-        {"GET", "/api/sessions", route_session_list, ARGS(WINDOW)},
-        {"GET", "/api/sessions/*", route_session_get, NULL},
-        {"DELETE", "/api/sessions/*", route_session_delete, NULL},
+              TEXT("context"), TEXT("scenario"), TEXT("variant")),
+         false},
+        {"POST", "/api/sessions", route_session_create, NULL, true},
+        {"GET", "/api/sessions", route_session_list, ARGS(WINDOW), false},
+        {"GET", "/api/sessions/*", route_session_get, NULL, false},
+        {"DELETE", "/api/sessions/*", route_session_delete, NULL, false},
         {"GET", "/api/sessions/*/state", route_state,
-         ARGS(POS("at"), TEXT("bytes"), TEXT("by"), TEXT("dir"), INT("count", 0, 1000000))},
+         ARGS(POS("at"), TEXT("bytes"), TEXT("by"), TEXT("dir"), INT("count", 0, 1000000)), false},
         {"GET", "/api/sessions/*/state/objects", route_state_objects,
          ARGS(POS("at"), NEEDED_INT("cache", INT32_MAX), INT("from", 0, UINT32_MAX),
-              INT("count", 1, JSON_PAGE_SLABS))},
-        {"GET", "/api/sessions/*/events", route_events, ARGS(POS("from"), POS("to"))},
+              INT("count", 1, JSON_PAGE_SLABS)),
+         false},
+        {"GET", "/api/sessions/*/events", route_events, ARGS(POS("from"), POS("to")), false},
         {"GET", "/api/sessions/*/series", route_series,
-         ARGS(TEXT("counters"), POS("from"), POS("to"), INT("points", 0, SESSION_MAX_POINTS))},
+         ARGS(TEXT("counters"), POS("from"), POS("to"), INT("points", 0, SESSION_MAX_POINTS)),
+         false},
         {"GET", "/api/sessions/*/overview", route_overview,
-         ARGS(POS("from"), POS("to"), INT("buckets", 1, OVERVIEW_BUCKETS), TEXT("counters"))},
+         ARGS(POS("from"), POS("to"), INT("buckets", 1, OVERVIEW_BUCKETS), TEXT("counters")),
+         false},
         {"GET", "/api/sessions/*/search", route_search,
-         ARGS(TEXT("fn"), TEXT("label"), TEXT("counter"), TEXT("object"), POS("from"),
-              TEXT("dir"))},
-        {"GET", "/api/sessions/*/ops", route_log, NULL},
-        {"POST", "/api/sessions/*/ops", route_ops, NULL},
-        {"POST", "/api/sessions/*/step", route_step, NULL},
-        {"POST", "/api/sessions/*/fork", route_fork, NULL},
-        {"GET", "/api/sessions/*/follow", route_follow, NULL},
-        {"GET", "/api/sessions/*/names", route_names, NULL},
-        {"GET", "/api/sessions/*/export", route_session_export, ARGS(NEEDED("format"), POS("at"))},
-        {"GET", "/api/sessions/*/report.md", route_session_report, ARGS(POS("at"))},
-        {"GET", "/api/sessions/*/report.svg", route_session_report_svg, ARGS(POS("at"))},
-        {"GET", "/api/sessions/*/export.html", route_session_export_html, ARGS(POS("at"))},
-        {"POST", "/api/lectures", route_lecture_create, NULL},
-        {"GET", "/api/lectures/*", route_lecture_get, NULL},
-        {"POST", "/api/lectures/*", route_lecture_set, NULL},
-        {"PUT", "/api/lectures/*", route_lecture_set, NULL},
-        {"GET", "/api/lectures/*/follow", route_lecture_follow, NULL},
-        {"POST", "/api/lectures/*/answers", route_answer_post, NULL},
+         ARGS(TEXT("fn"), TEXT("label"), TEXT("counter"), TEXT("object"), POS("from"), TEXT("dir")),
+         false},
+        {"GET", "/api/sessions/*/ops", route_log, NULL, false},
+        {"POST", "/api/sessions/*/ops", route_ops, NULL, true},
+        {"POST", "/api/sessions/*/step", route_step, NULL, true},
+        {"POST", "/api/sessions/*/fork", route_fork, NULL, true},
+        {"GET", "/api/sessions/*/follow", route_follow, NULL, false},
+        {"GET", "/api/sessions/*/names", route_names, NULL, false},
+        {"GET", "/api/sessions/*/export", route_session_export, ARGS(NEEDED("format"), POS("at")),
+         false},
+        {"GET", "/api/sessions/*/report.md", route_session_report, ARGS(POS("at")), false},
+        {"GET", "/api/sessions/*/report.svg", route_session_report_svg, ARGS(POS("at")), false},
+        {"GET", "/api/sessions/*/export.html", route_session_export_html, ARGS(POS("at")), false},
+        {"POST", "/api/lectures", route_lecture_create, NULL, false},
+        {"GET", "/api/lectures/*", route_lecture_get, NULL, false},
+        {"POST", "/api/lectures/*", route_lecture_set, NULL, false},
+        {"PUT", "/api/lectures/*", route_lecture_set, NULL, false},
+        {"GET", "/api/lectures/*/follow", route_lecture_follow, NULL, false},
+        {"POST", "/api/lectures/*/answers", route_answer_post, NULL, false},
         {"GET", "/api/lectures/*/answers", route_answers_get,
-         ARGS(NEEDED_INT("at", (1ull << 53) - 1))},
-        {"GET", "/api/lessons", route_lessons, NULL},
-        {"GET", "/api/lessons/*", route_lesson, NULL},
-        {"GET", "/api/exercises", route_exercises, NULL},
-        {"GET", "/api/exercises/*", route_exercise, NULL},
+         ARGS(NEEDED_INT("at", (1ull << 53) - 1)), false},
+        {"GET", "/api/lessons", route_lessons, NULL, false},
+        {"GET", "/api/lessons/*", route_lesson, NULL, false},
+        {"GET", "/api/exercises", route_exercises, NULL, false},
+        {"GET", "/api/exercises/*", route_exercise, NULL, false},
         {"POST", "/api/traces", route_trace_create,
-         ARGS(INT("cpus", 0, SIM_MAX_CPUS), TEXT("kernel"), TEXT("model"))},
-        {"GET", "/api/traces/*", route_trace_get, NULL},
-        {"DELETE", "/api/traces/*", route_trace_delete, NULL},
-        {"POST", "/api/snapshots", route_snapshot_create, NULL},
-        {"GET", "/api/snapshots", route_snapshot_list, ARGS(WINDOW)},
-        {"POST", "/api/snapshots/import", route_snapshot_import, ARGS(FLAG("new_id"))},
-        {"POST", "/api/snapshots/list", route_snapshot_list_for, ARGS(WINDOW)},
-        {"PUT", "/api/snapshots/*/published", route_snapshot_publish, NULL},
-        {"GET", "/api/snapshots/*", route_snapshot_get, NULL},
-        {"DELETE", "/api/snapshots/*", route_snapshot_delete, NULL},
-        {"GET", "/api/snapshots/*/export", route_snapshot_export, NULL},
-        {"POST", "/api/snapshots/*/open", route_snapshot_open, NULL},
+         ARGS(INT("cpus", 0, SIM_MAX_CPUS), TEXT("kernel"), TEXT("model")), false},
+        {"GET", "/api/traces/*", route_trace_get, NULL, false},
+        {"DELETE", "/api/traces/*", route_trace_delete, NULL, false},
+        {"POST", "/api/snapshots", route_snapshot_create, NULL, true},
+        {"GET", "/api/snapshots", route_snapshot_list, ARGS(WINDOW), false},
+        {"POST", "/api/snapshots/import", route_snapshot_import, ARGS(FLAG("new_id")), true},
+        {"POST", "/api/snapshots/list", route_snapshot_list_for, ARGS(WINDOW), false},
+        {"PUT", "/api/snapshots/*/published", route_snapshot_publish, NULL, false},
+        {"GET", "/api/snapshots/*", route_snapshot_get, NULL, false},
+        {"DELETE", "/api/snapshots/*", route_snapshot_delete, NULL, false},
+        {"GET", "/api/snapshots/*/export", route_snapshot_export, NULL, false},
+        {"POST", "/api/snapshots/*/open", route_snapshot_open, NULL, true},
 };
 
 #define NR_ROUTES (sizeof(routes) / sizeof(routes[0]))
@@ -170,6 +178,41 @@ static int store_failed(const struct request *req, struct response *res, int ret
     return ret;
 }
 
+/*
+ * Run heavy route @fn: refused with 429 `rate_limit` while its client's
+ * buckets are empty (limit.h), else charged the CPU time it took.
+ */
+static int route_heavy(const struct request *req, struct response *res,
+                       int (*fn)(const struct request *, struct response *))
+{
+    struct limiter *l = req->app ? req->app->limiter : NULL;
+    struct timespec t0, t1;
+    unsigned retry = 0;
+    int ret;
+
+    if (!l)
+        return fn(req, res);
+    if (!limiter_allow(l, req, &retry)) {
+        route_error(res, 429, "rate_limit",
+                    "%s has spent its share of CPU time on heavy writes (--heavy-cpu); try "
+                    "again in %u s",
+                    limit_key(req) ? "this token"
+                    : req->client  ? req->client
+                                   : "this client",
+                    retry);
+        snprintf(res->retry_after, sizeof(res->retry_after), "%u", retry < 86400 ? retry : 86400);
+        return 0;
+    }
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    ret = fn(req, res);
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t1);
+    if (ret != ROUTE_WOULD_BLOCK) /* the run that did the work */
+        limiter_charge(
+                l, req,
+                (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000));
+    return ret;
+}
+
 int router_dispatch(const struct request *req, struct response *res)
 {
     char buf[256]; /* the starred segments; lives as long as the handler runs */
@@ -202,6 +245,8 @@ int router_dispatch(const struct request *req, struct response *res)
         res->allow[0] = '\0';
         if (!route_check_query(&r, res, routes[i].query))
             return 0;
+        if (routes[i].heavy)
+            return store_failed(&r, res, route_heavy(&r, res, routes[i].fn));
         return store_failed(&r, res, routes[i].fn(&r, res));
     }
     if (path_known) {
