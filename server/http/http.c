@@ -43,7 +43,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -61,6 +64,7 @@
 #define HTTP_MAX_URI          8192u /* bytes of the request target (path and query); 414 beyond */
 #define HTTP_MAX_HEADERS      100u  /* header fields of a request; 431 beyond */
 #define HTTP_MAX_HEADER_BYTES (24u << 10) /* bytes of all header fields; 431 beyond */
+#define HTTP_ENGINE_NICE      5 /* http_thread_engine(): a quarter of a connection thread's weight */
 #define HTTP_POOL             (64u << 10) /* MHD_OPTION_CONNECTION_MEMORY_LIMIT: above the three */
 
 enum http_state {
@@ -228,10 +232,17 @@ static bool http_enqueue(struct http_server *srv, struct http_req *hr)
     return ok;
 }
 
+void http_thread_engine(void)
+{
+    /* on Linux a nice value is a thread's own, named by its tid */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), HTTP_ENGINE_NICE);
+}
+
 static void *http_worker(void *arg)
 {
     struct http_server *srv = arg;
 
+    http_thread_engine();
     pthread_mutex_lock(&srv->lock);
     for (;;) {
         struct http_req *hr;

@@ -44,6 +44,7 @@
 #include "base/locked.h"
 #include "base/sha256.h"
 #include "http/app.h"
+#include "http/http.h"
 #include "http/relay.h"
 #include "http/routes.h"
 #include "ktrace/ktrace_replay.h"
@@ -412,6 +413,7 @@ static void *job_run(void *arg)
     char *text = NULL;
     int ret;
 
+    http_thread_engine();
     memset(&kr, 0, sizeof(kr));
     memset(&kl, 0, sizeof(kl));
     if (ktrace_log_begin(&kl, j->app->store)) {
