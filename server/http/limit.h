@@ -7,7 +7,7 @@
  * (at least LIMIT_MIN_CHARGE_US) against two token buckets: its client's
  * address, and the token it carries (limit_key()).  A bucket holds
  * --heavy-cpu seconds at most and refills at a 240th of that a second; an
- * empty one refuses the next heavy write with 429 `rate_limit` and
+ * empty one refuses the next heavy write with 429 `rate_limited` and
  * Retry-After until it refills.  The token's bucket is a quarter of the
  * address's.
  *

@@ -193,7 +193,7 @@ static int route_heavy(const struct request *req, struct response *res,
     if (!l)
         return fn(req, res);
     if (!limiter_allow(l, req, &retry)) {
-        route_error(res, 429, "rate_limit",
+        route_error(res, 429, "rate_limited",
                     "%s has spent its share of CPU time on heavy writes (--heavy-cpu); try "
                     "again in %u s",
                     limit_key(req) ? "this token"

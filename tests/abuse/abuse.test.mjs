@@ -268,7 +268,7 @@ describe('cost: every request bounded', () => {
       }
       assert.ok(refused, `refused at last (${accepted} accepted)`);
       assert.equal(refused.status, 429, refused.text);
-      assert.equal(refused.json.error.code, 'rate_limit');
+      assert.equal(refused.json.error.code, 'rate_limited');
       assert.match(refused.headers.get('retry-after') || '', /^\d+$/);
       // a token's own bucket: a write that carries one is held to a quarter
       const r = await api(small.url, 'POST', `/api/sessions/${s.id}/ops`, { body: { ops: [] }, token: s.token });
