@@ -178,6 +178,17 @@ static int store_failed(const struct request *req, struct response *res, int ret
     return ret;
 }
 
+bool router_route(size_t i, const char **method, const char **pattern,
+                  const struct route_arg **query)
+{
+    if (i >= NR_ROUTES)
+        return false;
+    *method = routes[i].method;
+    *pattern = routes[i].pattern;
+    *query = routes[i].query;
+    return true;
+}
+
 /*
  * Run heavy route @fn: refused with 429 `rate_limit` while its client's
  * buckets are empty (limit.h), else charged the CPU time it took.
