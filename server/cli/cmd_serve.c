@@ -30,8 +30,8 @@ struct serve_args {
     struct cli_list allow_origin;
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
             checkpoint_every, stored_every, workers, threads, timeout, follow_ms, follow_rate,
-            max_connections, max_per_ip, header_timeout, max_trace_text, memory_mb, keep_days,
-            quota, answer_rate, keep_trace_days;
+            max_connections, max_per_ip, header_timeout, max_trace_text, max_trace_cpu, memory_mb,
+            keep_days, quota, heavy_cpu, answer_rate, keep_trace_days;
     bool quiet;
 };
 
@@ -112,12 +112,18 @@ static const struct cli_opt serve_limit_opts[] = {
         {CLI_TO(struct serve_args, quota), .name = "quota", .arg = "N", .max = 10000000,
          .help = "sessions, snapshots and traces one client address may create in an hour "
                  "(default 2000, for a class behind one NAT; 0: no limit)"},
+        {CLI_TO(struct serve_args, heavy_cpu), .name = "heavy-cpu", .arg = "SECONDS", .max = 86400,
+         .help = "CPU time one client address may spend on heavy writes in a burst; it comes "
+                 "back in 240 s (default 120, for a class behind one NAT; 0: no limit)"},
         {CLI_TO(struct serve_args, answer_rate), .name = "answer-rate", .arg = "N", .max = 1000000,
          .help = "answers to a lecture's questions one client address may send a second "
                  "(default 10; 0: no limit; raise it for a class behind one NAT)"},
         {CLI_TO(struct serve_args, max_trace_text), .name = "max-trace-text", .arg = "MIB",
          .min = 1, .max = 1u << 20,
          .help = "text an uploaded trace may expand to once decompressed (default 4096)"},
+        {CLI_TO(struct serve_args, max_trace_cpu), .name = "max-trace-cpu", .arg = "SECONDS",
+         .min = 1, .max = 86400,
+         .help = "CPU time one uploaded trace's replay may use (default 300)"},
         {CLI_TO(struct serve_args, follow_ms), .name = "follow-ms", .arg = "N", .max = 60000,
          .help = "least milliseconds between two updates to a follower (default 100)"},
         {CLI_TO(struct serve_args, follow_rate), .name = "follow-rate", .arg = "N", .max = 1000000,
@@ -162,6 +168,7 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
     serve_set(&cfg->port, a->port);
     serve_set(&cfg->max_live, a->max_sessions);
     serve_set(&cfg->quota, a->quota);
+    serve_set(&cfg->heavy_cpu, a->heavy_cpu);
     serve_set(&cfg->answer_rate, a->answer_rate);
     serve_set(&cfg->keep_days, a->keep_days);
     serve_set(&cfg->keep_trace_days, a->keep_trace_days);
@@ -180,6 +187,7 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
     serve_set(&cfg->max_per_ip, a->max_per_ip);
     serve_set(&cfg->header_timeout, a->header_timeout);
     serve_set_u64(&cfg->max_trace_text, a->max_trace_text, 20);
+    serve_set(&cfg->max_trace_cpu, a->max_trace_cpu);
     serve_set(&cfg->follow_ms, a->follow_ms);
     serve_set(&cfg->follow_rate, a->follow_rate);
     cfg->quiet |= a->quiet;

@@ -23,6 +23,7 @@
 #include "http/answers.h"
 #include "http/follow.h"
 #include "http/lecture.h"
+#include "http/limit.h"
 #include "http/quota.h"
 #include "http/relay.h"
 #include "http/traces.h"
@@ -56,6 +57,7 @@ void app_config_default(struct app_config *cfg)
     cfg->max_per_ip = 600; /* a class of 300 behind one NAT, two connections each */
     cfg->header_timeout = 10;
     cfg->quota = 2000;
+    cfg->heavy_cpu = LIMIT_HEAVY_CPU;
     cfg->keep_trace_days = TRACES_KEEP_DAYS;
     cfg->answer_rate = 10;
     cfg->max_queue = 1024;
@@ -335,6 +337,7 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         return ret;
     }
     if ((ret = traces_new(&app->traces)) || (ret = quota_new(cfg->quota, &app->quota)) ||
+        (ret = limiter_new(cfg->heavy_cpu, &app->limiter)) ||
         (ret = answers_new(cfg->answer_rate, &app->answers))) {
         strbuf_puts(err, "out of memory");
         return ret;
@@ -375,6 +378,7 @@ void app_release(struct app *app)
     lectures_free(app->lectures);
     registry_free(app->reg);
     quota_free(app->quota);
+    limiter_free(app->limiter);
     answers_free(app->answers);
     lesson_set_release(&app->lessons);
     lesson_set_release(&app->exercises);

@@ -30,6 +30,7 @@ struct registry;
 struct follow_hub;
 struct lectures;
 struct quota;
+struct limiter;
 struct answers;
 struct trace_jobs;
 struct relay;
@@ -57,9 +58,11 @@ struct app_config {
     unsigned follow_rate;   /* follower updates a second over all followers, at most (0: any) */
     uint64_t search_budget; /* events one search request may replay */
     uint64_t max_trace_text; /* bytes of text an uploaded trace may expand to (0: TRACES_MAX_TEXT) */
+    unsigned max_trace_cpu;  /* CPU seconds a trace's replay may use (0: TRACES_MAX_CPU) */
     unsigned keep_days;      /* sessions and snapshots older than this are deleted (0: kept) */
     unsigned keep_trace_days;  /* finished trace jobs' rows older than this are deleted (0: kept) */
     unsigned quota;            /* creations per client an hour (quota.h; 0: no limit) */
+    unsigned heavy_cpu; /* CPU seconds of heavy writes in a client's burst (limit.h; 0: any) */
     const char *trusted_proxy; /* the reverse proxy whose X-Forwarded-For names the client */
     struct session_limits lim;
     const char *const *allow_origin; /* NULL-terminated origins allowed to write (guard.h); may be NULL */
@@ -85,6 +88,7 @@ struct app {
     struct trace_jobs *traces; /* kernel trace uploads being replayed (traces.h) */
     pthread_mutex_t check_lock; /* one snapshot replayed for its check at a time */
     struct quota *quota;        /* creations per client (quota.h) */
+    struct limiter *limiter;    /* CPU time of heavy writes per client (limit.h); NULL: no limit */
     char *lessons_dir;          /* where the lessons were read from; owned */
     struct lesson_set lessons;  /* read at start (lesson.h) */
     struct lesson_set exercises; /* from lessons_dir/exercises */

@@ -18,6 +18,17 @@
  * Every response carries Content-Security-Policy: default-src 'self',
  * X-Content-Type-Options: nosniff and a Cache-Control (no-store for the
  * API, no-cache for the UI's files).
+ *
+ * Framing is strict (RFC 9112): on the first call, where every header is
+ * visible, a request that could be read more than one way (Content-Length
+ * twice, Transfer-Encoding with Content-Length or other than chunked, no
+ * Host or two on HTTP/1.1) is a 400 and the connection closes, since a
+ * proxy in front may have framed it the other way.  A request target over
+ * HTTP_MAX_URI bytes is a 414, headers over HTTP_MAX_HEADERS or
+ * HTTP_MAX_HEADER_BYTES a 431, both in JSON: libmicrohttpd's own pages
+ * for these are fixed HTML, so its memory limit (HTTP_POOL) sits above
+ * both and it answers them only past it (docs/deploy.md lists what it
+ * still answers itself).
  */
 #include "http/http.h"
 
@@ -31,7 +42,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -46,6 +61,11 @@
 #define HTTP_MAX_QUERY   32
 #define HTTP_DISCARD_MAX (16u << 20) /* body bytes dropped after a 413 before hanging up */
 #define CSP              "default-src 'self'"
+#define HTTP_MAX_URI          8192u /* bytes of the request target (path and query); 414 beyond */
+#define HTTP_MAX_HEADERS      100u  /* header fields of a request; 431 beyond */
+#define HTTP_MAX_HEADER_BYTES (24u << 10) /* bytes of all header fields; 431 beyond */
+#define HTTP_ENGINE_NICE      5 /* http_thread_engine(): a quarter of a connection thread's weight */
+#define HTTP_POOL             (64u << 10) /* MHD_OPTION_CONNECTION_MEMORY_LIMIT: above the three */
 
 enum http_state {
     HR_READING, /* before the last call */
@@ -68,6 +88,7 @@ struct http_req {
     bool query_over;       /* more than HTTP_MAX_QUERY arguments */
     const char *query_dup; /* a key given twice, or NULL */
     const char *query_bad; /* a key whose key or value is not UTF-8, or NULL */
+    bool close;            /* answer with Connection: close (the framing was refused) */
     struct request req;
     struct response res;
     struct http_req *next; /* worker queue */
@@ -152,6 +173,8 @@ static enum MHD_Result http_queue(struct http_req *hr)
         MHD_add_response_header(r, "Content-Disposition", res->disposition);
     if (is_stream) /* a reverse proxy (nginx) passes each message on as it comes */
         MHD_add_response_header(r, "X-Accel-Buffering", "no");
+    if (hr->close)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close");
     ret = MHD_queue_response(hr->conn, res->status ? res->status : 500, r);
     MHD_destroy_response(r);
     return ret;
@@ -209,10 +232,17 @@ static bool http_enqueue(struct http_server *srv, struct http_req *hr)
     return ok;
 }
 
+void http_thread_engine(void)
+{
+    /* on Linux a nice value is a thread's own, named by its tid */
+    (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), HTTP_ENGINE_NICE);
+}
+
 static void *http_worker(void *arg)
 {
     struct http_server *srv = arg;
 
+    http_thread_engine();
     pthread_mutex_lock(&srv->lock);
     for (;;) {
         struct http_req *hr;
@@ -335,6 +365,92 @@ static bool http_content_length_too_big_to_read(struct MHD_Connection *conn)
     return http_content_length_over(conn, HTTP_DISCARD_MAX);
 }
 
+/* What the first call sees of a request's header fields (http_scan_header()). */
+struct http_head {
+    unsigned nr;         /* fields */
+    size_t bytes;        /* their names and values, with ": " and CRLF */
+    unsigned nr_length;  /* Content-Length fields */
+    const char *length;  /* the first one's value */
+    bool length_differs; /* a later Content-Length is not the first's */
+    unsigned nr_host;    /* Host fields */
+    const char *te;      /* Transfer-Encoding, or NULL */
+    size_t target;       /* bytes of the request target: path and query */
+};
+
+static enum MHD_Result http_scan_header(void *cls, enum MHD_ValueKind kind, const char *key,
+                                        const char *value)
+{
+    struct http_head *h = cls;
+
+    if (!value)
+        value = "";
+    if (kind == MHD_GET_ARGUMENT_KIND) {
+        h->target += strlen(key) + strlen(value) + 2; /* "&k=v" */
+        return MHD_YES;
+    }
+    h->nr++;
+    h->bytes += strlen(key) + strlen(value) + 4;
+    if (!strcasecmp(key, MHD_HTTP_HEADER_CONTENT_LENGTH)) {
+        if (h->nr_length++ == 0)
+            h->length = value;
+        else if (strcmp(value, h->length))
+            h->length_differs = true;
+    } else if (!strcasecmp(key, MHD_HTTP_HEADER_TRANSFER_ENCODING)) {
+        h->te = value;
+    } else if (!strcasecmp(key, MHD_HTTP_HEADER_HOST)) {
+        h->nr_host++;
+    }
+    return MHD_YES;
+}
+
+/*
+ * The framing of @hr's request, seen whole on its first call: 0, or the
+ * status of a refusal (400, 414, 431) with its message in @why.
+ */
+static unsigned http_check_framing(struct http_req *hr, char *why, size_t len)
+{
+    struct http_head h = {.target = strlen(hr->url)};
+    const char *p;
+    bool v11 = hr->version && !strcmp(hr->version, MHD_HTTP_VERSION_1_1);
+
+    MHD_get_connection_values(hr->conn, MHD_HEADER_KIND | MHD_GET_ARGUMENT_KIND, http_scan_header,
+                              &h);
+    if (h.target > HTTP_MAX_URI) {
+        snprintf(why, len, "the request target is longer than %u bytes", HTTP_MAX_URI);
+        return 414;
+    }
+    if (h.nr > HTTP_MAX_HEADERS || h.bytes > HTTP_MAX_HEADER_BYTES) {
+        snprintf(why, len, "at most %u header fields and %u bytes of them", HTTP_MAX_HEADERS,
+                 HTTP_MAX_HEADER_BYTES);
+        return 431;
+    }
+    if (h.nr_length > 1) {
+        snprintf(why, len, "Content-Length is given %u times%s", h.nr_length,
+                 h.length_differs ? ", with different values" : "");
+        return 400;
+    }
+    for (p = h.length; p && *p; p++)
+        if (*p < '0' || *p > '9')
+            break;
+    if (h.length && (!*h.length || *p)) {
+        snprintf(why, len, "Content-Length is not a decimal number of bytes");
+        return 400;
+    }
+    if (h.te && h.length) {
+        snprintf(why, len, "Transfer-Encoding and Content-Length together (RFC 9112, 6.1)");
+        return 400;
+    }
+    if (h.te && (strcasecmp(h.te, "chunked") || !v11)) {
+        snprintf(why, len, "Transfer-Encoding \"%.32s\": only chunked, on HTTP/1.1", h.te);
+        return 400;
+    }
+    if (v11 && h.nr_host != 1) {
+        snprintf(why, len, "HTTP/1.1 needs exactly one Host header (RFC 9112, 3.2)");
+        return 400;
+    }
+    return 0;
+}
+
 static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const char *url,
                                    const char *method, const char *version, const char *upload_data,
                                    size_t *upload_data_size, void **req_cls)
@@ -342,6 +458,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
     struct http_server *srv = cls;
     struct http_req *hr = *req_cls;
     char why[300];
+    unsigned status;
     int ret;
 
     if (!hr) {
@@ -354,6 +471,14 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         hr->version = version;
         *req_cls = hr;
         http_watch_busy(srv, conn, true);
+        if ((status = http_check_framing(hr, why, sizeof(why)))) {
+            hr->close = true;
+            return http_fail(hr, status,
+                             status == 414   ? "uri_too_long"
+                             : status == 431 ? "headers_too_large"
+                                             : "bad_request",
+                             why);
+        }
         if (!atomic_load_explicit(&srv->open, memory_order_acquire)) /* before http_start returned */
             return http_fail(hr, 503, "busy", "the server is starting");
         if (guard_check(&srv->guard, method,
@@ -586,17 +711,17 @@ int http_start(struct app *app, struct http_server **out, struct strbuf *err)
     }
     flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
             MHD_USE_ERROR_LOG | (ipv6 ? MHD_USE_IPv6 : 0);
-    srv->daemon = MHD_start_daemon(flags, (uint16_t)app->cfg.port, NULL, NULL, http_access, srv,
-                                   MHD_OPTION_EXTERNAL_LOGGER, http_log, srv, MHD_OPTION_SOCK_ADDR,
-                                   (struct sockaddr *)&ss, MHD_OPTION_THREAD_POOL_SIZE,
-                                   (unsigned)(app->cfg.http_threads ? app->cfg.http_threads : 1),
-                                   MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->cfg.timeout,
-                                   MHD_OPTION_CONNECTION_LIMIT, (unsigned)app->cfg.max_connections,
-                                   MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)app->cfg.max_per_ip,
-                                   MHD_OPTION_NOTIFY_CONNECTION, http_connection, srv,
-                                   MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv,
-                                   MHD_OPTION_UNESCAPE_CALLBACK, http_unescape, srv,
-                                   MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
+    srv->daemon = MHD_start_daemon(
+            flags, (uint16_t)app->cfg.port, NULL, NULL, http_access, srv,
+            MHD_OPTION_EXTERNAL_LOGGER, http_log, srv, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+            MHD_OPTION_THREAD_POOL_SIZE,
+            (unsigned)(app->cfg.http_threads ? app->cfg.http_threads : 1),
+            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)app->cfg.timeout,
+            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)HTTP_POOL, MHD_OPTION_CONNECTION_LIMIT,
+            (unsigned)app->cfg.max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+            (unsigned)app->cfg.max_per_ip, MHD_OPTION_NOTIFY_CONNECTION, http_connection, srv,
+            MHD_OPTION_NOTIFY_COMPLETED, http_completed, srv, MHD_OPTION_UNESCAPE_CALLBACK,
+            http_unescape, srv, MHD_OPTION_LISTENING_ADDRESS_REUSE, (unsigned)1, MHD_OPTION_END);
     if (!srv->daemon) {
         strbuf_printf(err, "cannot listen on %s port %u (in use, or not an address of this host)",
                       app->cfg.listen, app->cfg.port);

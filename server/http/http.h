@@ -31,5 +31,12 @@ int http_start(struct app *app, struct http_server **out, struct strbuf *err);
 const char *http_url(const struct http_server *srv);
 /* Stop: finish queued work, end follower streams, close every connection.  NULL is fine. */
 void http_stop(struct http_server *srv);
+/*
+ * Lower the calling thread's priority by HTTP_ENGINE_NICE: engine work
+ * (workers, trace replays) yields the CPU to the connection threads, so
+ * that health and cached answers stay quick while replays fill the cores.
+ * Cannot fail (a refusal leaves the priority as it was).
+ */
+void http_thread_engine(void);
 
 #endif /* SLUBLAB_SERVER_HTTP_HTTP_H */

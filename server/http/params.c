@@ -12,7 +12,9 @@
 #include "http/params.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/ids.h"
 #include "http/lecture.h"
@@ -94,6 +96,42 @@ int route_query_args(const struct request *req, struct response *res, const stru
             given |= 1 << i;
     }
     return given;
+}
+
+bool route_check_query(const struct request *req, struct response *res,
+                       const struct route_arg *decl)
+{
+    static const struct route_arg none[] = {{NULL, 0, 0, ROUTE_TEXT, false}};
+    const struct route_arg *d;
+    uint64_t v;
+
+    if (!decl)
+        decl = none;
+    for (size_t i = 0; i < req->nr_query; i++) {
+        const char *key = req->query[i].key, *value = req->query[i].value;
+
+        for (d = decl; d->name && strcmp(d->name, key); d++)
+            ;
+        if (!d->name) {
+            char known[256] = "";
+            size_t len = 0;
+
+            for (d = decl; d->name && len < sizeof(known); d++)
+                len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s", len ? ", " : "",
+                                        d->name);
+            route_error(res, 400, "bad_request", "unknown query argument \"%.64s\" (%s%s)", key,
+                        decl->name ? "this route takes " : "this route takes none", known);
+            return false;
+        }
+        if (d->type == ROUTE_INT && query_arg(req, res, d, &v) < 0)
+            return false;
+        if (d->type == ROUTE_FLAG && value && *value && strcmp(value, "1")) {
+            route_error(res, 400, "bad_request", "query \"%s\": a flag, given alone or as %s=1",
+                        d->name, d->name);
+            return false;
+        }
+    }
+    return true;
 }
 
 bool route_query_window(const struct request *req, struct response *res, unsigned *limit,
@@ -206,7 +244,8 @@ const char *route_token(const struct request *req)
 {
     const char *a = req->authorization;
 
-    if (!a || strncmp(a, "Bearer ", 7) != 0)
+    /* the scheme is case-insensitive (RFC 9110, 11.1) */
+    if (!a || strncasecmp(a, "Bearer ", 7) != 0)
         return NULL;
     a += 7;
     while (*a == ' ')

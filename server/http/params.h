@@ -24,20 +24,40 @@
 #define ROUTE_LIST_MAX       1000 /* ?limit= of a list, at most */
 #define ROUTE_MAX_QUERY_ARGS 8    /* route_query_args(): arguments in one table, at most */
 
-/* One integer query argument of a route: decimal, from @min to @max. */
+/* What a query argument holds. */
+enum route_arg_type {
+    ROUTE_INT,  /* decimal, from min to max */
+    ROUTE_TEXT, /* any UTF-8 text; the handler reads it */
+    ROUTE_FLAG, /* present or not: no value, or "1" */
+};
+
+/*
+ * One query argument of a route.  The route table (routes.c) declares each
+ * route's arguments, so that the router refuses an unknown one, or an
+ * integer that is not one, before the handler runs; a handler reads its
+ * integers through the same declaration (route_query_args()).
+ */
 struct route_arg {
     const char *name;
-    uint64_t min; /* a smaller one is "at least MIN" */
-    uint64_t max; /* a larger one, or no integer, is "expected an integer from 0 to MAX" */
+    uint64_t min; /* ROUTE_INT: a smaller one is "at least MIN" */
+    uint64_t max; /* ROUTE_INT: a larger one, or no integer, is "expected an integer from 0 to MAX"
+                   */
+    enum route_arg_type type;
+    bool required; /* the handler refuses the request without it (in its own words) */
 };
 
 /* An argument from 0 to @max, and a position in a session's events (at,
  * from, to): any 64-bit count. */
-#define ROUTE_ARG(name, max) \
-    {                        \
-        (name), 0, (max)     \
+#define ROUTE_ARG(name, max)               \
+    {                                      \
+        (name), 0, (max), ROUTE_INT, false \
     }
 #define ROUTE_ARG_POSITION(name) ROUTE_ARG(name, UINT64_MAX)
+/* An argument from @min to @max. */
+#define ROUTE_ARG_RANGE(name, min, max)        \
+    {                                          \
+        (name), (min), (max), ROUTE_INT, false \
+    }
 
 /* What an id in a path names; each has its length and its 404. */
 enum route_id_kind {
@@ -63,6 +83,13 @@ int route_query_u64(const struct request *req, struct response *res, const char 
  */
 int route_query_args(const struct request *req, struct response *res, const struct route_arg *args,
                      size_t n, uint64_t *vals);
+/*
+ * Check @req's query arguments against @decl (ended by a NULL name; NULL:
+ * none): true, or false after a 400 naming the first that is unknown, not
+ * an integer in its range, or a flag with a value.
+ */
+bool route_check_query(const struct request *req, struct response *res,
+                       const struct route_arg *decl);
 /* ?limit= (default ROUTE_LIST_LIMIT, at most ROUTE_LIST_MAX) and ?offset=
  * of a list: false after a 400. */
 bool route_query_window(const struct request *req, struct response *res, unsigned *limit,
@@ -85,7 +112,7 @@ int route_no_such(struct response *res, enum route_id_kind kind, const char *id)
 /* True when @id has the shape of a @kind's id; else false after its 404. */
 bool route_check_id(struct response *res, enum route_id_kind kind, const char *id);
 
-/* The bearer token of the request (after "Bearer" and its spaces), or NULL. */
+/* The bearer token of the request (after "Bearer", in any case, and its spaces), or NULL. */
 const char *route_token(const struct request *req);
 /* True when the request's bearer token is @token (compared in constant time). */
 bool route_token_is(const struct request *req, const char *token);

@@ -10,8 +10,9 @@
  *
  * Every error is {"error":{"code":"...","message":"..."}} with its status:
  * 400 bad_json / bad_request, 403 forbidden, 404 not_found, 405
- * method_not_allowed, 409 conflict, 413 too_large, 422 unprocessable, 429
- * session_limit, 500 internal, 503 busy.
+ * method_not_allowed, 409 conflict, 413 too_large, 414 uri_too_long and
+ * 431 headers_too_large (http.c, before any handler), 422 unprocessable,
+ * 429 session_limit / quota / rate_limited, 500 internal, 503 busy.
  */
 #ifndef SLUBLAB_SERVER_HTTP_REQUEST_H
 #define SLUBLAB_SERVER_HTTP_REQUEST_H

@@ -25,6 +25,13 @@
 
 /* Route @req: a handler's answer in @res, or ROUTE_WOULD_BLOCK.  Cannot fail otherwise. */
 int router_dispatch(const struct request *req, struct response *res);
+/*
+ * Entry @i of the route table: its method, pattern ("*" for an id) and
+ * query arguments (ended by a NULL name; NULL: none).  False past the last:
+ * what tests/server/test_api_doc.c holds docs/api.md to.
+ */
+bool router_route(size_t i, const char **method, const char **pattern,
+                  const struct route_arg **query);
 
 struct session;
 #define ROUTE_OPEN_ERROR (-1) /* route_open_session(): the response holds the error */

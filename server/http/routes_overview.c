@@ -56,8 +56,8 @@ int route_overview(const struct request *req, struct response *res)
 {
     const char *list = route_query(req, "counters"), *id = req->args[0];
     unsigned items[SIM_NR_STATS];
-    static const struct route_arg args[] = {
-            ROUTE_ARG_POSITION("from"), ROUTE_ARG_POSITION("to"), {"buckets", 1, OVERVIEW_BUCKETS}};
+    static const struct route_arg args[] = {ROUTE_ARG_POSITION("from"), ROUTE_ARG_POSITION("to"),
+                                            ROUTE_ARG_RANGE("buckets", 1, OVERVIEW_BUCKETS)};
     uint64_t v[3] = {0, UINT64_MAX, OVERVIEW_DEFAULT_BUCKETS};
     struct session *s;
     cJSON *out = NULL;

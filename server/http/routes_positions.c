@@ -170,7 +170,7 @@ int route_state_objects(const struct request *req, struct response *res)
             [AT] = ROUTE_ARG_POSITION("at"),
             [CACHE] = ROUTE_ARG("cache", INT32_MAX),
             [FROM] = ROUTE_ARG("from", UINT32_MAX),
-            [COUNT] = {"count", 1, JSON_PAGE_SLABS},
+            [COUNT] = ROUTE_ARG_RANGE("count", 1, JSON_PAGE_SLABS),
     };
     uint64_t v[] = {[AT] = 0, [CACHE] = 0, [FROM] = 0, [COUNT] = JSON_PAGE_SLABS};
     struct session *s;

@@ -44,6 +44,7 @@
 #include "base/locked.h"
 #include "base/sha256.h"
 #include "http/app.h"
+#include "http/http.h"
 #include "http/relay.h"
 #include "http/routes.h"
 #include "ktrace/ktrace_replay.h"
@@ -71,6 +72,7 @@ struct trace_job {
     char kernel[32]; /* ?kernel=; "": the trace's "# kernel:" line, else the default */
     pthread_t thread;
     volatile bool cancel; /* set by traces_free() and by the uploader's DELETE */
+    bool cpu_over;        /* the replay passed its CPU time (job_progress() set cancel) */
     char owner[SESSION_TOKEN_LEN + 1]; /* the uploader's token (DELETE needs it) */
     char owner_hash[SHA256_HEX_LEN + 1]; /* its SHA-256, as the store's row keeps it */
     /* under tj->lock */
@@ -301,11 +303,19 @@ static void job_progress(uint64_t done, uint64_t total, void *arg)
 {
     struct trace_job *j = arg;
 
+    unsigned max_cpu = j->app->cfg.max_trace_cpu ? j->app->cfg.max_trace_cpu : TRACES_MAX_CPU;
+    struct timespec cpu;
+
     pthread_mutex_lock(&j->tj->lock);
     j->done = done;
     j->total = total;
     pthread_mutex_unlock(&j->tj->lock);
     job_store(j, false);
+    /* the replay runs on this thread: its CPU time is the thread's */
+    if (!clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu) && cpu.tv_sec >= (time_t)max_cpu) {
+        j->cpu_over = true;
+        j->cancel = true;
+    }
 }
 
 static void job_fail(struct trace_job *j, const char *code, const char *fmt, ...)
@@ -403,6 +413,7 @@ static void *job_run(void *arg)
     char *text = NULL;
     int ret;
 
+    http_thread_engine();
     memset(&kr, 0, sizeof(kr));
     memset(&kl, 0, sizeof(kl));
     if (ktrace_log_begin(&kl, j->app->store)) {
@@ -418,9 +429,16 @@ static void *job_run(void *arg)
     }
     ktrace_reader_limit(r, j->app->cfg.max_trace_text ? j->app->cfg.max_trace_text
                                                       : TRACES_MAX_TEXT);
+    ktrace_reader_ratio(r, TRACES_MAX_RATIO);
     ret = ktrace_replay_run(&kr, r, &o, &err);
     if (ret == -EFBIG) {
-        job_fail(j, "too_large", "%s (--max-trace-text)", kr.read_error);
+        job_fail(j, "too_large", "%s%s", kr.read_error,
+                 strstr(kr.read_error, "compressed size") ? "" : " (--max-trace-text)");
+        goto out;
+    }
+    if (ret == -ECANCELED && j->cpu_over) {
+        job_fail(j, "too_large", "the replay passed %u s of CPU time (--max-trace-cpu)",
+                 j->app->cfg.max_trace_cpu ? j->app->cfg.max_trace_cpu : TRACES_MAX_CPU);
         goto out;
     }
     if (ret == -ECANCELED) {

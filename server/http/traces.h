@@ -36,6 +36,11 @@
 /* Text a trace may expand to (a gzip can expand without bound), unless
  * --max-trace-text says otherwise: it bounds how long a job holds a place. */
 #define TRACES_MAX_TEXT (4ull << 30)
+/* A gzip upload may expand to this many times its size, at most: blank
+ * and comment lines count, so a stream of newlines stops at once. */
+#define TRACES_MAX_RATIO 100u
+/* CPU seconds a replay may use, unless --max-trace-cpu says otherwise. */
+#define TRACES_MAX_CPU     300u
 #define TRACES_RETRY_AFTER "5" /* seconds, in the Retry-After of a busy answer */
 /* a running job's progress is written to a shared store at most this often */
 #define TRACES_STORE_EVERY_NS 500000000ull

@@ -103,6 +103,10 @@ uint64_t ktrace_reader_overlong(const struct ktrace_reader *r);
 /* Stop with an error once a pass has produced more than @max_text bytes of
  * text (0: no limit; the default).  Cannot fail. */
 void ktrace_reader_limit(struct ktrace_reader *r, uint64_t max_text);
+/* Stop with an error once a gzip input's text passes @ratio times the
+ * compressed bytes read (0: no limit; the default): a stream of blank lines
+ * compresses a thousandfold, a real trace about tenfold.  Cannot fail. */
+void ktrace_reader_ratio(struct ktrace_reader *r, unsigned ratio);
 /* Compressed bytes consumed and the file's size (0 when unknown): progress. */
 uint64_t ktrace_reader_pos(const struct ktrace_reader *r);
 uint64_t ktrace_reader_size(const struct ktrace_reader *r);

@@ -38,6 +38,7 @@ struct ktrace_reader {
     size_t start, end;     /* unread text is buf[start..end) */
     uint64_t overlong;
     uint64_t text, max_text; /* text bytes produced (this pass); 0: no limit */
+    unsigned ratio;          /* gz: text over ratio * pos is refused; 0: no limit */
     char error[160];
 };
 
@@ -239,6 +240,12 @@ static int fill(struct ktrace_reader *r)
                  (unsigned long long)(r->max_text >> 20));
         return -EFBIG;
     }
+    /* pos counts whole chunks read ahead, so the first CHUNK * ratio bytes always pass */
+    if (ret > 0 && r->gz && r->ratio && r->text > (uint64_t)r->ratio * r->pos) {
+        snprintf(r->error, sizeof(r->error),
+                 "the trace expands more than %u times its compressed size", r->ratio);
+        return -EFBIG;
+    }
     return ret;
 }
 
@@ -305,6 +312,11 @@ uint64_t ktrace_reader_overlong(const struct ktrace_reader *r)
 void ktrace_reader_limit(struct ktrace_reader *r, uint64_t max_text)
 {
     r->max_text = max_text;
+}
+
+void ktrace_reader_ratio(struct ktrace_reader *r, unsigned ratio)
+{
+    r->ratio = ratio;
 }
 
 uint64_t ktrace_reader_pos(const struct ktrace_reader *r)

@@ -110,7 +110,7 @@ static void test_query_args_table(void)
     enum { AT, COUNT, LIMIT };
     static const struct route_arg args[] = {
             [AT] = ROUTE_ARG_POSITION("at"),
-            [COUNT] = {"count", 1, 50},
+            [COUNT] = ROUTE_ARG_RANGE("count", 1, 50),
             [LIMIT] = ROUTE_ARG("limit", 10),
     };
     struct query_param q[3] = {{"count", "50"}, {"at", "5"}, {"other", "x"}};
