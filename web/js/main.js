@@ -62,6 +62,8 @@ let view = 'lab';
 // ---- views
 const picture = createPicture($('picture'), { onSelect: (sel) => { player.select(sel); showTab('inspect'); }, win });
 debug.picture = picture;
+// the slab rows drawn, in viewport coordinates, whatever draws them (tests read it)
+debug.slabRows = () => picture.slabRows();
 const timeline = createTimeline($('controls'), player);
 const overview = createOverview($('overview'), player, { api });
 const explain = createExplain($('tab-explain'));
