@@ -41,3 +41,50 @@ for (const [width, height] of [[1280, 720], [1366, 768], [1920, 1080]]) {
     await page.close();
   });
 }
+
+test('keys: Space after ticking a breakpoint plays and leaves it ticked; → after choosing a scenario steps and keeps it; ? shows the keys', async (t) => {
+  const page = await lab('/?scenario=free-storm', { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    // before: the focused checkbox took Space and unticked itself; nothing played
+    await page.click('#bp-new_slab');
+    assert.equal(await page.isChecked('#bp-new_slab'), true);
+    await page.keyboard.press(' ');
+    await page.waitForFunction(() => window.__slublab.player.get().playing || window.__slublab.player.get().at > 0);
+    assert.equal(await page.isChecked('#bp-new_slab'), true, 'the breakpoint stays ticked');
+    await page.keyboard.press(' ');
+    await page.waitForFunction(() => !window.__slublab.player.get().playing);
+    // before: the focused menu took → and switched to the next scenario
+    await page.focus('#scenario-select');
+    await page.selectOption('#scenario-select', 'spare-and-barn');
+    await page.waitForFunction(() => window.__slublab.player.get().session?.info?.scenario?.name === 'spare-and-barn' && window.__slublab.player.get().at === 0);
+    await waitAt(page, 0);
+    await page.keyboard.press('ArrowRight');
+    await waitAt(page, 1);
+    await page.keyboard.press('ArrowRight');
+    await waitAt(page, 2);
+    assert.equal((await model(page)).scenario, 'spare-and-barn');
+    assert.equal(await page.inputValue('#scenario-select'), 'spare-and-barn');
+    // a shut menu with the focus: its arrows step the lab, they do not choose
+    await page.focus('#kernel-select');
+    const kernel = await page.inputValue('#kernel-select');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await waitAt(page, 3);
+    assert.equal(await page.inputValue('#kernel-select'), kernel);
+    // ? shows every key over the page; Esc closes it; q is predict mode
+    await page.keyboard.press('?');
+    await page.waitForSelector('#keys-help[open]');
+    const keys = await page.textContent('#keys-help');
+    for (const k of ['Space', '→', 'Home', 'End', 'b', 'n', 'q', '?', ']']) assert.ok(keys.includes(k), k);
+    assert.equal((await model(page)).at, 3);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForTimeout(200);
+    assert.equal((await model(page)).at, 3, 'the keys wait while the list is open');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#keys-help:not([open])', { state: 'hidden' });
+    await page.keyboard.press('q');
+    await page.waitForSelector('#predict[aria-pressed="true"]');
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});

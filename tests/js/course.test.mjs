@@ -210,7 +210,8 @@ test('solved exercises are kept in storage', () => {
 
 test('the keys of predict mode, of a question and of a lesson', () => {
   const c = (key, open = {}, page = 'lab', on = null) => { const r = keyCommand({ key }, page, on, open); return r && [r.target, r.name, ...r.args]; };
-  assert.deepEqual(c('?'), ['player', 'togglePredict']);
+  assert.deepEqual(c('q'), ['player', 'togglePredict']);
+  assert.deepEqual(c('?'), ['page', 'help'], '? shows the list of keys');
   assert.deepEqual(c('1', { question: true }), ['question', 'choose', 0]);
   assert.deepEqual(c('4', { question: true }), ['question', 'choose', 3]);
   assert.deepEqual(c('5', { question: true }), ['question', 'choose', 4], 'a point may have five arms');
@@ -225,7 +226,7 @@ test('the keys of predict mode, of a question and of a lesson', () => {
   assert.equal(c('1', { question: true }, 'compare'), null);
   const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
   const keys = html.slice(html.indexOf('id="keys-title"'), html.indexOf('</dl>', html.indexOf('id="keys-title"')));
-  for (const kbd of ['?', '1', '2', ']', '[']) assert.ok(keys.includes(`<kbd>${kbd}</kbd>`), kbd);
+  for (const kbd of ['q', '?', '1', '2', ']', '[']) assert.ok(keys.includes(`<kbd>${kbd}</kbd>`), kbd);
 });
 
 test('a lesson\'s and an exercise\'s URLs', () => {

@@ -290,10 +290,18 @@ function exportPng() {
   paintPng(doc, { title: $('narration').textContent ?? '', topo: sc.topo, grid: picture.gridCanvas() }, `slublab-step${player.get().at}.png`);
 }
 
-// ---- keys
+// ---- keys, and `?`: the list of keys over the page (the left panel's list, copied once)
+const help = /** @type {HTMLDialogElement} */ ($('keys-help'));
+function toggleHelp() {
+  if (help.open) { help.close(); return; }
+  const list = $('keys-help-list');
+  if (!list.firstChild) list.append(/** @type {Node} */ (doc.querySelector('.keys dl')?.cloneNode(true)));
+  help.showModal();
+}
+$('keys-help-close').addEventListener('click', () => help.close());
 bindKeys(doc, {
   page: () => view,
-  run: (c) => (c.target === 'compare' ? compare().then((x) => x[c.name](...c.args))
+  run: (c) => (c.target === 'page' ? toggleHelp() : c.target === 'compare' ? compare().then((x) => x[c.name](...c.args))
     : c.target === 'question' ? question[c.name](...c.args)
       : c.target === 'lesson' ? lessonView[c.name](...c.args)
         : player[c.name](...c.args)),

@@ -15,7 +15,7 @@ export function createBreakpoints(root, player) {
     return { cb, b, n, label: h(doc, 'label', null, cb, ` stop when ${b.title === 'a slab is discarded' ? b.title : n.key === 'new_slab' ? 'a new slab is made' : `${b.title} happens`}`) };
   });
   // every counter is built once; render() shows those of the session's model
-  const counter = h(doc, 'select', { id: 'bp-counter', 'aria-label': 'Counter' }, COUNTER_NAMES.map((c) => h(doc, 'option', { value: c }, c)));
+  const counter = h(doc, 'select', { id: 'bp-counter', 'aria-label': 'Counter', 'data-keep-focus': '' }, COUNTER_NAMES.map((c) => h(doc, 'option', { value: c }, c)));
   const addCounter = h(doc, 'button', { type: 'button', id: 'bp-add-counter', onclick: () => player.addBreakpoint(makeBreakpoint({ kind: 'counter', name: counter.value })) }, 'Add');
   const fn = h(doc, 'input', { type: 'text', id: 'bp-fn', placeholder: 'new_slab', 'aria-label': 'Kernel function' });
   const label = h(doc, 'input', { type: 'text', id: 'bp-label', placeholder: 'label (optional)', 'aria-label': 'Label' });
