@@ -25,6 +25,7 @@
 #include "base/ids.h"
 #include "base/locked.h"
 #include "http/follow.h"
+#include "http/follower_token.h"
 #include "session/store.h"
 
 struct lecture {
@@ -258,6 +259,30 @@ int lecture_check_token(struct lectures *l, const char *id, const char *token)
     pthread_mutex_lock(&l->lock);
     if ((x = lecture_lookup(l, id, false, &ret)))
         ret = token && ids_token_equal(token, x->token) ? 0 : -EPERM;
+    pthread_mutex_unlock(&l->lock);
+    return ret;
+}
+
+int lecture_follower_token(struct lectures *l, const char *id, char *out)
+{
+    struct lecture *x;
+    int ret;
+
+    pthread_mutex_lock(&l->lock);
+    if ((x = lecture_lookup(l, id, false, &ret)))
+        ret = follower_token_issue(x->token, x->info.id, out);
+    pthread_mutex_unlock(&l->lock);
+    return ret;
+}
+
+int lecture_check_follower(struct lectures *l, const char *id, const char *token)
+{
+    struct lecture *x;
+    int ret;
+
+    pthread_mutex_lock(&l->lock);
+    if ((x = lecture_lookup(l, id, false, &ret)))
+        ret = follower_token_verify(x->token, x->info.id, token) ? 0 : -EPERM;
     pthread_mutex_unlock(&l->lock);
     return ret;
 }

@@ -75,6 +75,13 @@ void lecture_heard(struct lectures *l, struct follow_hub *hub, const struct lect
  * *@err -ENOENT (no such lecture) or -ENOMEM (host OOM or the hub stopping). */
 struct follower *lecture_follow(struct lectures *l, struct follow_hub *hub, const char *id,
                                 int *err);
+/* A new follower's token of lecture @id (follower_token.h, keyed by the
+ * lecture's write token) into @out (FOLLOWER_TOKEN_LEN + 1 bytes).  0,
+ * -ENOENT, -EIO or the store's error (shared stores only). */
+int lecture_follower_token(struct lectures *l, const char *id, char *out);
+/* Is @token (NULL: none) a follower's token of lecture @id?  0, -ENOENT,
+ * -EPERM or the store's error (shared stores only). */
+int lecture_check_follower(struct lectures *l, const char *id, const char *token);
 /* The follow hub's topic of lecture @id into @buf (at least 32 bytes). */
 void lecture_topic(const char *id, char *buf, unsigned size);
 

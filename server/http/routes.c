@@ -61,6 +61,7 @@ static const struct route routes[] = {
         {"POST", "/api/lectures/*", route_lecture_set},
         {"PUT", "/api/lectures/*", route_lecture_set},
         {"GET", "/api/lectures/*/follow", route_lecture_follow},
+        {"POST", "/api/lectures/*/followers", route_follower_join},
         {"POST", "/api/lectures/*/answers", route_answer_post},
         {"GET", "/api/lectures/*/answers", route_answers_get},
         {"GET", "/api/lessons", route_lessons},

@@ -19,6 +19,7 @@
 #include "base/json.h"
 #include "http/app.h"
 #include "http/follow.h"
+#include "http/follower_token.h"
 #include "http/lecture.h"
 #include "http/relay.h"
 #include "http/request.h"
@@ -190,4 +191,27 @@ int route_lecture_follow(const struct request *req, struct response *res)
     if (!f && err != -ENOMEM)
         return route_error(res, 500, "internal", "the lecture cannot be read");
     return route_stream(res, f);
+}
+
+int route_follower_join(const struct request *req, struct response *res)
+{
+    char token[FOLLOWER_TOKEN_LEN + 1];
+    cJSON *o;
+    int ret;
+
+    if (!route_check_id(res, ROUTE_ID_LECTURE, req->args[0]))
+        return 0;
+    if (STORE_WAITS(req))
+        return ROUTE_WOULD_BLOCK;
+    if ((ret = lecture_follower_token(req->app->lectures, req->args[0], token)))
+        return ret == -ENOENT
+                       ? route_no_such(res, ROUTE_ID_LECTURE, req->args[0])
+                       : route_error(res, 500, "internal", "no follower's token could be made");
+    o = cJSON_CreateObject();
+    if (o && (!json_put(o, "lecture", json_str(req->args[0])) ||
+              !json_put(o, "token", json_str(token)))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return route_json(res, 201, o);
 }

@@ -29,7 +29,7 @@ import { createTraceOpen } from './views/trace.js';
 import { createScenarioMenu } from './views/scenariomenu.js';
 import { createKernelMenu } from './views/kernelmenu.js';
 import { createQuestion } from './views/question.js';
-import { createScore, newVoterId } from './predict.js';
+import { createScore } from './predict.js';
 import { createLessonPlayer } from './views/lesson.js';
 import { createExercise } from './views/exercise.js';
 import { createCourseMenu } from './views/coursemenu.js';
@@ -107,16 +107,25 @@ const kernelMenu = createKernelMenu($('kernel-select'), {
     if (name) player.create(name, { kernel }).then(() => { snapInfo = null; showView('lab'); }).catch(() => {});
   },
 });
-// predict mode's questions, the score kept per session, and this browser's voter id
+// predict mode's questions, the score kept per session, and this browser's
+// follower token of a lecture: the server issues it when the page joins (its answers carry it)
 const score = createScore(storage);
-const voter = () => {
-  let v = null;
-  try { v = storage?.getItem('slublab.voter') ?? null; } catch { v = null; }
-  if (!v) { v = newVoterId(); try { storage?.setItem('slublab.voter', v); } catch { /* private mode */ } }
-  return v;
+const joined = new Map();
+const follower = (id) => {
+  const key = `slublab.follower.${id}`;
+  let t = null;
+  try { t = storage?.getItem(key) ?? null; } catch { t = null; }
+  if (t) return Promise.resolve(t);
+  if (!joined.has(id)) {
+    joined.set(id, api.joinLecture(id).then((r) => {
+      try { storage?.setItem(key, r.token); } catch { /* private mode: kept for this page */ }
+      return r.token;
+    }, (err) => { joined.delete(id); throw err; }));
+  }
+  return /** @type {Promise<string>} */ (joined.get(id));
 };
 const question = createQuestion($('question'), player, {
-  api, score, scoreEl: $('score'), voter, words: () => texts().questions,
+  api, score, scoreEl: $('score'), follower, words: () => texts().questions,
   presenterLecture: () => (presenting() && lecture.id() && lecture.token() && lecture.session() === player.get().session?.id
     ? { id: /** @type {string} */ (lecture.id()), token: /** @type {string} */ (lecture.token()) } : null),
 });
@@ -341,6 +350,7 @@ async function boot() {
       await openExercise(q.exercise);
     } else if (q.lecture) {
       await player.followLecture(q.lecture);
+      follower(q.lecture).catch(() => {}); // joining: the token its answers will carry
     } else if (q.follow) {
       await player.open({ id: q.follow, follow: true });
     } else if (q.snapshot) {
