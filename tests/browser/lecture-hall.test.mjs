@@ -88,3 +88,29 @@ test('keys: Space after ticking a breakpoint plays and leaves it ticked; → aft
   });
   await page.close();
 });
+
+test('compare: a scenario chosen while it loads stays chosen; ids are unique across the page', async (t) => {
+  const page = await lab('/?scenario=free-storm', { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    // the comparison takes a second to load (a slow server), so the choice is made while it loads
+    await page.route(/\/api\/compare\?/, async (r) => { await new Promise((res) => setTimeout(res, 1000)); await r.continue(); });
+    await page.click('#viewbtn-compare');
+    // chosen at once, before the comparison of the lab's scenario has loaded
+    await page.waitForSelector('#cmp-scenario option[value="spare-and-barn"]', { state: 'attached' });
+    await page.selectOption('#cmp-scenario', 'spare-and-barn');
+    await page.waitForSelector('#cmp-table tbody tr');
+    await page.waitForTimeout(500);
+    assert.equal(await page.inputValue('#cmp-scenario'), 'spare-and-barn', 'the choice made while it loaded');
+    const dups = await page.evaluate(() => {
+      const seen = new Map();
+      for (const el of document.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) ?? 0) + 1);
+      return [...seen].filter(([, n]) => n > 1).map(([id, n]) => `${id} ×${n}`);
+    });
+    assert.deepEqual(dups, [], 'every id once');
+    // Compare runs the choice
+    await page.click('#cmp-run');
+    await page.waitForFunction(() => /spare-and-barn/.test(document.querySelector('#cmp-msg')?.textContent ?? ''));
+    assert.equal(await page.inputValue('#cmp-scenario'), 'spare-and-barn');
+  });
+  await page.close();
+});

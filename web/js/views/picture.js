@@ -58,9 +58,12 @@ export function opSoFar(m, max = 5000) {
   return out.reverse();
 }
 
-/** @param {{ onSelect: (sel: any) => void, win: Window & typeof globalThis }} o */
+/**
+ * @param {{ onSelect: (sel: any) => void, win: Window & typeof globalThis, idPrefix?: string }} o
+ *   idPrefix: before the ids of its controls, where a page shows more than one picture (compare)
+ */
 export function createPicture(root, o) {
-  const doc = root.ownerDocument, win = o.win;
+  const doc = root.ownerDocument, win = o.win, id = (x) => `${o.idPrefix ?? ''}${x}`;
   const opts = { collapseFull: false, animate: true, collapsed: new Set(), scale: 1 };
   const svg = s(doc, 'svg', { class: 'topo' });
   const canvas = h(doc, 'canvas', { class: 'slabmap' });
@@ -68,12 +71,12 @@ export function createPicture(root, o) {
   const gridWrap = h(doc, 'div', { class: 'grid-wrap' }, canvas);
   const stage = h(doc, 'div', { class: 'stage' }, svg, gridWrap, tokens);
   const legend = h(doc, 'ul', { class: 'legend', 'aria-label': 'Legend of object states' });
-  const cbCollapse = h(doc, 'input', { type: 'checkbox', id: 'opt-collapse' });
-  const cbAnimate = h(doc, 'input', { type: 'checkbox', id: 'opt-animate', checked: true });
+  const cbCollapse = h(doc, 'input', { type: 'checkbox', id: id('opt-collapse') });
+  const cbAnimate = h(doc, 'input', { type: 'checkbox', id: id('opt-animate'), checked: true });
   const bar = h(doc, 'div', { class: 'pic-bar', role: 'toolbar', 'aria-label': 'Picture' },
-    h(doc, 'button', { type: 'button', id: 'zoom-in', onclick: () => map.zoomIn() }, 'Zoom in'),
-    h(doc, 'button', { type: 'button', id: 'zoom-out', onclick: () => map.zoomOut() }, 'Zoom out'),
-    h(doc, 'button', { type: 'button', id: 'zoom-reset', onclick: () => map.reset() }, 'Fit'),
+    h(doc, 'button', { type: 'button', id: id('zoom-in'), onclick: () => map.zoomIn() }, 'Zoom in'),
+    h(doc, 'button', { type: 'button', id: id('zoom-out'), onclick: () => map.zoomOut() }, 'Zoom out'),
+    h(doc, 'button', { type: 'button', id: id('zoom-reset'), onclick: () => map.reset() }, 'Fit'),
     h(doc, 'label', null, cbCollapse, ' Collapse full slabs'),
     h(doc, 'label', null, cbAnimate, ' Animate moves'));
   fill(root, bar, stage, legend);
