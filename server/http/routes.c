@@ -62,6 +62,7 @@ static const struct route routes[] = {
         {"PUT", "/api/lectures/*", route_lecture_set},
         {"GET", "/api/lectures/*/follow", route_lecture_follow},
         {"POST", "/api/lectures/*/followers", route_follower_join},
+        {"PUT", "/api/lectures/*/view", route_lecture_view},
         {"POST", "/api/lectures/*/answers", route_answer_post},
         {"GET", "/api/lectures/*/answers", route_answers_get},
         {"GET", "/api/lessons", route_lessons},
