@@ -217,14 +217,14 @@ int route_follower_join(const struct request *req, struct response *res)
     return route_json(res, 201, o);
 }
 
-/* A view's breakpoint key: 1 to 80 characters of [A-Za-z0-9_:.-]. */
+/* A view's breakpoint key: 1 to 80 characters of [A-Za-z0-9_:./-]. */
 static bool view_key_valid(const char *k)
 {
     size_t i;
 
     for (i = 0; k[i]; i++)
         if (i >= 80 || !((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
-                         (k[i] >= '0' && k[i] <= '9') || strchr("_:.-", k[i])))
+                         (k[i] >= '0' && k[i] <= '9') || strchr("_:./-", k[i])))
             return false;
     return i > 0;
 }
@@ -254,7 +254,7 @@ static bool view_valid(const cJSON *body, struct response *res)
         if (++n > 16 || !cJSON_IsString(b) || !view_key_valid(b->valuestring)) {
             route_error(res, 400, "bad_request",
                         "key \"breakpoints\": at most 16 keys of 1 to 80 characters of "
-                        "A-Z, a-z, 0-9, _, :, . and -");
+                        "A-Z, a-z, 0-9, _, :, ., / and -");
             return false;
         }
     }

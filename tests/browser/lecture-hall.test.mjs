@@ -114,3 +114,30 @@ test('compare: a scenario chosen while it loads stays chosen; ids are unique acr
   });
   await page.close();
 });
+
+test('a follower shows the presenter\'s breakpoints, ticked and read-only, and its projector theme', async (t) => {
+  const presenter = await lab('/?scenario=free-storm&presenter=1', { width: 1280, height: 720 });
+  let student = null;
+  await shotOnFailure(t, presenter, async () => {
+    await presenter.waitForFunction(() => /\?lecture=\w+/.test(document.querySelector('#follow-url')?.textContent ?? ''));
+    const link = await presenter.getAttribute('#follow-url', 'href');
+    student = await openPage(browser.ctx, link, { width: 1024, height: 768 });
+    await student.waitForSelector('body[data-ready="1"]');
+    // before: the follower's breakpoints stayed its own (none)
+    await presenter.click('#bp-barn_put_fail');
+    await presenter.click('#theme');
+    await student.waitForFunction(() => document.querySelector('#bp-barn_put_fail')?.checked, null, { timeout: 8000 });
+    assert.equal(await student.isDisabled('#bp-barn_put_fail'), true, 'read-only');
+    assert.equal(await student.isChecked('#bp-new_slab'), false);
+    await student.waitForFunction(() => document.documentElement.classList.contains('projector'), null, { timeout: 8000 });
+    assert.match(await student.textContent('#bp-list'), /barn_put_fail/);
+    // and back
+    await presenter.click('#bp-barn_put_fail');
+    await student.waitForFunction(() => !document.querySelector('#bp-barn_put_fail')?.checked, null, { timeout: 8000 });
+    assert.deepEqual(student.errors, []);
+    await presenter.click('#theme'); // the normal theme again, for the pages after (the choice is kept)
+    await student.waitForFunction(() => !document.documentElement.classList.contains('projector'), null, { timeout: 8000 });
+  });
+  await student?.close();
+  await presenter.close();
+});

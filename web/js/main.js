@@ -215,6 +215,45 @@ function setPresenter(on) {
 }
 $('presenter').addEventListener('click', () => setPresenter(!presenting()));
 
+// ---- the projector theme (high contrast): the button's choice (kept), else the
+// lecture's when following one, else the system's (prefers-contrast: more)
+const THEME_KEY = 'slublab.theme';
+let themeChoice = /** @type {string|null} */ (null);
+try { themeChoice = storage?.getItem(THEME_KEY) ?? null; } catch { themeChoice = null; }
+const moreContrast = win.matchMedia?.('(prefers-contrast: more)');
+function theme() {
+  const m = player.get();
+  return (m.following && m.lectureView?.theme) || themeChoice || (moreContrast?.matches ? 'projector' : 'normal');
+}
+let themeShown = '';
+function applyTheme() {
+  const t = theme();
+  if (t === themeShown) return;
+  themeShown = t;
+  doc.documentElement.classList.toggle('projector', t === 'projector');
+  $('theme').setAttribute('aria-pressed', String(t === 'projector'));
+  picture.redraw();
+}
+$('theme').addEventListener('click', () => {
+  themeChoice = theme() === 'projector' ? 'normal' : 'projector';
+  try { storage?.setItem(THEME_KEY, themeChoice); } catch { /* private mode */ }
+  applyTheme();
+  schedule();
+});
+moreContrast?.addEventListener?.('change', () => { applyTheme(); schedule(); });
+applyTheme();
+// the presenter's breakpoints and theme, for the lecture's followers
+let viewSent = '';
+function sendView(m) {
+  const id = lecture.id(), token = lecture.token();
+  if (!presenting() || m.following || !id || !token) return;
+  const view = { breakpoints: m.breakpoints.map((b) => b.key).filter((k) => /^[A-Za-z0-9_:./-]{1,80}$/.test(k)).slice(0, 16), theme: theme() };
+  const key = `${id} ${JSON.stringify(view)}`;
+  if (key === viewSent) return;
+  viewSent = key;
+  api.setLectureView(id, token, view).catch(() => { viewSent = ''; });
+}
+
 // ---- rendering, at most once per frame
 let queued = false;
 function schedule() {
@@ -235,6 +274,8 @@ function render() {
   if (m.session?.info && m.session.id !== menuFor) { menuFor = m.session.id; menu.showing(m.session.info.scenario?.name ?? ''); }
   if (m.session?.info) kernelMenu.showing(m.session.info.settings, !!(/** @type {HTMLSelectElement} */ ($('scenario-select')).value));
   if (presenting() && m.session?.id && !m.following && lecture.session() !== m.session.id) lecture.sync(m.session.id).then((changed) => { if (changed) schedule(); });
+  applyTheme();
+  sendView(m);
   banner.render(m);
   question.render(m);
   if (!m.cur) return;
