@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
-import { labFixture, openPage, shotOnFailure, waitAt, press, model, api, OUT } from './helpers.mjs';
+import { labFixture, openPage, shotOnFailure, waitAt, press, model, startServer, OUT } from './helpers.mjs';
 
 let base, browser;
 labFixture((f) => { base = f.base; browser = f.browser; });
@@ -140,4 +140,20 @@ test('a follower shows the presenter\'s breakpoints, ticked and read-only, and i
   });
   await student?.close();
   await presenter.close();
+});
+
+test('the follow link uses the address the server is reached at (--public-url), not the page\'s', async (t) => {
+  // the teacher's page is on 127.0.0.1; the class reaches the lab at another address
+  const other = await startServer(['--public-url', 'http://192.0.2.10:8123/']);
+  const page = await openPage(browser.ctx, `${other.url}/?scenario=spare-and-barn&presenter=1`, { width: 1280, height: 720 });
+  try {
+    await shotOnFailure(t, page, async () => {
+      await page.waitForFunction(() => /\?lecture=\w+/.test(document.querySelector('#follow-url')?.textContent ?? ''));
+      await page.waitForFunction(() => /^http:\/\/192\.0\.2\.10:8123\/\?lecture=/.test(document.querySelector('#follow-url')?.textContent ?? ''), null, { timeout: 5000 });
+      assert.match(await page.getAttribute('#follow-url', 'href'), /^http:\/\/192\.0\.2\.10:8123\/\?lecture=\w+$/);
+    });
+  } finally {
+    await page.close();
+    await other.stop();
+  }
 });

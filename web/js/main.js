@@ -80,7 +80,9 @@ const pages = lazy(() => import('./views/pages.js'), (x) => x.createPages($('tab
 }));
 // the presenter's lecture: the follow link that outlives scenario switches
 const lecture = createLectureKeeper(api, storage);
-const banner = createBanner($('banner'), player, { origin: win.location.origin, presenter: () => presenting(), lecture: () => lecture.id(), snapshot: () => snapInfo, predict: () => player.get().predict });
+// the follow link's address: where the server says students reach it, not where this page was opened
+let publicUrl = '';
+const banner = createBanner($('banner'), player, { origin: () => publicUrl || win.location.origin, presenter: () => presenting(), lecture: () => lecture.id(), snapshot: () => snapInfo, predict: () => player.get().predict });
 const breakpoints = createBreakpoints($('breakpoints'), player);
 // the race lab: loads when a session's events carry steps (docs/teaching.md)
 const race = lazy(() => import('./views/race.js'), (x) => x.createRace($('race'), player, { api }));
@@ -366,7 +368,10 @@ async function boot() {
   player.subscribe(() => { if (!loaded) wordsIn.then(() => { loaded = true; schedule(); }); });
   // Not needed for the first picture: asked once it is drawn.
   const later = () => {
-    api.health().then((r) => { version = r.version; offlineMax = r.offline_max_events ?? 0; $('version').textContent = `engine ${r.version}`; }).catch(() => {});
+    api.health().then((r) => {
+      version = r.version; offlineMax = r.offline_max_events ?? 0; $('version').textContent = `engine ${r.version}`;
+      if (r.public_url && /^https?:\/\//.test(r.public_url)) { publicUrl = r.public_url; schedule(); }
+    }).catch(() => {});
     api.scenarios().then((r) => { menu.fill(r.scenarios); schedule(); }).catch(() => {});
     api.kernels().then((r) => { kernelList = r; kernelMenu.fill(r); }).catch(() => {});
     api.sourceLines().then((r) => { setSourceLines(r); schedule(); }).catch(() => {});
