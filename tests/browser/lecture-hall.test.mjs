@@ -157,3 +157,21 @@ test('the follow link uses the address the server is reached at (--public-url), 
     await other.stop();
   }
 });
+
+test('presenter at 1280x720 with a question open: the count of answers and Reveal are on the screen', async (t) => {
+  const page = await lab('/?scenario=free-storm&presenter=1&predict=1', { width: 1280, height: 720 });
+  await shotOnFailure(t, page, async () => {
+    await page.waitForFunction(() => window.__slublab.player.get().allEvents);
+    for (let i = 0; i < 40 && !(await page.isVisible('#question')); i++) await press(page, 'ArrowRight');
+    await page.waitForSelector('#q-skip');
+    await page.waitForSelector('#q-choices-total', { timeout: 8000 });
+    const seen = await page.evaluate(() => ['#q-skip', '#q-choices-total'].map((s) => {
+      const el = document.querySelector(s), r = el.getBoundingClientRect();
+      // on the screen, and the topmost thing at its middle (not scrolled away under the pane's edge)
+      const top = document.elementFromPoint(r.left + Math.min(20, r.width / 2), r.top + r.height / 2);
+      return r.top >= 0 && r.bottom <= innerHeight && !!top && (el === top || el.contains(top));
+    }));
+    assert.deepEqual(seen, [true, true], 'Reveal and the count of answers are visible');
+  });
+  await page.close();
+});
