@@ -37,6 +37,10 @@ for (const [width, height] of [[1280, 720], [1366, 768], [1920, 1080]]) {
       }));
       assert.deepEqual(on, [true, true], 'the sentence and the structure are on the screen');
       await page.screenshot({ path: join(OUT, `lecture-presenter-${width}x${height}.png`) });
+      // step 40 decides without moving anything (__pcs_replace_empty_main): the deciding CPU is outlined
+      await press(page, 'ArrowRight', 10);
+      await waitAt(page, 40);
+      assert.ok(await page.evaluate(() => document.querySelectorAll('#lab-view svg.topo .touched').length) >= 1, 'what step 40 touched is outlined');
     });
     await page.close();
   });

@@ -38,6 +38,8 @@ export function touchedKeys(e) {
       else if (p.type === 'cpu_partial') out.add(`cpupartial:${p.cpu ?? e.cpu}`);
     }
   }
+  // a decision that moves nothing (__pcs_replace_empty_main choosing): the CPU that decides
+  if (!e.moves.length && e.cpu >= 0) out.add(`cpu:${e.cpu}`);
   return out;
 }
 
@@ -236,7 +238,7 @@ export function createPicture(root, o) {
   function render(m, force = false, c = {}) {
     last = { m };
     if (!m.cur) return;
-    const objs = cacheView(m.cur.state, m.cacheId).cache?.objs_per_slab ?? 0;
+    const objs = m.cur.state.caches.find((x) => x.id === m.cacheId)?.objs_per_slab ?? 0; // the rows' width beside the structure
     if (objs !== measured.objs) { measured.objs = objs; memo.key = ''; }
     const { tw, gh, w, sw } = sizes();
     // what the callers hold: the operation's events so far (more once the events around load)
