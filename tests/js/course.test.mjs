@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { questionFor, fillPrompt, whyNot, branchAhead, predictStops, branchOf, createScore, scoreText, tallyBars, newVoterId } from '../../web/js/predict.js';
+import { questionFor, fillPrompt, whyNot, branchAhead, predictStops, branchOf, createScore, scoreText, tallyBars, newVoterId, verdict } from '../../web/js/predict.js';
 import { parseMarkup } from '../../web/js/markup.js';
 import { slideRun, clampSlide, slideBreakpoint, attemptScenario, judgeAttempt, goalText, createSolved } from '../../web/js/course.js';
 import { keyCommand } from '../../web/js/keys.js';
@@ -245,4 +245,12 @@ test('a lesson\'s and an exercise\'s URLs', () => {
   assert.equal(addressFor({ ...v, predict: true }, 'lab'), '/?session=s1&at=12&cache=0&predict=1');
   assert.equal(addressFor({ ...v, exercise: 'e1' }, 'scenario'), '/?exercise=e1');
   assert.equal(addressFor({ ...v, exercise: 'e1' }, 'lab'), '/?session=s1&at=12&cache=0');
+});
+
+test('the verdict after a reveal ends in one full stop (it ended in two when the choice\'s words had one)', () => {
+  const q = { taken: 'swap_spare', choices: [{ arm: 'swap_spare', text: 'Main and the spare swap: the spare\'s objects serve the allocation.' }, { arm: 'barn_full', text: 'The barn gives a full sheaf' }] };
+  assert.equal(verdict(q, 'swap_spare'), 'Right: Main and the spare swap: the spare\'s objects serve the allocation.');
+  assert.equal(verdict(q, 'barn_full'), 'Not this time: the kernel took "Main and the spare swap: the spare\'s objects serve the allocation".');
+  assert.equal(verdict(q, null), 'The kernel took: Main and the spare swap: the spare\'s objects serve the allocation.');
+  assert.equal(verdict({ ...q, taken: 'barn_full' }, 'barn_full'), 'Right: The barn gives a full sheaf.');
 });

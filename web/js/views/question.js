@@ -11,7 +11,7 @@
 // followers' tally, asked every second while the question is open.
 
 import { h, fill } from '../dom.js';
-import { questionFor, whyNot, scoreText, tallyBars } from '../predict.js';
+import { questionFor, whyNot, scoreText, tallyBars, verdict } from '../predict.js';
 
 const POLL_MS = 1000;
 
@@ -133,11 +133,7 @@ export function createQuestion(root, player, o) {
     return [list, bars ? h(doc, 'p', { class: 'q-total', id: `${id}-total` }, `${s.tally.total} ${s.tally.total === 1 ? 'answer' : 'answers'}${of}`) : null];
   }
 
-  function resultText(s) {
-    const taken = s.q.choices.find((c) => c.arm === s.q.taken)?.text ?? s.q.taken;
-    if (!s.chosen) return `The kernel took: ${taken}.`;
-    return s.chosen === s.q.taken ? `Right: ${taken}.` : `Not this time: the kernel took "${taken}".`;
-  }
+  const resultText = (s) => verdict(s.q, s.chosen);
 
   function draw(m, force = false) {
     const lec = pres(m);
