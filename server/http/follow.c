@@ -412,6 +412,16 @@ void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_
     follow_publish_as(hub, id, id, at, events, ops);
 }
 
+/* Under topic_lock: @t has news for its followers; wake the hub thread. */
+static void topic_bump(struct follow_hub *hub, struct topic *t)
+{
+    t->version++;
+    if (!hub->dirty) {
+        hub->dirty = true;
+        pthread_cond_signal(&hub->wake);
+    }
+}
+
 void follow_publish_view(struct follow_hub *hub, const char *id, uint64_t view)
 {
     struct topic *t;
@@ -420,11 +430,7 @@ void follow_publish_view(struct follow_hub *hub, const char *id, uint64_t view)
     t = follow_topic(hub, id);
     if (t && t->view != view) {
         t->view = view;
-        t->version++;
-        if (!hub->dirty) {
-            hub->dirty = true;
-            pthread_cond_signal(&hub->wake);
-        }
+        topic_bump(hub, t);
     }
     pthread_mutex_unlock(&hub->topic_lock);
 }
@@ -443,11 +449,7 @@ void follow_publish_as(struct follow_hub *hub, const char *id, const char *sessi
         t->at = at;
         t->events = events;
         t->ops = ops;
-        t->version++;
-        if (!hub->dirty) {
-            hub->dirty = true;
-            pthread_cond_signal(&hub->wake);
-        }
+        topic_bump(hub, t);
     }
     pthread_mutex_unlock(&hub->topic_lock);
 }
