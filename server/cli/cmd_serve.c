@@ -26,7 +26,7 @@
 
 /* What the command line gives; anything not given keeps app_config_default()'s value. */
 struct serve_args {
-    const char *listen, *db, *web, *vendor, *scenarios, *lessons, *trusted_proxy;
+    const char *listen, *db, *web, *vendor, *scenarios, *lessons, *trusted_proxy, *public_url;
     struct cli_list allow_origin;
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
             checkpoint_every, stored_every, workers, threads, timeout, follow_ms, follow_rate,
@@ -53,6 +53,10 @@ static const struct cli_opt serve_where_opts[] = {
         {CLI_TO(struct serve_args, lessons), .name = "lessons", .arg = "DIR",
          .help = "the lessons, and the exercises in DIR/exercises (docs/lessons.md; default "
                  "lessons beside the scenarios directory), read at start"},
+        {CLI_TO(struct serve_args, public_url), .name = "public-url", .arg = "URL",
+         .help = "the address students reach the lab at (http://HOST[:PORT]), for the follow "
+                 "link the presenter shows; by default the address it listens on (on 0.0.0.0, "
+                 "the first address of a network interface that is not loopback)"},
         {CLI_TO(struct serve_args, trusted_proxy), .name = "trusted-proxy", .arg = "ADDR",
          .help = "the reverse proxy in front: requests from ADDR are counted against the "
                  "address their X-Forwarded-For ends with (quotas)"},
@@ -165,6 +169,7 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
     serve_set_str(&cfg->scenario_dir, a->scenarios);
     serve_set_str(&cfg->lessons_dir, a->lessons);
     serve_set_str(&cfg->trusted_proxy, a->trusted_proxy);
+    serve_set_str(&cfg->public_url, a->public_url);
     serve_set(&cfg->port, a->port);
     serve_set(&cfg->max_live, a->max_sessions);
     serve_set(&cfg->quota, a->quota);

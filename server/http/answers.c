@@ -30,6 +30,8 @@ struct vote {
 struct question {
     char lecture[LECTURE_ID_LEN + 1];
     uint64_t at;
+    char arms[ANSWERS_ARMS_MAX]; /* "|a|b|" once answers_set_arms() ran; "" before */
+    bool has_arms;
     uint64_t used;  /* the answers clock at its last answer */
     struct vote *v; /* n <= cap, n <= ANSWERS_MAX_VOTERS */
     unsigned n, cap;
@@ -39,6 +41,7 @@ struct question {
 struct answers {
     pthread_mutex_t lock; /* everything below */
     struct quota *rate;   /* answers per client a second; NULL: any */
+    struct quota *per_follower; /* answers per follower's token a second */
     struct question *list;
     size_t total; /* sum of n over the list, <= ANSWERS_MAX_TOTAL */
     uint64_t clock;
@@ -50,7 +53,9 @@ int answers_new(unsigned rate, struct answers **out)
 
     if (!a)
         return -ENOMEM;
-    if (rate && quota_new_window(rate, 1, &a->rate)) {
+    if ((rate && quota_new_window(rate, 1, &a->rate)) ||
+        quota_new_window(ANSWERS_FOLLOWER_RATE, 1, &a->per_follower)) {
+        quota_free(a->rate);
         locked_free(a, offsetof(struct answers, lock));
         return -ENOMEM;
     }
@@ -70,6 +75,7 @@ void answers_free(struct answers *a)
         free(q);
     }
     quota_free(a->rate);
+    quota_free(a->per_follower);
     locked_free(a, offsetof(struct answers, lock));
 }
 
@@ -78,6 +84,13 @@ bool answers_admit(struct answers *a, const char *client)
     unsigned retry;
 
     return !a || quota_take(a->rate, client, &retry);
+}
+
+bool answers_admit_follower(struct answers *a, const char *id)
+{
+    unsigned retry;
+
+    return !a || quota_take(a->per_follower, id, &retry);
 }
 
 bool answers_choice_valid(const char *choice)
@@ -141,27 +154,96 @@ static struct question *answers_find(struct answers *a, const char *lecture, uin
     return found;
 }
 
+/* Under the lock: question @at of @lecture, made when missing; NULL on host OOM. */
+static struct question *answers_question(struct answers *a, const char *lecture, uint64_t at)
+{
+    struct question *q;
+    unsigned nr;
+
+    if ((q = answers_find(a, lecture, at, &nr)))
+        return q;
+    if (nr >= ANSWERS_MAX_QUESTIONS)
+        answers_drop_oldest(a, lecture, NULL);
+    if (!(q = calloc(1, sizeof(*q))))
+        return NULL;
+    snprintf(q->lecture, sizeof(q->lecture), "%s", lecture);
+    q->at = at;
+    q->next = a->list;
+    a->list = q;
+    return q;
+}
+
+int answers_offers(struct answers *a, const char *lecture, uint64_t at, const char *choice)
+{
+    struct question *q;
+    unsigned nr;
+    int ret = -ENOENT;
+
+    if (!a)
+        return -ENOENT;
+    pthread_mutex_lock(&a->lock);
+    if ((q = answers_find(a, lecture, at, &nr)) && q->has_arms) {
+        const char *p = q->arms;
+        size_t len = strlen(choice);
+
+        ret = 0;
+        while ((p = strstr(p, choice)))
+            if (p > q->arms && p[-1] == '|' && p[len] == '|') {
+                ret = 1;
+                break;
+            } else {
+                p++;
+            }
+    }
+    pthread_mutex_unlock(&a->lock);
+    return ret;
+}
+
+int answers_set_arms(struct answers *a, const char *lecture, uint64_t at, const char *const *names,
+                     unsigned n)
+{
+    char buf[ANSWERS_ARMS_MAX];
+    size_t len = 0;
+    struct question *q;
+    int ret = 0;
+
+    if (!a)
+        return -ENOMEM;
+    buf[len++] = '|';
+    for (unsigned i = 0; i < n; i++) {
+        size_t k = strlen(names[i]);
+
+        if (len + k + 2 > sizeof(buf))
+            return -E2BIG;
+        memcpy(buf + len, names[i], k);
+        len += k;
+        buf[len++] = '|';
+    }
+    buf[len] = '\0';
+    pthread_mutex_lock(&a->lock);
+    if ((q = answers_question(a, lecture, at))) {
+        memcpy(q->arms, buf, len + 1);
+        q->has_arms = true;
+    } else {
+        ret = -ENOMEM;
+    }
+    pthread_mutex_unlock(&a->lock);
+    return ret;
+}
+
 int answers_put(struct answers *a, const char *lecture, uint64_t at, const char *voter,
                 const char *choice)
 {
     struct question *q;
-    unsigned nr, i;
+    unsigned i;
     int ret = 0;
 
     if (!a)
         return -ENOMEM;
     pthread_mutex_lock(&a->lock);
-    if (!(q = answers_find(a, lecture, at, &nr))) {
-        if (nr >= ANSWERS_MAX_QUESTIONS)
-            answers_drop_oldest(a, lecture, NULL);
-        if (!(q = calloc(1, sizeof(*q)))) {
-            ret = -ENOMEM;
-            goto out_unlock;
-        }
-        snprintf(q->lecture, sizeof(q->lecture), "%s", lecture);
-        q->at = at;
-        q->next = a->list;
-        a->list = q;
+    if (!(q = answers_question(a, lecture, at))) {
+        ret = -ENOMEM;
+        goto out_unlock;
     }
     q->used = ++a->clock;
     for (i = 0; i < q->n; i++)

@@ -4,10 +4,13 @@
  *
  * In predict mode a follower answers the question the presenter stopped on
  * (lecture ID, position "at") from its own device: POST
- * /api/lectures/ID/answers with a choice (an arm of the branch record) and
- * a voter id the page keeps, no token.  A voter has one answer per
- * question: a later one replaces it.  The presenter reads the tally with
- * the lecture's token.
+ * /api/lectures/ID/answers with a choice, one of the arms of the branch
+ * record the event at "at" carries, and the token the follower got when
+ * it joined (follower_token.h).  A token has one answer per question: a
+ * later one replaces it; each token may answer ANSWERS_FOLLOWER_RATE times
+ * a second.  The arms of a question are read once, from its session,
+ * and kept with the question.  The presenter reads the tally with the
+ * lecture's token.
  *
  * Answers live in memory only (a restart forgets them: they matter for the
  * minute a question is open), except on a store other servers share: there
@@ -36,6 +39,8 @@
 #define ANSWERS_VOTER_MIN     8u         /* characters of a voter id: [A-Za-z0-9_-] */
 #define ANSWERS_VOTER_MAX     64u
 #define ANSWERS_STORE_SECONDS 86400u /* a shared store's answers are kept this long */
+#define ANSWERS_FOLLOWER_RATE 2u     /* answers a second one follower's token may send */
+#define ANSWERS_ARMS_MAX      256u   /* bytes of a question's arms, "|a|b|...|" */
 
 struct answers;
 struct store;
@@ -46,6 +51,17 @@ int answers_new(unsigned rate, struct answers **out);
 void answers_free(struct answers *a);
 /* Count one answer of @client against the rate: true, or false (too many this second). */
 bool answers_admit(struct answers *a, const char *client);
+/* Count one answer of follower @id against ANSWERS_FOLLOWER_RATE: true, or false. */
+bool answers_admit_follower(struct answers *a, const char *id);
+/*
+ * Does question @at of @lecture offer @choice?  1 yes, 0 no, -ENOENT when
+ * its arms are not known yet (answers_set_arms()).
+ */
+int answers_offers(struct answers *a, const char *lecture, uint64_t at, const char *choice);
+/* Keep the arms @names (@n of them; none: no question there) of question @at
+ * of @lecture.  0, -E2BIG (longer than ANSWERS_ARMS_MAX) or -ENOMEM. */
+int answers_set_arms(struct answers *a, const char *lecture, uint64_t at, const char *const *names,
+                     unsigned n);
 /* True when @choice / @voter have the form above. */
 bool answers_choice_valid(const char *choice);
 bool answers_voter_valid(const char *voter);

@@ -64,6 +64,7 @@ struct app_config {
     unsigned quota;            /* creations per client an hour (quota.h; 0: no limit) */
     unsigned heavy_cpu; /* CPU seconds of heavy writes in a client's burst (limit.h; 0: any) */
     const char *trusted_proxy; /* the reverse proxy whose X-Forwarded-For names the client */
+    const char *public_url;    /* where students reach the lab (--public-url); NULL: guessed */
     struct session_limits lim;
     const char *const *allow_origin; /* NULL-terminated origins allowed to write (guard.h); may be NULL */
     bool quiet; /* no request log, no libmicrohttpd messages */
@@ -82,6 +83,7 @@ struct app {
     struct registry *reg;
     struct follow_hub *follow;
     struct lectures *lectures;       /* the presenters' lectures, in memory (lecture.h) */
+    char public_url[160]; /* the follow links' base, "http://HOST:PORT": set once it listens */
     struct catalog_entry *scenarios; /* sorted by name */
     size_t nr_scenarios;
     atomic_bool stopping; /* shutting down: answer 503, start nothing */

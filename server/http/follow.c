@@ -60,6 +60,7 @@ struct topic {
     char c_session[TOPIC_ID_MAX + 1];          /* the hub thread's copy: lock */
     uint64_t at, events, ops, version;         /* the latest: topic_lock */
     uint64_t c_at, c_events, c_ops, c_version; /* the hub thread's copy: lock */
+    uint64_t view, c_view; /* a lecture's view revision (0: none said): topic_lock, lock */
     unsigned followers;                        /* both locks to change */
     struct topic *next;                        /* both locks to change */
 };
@@ -115,13 +116,17 @@ static int follow_message(const struct follower *f, bool heartbeat, char *buf, s
 {
     const struct topic *t = f->topic;
 
+    char view[40] = "";
+
     if (heartbeat)
         return snprintf(buf, size, ": ping\n\n");
+    if (t->c_view)
+        snprintf(view, sizeof(view), ",\"view\":%" PRIu64, t->c_view);
     return snprintf(buf, size,
                     "%sevent: position\ndata: {\"session\":\"%s\",\"at\":%" PRIu64
-                    ",\"events\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"version\":%" PRIu64 "}\n\n",
+                    ",\"events\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"version\":%" PRIu64 "%s}\n\n",
                     f->state == FS_NEW ? "retry: 3000\n" : "", t->c_session, t->c_at, t->c_events,
-                    t->c_ops, t->c_version);
+                    t->c_ops, t->c_version, view);
 }
 
 /* Under the lock: hand @f back to libmicrohttpd to end its stream. */
@@ -235,6 +240,7 @@ static void follow_copy(struct follow_hub *hub)
         t->c_events = t->events;
         t->c_ops = t->ops;
         t->c_version = t->version;
+        t->c_view = t->view;
     }
 }
 
@@ -406,6 +412,29 @@ void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_
     follow_publish_as(hub, id, id, at, events, ops);
 }
 
+/* Under topic_lock: @t has news for its followers; wake the hub thread. */
+static void topic_bump(struct follow_hub *hub, struct topic *t)
+{
+    t->version++;
+    if (!hub->dirty) {
+        hub->dirty = true;
+        pthread_cond_signal(&hub->wake);
+    }
+}
+
+void follow_publish_view(struct follow_hub *hub, const char *id, uint64_t view)
+{
+    struct topic *t;
+
+    pthread_mutex_lock(&hub->topic_lock);
+    t = follow_topic(hub, id);
+    if (t && t->view != view) {
+        t->view = view;
+        topic_bump(hub, t);
+    }
+    pthread_mutex_unlock(&hub->topic_lock);
+}
+
 void follow_publish_as(struct follow_hub *hub, const char *id, const char *session, uint64_t at,
                        uint64_t events, uint64_t ops)
 {
@@ -420,11 +449,7 @@ void follow_publish_as(struct follow_hub *hub, const char *id, const char *sessi
         t->at = at;
         t->events = events;
         t->ops = ops;
-        t->version++;
-        if (!hub->dirty) {
-            hub->dirty = true;
-            pthread_cond_signal(&hub->wake);
-        }
+        topic_bump(hub, t);
     }
     pthread_mutex_unlock(&hub->topic_lock);
 }

@@ -57,6 +57,9 @@ void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_
 /* As follow_publish(), to topic @id (a lecture's) whose messages name session @session. */
 void follow_publish_as(struct follow_hub *hub, const char *id, const char *session, uint64_t at,
                        uint64_t events, uint64_t ops);
+/* Tell topic @id's followers (a lecture's) that its view changed to revision
+ * @view: their messages carry "view": N from then on.  Cannot fail. */
+void follow_publish_view(struct follow_hub *hub, const char *id, uint64_t view);
 /* Followers of session @id now. */
 unsigned follow_count(struct follow_hub *hub, const char *id);
 /* A session's own topic as its followers last heard of it. */

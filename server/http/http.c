@@ -676,6 +676,29 @@ static bool http_address(const char *listen, unsigned port, struct sockaddr_stor
     return false;
 }
 
+/* Under no lock, before any request: the follow links' base in @app->public_url: the
+ * option's, else the address listened on; on every address (0.0.0.0, ::), the first
+ * address of an interface that is not loopback, as the guard lists them. */
+static void http_public_url(struct http_server *srv, struct app *app)
+{
+    const char *u = app->cfg.public_url;
+    size_t n;
+
+    if (!u && (!strcmp(app->cfg.listen, "0.0.0.0") || !strcmp(app->cfg.listen, "::")))
+        for (size_t i = 0; i < srv->guard.nr_origins && !u; i++) {
+            const char *o = srv->guard.origins[i];
+
+            if (strncmp(o, "http://127.", 11) && strncmp(o, "http://localhost", 16) &&
+                strncmp(o, "http://[::1]", 12) && strncmp(o, "http://0.0.0.0", 14) &&
+                strncmp(o, "http://[::]", 11) && strchr(o + 7, ':'))
+                u = o;
+        }
+    snprintf(app->public_url, sizeof(app->public_url), "%s", u ? u : srv->url);
+    n = strlen(app->public_url);
+    while (n && app->public_url[n - 1] == '/')
+        app->public_url[--n] = '\0';
+}
+
 int http_start(struct app *app, struct http_server **out, struct strbuf *err)
 {
     struct http_server *srv = calloc(1, sizeof(*srv));
@@ -734,6 +757,7 @@ int http_start(struct app *app, struct http_server **out, struct strbuf *err)
     atomic_store_explicit(&srv->open, true, memory_order_release);
     snprintf(srv->url, sizeof(srv->url), ipv6 ? "http://[%s]:%u/" : "http://%s:%u/",
              strcmp(app->cfg.listen, "localhost") ? app->cfg.listen : "127.0.0.1", srv->port);
+    http_public_url(srv, app);
     *out = srv;
     return 0;
 

@@ -25,6 +25,7 @@
 #include "base/ids.h"
 #include "base/locked.h"
 #include "http/follow.h"
+#include "http/follower_token.h"
 #include "session/store.h"
 
 struct lecture {
@@ -258,6 +259,53 @@ int lecture_check_token(struct lectures *l, const char *id, const char *token)
     pthread_mutex_lock(&l->lock);
     if ((x = lecture_lookup(l, id, false, &ret)))
         ret = token && ids_token_equal(token, x->token) ? 0 : -EPERM;
+    pthread_mutex_unlock(&l->lock);
+    return ret;
+}
+
+int lecture_set_view(struct lectures *l, struct follow_hub *hub, const char *id, const char *token,
+                     const char *view)
+{
+    char topic[sizeof(LECTURE_TOPIC) + LECTURE_ID_LEN];
+    struct lecture *x;
+    int ret;
+
+    pthread_mutex_lock(&l->lock);
+    if ((x = lecture_lookup(l, id, false, &ret))) {
+        if (!token || !ids_token_equal(token, x->token)) {
+            ret = -EPERM;
+        } else {
+            snprintf(x->info.view, sizeof(x->info.view), "%s", view);
+            x->info.view_rev++;
+            lecture_topic(x->info.id, topic, sizeof(topic));
+            follow_publish_view(hub, topic, x->info.view_rev);
+            ret = 0;
+        }
+    }
+    pthread_mutex_unlock(&l->lock);
+    return ret;
+}
+
+int lecture_follower_token(struct lectures *l, const char *id, char *out)
+{
+    struct lecture *x;
+    int ret;
+
+    pthread_mutex_lock(&l->lock);
+    if ((x = lecture_lookup(l, id, false, &ret)))
+        ret = follower_token_issue(x->token, x->info.id, out);
+    pthread_mutex_unlock(&l->lock);
+    return ret;
+}
+
+int lecture_check_follower(struct lectures *l, const char *id, const char *token)
+{
+    struct lecture *x;
+    int ret;
+
+    pthread_mutex_lock(&l->lock);
+    if ((x = lecture_lookup(l, id, false, &ret)))
+        ret = follower_token_verify(x->token, x->info.id, token) ? 0 : -EPERM;
     pthread_mutex_unlock(&l->lock);
     return ret;
 }

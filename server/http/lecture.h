@@ -38,10 +38,14 @@ struct store;
 #define LECTURES_MAX    1024 /* lectures kept at once */
 #define LECTURE_TOPIC   "lecture:"
 
+#define LECTURE_VIEW_MAX 2048 /* bytes of a lecture's view (JSON text) */
+
 struct lecture_info {
     char id[LECTURE_ID_LEN + 1];
     char session[LECTURE_SES_MAX + 1]; /* "" until the presenter names one */
     uint64_t at, events, ops;          /* the session's position and end, as last published */
+    char view[LECTURE_VIEW_MAX + 1];   /* the presenter's view (breakpoints, theme): JSON, or "" */
+    uint64_t view_rev;                 /* bumped by each lecture_set_view(); 0: never set */
 };
 
 /* The lectures kept in @st (NULL: none, and none kept).  0, -ENOMEM or -EIO. */
@@ -75,6 +79,19 @@ void lecture_heard(struct lectures *l, struct follow_hub *hub, const struct lect
  * *@err -ENOENT (no such lecture) or -ENOMEM (host OOM or the hub stopping). */
 struct follower *lecture_follow(struct lectures *l, struct follow_hub *hub, const char *id,
                                 int *err);
+/* A new follower's token of lecture @id (follower_token.h, keyed by the
+ * lecture's write token) into @out (FOLLOWER_TOKEN_LEN + 1 bytes).  0,
+ * -ENOENT, -EIO or the store's error (shared stores only). */
+int lecture_follower_token(struct lectures *l, const char *id, char *out);
+/* Is @token (NULL: none) a follower's token of lecture @id?  0, -ENOENT,
+ * -EPERM or the store's error (shared stores only). */
+int lecture_check_follower(struct lectures *l, const char *id, const char *token);
+/* Set lecture @id's view (@view: JSON text of at most LECTURE_VIEW_MAX bytes,
+ * checked by the caller) when @token is its write token, and tell its
+ * followers here.  Kept in this server's memory only.  0, -ENOENT, -EPERM
+ * or the store's error (shared stores only). */
+int lecture_set_view(struct lectures *l, struct follow_hub *hub, const char *id, const char *token,
+                     const char *view);
 /* The follow hub's topic of lecture @id into @buf (at least 32 bytes). */
 void lecture_topic(const char *id, char *buf, unsigned size);
 

@@ -107,6 +107,8 @@ static const struct route routes[] = {
         {"POST", "/api/lectures/*", route_lecture_set, NULL, false},
         {"PUT", "/api/lectures/*", route_lecture_set, NULL, false},
         {"GET", "/api/lectures/*/follow", route_lecture_follow, NULL, false},
+        {"POST", "/api/lectures/*/followers", route_follower_join, NULL, false},
+        {"PUT", "/api/lectures/*/view", route_lecture_view, NULL, false},
         {"POST", "/api/lectures/*/answers", route_answer_post, NULL, false},
         {"GET", "/api/lectures/*/answers", route_answers_get,
          ARGS(NEEDED_INT("at", (1ull << 53) - 1)), false},

@@ -102,6 +102,10 @@ int route_lecture_create(const struct request *req, struct response *res);
 int route_lecture_get(const struct request *req, struct response *res);
 int route_lecture_set(const struct request *req, struct response *res);
 int route_lecture_follow(const struct request *req, struct response *res);
+/* POST /api/lectures/ID/followers: a follower joins; its token (follower_token.h). */
+int route_follower_join(const struct request *req, struct response *res);
+/* PUT /api/lectures/ID/view: the presenter's breakpoints and theme, for its followers. */
+int route_lecture_view(const struct request *req, struct response *res);
 
 /* routes_lessons.c */
 int route_lessons(const struct request *req, struct response *res);

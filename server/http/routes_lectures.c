@@ -19,6 +19,7 @@
 #include "base/json.h"
 #include "http/app.h"
 #include "http/follow.h"
+#include "http/follower_token.h"
 #include "http/lecture.h"
 #include "http/relay.h"
 #include "http/request.h"
@@ -54,6 +55,7 @@ static cJSON *lecture_json(const struct request *req, const struct lecture_info 
          !json_put(o, "position", json_uint(x->at)) ||
          !json_put(o, "events", json_uint(x->events)) || !json_put(o, "ops", json_uint(x->ops)) ||
          !json_put(o, "followers", json_uint(follow_count(req->app->follow, topic))) ||
+         (x->view[0] && !json_put(o, "view", cJSON_Parse(x->view))) ||
          !json_put(o, "links", route_links(x->id, links, sizeof(links) / sizeof(links[0]))))) {
         cJSON_Delete(o);
         o = NULL;
@@ -190,4 +192,114 @@ int route_lecture_follow(const struct request *req, struct response *res)
     if (!f && err != -ENOMEM)
         return route_error(res, 500, "internal", "the lecture cannot be read");
     return route_stream(res, f);
+}
+
+int route_follower_join(const struct request *req, struct response *res)
+{
+    char token[FOLLOWER_TOKEN_LEN + 1];
+    cJSON *o;
+    int ret;
+
+    if (!route_check_id(res, ROUTE_ID_LECTURE, req->args[0]))
+        return 0;
+    if (STORE_WAITS(req))
+        return ROUTE_WOULD_BLOCK;
+    if ((ret = lecture_follower_token(req->app->lectures, req->args[0], token)))
+        return ret == -ENOENT
+                       ? route_no_such(res, ROUTE_ID_LECTURE, req->args[0])
+                       : route_error(res, 500, "internal", "no follower's token could be made");
+    o = cJSON_CreateObject();
+    if (o && (!json_put(o, "lecture", json_str(req->args[0])) ||
+              !json_put(o, "token", json_str(token)))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return route_json(res, 201, o);
+}
+
+/* A view's breakpoint key: 1 to 80 characters of [A-Za-z0-9_:./-]. */
+static bool view_key_valid(const char *k)
+{
+    size_t i;
+
+    for (i = 0; k[i]; i++)
+        if (i >= 80 || !((k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
+                         (k[i] >= '0' && k[i] <= '9') || strchr("_:./-", k[i])))
+            return false;
+    return i > 0;
+}
+
+/* {"breakpoints": [KEY, ...], "theme": "normal"|"projector"}, both optional: true, or false after a
+ * 400. */
+static bool view_valid(const cJSON *body, struct response *res)
+{
+    static const char *const keys[] = {"breakpoints", "theme", NULL};
+    const cJSON *bps, *theme, *b;
+    int n = 0;
+
+    if (!cJSON_IsObject(body)) {
+        route_error(res, 400, "bad_request", "expected an object {\"breakpoints\", \"theme\"}");
+        return false;
+    }
+    if (!route_check_keys(body, keys, res))
+        return false;
+    bps = cJSON_GetObjectItemCaseSensitive(body, "breakpoints");
+    theme = cJSON_GetObjectItemCaseSensitive(body, "theme");
+    if (bps && !cJSON_IsArray(bps)) {
+        route_error(res, 400, "bad_request", "key \"breakpoints\": expected an array of keys");
+        return false;
+    }
+    cJSON_ArrayForEach(b, bps)
+    {
+        if (++n > 16 || !cJSON_IsString(b) || !view_key_valid(b->valuestring)) {
+            route_error(res, 400, "bad_request",
+                        "key \"breakpoints\": at most 16 keys of 1 to 80 characters of "
+                        "A-Z, a-z, 0-9, _, :, ., / and -");
+            return false;
+        }
+    }
+    if (theme && !(cJSON_IsString(theme) && (!strcmp(theme->valuestring, "normal") ||
+                                             !strcmp(theme->valuestring, "projector")))) {
+        route_error(res, 400, "bad_request", "key \"theme\": expected \"normal\" or \"projector\"");
+        return false;
+    }
+    return true;
+}
+
+int route_lecture_view(const struct request *req, struct response *res)
+{
+    cJSON *body;
+    char *text = NULL;
+    int ret;
+
+    if (!route_check_id(res, ROUTE_ID_LECTURE, req->args[0]))
+        return 0;
+    if (STORE_WAITS(req))
+        return ROUTE_WOULD_BLOCK;
+    if (!(body = route_body(req, res)))
+        return 0;
+    if (!view_valid(body, res))
+        goto out;
+    if (!(text = cJSON_PrintUnformatted(body))) {
+        route_error(res, 503, "busy", "out of memory");
+        goto out;
+    }
+    if (strlen(text) > LECTURE_VIEW_MAX) {
+        route_error(res, 413, "too_large", "a view is at most %u bytes", LECTURE_VIEW_MAX);
+        goto out;
+    }
+    ret = lecture_set_view(req->app->lectures, req->app->follow, req->args[0], route_token(req),
+                           text);
+    if (ret == -ENOENT)
+        route_no_such(res, ROUTE_ID_LECTURE, req->args[0]);
+    else if (ret == -EPERM)
+        route_forbidden(res, "changing this lecture's view needs its write token");
+    else if (ret)
+        route_error(res, 500, "internal", "the lecture cannot be read");
+    else
+        route_json(res, 200, cJSON_Duplicate(body, true));
+out:
+    cJSON_free(text);
+    cJSON_Delete(body);
+    return 0;
 }

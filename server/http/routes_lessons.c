@@ -24,12 +24,15 @@
 #include "base/json.h"
 #include "http/answers.h"
 #include "http/app.h"
+#include "http/follow.h"
+#include "http/follower_token.h"
 #include "http/lecture.h"
 #include "http/request.h"
 #include "scenario/lesson.h"
+#include "session/session.h"
 #include "session/store.h"
 
-static const char *const answer_keys[] = {"at", "choice", "voter", NULL};
+static const char *const answer_keys[] = {"at", "choice", "token", NULL};
 
 /* An item of a list: @keys[i] from @doc, strings and numbers as they are. */
 static cJSON *lesson_item(const struct lesson_entry *e, const char *const *keys)
@@ -161,17 +164,76 @@ static cJSON *answer_json(uint64_t at, const char *choice)
     return o;
 }
 
+/* The arms of the branch record event @at carries (its first: the question's), as predict.js asks
+ * them. */
+struct question_arms {
+    uint64_t at;
+    const char *names[16];
+    unsigned n;
+};
+
+static void question_arms_event(const struct sim_event *ev, void *arg)
+{
+    struct question_arms *q = arg;
+
+    if (ev->seq != q->at || !ev->nr_branches)
+        return;
+    for (size_t i = 0; i < ev->branches[0].point->nr_arms && q->n < 16; i++)
+        q->names[q->n++] = ev->branches[0].point->arms[i].name;
+}
+
+/*
+ * Does question @at of the lecture @info offer @choice?  Its arms are read
+ * from the lecture's session once and kept (answers_set_arms()).  1 yes, 0
+ * no (a 400 in @res), ROUTE_OPEN_ERROR with the error in @res.
+ */
+static int answer_offered(const struct request *req, struct response *res,
+                          const struct lecture_info *info, uint64_t at, const char *choice)
+{
+    struct app *app = req->app;
+    struct question_arms q = {.at = at};
+    uint64_t from = at, to = at + 1;
+    struct session *s;
+    int ret = answers_offers(app->answers, info->id, at, choice);
+
+    if (ret == -ENOENT) {
+        if (!info->session[0]) {
+            route_error(res, 409, "conflict", "the lecture shows no session yet");
+            return ROUTE_OPEN_ERROR;
+        }
+        if ((ret = route_open_session(req, res, info->session, &s)))
+            return ROUTE_OPEN_ERROR;
+        ret = session_events(s, &from, &to, question_arms_event, &q);
+        route_close_session(req, s);
+        if (ret) {
+            route_session_error(res, ret, NULL);
+            return ROUTE_OPEN_ERROR;
+        }
+        if (answers_set_arms(app->answers, info->id, at, q.names, q.n)) {
+            route_error(res, 503, "busy", "out of memory");
+            return ROUTE_OPEN_ERROR;
+        }
+        ret = answers_offers(app->answers, info->id, at, choice);
+    }
+    if (ret != 1)
+        route_error(res, 400, "bad_request",
+                    "key \"choice\": %s is not an answer the question at %llu offers", choice,
+                    (unsigned long long)at);
+    return ret == 1 ? 1 : 0;
+}
+
 int route_answer_post(const struct request *req, struct response *res)
 {
     struct app *app = req->app;
     struct lecture_info info;
-    const char *choice, *voter;
+    const char *choice, *token;
+    char voter[FOLLOWER_ID_LEN + 1];
     uint64_t at = 0;
     cJSON *body;
     int ret;
 
-    if (!req->may_block && store_shared(app->store))
-        return ROUTE_WOULD_BLOCK; /* the lecture may have to be read from the store */
+    if (!req->may_block)
+        return ROUTE_WOULD_BLOCK; /* the question's arms may have to be read from its session */
     if (!answers_admit(app->answers, req->client)) {
         route_error(res, 429, "rate_limited",
                     "%s may send at most %u answers a second (--answer-rate); try again in a "
@@ -200,8 +262,31 @@ int route_answer_post(const struct request *req, struct response *res)
     }
     if (!(choice = answer_string(body, "choice", answers_choice_valid,
                                  "an arm's name: 1 to 40 characters of a-z, 0-9 and _", res)) ||
-        !(voter = answer_string(body, "voter", answers_voter_valid,
-                                "8 to 64 characters of A-Z, a-z, 0-9, _ and -", res)))
+        !(token = answer_string(body, "token", follower_token_valid,
+                                "the follower's token (POST /api/lectures/ID/followers)", res)))
+        goto out;
+    ret = lecture_check_follower(app->lectures, info.id, token);
+    if (ret == -EPERM) {
+        route_forbidden(res, "an answer needs a follower's token of this lecture (POST "
+                             "/api/lectures/ID/followers)");
+        goto out;
+    }
+    if (ret) {
+        if (ret == -ENOENT)
+            route_no_such(res, ROUTE_ID_LECTURE, req->args[0]);
+        else
+            route_error(res, 500, "internal", "the lecture cannot be read");
+        goto out;
+    }
+    follower_token_id(token, voter);
+    if (!answers_admit_follower(app->answers, voter)) {
+        route_error(res, 429, "rate_limited",
+                    "one follower may send at most %u answers a second; try again in a second",
+                    ANSWERS_FOLLOWER_RATE);
+        snprintf(res->retry_after, sizeof(res->retry_after), "1");
+        goto out;
+    }
+    if (answer_offered(req, res, &info, at, choice) != 1)
         goto out;
     ret = answers_put(app->answers, info.id, at, voter, choice);
     if (ret == -ENOSPC)
@@ -222,6 +307,8 @@ out:
 int route_answers_get(const struct request *req, struct response *res)
 {
     struct app *app = req->app;
+    char topic[sizeof(LECTURE_TOPIC) + LECTURE_ID_LEN];
+    cJSON *o = NULL;
     uint64_t at = 0;
     int ret;
 
@@ -242,11 +329,16 @@ int route_answers_get(const struct request *req, struct response *res)
         return route_error(res, 400, "bad_request",
                            "query \"at\": the question's position is needed");
     if (store_shared(app->store)) { /* the answers every server received */
-        cJSON *o = NULL;
-
         if ((ret = answers_tally_stored(app->store, req->args[0], at, &o)))
             return route_error(res, 500, "internal", "cannot count the answers");
-        return route_json(res, 200, o);
+    } else {
+        o = answers_tally(app->answers, req->args[0], at);
     }
-    return route_json(res, 200, answers_tally(app->answers, req->args[0], at));
+    /* out of how many: the followers connected here now */
+    lecture_topic(req->args[0], topic, sizeof(topic));
+    if (o && !json_put(o, "followers", json_uint(follow_count(app->follow, topic)))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return route_json(res, 200, o);
 }

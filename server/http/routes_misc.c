@@ -30,10 +30,10 @@ int route_health(const struct request *req, struct response *res)
 {
     cJSON *o = cJSON_CreateObject();
 
-    (void)req;
     if (o && (!json_put(o, "status", cJSON_CreateString("ok")) ||
               !json_put(o, "version", cJSON_CreateString(SIM_VERSION)) ||
-              !json_put(o, "offline_max_events", json_uint(EXPORT_HTML_MAX_EVENTS)))) {
+              !json_put(o, "offline_max_events", json_uint(EXPORT_HTML_MAX_EVENTS)) ||
+              !json_put(o, "public_url", cJSON_CreateString(req->app->public_url)))) {
         cJSON_Delete(o);
         o = NULL;
     }

@@ -156,8 +156,8 @@ test('predict mode: stepping stops before a branch record; a wrong answer, then 
     await waitAt(page, e2.seq + 1);
     assert.equal(await question(page), null);
 
-    // predict mode off (the ? key): stepping goes through records
-    await press(page, '?');
+    // predict mode off (the q key): stepping goes through records
+    await press(page, 'q');
     await page.waitForSelector('#predict[aria-pressed="false"]');
     const e3 = recs.find((e) => e.seq > e2.seq + 1);
     await page.evaluate((at) => window.__slublab.player.seek(at), e3.seq);
@@ -406,7 +406,7 @@ test('the offline copy keeps the branch records, and predict mode asks from them
       await off.goto(pathToFileURL(file).href);
       await off.waitForSelector('body[data-ready="1"]');
       await off.waitForFunction(() => window.__slublab.player.get().allEvents);
-      await press(off, '?');
+      await press(off, 'q');
       await off.waitForSelector('#predict[aria-pressed="true"]');
       const [seq, [b]] = stops[0];
       assert.equal(await stepToQuestion(off), seq);

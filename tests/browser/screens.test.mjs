@@ -394,3 +394,30 @@ for (const [w, hgt] of [[1440, 900], [1024, 768], [390, 844]]) {
     await page.close();
   });
 }
+
+test('the lecture hall: free-storm after 30 steps at 1920x1080 and 1280x720 (presenter, projector theme, normal); axe with the projector theme and the keys overlay', async (t) => {
+  const found = {};
+  for (const [w, h, presenter, name] of [[1920, 1080, true, 'screen-presenter-1920x1080.png'], [1280, 720, true, 'screen-presenter-free-storm-1280x720.png'],
+    [1280, 720, false, 'screen-1280x720.png']]) {
+    const page = await lab(`/?scenario=free-storm${presenter ? '&presenter=1' : ''}`, { width: w, height: h });
+    await shotOnFailure(t, page, async () => {
+      await stepTo(page, 30);
+      assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), w, 'no sideways scrolling');
+      await shot(page, name);
+      if (presenter && w === 1280) {
+        await page.click('#theme');
+        await page.waitForSelector('html.projector');
+        await page.waitForTimeout(300);
+        await shot(page, 'screen-presenter-projector-1280x720.png');
+        found.projector = await audit(page);
+        await press(page, '?');
+        await page.waitForSelector('#keys-help[open]');
+        found.keys = await audit(page);
+        await page.keyboard.press('Escape');
+        await page.click('#theme'); // the choice is kept: back to normal for the pages after
+      }
+    });
+    await page.close();
+  }
+  assert.deepEqual(found, { projector: [], keys: [] });
+});

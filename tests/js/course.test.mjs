@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { questionFor, fillPrompt, whyNot, branchAhead, predictStops, branchOf, createScore, scoreText, tallyBars, newVoterId } from '../../web/js/predict.js';
+import { questionFor, fillPrompt, whyNot, branchAhead, predictStops, branchOf, createScore, scoreText, tallyBars, newVoterId, verdict } from '../../web/js/predict.js';
 import { parseMarkup } from '../../web/js/markup.js';
 import { slideRun, clampSlide, slideBreakpoint, attemptScenario, judgeAttempt, goalText, createSolved } from '../../web/js/course.js';
 import { keyCommand } from '../../web/js/keys.js';
@@ -210,7 +210,8 @@ test('solved exercises are kept in storage', () => {
 
 test('the keys of predict mode, of a question and of a lesson', () => {
   const c = (key, open = {}, page = 'lab', on = null) => { const r = keyCommand({ key }, page, on, open); return r && [r.target, r.name, ...r.args]; };
-  assert.deepEqual(c('?'), ['player', 'togglePredict']);
+  assert.deepEqual(c('q'), ['player', 'togglePredict']);
+  assert.deepEqual(c('?'), ['page', 'help'], '? shows the list of keys');
   assert.deepEqual(c('1', { question: true }), ['question', 'choose', 0]);
   assert.deepEqual(c('4', { question: true }), ['question', 'choose', 3]);
   assert.deepEqual(c('5', { question: true }), ['question', 'choose', 4], 'a point may have five arms');
@@ -225,7 +226,7 @@ test('the keys of predict mode, of a question and of a lesson', () => {
   assert.equal(c('1', { question: true }, 'compare'), null);
   const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
   const keys = html.slice(html.indexOf('id="keys-title"'), html.indexOf('</dl>', html.indexOf('id="keys-title"')));
-  for (const kbd of ['?', '1', '2', ']', '[']) assert.ok(keys.includes(`<kbd>${kbd}</kbd>`), kbd);
+  for (const kbd of ['q', '?', '1', '2', ']', '[']) assert.ok(keys.includes(`<kbd>${kbd}</kbd>`), kbd);
 });
 
 test('a lesson\'s and an exercise\'s URLs', () => {
@@ -244,4 +245,12 @@ test('a lesson\'s and an exercise\'s URLs', () => {
   assert.equal(addressFor({ ...v, predict: true }, 'lab'), '/?session=s1&at=12&cache=0&predict=1');
   assert.equal(addressFor({ ...v, exercise: 'e1' }, 'scenario'), '/?exercise=e1');
   assert.equal(addressFor({ ...v, exercise: 'e1' }, 'lab'), '/?session=s1&at=12&cache=0');
+});
+
+test('the verdict after a reveal ends in one full stop (it ended in two when the choice\'s words had one)', () => {
+  const q = { taken: 'swap_spare', choices: [{ arm: 'swap_spare', text: 'Main and the spare swap: the spare\'s objects serve the allocation.' }, { arm: 'barn_full', text: 'The barn gives a full sheaf' }] };
+  assert.equal(verdict(q, 'swap_spare'), 'Right: Main and the spare swap: the spare\'s objects serve the allocation.');
+  assert.equal(verdict(q, 'barn_full'), 'Not this time: the kernel took "Main and the spare swap: the spare\'s objects serve the allocation".');
+  assert.equal(verdict(q, null), 'The kernel took: Main and the spare swap: the spare\'s objects serve the allocation.');
+  assert.equal(verdict({ ...q, taken: 'barn_full' }, 'barn_full'), 'Right: The barn gives a full sheaf.');
 });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { keyCommand, focusKind } from '../../web/js/keys.js';
+import { keyCommand, focusKind, handsBack } from '../../web/js/keys.js';
 
 const k = (key, o = {}) => ({ key, ...o });
 const cmd = (ev, page = 'lab', on = null) => {
@@ -97,4 +97,25 @@ test('the page lists every lab shortcut', () => {
   const html = readFileSync(new URL('../../web/index.html', import.meta.url), 'utf8');
   const keys = html.slice(html.indexOf('id="keys-title"'), html.indexOf('</dl>', html.indexOf('id="keys-title"')));
   for (const kbd of ['Space', '←', '→', 'Shift', 'Home', 'End', '+', '−', 'n', 'p', 'b']) assert.ok(keys.includes(`<kbd>${kbd}</kbd>`), kbd);
+});
+
+test('on a menu or a checkbox the lab\'s keys still work; a change there hands the focus back, not in the scenario editor', () => {
+  // before: the focused menu took → (the next scenario) and the checkbox took Space (unticked)
+  assert.deepEqual(cmd(k('ArrowRight'), 'lab', 'menu'), ['player', 'step', 1, 'event']);
+  assert.deepEqual(cmd(k(' '), 'lab', 'check'), ['player', 'toggle']);
+  assert.deepEqual(cmd(k('ArrowLeft'), 'compare', 'menu'), ['compare', 'step', -1]);
+  assert.deepEqual(cmd(k('?'), 'lab', 'menu'), ['page', 'help']);
+  assert.deepEqual(cmd(k('?'), 'compare'), ['page', 'help']);
+  assert.equal(cmd(k('?'), 'lab', 'field'), null, 'a ? typed in a field is the field\'s');
+  class El { constructor(o) { Object.assign(this, o); } closest(sel) { return this.field && sel.includes('input') ? this : sel.includes('#scenario-view') && this.editor ? this : null; } getAttribute() { return null; } }
+  class Input extends El {}
+  class Select extends El {}
+  const win = { HTMLInputElement: Input, HTMLSelectElement: Select };
+  assert.equal(focusKind(new Select({ field: true }), win), 'menu');
+  assert.equal(focusKind(new Input({ field: true, type: 'checkbox' }), win), 'check');
+  assert.equal(focusKind(new Input({ field: true, type: 'radio' }), win), 'check');
+  assert.equal(handsBack(new Select({ field: true }), 'menu'), true);
+  assert.equal(handsBack(new Input({ field: true, type: 'checkbox' }), 'check'), true);
+  assert.equal(handsBack(new Input({ field: true, type: 'text' }), 'field'), false);
+  assert.equal(handsBack(new Select({ field: true, editor: true }), 'menu'), false, 'the scenario editor keeps its focus');
 });

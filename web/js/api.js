@@ -123,7 +123,11 @@ export const api = {
   /** Point lecture @id at session @session (the lecture's token). */
   setLecture: (id, token, session) => request('POST', L(id), { body: { session }, token }),
   lectureFollowUrl: (id) => `${L(id)}/follow`,
-  /** A follower's answer to the question at position @body.at: {at, choice, voter} (no token). */
+  /** The presenter's view of lecture @id for its followers: {breakpoints: [KEY], theme} (the lecture's token). */
+  setLectureView: (id, token, view) => request('PUT', `${L(id)}/view`, { body: view, token }),
+  /** A follower joins lecture @id: {lecture, token}, the token its answers carry. */
+  joinLecture: (id) => request('POST', `${L(id)}/followers`, { body: {} }),
+  /** A follower's answer to the question at position @body.at: {at, choice, token} (the follower's token). */
   answerLecture: (id, body) => request('POST', `${L(id)}/answers`, { body }),
   /** The tally of the answers to the question at @at: {at, counts: {ARM: n}, total} (the lecture's token). */
   lectureAnswers: (id, token, at) => request('GET', `${L(id)}/answers${q({ at })}`, { token }),

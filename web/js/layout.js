@@ -208,7 +208,7 @@ const GROUP_TITLE = {
  * The slab grid scene: every slab of the cache as a row of cells.
  * @param {CacheView} v
  * @param {{ width?: number, maxHeight?: number, cell?: number, collapsed?: Set<string>,
- *           collapseFull?: boolean }} [opts]
+ *           collapseFull?: boolean, maxCell?: number }} [opts] maxCell: the largest cell (18 unless asked: the projector)
  */
 export function gridScene(v, opts = {}) {
   const W = opts.width ?? 900, gap = 6, labelW = 92, headH = 20;
@@ -261,7 +261,7 @@ export function gridScene(v, opts = {}) {
   const colChoices = [widest, 32, 16].filter((x, i, a) => x <= widest && a.indexOf(x) === i);
   if (opts.cell) return index(place(opts.cell, widest));
   let best = null;
-  for (const cell of [18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4]) {
+  for (const cell of [28, 24, 21, 18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4].filter((x) => x <= (opts.maxCell ?? 18) || x <= 4)) {
     for (const cols of colChoices) {
       if (labelW + cols * cell > W && cell > 4) continue;
       const p = place(cell, cols);

@@ -29,7 +29,7 @@ import { createTraceOpen } from './views/trace.js';
 import { createScenarioMenu } from './views/scenariomenu.js';
 import { createKernelMenu } from './views/kernelmenu.js';
 import { createQuestion } from './views/question.js';
-import { createScore, newVoterId } from './predict.js';
+import { createScore } from './predict.js';
 import { createLessonPlayer } from './views/lesson.js';
 import { createExercise } from './views/exercise.js';
 import { createCourseMenu } from './views/coursemenu.js';
@@ -62,6 +62,8 @@ let view = 'lab';
 // ---- views
 const picture = createPicture($('picture'), { onSelect: (sel) => { player.select(sel); showTab('inspect'); }, win });
 debug.picture = picture;
+// the slab rows drawn, in viewport coordinates, whatever draws them (tests read it)
+debug.slabRows = () => picture.slabRows();
 const timeline = createTimeline($('controls'), player);
 const overview = createOverview($('overview'), player, { api });
 const explain = createExplain($('tab-explain'));
@@ -78,7 +80,9 @@ const pages = lazy(() => import('./views/pages.js'), (x) => x.createPages($('tab
 }));
 // the presenter's lecture: the follow link that outlives scenario switches
 const lecture = createLectureKeeper(api, storage);
-const banner = createBanner($('banner'), player, { origin: win.location.origin, presenter: () => presenting(), lecture: () => lecture.id(), snapshot: () => snapInfo, predict: () => player.get().predict });
+// the follow link's address: where the server says students reach it, not where this page was opened
+let publicUrl = '';
+const banner = createBanner($('banner'), player, { origin: () => publicUrl || win.location.origin, presenter: () => presenting(), lecture: () => lecture.id(), snapshot: () => snapInfo, predict: () => player.get().predict });
 const breakpoints = createBreakpoints($('breakpoints'), player);
 // the race lab: loads when a session's events carry steps (docs/teaching.md)
 const race = lazy(() => import('./views/race.js'), (x) => x.createRace($('race'), player, { api }));
@@ -105,16 +109,25 @@ const kernelMenu = createKernelMenu($('kernel-select'), {
     if (name) player.create(name, { kernel }).then(() => { snapInfo = null; showView('lab'); }).catch(() => {});
   },
 });
-// predict mode's questions, the score kept per session, and this browser's voter id
+// predict mode's questions, the score kept per session, and this browser's
+// follower token of a lecture: the server issues it when the page joins (its answers carry it)
 const score = createScore(storage);
-const voter = () => {
-  let v = null;
-  try { v = storage?.getItem('slublab.voter') ?? null; } catch { v = null; }
-  if (!v) { v = newVoterId(); try { storage?.setItem('slublab.voter', v); } catch { /* private mode */ } }
-  return v;
+const joined = new Map();
+const follower = (id) => {
+  const key = `slublab.follower.${id}`;
+  let t = null;
+  try { t = storage?.getItem(key) ?? null; } catch { t = null; }
+  if (t) return Promise.resolve(t);
+  if (!joined.has(id)) {
+    joined.set(id, api.joinLecture(id).then((r) => {
+      try { storage?.setItem(key, r.token); } catch { /* private mode: kept for this page */ }
+      return r.token;
+    }, (err) => { joined.delete(id); throw err; }));
+  }
+  return /** @type {Promise<string>} */ (joined.get(id));
 };
 const question = createQuestion($('question'), player, {
-  api, score, scoreEl: $('score'), voter, words: () => texts().questions,
+  api, score, scoreEl: $('score'), follower, words: () => texts().questions,
   presenterLecture: () => (presenting() && lecture.id() && lecture.token() && lecture.session() === player.get().session?.id
     ? { id: /** @type {string} */ (lecture.id()), token: /** @type {string} */ (lecture.token()) } : null),
 });
@@ -204,6 +217,45 @@ function setPresenter(on) {
 }
 $('presenter').addEventListener('click', () => setPresenter(!presenting()));
 
+// ---- the projector theme (high contrast): the button's choice (kept), else the
+// lecture's when following one, else the system's (prefers-contrast: more)
+const THEME_KEY = 'slublab.theme';
+let themeChoice = /** @type {string|null} */ (null);
+try { themeChoice = storage?.getItem(THEME_KEY) ?? null; } catch { themeChoice = null; }
+const moreContrast = win.matchMedia?.('(prefers-contrast: more)');
+function theme() {
+  const m = player.get();
+  return (m.following && m.lectureView?.theme) || themeChoice || (moreContrast?.matches ? 'projector' : 'normal');
+}
+let themeShown = '';
+function applyTheme() {
+  const t = theme();
+  if (t === themeShown) return;
+  themeShown = t;
+  doc.documentElement.classList.toggle('projector', t === 'projector');
+  $('theme').setAttribute('aria-pressed', String(t === 'projector'));
+  picture.redraw();
+}
+$('theme').addEventListener('click', () => {
+  themeChoice = theme() === 'projector' ? 'normal' : 'projector';
+  try { storage?.setItem(THEME_KEY, themeChoice); } catch { /* private mode */ }
+  applyTheme();
+  schedule();
+});
+moreContrast?.addEventListener?.('change', () => { applyTheme(); schedule(); });
+applyTheme();
+// the presenter's breakpoints and theme, for the lecture's followers
+let viewSent = '';
+function sendView(m) {
+  const id = lecture.id(), token = lecture.token();
+  if (!presenting() || m.following || !id || !token) return;
+  const view = { breakpoints: m.breakpoints.map((b) => b.key).filter((k) => /^[A-Za-z0-9_:./-]{1,80}$/.test(k)).slice(0, 16), theme: theme() };
+  const key = `${id} ${JSON.stringify(view)}`;
+  if (key === viewSent) return;
+  viewSent = key;
+  api.setLectureView(id, token, view).catch(() => { viewSent = ''; });
+}
+
 // ---- rendering, at most once per frame
 let queued = false;
 function schedule() {
@@ -224,6 +276,8 @@ function render() {
   if (m.session?.info && m.session.id !== menuFor) { menuFor = m.session.id; menu.showing(m.session.info.scenario?.name ?? ''); }
   if (m.session?.info) kernelMenu.showing(m.session.info.settings, !!(/** @type {HTMLSelectElement} */ ($('scenario-select')).value));
   if (presenting() && m.session?.id && !m.following && lecture.session() !== m.session.id) lecture.sync(m.session.id).then((changed) => { if (changed) schedule(); });
+  applyTheme();
+  sendView(m);
   banner.render(m);
   question.render(m);
   if (!m.cur) return;
@@ -288,10 +342,18 @@ function exportPng() {
   paintPng(doc, { title: $('narration').textContent ?? '', topo: sc.topo, grid: picture.gridCanvas() }, `slublab-step${player.get().at}.png`);
 }
 
-// ---- keys
+// ---- keys, and `?`: the list of keys over the page (the left panel's list, copied once)
+const help = /** @type {HTMLDialogElement} */ ($('keys-help'));
+function toggleHelp() {
+  if (help.open) { help.close(); return; }
+  const list = $('keys-help-list');
+  if (!list.firstChild) list.append(/** @type {Node} */ (doc.querySelector('.keys dl')?.cloneNode(true)));
+  help.showModal();
+}
+$('keys-help-close').addEventListener('click', () => help.close());
 bindKeys(doc, {
   page: () => view,
-  run: (c) => (c.target === 'compare' ? compare().then((x) => x[c.name](...c.args))
+  run: (c) => (c.target === 'page' ? toggleHelp() : c.target === 'compare' ? compare().then((x) => x[c.name](...c.args))
     : c.target === 'question' ? question[c.name](...c.args)
       : c.target === 'lesson' ? lessonView[c.name](...c.args)
         : player[c.name](...c.args)),
@@ -306,7 +368,10 @@ async function boot() {
   player.subscribe(() => { if (!loaded) wordsIn.then(() => { loaded = true; schedule(); }); });
   // Not needed for the first picture: asked once it is drawn.
   const later = () => {
-    api.health().then((r) => { version = r.version; offlineMax = r.offline_max_events ?? 0; $('version').textContent = `engine ${r.version}`; }).catch(() => {});
+    api.health().then((r) => {
+      version = r.version; offlineMax = r.offline_max_events ?? 0; $('version').textContent = `engine ${r.version}`;
+      if (r.public_url && /^https?:\/\//.test(r.public_url)) { publicUrl = r.public_url; schedule(); }
+    }).catch(() => {});
     api.scenarios().then((r) => { menu.fill(r.scenarios); schedule(); }).catch(() => {});
     api.kernels().then((r) => { kernelList = r; kernelMenu.fill(r); }).catch(() => {});
     api.sourceLines().then((r) => { setSourceLines(r); schedule(); }).catch(() => {});
@@ -331,6 +396,7 @@ async function boot() {
       await openExercise(q.exercise);
     } else if (q.lecture) {
       await player.followLecture(q.lecture);
+      follower(q.lecture).catch(() => {}); // joining: the token its answers will carry
     } else if (q.follow) {
       await player.open({ id: q.follow, follow: true });
     } else if (q.snapshot) {

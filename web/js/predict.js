@@ -121,6 +121,17 @@ export function createScore(storage) {
   };
 }
 
+/**
+ * The sentence after question @q is revealed, @chosen the arm picked (or
+ * null): one full stop at its end, whether or not the choice's words have one.
+ * @param {Question} q @param {string|null} chosen
+ */
+export function verdict(q, chosen) {
+  const taken = (q.choices.find((c) => c.arm === q.taken)?.text ?? q.taken).replace(/[.\s]+$/, '');
+  if (!chosen) return `The kernel took: ${taken}.`;
+  return chosen === q.taken ? `Right: ${taken}.` : `Not this time: the kernel took "${taken}".`;
+}
+
 /** The score as words: "2/3 right" (right of asked). */
 export function scoreText(s) {
   return `${s.right}/${s.asked} right`;

@@ -128,6 +128,7 @@ export function createPlayer() {
     bytes: null,
     following: /** @type {string|null} */ (null),
     lecture: /** @type {string|null} */ (null), // the lecture followed: its session may change
+    lectureView: /** @type {{ breakpoints?: string[], theme?: string }|null} */ (null), // its presenter's breakpoints and theme
     busy: false,
     error: /** @type {string|null} */ (null),
     notice: /** @type {string|null} */ (null),
@@ -362,6 +363,12 @@ export function createPlayer() {
       try {
         wanted = JSON.parse(/** @type {MessageEvent} */ (ev).data);
       } catch (err) { fail(err); return; }
+      // the presenter changed the view (breakpoints, theme): read it once
+      const lec = m.lecture;
+      if (lec && typeof wanted?.view === 'number' && wanted.view !== viewRev) {
+        viewRev = wanted.view;
+        api.lecture(lec).then((l) => { if (m.lecture === lec) { m.lectureView = l.view ?? null; emit(); } }, () => {});
+      }
       catchUp();
     });
   }
@@ -370,7 +377,7 @@ export function createPlayer() {
   // skipping the positions announced while it was busy, so that it never
   // queues states it has no time to show.
   /** @type {{ session: string, at: number, events: number, ops: number }|null} */
-  let wanted = null, catching = false;
+  let wanted = null, catching = false, viewRev = 0;
   async function catchUp() {
     if (catching) return;
     catching = true;
@@ -466,6 +473,7 @@ export function createPlayer() {
       try {
         const l = await api.lecture(id);
         m.lecture = id;
+        m.lectureView = l.view ?? null;
         if (l.session) await load({ id: l.session, follow: true, at: l.position });
         else { m.following = id; emit(); }
         attachFollow(api.lectureFollowUrl(id));

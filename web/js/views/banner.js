@@ -9,8 +9,8 @@ import { h, fill } from '../dom.js';
 /**
  * @param {HTMLElement} root
  * @param {any} player
- * @param {{ origin: string, presenter: () => boolean, lecture?: () => string|null, snapshot: () => { text: string, warn: boolean }|null, predict?: () => boolean }} o
- *   origin: the server's, for the follow link; presenter: is the page in presenter mode;
+ * @param {{ origin: () => string, presenter: () => boolean, lecture?: () => string|null, snapshot: () => { text: string, warn: boolean }|null, predict?: () => boolean }} o
+ *   origin: where students reach the server (GET /api/health's public_url), for the follow link; presenter: is the page in presenter mode;
  *   lecture: the presenter's lecture, whose link outlives scenario switches (until it is
  *   made, the link names the session);
  *   snapshot: the line about the open snapshot, if any; predict: the follow link opens predict mode
@@ -26,7 +26,8 @@ export function createBanner(root, player, o) {
         h(doc, 'button', { type: 'button', id: 'explore', onclick: async () => { await player.fork(); } }, 'Fork and explore on my own')));
       if (o.presenter() && m.session?.id) {
         const lec = o.lecture?.() ?? null;
-        const url = `${lec ? `${o.origin}/?lecture=${lec}` : `${o.origin}/?follow=${m.session.id}`}${o.predict?.() ? '&predict=1' : ''}`;
+        const base = o.origin();
+        const url = `${lec ? `${base}/?lecture=${lec}` : `${base}/?follow=${m.session.id}`}${o.predict?.() ? '&predict=1' : ''}`;
         parts.push(h(doc, 'p', { class: 'follow-link' }, 'Students follow at ', h(doc, 'a', { href: url, id: 'follow-url' }, url)));
       }
       const pg = m.cur?.state?.paged;

@@ -101,11 +101,15 @@ export function createCompare(root, o) {
   hideZero.addEventListener('change', () => drawTable());
   atStep.addEventListener('change', () => { drawTable(); changed(); });
   run.addEventListener('click', () => start(scen.value, axis.value));
+  // a scenario or axis the user chose while a comparison loads stays chosen (until Compare runs it)
+  let picked = /** @type {{ scen: string|null, axis: string|null }} */ ({ scen: null, axis: null });
+  scen.addEventListener('change', () => { picked.scen = scen.value; });
+  axis.addEventListener('change', () => { picked.axis = axis.value; });
 
   let k = 0, total = 0, report = null, query = null, src = '', chain = Promise.resolve();
   const changed = () => o.onChange?.();
   for (const s of sides) {
-    s.picture = createPicture(s.pic, { onSelect: () => {}, win: o.win });
+    s.picture = createPicture(s.pic, { onSelect: () => {}, win: o.win, idPrefix: `cmp${sides.indexOf(s)}-` });
     s.player.subscribe((m) => o.win.requestAnimationFrame(() => {
       s.picture.render(m);
       const e = m.cur?.event;
@@ -124,7 +128,8 @@ export function createCompare(root, o) {
       if (!opt) scen.prepend(opt = h(doc, 'option', { value: src }, label));
       else opt.textContent = label;
     }
-    scen.value = src;
+    scen.value = picked.scen ?? src;
+    if (picked.axis) axis.value = picked.axis;
   }
 
   /** Where the sides stand, in words and in data-* for tests and tools. */
@@ -207,6 +212,7 @@ export function createCompare(root, o) {
    * @param {{ op?: number, atStep?: boolean }} [opt]
    */
   async function start(source, which, opt = {}) {
+    picked = { scen: null, axis: null };
     src = source;
     axis.value = which;
     if (opt.atStep !== undefined) atStep.checked = opt.atStep;

@@ -38,6 +38,8 @@ export function touchedKeys(e) {
       else if (p.type === 'cpu_partial') out.add(`cpupartial:${p.cpu ?? e.cpu}`);
     }
   }
+  // a decision that moves nothing (__pcs_replace_empty_main choosing): the CPU that decides
+  if (!e.moves.length && e.cpu >= 0) out.add(`cpu:${e.cpu}`);
   return out;
 }
 
@@ -58,9 +60,12 @@ export function opSoFar(m, max = 5000) {
   return out.reverse();
 }
 
-/** @param {{ onSelect: (sel: any) => void, win: Window & typeof globalThis }} o */
+/**
+ * @param {{ onSelect: (sel: any) => void, win: Window & typeof globalThis, idPrefix?: string }} o
+ *   idPrefix: before the ids of its controls, where a page shows more than one picture (compare)
+ */
 export function createPicture(root, o) {
-  const doc = root.ownerDocument, win = o.win;
+  const doc = root.ownerDocument, win = o.win, id = (x) => `${o.idPrefix ?? ''}${x}`;
   const opts = { collapseFull: false, animate: true, collapsed: new Set(), scale: 1 };
   const svg = s(doc, 'svg', { class: 'topo' });
   const canvas = h(doc, 'canvas', { class: 'slabmap' });
@@ -68,12 +73,12 @@ export function createPicture(root, o) {
   const gridWrap = h(doc, 'div', { class: 'grid-wrap' }, canvas);
   const stage = h(doc, 'div', { class: 'stage' }, svg, gridWrap, tokens);
   const legend = h(doc, 'ul', { class: 'legend', 'aria-label': 'Legend of object states' });
-  const cbCollapse = h(doc, 'input', { type: 'checkbox', id: 'opt-collapse' });
-  const cbAnimate = h(doc, 'input', { type: 'checkbox', id: 'opt-animate', checked: true });
+  const cbCollapse = h(doc, 'input', { type: 'checkbox', id: id('opt-collapse') });
+  const cbAnimate = h(doc, 'input', { type: 'checkbox', id: id('opt-animate'), checked: true });
   const bar = h(doc, 'div', { class: 'pic-bar', role: 'toolbar', 'aria-label': 'Picture' },
-    h(doc, 'button', { type: 'button', id: 'zoom-in', onclick: () => map.zoomIn() }, 'Zoom in'),
-    h(doc, 'button', { type: 'button', id: 'zoom-out', onclick: () => map.zoomOut() }, 'Zoom out'),
-    h(doc, 'button', { type: 'button', id: 'zoom-reset', onclick: () => map.reset() }, 'Fit'),
+    h(doc, 'button', { type: 'button', id: id('zoom-in'), onclick: () => map.zoomIn() }, 'Zoom in'),
+    h(doc, 'button', { type: 'button', id: id('zoom-out'), onclick: () => map.zoomOut() }, 'Zoom out'),
+    h(doc, 'button', { type: 'button', id: id('zoom-reset'), onclick: () => map.reset() }, 'Fit'),
     h(doc, 'label', null, cbCollapse, ' Collapse full slabs'),
     h(doc, 'label', null, cbAnimate, ' Animate moves'));
   fill(root, bar, stage, legend);
@@ -96,12 +101,13 @@ export function createPicture(root, o) {
   const scenesFor = (resp, cacheId, tw, w, gh, hands) => {
     const v = cacheView(resp.state, cacheId);
     v.names = resp.names ?? {}; // the scenario's object names at this position
-    return { view: v, topo: topoScene(resp.state, v, { width: tw, hands }), grid: gridScene(v, { width: (measured.k > 1 ? w : tw) - 4, maxHeight: gh - 8, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
+    const gw = measured.beside ? w - besideWidth(w) - BESIDE_GAP : measured.k > 1 ? w : tw;
+    return { view: v, topo: topoScene(resp.state, v, { width: tw, hands }), grid: gridScene(v, { width: gw - 4, maxHeight: gh - 8, maxCell: measured.beside ? 28 : 18, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
   };
 
   // Sizes are measured when the stage resizes (never in the middle of a step,
   // where reading layout would force the browser to lay out the page again).
-  const measured = { w: 0, max: 300, k: 1, fit: 0 };
+  const measured = { w: 0, max: 300, k: 1, fit: 0, beside: false, objs: 0 };
   function measure() {
     measured.w = stage.clientWidth;
     // the stylesheet may draw the structure larger (the presenter view: --topo-scale)
@@ -110,9 +116,23 @@ export function createPicture(root, o) {
     measured.k = Number.isFinite(k) && k > 0 ? k : 1;
     // ... and ask it to fit the pane's height (the projector): the height it may take, or 0
     measured.fit = cs.getPropertyValue('--topo-fit').trim() === '1' ? root.clientHeight - 4 : 0;
+    // ... and draw the slab rows beside it, not under it (the projector's wide, short screen)
+    measured.beside = measured.fit > 0 && cs.getPropertyValue('--topo-beside').trim() === '1';
     // The grid may grow up to the wrapper's CSS max-height; it shrinks to its content.
     const max = parseFloat(win.getComputedStyle(gridWrap).maxHeight);
-    measured.max = Number.isFinite(max) ? max : 300;
+    measured.max = measured.beside ? measured.fit : Number.isFinite(max) ? max : 300;
+  }
+  /*
+   * Beside the slab rows, the structure's width: the stage less what a slab
+   * row of 16 objects a row needs (the cache's objects when fewer) at 18 px
+   * cells, at most 45% of the stage and at least 240 px; the rows' cells
+   * grow into what the structure leaves.
+   */
+  const BESIDE_GAP = 10;
+  function besideWidth(w) {
+    const cols = Math.max(1, Math.min(16, measured.objs || 16));
+    const need = Math.min(w * 0.45, Math.max(240, 92 + cols * 18 + 12));
+    return Math.max(300, Math.floor(w - need - BESIDE_GAP));
   }
   if (win.ResizeObserver) {
     const ro = new win.ResizeObserver(() => {
@@ -126,7 +146,8 @@ export function createPicture(root, o) {
   function sizes() {
     if (!measured.w) measure();
     const w = Math.max(320, measured.w || 800);
-    return { w, tw: Math.max(300, w / (opts.scale * measured.k)), gh: Math.max(120, measured.max) };
+    const sw = measured.beside ? besideWidth(w) : w; // the structure's drawn width
+    return { w, sw, tw: Math.max(300, sw / (opts.scale * measured.k)), gh: Math.max(120, measured.max) };
   }
   let gridH = 120;
 
@@ -168,9 +189,10 @@ export function createPicture(root, o) {
 
   /** Where the two scenes sit on the stage, by arithmetic from the CSS (no layout reads). */
   function geometry() {
-    const { w } = sizes();
+    const { w, sw } = sizes();
     const t = memo.scenes.topo;
-    const k = w / t.w, th = t.h * k;
+    const k = sw / t.w, th = t.h * k;
+    if (measured.beside) return { w, h: Math.max(th, gridH + 2), svgX: 0, svgY: 0, svgK: k, gridX: sw + BESIDE_GAP + 1, gridY: 1, cell: memo.scenes.grid.cell };
     return { w, h: th + 4 + gridH + 2, svgX: 0, svgY: 0, svgK: k, gridX: 1, gridY: th + 5, cell: memo.scenes.grid.cell };
   }
 
@@ -216,7 +238,9 @@ export function createPicture(root, o) {
   function render(m, force = false, c = {}) {
     last = { m };
     if (!m.cur) return;
-    const { tw, gh, w } = sizes();
+    const objs = m.cur.state.caches.find((x) => x.id === m.cacheId)?.objs_per_slab ?? 0; // the rows' width beside the structure
+    if (objs !== measured.objs) { measured.objs = objs; memo.key = ''; }
+    const { tw, gh, w, sw } = sizes();
     // what the callers hold: the operation's events so far (more once the events around load)
     const so = opSoFar(m);
     const key = `${m.session?.id}@${m.cur.at}/${so.length}/${m.cacheId}/${Math.round(tw)}/${Math.round(w)}/${Math.round(gh)}/${measured.fit}/${opts.collapseFull}/${[...opts.collapsed].join(',')}`;
@@ -227,9 +251,9 @@ export function createPicture(root, o) {
       // too tall for the projector's pane: lay it out wider and draw it smaller
       // (a wider layout is shorter: the CPUs' pockets beside their stacks, the
       // held-elsewhere boxes in one row), as large as fits, the normal size at least
-      const fits = (lw) => topoScene(m.cur.state, memo.scenes.view, { width: lw, hands: callerHands(so) }).h * (w / lw) <= measured.fit;
-      if (measured.fit > 0 && tw < w && !fits(tw)) {
-        let lo = tw, hi = w; // lo does not fit; hi fits, or nothing wider would
+      const fits = (lw) => topoScene(m.cur.state, memo.scenes.view, { width: lw, hands: callerHands(so) }).h * (sw / lw) <= measured.fit;
+      if (measured.fit > 0 && tw < sw && !fits(tw)) {
+        let lo = tw, hi = sw; // lo does not fit; hi fits, or nothing wider would
         for (let i = 0; i < 7 && hi - lo > 4; i++) { const mid = (lo + hi) / 2; if (fits(mid)) hi = mid; else lo = mid; }
         memo.scenes = scenesFor(m.cur, m.cacheId, hi, w, gh, callerHands(so));
       }
@@ -245,7 +269,9 @@ export function createPicture(root, o) {
     const label = view.cache ? `Slabs of cache ${view.cache.name}: ${view.slabs.length} slabs, ${STATES.map((st, i) => `${cnt[i]} ${st.name}`).filter((x) => !x.startsWith('0 ')).join(', ')}.` : 'No cache.';
     const hh = Math.round(Math.max(120, Math.min(gh, grid.h + 12)));
     if (hh !== gridH) { gridH = hh; gridWrap.style.height = `${hh}px`; }
-    map.render(grid, view, { w: w - 2, h: hh, selection: m.selection, label });
+    const cols = measured.beside ? `${sw}px minmax(0, 1fr)` : '';
+    if (stage.style.gridTemplateColumns !== cols) stage.style.gridTemplateColumns = cols;
+    map.render(grid, view, { w: (measured.beside ? w - sw - BESIDE_GAP : w) - 2, h: hh, selection: m.selection, label });
     legendItems(view);
     if (m.step !== lastStep) {
       const was = lastStep;
@@ -276,6 +302,39 @@ export function createPicture(root, o) {
       return { x: r.left + q.x, y: r.top + q.y };
     },
     setScale(k) { opts.scale = k; memo.key = ''; redraw(); },
+    /**
+     * The slab rows drawn, in viewport coordinates (for tests): each row's
+     * box and its object cells, only the cells wholly on screen (inside the
+     * canvas and every scrolling box around it), and only rows with such a cell.
+     */
+    slabRows() {
+      const sc = memo.scenes;
+      if (!sc || !sc.view.cache) return [];
+      let clip = canvas.getBoundingClientRect();
+      clip = { l: clip.left, t: clip.top, r: clip.right, b: clip.bottom };
+      for (let el = canvas.parentElement; el; el = el.parentElement) {
+        const st = win.getComputedStyle(el);
+        if (st.overflowX === 'visible' && st.overflowY === 'visible') continue;
+        const r = el.getBoundingClientRect();
+        clip = { l: Math.max(clip.l, r.left), t: Math.max(clip.t, r.top), r: Math.min(clip.r, r.right), b: Math.min(clip.b, r.bottom) };
+      }
+      clip = { l: Math.max(clip.l, 0), t: Math.max(clip.t, 0), r: Math.min(clip.r, win.innerWidth), b: Math.min(clip.b, win.innerHeight) };
+      const c0 = canvas.getBoundingClientRect(), k = map.view.k;
+      const inside = (x, y, w, hh) => x >= clip.l - 0.5 && y >= clip.t - 0.5 && x + w <= clip.r + 0.5 && y + hh <= clip.b + 0.5;
+      const out = [];
+      for (const r of sc.grid.slabs) {
+        if (r.collapsed) continue;
+        const n = sc.view.cache.objs_per_slab, cells = [];
+        for (let i = 0; i < n; i++) {
+          const p = map.toScreen({ x: r.cx + (i % r.cols) * r.cell, y: r.cy + Math.floor(i / r.cols) * r.cell });
+          const cell = { x: c0.left + p.x, y: c0.top + p.y, width: r.cell * k, height: r.cell * k };
+          if (inside(cell.x, cell.y, cell.width, cell.height)) cells.push(cell);
+        }
+        const q = map.toScreen({ x: r.x, y: r.y });
+        if (cells.length) out.push({ x: c0.left + q.x, y: c0.top + q.y, width: r.w * k, height: r.h * k, cells });
+      }
+      return out;
+    },
     /** The picture as one canvas (structure above, slab grid below) for the PNG export. */
     scenes: () => memo.scenes,
     /** The slab grid's canvas, as drawn (the PNG export copies it). */

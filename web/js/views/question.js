@@ -11,7 +11,7 @@
 // followers' tally, asked every second while the question is open.
 
 import { h, fill } from '../dom.js';
-import { questionFor, whyNot, scoreText, tallyBars } from '../predict.js';
+import { questionFor, whyNot, scoreText, tallyBars, verdict } from '../predict.js';
 
 const POLL_MS = 1000;
 
@@ -25,9 +25,9 @@ const POLL_MS = 1000;
  * @param {HTMLElement} root the panel
  * @param {any} player
  * @param {{ api: any, score: ReturnType<import('../predict.js').createScore>, scoreEl: HTMLElement,
- *   words: () => Record<string, any>, voter: () => string,
+ *   words: () => Record<string, any>, follower: (lecture: string) => Promise<string>,
  *   presenterLecture: () => { id: string, token: string }|null }} o
- *   words: texts.json's "questions"; voter: this browser's voter id;
+ *   words: texts.json's "questions"; follower: this browser's follower token of a lecture (joining it once);
  *   presenterLecture: the lecture and its token when this page presents (else null)
  */
 export function createQuestion(root, player, o) {
@@ -56,7 +56,8 @@ export function createQuestion(root, player, o) {
       cur.error = null;
       if (m.lecture) {
         const was = cur;
-        o.api.answerLecture(m.lecture, { at: cur.q.at, choice: c.arm, voter: o.voter() })
+        const lec = m.lecture;
+        o.follower(lec).then((token) => o.api.answerLecture(lec, { at: was.q.at, choice: c.arm, token }))
           .catch((err) => { was.error = `The answer did not reach the presenter: ${err.message}`; draw(player.get(), true); });
       }
       draw(m, true);
@@ -128,14 +129,11 @@ export function createQuestion(root, player, o) {
         right && c.when ? h(doc, 'span', { class: 'q-why' }, `The kernel takes it when ${c.when.replace(/[.\s]+$/, '')}.`) : null);
     }));
     if (bars) list.querySelectorAll('.q-bar').forEach((b, i) => { /** @type {HTMLElement} */ (b).style.width = `${Math.round(bars[i].frac * 100)}%`; });
-    return [list, bars ? h(doc, 'p', { class: 'q-total', id: `${id}-total` }, `${s.tally.total} ${s.tally.total === 1 ? 'answer' : 'answers'} from the class`) : null];
+    const of = s.tally?.followers ? ` of ${s.tally.followers} ${s.tally.followers === 1 ? 'follower' : 'followers'}` : ' from the class';
+    return [list, bars ? h(doc, 'p', { class: 'q-total', id: `${id}-total` }, `${s.tally.total} ${s.tally.total === 1 ? 'answer' : 'answers'}${of}`) : null];
   }
 
-  function resultText(s) {
-    const taken = s.q.choices.find((c) => c.arm === s.q.taken)?.text ?? s.q.taken;
-    if (!s.chosen) return `The kernel took: ${taken}.`;
-    return s.chosen === s.q.taken ? `Right: ${taken}.` : `Not this time: the kernel took "${taken}".`;
-  }
+  const resultText = (s) => verdict(s.q, s.chosen);
 
   function draw(m, force = false) {
     const lec = pres(m);

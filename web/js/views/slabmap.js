@@ -41,7 +41,11 @@ export function createSlabmap(canvas, o) {
     if (!grid.slabs.length) {
       ctx.fillStyle = '#333';
       ctx.font = '14px sans-serif';
-      ctx.fillText(cv.cache ? `No slab of cache ${cv.cache.name} yet: step forward (→).` : 'No cache yet: step forward (→).', 12, 24);
+      const say = cv.cache ? `No slab of cache ${cv.cache.name} yet: step forward (→).` : 'No cache yet: step forward (→).';
+      // a narrow grid (beside the structure on a projector) gets the words on two lines
+      const cut = say.indexOf(': ');
+      if (ctx.measureText(say).width <= size.w - 24 || cut < 0) ctx.fillText(say, 12, 24);
+      else { ctx.fillText(say.slice(0, cut + 1), 12, 24); ctx.fillText(say.slice(cut + 2), 12, 44); }
       return;
     }
     ctx.save();

@@ -25,8 +25,8 @@ export function createTimeline(root, player) {
   const marks = h(doc, 'div', { class: 'markers', role: 'group', 'aria-label': 'Notable events' });
   const pos = h(doc, 'span', { class: 'pos', id: 'position' });
   // predict mode (views/question.js asks; main.js writes the score)
-  const predict = h(doc, 'button', { type: 'button', id: 'predict', 'aria-pressed': 'false', 'aria-keyshortcuts': '?',
-    title: 'Predict: stop before each decision the kernel takes and ask what happens next (?)', onclick: () => player.togglePredict() }, 'Predict');
+  const predict = h(doc, 'button', { type: 'button', id: 'predict', 'aria-pressed': 'false', 'aria-keyshortcuts': 'q',
+    title: 'Predict: stop before each decision the kernel takes and ask what happens next (q)', onclick: () => player.togglePredict() }, 'Predict');
   const score = h(doc, 'span', { class: 'score', id: 'score', title: 'Your predictions: right of asked', hidden: true });
   fill(root,
     h(doc, 'div', { class: 'transport', role: 'toolbar', 'aria-label': 'Player' },

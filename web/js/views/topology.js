@@ -76,7 +76,7 @@ export function createTopology(root, o) {
     const sheafKeys = (list) => list.filter(Boolean).map((b) => `sheaf:${b.id}`);
     const out = [];
     for (const cpu of t.cpus) {
-      const keys = [`caller:${cpu.cpu}`, `cpuslab:${cpu.cpu}`, `cpupartial:${cpu.cpu}`, ...sheafKeys(cpu.stacks.map((x) => x.sheaf))];
+      const keys = [`cpu:${cpu.cpu}`, `caller:${cpu.cpu}`, `cpuslab:${cpu.cpu}`, `cpupartial:${cpu.cpu}`, ...sheafKeys(cpu.stacks.map((x) => x.sheaf))];
       out.push(group(`cpu${cpu.cpu}`, [cpu, selKey, tk(keys)], () => cpuGroup(cpu, sel, touched)));
     }
     const hd = t.hold;
@@ -112,7 +112,7 @@ export function createTopology(root, o) {
   }
 
   function cpuGroup(cpu, sel, touched) {
-    const g = s(doc, 'g', { class: 'cpu' },
+    const g = s(doc, 'g', { class: touched.has(`cpu:${cpu.cpu}`) ? 'cpu touched' : 'cpu' },
       s(doc, 'rect', { x: cpu.x, y: cpu.y, width: cpu.w, height: cpu.h, class: 'box' }),
       text(cpu.x + 8, cpu.y + 17, `CPU ${cpu.cpu} · node ${cpu.node}`, 'ttl'));
     for (const st of cpu.stacks) {

@@ -1,0 +1,181 @@
+// The lecture hall: the presenter view on a projector's screen (the slab
+// rows beside the structure, read from window.__slublab.slabRows()), the
+// one keyboard model (a ticked checkbox or a chosen menu hands the keys
+// back to the lab; `?` shows the list of keys), and the class's answers
+// (one per follower's token, only the arms the question offers).
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { join } from 'node:path';
+import { labFixture, openPage, shotOnFailure, waitAt, press, model, startServer, OUT } from './helpers.mjs';
+
+let base, browser;
+labFixture((f) => { base = f.base; browser = f.browser; });
+
+async function lab(path, viewport) {
+  const page = await openPage(browser.ctx, base + path, viewport);
+  await page.waitForSelector('body[data-ready="1"]');
+  return page;
+}
+
+for (const [width, height] of [[1280, 720], [1366, 768], [1920, 1080]]) {
+  test(`presenter view at ${width}x${height}: free-storm after 30 steps shows slab rows of objects at least 16 px, no sideways scrolling`, async (t) => {
+    const page = await lab('/?scenario=free-storm&presenter=1', { width, height });
+    await shotOnFailure(t, page, async () => {
+      await press(page, 'ArrowRight', 30);
+      await waitAt(page, 30);
+      await page.waitForTimeout(300);
+      const rows = await page.evaluate(() => window.__slublab.slabRows());
+      const inView = (c) => c.x >= 0 && c.y >= 0 && c.x + c.width <= width && c.y + c.height <= height;
+      const good = rows.filter((r) => r.cells.filter((c) => c.height >= 16 && inView(c)).length >= 4);
+      assert.ok(good.length >= 1, `a slab row with four object cells of 16 px on screen: ${JSON.stringify(rows.map((r) => ({ y: r.y, n: r.cells.length, h: r.cells[0]?.height })))}`);
+      const sw = await page.evaluate(() => document.documentElement.scrollWidth);
+      assert.equal(sw, width, 'no sideways scrolling');
+      // the sentence and the structure's CPUs and barn are on the screen with them
+      const on = await page.evaluate(() => ['#narration', '#lab-view svg.topo'].map((s) => {
+        const r = document.querySelector(s).getBoundingClientRect();
+        return r.top >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+      }));
+      assert.deepEqual(on, [true, true], 'the sentence and the structure are on the screen');
+      await page.screenshot({ path: join(OUT, `lecture-presenter-${width}x${height}.png`) });
+      // step 40 decides without moving anything (__pcs_replace_empty_main): the deciding CPU is outlined
+      await press(page, 'ArrowRight', 10);
+      await waitAt(page, 40);
+      assert.ok(await page.evaluate(() => document.querySelectorAll('#lab-view svg.topo .touched').length) >= 1, 'what step 40 touched is outlined');
+    });
+    await page.close();
+  });
+}
+
+test('keys: Space after ticking a breakpoint plays and leaves it ticked; → after choosing a scenario steps and keeps it; ? shows the keys', async (t) => {
+  const page = await lab('/?scenario=free-storm', { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    // before: the focused checkbox took Space and unticked itself; nothing played
+    await page.click('#bp-new_slab');
+    assert.equal(await page.isChecked('#bp-new_slab'), true);
+    await page.keyboard.press(' ');
+    await page.waitForFunction(() => window.__slublab.player.get().playing || window.__slublab.player.get().at > 0);
+    assert.equal(await page.isChecked('#bp-new_slab'), true, 'the breakpoint stays ticked');
+    await page.keyboard.press(' ');
+    await page.waitForFunction(() => !window.__slublab.player.get().playing);
+    // before: the focused menu took → and switched to the next scenario
+    await page.focus('#scenario-select');
+    await page.selectOption('#scenario-select', 'spare-and-barn');
+    await page.waitForFunction(() => window.__slublab.player.get().session?.info?.scenario?.name === 'spare-and-barn' && window.__slublab.player.get().at === 0);
+    await waitAt(page, 0);
+    await page.keyboard.press('ArrowRight');
+    await waitAt(page, 1);
+    await page.keyboard.press('ArrowRight');
+    await waitAt(page, 2);
+    assert.equal((await model(page)).scenario, 'spare-and-barn');
+    assert.equal(await page.inputValue('#scenario-select'), 'spare-and-barn');
+    // a shut menu with the focus: its arrows step the lab, they do not choose
+    await page.focus('#kernel-select');
+    const kernel = await page.inputValue('#kernel-select');
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowRight');
+    await waitAt(page, 3);
+    assert.equal(await page.inputValue('#kernel-select'), kernel);
+    // ? shows every key over the page; Esc closes it; q is predict mode
+    await page.keyboard.press('?');
+    await page.waitForSelector('#keys-help[open]');
+    const keys = await page.textContent('#keys-help');
+    for (const k of ['Space', '→', 'Home', 'End', 'b', 'n', 'q', '?', ']']) assert.ok(keys.includes(k), k);
+    assert.equal((await model(page)).at, 3);
+    await page.keyboard.press('ArrowRight');
+    await page.waitForTimeout(200);
+    assert.equal((await model(page)).at, 3, 'the keys wait while the list is open');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#keys-help:not([open])', { state: 'hidden' });
+    await page.keyboard.press('q');
+    await page.waitForSelector('#predict[aria-pressed="true"]');
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('compare: a scenario chosen while it loads stays chosen; ids are unique across the page', async (t) => {
+  const page = await lab('/?scenario=free-storm', { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    // the comparison takes a second to load (a slow server), so the choice is made while it loads
+    await page.route(/\/api\/compare\?/, async (r) => { await new Promise((res) => setTimeout(res, 1000)); await r.continue(); });
+    await page.click('#viewbtn-compare');
+    // chosen at once, before the comparison of the lab's scenario has loaded
+    await page.waitForSelector('#cmp-scenario option[value="spare-and-barn"]', { state: 'attached' });
+    await page.selectOption('#cmp-scenario', 'spare-and-barn');
+    await page.waitForSelector('#cmp-table tbody tr');
+    await page.waitForTimeout(500);
+    assert.equal(await page.inputValue('#cmp-scenario'), 'spare-and-barn', 'the choice made while it loaded');
+    const dups = await page.evaluate(() => {
+      const seen = new Map();
+      for (const el of document.querySelectorAll('[id]')) seen.set(el.id, (seen.get(el.id) ?? 0) + 1);
+      return [...seen].filter(([, n]) => n > 1).map(([id, n]) => `${id} ×${n}`);
+    });
+    assert.deepEqual(dups, [], 'every id once');
+    // Compare runs the choice
+    await page.click('#cmp-run');
+    await page.waitForFunction(() => /spare-and-barn/.test(document.querySelector('#cmp-msg')?.textContent ?? ''));
+    assert.equal(await page.inputValue('#cmp-scenario'), 'spare-and-barn');
+  });
+  await page.close();
+});
+
+test('a follower shows the presenter\'s breakpoints, ticked and read-only, and its projector theme', async (t) => {
+  const presenter = await lab('/?scenario=free-storm&presenter=1', { width: 1280, height: 720 });
+  let student = null;
+  await shotOnFailure(t, presenter, async () => {
+    await presenter.waitForFunction(() => /\?lecture=\w+/.test(document.querySelector('#follow-url')?.textContent ?? ''));
+    const link = await presenter.getAttribute('#follow-url', 'href');
+    student = await openPage(browser.ctx, link, { width: 1024, height: 768 });
+    await student.waitForSelector('body[data-ready="1"]');
+    // before: the follower's breakpoints stayed its own (none)
+    await presenter.click('#bp-barn_put_fail');
+    await presenter.click('#theme');
+    await student.waitForFunction(() => document.querySelector('#bp-barn_put_fail')?.checked, null, { timeout: 8000 });
+    assert.equal(await student.isDisabled('#bp-barn_put_fail'), true, 'read-only');
+    assert.equal(await student.isChecked('#bp-new_slab'), false);
+    await student.waitForFunction(() => document.documentElement.classList.contains('projector'), null, { timeout: 8000 });
+    assert.match(await student.textContent('#bp-list'), /barn_put_fail/);
+    // and back
+    await presenter.click('#bp-barn_put_fail');
+    await student.waitForFunction(() => !document.querySelector('#bp-barn_put_fail')?.checked, null, { timeout: 8000 });
+    assert.deepEqual(student.errors, []);
+    await presenter.click('#theme'); // the normal theme again, for the pages after (the choice is kept)
+    await student.waitForFunction(() => !document.documentElement.classList.contains('projector'), null, { timeout: 8000 });
+  });
+  await student?.close();
+  await presenter.close();
+});
+
+test('the follow link uses the address the server is reached at (--public-url), not the page\'s', async (t) => {
+  // the teacher's page is on 127.0.0.1; the class reaches the lab at another address
+  const other = await startServer(['--public-url', 'http://192.0.2.10:8123/']);
+  const page = await openPage(browser.ctx, `${other.url}/?scenario=spare-and-barn&presenter=1`, { width: 1280, height: 720 });
+  try {
+    await shotOnFailure(t, page, async () => {
+      await page.waitForFunction(() => /\?lecture=\w+/.test(document.querySelector('#follow-url')?.textContent ?? ''));
+      await page.waitForFunction(() => /^http:\/\/192\.0\.2\.10:8123\/\?lecture=/.test(document.querySelector('#follow-url')?.textContent ?? ''), null, { timeout: 5000 });
+      assert.match(await page.getAttribute('#follow-url', 'href'), /^http:\/\/192\.0\.2\.10:8123\/\?lecture=\w+$/);
+    });
+  } finally {
+    await page.close();
+    await other.stop();
+  }
+});
+
+test('presenter at 1280x720 with a question open: the count of answers and Reveal are on the screen', async (t) => {
+  const page = await lab('/?scenario=free-storm&presenter=1&predict=1', { width: 1280, height: 720 });
+  await shotOnFailure(t, page, async () => {
+    await page.waitForFunction(() => window.__slublab.player.get().allEvents);
+    for (let i = 0; i < 40 && !(await page.isVisible('#question')); i++) await press(page, 'ArrowRight');
+    await page.waitForSelector('#q-skip');
+    await page.waitForSelector('#q-choices-total', { timeout: 8000 });
+    const seen = await page.evaluate(() => ['#q-skip', '#q-choices-total'].map((s) => {
+      const el = document.querySelector(s), r = el.getBoundingClientRect();
+      // on the screen, and the topmost thing at its middle (not scrolled away under the pane's edge)
+      const top = document.elementFromPoint(r.left + Math.min(20, r.width / 2), r.top + r.height / 2);
+      return r.top >= 0 && r.bottom <= innerHeight && !!top && (el === top || el.contains(top));
+    }));
+    assert.deepEqual(seen, [true, true], 'Reveal and the count of answers are visible');
+  });
+  await page.close();
+});
