@@ -271,7 +271,7 @@ const updateUrl = createUrlKeeper(win, () => addressFor(viewState(), view, cmpVi
 let snapInfo = /** @type {{ text: string, warn: boolean }|null} */ (null);
 async function openSnapshot(id, note) {
   const sn = await api.snapshot(id);
-  snapInfo = snapshotLine(sn, id, note ?? storage?.getItem(`slublab.note.${id}`) ?? '');
+  snapInfo = snapshotLine(sn, id, note ?? storage?.getItem(`slublab.note.${id}`) ?? sn.note ?? '');
   menu.showing(sn.scenario ?? '', null);
   if (sn.read_only) {
     await player.open({ id: (await api.openSnapshot(id).catch(() => ({ id: null }))).id ?? '', at: sn.position }).catch(() => {});

@@ -38,7 +38,12 @@ export function createSnapshots(root, player, o) {
     const m = player.get();
     if (!m.session?.id) return null;
     const t = title.value.trim() || `${m.session.info.scenario.name} at step ${m.at}`;
-    const r = await api.createSnapshot({ session: m.session.id, at: m.at, title: t.slice(0, 200) });
+    const r = await api.createSnapshot({
+        session : m.session.id,
+        at : m.at,
+        title : t.slice(0, 200),
+        ...(note.value ? {note : note.value.slice(0, 4000)} : {})
+    });
     mine.keep(r.id, r.token);
     last = { id: r.id, note: note.value };
     if (o.storage && note.value) o.storage.setItem(`slublab.note.${r.id}`, note.value);
