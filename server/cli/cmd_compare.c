@@ -18,6 +18,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/hint.h"
 #include "present/compare.h"
 #include "present/report_md.h"
 #include "present/svg_chart.h"
@@ -138,6 +139,9 @@ static int compare_configure(const struct compare_args *a, const struct scenario
         return cli_usage_error("compare", "--variant wants NAME or NAME=A,B, not \"%s\"",
                                a->variant);
     snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a->variant) : 63, a->variant);
+    if ((k = hint_lookup(name, sim_variant_name, SIM_NR_VARIANTS)) >=
+        0) /* as the kernel spells it */
+        snprintf(name, sizeof(name), "%s", sim_variant_name((unsigned)k));
     for (k = 0; k < 2; k++) {
         snprintf(pair, sizeof(pair), "%s=%s", name, k ? vb : va);
         if (!cli_set_variant(&side[k].cfg, pair))
@@ -176,34 +180,24 @@ static int compare_print_json(const struct scenario *scn, const char *cache,
     return CLI_OK;
 }
 
-static void compare_print_table(const struct scenario *scn, const char *cache,
-                                const struct compare_side side[2])
+static int compare_print_table(const struct scenario *scn, const char *cache,
+                               const struct compare_side side[2])
 {
-    char pct[48], change[52], warning[256];
-    size_t r;
+    struct strbuf out = STRBUF_INIT;
+    char warning[256];
+    int ret = CLI_OK;
 
-    printf("scenario %s, cache %s\nbaseline: %s\npatched:  %s\n", scn->name, cache, side[0].label,
-           side[1].label);
+    strbuf_printf(&out, "scenario %s, cache %s\nbaseline: %s\npatched:  %s\n", scn->name, cache,
+                  side[0].label, side[1].label);
     if (compare_warning(side, warning, sizeof(warning)))
-        printf("warning:  %s\n", warning); /* a table of +0.0% says nothing by itself */
-    printf("\n");
-    printf("%-26s %14s %14s %9s\n", "metric", "baseline", "patched", "change");
-    for (r = 0; r < COMPARE_ROWS; r++) {
-        bool has = compare_counts(side, 0, r) && compare_counts(side, 1, r) &&
-                   compare_change(side[0].v[r], side[1].v[r], pct, sizeof(pct));
-
-        if (r == SIM_NR_STATS)
-            printf("\n");
-        char val[2][24];
-
-        snprintf(change, sizeof(change), "%s%s", has ? pct : "-", has ? "%" : "");
-        for (int k = 0; k < 2; k++) /* n/a: that model's kernels have no such counter */
-            if (compare_counts(side, k, r))
-                snprintf(val[k], sizeof(val[k]), "%" PRIu64, side[k].v[r]);
-            else
-                snprintf(val[k], sizeof(val[k]), "n/a");
-        printf("%-26s %14s %14s %9s\n", compare_row_name(r), val[0], val[1], change);
-    }
+        strbuf_printf(&out, "warning:  %s\n", warning); /* a table of 0% says nothing by itself */
+    strbuf_puts(&out, "\n");
+    if (!compare_write_table(&out, side, "metric"))
+        ret = cli_usage_error("compare", "out of memory");
+    else
+        fputs(strbuf_str(&out), stdout);
+    strbuf_release(&out);
+    return ret;
 }
 
 static int compare_print_md(const struct compare_args *a, const struct scenario *scn,
@@ -251,7 +245,7 @@ static int compare_main(int argc, char **argv)
         else if (args.md)
             ret = compare_print_md(&args, scn, cache[0], side);
         else
-            compare_print_table(scn, cache[0], side);
+            ret = compare_print_table(scn, cache[0], side);
     }
     sim_snapshot_release(side[0].snap);
     sim_snapshot_release(side[1].snap);
@@ -263,8 +257,10 @@ const struct cli_command cmd_compare = {
         .name = "compare",
         .summary = "run a scenario before and after a change and tabulate the counters",
         .description = "Run the scenario FILE twice, as the baseline and as the patched kernel, "
-                       "and print every counter (summed over CPUs) and the slab-state files of "
-                       "one cache side by side, with the change in percent.",
+                       "and print the counters (summed over CPUs) and the slab-state files of "
+                       "one cache side by side, with the delta and the change in percent; "
+                       "counters 0 in both runs, or that neither kernel has, are left out and "
+                       "counted (--json has every row).",
         .pos = CLI_POS_SCENARIO(struct compare_args, file),
         .groups = {{compare_opts, 0}},
         .epilogue = "Exit status: 0 on success, " CLI_EXIT_REJECTED,

@@ -8,6 +8,7 @@
  * `slublab gfp --json`.  A machine costs nothing until it allocates, so the
  * route runs inline.
  */
+#include "base/hint.h"
 #include "http/routes.h"
 
 #include <stdio.h>
@@ -63,7 +64,7 @@ int route_gfp(const struct request *req, struct response *res)
         int id, v;
 
         snprintf(vname, sizeof(vname), "%.*s", eq ? (int)(eq - variant) : 63, variant);
-        if (!eq || (id = sim_variant_lookup(vname)) < 0 ||
+        if (!eq || (id = hint_lookup(vname, sim_variant_name, SIM_NR_VARIANTS)) < 0 ||
             (v = sim_variant_value_lookup((unsigned)id, eq + 1)) < 0) {
             route_error(res, 400, "bad_request", "variant: wants NAME=before|after, not \"%.64s\"",
                         variant);

@@ -8,6 +8,7 @@
  * a worker.  With open=1 it also keeps both runs as new sessions, so the
  * UI can step through them.
  */
+#include "base/hint.h"
 #include "http/routes.h"
 
 #include <errno.h>
@@ -209,8 +210,13 @@ static bool compare_axis(const struct request *req, struct response *res,
         return false;
     }
     snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - variant) : 63, variant);
-    if ((id = sim_variant_lookup(name)) < 0) {
-        route_error(res, 400, "bad_request", "variant: unknown variant \"%s\"", name);
+    if ((id = hint_lookup(name, sim_variant_name, SIM_NR_VARIANTS)) < 0) {
+        struct strbuf why = STRBUF_INIT;
+
+        hint_append(&why, name, sim_variant_name, SIM_NR_VARIANTS, "variants");
+        route_error(res, 400, "bad_request", "variant: unknown variant \"%.64s\"%s", name,
+                    strbuf_str(&why));
+        strbuf_release(&why);
         return false;
     }
     for (k = 0; k < 2; k++) {
@@ -221,7 +227,7 @@ static bool compare_axis(const struct request *req, struct response *res,
             return false;
         }
         side[k].cfg.variant[id] = (uint8_t)sim_variant_value_lookup((unsigned)id, v);
-        snprintf(side[k].label, sizeof(side[k].label), "%s=%s", name, v);
+        snprintf(side[k].label, sizeof(side[k].label), "%s=%s", sim_variant_name((unsigned)id), v);
     }
     return true;
 }

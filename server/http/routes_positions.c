@@ -8,6 +8,7 @@
  * state the session has cached is answered on the first, non-blocking
  * call; everything else goes to a worker.
  */
+#include "base/hint.h"
 #include "http/routes.h"
 
 #include <errno.h>
@@ -262,9 +263,15 @@ int route_search(const struct request *req, struct response *res)
         q.fn = NULL;
     if (q.label && !*q.label)
         q.label = NULL;
-    if (counter && (q.stat = sim_stat_lookup(counter)) < 0)
-        return route_error(res, 400, "bad_request", "query \"counter\": unknown counter \"%.64s\"",
-                           counter);
+    if (counter && (q.stat = hint_lookup(counter, sim_stat_name, SIM_NR_STATS)) < 0) {
+        struct strbuf why = STRBUF_INIT;
+
+        hint_append(&why, counter, sim_stat_name, SIM_NR_STATS, "counters");
+        route_error(res, 400, "bad_request", "query \"counter\": unknown counter \"%.64s\"%s",
+                    counter, strbuf_str(&why));
+        strbuf_release(&why);
+        return 0;
+    }
     if (object && !(q.has_object = route_parse_addr(object, &q.object)))
         return route_error(res, 400, "bad_request", "query \"object\": expected an address 0x...");
     if (!q.fn && !q.label && q.stat < 0 && !q.has_object)

@@ -56,11 +56,14 @@ export function addrAdd(a, off) {
 
 // ---- numbers ----------------------------------------------------------------
 
-/** Change from @a to @b in the cover-letter style: "+12.5%", "-100.0%", "0.0%", "n/a". */
+/** Change from @a to @b in the cover-letter style: "+12.5%", "-100.0%", "+0.04%", "0.0%", "new" (0 in the baseline). */
 export function fmtChange(a, b, pct) {
   const p = pct !== undefined ? pct : (a ? ((b - a) / a) * 100 : null);
-  if (p == null) return a === b ? '0.0%' : 'n/a';
-  return (p > 0 ? '+' : '') + p.toFixed(1) + '%';
+  if (p == null) return a === b ? '0.0%' : 'new'; // as slublab compare says it
+  // as many decimals as it takes not to read 0.0% when the values differ (19,192 -> 19,200: +0.04%)
+  let digits = 1;
+  while (p !== 0 && digits < 6 && Math.abs(p) < 0.5 * 10 ** -digits) digits++;
+  return (p > 0 ? '+' : '') + p.toFixed(digits) + '%';
 }
 
 export function plural(n, one, many = one + 's') {
