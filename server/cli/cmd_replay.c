@@ -266,6 +266,11 @@ static int replay_main(int argc, char **argv)
                 kr.read_error);
         status = CLI_FAIL;
     }
+    if (!ktrace_replay_events(&kr)) { /* as the server refuses such an upload */
+        status = cli_usage_error("replay", "no kmem events in %s " KTRACE_NO_EVENTS_WHY, file);
+        ktrace_replay_release(&kr);
+        goto out;
+    }
     ktrace_report_text(&rep, &kr, file);
     fputs(strbuf_str(&rep), stdout);
     if (kr.n.violations)
@@ -327,6 +332,7 @@ const struct cli_command cmd_replay = {
         .groups = {{replay_opts, 0}},
         .epilogue = "Exit status: 0 when the trace was read to its end, 1 when the input ended "
                     "early (a gzip stream cut short) or --validate found a violation, 2 for usage "
-                    "errors.  See docs/record-a-trace.md.",
+                    "errors and a file with no kmem event (perf script output, another "
+                    "tracer's).  See docs/record-a-trace.md.",
         .run = replay_main,
 };

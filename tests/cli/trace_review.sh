@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# slublab replay read as a reviewer reads a real trace: a file with no kmem
+# event (perf script output) is an error with the server's words, not an
+# empty report; an older kernel's trace (kmem_cache_alloc without name=) is
+# recognised, replayed by object size and leaves no allocation unknown.
+. "$(dirname "$0")/lib.bash"
+root=$(cd "$(dirname "$0")/../.." && pwd)
+slice=$root/tests/data/kmem-trace-slice.txt.gz
+
+# --- no kmem events ---
+cat >"$TMP/perf.txt" <<'TXT'
+            perf  1234 [001]  1234.567890: sched:sched_switch: prev_comm=perf prev_pid=1234 prev_prio=120
+            bash  5383 [000]   253.136746: probe:do_sys_open: (ffffffff81000000)
+TXT
+sl replay "$TMP/perf.txt"
+check "no kmem events: a non-zero exit" test "$status" -eq 2
+check "... with the server's message" \
+    grep -qF "no kmem events in $TMP/perf.txt (kmem_cache_alloc, kmem_cache_free, kmalloc, kfree as /sys/kernel/tracing/trace prints them)" "$TMP/err"
+check "... and no report" test ! -s "$TMP/out"
+
+# --- an older kernel's trace: no name= on kmem_cache_alloc ---
+gzip -dc "$slice" | sed 's/ name=[^ ]*//' >"$TMP/old.txt"
+sl replay "$slice"
+cp "$TMP/out" "$TMP/named"
+sl replay "$TMP/old.txt"
+allocs=$(grep -c 'kmem_cache_alloc: ' "$TMP/old.txt")
+check "old trace: exit 0" test "$status" -eq 0
+check "old trace: said so" grep -Eq "^  $allocs +kmem_cache_alloc naming no cache: an older kernel's trace" "$TMP/out"
+check "old trace: every allocation replayed ($allocs)" grep -Eq "^replayed [0-9]+ operations on [0-9]+ caches: $allocs alloc," "$TMP/out"
+check "old trace: no unknown cache" not grep -q 'unknown caches' "$TMP/out"
+before() { grep -E "$1 of objects allocated before the trace" "$2" | awk '{print $1}'; }
+check "old trace: frees blamed on earlier allocations as in the named trace" \
+    test "$(before kmem_cache_free "$TMP/out")" = "$(before kmem_cache_free "$TMP/named")"
+check "old trace: caches by size" grep -Eq '^size-192 ' "$TMP/out"
+finish
