@@ -6,7 +6,9 @@
  * run on its release's model, era and variants, the scenario's explicit
  * variants kept) or the model (--model A,B).  The first run
  * is the baseline, the second the patched kernel, as in the tables of mm
- * patch cover letters (the model: present/compare.c).
+ * patch cover letters (the model: present/compare.c).  FILE may be a kmem
+ * trace instead of a scenario: it is replayed once, as `slublab replay -o`
+ * records it, and the two runs replay those operations.
  */
 #include "cli/cli.h"
 
@@ -19,6 +21,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/hint.h"
+#include "ktrace/ktrace_replay.h"
 #include "present/compare.h"
 #include "present/report_md.h"
 #include "present/svg_chart.h"
@@ -151,6 +154,63 @@ static int compare_configure(const struct compare_args *a, const struct scenario
     return CLI_OK;
 }
 
+/* Is @path a kmem trace rather than a scenario: gzip, or text that does not open with '{'? */
+static bool compare_is_trace(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    int c = EOF, first = EOF;
+
+    if (!f)
+        return false; /* cli_load() says why */
+    first = fgetc(f);
+    for (c = first; c == ' ' || c == '\t' || c == '\n' || c == '\r';)
+        c = fgetc(f);
+    fclose(f);
+    return first == 0x1f || (c != EOF && c != '{');
+}
+
+/* The scenario of kmem trace @path: its operations as `slublab replay -o` records them, on
+ * the trace's kernel.  NULL after a message. */
+static struct scenario *compare_trace_scenario(const char *path)
+{
+    struct ktrace_reader *r = NULL;
+    struct ktrace_replay kr;
+    struct ktrace_opts o;
+    struct strbuf err = STRBUF_INIT;
+    struct scenario *scn = NULL;
+    cJSON *j = NULL;
+    char *text = NULL;
+    int ret;
+
+    memset(&o, 0, sizeof(o));
+    o.record = true;
+    o.max_ops = SCENARIO_MAX_STEPS;
+    if ((ret = ktrace_open(path, &r, &err))) {
+        cli_usage_error("compare", "%s", strbuf_str(&err));
+        goto out;
+    }
+    ret = ktrace_replay_run(&kr, r, &o, &err);
+    if (ret && ret != -EIO) {
+        cli_usage_error("compare", "%s: %s", path,
+                        ret == -ENOMEM ? "out of memory" : strbuf_str(&err));
+    } else if (!ktrace_replay_events(&kr)) {
+        cli_usage_error("compare", "no kmem events in %s " KTRACE_NO_EVENTS_WHY, path);
+    } else if (!(j = ktrace_replay_scenario(&kr, "kmem-trace")) ||
+               !(text = cJSON_PrintUnformatted(j))) {
+        cli_usage_error("compare", "out of memory");
+    } else if (scenario_parse(text, strlen(text), path, &scn, &err)) {
+        cli_usage_error("compare", "%s", strbuf_str(&err));
+        scn = NULL;
+    }
+    ktrace_replay_release(&kr);
+out:
+    cJSON_free(text);
+    cJSON_Delete(j);
+    ktrace_close(r);
+    strbuf_release(&err);
+    return scn;
+}
+
 /* Run the scenario with side->cfg and read the rows.  Sets *cache_name. */
 static int compare_run(const struct compare_args *a, const struct scenario *scn,
                        struct compare_side *side, char *cache_name)
@@ -233,7 +293,8 @@ static int compare_main(int argc, char **argv)
         return ret;
     if ((ret = compare_check_args(&args)))
         return ret;
-    if (!(scn = cli_load(args.file)))
+    if (!(scn = compare_is_trace(args.file) ? compare_trace_scenario(args.file)
+                                            : cli_load(args.file)))
         return CLI_USAGE;
     memset(side, 0, sizeof(side));
     side[0].keep_snap = side[1].keep_snap = args.md;
@@ -256,7 +317,8 @@ static int compare_main(int argc, char **argv)
 const struct cli_command cmd_compare = {
         .name = "compare",
         .summary = "run a scenario before and after a change and tabulate the counters",
-        .description = "Run the scenario FILE twice, as the baseline and as the patched kernel, "
+        .description = "Run the scenario FILE (or the operations of a kmem trace, as `slublab "
+                       "replay` reads it) twice, as the baseline and as the patched kernel, "
                        "and print the counters (summed over CPUs) and the slab-state files of "
                        "one cache side by side, with the delta and the change in percent; "
                        "counters 0 in both runs, or that neither kernel has, are left out and "

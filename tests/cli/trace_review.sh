@@ -2,7 +2,8 @@
 # slublab replay read as a reviewer reads a real trace: a file with no kmem
 # event (perf script output) is an error with the server's words, not an
 # empty report; an older kernel's trace (kmem_cache_alloc without name=) is
-# recognised, replayed by object size and leaves no allocation unknown.
+# recognised, replayed by object size and leaves no allocation unknown;
+# `slublab compare` takes a trace where it takes a scenario.
 . "$(dirname "$0")/lib.bash"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 slice=$root/tests/data/kmem-trace-slice.txt.gz
@@ -32,4 +33,19 @@ before() { grep -E "$1 of objects allocated before the trace" "$2" | awk '{print
 check "old trace: frees blamed on earlier allocations as in the named trace" \
     test "$(before kmem_cache_free "$TMP/out")" = "$(before kmem_cache_free "$TMP/named")"
 check "old trace: caches by size" grep -Eq '^size-192 ' "$TMP/out"
+
+# --- a patch compared on a real trace: compare takes the trace as it takes a scenario ---
+sl replay "$slice"
+filp_objects=$(awk '$1 == "filp" {print $2}' "$TMP/out")
+sl compare "$slice" --variant barn_refill --cache filp --json
+check "compare TRACE --variant: exit 0" test "$status" -eq 0
+check "... both sides named" grep -q '"baseline":"BARN_REFILL=before","patched":"BARN_REFILL=after"' "$TMP/out"
+check "... the baseline ends with replay's filp objects ($filp_objects)" \
+    grep -q "{\"metric\":\"objects\",\"baseline\":$filp_objects," "$TMP/out"
+sl compare "$root/tests/data/kmem-trace-sample.txt.gz" --kernel 6.18,7.3 --cache maple_node
+check "compare TRACE --kernel 6.18,7.3: exit 0" test "$status" -eq 0
+check "... the table, with the notes across models" grep -Eq '^alloc_fastpath +[0-9]+ +[0-9]+ .*\[1\]$' "$TMP/out"
+sl compare "$TMP/perf.txt" --variant BARN_REFILL
+check "compare of a file with no kmem events: exit 2" test "$status" -eq 2
+check "... said so" grep -q 'no kmem events in' "$TMP/err"
 finish
