@@ -8,7 +8,6 @@
  * subcommand, and usage errors always mean exit status 2.
  */
 #include "cli/cli.h"
-#include "base/hint.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -17,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/hint.h"
 #include "base/strbuf.h"
 #include "kfiles/kfiles.h"
 #include "scenario/kernel.h"

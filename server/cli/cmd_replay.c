@@ -26,6 +26,7 @@
 
 #include "base/strbuf.h"
 #include "ktrace/ktrace_replay.h"
+#include "present/json_caches.h"
 #include "present/ktrace_report.h"
 #include "scenario/kernel.h"
 #include "scenario/scenario_write.h"
@@ -142,14 +143,41 @@ static void trace_name(const char *path, char *out, size_t len)
 struct overview_feed {
     struct overview ov;
     int err;
+    bool on;               /* --db: the overview is kept with the session */
+    struct cache_rank *cr; /* the caches ranked for the report */
 };
 
 static void overview_feed_event(const struct sim_event *ev, void *arg)
 {
     struct overview_feed *f = arg;
 
-    if (!f->err)
+    cache_rank_event(ev, f->cr);
+    if (f->on && !f->err)
         f->err = overview_event(&f->ov, ev);
+}
+
+#define REPLAY_TOP_CACHES 15 /* rows of the report's ranking */
+
+/* The report's ranking of the caches of @kr, by allocations. */
+static void print_ranking(struct ktrace_replay *kr, struct cache_rank *cr)
+{
+    struct sim_snapshot *snap = NULL;
+    struct strbuf out = STRBUF_INIT;
+
+    if (!kr->sim || sim_snapshot(kr->sim, &snap) || cache_rank_finish(cr, snap)) {
+        fprintf(stderr, "slublab replay: out of memory ranking the caches\n");
+        sim_snapshot_release(snap);
+        return;
+    }
+    cache_rank_sort(cr, CR_ALLOCS);
+    strbuf_printf(&out,
+                  "\ncaches by allocations (the %d busiest; GET /api/sessions/ID/caches and the "
+                  "Caches view rank them all, by any column):\n",
+                  REPLAY_TOP_CACHES);
+    if (text_cache_rank(&out, cr, REPLAY_TOP_CACHES))
+        fputs(strbuf_str(&out), stdout);
+    strbuf_release(&out);
+    sim_snapshot_release(snap);
 }
 
 /* Keep @f's overview with session @id, so a server answers it before building the session. */
@@ -178,6 +206,7 @@ static int replay_main(int argc, char **argv)
     struct progress pg = {-1, 0};
     struct ktrace_log kl;
     struct overview_feed feed;
+    struct cache_rank ranking = CACHE_RANK_INIT;
     struct session_limits lim;
     struct store *st = NULL;
     bool logging = false;
@@ -189,6 +218,9 @@ static int replay_main(int argc, char **argv)
     memset(&kl, 0, sizeof(kl));
     memset(&feed, 0, sizeof(feed));
     overview_init(&feed.ov);
+    feed.cr = &ranking;
+    o.on_event = overview_feed_event;
+    o.on_event_arg = &feed;
     session_limits_default(&lim);
     if (!cli_parse(&cmd_replay, argc, argv, &args, &ret))
         return ret;
@@ -235,8 +267,7 @@ static int replay_main(int argc, char **argv)
         logging = true;
         o.on_op = ktrace_log_op;
         o.on_op_arg = &kl;
-        o.on_event = overview_feed_event;
-        o.on_event_arg = &feed;
+        feed.on = true;
         o.max_ops = out ? SCENARIO_MAX_STEPS : lim.max_ops;
     }
     if (progress) {
@@ -273,6 +304,7 @@ static int replay_main(int argc, char **argv)
     }
     ktrace_report_text(&rep, &kr, file);
     fputs(strbuf_str(&rep), stdout);
+    print_ranking(&kr, &ranking);
     if (kr.n.violations)
         status = CLI_FAIL;
     trace_name(file, name, sizeof(name));
@@ -309,6 +341,7 @@ out:
         ktrace_log_release(&kl);
     store_close(st);
     overview_release(&feed.ov);
+    cache_rank_release(&ranking);
     ktrace_close(r);
     sysfs_slab_release(&tree);
     strbuf_release(&err);

@@ -10,11 +10,11 @@
  * never wrapped or clamped.
  */
 #include "http/params.h"
-#include "base/hint.h"
 
 #include <inttypes.h>
 #include <string.h>
 
+#include "base/hint.h"
 #include "base/ids.h"
 #include "http/lecture.h"
 #include "http/traces.h"

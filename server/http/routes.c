@@ -45,6 +45,7 @@ static const struct route routes[] = {
         {"GET", "/api/sessions/*/events", route_events},
         {"GET", "/api/sessions/*/series", route_series},
         {"GET", "/api/sessions/*/overview", route_overview},
+        {"GET", "/api/sessions/*/caches", route_caches},
         {"GET", "/api/sessions/*/search", route_search},
         {"GET", "/api/sessions/*/ops", route_log},
         {"POST", "/api/sessions/*/ops", route_ops},

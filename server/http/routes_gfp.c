@@ -8,16 +8,16 @@
  * `slublab gfp --json`.  A machine costs nothing until it allocates, so the
  * route runs inline.
  */
-#include "base/hint.h"
 #include "http/routes.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "base/hint.h"
+#include "base/strbuf.h"
 #include "http/app.h"
 #include "present/json_gfp.h"
 #include "scenario/scenario.h"
-#include "base/strbuf.h"
 
 int route_gfp(const struct request *req, struct response *res)
 {

@@ -8,7 +8,6 @@
  * a worker.  With open=1 it also keeps both runs as new sessions, so the
  * UI can step through them.
  */
-#include "base/hint.h"
 #include "http/routes.h"
 
 #include <errno.h>
@@ -16,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hint.h"
 #include "http/app.h"
 #include "present/compare.h"
 #include "present/export_html.h"

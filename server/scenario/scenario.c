@@ -11,13 +11,13 @@
  * nothing is returned.
  */
 #include "scenario/scenario.h"
-#include "base/hint.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hint.h"
 #include "scenario/kernel.h"
 #include "scenario/scenario_parse.h"
 

@@ -6,12 +6,12 @@
  * out (the session's description, the row written back), so a session
  * rebuilt from the store runs with exactly the settings it was made with.
  */
-#include "base/hint.h"
 #include "session/session.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "base/hint.h"
 #include "base/json.h"
 #include "scenario/scenario_write.h"
 

@@ -34,6 +34,16 @@ check "old trace: frees blamed on earlier allocations as in the named trace" \
     test "$(before kmem_cache_free "$TMP/out")" = "$(before kmem_cache_free "$TMP/named")"
 check "old trace: caches by size" grep -Eq '^size-192 ' "$TMP/out"
 
+# --- the report ranks the caches: allocations as the trace's lines count them ---
+sl replay "$slice"
+for c in names_cache filp vm_area_struct anon_vma; do
+    n=$(gzip -dc "$slice" | grep -c " kmem_cache_alloc: .* name=$c ")
+    check "replay ranks $c with its $n kmem_cache_alloc lines" \
+        grep -Eq "^$c +$n " <(sed -n '/^caches by allocations/,$p' "$TMP/out")
+done
+check "the ranking is by allocations" \
+    sh -c "sed -n '/^caches by allocations/,\$p' '$TMP/out' | awk 'NR > 2 {print \$2}' | sort -rnc"
+
 # --- a patch compared on a real trace: compare takes the trace as it takes a scenario ---
 sl replay "$slice"
 filp_objects=$(awk '$1 == "filp" {print $2}' "$TMP/out")
