@@ -281,8 +281,11 @@ export function narrate(e, ctx = {}) {
   let body = t ? fillTemplate(t, e, ctx) : generic(e, e.cpu);
   // inside a race, the context whose step runs this (docs/events.md)
   const who = e.cpu >= 0 ? `CPU ${e.cpu}${e.ctx ? ` (${e.ctx})` : ''}` : '';
-  const call = ctx.call ? ` ${ctx.call}` : '';
+  let call = ctx.call ? ` ${ctx.call}` : '';
   body = body.replace(/\s+/g, ' ').trim();
+  // among several caches the sentence names its own: a flush or a barn on a real trace says which
+  const cache = ctx.nameCache && ctx.cacheName && !new RegExp(`\\b${ctx.cacheName.replace(/[^\w]/g, '\\$&')}\\b`).test(`${call} ${body}`) ? ctx.cacheName : '';
+  if (cache) body = `in ${cache}, ${body}`;
   return `${who}${call}${who || call ? ': ' : ''}${body}.`;
 }
 
@@ -304,7 +307,7 @@ export function stepSentence(m, opEvents) {
   }
   const pagesOf = (a) => { const sl = m.cur.state.slabs.find((x) => x.addr === a); return sl ? 2 ** sl.order : null; };
   const slabName = (a) => m.cur.state.slabs.find((x) => x.addr === a)?.name ?? null;
-  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), spareEmpty, pagesOf, names: m.cur.names,
+  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), nameCache: m.cur.state.caches.length > 1, spareEmpty, pagesOf, names: m.cur.names,
     slabName, prior: e.step ? opEvents(e.seq) : undefined });
 }
 
