@@ -781,9 +781,10 @@ out:
     return 0;
 }
 
-/* The state JSON that @ref names: "SNAPSHOT" or "SESSION@N". */
+/* The state JSON that @ref names: "SNAPSHOT" or "SESSION@N"; the name of its scenario goes
+ * to @scenario. */
 static cJSON *diff_side(const struct request *req, struct response *res, const char *what,
-                        const char *ref)
+                        const char *ref, char *scenario, size_t scenario_len)
 {
     const char *at = strchr(ref, '@');
     struct strbuf err = STRBUF_INIT;
@@ -807,6 +808,7 @@ static cJSON *diff_side(const struct request *req, struct response *res, const c
         id[at - ref] = '\0';
         if (route_open_session(req, res, id, &s))
             return NULL;
+        snprintf(scenario, scenario_len, "%s", s->run->scn ? s->run->scn->name : "");
         ret = json_position_state(s, pos, 0, &b, &err);
         route_close_session(req, s);
         if (ret) {
@@ -821,6 +823,7 @@ static cJSON *diff_side(const struct request *req, struct response *res, const c
 
         if (load_snapshot(req, res, ref, &sn))
             return NULL;
+        snprintf(scenario, scenario_len, "%s", sn.scenario_name ? sn.scenario_name : "");
         root = cJSON_Parse(sn.state);
         store_snapshot_free(&sn);
     }
@@ -832,9 +835,31 @@ static cJSON *diff_side(const struct request *req, struct response *res, const c
     return state;
 }
 
+/* Do states @a and @b have a cache of the same name? */
+static bool share_a_cache(const cJSON *a, const cJSON *b)
+{
+    const cJSON *ca, *cb;
+
+    cJSON_ArrayForEach(ca, cJSON_GetObjectItemCaseSensitive(a, "caches"))
+    {
+        const cJSON *na = cJSON_GetObjectItemCaseSensitive(ca, "name");
+
+        cJSON_ArrayForEach(cb, cJSON_GetObjectItemCaseSensitive(b, "caches"))
+        {
+            const cJSON *nb = cJSON_GetObjectItemCaseSensitive(cb, "name");
+
+            if (cJSON_IsString(na) && cJSON_IsString(nb) &&
+                !strcmp(na->valuestring, nb->valuestring))
+                return true;
+        }
+    }
+    return false;
+}
+
 int route_diff(const struct request *req, struct response *res)
 {
     const char *a = route_query(req, "a"), *b = route_query(req, "b");
+    char scn_a[SIM_NAME_MAX + 1] = "", scn_b[SIM_NAME_MAX + 1] = "", warning[400] = "";
     cJSON *sa = NULL, *sb = NULL, *d;
 
     if (!a || !b || !*a || !*b)
@@ -842,17 +867,36 @@ int route_diff(const struct request *req, struct response *res)
                            "diff needs a= and b=, each SNAPSHOT or SESSION@N");
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
-    if (!(sa = diff_side(req, res, "a", a)) || !(sb = diff_side(req, res, "b", b))) {
+    if (!(sa = diff_side(req, res, "a", a, scn_a, sizeof(scn_a))) ||
+        !(sb = diff_side(req, res, "b", b, scn_b, sizeof(scn_b)))) {
         cJSON_Delete(sa);
         return 0;
     }
+    /* objects are matched by address: across unrelated runs that means nothing */
+    if (strcmp(scn_a, scn_b) && !share_a_cache(sa, sb)) {
+        route_error(res, 422, "unprocessable",
+                    "a is scenario \"%.64s\" and b is scenario \"%.64s\", with no cache in "
+                    "common: a diff matches objects by address, which says nothing across "
+                    "unrelated runs",
+                    scn_a, scn_b);
+        goto out;
+    }
+    if (strcmp(scn_a, scn_b))
+        snprintf(warning, sizeof(warning),
+                 "a is scenario \"%.64s\" and b is scenario \"%.64s\": objects and slabs are "
+                 "matched by address, so only the caches both have are compared meaningfully",
+                 scn_a, scn_b);
     d = diff_states(sa, sb);
     if (d &&
-        (!json_put(d, "a", cJSON_CreateString(a)) || !json_put(d, "b", cJSON_CreateString(b)))) {
+        (!json_put(d, "a", cJSON_CreateString(a)) || !json_put(d, "b", cJSON_CreateString(b)) ||
+         !json_put(d, "related", cJSON_CreateBool(!warning[0])) ||
+         !json_put(d, "warning", warning[0] ? cJSON_CreateString(warning) : cJSON_CreateNull()))) {
         cJSON_Delete(d);
         d = NULL;
     }
+    route_json(res, 200, d);
+out:
     cJSON_Delete(sa);
     cJSON_Delete(sb);
-    return route_json(res, 200, d);
+    return 0;
 }

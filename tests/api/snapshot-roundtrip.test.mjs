@@ -143,3 +143,22 @@ test('an export whose log does not add up is refused, and leaves nothing behind'
   assert.equal(bad.status, 400, bad.text);
   assert.match(bad.json.error.message, /not base64/);
 });
+
+test('a diff of unrelated snapshots is refused, one across scenarios that share a cache is marked', async () => {
+  const snapOf = async (scenario, at) => {
+    const s = await created(await api(a.url, 'POST', '/api/sessions', { body: { scenario } }));
+    return (await created(await api(a.url, 'POST', '/api/snapshots', { body: { session: s.id, at } }))).id;
+  };
+  const [storm, race, def, fill, def2] = await Promise.all([snapOf('free-storm', 20), snapOf('race-irq-alloc', 5), snapOf('default', 10), snapOf('fresh-slab-fill', 10), snapOf('default', 20)]);
+  const refused = await api(a.url, 'GET', `/api/diff?a=${storm}&b=${race}`);
+  assert.equal(refused.status, 422, refused.text);
+  assert.match(refused.json.error.message, /a is scenario "free-storm" and b is scenario "race-irq-alloc", with no cache in common: a diff matches objects by address/);
+  const marked = await api(a.url, 'GET', `/api/diff?a=${def}&b=${fill}`);
+  assert.equal(marked.status, 200, marked.text);
+  assert.equal(marked.json.related, false);
+  assert.match(marked.json.warning, /a is scenario "default" and b is scenario "fresh-slab-fill"/);
+  const same = await api(a.url, 'GET', `/api/diff?a=${def}&b=${def2}`);
+  assert.equal(same.status, 200, same.text);
+  assert.equal(same.json.related, true);
+  assert.equal(same.json.warning, null);
+});
