@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "base/strbuf.h"
+#include "kfiles/slabinfo_read.h"
 #include "ktrace/ktrace_replay.h"
 #include "present/json_caches.h"
 #include "present/ktrace_report.h"
@@ -35,15 +36,19 @@
 #include "session/store.h"
 
 struct replay_args {
-    const char *file, *sysfs, *kernel, *model, *out, *db;
+    const char *file, *sysfs, *slabinfo, *kernel, *model, *out, *db;
     struct cli_u64 cpus, seed, mem_mb;
     bool validate, progress;
 };
 
 static const struct cli_opt replay_opts[] = {
-        {CLI_TO(struct replay_args, sysfs), .name = "sysfs", .arg = "DIR",
+        {CLI_TO(struct replay_args, sysfs), .name = "sysfs", .arg = "DIR", .one_of = 1,
          .help = "create caches as this /sys/kernel/slab tree (or .tar/.tar.gz of one) shows "
                  "them (default: from each cache's first event: name=, bytes_req, bytes_alloc)"},
+        {CLI_TO(struct replay_args, slabinfo), .name = "slabinfo", .arg = "FILE", .one_of = 1,
+         .help = "create caches as this machine's /proc/slabinfo shows them: slab size, objects "
+                 "and pages per slab (the alignment inferred; no flags, constructors or sheaf "
+                 "capacities: --sysfs has those)"},
         {CLI_TO(struct replay_args, cpus), .name = "cpus", .arg = "N", .min = 1,
          .max = SIM_MAX_CPUS,
          .help = "CPUs of the machine (default: the #P: header, else the highest CPU in the trace "
@@ -156,7 +161,10 @@ static void overview_feed_event(const struct sim_event *ev, void *arg)
         f->err = overview_event(&f->ov, ev);
 }
 
-#define REPLAY_TOP_CACHES 15 /* rows of the report's ranking */
+#define REPLAY_TOP_CACHES 15
+#define SLABINFO_CPUS                                                                           \
+    2 /* sizing with --slabinfo and no --cpus (the sample's machine) */ /* rows of the report's \
+                                                                           ranking */
 
 /* The report's ranking of the caches of @kr, by allocations. */
 static void print_ranking(struct ktrace_replay *kr, struct cache_rank *cr)
@@ -246,11 +254,29 @@ static int replay_main(int argc, char **argv)
         return cli_usage_error("replay", "--mem-mb must be a multiple of 4 in 4..%u",
                                SCENARIO_MAX_MEM_MB);
     o.mem_mb = (unsigned)args.mem_mb.value;
+    if (sysfs && args.slabinfo) {
+        status = cli_usage_error("replay", "--sysfs and --slabinfo exclude each other");
+        goto out;
+    }
     if (sysfs) {
         if (sysfs_slab_read(sysfs, &tree, &err)) {
             status = cli_usage_error("replay", "--sysfs: %s", strbuf_str(&err));
             goto out;
         }
+        o.sysfs = &tree;
+    } else if (args.slabinfo) {
+        unsigned unmatched = 0;
+
+        if (slabinfo_read(args.slabinfo, o.cpus ? o.cpus : SLABINFO_CPUS, &tree, &unmatched,
+                          &err)) {
+            status = cli_usage_error("replay", "--slabinfo: %s", strbuf_str(&err));
+            goto out;
+        }
+        if (unmatched)
+            fprintf(stderr,
+                    "slublab replay: --slabinfo: %u caches have a geometry no alignment gives "
+                    "here: created with the object size alone\n",
+                    unmatched);
         o.sysfs = &tree;
     }
     o.record = out != NULL;

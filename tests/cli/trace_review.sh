@@ -3,7 +3,8 @@
 # event (perf script output) is an error with the server's words, not an
 # empty report; an older kernel's trace (kmem_cache_alloc without name=) is
 # recognised, replayed by object size and leaves no allocation unknown;
-# `slublab compare` takes a trace where it takes a scenario.
+# `slublab compare` takes a trace where it takes a scenario; `replay
+# --slabinfo` takes the machine's caches from its /proc/slabinfo.
 . "$(dirname "$0")/lib.bash"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 slice=$root/tests/data/kmem-trace-slice.txt.gz
@@ -43,6 +44,20 @@ for c in names_cache filp vm_area_struct anon_vma; do
 done
 check "the ranking is by allocations" \
     sh -c "sed -n '/^caches by allocations/,\$p' '$TMP/out' | awk 'NR > 2 {print \$2}' | sort -rnc"
+
+# --- the machine's caches from its /proc/slabinfo ---
+sample=$root/tests/data/kmem-trace-sample.txt.gz
+sl replay "$sample"
+check "without --slabinfo: filp's object size is the trace's bytes_req (184)" grep -Eq '^filp +[0-9]+ +[0-9]+ +[0-9]+ +0 +184 +192$' "$TMP/out"
+sl replay "$sample" --slabinfo "$root/tests/data/proc-slabinfo.txt"
+check "replay --slabinfo: exit 0" test "$status" -eq 0
+check "... filp as slabinfo has it (objsize 192, 21 a slab, 1 page)" grep -Eq '^filp +[0-9]+ +[0-9]+ +[0-9]+ +0 +192 +192$' "$TMP/out"
+check "... task_struct at slabinfo's 8 pages a slab (order 3)" grep -Eq '^task_struct +[0-9]+ +[0-9]+ +[0-9]+ +3 +5824 +5824$' "$TMP/out"
+sl replay "$sample" --slabinfo "$TMP/perf.txt"
+check "--slabinfo of something else: exit 2" test "$status" -eq 2
+check "... said so" grep -q 'not a /proc/slabinfo version 2.1 file' "$TMP/err"
+sl replay "$sample" --slabinfo "$root/tests/data/proc-slabinfo.txt" --sysfs "$root/tests/data/sys-kernel-slab.tar.gz"
+check "--slabinfo and --sysfs exclude each other" test "$status" -eq 2
 
 # --- a patch compared on a real trace: compare takes the trace as it takes a scenario ---
 sl replay "$slice"
