@@ -66,6 +66,23 @@ export function fmtChange(a, b, pct) {
   return (p > 0 ? '+' : '') + p.toFixed(digits) + '%';
 }
 
+/**
+ * /proc/slabinfo (version 2.1) of a state answer, as the server's export writes it
+ * (server/kfiles/slabinfo.c): an offline copy makes it in the page.
+ * @param {{ caches: any[] }} state
+ */
+export function slabinfoText(state) {
+  const pad = (v, n) => String(v).padStart(n);
+  const lines = ['slabinfo - version: 2.1',
+    '# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>'];
+  for (const c of [...state.caches].reverse()) {
+    if (!c.alive) continue;
+    lines.push(`${c.name.padEnd(17)} ${pad(c.objects, 6)} ${pad(c.total_objects, 6)} ${pad(c.slab_size, 6)} ${pad(c.objs_per_slab, 4)} ${pad(2 ** c.order, 4)}`
+      + ` : tunables ${pad(0, 4)} ${pad(0, 4)} ${pad(0, 4)} : slabdata ${pad(c.slabs, 6)} ${pad(c.slabs, 6)} ${pad(0, 6)}`);
+  }
+  return lines.join('\n') + '\n';
+}
+
 export function plural(n, one, many = one + 's') {
   return `${n} ${n === 1 ? one : many}`;
 }
