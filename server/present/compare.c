@@ -132,13 +132,42 @@ static int compare_run_batches(struct replay *rp, const struct session *more, st
     return 0;
 }
 
+/* Read the rows of cache @cache of @sim into @side (and its name into @cache_name, its
+ * snapshot into side->snap when kept).  0, or -1 with @err. */
+static int compare_read(struct sim *sim, int cache, struct compare_side *side, char *cache_name,
+                        struct strbuf *err)
+{
+    struct sim_snapshot *snap = NULL;
+    size_t i, k;
+
+    side->ops = sim_op_count(sim);
+    side->events = sim_event_count(sim);
+    if (sim_snapshot(sim, &snap)) {
+        strbuf_printf(err, "slublab compare: out of memory");
+        return -1;
+    }
+    for (i = 0; i < SIM_NR_STATS; i++)
+        side->v[i] = sim_stat(sim, cache, (unsigned)i, -1);
+    for (i = 0; i < snap->nr_caches; i++) {
+        if (snap->caches[i].id != cache)
+            continue;
+        snprintf(cache_name, SIM_NAME_MAX, "%s", snap->caches[i].name);
+        for (k = 0; k < sizeof(compare_files) / sizeof(compare_files[0]); k++)
+            side->v[SIM_NR_STATS + k] = metric_cache_file(&snap->caches[i], compare_files[k]);
+    }
+    if (side->keep_snap) {
+        side->snap = snap;
+        snap = NULL;
+    }
+    sim_snapshot_release(snap);
+    return 0;
+}
+
 int compare_side_run(const struct scenario *scn, const struct session *more, const char *cache_arg,
                      struct compare_side *side, char *cache_name, struct strbuf *err)
 {
-    struct sim_snapshot *snap = NULL;
     struct replay rp;
     int ret = -1, cache, run;
-    size_t i, k;
 
     side->digest = FNV_OFFSET;
     if (replay_init(&rp, scn, &side->cfg)) {
@@ -157,8 +186,6 @@ int compare_side_run(const struct scenario *scn, const struct session *more, con
         strbuf_printf(err, " (%s)", side->label);
         goto out_release;
     }
-    side->ops = sim_op_count(rp.sim);
-    side->events = sim_event_count(rp.sim);
     cache = cache_arg ? sim_cache_lookup(rp.sim, cache_arg) : replay_report_cache(&rp);
     if (cache < 0) {
         strbuf_printf(err, "slublab compare: %s: no cache %s%s%s (%s)", scn->label,
@@ -166,27 +193,64 @@ int compare_side_run(const struct scenario *scn, const struct session *more, con
                       cache_arg ? "\"" : "", side->label);
         goto out_release;
     }
-    if (sim_snapshot(rp.sim, &snap)) {
-        strbuf_printf(err, "slublab compare: out of memory");
-        goto out_release;
-    }
-    for (i = 0; i < SIM_NR_STATS; i++)
-        side->v[i] = sim_stat(rp.sim, cache, (unsigned)i, -1);
-    for (i = 0; i < snap->nr_caches; i++) {
-        if (snap->caches[i].id != cache)
-            continue;
-        snprintf(cache_name, SIM_NAME_MAX, "%s", snap->caches[i].name);
-        for (k = 0; k < sizeof(compare_files) / sizeof(compare_files[0]); k++)
-            side->v[SIM_NR_STATS + k] = metric_cache_file(&snap->caches[i], compare_files[k]);
-    }
-    ret = 0;
-    if (side->keep_snap) {
-        side->snap = snap;
-        snap = NULL;
-    }
+    ret = compare_read(rp.sim, cache, side, cache_name, err);
 out_release:
-    sim_snapshot_release(snap);
     replay_release(&rp);
+    return ret;
+}
+
+/* A rerun's events: into the side's digest and the ranking that picks the busiest cache. */
+struct rerun_feed {
+    struct compare_side *side;
+    struct cache_rank cr;
+};
+
+static void rerun_event(const struct sim_event *ev, void *arg)
+{
+    struct rerun_feed *f = arg;
+
+    compare_on_event(ev, f->side);
+    cache_rank_event(ev, &f->cr);
+}
+
+int compare_side_rerun(struct session *s, const char *cache_arg, struct compare_side *side,
+                       char *cache_name, struct strbuf *err)
+{
+    struct rerun_feed f = {side, CACHE_RANK_INIT};
+    struct sim *m = NULL;
+    uint64_t unmatched = 0;
+    int ret, cache = -1;
+    size_t i;
+
+    side->digest = FNV_OFFSET;
+    ret = session_rerun(s, &side->cfg, rerun_event, &f, &m, &unmatched);
+    if (ret) {
+        strbuf_printf(err, "%s (%s)",
+                      ret == SESSION_EUNPROCESSABLE
+                              ? "the session's operations are not a kernel trace's: a session "
+                                "of a scenario is compared by its inputs"
+                      : ret == -ENOMEM ? "out of memory"
+                                       : "the session's operations do not run on this kernel",
+                      side->label);
+        cache_rank_release(&f.cr);
+        return -1;
+    }
+    if (cache_arg) {
+        cache = sim_cache_lookup(m, cache_arg);
+    } else { /* the cache that handed out the most objects */
+        for (i = 0; i < f.cr.nr; i++)
+            if (cache < 0 || f.cr.rows[i].v[CR_ALLOCS] > f.cr.rows[cache].v[CR_ALLOCS])
+                cache = (int)i;
+    }
+    cache_rank_release(&f.cr);
+    if (cache < 0) {
+        strbuf_printf(err, "no cache %s%s%s (%s)", cache_arg ? "named \"" : "was created",
+                      cache_arg ? cache_arg : "", cache_arg ? "\"" : "", side->label);
+        sim_destroy(m);
+        return -1;
+    }
+    ret = compare_read(m, cache, side, cache_name, err);
+    sim_destroy(m);
     return ret;
 }
 

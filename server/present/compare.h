@@ -37,6 +37,15 @@ struct compare_side {
  */
 int compare_side_run(const struct scenario *scn, const struct session *more, const char *cache,
                      struct compare_side *side, char *cache_name, struct strbuf *err);
+/*
+ * As compare_side_run(), for a session whose operations are an op log (a
+ * replayed kernel trace, and sessions forked from it): its whole run again
+ * with side->cfg (session_rerun()).  Cache @cache (NULL: the one with the
+ * most objects handed out... the first created) is read.  0, or -1 with the
+ * reason in @err.
+ */
+int compare_side_rerun(struct session *s, const char *cache, struct compare_side *side,
+                       char *cache_name, struct strbuf *err);
 /* The name of row @row: a counter's sysfs name, then the slab-state files. */
 const char *compare_row_name(size_t row);
 /* False when side @k's kernel has no counter @row (sim_stat_in_model(): its sysfs

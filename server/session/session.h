@@ -412,6 +412,18 @@ int session_events(struct session *s, uint64_t *from, uint64_t *to, sim_event_fn
 int session_caches(struct session *s, uint64_t from, uint64_t to, struct cache_rank *out,
                    struct strbuf *err);
 
+/*
+ * The whole run of @s again on a machine of @cfg (another variant, release
+ * or model; session/rerun.c), @fn seeing its events: each logged free goes
+ * to the object the same allocation made there.  *out is that machine at
+ * the end (the caller's; sim_destroy()); *unmatched counts frees of objects
+ * the other machine never made.  0, SESSION_EUNPROCESSABLE (the log holds
+ * operations other than a trace's), SESSION_EBROKEN, -ENOMEM, or the
+ * engine's refusal of an operation.
+ */
+int session_rerun(struct session *s, const struct sim_config *cfg, sim_event_fn fn, void *arg,
+                  struct sim **out, uint64_t *unmatched);
+
 /* Counter totals (every cache and CPU) at positions spread over [from, to]. */
 struct session_series {
     uint64_t from, to;  /* the range, clamped to the end */

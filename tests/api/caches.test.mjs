@@ -80,3 +80,25 @@ test('sort by any column; a range adds up to the whole run', async () => {
   assert.equal(bad.status, 400);
   assert.match(bad.json.error.message, /did you mean "barn_get_fail"\? The columns are: allocs, frees, /);
 });
+
+test('GET /api/compare takes the trace session: its run again under each side, object for object', async () => {
+  const end = (await api(srv.url, 'GET', `/api/sessions/${sid}`)).json.events;
+  const st = (await api(srv.url, 'GET', `/api/sessions/${sid}/state?at=${end}`)).json.state;
+  const filp = st.caches.find((c) => c.name === 'filp');
+  const r = await api(srv.url, 'GET', `/api/compare?session=${sid}&variant=barn_refill&cache=filp`);
+  assert.equal(r.status, 200, r.text);
+  assert.equal(r.json.baseline, 'BARN_REFILL=before');
+  const row = (m) => r.json.rows.find((x) => x.metric === m);
+  // the baseline is the session's own settings: the session's end, as the lab shows it
+  assert.equal(row('objects').baseline, filp.objects);
+  assert.equal(row('total_objects').baseline, filp.total_objects);
+  const k = await api(srv.url, 'GET', `/api/compare?session=${sid}&kernel=6.18,7.3`);
+  assert.equal(k.status, 200, k.text);
+  assert.equal(k.json.cache, 'names_cache', 'by default, the cache that handed out the most objects');
+  assert.match(k.json.rows.find((x) => x.metric === 'alloc_fastpath').note, /counts objects taken from the CPU slab's freelist/);
+  const md = await fetch(`${srv.url}/api/compare?session=${sid}&kernel=6.18,7.3&format=md`);
+  assert.equal(md.status, 200);
+  assert.match(await md.text(), /Left out: \d+ counters that are 0 in both runs/);
+  const kept = await api(srv.url, 'POST', `/api/compare?session=${sid}&variant=BARN_REFILL&open=1`);
+  assert.equal(kept.status, 422, kept.text);
+});
