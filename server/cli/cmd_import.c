@@ -93,17 +93,6 @@ static unsigned host_cpus(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-static unsigned ilog2(unsigned v)
-{
-    unsigned r = 0;
-
-    while (v > 1) {
-        v >>= 1;
-        r++;
-    }
-    return r;
-}
-
 /*
  * One line of /proc/slabinfo 2.1:
  *   name active_objs num_objs objsize objperslab pagesperslab : tunables l b s
@@ -165,7 +154,8 @@ static int read_slabinfo(const char *path, unsigned cpus, struct import_cache **
         c[n].kmalloc_size = kmalloc_class(c[n].args.name);
         if (sysfs_is_kmalloc_name(c[n].args.name))
             c[n].args.flags |= SIM_SLAB_KMALLOC;
-        if (!c[n].kmalloc_size && !slabinfo_infer_align(&c[n].args, cpus, objs, ilog2(pages)))
+        if (!c[n].kmalloc_size &&
+            !slabinfo_infer_align(&c[n].args, cpus, objs, slabinfo_order(pages)))
             (*unmatched)++;
         n++;
     }

@@ -55,7 +55,7 @@ bool slabinfo_infer_align(struct sim_cache_args *a, unsigned cpus, unsigned objs
     return false;
 }
 
-static unsigned order_of(unsigned pages)
+unsigned slabinfo_order(unsigned pages)
 {
     unsigned r = 0;
 
@@ -111,7 +111,7 @@ int slabinfo_read(const char *path, unsigned cpus, struct sysfs_tree *t, unsigne
             c->args.flags |= SIM_SLAB_KMALLOC;
         c->kernel[SYSFS_SLAB_SIZE] = l.objsize;
         c->kernel[SYSFS_OBJS_PER_SLAB] = l.objperslab;
-        c->kernel[SYSFS_ORDER] = order_of(l.pagesperslab);
+        c->kernel[SYSFS_ORDER] = slabinfo_order(l.pagesperslab);
         if (!slabinfo_infer_align(&c->args, cpus, l.objperslab, c->kernel[SYSFS_ORDER]))
             (*unmatched)++;
         c->kernel[SYSFS_ALIGN] = c->args.align;

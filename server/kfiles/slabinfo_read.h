@@ -27,6 +27,8 @@ bool slabinfo_parse_line(const char *line, struct slabinfo_line *out);
 /* The smallest alignment that gives @objs objects per slab at @order on @cpus CPUs, in
  * a->align (0 and false when none does). */
 bool slabinfo_infer_align(struct sim_cache_args *a, unsigned cpus, unsigned objs, unsigned order);
+/* The order of a slab of @pages pages (a power of two).  Cannot fail. */
+unsigned slabinfo_order(unsigned pages);
 /*
  * Read the file at @path into @t (released with sysfs_slab_release()):
  * each line a cache with its name, object size (= slab size), inferred

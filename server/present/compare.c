@@ -297,7 +297,7 @@ bool compare_change(uint64_t base, uint64_t patched, char *buf, size_t len)
 
 void compare_change_text(const struct compare_side side[2], size_t row, char *buf, size_t len)
 {
-    char pct[48];
+    char pct[40]; /* with "%", fits the callers' 48 bytes */
 
     if (!compare_counts(side, 0, row) || !compare_counts(side, 1, row))
         snprintf(buf, len, "-");
