@@ -162,3 +162,11 @@ test('a diff of unrelated snapshots is refused, one across scenarios that share 
   assert.equal(same.json.related, true);
   assert.equal(same.json.warning, null);
 });
+
+test('an import may be larger than other bodies: a trace\'s log travels in it', async () => {
+  const big = JSON.stringify({ format: 'slublab-snapshot', version: 1, pad: 'x'.repeat(2 << 20) });
+  const imp = await api(b.url, 'POST', '/api/snapshots/import', { raw: big, headers: { 'content-type': 'application/json' } });
+  assert.equal(imp.status, 400, 'read, and refused for what it says, not for its size');
+  const other = await api(b.url, 'POST', '/api/sessions', { raw: big, headers: { 'content-type': 'application/json' } });
+  assert.equal(other.status, 413);
+});
