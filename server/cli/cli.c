@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/hint.h"
 #include "base/strbuf.h"
 #include "kfiles/kfiles.h"
 #include "scenario/kernel.h"
@@ -56,13 +57,18 @@ bool cli_set_variant(struct sim_config *cfg, const char *text)
     }
     memcpy(name, text, len);
     name[len] = '\0';
-    id = sim_variant_lookup(name);
+    id = hint_lookup(name, sim_variant_name, SIM_NR_VARIANTS); /* BARN_REFILL or barn_refill */
     if (id < 0) {
-        fprintf(stderr, "slublab: unknown variant \"%s\"\n", name);
+        struct strbuf why = STRBUF_INIT;
+
+        hint_append(&why, name, sim_variant_name, SIM_NR_VARIANTS, "variants");
+        fprintf(stderr, "slublab: unknown variant \"%s\"%s\n", name, strbuf_str(&why));
+        strbuf_release(&why);
         return false;
     }
     if (sim_variant_value_lookup((unsigned)id, eq + 1) < 0) {
-        fprintf(stderr, "slublab: variant %s: \"%s\" is neither before nor after\n", name, eq + 1);
+        fprintf(stderr, "slublab: variant %s: \"%s\" is neither before nor after\n",
+                sim_variant_name((unsigned)id), eq + 1);
         return false;
     }
     cfg->variant[id] = (uint8_t)sim_variant_value_lookup((unsigned)id, eq + 1);

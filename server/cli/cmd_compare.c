@@ -6,7 +6,9 @@
  * run on its release's model, era and variants, the scenario's explicit
  * variants kept) or the model (--model A,B).  The first run
  * is the baseline, the second the patched kernel, as in the tables of mm
- * patch cover letters (the model: present/compare.c).
+ * patch cover letters (the model: present/compare.c).  FILE may be a kmem
+ * trace instead of a scenario: it is replayed once, as `slublab replay -o`
+ * records it, and the two runs replay those operations.
  */
 #include "cli/cli.h"
 
@@ -18,6 +20,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "base/hint.h"
+#include "ktrace/ktrace_replay.h"
 #include "present/compare.h"
 #include "present/report_md.h"
 #include "present/svg_chart.h"
@@ -138,6 +142,9 @@ static int compare_configure(const struct compare_args *a, const struct scenario
         return cli_usage_error("compare", "--variant wants NAME or NAME=A,B, not \"%s\"",
                                a->variant);
     snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - a->variant) : 63, a->variant);
+    if ((k = hint_lookup(name, sim_variant_name, SIM_NR_VARIANTS)) >=
+        0) /* as the kernel spells it */
+        snprintf(name, sizeof(name), "%s", sim_variant_name((unsigned)k));
     for (k = 0; k < 2; k++) {
         snprintf(pair, sizeof(pair), "%s=%s", name, k ? vb : va);
         if (!cli_set_variant(&side[k].cfg, pair))
@@ -145,6 +152,63 @@ static int compare_configure(const struct compare_args *a, const struct scenario
         snprintf(side[k].label, sizeof(side[k].label), "%s", pair);
     }
     return CLI_OK;
+}
+
+/* Is @path a kmem trace rather than a scenario: gzip, or text that does not open with '{'? */
+static bool compare_is_trace(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    int c = EOF, first = EOF;
+
+    if (!f)
+        return false; /* cli_load() says why */
+    first = fgetc(f);
+    for (c = first; c == ' ' || c == '\t' || c == '\n' || c == '\r';)
+        c = fgetc(f);
+    fclose(f);
+    return first == 0x1f || (c != EOF && c != '{');
+}
+
+/* The scenario of kmem trace @path: its operations as `slublab replay -o` records them, on
+ * the trace's kernel.  NULL after a message. */
+static struct scenario *compare_trace_scenario(const char *path)
+{
+    struct ktrace_reader *r = NULL;
+    struct ktrace_replay kr;
+    struct ktrace_opts o;
+    struct strbuf err = STRBUF_INIT;
+    struct scenario *scn = NULL;
+    cJSON *j = NULL;
+    char *text = NULL;
+    int ret;
+
+    memset(&o, 0, sizeof(o));
+    o.record = true;
+    o.max_ops = SCENARIO_MAX_STEPS;
+    if ((ret = ktrace_open(path, &r, &err))) {
+        cli_usage_error("compare", "%s", strbuf_str(&err));
+        goto out;
+    }
+    ret = ktrace_replay_run(&kr, r, &o, &err);
+    if (ret && ret != -EIO) {
+        cli_usage_error("compare", "%s: %s", path,
+                        ret == -ENOMEM ? "out of memory" : strbuf_str(&err));
+    } else if (!ktrace_replay_events(&kr)) {
+        cli_usage_error("compare", "no kmem events in %s " KTRACE_NO_EVENTS_WHY, path);
+    } else if (!(j = ktrace_replay_scenario(&kr, "kmem-trace")) ||
+               !(text = cJSON_PrintUnformatted(j))) {
+        cli_usage_error("compare", "out of memory");
+    } else if (scenario_parse(text, strlen(text), path, &scn, &err)) {
+        cli_usage_error("compare", "%s", strbuf_str(&err));
+        scn = NULL;
+    }
+    ktrace_replay_release(&kr);
+out:
+    cJSON_free(text);
+    cJSON_Delete(j);
+    ktrace_close(r);
+    strbuf_release(&err);
+    return scn;
 }
 
 /* Run the scenario with side->cfg and read the rows.  Sets *cache_name. */
@@ -176,34 +240,24 @@ static int compare_print_json(const struct scenario *scn, const char *cache,
     return CLI_OK;
 }
 
-static void compare_print_table(const struct scenario *scn, const char *cache,
-                                const struct compare_side side[2])
+static int compare_print_table(const struct scenario *scn, const char *cache,
+                               const struct compare_side side[2])
 {
-    char pct[48], change[52], warning[256];
-    size_t r;
+    struct strbuf out = STRBUF_INIT;
+    char warning[256];
+    int ret = CLI_OK;
 
-    printf("scenario %s, cache %s\nbaseline: %s\npatched:  %s\n", scn->name, cache, side[0].label,
-           side[1].label);
+    strbuf_printf(&out, "scenario %s, cache %s\nbaseline: %s\npatched:  %s\n", scn->name, cache,
+                  side[0].label, side[1].label);
     if (compare_warning(side, warning, sizeof(warning)))
-        printf("warning:  %s\n", warning); /* a table of +0.0% says nothing by itself */
-    printf("\n");
-    printf("%-26s %14s %14s %9s\n", "metric", "baseline", "patched", "change");
-    for (r = 0; r < COMPARE_ROWS; r++) {
-        bool has = compare_counts(side, 0, r) && compare_counts(side, 1, r) &&
-                   compare_change(side[0].v[r], side[1].v[r], pct, sizeof(pct));
-
-        if (r == SIM_NR_STATS)
-            printf("\n");
-        char val[2][24];
-
-        snprintf(change, sizeof(change), "%s%s", has ? pct : "-", has ? "%" : "");
-        for (int k = 0; k < 2; k++) /* n/a: that model's kernels have no such counter */
-            if (compare_counts(side, k, r))
-                snprintf(val[k], sizeof(val[k]), "%" PRIu64, side[k].v[r]);
-            else
-                snprintf(val[k], sizeof(val[k]), "n/a");
-        printf("%-26s %14s %14s %9s\n", compare_row_name(r), val[0], val[1], change);
-    }
+        strbuf_printf(&out, "warning:  %s\n", warning); /* a table of 0% says nothing by itself */
+    strbuf_puts(&out, "\n");
+    if (!compare_write_table(&out, side, "metric"))
+        ret = cli_usage_error("compare", "out of memory");
+    else
+        fputs(strbuf_str(&out), stdout);
+    strbuf_release(&out);
+    return ret;
 }
 
 static int compare_print_md(const struct compare_args *a, const struct scenario *scn,
@@ -239,7 +293,8 @@ static int compare_main(int argc, char **argv)
         return ret;
     if ((ret = compare_check_args(&args)))
         return ret;
-    if (!(scn = cli_load(args.file)))
+    if (!(scn = compare_is_trace(args.file) ? compare_trace_scenario(args.file)
+                                            : cli_load(args.file)))
         return CLI_USAGE;
     memset(side, 0, sizeof(side));
     side[0].keep_snap = side[1].keep_snap = args.md;
@@ -251,7 +306,7 @@ static int compare_main(int argc, char **argv)
         else if (args.md)
             ret = compare_print_md(&args, scn, cache[0], side);
         else
-            compare_print_table(scn, cache[0], side);
+            ret = compare_print_table(scn, cache[0], side);
     }
     sim_snapshot_release(side[0].snap);
     sim_snapshot_release(side[1].snap);
@@ -262,9 +317,12 @@ static int compare_main(int argc, char **argv)
 const struct cli_command cmd_compare = {
         .name = "compare",
         .summary = "run a scenario before and after a change and tabulate the counters",
-        .description = "Run the scenario FILE twice, as the baseline and as the patched kernel, "
-                       "and print every counter (summed over CPUs) and the slab-state files of "
-                       "one cache side by side, with the change in percent.",
+        .description = "Run the scenario FILE (or the operations of a kmem trace, as `slublab "
+                       "replay` reads it) twice, as the baseline and as the patched kernel, "
+                       "and print the counters (summed over CPUs) and the slab-state files of "
+                       "one cache side by side, with the delta and the change in percent; "
+                       "counters 0 in both runs, or that neither kernel has, are left out and "
+                       "counted (--json has every row).",
         .pos = CLI_POS_SCENARIO(struct compare_args, file),
         .groups = {{compare_opts, 0}},
         .epilogue = "Exit status: 0 on success, " CLI_EXIT_REJECTED,

@@ -25,6 +25,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kfiles/slabinfo_read.h"
 #include "kfiles/sysfs_slab.h"
 #include "scenario/scenario_write.h"
 
@@ -92,31 +93,6 @@ static unsigned host_cpus(void)
     return n > 0 ? (unsigned)n : 1;
 }
 
-static unsigned ilog2(unsigned v)
-{
-    unsigned r = 0;
-
-    while (v > 1) {
-        v >>= 1;
-        r++;
-    }
-    return r;
-}
-
-/* The smallest alignment giving @objs objects per slab of order @order; false if none. */
-static bool infer_align(struct sim_cache_args *a, unsigned cpus, unsigned objs, unsigned order)
-{
-    for (unsigned align = 0; align <= 4096; align = align ? align * 2 : 8) {
-        struct sim_geometry g;
-
-        a->align = align;
-        if (!sim_cache_geometry(a, cpus, &g) && g.objects == objs && g.order == order)
-            return true;
-    }
-    a->align = 0;
-    return false;
-}
-
 /*
  * One line of /proc/slabinfo 2.1:
  *   name active_objs num_objs objsize objperslab pagesperslab : tunables l b s
@@ -125,24 +101,19 @@ static bool infer_align(struct sim_cache_args *a, unsigned cpus, unsigned objs, 
 static bool parse_slabinfo_line(const char *line, struct import_cache *c, unsigned *objs,
                                 unsigned *pages)
 {
-    char name[256];
-    unsigned long active, num, objsize, perslab, pps, tl, tb, ts, as, ns, sa;
+    struct slabinfo_line l;
 
-    if (sscanf(line, "%255s %lu %lu %lu %lu %lu : tunables %lu %lu %lu : slabdata %lu %lu %lu",
-               name, &active, &num, &objsize, &perslab, &pps, &tl, &tb, &ts, &as, &ns, &sa) != 12)
-        return false;
-    if (strlen(name) >= SIM_NAME_MAX || !objsize || objsize > SCENARIO_MAX_SIZE || !perslab ||
-        perslab > 65535 || !pps || pps > 1024 || (pps & (pps - 1)))
+    if (!slabinfo_parse_line(line, &l) || l.objsize > SCENARIO_MAX_SIZE)
         return false;
     memset(c, 0, sizeof(*c));
-    snprintf(c->args.name, sizeof(c->args.name), "%.*s", SIM_NAME_MAX - 1, name);
-    c->args.object_size = (unsigned)objsize;
-    c->objects = active;
+    snprintf(c->args.name, sizeof(c->args.name), "%s", l.name);
+    c->args.object_size = l.objsize;
+    c->objects = l.active_objs;
     c->has_objects = true;
-    c->slabs = ns;
-    c->slab_bytes = (unsigned)pps * SIM_PAGE_SIZE;
-    *objs = (unsigned)perslab;
-    *pages = (unsigned)pps;
+    c->slabs = l.num_slabs;
+    c->slab_bytes = l.pagesperslab * SIM_PAGE_SIZE;
+    *objs = l.objperslab;
+    *pages = l.pagesperslab;
     return true;
 }
 
@@ -183,7 +154,8 @@ static int read_slabinfo(const char *path, unsigned cpus, struct import_cache **
         c[n].kmalloc_size = kmalloc_class(c[n].args.name);
         if (sysfs_is_kmalloc_name(c[n].args.name))
             c[n].args.flags |= SIM_SLAB_KMALLOC;
-        if (!c[n].kmalloc_size && !infer_align(&c[n].args, cpus, objs, ilog2(pages)))
+        if (!c[n].kmalloc_size &&
+            !slabinfo_infer_align(&c[n].args, cpus, objs, slabinfo_order(pages)))
             (*unmatched)++;
         n++;
     }

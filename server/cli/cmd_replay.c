@@ -25,7 +25,9 @@
 #include <unistd.h>
 
 #include "base/strbuf.h"
+#include "kfiles/slabinfo_read.h"
 #include "ktrace/ktrace_replay.h"
+#include "present/json_caches.h"
 #include "present/ktrace_report.h"
 #include "scenario/kernel.h"
 #include "scenario/scenario_write.h"
@@ -34,15 +36,19 @@
 #include "session/store.h"
 
 struct replay_args {
-    const char *file, *sysfs, *kernel, *model, *out, *db;
+    const char *file, *sysfs, *slabinfo, *kernel, *model, *out, *db;
     struct cli_u64 cpus, seed, mem_mb;
     bool validate, progress;
 };
 
 static const struct cli_opt replay_opts[] = {
-        {CLI_TO(struct replay_args, sysfs), .name = "sysfs", .arg = "DIR",
+        {CLI_TO(struct replay_args, sysfs), .name = "sysfs", .arg = "DIR", .one_of = 1,
          .help = "create caches as this /sys/kernel/slab tree (or .tar/.tar.gz of one) shows "
                  "them (default: from each cache's first event: name=, bytes_req, bytes_alloc)"},
+        {CLI_TO(struct replay_args, slabinfo), .name = "slabinfo", .arg = "FILE", .one_of = 1,
+         .help = "create caches as this machine's /proc/slabinfo shows them: slab size, objects "
+                 "and pages per slab (the alignment inferred; no flags, constructors or sheaf "
+                 "capacities: --sysfs has those)"},
         {CLI_TO(struct replay_args, cpus), .name = "cpus", .arg = "N", .min = 1,
          .max = SIM_MAX_CPUS,
          .help = "CPUs of the machine (default: the #P: header, else the highest CPU in the trace "
@@ -142,14 +148,44 @@ static void trace_name(const char *path, char *out, size_t len)
 struct overview_feed {
     struct overview ov;
     int err;
+    bool on;               /* --db: the overview is kept with the session */
+    struct cache_rank *cr; /* the caches ranked for the report */
 };
 
 static void overview_feed_event(const struct sim_event *ev, void *arg)
 {
     struct overview_feed *f = arg;
 
-    if (!f->err)
+    cache_rank_event(ev, f->cr);
+    if (f->on && !f->err)
         f->err = overview_event(&f->ov, ev);
+}
+
+#define REPLAY_TOP_CACHES 15
+#define SLABINFO_CPUS                                                                           \
+    2 /* sizing with --slabinfo and no --cpus (the sample's machine) */ /* rows of the report's \
+                                                                           ranking */
+
+/* The report's ranking of the caches of @kr, by allocations. */
+static void print_ranking(struct ktrace_replay *kr, struct cache_rank *cr)
+{
+    struct sim_snapshot *snap = NULL;
+    struct strbuf out = STRBUF_INIT;
+
+    if (!kr->sim || sim_snapshot(kr->sim, &snap) || cache_rank_finish(cr, snap)) {
+        fprintf(stderr, "slublab replay: out of memory ranking the caches\n");
+        sim_snapshot_release(snap);
+        return;
+    }
+    cache_rank_sort(cr, CR_ALLOCS);
+    strbuf_printf(&out,
+                  "\ncaches by allocations (the %d busiest; GET /api/sessions/ID/caches and the "
+                  "Caches view rank them all, by any column):\n",
+                  REPLAY_TOP_CACHES);
+    if (text_cache_rank(&out, cr, REPLAY_TOP_CACHES))
+        fputs(strbuf_str(&out), stdout);
+    strbuf_release(&out);
+    sim_snapshot_release(snap);
 }
 
 /* Keep @f's overview with session @id, so a server answers it before building the session. */
@@ -178,6 +214,7 @@ static int replay_main(int argc, char **argv)
     struct progress pg = {-1, 0};
     struct ktrace_log kl;
     struct overview_feed feed;
+    struct cache_rank ranking = CACHE_RANK_INIT;
     struct session_limits lim;
     struct store *st = NULL;
     bool logging = false;
@@ -189,6 +226,9 @@ static int replay_main(int argc, char **argv)
     memset(&kl, 0, sizeof(kl));
     memset(&feed, 0, sizeof(feed));
     overview_init(&feed.ov);
+    feed.cr = &ranking;
+    o.on_event = overview_feed_event;
+    o.on_event_arg = &feed;
     session_limits_default(&lim);
     if (!cli_parse(&cmd_replay, argc, argv, &args, &ret))
         return ret;
@@ -214,11 +254,29 @@ static int replay_main(int argc, char **argv)
         return cli_usage_error("replay", "--mem-mb must be a multiple of 4 in 4..%u",
                                SCENARIO_MAX_MEM_MB);
     o.mem_mb = (unsigned)args.mem_mb.value;
+    if (sysfs && args.slabinfo) {
+        status = cli_usage_error("replay", "--sysfs and --slabinfo exclude each other");
+        goto out;
+    }
     if (sysfs) {
         if (sysfs_slab_read(sysfs, &tree, &err)) {
             status = cli_usage_error("replay", "--sysfs: %s", strbuf_str(&err));
             goto out;
         }
+        o.sysfs = &tree;
+    } else if (args.slabinfo) {
+        unsigned unmatched = 0;
+
+        if (slabinfo_read(args.slabinfo, o.cpus ? o.cpus : SLABINFO_CPUS, &tree, &unmatched,
+                          &err)) {
+            status = cli_usage_error("replay", "--slabinfo: %s", strbuf_str(&err));
+            goto out;
+        }
+        if (unmatched)
+            fprintf(stderr,
+                    "slublab replay: --slabinfo: %u caches have a geometry no alignment gives "
+                    "here: created with the object size alone\n",
+                    unmatched);
         o.sysfs = &tree;
     }
     o.record = out != NULL;
@@ -235,8 +293,7 @@ static int replay_main(int argc, char **argv)
         logging = true;
         o.on_op = ktrace_log_op;
         o.on_op_arg = &kl;
-        o.on_event = overview_feed_event;
-        o.on_event_arg = &feed;
+        feed.on = true;
         o.max_ops = out ? SCENARIO_MAX_STEPS : lim.max_ops;
     }
     if (progress) {
@@ -266,8 +323,14 @@ static int replay_main(int argc, char **argv)
                 kr.read_error);
         status = CLI_FAIL;
     }
+    if (!ktrace_replay_events(&kr)) { /* as the server refuses such an upload */
+        status = cli_usage_error("replay", "no kmem events in %s " KTRACE_NO_EVENTS_WHY, file);
+        ktrace_replay_release(&kr);
+        goto out;
+    }
     ktrace_report_text(&rep, &kr, file);
     fputs(strbuf_str(&rep), stdout);
+    print_ranking(&kr, &ranking);
     if (kr.n.violations)
         status = CLI_FAIL;
     trace_name(file, name, sizeof(name));
@@ -304,6 +367,7 @@ out:
         ktrace_log_release(&kl);
     store_close(st);
     overview_release(&feed.ov);
+    cache_rank_release(&ranking);
     ktrace_close(r);
     sysfs_slab_release(&tree);
     strbuf_release(&err);
@@ -327,6 +391,7 @@ const struct cli_command cmd_replay = {
         .groups = {{replay_opts, 0}},
         .epilogue = "Exit status: 0 when the trace was read to its end, 1 when the input ended "
                     "early (a gzip stream cut short) or --validate found a violation, 2 for usage "
-                    "errors.  See docs/record-a-trace.md.",
+                    "errors and a file with no kmem event (perf script output, another "
+                    "tracer's).  See docs/record-a-trace.md.",
         .run = replay_main,
 };

@@ -355,9 +355,25 @@ static bool http_content_length_over(struct MHD_Connection *conn, unsigned long 
     return v > limit;
 }
 
-static bool http_content_length_too_big(struct MHD_Connection *conn)
+/* The most body bytes request @hr may send: a snapshot import may carry a trace's op log. */
+static size_t http_body_max(const struct http_req *hr)
 {
-    return http_content_length_over(conn, HTTP_MAX_BODY);
+    return !strcmp(hr->method, "POST") && !strcmp(hr->url, "/api/snapshots/import")
+                   ? HTTP_MAX_IMPORT_BODY
+                   : HTTP_MAX_BODY;
+}
+
+/* "the body is larger than 1 MiB", or the import's 64 MiB. */
+static enum MHD_Result http_fail_too_large(struct http_req *hr)
+{
+    return http_fail(hr, 413, "too_large",
+                     http_body_max(hr) == HTTP_MAX_BODY ? "the body is larger than 1 MiB"
+                                                        : "the body is larger than 64 MiB");
+}
+
+static bool http_content_length_too_big(struct http_req *hr)
+{
+    return http_content_length_over(hr->conn, http_body_max(hr));
 }
 
 static bool http_content_length_too_big_to_read(struct MHD_Connection *conn)
@@ -500,13 +516,13 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
             }
             return MHD_YES;
         }
-        if (http_content_length_too_big(conn)) {
+        if (http_content_length_too_big(hr)) {
             /* a body we would drop anyway is refused before it is sent;
              * a slightly large one is read and dropped, so that the client,
              * still writing, does not see the connection reset */
             hr->too_large = true;
-            if (http_content_length_too_big_to_read(conn))
-                return http_fail(hr, 413, "too_large", "the body is larger than 1 MiB");
+            if (http_content_length_too_big_to_read(conn) || http_body_max(hr) > HTTP_DISCARD_MAX)
+                return http_fail_too_large(hr);
         }
         return MHD_YES; /* answering now would cost keep-alive */
     }
@@ -529,7 +545,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
             hr->len += n;
             return hr->len > HTTP_DISCARD_MAX ? MHD_NO : MHD_YES;
         }
-        if (hr->len + n > HTTP_MAX_BODY) {
+        if (hr->len + n > http_body_max(hr)) {
             hr->too_large = true;
             free(hr->body);
             hr->body = NULL;
@@ -552,7 +568,7 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
         return MHD_YES;
     }
     if (hr->too_large)
-        return http_fail(hr, 413, "too_large", "the body is larger than 1 MiB");
+        return http_fail_too_large(hr);
     if (hr->upload && hr->upload->too_large)
         return http_fail(hr, 413, "too_large", "the trace is larger than 256 MiB");
     if (hr->len && !hr->upload &&

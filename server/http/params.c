@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/hint.h"
 #include "base/ids.h"
 #include "http/lecture.h"
 #include "http/traces.h"
@@ -161,9 +162,13 @@ int route_query_counters(const char *list, unsigned *items, size_t *nr, struct r
         }
         memcpy(name, list, len);
         name[len] = '\0';
-        if ((item = sim_stat_lookup(name)) < 0) {
-            route_error(res, 400, "bad_request", "query \"counters\": unknown counter \"%s\"",
-                        name);
+        if ((item = hint_lookup(name, sim_stat_name, SIM_NR_STATS)) < 0) {
+            struct strbuf why = STRBUF_INIT;
+
+            hint_append(&why, name, sim_stat_name, SIM_NR_STATS, "counters");
+            route_error(res, 400, "bad_request", "query \"counters\": unknown counter \"%s\"%s",
+                        name, strbuf_str(&why));
+            strbuf_release(&why);
             return -1;
         }
         items[(*nr)++] = (unsigned)item;

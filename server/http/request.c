@@ -33,7 +33,7 @@ void response_release(struct response *res)
 
 int route_error(struct response *res, unsigned status, const char *code, const char *fmt, ...)
 {
-    char msg[600];
+    char msg[2048]; /* an unknown name lists the valid ones (base/hint.h) */
     cJSON *o = cJSON_CreateObject(), *e = NULL;
     va_list ap;
 

@@ -30,6 +30,8 @@
 #define ROUTE_MAX_ARGS    2
 #define ROUTE_MAX_DEPTH   256 /* nesting of a JSON body, at most */
 #define HTTP_MAX_BODY     (1u << 20) /* bytes of a request body; 413 beyond */
+/* bytes of a snapshot import's body: a trace's export carries its op log */
+#define HTTP_MAX_IMPORT_BODY (64u << 20)
 
 struct app;
 struct follower;

@@ -88,6 +88,8 @@ static const struct route routes[] = {
         {"GET", "/api/sessions/*/overview", route_overview,
          ARGS(POS("from"), POS("to"), INT("buckets", 1, OVERVIEW_BUCKETS), TEXT("counters")),
          false},
+        {"GET", "/api/sessions/*/caches", route_caches, ARGS(POS("from"), POS("to"), TEXT("sort")),
+         false},
         {"GET", "/api/sessions/*/search", route_search,
          ARGS(TEXT("fn"), TEXT("label"), TEXT("counter"), TEXT("object"), POS("from"), TEXT("dir")),
          false},

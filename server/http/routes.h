@@ -89,6 +89,7 @@ int route_state(const struct request *req, struct response *res);
 int route_state_objects(const struct request *req, struct response *res);
 int route_events(const struct request *req, struct response *res);
 int route_series(const struct request *req, struct response *res);
+int route_caches(const struct request *req, struct response *res);
 int route_search(const struct request *req, struct response *res);
 int route_log(const struct request *req, struct response *res);
 int route_names(const struct request *req, struct response *res);

@@ -13,10 +13,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/hint.h"
+#include "base/strbuf.h"
 #include "http/app.h"
 #include "present/json_gfp.h"
 #include "scenario/scenario.h"
-#include "base/strbuf.h"
 
 int route_gfp(const struct request *req, struct response *res)
 {
@@ -63,7 +64,7 @@ int route_gfp(const struct request *req, struct response *res)
         int id, v;
 
         snprintf(vname, sizeof(vname), "%.*s", eq ? (int)(eq - variant) : 63, variant);
-        if (!eq || (id = sim_variant_lookup(vname)) < 0 ||
+        if (!eq || (id = hint_lookup(vname, sim_variant_name, SIM_NR_VARIANTS)) < 0 ||
             (v = sim_variant_value_lookup((unsigned)id, eq + 1)) < 0) {
             route_error(res, 400, "bad_request", "variant: wants NAME=before|after, not \"%.64s\"",
                         variant);

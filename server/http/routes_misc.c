@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hint.h"
 #include "http/app.h"
 #include "present/compare.h"
 #include "present/export_html.h"
@@ -209,8 +210,13 @@ static bool compare_axis(const struct request *req, struct response *res,
         return false;
     }
     snprintf(name, sizeof(name), "%.*s", eq ? (int)(eq - variant) : 63, variant);
-    if ((id = sim_variant_lookup(name)) < 0) {
-        route_error(res, 400, "bad_request", "variant: unknown variant \"%s\"", name);
+    if ((id = hint_lookup(name, sim_variant_name, SIM_NR_VARIANTS)) < 0) {
+        struct strbuf why = STRBUF_INIT;
+
+        hint_append(&why, name, sim_variant_name, SIM_NR_VARIANTS, "variants");
+        route_error(res, 400, "bad_request", "variant: unknown variant \"%.64s\"%s", name,
+                    strbuf_str(&why));
+        strbuf_release(&why);
         return false;
     }
     for (k = 0; k < 2; k++) {
@@ -221,7 +227,7 @@ static bool compare_axis(const struct request *req, struct response *res,
             return false;
         }
         side[k].cfg.variant[id] = (uint8_t)sim_variant_value_lookup((unsigned)id, v);
-        snprintf(side[k].label, sizeof(side[k].label), "%s=%s", name, v);
+        snprintf(side[k].label, sizeof(side[k].label), "%s=%s", sim_variant_name((unsigned)id), v);
     }
     return true;
 }
@@ -275,15 +281,27 @@ static int compare_session_inputs(const struct request *req, struct response *re
         route_session_error(res, ret, NULL);
         return -1;
     }
-    if (more->run->log_id[0]) { /* said, rather than compared on its empty scenario */
-        route_error(res, 422, "unprocessable",
-                    "session %.40s is a replayed trace: its operations are an op log, which "
-                    "compare does not replay; compare the trace itself with `slublab replay "
-                    "TRACE --model M`",
-                    id);
-        return -1;
-    }
     return 0;
+}
+
+/* Both sides of a trace session @id (its operations an op log): its whole run again under each
+ * side's settings (compare_side_rerun()), under the session's lock.  0, or -1 once @res holds
+ * the error. */
+static int compare_trace_sides(const struct request *req, struct response *res, const char *id,
+                               const char *cache, struct compare_side side[2],
+                               char cache_name[2][SIM_NAME_MAX], struct strbuf *err)
+{
+    struct session *src;
+    int k, ret = 0;
+
+    if (route_open_session(req, res, id, &src))
+        return -1;
+    for (k = 0; k < 2 && !ret; k++)
+        ret = compare_side_rerun(src, cache, &side[k], cache_name[k], err);
+    route_close_session(req, src);
+    if (ret)
+        route_error(res, 422, "unprocessable", "%s", strbuf_str(err));
+    return ret ? -1 : 0;
 }
 
 /*
@@ -403,8 +421,17 @@ int route_compare(const struct request *req, struct response *res)
     side[0].keep_snap = side[1].keep_snap = format != NULL;
     if (!compare_axis(req, res, &base, scn->variants_given, side))
         goto out_release;
-    if (compare_side_run(scn, more, cache, &side[0], cache_name[0], &err) ||
-        compare_side_run(scn, more, cache, &side[1], cache_name[1], &err)) {
+    if (more && more->run->log_id[0]) { /* a replayed trace: its op log, run again */
+        if (open && !strcmp(open, "1")) {
+            route_error(res, 422, "unprocessable",
+                        "open=1 keeps a comparison's runs as sessions of a scenario; a replayed "
+                        "trace's runs are compared, not kept");
+            goto out_release;
+        }
+        if (compare_trace_sides(req, res, sid, cache, side, cache_name, &err))
+            goto out_release;
+    } else if (compare_side_run(scn, more, cache, &side[0], cache_name[0], &err) ||
+               compare_side_run(scn, more, cache, &side[1], cache_name[1], &err)) {
         route_error(res, 422, "unprocessable", "%s", strbuf_str(&err));
         goto out_release;
     }

@@ -17,9 +17,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hint.h"
 #include "base/ids.h"
 #include "http/app.h"
 #include "http/follow.h"
+#include "present/json_caches.h"
 #include "present/json_session.h"
 #include "session/registry.h"
 #include "session/session.h"
@@ -245,6 +247,51 @@ int route_series(const struct request *req, struct response *res)
     return route_json(res, 200, out);
 }
 
+/* GET /api/sessions/ID/caches?from=A&to=B&sort=COL: the caches of the range ranked. */
+int route_caches(const struct request *req, struct response *res)
+{
+    static const struct route_arg args[] = {ROUTE_ARG_POSITION("from"), ROUTE_ARG_POSITION("to")};
+    const char *sort = route_query(req, "sort");
+    struct cache_rank cr = CACHE_RANK_INIT;
+    struct strbuf err = STRBUF_INIT;
+    uint64_t v[2] = {0, UINT64_MAX};
+    struct session *s;
+    cJSON *out = NULL;
+    int col = sort ? cache_rank_col_lookup(sort) : CR_ALLOCS, ret;
+
+    if (col < 0) {
+        struct strbuf why = STRBUF_INIT;
+
+        hint_append(&why, sort, cache_rank_col_name, CR_NR_COLS, "columns");
+        route_error(res, 400, "bad_request", "query \"sort\": unknown column \"%.64s\"%s", sort,
+                    strbuf_str(&why));
+        strbuf_release(&why);
+        return 0;
+    }
+    if (route_query_args(req, res, args, 2, v) < 0)
+        return 0;
+    if ((ret = open_range(req, res, v[0], v[1], &s)))
+        return route_answered(ret);
+    if (v[1] > session_nr_events(s))
+        v[1] = session_nr_events(s);
+    if (v[0] > v[1])
+        v[0] = v[1];
+    ret = session_caches(s, v[0], v[1], &cr, &err);
+    route_close_session(req, s);
+    if (!ret) {
+        cache_rank_sort(&cr, (enum cache_rank_col)col);
+        if (!(out = json_cache_rank(&cr, v[0], v[1], (enum cache_rank_col)col)))
+            ret = -ENOMEM;
+    }
+    cache_rank_release(&cr);
+    if (ret)
+        route_session_error(res, ret, strbuf_str(&err));
+    else
+        route_json(res, 200, out);
+    strbuf_release(&err);
+    return 0;
+}
+
 int route_search(const struct request *req, struct response *res)
 {
     struct timeline_query q = {NULL, NULL, -1, false, 0};
@@ -262,9 +309,15 @@ int route_search(const struct request *req, struct response *res)
         q.fn = NULL;
     if (q.label && !*q.label)
         q.label = NULL;
-    if (counter && (q.stat = sim_stat_lookup(counter)) < 0)
-        return route_error(res, 400, "bad_request", "query \"counter\": unknown counter \"%.64s\"",
-                           counter);
+    if (counter && (q.stat = hint_lookup(counter, sim_stat_name, SIM_NR_STATS)) < 0) {
+        struct strbuf why = STRBUF_INIT;
+
+        hint_append(&why, counter, sim_stat_name, SIM_NR_STATS, "counters");
+        route_error(res, 400, "bad_request", "query \"counter\": unknown counter \"%.64s\"%s",
+                    counter, strbuf_str(&why));
+        strbuf_release(&why);
+        return 0;
+    }
     if (object && !(q.has_object = route_parse_addr(object, &q.object)))
         return route_error(res, 400, "bad_request", "query \"object\": expected an address 0x...");
     if (!q.fn && !q.label && q.stat < 0 && !q.has_object)

@@ -19,18 +19,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/ids.h"
 #include "http/app.h"
 #include "present/diff.h"
-#include "base/ids.h"
-#include "present/json_state.h"
 #include "present/json_session.h"
-#include "session/registry.h"
+#include "present/json_state.h"
 #include "scenario/scenario.h"
+#include "session/oplog_json.h"
+#include "session/registry.h"
 #include "session/session.h"
 #include "session/store.h"
 
 #define SNAPSHOT_ID_LEN    8
 #define SNAPSHOT_TITLE_MAX 200
+#define SNAPSHOT_NOTE_MAX  4000
 #define EXPORT_FORMAT      "slublab-snapshot"
 #define EXPORT_VERSION     1
 
@@ -113,6 +115,10 @@ static int snapshot_build(const struct app *app, struct registry *reg,
         ret = session_settings_parse(settings, &s->run->settings, err);
     if (!ret)
         ret = batches_parse(s, sn->batches, err);
+    if (!ret && sn->log[0]) { /* batch 0 replays the trace's op log */
+        snprintf(s->run->log_id, sizeof(s->run->log_id), "%s", sn->log);
+        s->run->log_store = app->store;
+    }
     if (!ret)
         ret = reg ? registry_build(reg, s, err) : session_build(s, err);
     cJSON_Delete(settings);
@@ -201,12 +207,12 @@ static int snapshot_store(struct app *app, struct response *res, struct store_sn
 
 int route_snapshot_create(const struct request *req, struct response *res)
 {
-    static const char *const keys[] = {"session", "at", "title", NULL};
+    static const char *const keys[] = {"session", "at", "title", "note", NULL};
     struct strbuf err = STRBUF_INIT;
     struct store_snapshot sn;
     struct session *s = NULL, *cut = NULL;
     struct blob *b = NULL;
-    const cJSON *id, *title;
+    const cJSON *id, *title, *note;
     cJSON *body, *settings = NULL, *batches = NULL;
     uint64_t at = 0;
     int has_at = 1, ret;
@@ -220,6 +226,12 @@ int route_snapshot_create(const struct request *req, struct response *res)
         goto out;
     id = cJSON_GetObjectItemCaseSensitive(body, "session");
     title = cJSON_GetObjectItemCaseSensitive(body, "title");
+    note = cJSON_GetObjectItemCaseSensitive(body, "note");
+    if (note && (!cJSON_IsString(note) || strlen(note->valuestring) > SNAPSHOT_NOTE_MAX)) {
+        route_error(res, 400, "bad_request", "key \"note\": expected a string of at most %d bytes",
+                    SNAPSHOT_NOTE_MAX);
+        goto out;
+    }
     if (!cJSON_IsString(id)) {
         route_error(res, 400, "bad_request", "key \"session\": expected a session id");
         goto out;
@@ -251,6 +263,8 @@ int route_snapshot_create(const struct request *req, struct response *res)
     sn.settings = settings ? cJSON_PrintUnformatted(settings) : NULL;
     sn.batches = batches ? cJSON_PrintUnformatted(batches) : NULL;
     sn.title = title ? title->valuestring : NULL;
+    sn.note = note && note->valuestring[0] ? note->valuestring : NULL;
+    snprintf(sn.log, sizeof(sn.log), "%s", cut->run->log_id);
     sn.engine = (char *)(uintptr_t)SIM_VERSION;
     sn.state = b->text;
     if (!sn.settings || !sn.batches) {
@@ -363,6 +377,7 @@ static bool describe(cJSON *o, const struct store_snapshot *sn)
 {
     return json_put(o, "id", cJSON_CreateString(sn->id)) &&
            json_put(o, "title", cJSON_CreateString(sn->title)) &&
+           json_put(o, "note", sn->note ? cJSON_CreateString(sn->note) : cJSON_CreateNull()) &&
            json_put(o, "created", cJSON_CreateString(sn->created)) &&
            json_put(o, "session",
                     sn->session[0] ? cJSON_CreateString(sn->session) : cJSON_CreateNull()) &&
@@ -517,32 +532,46 @@ int route_snapshot_delete(const struct request *req, struct response *res)
     return 0;
 }
 
-/* The export document of @sn. */
-static cJSON *export_json(const struct store_snapshot *sn)
+/* The export document of @sn in *out: its inputs (with the op log a trace's
+ * batch 0 replays, docs/export.md), note and state.  0, -ENOMEM, or the
+ * store's error reading the log. */
+static int export_json(struct store *st, const struct store_snapshot *sn, cJSON **out)
 {
-    cJSON *o = cJSON_CreateObject(), *scn = NULL;
+    cJSON *o = cJSON_CreateObject(), *log = NULL;
+    int ret = sn->log[0] ? oplog_json_export(st, sn->log, &log) : 0;
 
+    if (ret) {
+        cJSON_Delete(o);
+        return ret;
+    }
     if (!o || !json_put(o, "format", cJSON_CreateString(EXPORT_FORMAT)) ||
         !json_put(o, "version", json_uint(EXPORT_VERSION)) || !describe(o, sn) ||
         !json_put(o, "engine", cJSON_CreateString(sn->engine)) ||
-        !json_put(o, "scenario_text", scn = cJSON_Parse(sn->scenario_text)) ||
-        !json_put(o, "batches", cJSON_Parse(sn->batches)) ||
+        !json_put(o, "scenario_text", cJSON_Parse(sn->scenario_text)) ||
+        !json_put(o, "batches", cJSON_Parse(sn->batches)) || (log && !json_put(o, "log", log)) ||
         !json_put(o, "state", cJSON_Parse(sn->state))) {
         cJSON_Delete(o);
-        return NULL;
+        return -ENOMEM;
     }
-    return o;
+    *out = o;
+    return 0;
 }
 
 int route_snapshot_export(const struct request *req, struct response *res)
 {
     struct store_snapshot sn;
+    cJSON *o = NULL;
+    int ret;
 
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
     if (load_snapshot(req, res, req->args[0], &sn))
         return 0;
-    route_json(res, 200, export_json(&sn));
+    if ((ret = export_json(req->app->store, &sn, &o)))
+        route_session_error(res, ret == -ENOENT ? SESSION_EBROKEN : ret,
+                            "the snapshot's op log cannot be read from the store");
+    else
+        route_json(res, 200, o);
     if (res->status == 200)
         snprintf(res->disposition, sizeof(res->disposition),
                  "attachment; filename=\"slublab-snapshot-%s.json\"", sn.id);
@@ -571,15 +600,16 @@ static bool same_snapshot(const struct store_snapshot *a, const struct store_sna
 
 int route_snapshot_import(const struct request *req, struct response *res)
 {
-    static const char *const keys[] = {
-            "format",   "version",  "id",     "title",         "created", "session", "scenario",
-            "settings", "position", "engine", "scenario_text", "batches", "state",   NULL};
+    static const char *const keys[] = {"format",   "version",  "id",      "title",
+                                       "note",     "created",  "session", "scenario",
+                                       "settings", "position", "engine",  "scenario_text",
+                                       "batches",  "log",      "state",   NULL};
     struct strbuf err = STRBUF_INIT;
     struct store_snapshot sn, old;
     struct session_settings st;
     struct scenario *scn = NULL;
     struct session *probe = NULL;
-    const cJSON *j, *text_j, *id_j, *title_j, *engine_j;
+    const cJSON *j, *text_j, *id_j, *title_j, *engine_j, *note_j, *log_j;
     char *scn_text = NULL;
     uint64_t version = 0, position = 0;
     bool keep_id = false, new_id = route_query(req, "new_id") != NULL;
@@ -609,15 +639,20 @@ int route_snapshot_import(const struct request *req, struct response *res)
     id_j = cJSON_GetObjectItemCaseSensitive(body, "id");
     title_j = cJSON_GetObjectItemCaseSensitive(body, "title");
     engine_j = cJSON_GetObjectItemCaseSensitive(body, "engine");
+    note_j = cJSON_GetObjectItemCaseSensitive(body, "note");
+    log_j = cJSON_GetObjectItemCaseSensitive(body, "log");
     if (!cJSON_IsObject(text_j) || !cJSON_IsString(engine_j) ||
         (title_j && !cJSON_IsString(title_j)) || (id_j && !cJSON_IsString(id_j)) ||
+        (note_j && !cJSON_IsNull(note_j) &&
+         (!cJSON_IsString(note_j) || strlen(note_j->valuestring) > SNAPSHOT_NOTE_MAX)) ||
+        (log_j && !cJSON_IsObject(log_j)) ||
         !cJSON_IsObject(cJSON_GetObjectItemCaseSensitive(body, "state")) ||
         !cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(body, "batches")) ||
         strlen(engine_j->valuestring) > 32 ||
         (title_j && strlen(title_j->valuestring) > SNAPSHOT_TITLE_MAX)) {
         route_error(res, 400, "bad_request",
                     "an export has scenario_text (object), engine (string), batches (array), "
-                    "state (object) and may have id and title (strings)");
+                    "state (object) and may have id, title and note (strings) and log (object)");
         goto out;
     }
     if (!(scn_text = cJSON_PrintUnformatted(text_j)) ||
@@ -654,6 +689,7 @@ int route_snapshot_import(const struct request *req, struct response *res)
     sn.position = position;
     sn.engine = engine_j->valuestring;
     sn.title = title_j ? title_j->valuestring : NULL;
+    sn.note = cJSON_IsString(note_j) && note_j->valuestring[0] ? note_j->valuestring : NULL;
     if (id_j && !new_id && ids_valid(id_j->valuestring, SNAPSHOT_ID_LEN)) {
         snprintf(sn.id, sizeof(sn.id), "%s", id_j->valuestring);
         keep_id = true;
@@ -680,10 +716,18 @@ int route_snapshot_import(const struct request *req, struct response *res)
             goto out;
         }
     }
+    /* a trace's operations come with it, under a log id of this store's */
+    if (log_j && (ret = oplog_json_import(req->app->store, log_j, sn.log, &err))) {
+        route_session_error(res, ret, strbuf_str(&err));
+        goto out;
+    }
     snapshot_store(req->app, res, &sn, keep_id);
+    if (res->status != 201 && sn.log[0])
+        store_oplog_delete(req->app->store, sn.log);
 out:
     sn.engine = NULL;
     sn.title = NULL;
+    sn.note = NULL;
     sn.scenario_text = NULL;
     cJSON_free(sn.settings);
     cJSON_free(sn.batches);
@@ -737,9 +781,10 @@ out:
     return 0;
 }
 
-/* The state JSON that @ref names: "SNAPSHOT" or "SESSION@N". */
+/* The state JSON that @ref names: "SNAPSHOT" or "SESSION@N"; the name of its scenario goes
+ * to @scenario. */
 static cJSON *diff_side(const struct request *req, struct response *res, const char *what,
-                        const char *ref)
+                        const char *ref, char *scenario, size_t scenario_len)
 {
     const char *at = strchr(ref, '@');
     struct strbuf err = STRBUF_INIT;
@@ -763,6 +808,7 @@ static cJSON *diff_side(const struct request *req, struct response *res, const c
         id[at - ref] = '\0';
         if (route_open_session(req, res, id, &s))
             return NULL;
+        snprintf(scenario, scenario_len, "%s", s->run->scn ? s->run->scn->name : "");
         ret = json_position_state(s, pos, 0, &b, &err);
         route_close_session(req, s);
         if (ret) {
@@ -777,6 +823,7 @@ static cJSON *diff_side(const struct request *req, struct response *res, const c
 
         if (load_snapshot(req, res, ref, &sn))
             return NULL;
+        snprintf(scenario, scenario_len, "%s", sn.scenario_name ? sn.scenario_name : "");
         root = cJSON_Parse(sn.state);
         store_snapshot_free(&sn);
     }
@@ -788,9 +835,31 @@ static cJSON *diff_side(const struct request *req, struct response *res, const c
     return state;
 }
 
+/* Do states @a and @b have a cache of the same name? */
+static bool share_a_cache(const cJSON *a, const cJSON *b)
+{
+    const cJSON *ca, *cb;
+
+    cJSON_ArrayForEach(ca, cJSON_GetObjectItemCaseSensitive(a, "caches"))
+    {
+        const cJSON *na = cJSON_GetObjectItemCaseSensitive(ca, "name");
+
+        cJSON_ArrayForEach(cb, cJSON_GetObjectItemCaseSensitive(b, "caches"))
+        {
+            const cJSON *nb = cJSON_GetObjectItemCaseSensitive(cb, "name");
+
+            if (cJSON_IsString(na) && cJSON_IsString(nb) &&
+                !strcmp(na->valuestring, nb->valuestring))
+                return true;
+        }
+    }
+    return false;
+}
+
 int route_diff(const struct request *req, struct response *res)
 {
     const char *a = route_query(req, "a"), *b = route_query(req, "b");
+    char scn_a[SIM_NAME_MAX + 1] = "", scn_b[SIM_NAME_MAX + 1] = "", warning[400] = "";
     cJSON *sa = NULL, *sb = NULL, *d;
 
     if (!a || !b || !*a || !*b)
@@ -798,17 +867,36 @@ int route_diff(const struct request *req, struct response *res)
                            "diff needs a= and b=, each SNAPSHOT or SESSION@N");
     if (!req->may_block)
         return ROUTE_WOULD_BLOCK;
-    if (!(sa = diff_side(req, res, "a", a)) || !(sb = diff_side(req, res, "b", b))) {
+    if (!(sa = diff_side(req, res, "a", a, scn_a, sizeof(scn_a))) ||
+        !(sb = diff_side(req, res, "b", b, scn_b, sizeof(scn_b)))) {
         cJSON_Delete(sa);
         return 0;
     }
+    /* objects are matched by address: across unrelated runs that means nothing */
+    if (strcmp(scn_a, scn_b) && !share_a_cache(sa, sb)) {
+        route_error(res, 422, "unprocessable",
+                    "a is scenario \"%.64s\" and b is scenario \"%.64s\", with no cache in "
+                    "common: a diff matches objects by address, which says nothing across "
+                    "unrelated runs",
+                    scn_a, scn_b);
+        goto out;
+    }
+    if (strcmp(scn_a, scn_b))
+        snprintf(warning, sizeof(warning),
+                 "a is scenario \"%.64s\" and b is scenario \"%.64s\": objects and slabs are "
+                 "matched by address, so only the caches both have are compared meaningfully",
+                 scn_a, scn_b);
     d = diff_states(sa, sb);
     if (d &&
-        (!json_put(d, "a", cJSON_CreateString(a)) || !json_put(d, "b", cJSON_CreateString(b)))) {
+        (!json_put(d, "a", cJSON_CreateString(a)) || !json_put(d, "b", cJSON_CreateString(b)) ||
+         !json_put(d, "related", cJSON_CreateBool(!warning[0])) ||
+         !json_put(d, "warning", warning[0] ? cJSON_CreateString(warning) : cJSON_CreateNull()))) {
         cJSON_Delete(d);
         d = NULL;
     }
+    route_json(res, 200, d);
+out:
     cJSON_Delete(sa);
     cJSON_Delete(sb);
-    return route_json(res, 200, d);
+    return 0;
 }

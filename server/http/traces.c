@@ -467,9 +467,7 @@ static void *job_run(void *arg)
     pthread_mutex_unlock(&j->tj->lock);
     job_store(j, true);
     if (!ktrace_replay_events(&kr)) {
-        job_fail(j, "unprocessable",
-                 "no kmem events in the upload (kmem_cache_alloc, "
-                 "kmem_cache_free, kmalloc, kfree as /sys/kernel/tracing/trace prints them)");
+        job_fail(j, "unprocessable", "no kmem events in the upload " KTRACE_NO_EVENTS_WHY);
         goto out;
     }
     if ((ret = ktrace_log_finish(&kl))) {

@@ -203,8 +203,17 @@ static void release_defaults(struct ktrace_replay *kr, const char *name, size_t 
 static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr, const struct ktrace_event *ev,
                                             unsigned cpu)
 {
+    char by_size[32];
     const char *name = ev->name ? ev->name : "(no name=)";
-    size_t len = ev->name ? ev->name_len : strlen(name);
+    size_t len;
+
+    if (!ev->name && ev->kind == KTRACE_ALLOC && ev->bytes_alloc) {
+        /* an older kernel's kmem_cache_alloc names no cache: one per object size */
+        snprintf(by_size, sizeof(by_size), "size-%u", ev->bytes_alloc);
+        name = by_size;
+        kr->n.unnamed++;
+    }
+    len = ev->name ? ev->name_len : strlen(name);
     uint64_t h = ktrace_hash_name(name, len);
     struct ktrace_cache *c = ktrace_cache_find(kr, name, len, h);
     const struct sysfs_cache *sc = NULL;
@@ -218,11 +227,11 @@ static struct ktrace_cache *cache_for_alloc(struct ktrace_replay *kr, const stru
     op.kind = SIM_OP_CREATE;
     op.cpu = cpu;
     op.node = SIM_NUMA_NO_NODE;
-    if (!ev->name || len >= SIM_NAME_MAX) {
+    if ((!ev->name && name != by_size) || len >= SIM_NAME_MAX) {
         /* nothing to create it from */
     } else if (kmalloc_name_size(name, len)) {
         id = -2; /* resolved by the first kmalloc */
-    } else if (kr->o->sysfs) {
+    } else if (kr->o->sysfs && ev->name) {
         sc = sysfs_slab_find(kr->o->sysfs, name, len);
         if (sc && sc->kernel[SYSFS_SLAB_SIZE] != ev->bytes_alloc) {
             /* the tree and the trace disagree: another machine or boot (task_struct

@@ -2,7 +2,9 @@
  * ktrace_replay.h: a kmem trace replayed on an engine machine.
  *
  * Each event of the trace becomes one engine operation on the CPU of its
- * [NNN] field: kmem_cache_alloc an alloc from the cache of its name=,
+ * [NNN] field: kmem_cache_alloc an alloc from the cache of its name=
+ * (an older kernel's trace prints none: from a cache per bytes_alloc,
+ * "size-N", made from the event as an unknown name's is),
  * kmalloc a kmalloc of its bytes_alloc (the kmalloc-N class),
  * kmem_cache_free and kfree a free of the engine object that the same
  * pointer got at its allocation.  What cannot be replayed is counted, not
@@ -21,6 +23,12 @@
 
 #include "kfiles/sysfs_slab.h"
 #include "ktrace/ktrace.h"
+
+/* Why a file with no kmem event is refused, by `slublab replay` and the
+ * server alike: "no kmem events in WHAT " KTRACE_NO_EVENTS_WHY. */
+#define KTRACE_NO_EVENTS_WHY                                                                  \
+    "(kmem_cache_alloc, kmem_cache_free, kmalloc, kfree as /sys/kernel/tracing/trace prints " \
+    "them)"
 
 #define KTRACE_DEFAULT_MEM_MB 1024u /* per node: pages are backed only when used */
 #define KTRACE_MAX_UNKNOWN    8u    /* unknown cache names kept for the report */
@@ -64,6 +72,7 @@ struct ktrace_counts {
     uint64_t large_kmalloc;  /* kmalloc above 8 KiB: the page allocator */
     uint64_t large_kfree;    /* their kfree */
     uint64_t unknown_cache;  /* events of a cache nothing describes */
+    uint64_t unnamed;        /* kmem_cache_alloc without name= (an older kernel): by size */
     uint64_t rcu_frees;      /* frees from the RCU callback machinery */
     uint64_t realloc_live;   /* untraced frees: a live pointer allocated again */
     uint64_t cache_mismatch; /* kmem_cache_free name= differs from the allocation's */

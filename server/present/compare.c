@@ -4,9 +4,13 @@
  * (cli/cmd_compare.c), GET /api/compare returns and the Markdown and SVG
  * comparison reports (report_md.c, svg_chart.c) show.
  *
- * Every counter is listed, zero or not and engine-only ones included,
- * summed over CPUs, then the slab-state files; each row has the change in
- * percent of the baseline ("-" when the baseline is 0).
+ * Every counter is read, summed over CPUs, then the slab-state files; the
+ * tables print those a reviewer pastes: a counter neither kernel has, and
+ * one that is 0 in both runs, is left out (and counted), and each row has
+ * the delta and the change in percent of the baseline, with enough digits
+ * that a change never reads 0 ("new" when the baseline is 0, "n/a" when one
+ * kernel has no such counter).  Across models, a counter that counts
+ * another path on each carries a note.
  *
  * A side replays a scenario, or a session's inputs (its scenario, then the
  * batches appended since).  Each run keeps a digest of its events, so a
@@ -128,13 +132,42 @@ static int compare_run_batches(struct replay *rp, const struct session *more, st
     return 0;
 }
 
+/* Read the rows of cache @cache of @sim into @side (and its name into @cache_name, its
+ * snapshot into side->snap when kept).  0, or -1 with @err. */
+static int compare_read(struct sim *sim, int cache, struct compare_side *side, char *cache_name,
+                        struct strbuf *err)
+{
+    struct sim_snapshot *snap = NULL;
+    size_t i, k;
+
+    side->ops = sim_op_count(sim);
+    side->events = sim_event_count(sim);
+    if (sim_snapshot(sim, &snap)) {
+        strbuf_printf(err, "slublab compare: out of memory");
+        return -1;
+    }
+    for (i = 0; i < SIM_NR_STATS; i++)
+        side->v[i] = sim_stat(sim, cache, (unsigned)i, -1);
+    for (i = 0; i < snap->nr_caches; i++) {
+        if (snap->caches[i].id != cache)
+            continue;
+        snprintf(cache_name, SIM_NAME_MAX, "%s", snap->caches[i].name);
+        for (k = 0; k < sizeof(compare_files) / sizeof(compare_files[0]); k++)
+            side->v[SIM_NR_STATS + k] = metric_cache_file(&snap->caches[i], compare_files[k]);
+    }
+    if (side->keep_snap) {
+        side->snap = snap;
+        snap = NULL;
+    }
+    sim_snapshot_release(snap);
+    return 0;
+}
+
 int compare_side_run(const struct scenario *scn, const struct session *more, const char *cache_arg,
                      struct compare_side *side, char *cache_name, struct strbuf *err)
 {
-    struct sim_snapshot *snap = NULL;
     struct replay rp;
     int ret = -1, cache, run;
-    size_t i, k;
 
     side->digest = FNV_OFFSET;
     if (replay_init(&rp, scn, &side->cfg)) {
@@ -153,8 +186,6 @@ int compare_side_run(const struct scenario *scn, const struct session *more, con
         strbuf_printf(err, " (%s)", side->label);
         goto out_release;
     }
-    side->ops = sim_op_count(rp.sim);
-    side->events = sim_event_count(rp.sim);
     cache = cache_arg ? sim_cache_lookup(rp.sim, cache_arg) : replay_report_cache(&rp);
     if (cache < 0) {
         strbuf_printf(err, "slublab compare: %s: no cache %s%s%s (%s)", scn->label,
@@ -162,36 +193,81 @@ int compare_side_run(const struct scenario *scn, const struct session *more, con
                       cache_arg ? "\"" : "", side->label);
         goto out_release;
     }
-    if (sim_snapshot(rp.sim, &snap)) {
-        strbuf_printf(err, "slublab compare: out of memory");
-        goto out_release;
-    }
-    for (i = 0; i < SIM_NR_STATS; i++)
-        side->v[i] = sim_stat(rp.sim, cache, (unsigned)i, -1);
-    for (i = 0; i < snap->nr_caches; i++) {
-        if (snap->caches[i].id != cache)
-            continue;
-        snprintf(cache_name, SIM_NAME_MAX, "%s", snap->caches[i].name);
-        for (k = 0; k < sizeof(compare_files) / sizeof(compare_files[0]); k++)
-            side->v[SIM_NR_STATS + k] = metric_cache_file(&snap->caches[i], compare_files[k]);
-    }
-    ret = 0;
-    if (side->keep_snap) {
-        side->snap = snap;
-        snap = NULL;
-    }
+    ret = compare_read(rp.sim, cache, side, cache_name, err);
 out_release:
-    sim_snapshot_release(snap);
     replay_release(&rp);
     return ret;
 }
 
-/* Across models, does side @k's kernel have row @row's counter at all? */
+/* A rerun's events: into the side's digest and the ranking that picks the busiest cache. */
+struct rerun_feed {
+    struct compare_side *side;
+    struct cache_rank cr;
+};
+
+static void rerun_event(const struct sim_event *ev, void *arg)
+{
+    struct rerun_feed *f = arg;
+
+    compare_on_event(ev, f->side);
+    cache_rank_event(ev, &f->cr);
+}
+
+int compare_side_rerun(struct session *s, const char *cache_arg, struct compare_side *side,
+                       char *cache_name, struct strbuf *err)
+{
+    struct rerun_feed f = {side, CACHE_RANK_INIT};
+    struct sim *m = NULL;
+    uint64_t unmatched = 0;
+    int ret, cache = -1;
+    size_t i;
+
+    side->digest = FNV_OFFSET;
+    ret = session_rerun(s, &side->cfg, rerun_event, &f, &m, &unmatched);
+    if (ret) {
+        strbuf_printf(err, "%s (%s)",
+                      ret == SESSION_EUNPROCESSABLE
+                              ? "the session's operations are not a kernel trace's: a session "
+                                "of a scenario is compared by its inputs"
+                      : ret == -ENOMEM ? "out of memory"
+                                       : "the session's operations do not run on this kernel",
+                      side->label);
+        cache_rank_release(&f.cr);
+        return -1;
+    }
+    if (cache_arg) {
+        cache = sim_cache_lookup(m, cache_arg);
+    } else { /* the cache that handed out the most objects */
+        for (i = 0; i < f.cr.nr; i++)
+            if (cache < 0 || f.cr.rows[i].v[CR_ALLOCS] > f.cr.rows[cache].v[CR_ALLOCS])
+                cache = (int)i;
+    }
+    cache_rank_release(&f.cr);
+    if (cache < 0) {
+        strbuf_printf(err, "no cache %s%s%s (%s)", cache_arg ? "named \"" : "was created",
+                      cache_arg ? cache_arg : "", cache_arg ? "\"" : "", side->label);
+        sim_destroy(m);
+        return -1;
+    }
+    ret = compare_read(m, cache, side, cache_name, err);
+    sim_destroy(m);
+    return ret;
+}
+
 bool compare_counts(const struct compare_side side[2], int k, size_t row)
 {
-    if (side[0].cfg.model == side[1].cfg.model || row >= SIM_NR_STATS)
-        return true;
-    return sim_stat_in_model((unsigned)row, side[k].cfg.model);
+    return row >= SIM_NR_STATS || sim_stat_in_model((unsigned)row, side[k].cfg.model);
+}
+
+enum compare_row_kind compare_row_kind(const struct compare_side side[2], size_t row)
+{
+    bool in0 = compare_counts(side, 0, row), in1 = compare_counts(side, 1, row);
+
+    if (!in0 && !in1)
+        return COMPARE_ABSENT;
+    if (in0 != in1) /* n/a beside the other kernel's count, 0 or not */
+        return COMPARE_SHOWN;
+    return side[0].v[row] || side[1].v[row] ? COMPARE_SHOWN : COMPARE_ZERO;
 }
 
 const char *compare_row_name(size_t row)
@@ -202,10 +278,77 @@ const char *compare_row_name(size_t row)
 
 bool compare_change(uint64_t base, uint64_t patched, char *buf, size_t len)
 {
+    double pct, below = 0.05; /* what %.1f prints as 0.0 */
+    int digits = 1;
+
     if (!base)
         return false;
-    snprintf(buf, len, "%+.1f", ((double)patched - (double)base) * 100.0 / (double)base);
+    if (base == patched) {
+        snprintf(buf, len, "0");
+        return true;
+    }
+    pct = ((double)patched - (double)base) * 100.0 / (double)base;
+    /* 19,192 -> 19,200 is +0.04%, not +0.0% */
+    for (; digits < 6 && (pct < 0 ? -pct : pct) < below; below /= 10)
+        digits++;
+    snprintf(buf, len, "%+.*f", digits, pct);
     return true;
+}
+
+void compare_change_text(const struct compare_side side[2], size_t row, char *buf, size_t len)
+{
+    char pct[40]; /* with "%", fits the callers' 48 bytes */
+
+    if (!compare_counts(side, 0, row) || !compare_counts(side, 1, row))
+        snprintf(buf, len, "-");
+    else if (compare_change(side[0].v[row], side[1].v[row], pct, sizeof(pct)))
+        snprintf(buf, len, "%s%%", pct);
+    else
+        snprintf(buf, len, side[1].v[row] ? "new" : "0%%");
+}
+
+const char *compare_value_text(const struct compare_side side[2], int k, size_t row, char *buf,
+                               size_t len)
+{
+    if (!compare_counts(side, k, row))
+        snprintf(buf, len, "n/a");
+    else
+        snprintf(buf, len, "%" PRIu64, side[k].v[row]);
+    return buf;
+}
+
+const char *compare_row_note(const struct compare_side side[2], size_t row)
+{
+    static const struct {
+        unsigned item;
+        const char *note;
+    } notes[] = {
+            {SIM_ALLOC_FASTPATH, "alloc_fastpath counts objects taken from the CPU slab's "
+                                 "freelist on legacy and 6.18/6.19 (hybrid) kernels, from the "
+                                 "per-CPU main sheaf on sheaves kernels (7.0 on); 6.18 counts "
+                                 "its sheaves' in alloc_cpu_sheaf"},
+            {SIM_ALLOC_SLOWPATH, "alloc_slowpath counts entries to ___slab_alloc() on legacy and "
+                                 "hybrid kernels; on sheaves kernels, objects taken from slabs "
+                                 "when the sheaves are empty"},
+            {SIM_FREE_FASTPATH, "free_fastpath counts objects pushed onto the CPU slab's "
+                                "freelist on legacy and hybrid kernels, into the per-CPU main "
+                                "sheaf on sheaves kernels; 6.18 counts its sheaves' in "
+                                "free_cpu_sheaf"},
+            {SIM_FREE_SLOWPATH, "free_slowpath counts __slab_free() calls (one per detached "
+                                "freelist) on legacy and hybrid kernels, each object freed "
+                                "straight to its slab on sheaves kernels"},
+            {SIM_FREE_ADD_PARTIAL, "free_add_partial also counts the slabs __put_partials() "
+                                   "moves from a CPU partial list to a node on legacy and "
+                                   "hybrid kernels"},
+    };
+    size_t i;
+
+    if (side[0].cfg.model == side[1].cfg.model || row >= SIM_NR_STATS)
+        return NULL;
+    for (i = 0; i < sizeof(notes) / sizeof(notes[0]); i++)
+        if (notes[i].item == row)
+            return notes[i].note;
+    return NULL;
 }
 
 bool compare_identical(const struct compare_side side[2])
@@ -259,8 +402,9 @@ cJSON *compare_json(const struct scenario *scn, const char *cache,
         goto err_delete;
     for (r = 0; r < COMPARE_ROWS; r++) {
         cJSON *row = cJSON_CreateObject();
-        bool has = compare_counts(side, 0, r) && compare_counts(side, 1, r) &&
-                   compare_change(side[0].v[r], side[1].v[r], pct, sizeof(pct));
+        bool in[2] = {compare_counts(side, 0, r), compare_counts(side, 1, r)};
+        bool has = in[0] && in[1] && compare_change(side[0].v[r], side[1].v[r], pct, sizeof(pct));
+        const char *note = compare_row_note(side, r);
 
         if (!json_push(rows, row) ||
             !json_put(row, "metric", cJSON_CreateString(compare_row_name(r))) ||
@@ -272,8 +416,10 @@ cJSON *compare_json(const struct scenario *scn, const char *cache,
             goto err_delete;
         /* across models: which kernels have the counter (sysfs file) */
         if (side[0].cfg.model != side[1].cfg.model &&
-            (!json_put(row, "in_baseline", cJSON_CreateBool(compare_counts(side, 0, r))) ||
-             !json_put(row, "in_patched", cJSON_CreateBool(compare_counts(side, 1, r)))))
+            (!json_put(row, "in_baseline", cJSON_CreateBool(in[0])) ||
+             !json_put(row, "in_patched", cJSON_CreateBool(in[1]))))
+            goto err_delete;
+        if (note && !json_put(row, "note", cJSON_CreateString(note)))
             goto err_delete;
     }
     return o;
@@ -281,4 +427,65 @@ cJSON *compare_json(const struct scenario *scn, const char *cache,
 err_delete:
     cJSON_Delete(o);
     return NULL;
+}
+
+void compare_delta_text(const struct compare_side side[2], size_t row, char *buf, size_t len)
+{
+    if (!compare_counts(side, 0, row) || !compare_counts(side, 1, row))
+        snprintf(buf, len, "-");
+    else if (side[1].v[row] == side[0].v[row])
+        snprintf(buf, len, "0");
+    else
+        snprintf(buf, len, "%+" PRId64, (int64_t)(side[1].v[row] - side[0].v[row]));
+}
+
+void compare_left_out(const struct compare_side side[2], size_t *zero, size_t *absent)
+{
+    size_t r;
+
+    *zero = *absent = 0;
+    for (r = 0; r < COMPARE_ROWS; r++) {
+        enum compare_row_kind kind = compare_row_kind(side, r);
+
+        *zero += kind == COMPARE_ZERO;
+        *absent += kind == COMPARE_ABSENT;
+    }
+}
+
+bool compare_write_table(struct strbuf *out, const struct compare_side side[2], const char *first)
+{
+    char v[2][24], delta[24], change[48], mark[8];
+    const char *notes[COMPARE_ROWS];
+    size_t r, nr_notes = 0, zero, absent;
+    bool files = false;
+
+    strbuf_printf(out, "%-26s %14s %14s %12s %9s\n", first, "baseline", "patched", "delta",
+                  "change");
+    for (r = 0; r < COMPARE_ROWS; r++) {
+        const char *note = compare_row_note(side, r);
+
+        if (compare_row_kind(side, r) != COMPARE_SHOWN)
+            continue;
+        if (r >= SIM_NR_STATS && !files) /* the slab-state files apart */
+            strbuf_puts(out, "\n");
+        files = r >= SIM_NR_STATS;
+        compare_delta_text(side, r, delta, sizeof(delta));
+        compare_change_text(side, r, change, sizeof(change));
+        mark[0] = '\0';
+        if (note) {
+            notes[nr_notes++] = note;
+            snprintf(mark, sizeof(mark), " [%zu]", nr_notes);
+        }
+        strbuf_printf(out, "%-26s %14s %14s %12s %9s%s\n", compare_row_name(r),
+                      compare_value_text(side, 0, r, v[0], sizeof(v[0])),
+                      compare_value_text(side, 1, r, v[1], sizeof(v[1])), delta, change, mark);
+    }
+    compare_left_out(side, &zero, &absent);
+    strbuf_printf(out, "\nLeft out: %zu counters that are 0 in both runs", zero);
+    if (absent)
+        strbuf_printf(out, ", %zu that neither kernel has (no sysfs file)", absent);
+    strbuf_puts(out, ".\n");
+    for (r = 0; r < nr_notes; r++)
+        strbuf_printf(out, "[%zu] %s.\n", r + 1, notes[r]);
+    return !strbuf_failed(out);
 }

@@ -95,6 +95,7 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
     line_if(out, n->large_kmalloc, "large kmalloc (above 8 KiB: the page allocator, not slab)");
     line_if(out, n->large_kfree, "kfree of a large kmalloc");
     line_if(out, n->unknown_cache, "allocations from unknown caches");
+
     if (kr->nr_unknown)
         names_line(out, "unknown", kr->unknown, kr->nr_unknown, false);
     line_if(out, n->sim_failed, "simulated failures (out of memory)");
@@ -103,6 +104,9 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
     if (kr->first_engine[0])
         strbuf_printf(out, "             first: %s\n", kr->first_engine);
     strbuf_puts(out, "notes:\n");
+    line_if(out, n->unnamed,
+            "kmem_cache_alloc naming no cache: an older kernel's trace (before name= was "
+            "printed); replayed from a cache per object size (size-N)");
     line_if(out, n->rcu_frees,
             "frees deferred by RCU (call site in the RCU callback machinery; "
             "replayed when they ran)");

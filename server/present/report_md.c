@@ -251,33 +251,12 @@ bool report_md_session(struct strbuf *out, const struct report_md_info *info,
     return !strbuf_failed(out);
 }
 
-
-/* Side @k's value of row @r, or "n/a" when its model has no such counter. */
-static const char *md_value(const struct compare_side side[2], int k, size_t r, char *buf,
-                            size_t len)
-{
-    if (!compare_counts(side, k, r))
-        snprintf(buf, len, "n/a");
-    else
-        snprintf(buf, len, "%" PRIu64, side[k].v[r]);
-    return buf;
-}
-
-/* "+12.5%", or "-" when the baseline is 0; as `slublab compare` prints it. */
-static void change_text(uint64_t base, uint64_t patched, char *buf, size_t len)
-{
-    if (!base)
-        snprintf(buf, len, "-");
-    else
-        snprintf(buf, len, "%+.1f%%", ((double)patched - (double)base) * 100.0 / (double)base);
-}
-
 bool report_md_compare(struct strbuf *out, const struct scenario *scn, const char *cache,
                        const struct compare_side side[2], const struct sim_snapshot *snaps[2],
                        const char *image)
 {
-    char change[48], v0[24], v1[24], warning[256];
-    size_t r, omitted = 0;
+    char change[48], delta[24], v0[24], v1[24], warning[256];
+    size_t r, omitted = 0, absent = 0, nr_notes = 0;
     int k;
 
     strbuf_puts(out, "# slublab comparison: ");
@@ -302,41 +281,32 @@ bool report_md_compare(struct strbuf *out, const struct scenario *scn, const cha
     }
     strbuf_puts(out, "## Counters\n\nFor a cover letter (counters that are 0 in both runs "
                      "left out):\n\n```\n");
-    strbuf_printf(out, "%-26s %14s %14s %12s %9s\n", "", "baseline", "patched", "delta", "change");
-    for (r = 0; r < COMPARE_ROWS; r++) {
-        if (!side[0].v[r] && !side[1].v[r]) {
-            omitted++;
-            continue;
-        }
-        change_text(side[0].v[r], side[1].v[r], change, sizeof(change));
-        if (!compare_counts(side, 0, r) || !compare_counts(side, 1, r)) {
-            /* across models: a counter one kernel does not have */
-            strbuf_printf(out, "%-26s %14s %14s %12s %9s\n", compare_row_name(r),
-                          md_value(side, 0, r, v0, sizeof(v0)),
-                          md_value(side, 1, r, v1, sizeof(v1)), "-", "-");
-            continue;
-        }
-        strbuf_printf(out, "%-26s %14" PRIu64 " %14" PRIu64 " %+12" PRId64 " %9s\n",
-                      compare_row_name(r), side[0].v[r], side[1].v[r],
-                      (int64_t)(side[1].v[r] - side[0].v[r]), change);
-    }
+    compare_write_table(out, side, "");
     strbuf_puts(out, "```\n\n| metric | baseline | patched | delta | change |\n"
                      "|---|--:|--:|--:|--:|\n");
     for (r = 0; r < COMPARE_ROWS; r++) {
-        if (!side[0].v[r] && !side[1].v[r])
+        const char *note = compare_row_note(side, r);
+
+        if (compare_row_kind(side, r) != COMPARE_SHOWN)
             continue;
-        change_text(side[0].v[r], side[1].v[r], change, sizeof(change));
-        if (!compare_counts(side, 0, r) || !compare_counts(side, 1, r)) {
-            strbuf_printf(out, "| %s | %s | %s | - | - |\n", compare_row_name(r),
-                          md_value(side, 0, r, v0, sizeof(v0)),
-                          md_value(side, 1, r, v1, sizeof(v1)));
-            continue;
-        }
-        strbuf_printf(out, "| %s | %" PRIu64 " | %" PRIu64 " | %+" PRId64 " | %s |\n",
-                      compare_row_name(r), side[0].v[r], side[1].v[r],
-                      (int64_t)(side[1].v[r] - side[0].v[r]), change);
+        compare_change_text(side, r, change, sizeof(change));
+        compare_delta_text(side, r, delta, sizeof(delta));
+        strbuf_printf(out, "| %s | %s | %s | %s", compare_row_name(r),
+                      compare_value_text(side, 0, r, v0, sizeof(v0)),
+                      compare_value_text(side, 1, r, v1, sizeof(v1)), delta);
+        if (note)
+            strbuf_printf(out, " | %s [%zu] |\n", change, ++nr_notes);
+        else
+            strbuf_printf(out, " | %s |\n", change);
     }
-    strbuf_printf(out, "\n%zu metrics are 0 in both runs.\n", omitted);
+    compare_left_out(side, &omitted, &absent);
+    strbuf_printf(out, "\n%zu metrics are 0 in both runs", omitted);
+    if (absent)
+        strbuf_printf(out, "; %zu counters neither kernel has", absent);
+    strbuf_puts(out, ".\n");
+    if (nr_notes)
+        strbuf_puts(out, "\n[N]: the two kernels count this counter on different paths (the "
+                         "notes under the cover-letter block say how).\n");
     if (image) {
         strbuf_puts(out, "\n![Counters that changed, baseline and patched](");
         strbuf_puts(out, image);

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hint.h"
 #include "scenario/kernel.h"
 #include "scenario/scenario_parse.h"
 
@@ -178,7 +179,7 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
                                  scenario_json_type(variants));
         scenario_path_push(ctx, "variants");
         for (v = variants->child; v; v = v->next) {
-            int id = sim_variant_lookup(v->string);
+            int id = hint_lookup(v->string, sim_variant_name, SIM_NR_VARIANTS);
 
             if (!strcmp(v->string, "NO_TID")) { /* not a kernel's: the race lab's counterfactual */
                 if (!cJSON_IsString(v) ||
@@ -187,8 +188,15 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
                 cfg->race_no_tid = !strcmp(v->valuestring, "on");
                 continue;
             }
-            if (id < 0)
-                return scenario_fail(ctx, "unknown variant \"%s\"", v->string);
+            if (id < 0) {
+                struct strbuf why = STRBUF_INIT;
+                int ret;
+
+                hint_append(&why, v->string, sim_variant_name, SIM_NR_VARIANTS, "variants");
+                ret = scenario_fail(ctx, "unknown variant \"%s\"%s", v->string, strbuf_str(&why));
+                strbuf_release(&why);
+                return ret;
+            }
             if (!cJSON_IsString(v) || sim_variant_value_lookup((unsigned)id, v->valuestring) < 0)
                 return scenario_fail(ctx, "key \"%s\": expected \"before\" or \"after\"",
                                      v->string);

@@ -56,6 +56,7 @@
 #include "base/strbuf.h"
 #include "scenario/replay.h"
 #include "scenario/scenario.h"
+#include "session/cache_rank.h"
 #include "session/ckpt_disk.h"
 #include "session/oplog.h"
 #include "session/timeline.h"
@@ -401,6 +402,27 @@ void session_cache_put(struct session *s, uint64_t at, sim_addr_t slab, struct b
  * written back).  0, SESSION_EBROKEN or -ENOMEM.
  */
 int session_events(struct session *s, uint64_t *from, uint64_t *to, sim_event_fn fn, void *arg);
+
+/*
+ * The caches of events [from, to) ranked (session/cache_rank.h): one replay
+ * of the range, whatever its length, and the snapshot at @to for each
+ * cache's objects.  @out is the caller's (CACHE_RANK_INIT, released with
+ * cache_rank_release()); rows by cache id.  0, SESSION_EBROKEN or -ENOMEM.
+ */
+int session_caches(struct session *s, uint64_t from, uint64_t to, struct cache_rank *out,
+                   struct strbuf *err);
+
+/*
+ * The whole run of @s again on a machine of @cfg (another variant, release
+ * or model; session/rerun.c), @fn seeing its events: each logged free goes
+ * to the object the same allocation made there.  *out is that machine at
+ * the end (the caller's; sim_destroy()); *unmatched counts frees of objects
+ * the other machine never made.  0, SESSION_EUNPROCESSABLE (the log holds
+ * operations other than a trace's), SESSION_EBROKEN, -ENOMEM, or the
+ * engine's refusal of an operation.
+ */
+int session_rerun(struct session *s, const struct sim_config *cfg, sim_event_fn fn, void *arg,
+                  struct sim **out, uint64_t *unmatched);
 
 /* Counter totals (every cache and CPU) at positions spread over [from, to]. */
 struct session_series {

@@ -331,6 +331,26 @@ int session_events(struct session *s, uint64_t *from, uint64_t *to, sim_event_fn
     return *from < *to ? session_replay(s, *from, *to, range_event, &r, NULL, NULL) : 0;
 }
 
+int session_caches(struct session *s, uint64_t from, uint64_t to, struct cache_rank *out,
+                   struct strbuf *err)
+{
+    struct sim_snapshot *snap = NULL;
+    struct range_filter r = {from, to, cache_rank_event, out};
+    int ret;
+
+    if (to > s->run->log.nr_events)
+        to = r.to = s->run->log.nr_events;
+    if (from > to)
+        from = r.from = to;
+    ret = from < to ? session_replay(s, from, to, range_event, &r, NULL, NULL) : 0;
+    if (!ret)
+        ret = session_snapshot(s, to, &snap, err);
+    if (!ret)
+        ret = cache_rank_finish(out, snap);
+    sim_snapshot_release(snap);
+    return ret;
+}
+
 struct sampler {
     const unsigned *items;
     size_t nr_items;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "base/hint.h"
 #include "base/json.h"
 #include "scenario/scenario_write.h"
 
@@ -89,10 +90,11 @@ int session_settings_parse(const cJSON *json, struct session_settings *st, struc
             return SESSION_EBADINPUT;
         }
         for (v = variants->child; v; v = v->next) {
-            int id = sim_variant_lookup(v->string);
+            int id = hint_lookup(v->string, sim_variant_name, SIM_NR_VARIANTS);
 
             if (id < 0) {
                 strbuf_printf(err, "key \"variants\": unknown variant \"%.64s\"", v->string);
+                hint_append(err, v->string, sim_variant_name, SIM_NR_VARIANTS, "variants");
                 return SESSION_EBADINPUT;
             }
             if (!cJSON_IsString(v) ||

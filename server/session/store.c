@@ -432,6 +432,29 @@ int store_oplog_info(struct store *st, const char *log, uint64_t *chunks, uint64
     return ret;
 }
 
+struct log_chunk {
+    uint64_t ops, events;
+    uint8_t *p;
+    size_t len;
+};
+
+int store_oplog_chunk(struct store *st, const char *log, uint64_t seq, uint8_t **data, size_t *len,
+                      uint64_t *ops, uint64_t *events)
+{
+    static const struct field fields[] = {FIELD(struct log_chunk, ops, F_U64),
+                                          FIELD(struct log_chunk, events, F_U64),
+                                          BLOB(struct log_chunk, p, len)};
+    struct log_chunk c = {0, 0, NULL, 0};
+    int ret = store_one(st, ST_LOG_CHUNK, ARGS(A_TEXT(log), A_U64(seq)), &c, fields, 3,
+                        "loading an op log chunk");
+
+    *data = c.p;
+    *len = c.len;
+    *ops = c.ops;
+    *events = c.events;
+    return ret;
+}
+
 int store_oplog_delete(struct store *st, const char *log)
 {
     return store_exec(st, ST_LOG_DEL, ARGS(A_TEXT(log)), "deleting an op log");

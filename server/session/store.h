@@ -27,7 +27,7 @@
 
 #include "base/strbuf.h"
 
-#define STORE_SCHEMA_VERSION 11
+#define STORE_SCHEMA_VERSION 12
 #define STORE_ID_MAX         32 /* characters of a session or snapshot id, at most */
 
 struct store;
@@ -75,6 +75,11 @@ struct store_snapshot {
     char *check_status;  /* "verified" or "stored" */
     char *check_warning; /* the warning shown with it, or NULL */
     bool published;      /* its author listed it for everyone (GET /api/snapshots) */
+    /* the stored op log its batch 0 replays (a snapshot of a replayed
+     * trace, docs/oplog.md); "" when none.  The log outlives the sessions
+     * that made it while a snapshot refers to it. */
+    char log[STORE_ID_MAX + 1];
+    char *note; /* its author's note (Markdown-free text), or NULL */
 };
 
 /* A presenter's lecture (http/lecture.h) as kept across restarts. */
@@ -131,7 +136,10 @@ int store_oplog_get(struct store *st, const char *log, uint64_t seq, uint8_t **d
 /* How many chunks log @log has, their records and events, and the last one's bytes. */
 int store_oplog_info(struct store *st, const char *log, uint64_t *chunks, uint64_t *ops,
                      uint64_t *events, size_t *last_len);
-/* Delete log @log unless a session still replays it.  0 or -EIO. */
+/* Read chunk @seq with its records and events (an export of the log).  As store_oplog_get(). */
+int store_oplog_chunk(struct store *st, const char *log, uint64_t seq, uint8_t **data, size_t *len,
+                      uint64_t *ops, uint64_t *events);
+/* Delete log @log unless a session or a snapshot still replays it.  0 or -EIO. */
 int store_oplog_delete(struct store *st, const char *log);
 
 /*

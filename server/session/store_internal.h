@@ -61,6 +61,8 @@ enum stmt {
     ST_LOG_INFO,
     ST_LOG_LAST,
     ST_LOG_DEL,
+    ST_LOG_CHUNK,
+    ST_SNP_OLD_LOGS,
     ST_SES_OV_SET,
     ST_SES_OV_GET,
     ST_CKP_PAGE_PUT,
@@ -85,7 +87,7 @@ struct store_query {
 };
 
 #define STORE_MAX_ARGS 16
-#define STORE_MAX_COLS 16
+#define STORE_MAX_COLS 18
 
 /* A parameter; the query's type says which field is read. */
 struct store_arg {

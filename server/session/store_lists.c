@@ -169,7 +169,7 @@ int store_snapshot_create(struct store *st, const struct store_snapshot *sn)
                       ARGS(A_TEXT(sn->id), A_TEXT(sn->token), A_TEXT(sn->title ? sn->title : ""),
                            A_I64(sn->scenario), A_TEXT(sn->settings), A_TEXT(sn->batches),
                            A_U64(sn->position), A_TEXT(sn->engine), A_TEXT(sn->state),
-                           A_OPT(sn->session)),
+                           A_OPT(sn->session), A_OPT(sn->log), A_TEXT(sn->note)),
                       "storing a snapshot");
 }
 
@@ -187,6 +187,7 @@ void store_snapshot_free(struct store_snapshot *sn)
     free(sn->check_engine);
     free(sn->check_status);
     free(sn->check_warning);
+    free(sn->note);
     memset(sn, 0, sizeof(*sn));
 }
 
@@ -197,14 +198,14 @@ static const struct field snapshot_fields[] = {
         SNP(engine, F_DUP),       SNP(state, F_DUP),         SNP(session, F_TEXT),
         SNP(created, F_TEXT),     SNP(scenario_name, F_DUP), SNP(scenario_text, F_DUP),
         SNP(check_engine, F_DUP), SNP(check_status, F_DUP),  SNP(check_warning, F_DUP),
-        SNP(published, F_BOOL)};
+        SNP(published, F_BOOL),   SNP(log, F_TEXT),          SNP(note, F_DUP)};
 
 int store_snapshot_load(struct store *st, const char *id, struct store_snapshot *out)
 {
     int ret;
 
     memset(out, 0, sizeof(*out));
-    ret = store_one(st, ST_SNP_GET, ARGS(A_TEXT(id)), out, snapshot_fields, 16,
+    ret = store_one(st, ST_SNP_GET, ARGS(A_TEXT(id)), out, snapshot_fields, 18,
                     "loading a snapshot");
     if (ret) {
         store_snapshot_free(out);
@@ -222,20 +223,23 @@ int store_snapshot_load(struct store *st, const char *id, struct store_snapshot 
 
 int store_snapshot_delete(struct store *st, const char *id)
 {
-    return store_change(st, ST_SNP_DEL, ARGS(A_TEXT(id)), "deleting");
+    struct store_snapshot sn;
+    int ret, loaded = store_snapshot_load(st, id, &sn);
+
+    if (loaded && loaded != -ENOENT)
+        return loaded;
+    ret = store_change(st, ST_SNP_DEL, ARGS(A_TEXT(id)), "deleting");
+    if (!ret && !loaded && sn.log[0]) /* its log goes with the last one replaying it */
+        ret = store_oplog_delete(st, sn.log);
+    if (!loaded)
+        store_snapshot_free(&sn);
+    return ret;
 }
 
 int store_snapshot_set_published(struct store *st, const char *id, bool published)
 {
     return store_change(st, ST_SNP_PUBLISH, ARGS(A_TEXT(id), A_U64(published)),
                         "publishing a snapshot");
-}
-
-int store_snapshots_expire(struct store *st, unsigned days, uint64_t *deleted)
-{
-    *deleted = 0;
-    return store_run(st, ST_SNP_EXPIRE, ARGS(A_U64(days)), NULL, NULL, deleted,
-                     "deleting old snapshots");
 }
 
 struct older {
@@ -251,6 +255,50 @@ static int older_row(void *arg, const struct store_val *col, unsigned n)
     if (*o->n < o->max)
         store_copy(&col[0], o->ids[(*o->n)++], STORE_ID_MAX + 1);
     return 0;
+}
+
+/* The ids of ST_SNP_OLD_LOGS' rows, grown as they come. */
+struct id_list {
+    char (*ids)[STORE_ID_MAX + 1];
+    size_t n, cap;
+};
+
+static int id_list_row(void *arg, const struct store_val *col, unsigned n)
+{
+    struct id_list *l = arg;
+
+    (void)n;
+    if (l->n == l->cap) {
+        size_t cap = l->cap ? 2 * l->cap : 16;
+        char(*ids)[STORE_ID_MAX + 1] = realloc(l->ids, cap * sizeof(*ids));
+
+        if (!ids)
+            return -ENOMEM;
+        l->ids = ids;
+        l->cap = cap;
+    }
+    store_copy(&col[0], l->ids[l->n++], STORE_ID_MAX + 1);
+    return 0;
+}
+
+int store_snapshots_expire(struct store *st, unsigned days, uint64_t *deleted)
+{
+    struct id_list logs = {NULL, 0, 0};
+    size_t i;
+    int ret;
+
+    *deleted = 0;
+    pthread_mutex_lock(&st->lock); /* recursive: one sequence */
+    ret = store_run(st, ST_SNP_OLD_LOGS, ARGS(A_U64(days)), id_list_row, &logs, NULL,
+                    "listing the logs of old snapshots");
+    if (!ret)
+        ret = store_run(st, ST_SNP_EXPIRE, ARGS(A_U64(days)), NULL, NULL, deleted,
+                        "deleting old snapshots");
+    for (i = 0; !ret && i < logs.n; i++) /* each goes unless a session still replays it */
+        ret = store_oplog_delete(st, logs.ids[i]);
+    pthread_mutex_unlock(&st->lock);
+    free(logs.ids);
+    return ret;
 }
 
 int store_sessions_older(struct store *st, unsigned days, char (*ids)[STORE_ID_MAX + 1], size_t max,

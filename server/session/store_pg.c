@@ -102,6 +102,8 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " lecture TEXT NOT NULL, at BIGINT NOT NULL, voter TEXT NOT NULL, choice TEXT NOT NULL,"
         " updated TEXT NOT NULL, PRIMARY KEY (lecture, at, voter));"
         "CREATE INDEX answers_updated ON answers(updated);",
+        "ALTER TABLE snapshots ADD COLUMN log TEXT;"
+        "ALTER TABLE snapshots ADD COLUMN note TEXT;",
 };
 
 /*
@@ -121,6 +123,8 @@ static const char *const pg_override[NR_STMTS] = {
         [ST_SES_OLD] = "SELECT id FROM sessions WHERE updated < " DAYS_AGO(
                 "$1") " ORDER BY updated LIMIT $2::bigint",
         [ST_SNP_EXPIRE] = "DELETE FROM snapshots WHERE created < " DAYS_AGO("$1"),
+        [ST_SNP_OLD_LOGS] = "SELECT DISTINCT log FROM snapshots WHERE log IS NOT NULL"
+                            " AND log <> '' AND created < " DAYS_AGO("$1"),
         [ST_JOB_CANCEL] = "UPDATE trace_jobs SET cancel = 1, updated = " NOW " WHERE id = $1",
         /* $1: seconds without a write; $2: the message */
         [ST_JOB_STALE] = "UPDATE trace_jobs SET state = 'failed', code = 'internal', message = $2,"

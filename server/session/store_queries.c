@@ -34,14 +34,15 @@ const struct store_query store_queries[NR_STMTS] = {
                                " FROM sessions s JOIN scenarios c ON c.id = s.scenario"
                                " ORDER BY s.created DESC, s.id LIMIT ?1 OFFSET ?2"},
         [ST_SES_COUNT] = {"", "SELECT count(*) FROM sessions"},
-        [ST_SNP_INSERT] = {"tttittuttt",
+        [ST_SNP_INSERT] = {"tttittuttttt",
                            "INSERT INTO snapshots (id, token, title, scenario, settings, batches,"
-                           " position, engine, state, session, created)"
-                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, " NOW ")"},
+                           " position, engine, state, session, log, note, created)"
+                           " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, " NOW ")"},
         [ST_SNP_GET] = {"t",
                         "SELECT n.token, n.title, n.scenario, n.settings, n.batches, n.position,"
                         " n.engine, n.state, n.session, n.created, c.name, c.text,"
-                        " n.check_engine, n.check_status, n.check_warning, n.published"
+                        " n.check_engine, n.check_status, n.check_warning, n.published,"
+                        " n.log, n.note"
                         " FROM snapshots n JOIN scenarios c ON c.id = n.scenario WHERE n.id = ?1"},
         [ST_SNP_DEL] = {"t", "DELETE FROM snapshots WHERE id = ?1"},
         [ST_SNP_LIST] = {"uu",
@@ -131,7 +132,13 @@ const struct store_query store_queries[NR_STMTS] = {
         [ST_LOG_LAST] = {"t", "SELECT length(data) FROM oplogs WHERE log = ?1"
                               " ORDER BY seq DESC LIMIT 1"},
         [ST_LOG_DEL] = {"t", "DELETE FROM oplogs WHERE log = ?1"
-                             " AND NOT EXISTS (SELECT 1 FROM sessions WHERE log = ?1)"},
+                             " AND NOT EXISTS (SELECT 1 FROM sessions WHERE log = ?1)"
+                             " AND NOT EXISTS (SELECT 1 FROM snapshots WHERE log = ?1)"},
+        [ST_LOG_CHUNK] = {"tu", "SELECT ops, events, data FROM oplogs WHERE log = ?1 AND seq = ?2"},
+        /* the logs of the snapshots ST_SNP_EXPIRE deletes */
+        [ST_SNP_OLD_LOGS] = {"u", "SELECT DISTINCT log FROM snapshots WHERE log IS NOT NULL"
+                                  " AND log <> '' AND created < strftime('%Y-%m-%dT%H:%M:%fZ',"
+                                  " 'now', '-' || ?1 || ' days')"},
         [ST_SES_OV_SET] = {"tb", "UPDATE sessions SET overview = ?2 WHERE id = ?1"},
         [ST_SES_OV_GET] = {"t", "SELECT overview FROM sessions WHERE id = ?1"},
         [ST_CKP_PAGE_PUT] = {"tbb", "INSERT OR IGNORE INTO ckpt_pages (owner, hash, data)"

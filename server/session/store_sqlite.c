@@ -88,6 +88,10 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         "CREATE TABLE answers ( lecture TEXT NOT NULL, at INTEGER NOT NULL, voter TEXT NOT NULL,"
         " choice TEXT NOT NULL, updated TEXT NOT NULL, PRIMARY KEY (lecture, at, voter));"
         "CREATE INDEX answers_updated ON answers(updated);",
+        /* 11 -> 12: a snapshot of a replayed trace refers to its op log
+         * (which it keeps), and carries its author's note */
+        "ALTER TABLE snapshots ADD COLUMN log TEXT;"
+        "ALTER TABLE snapshots ADD COLUMN note TEXT;",
 };
 
 /* The transaction statements, prepared with the queries. */

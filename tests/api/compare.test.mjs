@@ -139,3 +139,17 @@ test('open=1 makes sessions, so only a POST may ask for it', async () => {
   assert.equal((await call('GET', '/api/compare?scenario=default&variant=BARN_REFILL')).status, 200);
   assert.equal(await list(), before, 'a GET made no session');
 });
+
+test('variant names in any case; a typo of a variant or a counter lists the names and offers the nearest', async () => {
+  const ok = await call('GET', '/api/compare?scenario=barn-refill&variant=barn_refill');
+  assert.equal(ok.status, 200, ok.text);
+  assert.equal(ok.json.baseline, 'BARN_REFILL=before');
+  const typo = await call('GET', '/api/compare?scenario=barn-refill&variant=BARN_REFIL');
+  assert.equal(typo.status, 400);
+  assert.match(typo.json.error.message, /^variant: unknown variant "BARN_REFIL": did you mean "BARN_REFILL"\? The variants are: DEFERRED_FREELIST, BARN_REFILL, /);
+  const s = await call('POST', '/api/sessions', { scenario: 'barn-refill' });
+  assert.equal(s.status, 201, s.text);
+  const series = await call('GET', `/api/sessions/${s.json.id}/series?counters=alloc_fastpath,barn_get_fial`);
+  assert.equal(series.status, 400);
+  assert.match(series.json.error.message, /unknown counter "barn_get_fial": did you mean "barn_get_fail"\? The counters are: alloc_fastpath, .*, engine_/);
+});

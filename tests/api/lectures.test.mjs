@@ -138,7 +138,7 @@ describe('lectures', () => {
 
     assert.equal((await srv.stop()).code, 0);
     srv = await start({ dir, db: srv.db });
-    assert.equal(schemaVersion(srv.db), '11');
+    assert.equal(schemaVersion(srv.db), '12');
 
     const g = await api(srv.url, 'GET', `/api/lectures/${c.id}`);
     assert.equal(g.status, 200, g.text);

@@ -600,7 +600,7 @@ describe('restart', () => {
   });
 
   test('the schema is versioned', async () => {
-    assert.equal(schemaVersion(srv.db), '11');
+    assert.equal(schemaVersion(srv.db), '12');
     if (!isPg(srv.db)) assert.equal(sqlite(srv.db, 'PRAGMA journal_mode'), 'wal');
   });
 

@@ -124,10 +124,10 @@ test('a database of schema 3 migrates: its snapshots are kept, unpublished', asy
   const snap = (await api(old.url, 'POST', '/api/snapshots', { body: { session: s.id, at: 5 } })).json;
   await old.stop();
   // back to schema 3: as a database written before publishing existed
-  sqlite(db, 'DROP TABLE answers; DROP TABLE ckpts; DROP TABLE ckpt_pages; ALTER TABLE sessions DROP COLUMN ckpts; DROP TABLE trace_jobs; DROP TABLE lectures; DROP INDEX snapshots_published; ALTER TABLE snapshots DROP COLUMN published; ALTER TABLE sessions DROP COLUMN engine; DROP TABLE oplogs; ALTER TABLE sessions DROP COLUMN log; ALTER TABLE sessions DROP COLUMN overview; PRAGMA user_version = 3;');
+  sqlite(db, 'ALTER TABLE snapshots DROP COLUMN note; ALTER TABLE snapshots DROP COLUMN log; DROP TABLE answers; DROP TABLE ckpts; DROP TABLE ckpt_pages; ALTER TABLE sessions DROP COLUMN ckpts; DROP TABLE trace_jobs; DROP TABLE lectures; DROP INDEX snapshots_published; ALTER TABLE snapshots DROP COLUMN published; ALTER TABLE sessions DROP COLUMN engine; DROP TABLE oplogs; ALTER TABLE sessions DROP COLUMN log; ALTER TABLE sessions DROP COLUMN overview; PRAGMA user_version = 3;');
   const srv2 = await start({ dir, db });
   try {
-    assert.equal(sqlite(db, 'PRAGMA user_version'), '11');
+    assert.equal(sqlite(db, 'PRAGMA user_version'), '12');
     const got = await api(srv2.url, 'GET', `/api/snapshots/${snap.id}`);
     assert.equal(got.status, 200);
     assert.equal(got.json.published, false);

@@ -139,6 +139,19 @@ test('offline copy: one HTML file opens from file:// with no network and steps t
     // the counters chart draws from the embedded events (Chart.js inlined)
     await off.click('#tabbtn-counters');
     await off.waitForSelector('#tab-counters canvas');
+    // only what works offline is offered: the kernel as text, no Compare or editor, the
+    // Share tab's exports made in the page
+    assert.equal(await off.$eval('#kernel-select', (x) => x.selectedOptions[0]?.textContent), 'Linux 7.3');
+    assert.equal(await off.isHidden('#viewbtn-compare'), true);
+    assert.equal(await off.isHidden('#viewbtn-scenario'), true);
+    await off.click('#tabbtn-share');
+    await off.waitForSelector('#offline-note');
+    assert.equal(await off.$$eval('#tab-share button', (bs) => bs.map((b) => b.id).join()), 'png-export,export-slabinfo');
+    const [slab] = await Promise.all([off.waitForEvent('download'), off.click('#export-slabinfo')]);
+    const text = readFileSync(await slab.path(), 'utf8');
+    assert.match(text, /^slabinfo - version: 2\.1\n/);
+    const row = text.split('\n').find((l) => l.startsWith(`${cache.name} `));
+    assert.match(row, new RegExp(`^${cache.name} +${cache.objects} +${cache.total_objects} +${cache.slab_size} `), 'the step\'s slabinfo, as the server writes it');
     assert.deepEqual(remote, [], 'nothing was fetched from the network');
     assert.deepEqual(errors, []);
   });

@@ -107,7 +107,7 @@ test('every shipped scenario: narration and state table match the engine, and st
       // the sentence
       const pagesOf = (a) => { const sl = st.state.slabs.find((x) => x.addr === a); return sl ? 2 ** sl.order : null; };
       learnSlabNames(st.state); // the slabs' names, as the page learns them from the states it shows
-      assert.equal(body(await page.textContent('#narration')), body(narrate(st.event, { pagesOf, cacheName: st.state.caches.find((c) => c.id === st.event.cache)?.name, names: st.names })), `${sc.name} step ${n}`);
+      assert.equal(body(await page.textContent('#narration')), body(narrate(st.event, { pagesOf, cacheName: st.state.caches.find((c) => c.id === st.event.cache)?.name, nameCache: st.state.caches.length > 1, names: st.names })), `${sc.name} step ${n}`);
       // the table against the engine's state
       const cache = st.state.caches.find((c) => c.id === m.cacheId) ?? st.state.caches[0];
       const slabRows = await page.$$eval('#t-slabs tbody tr', (rows) => rows.map((r) => [...r.children].map((c) => c.textContent)));

@@ -70,8 +70,9 @@ sl compare "$fsf" --variant DEFERRED_FREELIST --md -o "$TMP/r/cmp.md"
 check "compare --md: exit 0" test "$status" -eq 0
 js 'const d = JSON.parse(require("fs").readFileSync(process.argv[1]));
 for (const r of d.rows) if (r.baseline || r.patched) {
-  const delta = r.patched - r.baseline, ch = r.change_pct === null ? "-" : `${r.change_pct >= 0 ? "+" : ""}${r.change_pct.toFixed(1)}%`;
-  console.log(`| ${r.metric} | ${r.baseline} | ${r.patched} | ${delta >= 0 ? "+" : ""}${delta} | ${ch} |`);
+  const delta = r.patched - r.baseline;
+  const ch = r.change_pct === null ? (r.baseline ? "-" : "new") : r.change_pct === 0 ? "0%" : `${r.change_pct > 0 ? "+" : ""}${r.change_pct.toFixed(1)}%`;
+  console.log(`| ${r.metric} | ${r.baseline} | ${r.patched} | ${delta > 0 ? "+" : ""}${delta} | ${ch} |`);
 }' "$TMP/cmp.json" >"$TMP/cmp-want"
 grep -E '^\| [a-z_]+ \| [0-9]' "$TMP/r/cmp.md" >"$TMP/cmp-got"
 check "compare --md: the table is compare --json's non-zero rows" diff "$TMP/cmp-want" "$TMP/cmp-got"

@@ -96,7 +96,8 @@ test('numbers: change column, step text, stats text, sysfs line', () => {
   assert.equal(fmtChange(60, 0, -100), '-100.0%');
   assert.equal(fmtChange(4, 64), '+1500.0%');
   assert.equal(fmtChange(0, 0, null), '0.0%');
-  assert.equal(fmtChange(0, 3, null), 'n/a');
+  assert.equal(fmtChange(0, 3, null), 'new', 'a zero baseline: new, not n/a (which means a kernel lacks the counter)');
+  assert.equal(fmtChange(19192, 19200), '+0.04%', 'a change never reads +0.0%');
   assert.equal(stepText(12, 240, { fn: 'alloc_from_pcs', label: 'fastpath', cpu: 0 }), 'step 12 of 240: alloc_from_pcs fastpath on CPU 0');
   assert.equal(statsText({ alloc_fastpath: 1 }), 'alloc_fastpath +1');
   assert.equal(sysfsLine('x', 56, [56, 0]), '56 C0=56');

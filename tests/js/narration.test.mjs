@@ -53,3 +53,11 @@ test('the snapshot line: title, step, note and warnings', () => {
   assert.deepEqual(snapshotLine({ title: 'T', position: 3, warning: 'damaged' }, 'sn1', 'n'),
     { text: 'Snapshot “T” (step 3): n · Warning: damaged', warn: true });
 });
+
+test('among several caches, the sentence names the cache of its event', () => {
+  const e = { seq: 3, op: 2, cpu: 1, node: 0, cache: 20, fn: '__pcs_replace_full_main', label: 'barn_put_fail', moves: [], stats: {}, report: null };
+  const say = narrate(e, { call: 'kmem_cache_free', cacheName: 'buffer_head', nameCache: true });
+  assert.match(say, /^CPU 1 kmem_cache_free: in buffer_head, /);
+  assert.doesNotMatch(narrate(e, { call: 'kmem_cache_free', cacheName: 'buffer_head' }), /buffer_head/, 'one cache: no need to name it');
+  assert.equal((narrate(e, { call: 'kmem_cache_free(buffer_head)', cacheName: 'buffer_head', nameCache: true }).match(/buffer_head/g) ?? []).length, 1, 'named once');
+});

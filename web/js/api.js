@@ -107,6 +107,8 @@ export const api = {
   series: (id, counters, from, to, points) => request('GET', `${S(id)}/series${q({ counters: counters.join(','), from, to, points })}`),
   /** The run's counters per bucket, from the summaries the server keeps: @p {from, to, buckets, counters}. */
   overview: (id, p) => request('GET', `${S(id)}/overview${q(p)}`),
+  /** The caches of events [from, to) ranked (GET .../caches): allocations, frees, slow paths, barn failures, slabs. */
+  caches: (id, p) => request('GET', `${S(id)}/caches${q(p)}`),
   /** @param {{ fn?: string, label?: string, counter?: string, object?: string, from?: number, dir?: string }} p */
   search: (id, p) => request('GET', `${S(id)}/search${q(p)}`),
   log: (id) => request('GET', `${S(id)}/ops`),

@@ -56,11 +56,31 @@ export function addrAdd(a, off) {
 
 // ---- numbers ----------------------------------------------------------------
 
-/** Change from @a to @b in the cover-letter style: "+12.5%", "-100.0%", "0.0%", "n/a". */
+/** Change from @a to @b in the cover-letter style: "+12.5%", "-100.0%", "+0.04%", "0.0%", "new" (0 in the baseline). */
 export function fmtChange(a, b, pct) {
   const p = pct !== undefined ? pct : (a ? ((b - a) / a) * 100 : null);
-  if (p == null) return a === b ? '0.0%' : 'n/a';
-  return (p > 0 ? '+' : '') + p.toFixed(1) + '%';
+  if (p == null) return a === b ? '0.0%' : 'new'; // as slublab compare says it
+  // as many decimals as it takes not to read 0.0% when the values differ (19,192 -> 19,200: +0.04%)
+  let digits = 1;
+  while (p !== 0 && digits < 6 && Math.abs(p) < 0.5 * 10 ** -digits) digits++;
+  return (p > 0 ? '+' : '') + p.toFixed(digits) + '%';
+}
+
+/**
+ * /proc/slabinfo (version 2.1) of a state answer, as the server's export writes it
+ * (server/kfiles/slabinfo.c): an offline copy makes it in the page.
+ * @param {{ caches: any[] }} state
+ */
+export function slabinfoText(state) {
+  const pad = (v, n) => String(v).padStart(n);
+  const lines = ['slabinfo - version: 2.1',
+    '# name            <active_objs> <num_objs> <objsize> <objperslab> <pagesperslab> : tunables <limit> <batchcount> <sharedfactor> : slabdata <active_slabs> <num_slabs> <sharedavail>'];
+  for (const c of [...state.caches].reverse()) {
+    if (!c.alive) continue;
+    lines.push(`${c.name.padEnd(17)} ${pad(c.objects, 6)} ${pad(c.total_objects, 6)} ${pad(c.slab_size, 6)} ${pad(c.objs_per_slab, 4)} ${pad(2 ** c.order, 4)}`
+      + ` : tunables ${pad(0, 4)} ${pad(0, 4)} ${pad(0, 4)} : slabdata ${pad(c.slabs, 6)} ${pad(c.slabs, 6)} ${pad(0, 6)}`);
+  }
+  return lines.join('\n') + '\n';
 }
 
 export function plural(n, one, many = one + 's') {
@@ -278,8 +298,11 @@ export function narrate(e, ctx = {}) {
   let body = t ? fillTemplate(t, e, ctx) : generic(e, e.cpu);
   // inside a race, the context whose step runs this (docs/events.md)
   const who = e.cpu >= 0 ? `CPU ${e.cpu}${e.ctx ? ` (${e.ctx})` : ''}` : '';
-  const call = ctx.call ? ` ${ctx.call}` : '';
+  let call = ctx.call ? ` ${ctx.call}` : '';
   body = body.replace(/\s+/g, ' ').trim();
+  // among several caches the sentence names its own: a flush or a barn on a real trace says which
+  const cache = ctx.nameCache && ctx.cacheName && !new RegExp(`\\b${ctx.cacheName.replace(/[^\w]/g, '\\$&')}\\b`).test(`${call} ${body}`) ? ctx.cacheName : '';
+  if (cache) body = `in ${cache}, ${body}`;
   return `${who}${call}${who || call ? ': ' : ''}${body}.`;
 }
 
@@ -301,7 +324,7 @@ export function stepSentence(m, opEvents) {
   }
   const pagesOf = (a) => { const sl = m.cur.state.slabs.find((x) => x.addr === a); return sl ? 2 ** sl.order : null; };
   const slabName = (a) => m.cur.state.slabs.find((x) => x.addr === a)?.name ?? null;
-  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), spareEmpty, pagesOf, names: m.cur.names,
+  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), nameCache: m.cur.state.caches.length > 1, spareEmpty, pagesOf, names: m.cur.names,
     slabName, prior: e.step ? opEvents(e.seq) : undefined });
 }
 

@@ -46,6 +46,8 @@ win.__slublab = debug;
 // and for a plain page the default scenario's session.
 // an offline copy (web/offline/loader.js) says which session and step to open
 const query = readQuery(/** @type {any} */ (win).__slublabOffline?.query ?? win.location.search);
+// an offline copy offers only what works without the server (docs/export.md)
+const offlineCopy = !!(/** @type {any} */ (win).__slublabOffline);
 const words = api.texts();
 const early = query.fresh ? api.createSession({ scenario: query.fresh }) : null;
 early?.catch(() => {});
@@ -90,7 +92,7 @@ let raceEvents = null, raceShown = false;
 // Views used now and then load when first opened.
 let snapshotsP = null, editorP = null, compareP = null;
 const snapshots = () => (snapshotsP ??= import('./views/snapshots.js').then((x) => x.createSnapshots($('tab-share'), player, {
-  storage, viewLink, snapshotLink, exportPng, openSnapshot, version: () => version, offlineMax: () => offlineMax,
+  storage, viewLink, snapshotLink, exportPng, openSnapshot, version: () => version, offlineMax: () => offlineMax, offline: () => offlineCopy,
 })));
 const editor = () => (editorP ??= import('./views/scenario.js').then((x) => x.createScenarioEditor($('scenario-editor'), player, { storage, onRun: () => {
   menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom');
@@ -204,6 +206,7 @@ function showView(v, cmp = null) {
   updateUrl();
 }
 for (const x of VIEWS) $(`viewbtn-${x}`).addEventListener('click', () => showView(x));
+if (offlineCopy) for (const x of ['compare', 'scenario']) $(`viewbtn-${x}`).hidden = true; // both run the server's engine
 
 const presenting = () => doc.body.classList.contains('presenter');
 function setPresenter(on) {
@@ -325,7 +328,7 @@ const updateUrl = createUrlKeeper(win, () => addressFor(viewState(), view, cmpVi
 let snapInfo = /** @type {{ text: string, warn: boolean }|null} */ (null);
 async function openSnapshot(id, note) {
   const sn = await api.snapshot(id);
-  snapInfo = snapshotLine(sn, id, note ?? storage?.getItem(`slublab.note.${id}`) ?? '');
+  snapInfo = snapshotLine(sn, id, note ?? storage?.getItem(`slublab.note.${id}`) ?? sn.note ?? '');
   menu.showing(sn.scenario ?? '', null);
   if (sn.read_only) {
     await player.open({ id: (await api.openSnapshot(id).catch(() => ({ id: null }))).id ?? '', at: sn.position }).catch(() => {});

@@ -116,6 +116,7 @@ export function createPlayer() {
     step: 0, // bumps on each position change: views animate when it is +1/-1 of the previous
     dir: 0,
     cacheId: 0,
+    followCache: true, // the picture draws the cache of the current event, until a cache is chosen
     events: /** @type {Map<number, Event>} */ (new Map()),
     allEvents: false,
     markers: /** @type {any[]} */ ([]),
@@ -261,7 +262,10 @@ export function createPlayer() {
     try {
       const full = await fetchState(at);
       if (mine !== seekToken) return;
-      const cacheId = full.state.caches.some((c) => c.id === m.cacheId) || !full.state.caches.length ? m.cacheId : full.state.caches[0].id;
+      const has = (id) => id != null && id >= 0 && full.state.caches.some((c) => c.id === id);
+      // the cache of the event that led here (a barn_put_fail breakpoint on buffer_head draws buffer_head)
+      if (m.followCache && has(full.event?.cache)) m.cacheId = full.event.cache;
+      const cacheId = has(m.cacheId) || !full.state.caches.length ? m.cacheId : full.state.caches[0].id;
       const r = await withPage(full, m.session.id, cacheId);
       if (mine !== seekToken) return;
       pending = null;
@@ -505,7 +509,16 @@ export function createPlayer() {
     slower() { const i = SPEEDS.findIndex((s) => s >= m.speed); player.setSpeed(SPEEDS[Math.max(0, i - 1)]); },
     setBy(by) { m.by = by; emit(); },
     interval,
-    setCache(id) {
+    /** Follow the current event's cache (@on), or keep the one chosen. */
+    followEventCache(on) {
+      m.followCache = on;
+      const c = m.cur?.event?.cache;
+      if (on && c != null && c >= 0 && c !== m.cacheId && m.cur?.state.caches.some((x) => x.id === c)) player.setCache(c, { follow: true });
+      else emit();
+    },
+    /** Draw cache @id; a cache chosen by hand stops following the events' (o.follow keeps it). */
+    setCache(id, o = {}) {
+      if (!o.follow) m.followCache = false;
       m.cacheId = id; m.selection = null; m.bytes = null; emit();
       const cur = m.cur, sid = m.session?.id;
       if (cur?.state.paged && cur.state.page?.cache !== id) {

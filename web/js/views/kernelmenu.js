@@ -29,6 +29,13 @@ export function createKernelMenu(select, o) {
 
   function show() {
     const c = kernelChoice(settings);
+    // the session's release, shown even when the list never came (an offline copy has no server)
+    if (c.value && ![...select.options].some((x) => x.value === c.value)) {
+      const opt = doc.createElement('option');
+      opt.value = c.value;
+      opt.textContent = `Linux ${c.value}`;
+      select.append(opt);
+    }
     if (none.textContent !== c.label) none.textContent = c.label;
     if (select.value !== c.value) select.value = c.value;
   }
@@ -42,6 +49,7 @@ export function createKernelMenu(select, o) {
     /** Add the releases ({default, kernels: [{name, model}]}). */
     fill(list) {
       for (const k of list.kernels ?? []) {
+        [...select.options].find((x) => x.value === k.name)?.remove(); // shown before the list came
         const opt = doc.createElement('option');
         opt.value = k.name;
         opt.title = `${k.model}${k.name === list.default ? ' (the default: the newest release modelled)' : ''}`;

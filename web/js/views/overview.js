@@ -43,7 +43,7 @@ export function createOverview(root, player, { api }) {
   const key = (color, text) => h(doc, 'span', { class: 'overview-key' }, h(doc, 'span', { class: `swatch sw-${color}` }), text);
   const legend = h(doc, 'span', { class: 'overview-legend' },
     key('fast', 'fast path'), key('slow', 'slow path'), key('fail', 'barn full/empty'), key('pages', 'slab pages: least–most, mean'));
-  fill(root, h(doc, 'div', { class: 'overview-bar' }, h(doc, 'span', { class: 'overview-title' }, 'Whole run'), info, legend, zoomOut, whole), canvas);
+  fill(root, h(doc, 'div', { class: 'overview-bar' }, h(doc, 'span', { class: 'overview-title', title: 'every counter summed over all caches' }, 'Whole run, all caches'), info, legend, zoomOut, whole), canvas);
 
   /** @type {{ from: number, to: number } | null} the range asked for; null: the whole run */
   let view = null;

@@ -6,6 +6,7 @@
 // report, an offline HTML copy of the session (docs/export.md),
 // import a JSON snapshot (with a warning when another engine version made it).
 
+import { slabinfoText } from '../format.js';
 import { h, fill, download } from '../dom.js';
 import { api } from '../api.js';
 import { createTokens, SNAPSHOT_KEY } from '../tokens.js';
@@ -38,7 +39,12 @@ export function createSnapshots(root, player, o) {
     const m = player.get();
     if (!m.session?.id) return null;
     const t = title.value.trim() || `${m.session.info.scenario.name} at step ${m.at}`;
-    const r = await api.createSnapshot({ session: m.session.id, at: m.at, title: t.slice(0, 200) });
+    const r = await api.createSnapshot({
+        session : m.session.id,
+        at : m.at,
+        title : t.slice(0, 200),
+        ...(note.value ? {note : note.value.slice(0, 4000)} : {})
+    });
     mine.keep(r.id, r.token);
     last = { id: r.id, note: note.value };
     if (o.storage && note.value) o.storage.setItem(`slublab.note.${r.id}`, note.value);
@@ -88,6 +94,23 @@ export function createSnapshots(root, player, o) {
   const max = o.offlineMax?.();
   const limitNote = h(doc, 'span', { id: 'export-html-limit', class: 'note' },
     max ? ` Sessions of up to ${max.toLocaleString('en')} steps; a long one takes a while.` : '');
+
+  if (o.offline?.()) {
+    // an offline copy (docs/export.md): no server to save, export or report; what the page makes itself
+    const slabinfo = () => {
+      const m = player.get();
+      if (!m.cur) return;
+      download(doc, `slabinfo-${m.session?.id ?? 'offline'}-${m.at}`, slabinfoText(m.cur.state), 'text/plain');
+      msg.textContent = 'Downloaded /proc/slabinfo.';
+    };
+    fill(root,
+      h(doc, 'p', { class: 'note', id: 'offline-note' }, 'This is an offline copy: snapshots, reports, the sysfs tree and other copies need the lab\'s server. What works here:'),
+      h(doc, 'p', { class: 'row' },
+        h(doc, 'button', { type: 'button', id: 'png-export', onclick: () => o.exportPng() }, 'Export view as PNG'),
+        h(doc, 'button', { type: 'button', id: 'export-slabinfo', title: 'What /proc/slabinfo would show at this step (slabtop reads it), made in the page', onclick: slabinfo }, '/proc/slabinfo')),
+      msg);
+    return { refresh() {}, save: async () => null };
+  }
 
   fill(root,
     h(doc, 'label', { for: 'snap-title' }, 'Title'), title,

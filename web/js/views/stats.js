@@ -20,7 +20,10 @@ const LINE = [
 
 export function createStats(root, player) {
   const doc = root.ownerDocument;
-  const canvas = h(doc, 'canvas', { id: 'chart', role: 'img', 'aria-label': 'Counters over the run' });
+  const canvas = h(doc, 'canvas', { id: 'chart', role: 'img', 'aria-label': 'Counters over the run, all caches summed' });
+  // whose counters each part shows: the chart sums every cache, the table is one cache's
+  const chartTitle = h(doc, 'h3', { class: 'chart-title', id: 'chart-title' }, 'Counters over the run: all caches summed');
+  const tableCaption = h(doc, 'caption', { id: 'counter-caption' }, 'Counters of the selected cache, as /sys/kernel/slab/<cache>/<counter> prints them');
   const chooser = h(doc, 'fieldset', { class: 'chooser' }, h(doc, 'legend', null, 'Counters on the chart'));
   const boxes = new Map();
   // a box for every counter; render() shows those of the session's model
@@ -37,13 +40,13 @@ export function createStats(root, player) {
   showZero.addEventListener('change', () => { tableKey = ''; player.emit(); });
   const tbody = h(doc, 'tbody');
   const table = h(doc, 'table', { class: 'counters', id: 'counter-table' },
-    h(doc, 'caption', null, 'Counters of the selected cache, as /sys/kernel/slab/<cache>/<counter> prints them'),
+    tableCaption,
     h(doc, 'thead', null, h(doc, 'tr', null, h(doc, 'th', { scope: 'col' }, 'counter'), h(doc, 'th', { scope: 'col' }, 'value'), h(doc, 'th', { scope: 'col' }, 'sysfs'))),
     tbody);
   const csvTable = h(doc, 'button', { type: 'button', id: 'csv-table', onclick: () => exportTable() }, 'Table as CSV');
   const csvSeries = h(doc, 'button', { type: 'button', id: 'csv-series', onclick: () => exportSeries() }, 'Series as CSV');
   const noChart = h(doc, 'p', { class: 'note', hidden: true }, 'Chart.js has not loaded (yet): the chart is off, the table still works.');
-  fill(root, h(doc, 'div', { class: 'chart-box' }, canvas), noChart, h(doc, 'details', null, h(doc, 'summary', null, 'Choose counters'), chooser),
+  fill(root, chartTitle, h(doc, 'div', { class: 'chart-box' }, canvas), noChart, h(doc, 'details', null, h(doc, 'summary', null, 'Choose counters'), chooser),
     h(doc, 'div', { class: 'row' }, csvTable, csvSeries, h(doc, 'label', null, showZero, ' show zero counters')), table);
 
   /** @type {any} */ let chart = null;
@@ -88,7 +91,7 @@ export function createStats(root, player) {
       options: {
         animation: false, parsing: false, normalized: true, responsive: true, maintainAspectRatio: false,
         interaction: { mode: 'nearest', axis: 'x', intersect: false },
-        scales: { x: { type: 'linear', min: 0, max: m.end, title: { display: true, text: 'step' } }, y: { beginAtZero: true, title: { display: true, text: 'count' } } },
+        scales: { x: { type: 'linear', min: 0, max: m.end, title: { display: true, text: 'step' } }, y: { beginAtZero: true, title: { display: true, text: 'count, all caches summed' } } },
         plugins: { cursor: { at: m.at }, decimation: { enabled: true, algorithm: 'min-max' }, legend: { labels: { usePointStyle: true } } },
         onClick: (ev, els, c) => {
           const x = c.scales.x.getValueForPixel(ev.x);
@@ -99,7 +102,7 @@ export function createStats(root, player) {
         },
       },
     });
-    canvas.setAttribute('aria-label', `Chart of ${shown.join(', ')} over ${m.end} steps; click to go to a step.`);
+    canvas.setAttribute('aria-label', `Chart of ${shown.join(', ')}, all caches summed, over ${m.end} steps; click to go to a step.`);
   }
 
   function rows(m) {
@@ -141,6 +144,7 @@ export function createStats(root, player) {
       if (key === tableKey) return;
       tableKey = key;
       const r = rows(m);
+      tableCaption.textContent = `Counters of ${r.cache ? `the cache ${r.cache.name}` : 'the selected cache'}, as /sys/kernel/slab/${r.cache?.name ?? '<cache>'}/<counter> prints them`;
       const e = m.cur?.event;
       const bumped = e && e.cache === m.cacheId ? e.stats : {};
       fill(tbody, ...r.names.filter((x) => showZero.checked || x.total || bumped[x.name]).map((x) =>

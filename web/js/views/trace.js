@@ -142,7 +142,10 @@ export function createTraceOpen(root, { doc, win, open }) {
         say(`The trace could not be opened: ${job.error.message}`, true);
         return;
       }
-      say(`${file.name}: ${job.events} events replayed`);
+      // the release the replay ran on, and whether the trace said it or it was guessed
+      const kernel = /^kernel (\S+): (.*)$/m.exec(job.report ?? '');
+      const guessed = kernel && /no "# kernel:" line/.test(kernel[2]);
+      say(`${file.name}: ${job.events} events replayed${kernel ? ` on Linux ${kernel[1]}${guessed ? ' (guessed: the trace names no kernel; POST /api/traces?kernel=X.Y or slublab replay --kernel picks another)' : ''}` : ''}`);
       await open(job.session.id, job.session.token);
     } catch (err) {
       say(`The trace could not be opened: ${err.message}`, true);
