@@ -18,7 +18,7 @@
 // CHARTJS chart.umd.js (default node_modules/chart.js/dist/chart.umd.js).
 // The modules in web/js stay the development page: `slublab serve --web web`.
 import { createHash } from 'node:crypto';
-import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -30,7 +30,9 @@ if (!outArg) {
   console.error('usage: bundle-web.mjs OUT [ESBUILD_DIR] [CHARTJS]');
   process.exit(2);
 }
-const out = resolve(outArg);
+// Written beside OUT, then put in its place, so a server serving OUT
+// never sees it half written.
+const final = resolve(outArg), out = `${final}.new`;
 const web = join(ROOT, 'web');
 const esbuild = (await import(pathToFileURL(join(esbuildDir, 'lib/main.js')).href)).default;
 
@@ -101,5 +103,9 @@ const sizes = {};
   }
 })(out);
 writeFileSync(join(out, '.manifest.json'), `${JSON.stringify({ entry: first[0], first, chart: `assets/${chartName}`, sizes }, null, 1)}\n`);
+rmSync(`${final}.old`, { recursive: true, force: true });
+if (existsSync(final)) renameSync(final, `${final}.old`);
+renameSync(out, final);
+rmSync(`${final}.old`, { recursive: true, force: true });
 const sum = (k) => first.reduce((s, f) => s + sizes[f][k], 0);
-console.log(`bundle-web: ${out}: ${first.length} files before the first state, ${sum('raw')} bytes, ${sum('gzip')} gzip, ${sum('br')} br`);
+console.log(`bundle-web: ${final}: ${first.length} files before the first state, ${sum('raw')} bytes, ${sum('gzip')} gzip, ${sum('br')} br`);
