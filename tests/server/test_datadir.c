@@ -134,9 +134,8 @@ static void test_source_tree(void)
             exe_self[len] = '\0';
             slash = strrchr(exe_self, '/');
             *slash = '\0';
-            join(bundle, exe_self, "/web");
-            join(idx, bundle, "/index.html");
-            check_source_tree_page(datadir_get(), access(idx, R_OK) == 0 ? bundle : "web");
+            if (CHECK(join(bundle, exe_self, "/web")) && CHECK(join(idx, bundle, "/index.html")))
+                check_source_tree_page(datadir_get(), access(idx, R_OK) == 0 ? bundle : "web");
         }
     }
 }
