@@ -174,6 +174,8 @@ async function shootLab(ctx, base, id, at, out) {
   await readyAt(page, at);
   await page.waitForSelector('#picture canvas', { timeout: 20000 });
   await page.waitForSelector('#tab-counters .chart-box canvas', { state: 'visible', timeout: 20000 });
+  // Chart.js loads when the chart is first shown: wait for it to draw
+  await page.waitForFunction(() => window.Chart?.getChart(document.querySelector('#tab-counters .chart-box canvas')), null, { timeout: 20000 });
   await settle(page);
   const error = await page.evaluate(() => window.__slublab.player.get().error);
   if (error) throw new Error(`the UI shows an error: ${error}`);

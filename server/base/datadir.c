@@ -37,6 +37,15 @@ static bool datadir_has_ui(const char *dir)
            access(path, R_OK) == 0;
 }
 
+/* True when @dir/@sub/index.html is there: then @web is that directory. */
+static bool datadir_page(char *web, const char *dir, const char *sub)
+{
+    char path[DATADIR_PATH_MAX];
+
+    return DATADIR_PRINT(path, "%s/%s/index.html", dir, sub) && access(path, R_OK) == 0 &&
+           (size_t)snprintf(web, DATADIR_PATH_MAX, "%s/%s", dir, sub) < DATADIR_PATH_MAX;
+}
+
 /* @d in the installed layout under @dir, when @dir holds the UI. */
 static bool datadir_installed(struct datadir *d, const char *dir)
 {
@@ -44,16 +53,21 @@ static bool datadir_installed(struct datadir *d, const char *dir)
 
     if (!datadir_has_ui(dir) || !realpath(dir, real))
         return false;
-    return DATADIR_PRINT(d->root, "%s", real) && DATADIR_PRINT(d->web, "%s/web", real) &&
+    return DATADIR_PRINT(d->root, "%s", real) &&
+           (datadir_page(d->web, real, "bundle") || DATADIR_PRINT(d->web, "%s/web", real)) &&
            DATADIR_PRINT(d->vendor, "%s/vendor", real) &&
            DATADIR_PRINT(d->scenarios, "%s/scenarios", real);
 }
 
-/* @d in the source tree's layout, relative to the current directory. */
-static void datadir_source_tree(struct datadir *d)
+/*
+ * @d in the source tree's layout, relative to the current directory; the
+ * page is the bundle of the build tree @exe_dir is (its web/), when built.
+ */
+static void datadir_source_tree(struct datadir *d, const char *exe_dir)
 {
     d->root[0] = '\0';
-    snprintf(d->web, sizeof(d->web), "web");
+    if (!exe_dir || !datadir_page(d->web, exe_dir, "web"))
+        snprintf(d->web, sizeof(d->web), "web");
     snprintf(d->vendor, sizeof(d->vendor), "node_modules/chart.js/dist");
     snprintf(d->scenarios, sizeof(d->scenarios), "scenarios");
 }
@@ -61,18 +75,19 @@ static void datadir_source_tree(struct datadir *d)
 void datadir_find(struct datadir *d, const char *exe, const char *from_bin, const char *builtin)
 {
     const char *slash = exe ? strrchr(exe, '/') : NULL;
-    char dir[DATADIR_PATH_MAX];
+    char dir[DATADIR_PATH_MAX], exe_dir[DATADIR_PATH_MAX];
+    const bool known = slash && DATADIR_PRINT(exe_dir, "%.*s", (int)(slash - exe), exe);
 
-    if (slash && from_bin && DATADIR_PRINT(dir, "%.*s/%s", (int)(slash - exe), exe, from_bin) &&
+    if (known && from_bin && DATADIR_PRINT(dir, "%s/%s", exe_dir, from_bin) &&
         datadir_installed(d, dir))
         return;
     if (datadir_has_ui("")) {
-        datadir_source_tree(d);
+        datadir_source_tree(d, known ? exe_dir : NULL);
         return;
     }
     if (builtin && *builtin && datadir_installed(d, builtin))
         return;
-    datadir_source_tree(d);
+    datadir_source_tree(d, NULL);
 }
 
 static struct datadir datadir_found;

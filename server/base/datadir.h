@@ -9,6 +9,10 @@
  * (`cmake --install`, docs/deploy.md) they sit in one data directory,
  * PREFIX/share/slublab/ with web/, scenarios/, lessons/ and vendor/.
  *
+ * The page served is the bundle (scripts/bundle-web.mjs) when there is
+ * one: a build tree's web/ beside the executable in the source tree,
+ * bundle/ in the data directory; else the modules of web/.
+ *
  * The first of these that holds web/index.html is used:
  *   1. the data directory beside the executable (/proc/self/exe and the
  *      path from the install's bin/ to its data directory, ../share/slublab),
@@ -27,7 +31,7 @@
 
 struct datadir {
     char root[DATADIR_PATH_MAX];      /* the installed data directory; "": the source tree */
-    char web[DATADIR_PATH_MAX];       /* the UI's files */
+    char web[DATADIR_PATH_MAX];       /* the UI's files: the bundle, or web/ */
     char vendor[DATADIR_PATH_MAX];    /* where chart.umd.js is */
     char scenarios[DATADIR_PATH_MAX]; /* the shipped scenarios */
 };

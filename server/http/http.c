@@ -17,7 +17,8 @@
  *
  * Every response carries Content-Security-Policy: default-src 'self',
  * X-Content-Type-Options: nosniff and a Cache-Control (no-store for the
- * API, no-cache for the UI's files).
+ * API; for the UI's files immutable when their names are content-hashed,
+ * else no-cache, revalidated by their ETag: static.c).
  *
  * Framing is strict (RFC 9112): on the first call, where every header is
  * visible, a request that could be read more than one way (Content-Length
@@ -164,7 +165,16 @@ static enum MHD_Result http_queue(struct http_req *hr)
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL,
-                            api || !res->cache ? "no-store" : "no-cache");
+                            api || !res->cache ? "no-store"
+                            : res->immutable   ? "public, max-age=31536000, immutable"
+                                               : "no-cache");
+    if (!api && res->cache) {
+        MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept-Encoding");
+        if (res->etag[0])
+            MHD_add_response_header(r, MHD_HTTP_HEADER_ETAG, res->etag);
+        if (res->encoding)
+            MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_ENCODING, res->encoding);
+    }
     if (res->allow[0])
         MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, res->allow);
     if (res->retry_after[0])
@@ -596,6 +606,10 @@ static enum MHD_Result http_access(void *cls, struct MHD_Connection *conn, const
     hr->req.nr_query = hr->nr_query;
     hr->req.authorization =
             MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    hr->req.accept_encoding =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+    hr->req.if_none_match =
+            MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_IF_NONE_MATCH);
     http_client(srv, conn, hr->client, sizeof(hr->client));
     hr->req.client = hr->client;
     hr->req.body = hr->body;

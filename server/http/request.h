@@ -48,6 +48,8 @@ struct request {
     const struct query_param *query; /* in request order */
     size_t nr_query;
     const char *authorization; /* the Authorization header, or NULL */
+    const char *accept_encoding; /* the Accept-Encoding header, or NULL */
+    const char *if_none_match;   /* the If-None-Match header, or NULL */
     const char *client;        /* the client's address (quota.h), or NULL */
     const char *body;          /* body_len bytes, not NUL-terminated; NULL when empty */
     size_t body_len;
@@ -64,6 +66,9 @@ struct response {
     struct blob *blob;         /* instead of body: a shared text (one reference owned) */
     struct follower *follower; /* instead of body: an event stream (owned) */
     bool cache;                /* static file: may be cached (revalidated); API: never */
+    bool immutable;            /* static file named by its content: never revalidated */
+    const char *encoding;      /* Content-Encoding of the body ("br", "gzip"), or NULL */
+    char etag[48];             /* ETag header of a static file, or "" */
     char allow[64];            /* Allow header of a 405 */
     char retry_after[8];       /* Retry-After header of a 503 */
     char disposition[96];      /* Content-Disposition header, or "" */

@@ -3,8 +3,10 @@
  * offline (GET /api/sessions/ID/export.html; docs/export.md).
  *
  * The file is the UI itself, made to run from file:// without a server:
- * index.html's body, app.css inlined, the UI's ES modules and Chart.js
- * (read from the vendor directory at export time, never committed) as text
+ * index.html's body, app.css inlined, the UI's code as text: the bundle's
+ * assets/ (scripts/bundle-web.mjs: its chunks and Chart.js) when the page
+ * served is the bundle, else the ES modules and Chart.js (read from the
+ * vendor directory at export time, never committed),
  * in a JSON document (every '<' written as \u003c, so no text inside it
  * can close its <script> element), the session as the API serves it (its
  * description, log, names, every event and the state at every position) in
@@ -140,39 +142,48 @@ static int html_modules(const char *web, const char *rel, cJSON *files)
     return err;
 }
 
-/* The #slublab-files document: the modules and Chart.js. */
+/* Add the modules of @dirs->web/js and Chart.js from @dirs->vendor to @files. */
+static int html_dev_files(const struct export_html_dirs *dirs, cJSON *files, struct strbuf *err)
+{
+    struct strbuf chart = STRBUF_INIT;
+    int ret;
+
+    if ((ret = html_read(dirs->vendor, "chart.umd.js", &chart))) {
+        strbuf_printf(err, "cannot read %s/chart.umd.js (run scripts/setup: npm installs chart.js)",
+                      dirs->vendor);
+    } else if (!cJSON_AddItemToObject(files, "vendor/chart.umd.js",
+                                      cJSON_CreateString(strbuf_str(&chart)))) {
+        ret = -ENOMEM;
+    } else if ((ret = html_modules(dirs->web, "js", files))) {
+        strbuf_printf(err, "cannot read the UI's modules in %s/js", dirs->web);
+    }
+    strbuf_release(&chart);
+    return ret;
+}
+
+/*
+ * The #slublab-files document: the bundle's assets/ (its chunks and
+ * Chart.js) when the page is the bundle, else the modules and Chart.js.
+ */
 static int html_files(const struct export_html_dirs *dirs, struct strbuf *out, struct strbuf *err)
 {
     cJSON *files = cJSON_CreateObject();
-    struct strbuf chart = STRBUF_INIT;
     char *text = NULL;
     int ret;
 
     if (!files)
         return -ENOMEM;
-    if ((ret = html_read(dirs->vendor, "chart.umd.js", &chart))) {
-        strbuf_printf(err, "cannot read %s/chart.umd.js (run scripts/setup: npm installs chart.js)",
-                      dirs->vendor);
-        goto out;
-    }
-    if (!cJSON_AddItemToObject(files, "vendor/chart.umd.js",
-                               cJSON_CreateString(strbuf_str(&chart)))) {
+    ret = html_modules(dirs->web, "assets", files);
+    if (ret == -ENOENT)
+        ret = html_dev_files(dirs, files, err);
+    else if (ret)
+        strbuf_printf(err, "cannot read the UI's bundle in %s/assets", dirs->web);
+    if (!ret && !(text = cJSON_PrintUnformatted(files)))
         ret = -ENOMEM;
-        goto out;
-    }
-    if ((ret = html_modules(dirs->web, "js", files))) {
-        strbuf_printf(err, "cannot read the UI's modules in %s/js", dirs->web);
-        goto out;
-    }
-    if (!(text = cJSON_PrintUnformatted(files))) {
-        ret = -ENOMEM;
-        goto out;
-    }
-    html_json(out, text, strlen(text));
-out:
+    if (!ret)
+        html_json(out, text, strlen(text));
     cJSON_free(text);
     cJSON_Delete(files);
-    strbuf_release(&chart);
     return ret;
 }
 

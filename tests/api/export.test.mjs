@@ -182,7 +182,15 @@ test('export.html: one file holding the UI, Chart.js and the session', async () 
   assert.ok(!/<script[^>]+src=/.test(html) && !/<link[^>]+href=/.test(html), 'nothing loads from elsewhere');
   const json = (idName) => JSON.parse(new RegExp(`<script type="application/json" id="${idName}">([^]*?)</script>`).exec(html)[1]);
   const files = json('slublab-files');
-  assert.ok(files['js/main.js'] && files['js/views/stats.js'] && /Chart\.js/.test(files['vendor/chart.umd.js']));
+  if (files['js/main.js']) {
+    // the page is the modules (no bundle built)
+    assert.ok(files['js/main.js'] && files['js/views/stats.js'] && /Chart\.js/.test(files['vendor/chart.umd.js']));
+  } else {
+    // the page is the bundle: its entry, its lazy views, Chart.js
+    const code = (re) => Object.entries(files).find(([p]) => re.test(p))?.[1];
+    assert.ok(code(/^assets\/main-\w+\.js$/) && code(/^assets\/stats-\w+\.js$/) && /Chart\.js/.test(code(/^assets\/chart\.umd-\w+\.js$/)));
+    assert.ok(!Object.keys(files).some((p) => p.startsWith('js/')), 'not the modules as well');
+  }
   const data = offlineData(html);
   assert.equal(data.format, 2);
   assert.equal(data.at, 7);

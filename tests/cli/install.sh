@@ -36,7 +36,16 @@ if [ -f "$chartjs" ]; then
 else
     skip "no $chartjs at build time: nothing to install in vendor/"
 fi
-echo "$marker" >>"$data/web/index.html"
+# The page served: the bundle when the build tree has one (scripts/bundle-web.mjs)
+page=$data/web
+if [ -f "$build/web/.manifest.json" ]; then
+    page=$data/bundle
+    check "share/slublab/bundle: the build tree's bundle" \
+        diff -rq -x .manifest.json "$build/web" "$data/bundle"
+else
+    skip "no bundle in $build: the page is web/'s modules"
+fi
+echo "$marker" >>"$page/index.html"
 
 # The installed program, started from a directory with nothing of the lab in it.
 mkdir -p "$TMP/elsewhere"
@@ -63,8 +72,24 @@ get() { curl -sS -f -o "$2" "${url%/}$1" 2>>"$TMP/err"; }
 
 check "GET / answers" get / "$TMP/page"
 check "GET / is the installed page" grep -qF "$marker" "$TMP/page"
-check "GET /js/main.js" get /js/main.js "$TMP/main.js"
-check "GET /js/main.js is web/js/main.js" cmp -s web/js/main.js "$TMP/main.js"
+if [ "$page" = "$data/web" ]; then
+    check "GET /js/main.js" get /js/main.js "$TMP/main.js"
+    check "GET /js/main.js is web/js/main.js" cmp -s web/js/main.js "$TMP/main.js"
+else
+    # every script and preload the page names is there, as installed
+    loaded=$(grep -oE '<(script [^>]*src|link rel="modulepreload" href)="[^"]+"' "$TMP/page" |
+        sed -E 's/.*="([^"]+)"$/\1/')
+    check "the page loads the bundle's entry" grep -qE '^assets/main-[A-Z0-9]+\.js$' <<<"$loaded"
+    for f in $loaded; do
+        check "GET /$f is the installed file" sh -c 'curl -sS -f -o "$1" "$2" && cmp -s "$1" "$3"' \
+            sh "$TMP/f" "${url%/}/$f" "$page/$f"
+    done
+    check "GET /css/app.css" get /css/app.css "$TMP/app.css"
+    check "the entry sent brotli-compressed, immutable" sh -c \
+        'curl -sS -f -D - -o /dev/null -H "Accept-Encoding: br" "$1" | tr -d "\r" |
+         grep -qi "^content-encoding: br" && curl -sS -f -I "$1" | grep -qi "immutable"' \
+        sh "${url%/}/$(grep -E '^assets/main-' <<<"$loaded")"
+fi
 
 # what the UI does: list the scenarios, open one
 check "GET /api/scenarios" get /api/scenarios "$TMP/scenarios"

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { opBoundary, markersFromEvents, markersFromSeries, makeBreakpoint, hits, createPlayer, keepBreakpoints } from '../../web/js/state.js';
+import { opBoundary, markersFromEvents, markersFromSeries, makeBreakpoint, hits, createPlayer, keepBreakpoints, playedSpeed, RATE_WINDOW_MS, SPEEDS } from '../../web/js/state.js';
 import { buildOp, locateInJson, OP_KINDS } from '../../web/js/ops.js';
 import { errorWhere } from '../../web/js/api.js';
 import { setTexts } from '../../web/js/texts.js';
@@ -103,6 +103,38 @@ test('a player without a session does nothing and says so through get()', async 
   assert.equal(p.get().speed, 8);
   p.slower(); p.slower();
   assert.equal(p.get().speed, 2);
+});
+
+test('playedSpeed: the speed measured over a whole window, and the fastest speed reached', () => {
+  // @rate steps per second for @ms, ending at 10,000
+  const steps = (rate, ms) => Array.from({ length: Math.floor((rate * ms) / 1000) }, (_, i) => 10000 - ms + Math.round((i * 1000) / rate));
+  // not a whole window yet: nothing measured
+  assert.deepEqual(playedSpeed(steps(62, RATE_WINDOW_MS - 100), 128, 10000), { rate: null, limit: null });
+  // slow speeds are always reached
+  assert.deepEqual(playedSpeed(steps(1, 4000), 2, 10000), { rate: null, limit: null });
+  // 128 asked, 62 played (the machine alone): 64 is reached (at 0.9 of it), 128 is not
+  const alone = playedSpeed(steps(62, 3000), 128, 10000);
+  assert.ok(Math.abs(alone.rate - 62) <= 1, String(alone.rate));
+  assert.equal(alone.limit, 64);
+  // 64 asked, 22 played (ten followers): 16 is the fastest reached
+  assert.equal(playedSpeed(steps(22, 3000), 64, 10000).limit, 16);
+  // reached: no limit
+  const full = playedSpeed(steps(32, 3000), 32, 10000);
+  assert.ok(Math.abs(full.rate - 32) <= 1 && full.limit === null, JSON.stringify(full));
+  // nothing reached at all: the slowest that always is
+  assert.equal(playedSpeed(steps(1, 3000), 8, 10000).limit, 2);
+  assert.ok(SPEEDS.includes(playedSpeed(steps(5, 3000), 16, 10000).limit));
+});
+
+test('the speed menu offers no speed faster than the one reached', () => {
+  const p = createPlayer();
+  p.get().speedLimit = 16; // what measureRate() sets when 32 is not reached
+  for (let i = 0; i < 6; i++) p.faster();
+  assert.equal(p.get().speed, 16);
+  p.setSpeed(128);
+  assert.equal(p.get().speed, 16);
+  p.slower();
+  assert.equal(p.get().speed, 8);
 });
 
 test('keepBreakpoints: a new session keeps the breakpoints its model counts', () => {

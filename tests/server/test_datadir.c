@@ -2,7 +2,8 @@
  * test_datadir.c: where the shipped files are found (base/datadir.c): an
  * installed data directory beside the executable, the source tree in the
  * current directory, the built-in data directory, in that order, and the
- * source tree's relative paths when none holds the UI.
+ * source tree's relative paths when none holds the UI; the page is the
+ * bundle when there is one (a build tree's web/, an install's bundle/).
  *
  * Runs from the repository root (ctest's working directory), which holds
  * web/index.html; the cases that need a current directory without it
@@ -81,6 +82,15 @@ static void check_installed(const struct datadir *d, const char *root)
         CHECK_EQ_STR(d->scenarios, want);
 }
 
+/* The source tree's layout, its page from @web ("web": the modules). */
+static void check_source_tree_page(const struct datadir *d, const char *web)
+{
+    CHECK_EQ_STR(d->root, "");
+    CHECK_EQ_STR(d->web, web);
+    CHECK_EQ_STR(d->vendor, "node_modules/chart.js/dist");
+    CHECK_EQ_STR(d->scenarios, "scenarios");
+}
+
 static void check_source_tree(const struct datadir *d)
 {
     CHECK_EQ_STR(d->root, "");
@@ -113,8 +123,61 @@ static void test_source_tree(void)
     check_source_tree(&d);
     datadir_find(&d, NULL, NULL, NULL);
     check_source_tree(&d);
-    /* this test program lives in the build tree, so the process's own is the source tree */
-    check_source_tree(datadir_get());
+    /* this test program lives in the build tree, so the process's own is the
+     * source tree, its page the build tree's bundle when one is built */
+    {
+        char exe_self[PATH_MAX], bundle[PATH_MAX], idx[PATH_MAX];
+        ssize_t len = readlink("/proc/self/exe", exe_self, sizeof(exe_self) - 1);
+        char *slash;
+
+        if (CHECK(len > 0)) {
+            exe_self[len] = '\0';
+            slash = strrchr(exe_self, '/');
+            *slash = '\0';
+            if (CHECK(join(bundle, exe_self, "/web")) && CHECK(join(idx, bundle, "/index.html")))
+                check_source_tree_page(datadir_get(), access(idx, R_OK) == 0 ? bundle : "web");
+        }
+    }
+}
+
+/* A bundle beside the executable (a build tree's web/) is the page; the rest as before. */
+static void test_bundle_in_build_tree(void)
+{
+    static struct datadir d;
+    char build[PATH_MAX], build_exe[PATH_MAX], bundle[PATH_MAX], idx[PATH_MAX];
+    FILE *f;
+
+    if (!CHECK(join(build, tmp, "/build")) || !CHECK(join(build_exe, build, "/slublab")) ||
+        !CHECK(join(bundle, build, "/web")) || !CHECK(join(idx, bundle, "/index.html")) ||
+        !CHECK(make_dir(build, "")))
+        return;
+    datadir_find(&d, build_exe, "../share/slublab", NULL);
+    check_source_tree(&d); /* no bundle yet: the modules */
+    if (!CHECK(make_dir(bundle, "")) || !CHECK((f = fopen(idx, "w")) != NULL))
+        return;
+    fclose(f);
+    datadir_find(&d, build_exe, "../share/slublab", NULL);
+    check_source_tree_page(&d, bundle);
+}
+
+/* An installed bundle (share/slublab/bundle) is the page; web/ stays the modules. */
+static void test_bundle_installed(void)
+{
+    static struct datadir d;
+    char bundle[PATH_MAX], idx[PATH_MAX];
+    FILE *f;
+
+    if (!CHECK(join(bundle, data, "/bundle")) || !CHECK(join(idx, bundle, "/index.html")) ||
+        !CHECK(make_dir(bundle, "")) || !CHECK((f = fopen(idx, "w")) != NULL))
+        return;
+    fclose(f);
+    datadir_find(&d, exe, "../share/slublab", NULL);
+    CHECK_EQ_STR(d.root, data);
+    CHECK_EQ_STR(d.web, bundle);
+    remove(idx);
+    rmdir(bundle);
+    datadir_find(&d, exe, "../share/slublab", NULL);
+    check_installed(&d, data);
 }
 
 /* Nothing beside the executable, no UI here: the data directory it was built for. */
@@ -186,6 +249,8 @@ int main(void)
     RUN_TEST(test_nothing_found);
     RUN_TEST(test_needs_index);
     RUN_TEST(test_too_long);
+    RUN_TEST(test_bundle_in_build_tree);
+    RUN_TEST(test_bundle_installed);
     teardown();
     return check_done();
 }

@@ -15,6 +15,27 @@ import { texts } from './texts.js';
 /** @typedef {import('./types.js').Event} Event */
 
 export const SPEEDS = [0.5, 1, 2, 4, 8, 16, 32, 64, 128];
+// The speed playing reaches is measured over this long (from 4 steps/s up;
+// slower ones are always reached) and a speed counts as reached at this share of it.
+export const RATE_WINDOW_MS = 2000;
+export const RATE_REACHED = 0.9;
+
+/**
+ * The speed a player actually plays at, from @times (the Date.now() of the
+ * steps shown since it began playing at @speed, oldest first) at @now:
+ * rate, the steps per second in the last RATE_WINDOW_MS (null until a
+ * whole window has passed, or below 4 steps/s); and limit, when @speed is
+ * not reached, the fastest of SPEEDS that is (else null).
+ * @param {number[]} times @param {number} speed @param {number} now
+ * @returns {{ rate: number|null, limit: number|null }}
+ */
+export function playedSpeed(times, speed, now) {
+  if (speed < 4 || !times.length || now - times[0] < RATE_WINDOW_MS) return { rate: null, limit: null };
+  const recent = times.filter((t) => t >= now - RATE_WINDOW_MS);
+  const rate = recent.length > 1 ? ((recent.length - 1) * 1000) / Math.max(1, now - recent[0]) : 0;
+  if (rate >= RATE_REACHED * speed) return { rate, limit: null };
+  return { rate, limit: SPEEDS.filter((s) => s < speed && (s < 4 || rate >= RATE_REACHED * s)).pop() ?? SPEEDS[0] };
+}
 const ALL_EVENTS_MAX = 5000; // load every event of runs up to this long
 const WINDOW = 400; // else this many events each side of the position
 const CACHE_MAX = 96;
@@ -123,6 +144,10 @@ export function createPlayer() {
     series: null,
     chartCounters: DEFAULT_CHART.slice(0, 4),
     playing: false, speed: 4, by: /** @type {'event'|'op'} */ ('event'),
+    // what playing reaches (playedSpeed()): the steps per second measured
+    // while playing (null: not yet), and the fastest speed offered, lowered
+    // to what is reached whenever a faster one is not
+    playRate: /** @type {number|null} */ (null), speedLimit: SPEEDS[SPEEDS.length - 1],
     breakpoints: /** @type {Breakpoint[]} */ ([]),
     hitBreakpoint: /** @type {Breakpoint|null} */ (null),
     selection: null,
@@ -337,6 +362,22 @@ export function createPlayer() {
 
   function interval() { return 1000 / m.speed; }
 
+  /** @type {number[]} */ let playTimes = []; // when each step was shown, playing at m.speed
+  function restartRate() { playTimes = []; m.playRate = null; }
+  /** A step was shown while playing: measure the speed, and offer no more than is reached. */
+  function measureRate() {
+    const now = Date.now();
+    playTimes.push(now);
+    while (playTimes.length > 1 && now - playTimes[1] > RATE_WINDOW_MS) playTimes.shift();
+    const { rate, limit } = playedSpeed(playTimes, m.speed, now);
+    m.playRate = rate;
+    if (limit !== null) {
+      m.speedLimit = limit;
+      m.speed = limit;
+      restartRate();
+    }
+  }
+
   function tick() {
     if (!m.playing) return;
     if (m.at >= m.end) { stopPlay(); return; }
@@ -354,6 +395,7 @@ export function createPlayer() {
         return;
       }
       if (!m.playing) return;
+      measureRate();
       playTimer = setTimeout(tick, Math.max(0, interval() - (Date.now() - t0)));
     });
   }
@@ -499,12 +541,17 @@ export function createPlayer() {
       if (!m.session || m.playing) return;
       if (m.at >= m.end) return;
       m.playing = true; m.hitBreakpoint = null; m.notice = null;
+      restartRate();
       emit();
       tick();
     },
     pause: stopPlay,
     toggle() { m.playing ? stopPlay() : player.play(); },
-    setSpeed(s) { m.speed = Math.max(SPEEDS[0], Math.min(SPEEDS[SPEEDS.length - 1], s)); emit(); },
+    setSpeed(s) {
+      const speed = Math.max(SPEEDS[0], Math.min(m.speedLimit, s));
+      if (speed !== m.speed) { m.speed = speed; restartRate(); }
+      emit();
+    },
     faster() { const i = SPEEDS.findIndex((s) => s >= m.speed); player.setSpeed(SPEEDS[Math.min(SPEEDS.length - 1, i + 1)]); },
     slower() { const i = SPEEDS.findIndex((s) => s >= m.speed); player.setSpeed(SPEEDS[Math.max(0, i - 1)]); },
     setBy(by) { m.by = by; emit(); },

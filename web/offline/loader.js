@@ -2,8 +2,8 @@
 // GET /api/sessions/ID/export.html writes (docs/export.md).  A classic
 // script, not a module: it runs from file:// with no server.
 //
-// The file holds two documents: #slublab-files (the UI's ES modules and
-// Chart.js, as JSON text) and #slublab-data (the session as the API served
+// The file holds two documents: #slublab-files (the UI's code: the bundle
+// or the ES modules, and Chart.js, as JSON text) and #slublab-data (the session as the API served
 // it: its description, every event, the state at every position, names,
 // log), a JSON document gzip-compressed and in base64.  The loader
 //   1. inflates the data (DecompressionStream, in the browser itself);
@@ -12,7 +12,8 @@
 //      unchanged; requests that would change the session get a 403;
 //   3. loads Chart.js and the modules from blob: URLs, with an import map
 //      so that their imports (static and dynamic) find each other;
-//   4. starts js/main.js on the session at the exported position.
+//   4. starts the entry (js/main.js, or the bundle's) on the session at the
+//      exported position.
 // States are stored as the server's json_delta.h operations from the one
 // before, every `keyframe`-th (and any the operations would not shorten)
 // whole: the state at N is the whole one at or before N with the deltas up
@@ -200,12 +201,16 @@
 
   // ---- the code: Chart.js, then the modules behind an import map
   const blob = (text) => URL.createObjectURL(new Blob([text], { type: 'text/javascript' }));
+  // The bundle's assets/ (its entry main-HASH.js, its chunks and Chart.js
+  // as chart.umd-HASH.js), or the modules of js/ and vendor/chart.umd.js.
+  const chartFile = Object.keys(files).find((p) => /^(vendor\/chart\.umd|assets\/chart\.umd-\w+)\.js$/.test(p));
+  const entry = Object.keys(files).find((p) => /^(js\/main|assets\/main-\w+)\.js$/.test(p));
   const chart = document.createElement('script');
-  chart.src = blob(files['vendor/chart.umd.js']);
+  chart.src = blob(files[chartFile]);
   document.head.append(chart);
   const imports = {};
   for (const [p, src] of Object.entries(files)) {
-    if (!p.startsWith('js/')) continue;
+    if (p === chartFile || !/^(js|assets)\//.test(p)) continue;
     const dir = p.slice(0, p.lastIndexOf('/') + 1);
     // Relative module paths become "slublab/<path>", which the import map
     // resolves: every quoted "./x.js" or "../x.js", so that paths handed to
@@ -220,6 +225,6 @@
   document.head.append(map);
   const main = document.createElement('script');
   main.type = 'module';
-  main.textContent = "import 'slublab/js/main.js';";
+  main.textContent = `import 'slublab/${entry}';`;
   document.head.append(main);
 })();

@@ -4,7 +4,7 @@
 // table of every counter with its meaning; CSV export of both.
 
 import { h, fill, download } from '../dom.js';
-import { chart as getChart } from '../vendor.js';
+import { chart as getChart, loadChart } from '../vendor.js';
 import { COUNTER_NAMES, counterMeaning, modelCounters } from '../counters.js';
 import { toCSV, sysfsLine } from '../format.js';
 import { perCpuStats } from '../model.js';
@@ -69,8 +69,12 @@ export function createStats(root, player) {
     const Chart = getChart();
     if (!Chart) {
       noChart.hidden = false;
-      // Chart.js loads asynchronously: try again shortly.
-      if (!buildChart.retry) buildChart.retry = setTimeout(() => { buildChart.retry = 0; seriesRef = null; player.emit(); }, 300);
+      // Chart.js loads the first time a chart is shown: draw once it has
+      // (when it could not load, try again shortly).
+      if (!buildChart.retry) {
+        buildChart.retry = loadChart(doc).then((c) => new Promise((ok) => setTimeout(ok, c ? 0 : 300)))
+          .then(() => { buildChart.retry = null; seriesRef = null; player.emit(); });
+      }
       return;
     }
     noChart.hidden = true;

@@ -6,12 +6,14 @@ import { h, fill } from '../dom.js';
 import { stepText, positionText } from '../format.js';
 import { NOTABLE } from '../counters.js';
 import { spreadMarkers } from '../layout.js';
+import { SPEEDS } from '../state.js';
 
 export function createTimeline(root, player) {
   const doc = root.ownerDocument;
   const btn = (id, label, key, fn) => h(doc, 'button', { type: 'button', id, 'aria-keyshortcuts': key, title: `${label} (${key})`, onclick: fn }, label);
   const play = btn('play', 'Play', 'Space', () => player.toggle());
   const speedOut = h(doc, 'output', { id: 'speed-out', for: 'speed-down speed-up', 'aria-live': 'off' });
+  const speedUp = btn('speed-up', '+', '+', () => player.faster());
   const by = h(doc, 'select', { id: 'play-by', 'aria-label': 'Play step by' },
     h(doc, 'option', { value: 'event' }, 'each event'), h(doc, 'option', { value: 'op' }, 'each operation'));
   by.addEventListener('change', () => player.setBy(by.value));
@@ -37,8 +39,7 @@ export function createTimeline(root, player) {
       btn('fwd', 'Event ▶', 'ArrowRight', () => player.step(1, 'event')),
       btn('fwd-op', 'Op ▶▶', 'Shift+ArrowRight', () => player.step(1, 'op')),
       btn('end', 'End ▶|', 'End', () => player.endPos()),
-      h(doc, 'span', { class: 'speed' },
-        btn('speed-down', '−', '-', () => player.slower()), speedOut, btn('speed-up', '+', '+', () => player.faster())),
+      h(doc, 'span', { class: 'speed' }, btn('speed-down', '−', '-', () => player.slower()), speedOut, speedUp),
       h(doc, 'label', { class: 'play-by' }, 'Play ', by),
       btn('prev-mark', '◁ notable', 'p', () => player.toMarker(-1)),
       btn('next-mark', 'notable ▷', 'n', () => player.toMarker(1)),
@@ -82,7 +83,13 @@ export function createTimeline(root, player) {
       play.textContent = m.playing ? '❚❚ Pause' : '▶ Play';
       play.setAttribute('aria-pressed', String(m.playing));
       predict.setAttribute('aria-pressed', String(!!m.predict));
-      speedOut.textContent = `${m.speed} steps/s`;
+      // the speed it plays at, once measured; no faster speed than is reached
+      speedOut.textContent = m.playing && m.playRate !== null ? `${Math.round(m.playRate)} of ${m.speed} steps/s` : `${m.speed} steps/s`;
+      speedOut.title = m.playing && m.playRate !== null ? `Asked for ${m.speed} steps per second; playing at ${m.playRate.toFixed(1)}` : '';
+      const top = m.speed >= m.speedLimit;
+      speedUp.setAttribute('aria-disabled', String(top));
+      speedUp.title = top && m.speedLimit < SPEEDS[SPEEDS.length - 1]
+        ? `Faster (+): playing here reaches ${m.speedLimit} steps per second, not more` : 'Faster (+)';
       by.value = m.by;
       range.max = String(m.end);
       if (doc.activeElement !== range || !m.playing) range.value = String(m.at);

@@ -1,0 +1,48 @@
+// Browser test of the honest speed menu (web/js/state.js playedSpeed(),
+// views/timeline.js): playing, the page shows the speed it actually plays
+// at, and a speed it does not reach is taken out of the menu.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { openPage, shotOnFailure, api, labFixture, LONG_RUN, OUT } from './helpers.mjs';
+import { join } from 'node:path';
+
+let browser, base;
+labFixture((f) => ({ browser, base } = f));
+
+const JSON_POST = { method: 'POST', headers: { 'Content-Type': 'application/json' } };
+const player = (page) => page.evaluate(() => {
+  const m = window.__slublab.player.get();
+  return { speed: m.speed, limit: m.speedLimit, rate: m.playRate, playing: m.playing };
+});
+
+test('playing shows the speed it plays at, and offers no speed it does not reach', async (t) => {
+  const s = await api(base, '/api/sessions', { ...JSON_POST, body: JSON.stringify({ scenario: LONG_RUN }) });
+  const page = await openPage(browser.ctx, `${base}/?session=${s.id}&at=0`, { width: 1280, height: 720 });
+  await shotOnFailure(t, page, async () => {
+    await page.waitForSelector('body[data-ready="1"]');
+    for (let i = 0; i < 5; i++) await page.click('#speed-up');
+    assert.equal((await player(page)).speed, 128);
+    assert.equal(await page.textContent('#speed-out'), '128 steps/s');
+    await page.click('#play');
+    // a whole window measured, and shown: the rate played at, of the speed asked
+    await page.waitForFunction(() => {
+      const p = window.__slublab.player.get();
+      return p.playRate !== null && document.querySelector('#speed-out').textContent === `${Math.round(p.playRate)} of ${p.speed} steps/s`;
+    }, null, { timeout: 15000 });
+    const m = await player(page);
+    await page.screenshot({ path: join(OUT, 'speed-playing.png'), clip: { x: 0, y: 0, width: 1280, height: 160 } });
+    if (m.limit < 128) {
+      // a speed not reached went: the setting is the fastest reached, and + offers nothing faster
+      assert.equal(m.speed, m.limit);
+      await page.waitForSelector('#speed-up[aria-disabled="true"]', { timeout: 5000 });
+      await page.click('#speed-up', { force: true }); // clickable, and does nothing
+      assert.equal((await player(page)).speed, m.limit);
+    } else {
+      assert.ok(m.rate >= 0.9 * 128, `128 kept, so reached: ${m.rate}`);
+    }
+    // paused: the setting alone (drawn on the next frame)
+    await page.click('#play');
+    await page.waitForFunction(() => /^\d+(\.\d+)? steps\/s$/.test(document.querySelector('#speed-out').textContent), null, { timeout: 5000 });
+  });
+  await page.close();
+});
