@@ -10,7 +10,8 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 trace=$root/tests/data/kmem-trace-sample.txt.gz
 tree=$root/tests/data/sys-kernel-slab.tar.gz
 
-vma() { grep -E '^vm_area_struct ' "$TMP/out" | awk '{print $6 "/" $7}'; }
+# the caches table (the first vm_area_struct row; the ranking after it has other columns)
+vma() { grep -m1 -E '^vm_area_struct ' "$TMP/out" | awk '{print $6 "/" $7}'; }
 
 sl replay "$trace" --kernel 6.18
 check "6.18 without --sysfs: exit 0" test "$status" -eq 0
