@@ -1130,7 +1130,7 @@ int oracle_check(const char *root, const char *only, bool verbose, FILE *report,
             continue; /* a release whose kernel recorded nothing yet */
         strbuf_printf(summary,
                       "oracle check %s: programs %lu, marks %lu, files compared %lu, equal %lu, "
-                      "known differences %lu, differences %lu, matched through choices %lu (not "
+                      "known differences %lu, differences %lu (matched through choices %lu, not "
                       "compared %lu, totals only %lu, ranges %lu)\n",
                       kernels[k], t.programs, t.marks, t.compared, t.equal, t.known, t.differ,
                       t.choice, t.not_compared, t.totals_only, t.ranged);
