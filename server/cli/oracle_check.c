@@ -783,6 +783,7 @@ struct choice_search {
     const struct orec **files; /* the kernel files the default run does not match */
     char **matched;            /* per file: the choices that matched it, or NULL */
     size_t nr, left;
+    bool whole; /* one run gave every file */
     struct orun run;
     struct engine_capture cap;
 };
@@ -804,26 +805,40 @@ static int choice_after(struct replay *rp, int run_err, const struct sim_choice 
     struct choice_search *cs = arg;
     struct strbuf why = STRBUF_INIT;
     struct file_cmp fc;
+    size_t equal = 0;
+    bool *eq;
 
     if (run_err || rp->nr_warnings_total || !nr)
         return 0; /* a run the default one is not: nothing to match with */
+    if (!(eq = calloc(cs->nr, sizeof(*eq))))
+        return -ENOMEM;
     qsort(cs->run.r, cs->run.nr, sizeof(*cs->run.r), orec_cmp);
     for (size_t i = 0; i < cs->nr; i++) {
-        if (cs->matched[i])
-            continue;
         file_compare(cs->o, cs->files[i], &cs->run, &fc);
-        if (!fc.equal)
+        eq[i] = fc.equal;
+        equal += fc.equal;
+    }
+    /* a run that gives every such file: the program's match, for all of them */
+    for (size_t i = 0; i < cs->nr; i++) {
+        if (!eq[i] || (cs->matched[i] && equal < cs->nr))
             continue;
         if (!why.len)
             outcomes_describe(&why, choices, nr);
+        if (cs->matched[i])
+            free(cs->matched[i]);
+        else
+            cs->left--;
         if (strbuf_failed(&why) || !(cs->matched[i] = strdup(strbuf_str(&why)))) {
+            free(eq);
             strbuf_release(&why);
             return -ENOMEM;
         }
-        cs->left--;
     }
+    free(eq);
     strbuf_release(&why);
-    return cs->left ? 0 : 1; /* every file matched: the walk may stop */
+    if (equal == cs->nr)
+        cs->whole = true;
+    return cs->whole ? 1 : 0; /* one run gave them all: the walk may stop */
 }
 
 /* Look for runs matching the files of @o the default run @engine does not
