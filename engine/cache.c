@@ -17,7 +17,6 @@
 #include "internal.h"
 
 #include <inttypes.h>
-
 #include <stdio.h>
 #include <string.h>
 
