@@ -16,6 +16,7 @@
  */
 #include "internal.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -494,22 +495,69 @@ unsigned kmem_cache_alloc_bulk(struct sim *sim, struct kmem_cache *s, unsigned n
     return alloc_bulk_give_back(sim, s, out, got, n);
 }
 
+/* Whether flush_all() queues a work on @cpu (kernel: has_cpu_slab,
+ * has_pcs_used): its sheaves hold something, or it has a cpu slab or CPU
+ * partial slabs. */
+static bool cpu_has_flush_work(const struct sim *sim, const struct kmem_cache *s, unsigned cpu)
+{
+    if (cache_has_sheaves(s)) {
+        const struct slub_percpu_sheaves *pcs = &s->pcs[cpu];
+
+        if (pcs->spare || pcs->rcu_free || sheaf_at(sim, pcs->main)->size)
+            return true;
+    }
+    return cache_has_cpu_slab(s) && (s->cpu_slab[cpu].slab || s->cpu_slab[cpu].partial);
+}
+
 /*
  * flush_all: every CPU's sheaves (or cpu slab and CPU partial list) of @s to
- * slabs.  The kernel queues one flush work per CPU (flush_all_cpus_locked)
- * and they run concurrently, so no order is the kernel's; the engine runs
- * them as a booted kernel was seen to (docs/fidelity.md): the calling CPU's
- * first, then the next CPUs in turn, wrapping around.
+ * slabs.  The kernel queues one flush work per CPU that has something to
+ * flush (flush_all_cpus_locked) and they run concurrently, so their order
+ * is the scheduler's: a choice point (choice.c) over the orders of those
+ * CPUs, in the order of permutations of the default one, which is what a
+ * booted kernel was seen to do most often (docs/fidelity.md): the calling
+ * CPU's first, then the next CPUs in turn, wrapping around.
  */
 void flush_all(struct sim *sim, struct kmem_cache *s)
 {
+    unsigned order[SIM_MAX_CPUS], m = 0;
+
     for (unsigned k = 0; k < sim->cfg.nr_cpus; k++) {
         unsigned cpu = ((unsigned)sim->cpu + k) % sim->cfg.nr_cpus;
 
+        if (cpu_has_flush_work(sim, s, cpu))
+            order[m++] = cpu;
+    }
+    if (m > 1) {
+        uint64_t nr = 1, taken, rank;
+        char cpus[SIM_MAX_CPUS * 4] = "";
+        size_t len = 0;
+
+        for (unsigned i = 2; i <= m; i++) /* m!, saturating past 20 CPUs */
+            nr = nr > UINT64_MAX / i ? UINT64_MAX : nr * i;
+        rank = taken = choice_take(sim, SIM_CHOICE_FLUSH_ORDER, nr);
+        /* permutation number @taken (lexicographic over the default order):
+         * its Lehmer code picks each position's CPU among those left */
+        for (unsigned i = 0; i < m; i++) {
+            uint64_t f = 1;
+
+            for (unsigned j = 2; j < m - i; j++)
+                f = f > UINT64_MAX / j ? UINT64_MAX : f * j;
+            unsigned pick = i + (unsigned)((rank / f) % (m - i)), cpu = order[pick];
+
+            rank %= f;
+            memmove(&order[i + 1], &order[i], (pick - i) * sizeof(*order));
+            order[i] = cpu;
+            len += (size_t)snprintf(cpus + len, sizeof(cpus) - len, "%s%u", i ? ", " : "", cpu);
+        }
+        choice_note(sim, "flush_all: CPUs %s: order %" PRIu64 " of %" PRIu64, cpus, taken + 1,
+                    nr);
+    }
+    for (unsigned k = 0; k < m; k++) {
         /* 6.18's flush_cpu_slab: the sheaves (pcs_flush_all), then the cpu slab */
-        pcs_flush_cpu(sim, s, cpu);
+        pcs_flush_cpu(sim, s, order[k]);
         if (cache_has_cpu_slab(s))
-            legacy_flush_cpu(sim, s, cpu);
+            legacy_flush_cpu(sim, s, order[k]);
     }
 }
 

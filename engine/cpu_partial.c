@@ -224,8 +224,7 @@ uint32_t get_partial(struct sim *sim, struct kmem_cache *s, int node, bool thisn
 
     if (idx || (node != SIM_NUMA_NO_NODE && (era != SIM_ERA_DIRECT_LOAD || thisnode)))
         return idx;
-    if (sim->cfg.nr_nodes < 2 || !s->remote_node_defrag_ratio ||
-            rng_below(&sim->rng, 1024) > s->remote_node_defrag_ratio)
+    if (!remote_partial_draw(sim, s, search, "get_any_partial"))
         return 0;
     for (unsigned d = 1; d < sim->cfg.nr_nodes; d++) {
         int other = (int)(((unsigned)search + d) % sim->cfg.nr_nodes);

@@ -155,10 +155,13 @@ void ev_deliver(struct sim *sim)
     e.ctx = sim->race_ctx;
     e.step = sim->race_step;
     sim->race_step = NULL;
+    e.choice = sim->choice && sim->choice->pending ? &sim->choice->last : NULL;
     ev->open = false; /* the callback may snapshot or validate */
     sim->seq++;
     sim->event_fn(&e, sim->event_arg);
     ev->nr_branches = 0;
+    if (sim->choice)
+        sim->choice->pending = false;
 }
 
 void sim_set_event_cb(struct sim *sim, sim_event_fn fn, void *arg)

@@ -378,6 +378,8 @@ static inline void ev_end(struct sim *sim)
     }
     sim->ev.open = false;
     sim->ev.nr_branches = 0;
+    if (sim->choice)
+        sim->choice->pending = false;
     sim->race_step = NULL;
     sim->seq++;
 }
@@ -436,6 +438,11 @@ static inline void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id
     if (sim->event_fn)
         ev_move_record(sim, kind, id, from, to);
 }
+
+/* choice.c */
+uint64_t choice_take(struct sim *sim, enum sim_choice_kind kind, uint64_t nr_options);
+__attribute__((format(printf, 2, 3))) void choice_note(struct sim *sim, const char *fmt, ...);
+void choice_release(struct sim *sim);
 
 /* rcu_queue.c */
 void rcu_queue(struct sim *sim, enum rcu_cb_kind kind, uint32_t idx, sim_addr_t obj);
@@ -520,6 +527,7 @@ unsigned refill_objects(struct sim *sim, struct kmem_cache *s, struct obj_sink *
         unsigned max);
 sim_addr_t take_one_from_partial(struct sim *sim, struct kmem_cache *s, int node,
         struct obj_sink *sink);
+bool remote_partial_draw(struct sim *sim, struct kmem_cache *s, int local, const char *fn);
 sim_addr_t take_one_from_other_nodes(struct sim *sim, struct kmem_cache *s, int local,
         struct obj_sink *sink);
 

@@ -344,14 +344,43 @@ unsigned refill_from_node(struct sim *sim, struct kmem_cache *s, int node, struc
     return got;
 }
 
+/*
+ * Whether an allocation that found no partial slab on node @local looks at
+ * the other nodes' (kernel: get_any_partial(), 7.x's get_from_any_partial()
+ * and __refill_objects_any(), named @fn): only when get_cycles() % 1024 <=
+ * remote_node_defrag_ratio.  The engine draws from its seeded generator
+ * where the kernel reads the cycle counter; when another node has more
+ * than min_partial partial slabs, so that the draw decides something, it is
+ * a choice point (choice.c) whose default is the draw's verdict and whose
+ * other option the opposite.
+ */
+bool remote_partial_draw(struct sim *sim, struct kmem_cache *s, int local, const char *fn)
+{
+    bool take, matters = false;
+
+    if (sim->cfg.nr_nodes < 2 || !s->remote_node_defrag_ratio)
+        return false;
+    take = rng_below(&sim->rng, 1024) <= s->remote_node_defrag_ratio;
+    for (unsigned d = 1; d < sim->cfg.nr_nodes; d++)
+        if (s->node[((unsigned)local + d) % sim->cfg.nr_nodes].partial.nr > s->min_partial)
+            matters = true;
+    if (!matters)
+        return take;
+    if (choice_take(sim, SIM_CHOICE_REMOTE_DRAW, 2))
+        take = !take;
+    choice_note(sim, "%s: get_cycles() %% 1024 %s remote_node_defrag_ratio: another node's "
+                "partial slabs %s: one of 2 draws", fn, take ? "<=" : ">",
+                take ? "searched" : "skipped");
+    return take;
+}
+
 /* Refill from other nodes' partial lists (kernel: __refill_objects_any). */
 static unsigned refill_from_other_nodes(struct sim *sim, struct kmem_cache *s, int local,
         struct obj_sink *sink, unsigned min, unsigned max)
 {
     unsigned got = 0;
 
-    if (sim->cfg.nr_nodes < 2 || !s->remote_node_defrag_ratio ||
-            rng_below(&sim->rng, 1024) > s->remote_node_defrag_ratio)
+    if (!remote_partial_draw(sim, s, local, "__refill_objects_any"))
         return 0;
     for (unsigned d = 1; d < sim->cfg.nr_nodes; d++) {
         int node = (int)(((unsigned)local + d) % sim->cfg.nr_nodes); /* nearest first */
@@ -460,8 +489,7 @@ sim_addr_t take_one_from_partial(struct sim *sim, struct kmem_cache *s, int node
 sim_addr_t take_one_from_other_nodes(struct sim *sim, struct kmem_cache *s, int local,
         struct obj_sink *sink)
 {
-    if (sim->cfg.nr_nodes < 2 || !s->remote_node_defrag_ratio ||
-            rng_below(&sim->rng, 1024) > s->remote_node_defrag_ratio)
+    if (!remote_partial_draw(sim, s, local, "get_from_any_partial"))
         return SIM_NULL;
     for (unsigned d = 1; d < sim->cfg.nr_nodes; d++) {
         int node = (int)(((unsigned)local + d) % sim->cfg.nr_nodes);

@@ -175,6 +175,18 @@ static void rcu_run(struct sim *sim, size_t n)
 
             while (j < n && cbs[j].kind == RCU_CB_OBJECT && cbs[j].cpu == cb.cpu)
                 j++;
+            /* kfree_rcu_work runs on the unbound "kvfree_rcu_reclaim"
+             * workqueue: on the CPU the scheduler picks, a choice point
+             * whose default is the CPU that queued the objects */
+            if (sim->cfg.nr_cpus > 1) {
+                uint64_t k = choice_take(sim, SIM_CHOICE_RCU_WORKER, sim->cfg.nr_cpus);
+
+                sim->cpu = (int)((cb.cpu + k) % sim->cfg.nr_cpus);
+                choice_note(sim,
+                            "kfree_rcu_work: the unbound worker on CPU %d, the objects "
+                            "queued on CPU %u: one of %u CPUs",
+                            sim->cpu, cb.cpu, sim->cfg.nr_cpus);
+            }
             objs = sim_scratch_alloc(sim, (j - i) * sizeof(*objs));
             ev_begin(sim, NULL, "kvfree_rcu_bulk", "grace_period_over", -1);
             rcu_dequeue(sim, j - i); /* from the queue into flight, in one event */

@@ -61,6 +61,7 @@ void sim_destroy(struct sim *sim)
     free(sim->rcu);
     free(sim->user);
     free(sim->ev.moves);
+    choice_release(sim);
     free(sim);
 }
 
@@ -186,6 +187,7 @@ int sim_clone(const struct sim *src, struct sim **out)
     sim->user = NULL;
     sim->cap_user = 0;
     memset(&sim->ev, 0, sizeof(sim->ev));
+    sim->choice = NULL;
     sim->event_fn = NULL;
     sim->event_arg = NULL;
     sim->res = NULL;

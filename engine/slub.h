@@ -730,6 +730,29 @@ struct sim_step {
     unsigned nr_writes;
 };
 
+/*
+ * A choice point (choice.c): where the kernel's outcome depends on something
+ * outside SLUB, one of nr_options options is taken; option 0 is the
+ * engine's default, what it does when nobody steers it.
+ */
+enum sim_choice_kind {
+    SIM_CHOICE_FLUSH_ORDER, /* flush_all(): the order of the per-CPU flush works */
+    SIM_CHOICE_RCU_WORKER,  /* kfree_rcu's batch: the CPU its unbound worker runs on */
+    SIM_CHOICE_REMOTE_DRAW, /* get_any_partial(): the get_cycles() draw for another node */
+    SIM_NR_CHOICES,
+};
+
+struct sim_choice {
+    uint64_t op;         /* the operation that reached it */
+    unsigned kind;       /* enum sim_choice_kind */
+    uint64_t nr_options; /* >= 2 */
+    uint64_t taken;      /* 0 .. nr_options - 1; 0 is the default */
+    char text[160];      /* "flush_all: CPUs 1, 0: order 2 of 2" */
+};
+
+/* "flush_order", "rcu_worker", "remote_draw"; NULL past the last. */
+const char *sim_choice_name(unsigned kind);
+
 struct sim_event {
     uint64_t seq;   /* 0, 1, 2, ... over the machine's lifetime */
     uint64_t op;    /* index of the operation that caused it */
@@ -748,6 +771,7 @@ struct sim_event {
     size_t nr_branches;
     const char *ctx;             /* inside a race: the context that runs, else NULL */
     const struct sim_step *step; /* a race's step: the step it is, else NULL */
+    const struct sim_choice *choice; /* a choice point taken since the last event, else NULL */
 };
 
 typedef void (*sim_event_fn)(const struct sim_event *ev, void *arg);
@@ -805,6 +829,17 @@ int sim_image_load(const void *meta, size_t meta_len,
 const char *sim_image_tag(void);
 /* Set (or with NULL clear) the event callback.  Cannot fail. */
 void sim_set_event_cb(struct sim *sim, sim_event_fn fn, void *arg);
+/*
+ * Steer the choice points reached from now on (choice.c): the i-th takes
+ * @script[i] modulo its options while i < @n, the later ones their default
+ * (0), or, with @sample_seed nonzero, a draw from a generator seeded with
+ * it, not the machine's.  Clears the log sim_choices_taken() reads, and
+ * starts it.  0 or -ENOMEM.
+ */
+int sim_choices_set(struct sim *sim, const uint64_t *script, size_t n, uint64_t sample_seed);
+/* The choice points reached since sim_choices_set(), in order (none before
+ * it is called).  Cannot fail. */
+const struct sim_choice *sim_choices_taken(const struct sim *sim, size_t *nr);
 const struct sim_config *sim_get_config(const struct sim *sim);
 
 /*

@@ -297,6 +297,21 @@ struct rng {
     uint64_t s[4]; /* xoshiro256** state */
 };
 
+/* The steering of choice points, their log and the choice the next event
+ * carries (choice.c); allocated at the first choice point. */
+struct choice_state {
+    uint64_t *script; /* the options of the first nr_script points */
+    size_t nr_script;
+    bool sample;      /* past the script: draws from rng, else 0 */
+    bool logging;     /* sim_choices_set() was called */
+    bool pending;     /* last is for the next event */
+    struct rng rng;
+    uint64_t reached; /* points reached so far */
+    struct sim_choice last;
+    struct sim_choice *log;
+    size_t nr_log, cap_log;
+};
+
 struct sim {
     struct sim_config cfg;
     struct rng rng;
@@ -353,6 +368,10 @@ struct sim {
     const char *race_ctx;             /* the context running: on every event */
     const struct sim_step *race_step; /* the step: on the next event only */
     bool race_checking;               /* a clone running a race to check its schedule */
+
+    /* choice points (choice.c): how they are steered, never saved in an
+     * image; NULL until the first one is reached or steered */
+    struct choice_state *choice;
 };
 
 /* A block of pages held by a user other than SLUB (SIM_OP_ALLOC_PAGES). */

@@ -37,6 +37,7 @@
 
 #include "kfiles/kfiles.h"
 #include "kfiles/tar_read.h"
+#include "scenario/outcomes.h"
 #include "scenario/replay.h"
 
 /* ---- records ------------------------------------------------------------ */
@@ -304,6 +305,25 @@ static int engine_mark(struct replay *rp, const char *mark, void *arg)
  * @topo's machine (when it has one), the files at each mark into @run
  * (sorted).  0, or a negative errno with the reason in @err.
  */
+/* @scn's configuration as release @rel on @topo's machine (when it has one)
+ * into @cfg: 0, or -EINVAL with the reason in @err. */
+static int oracle_config(const char *program, const struct scenario *scn, enum sim_release rel,
+                         const struct oout *topo, struct sim_config *cfg, struct strbuf *err)
+{
+    *cfg = scn->config;
+    if (sim_release_apply(rel, cfg)) {
+        strbuf_printf(err, "%s: no such release", program);
+        return -EINVAL;
+    }
+    if (topo && topo->has_topology) {
+        cfg->nr_cpus = topo->cpus;
+        cfg->nr_nodes = topo->nodes;
+        memcpy(cfg->cpu_node, topo->cpu_node, sizeof(cfg->cpu_node));
+        cfg->present_cpus = 0;
+    }
+    return 0;
+}
+
 static int oracle_engine_run(const char *program, const struct scenario *scn, enum sim_release rel,
                              const struct oout *topo, struct orun *run, struct strbuf *err)
 {
@@ -313,17 +333,8 @@ static int oracle_engine_run(const char *program, const struct scenario *scn, en
     int ret;
 
     memset(run, 0, sizeof(*run));
-    cfg = scn->config;
-    if (sim_release_apply(rel, &cfg)) {
-        strbuf_printf(err, "%s: no such release", program);
-        return -EINVAL;
-    }
-    if (topo && topo->has_topology) {
-        cfg.nr_cpus = topo->cpus;
-        cfg.nr_nodes = topo->nodes;
-        memcpy(cfg.cpu_node, topo->cpu_node, sizeof(cfg.cpu_node));
-        cfg.present_cpus = 0;
-    }
+    if ((ret = oracle_config(program, scn, rel, topo, &cfg, err)))
+        return ret;
     if ((ret = replay_init(&rp, scn, &cfg))) {
         strbuf_printf(err, "%s", strbuf_str(&rp.error));
         goto out;
@@ -608,7 +619,7 @@ static struct known_cover *lists_known(struct lists *l, const char *kernel, cons
 
 struct tally {
     unsigned long programs, marks, compared, equal, known, differ, not_compared, totals_only,
-            ranged;
+            ranged, choice;
 };
 
 /* The number the first word of @v starts with ("12", "20(5)" of
@@ -646,21 +657,22 @@ static void report_diff(struct check_ctx *cx, const struct orec *k, const char *
             kernel_text, engine_text);
 }
 
-/* Compare one kernel file (as printed in every run) with the engine's. */
-static void check_file(struct check_ctx *cx, const struct oout *o, const struct orec *k0,
-                       const struct orun *engine)
+/* How one kernel file compares with the engine's (file_compare()). */
+struct file_cmp {
+    const char *how;
+    char kernel_text[512], engine_text[512];
+    bool equal, totals_only, ranged;
+};
+
+/* Compare one kernel file (as printed in every run) with the engine's @engine. */
+static void file_compare(const struct oout *o, const struct orec *k0, const struct orun *engine,
+                         struct file_cmp *fc)
 {
     const struct orec *e = orun_find(engine, k0);
-    bool same = true, totals_same = true, numeric = true, equal;
+    bool same = true, totals_same = true, numeric = true;
     int64_t lo = 0, hi = 0, v;
-    char kernel_text[512], engine_text[512];
-    const char *how;
-    struct known_cover *kc;
 
-    if (lists_not_compared(cx->lists, k0->file)) {
-        cx->t->not_compared++;
-        return;
-    }
+    fc->totals_only = fc->ranged = false;
     for (unsigned r = 0; r < o->nr_runs; r++) {
         const struct orec *k = r ? orun_find(&o->runs[r], k0) : k0;
         const char *val = k ? k->value : "(missing)";
@@ -677,35 +689,65 @@ static void check_file(struct check_ctx *cx, const struct oout *o, const struct 
             hi = r == 0 || v > hi ? v : hi;
         }
     }
-    cx->t->compared++;
     if (same) {
-        how = "every run";
-        snprintf(kernel_text, sizeof(kernel_text), "%s", k0->value);
-        snprintf(engine_text, sizeof(engine_text), "%s", e ? e->value : "(no such file)");
-        equal = e && !strcmp(e->value, k0->value);
+        fc->how = "every run";
+        snprintf(fc->kernel_text, sizeof(fc->kernel_text), "%s", k0->value);
+        snprintf(fc->engine_text, sizeof(fc->engine_text), "%s", e ? e->value : "(no such file)");
+        fc->equal = e && !strcmp(e->value, k0->value);
     } else if (totals_same) {
-        cx->t->totals_only++;
-        how = "totals: the kernel's runs differ per CPU";
-        snprintf(kernel_text, sizeof(kernel_text), "%.*s", (int)first_word_len(k0->value),
-                 k0->value);
-        snprintf(engine_text, sizeof(engine_text), "%.*s", e ? (int)first_word_len(e->value) : 13,
-                 e ? e->value : "(no such file)");
-        equal = e && !strcmp(kernel_text, engine_text);
+        fc->totals_only = true;
+        fc->how = "totals: the kernel's runs differ per CPU";
+        snprintf(fc->kernel_text, sizeof(fc->kernel_text), "%.*s",
+                 (int)first_word_len(k0->value), k0->value);
+        snprintf(fc->engine_text, sizeof(fc->engine_text), "%.*s",
+                 e ? (int)first_word_len(e->value) : 13, e ? e->value : "(no such file)");
+        fc->equal = e && !strcmp(fc->kernel_text, fc->engine_text);
     } else if (numeric) {
-        cx->t->ranged++;
-        how = "range: the kernel's runs differ in total";
-        snprintf(kernel_text, sizeof(kernel_text), "%" PRId64 "..%" PRId64, lo, hi);
-        snprintf(engine_text, sizeof(engine_text), "%.*s", e ? (int)first_word_len(e->value) : 13,
-                 e ? e->value : "(no such file)");
-        equal = e && first_number(e->value, &v) && v >= lo && v <= hi;
+        fc->ranged = true;
+        fc->how = "range: the kernel's runs differ in total";
+        snprintf(fc->kernel_text, sizeof(fc->kernel_text), "%" PRId64 "..%" PRId64, lo, hi);
+        snprintf(fc->engine_text, sizeof(fc->engine_text), "%.*s",
+                 e ? (int)first_word_len(e->value) : 13, e ? e->value : "(no such file)");
+        fc->equal = e && first_number(e->value, &v) && v >= lo && v <= hi;
     } else {
-        how = "the kernel's runs differ";
-        snprintf(kernel_text, sizeof(kernel_text), "%s (run 1)", k0->value);
-        snprintf(engine_text, sizeof(engine_text), "%s", e ? e->value : "(no such file)");
-        equal = false;
+        fc->how = "the kernel's runs differ";
+        snprintf(fc->kernel_text, sizeof(fc->kernel_text), "%s (run 1)", k0->value);
+        snprintf(fc->engine_text, sizeof(fc->engine_text), "%s", e ? e->value : "(no such file)");
+        fc->equal = false;
     }
-    if (equal) {
+}
+
+/*
+ * Count one kernel file: equal to the engine's default run, or (@choice,
+ * when not NULL) to a run of the engine that took other choices (the
+ * choices in @choice), or a known difference, or a difference.
+ */
+static void check_file(struct check_ctx *cx, const struct oout *o, const struct orec *k0,
+                       const struct orun *engine, const char *choice)
+{
+    struct file_cmp fc;
+    struct known_cover *kc;
+
+    if (lists_not_compared(cx->lists, k0->file)) {
+        cx->t->not_compared++;
+        return;
+    }
+    file_compare(o, k0, engine, &fc);
+    cx->t->compared++;
+    cx->t->totals_only += fc.totals_only;
+    cx->t->ranged += fc.ranged;
+    if (fc.equal) {
         cx->t->equal++;
+        return;
+    }
+    if (choice) {
+        cx->t->choice++;
+        if (cx->verbose)
+            fprintf(cx->report,
+                    "choice %s %s mark %s cache %s file %s (%s):\n  kernel %s\n  engine %s\n"
+                    "  matched with %s\n",
+                    cx->kernel, cx->program, k0->mark, k0->cache, k0->file, fc.how,
+                    fc.kernel_text, fc.engine_text, choice);
         return;
     }
     kc = lists_known(cx->lists, cx->kernel, cx->program, k0->file);
@@ -713,11 +755,160 @@ static void check_file(struct check_ctx *cx, const struct oout *o, const struct 
         kc->hits++;
         cx->t->known++;
         if (cx->verbose)
-            report_diff(cx, k0, how, kernel_text, engine_text, true);
+            report_diff(cx, k0, fc.how, fc.kernel_text, fc.engine_text, true);
         return;
     }
     cx->t->differ++;
-    report_diff(cx, k0, how, kernel_text, engine_text, false);
+    report_diff(cx, k0, fc.how, fc.kernel_text, fc.engine_text, false);
+}
+
+/* ---- the kernel's choices explored -------------------------------------- */
+
+/*
+ * The engine's runs under its other choices (engine/choice.c), for the
+ * files its default run does not match: flush_all()'s order, kfree_rcu's
+ * worker CPU and the remote-node draw are the kernel's scheduler's and
+ * cycle counter's, so a kernel run that took another is as right as the
+ * default.  The walk (scenario/outcomes.h) takes at most CHOICE_DEVIATIONS
+ * non-default choices in one run (every run with one before any with two)
+ * and CHOICE_MAX_RUNS runs per program; a
+ * file is matched through choices when one of those runs gives it as the
+ * kernel printed it (the same rule as the default run's).
+ */
+#define CHOICE_DEVIATIONS 2u
+#define CHOICE_MAX_RUNS 600u
+
+struct choice_search {
+    const struct oout *o;
+    const struct orec **files; /* the kernel files the default run does not match */
+    char **matched;            /* per file: the choices that matched it, or NULL */
+    size_t nr, left;
+    bool whole; /* one run gave every file */
+    struct orun run;
+    struct engine_capture cap;
+};
+
+static int choice_before(struct replay *rp, void *arg)
+{
+    struct choice_search *cs = arg;
+
+    orun_release(&cs->run);
+    cs->cap = (struct engine_capture){&cs->run, 0, 0};
+    rp->mark_hook = engine_mark;
+    rp->mark_arg = &cs->cap;
+    return 0;
+}
+
+static int choice_after(struct replay *rp, int run_err, const struct sim_choice *choices,
+                        size_t nr, void *arg)
+{
+    struct choice_search *cs = arg;
+    struct strbuf why = STRBUF_INIT;
+    struct file_cmp fc;
+    size_t equal = 0;
+    bool *eq;
+
+    if (run_err || rp->nr_warnings_total || !nr)
+        return 0; /* a run the default one is not: nothing to match with */
+    if (!(eq = calloc(cs->nr, sizeof(*eq))))
+        return -ENOMEM;
+    qsort(cs->run.r, cs->run.nr, sizeof(*cs->run.r), orec_cmp);
+    for (size_t i = 0; i < cs->nr; i++) {
+        file_compare(cs->o, cs->files[i], &cs->run, &fc);
+        eq[i] = fc.equal;
+        equal += fc.equal;
+    }
+    /* a run that gives every such file: the program's match, for all of them */
+    for (size_t i = 0; i < cs->nr; i++) {
+        if (!eq[i] || (cs->matched[i] && equal < cs->nr))
+            continue;
+        if (!why.len)
+            outcomes_describe(&why, choices, nr);
+        if (cs->matched[i])
+            free(cs->matched[i]);
+        else
+            cs->left--;
+        if (strbuf_failed(&why) || !(cs->matched[i] = strdup(strbuf_str(&why)))) {
+            free(eq);
+            strbuf_release(&why);
+            return -ENOMEM;
+        }
+    }
+    free(eq);
+    strbuf_release(&why);
+    if (equal == cs->nr)
+        cs->whole = true;
+    return cs->whole ? 1 : 0; /* one run gave them all: the walk may stop */
+}
+
+/* Look for runs matching the files of @o the default run @engine does not
+ * match; cs->matched[i] says which.  0 or -ENOMEM. */
+static int choice_search(struct check_ctx *cx, const struct scenario *scn, enum sim_release rel,
+                         const struct oout *o, const struct orun *engine,
+                         struct choice_search *cs)
+{
+    struct outcome_walk w = {.before = choice_before,
+                             .after = choice_after,
+                             .arg = cs};
+    struct strbuf err = STRBUF_INIT;
+    struct sim_config cfg;
+    struct file_cmp fc;
+    int ret = 0;
+
+    memset(cs, 0, sizeof(*cs));
+    cs->o = o;
+    for (size_t i = 0; i < o->runs[0].nr; i++) {
+        const struct orec *k = &o->runs[0].r[i];
+
+        if (lists_not_compared(cx->lists, k->file))
+            continue;
+        file_compare(o, k, engine, &fc);
+        if (fc.equal)
+            continue;
+        if (!(cs->files = grow(cs->files, cs->nr, sizeof(*cs->files))))
+            return -ENOMEM;
+        cs->files[cs->nr++] = k;
+    }
+    if (!cs->nr)
+        return 0;
+    if (!(cs->matched = calloc(cs->nr, sizeof(*cs->matched))))
+        return -ENOMEM;
+    cs->left = cs->nr;
+    if (oracle_config(cx->program, scn, rel, o, &cfg, &err)) {
+        strbuf_release(&err);
+        return 0;
+    }
+    /* one deviation from the defaults everywhere first, then two: the walk
+     * is depth first, and a budget spent on pairs near the end would never
+     * reach a single early choice */
+    for (unsigned d = 1, runs = 0; d <= CHOICE_DEVIATIONS && runs < CHOICE_MAX_RUNS && !ret;
+         d++) {
+        w.max_deviations = d;
+        w.max_runs = CHOICE_MAX_RUNS - runs;
+        ret = outcomes_walk(scn, &cfg, &w, &err);
+        runs += (unsigned)w.runs;
+    }
+    strbuf_release(&err);
+    orun_release(&cs->run);
+    return ret == -ENOMEM ? ret : 0;
+}
+
+static void choice_search_release(struct choice_search *cs)
+{
+    for (size_t i = 0; cs->matched && i < cs->nr; i++)
+        free(cs->matched[i]);
+    free(cs->matched);
+    free(cs->files);
+    orun_release(&cs->run);
+}
+
+/* The choices that matched kernel file @k, or NULL. */
+static const char *choice_matched(const struct choice_search *cs, const struct orec *k)
+{
+    for (size_t i = 0; i < cs->nr; i++)
+        if (cs->files[i] == k)
+            return cs->matched[i];
+    return NULL;
 }
 
 /* The member programs/<id><ext> of @a, or NULL. */
@@ -751,6 +942,7 @@ static int check_program(struct check_ctx *cx, const struct tar_archive *a, cons
     struct scenario *scn = NULL;
     struct oout o = {0};
     struct orun engine = {0};
+    struct choice_search cs = {0};
     unsigned last_mark = UINT32_MAX;
     int ret = 0;
 
@@ -773,6 +965,8 @@ static int check_program(struct check_ctx *cx, const struct tar_archive *a, cons
     }
     cx->program = id;
     cx->t->programs++;
+    if ((ret = choice_search(cx, scn, rel, &o, &engine, &cs)))
+        goto out;
     for (size_t i = 0; i < o.runs[0].nr; i++) {
         const struct orec *k = &o.runs[0].r[i];
 
@@ -780,7 +974,7 @@ static int check_program(struct check_ctx *cx, const struct tar_archive *a, cons
             cx->t->marks++;
             last_mark = k->mark_idx;
         }
-        check_file(cx, &o, k, &engine);
+        check_file(cx, &o, k, &engine, choice_matched(&cs, k));
     }
     /* marks the engine reached and the kernel did not print, or the other way round */
     if (engine.nr && o.runs[0].nr &&
@@ -791,6 +985,7 @@ static int check_program(struct check_ctx *cx, const struct tar_archive *a, cons
         cx->t->differ++;
     }
 out:
+    choice_search_release(&cs);
     orun_release(&engine);
     oout_release(&o);
     scenario_release(scn);
@@ -950,10 +1145,10 @@ int oracle_check(const char *root, const char *only, bool verbose, FILE *report,
             continue; /* a release whose kernel recorded nothing yet */
         strbuf_printf(summary,
                       "oracle check %s: programs %lu, marks %lu, files compared %lu, equal %lu, "
-                      "known differences %lu, differences %lu (not compared %lu, totals only "
-                      "%lu, ranges %lu)\n",
+                      "known differences %lu, differences %lu (matched through choices %lu, not "
+                      "compared %lu, totals only %lu, ranges %lu)\n",
                       kernels[k], t.programs, t.marks, t.compared, t.equal, t.known, t.differ,
-                      t.not_compared, t.totals_only, t.ranged);
+                      t.choice, t.not_compared, t.totals_only, t.ranged);
         failures += t.differ;
     }
     for (size_t i = 0; i < lists.nr_kc; i++) {

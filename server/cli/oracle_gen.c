@@ -9,7 +9,7 @@
  * it names: allocations (some on a given node), frees in FIFO, LIFO or
  * random order on the allocating CPU or on another one (so remote frees,
  * and cross-node frees on two nodes), bulk allocations and bulk frees,
- * shrinks and marks.  With the 7.x operations, prefilled sheaves (prefill,
+ * shrinks (often right after remote frees and bulk frees) and marks.  With the 7.x operations, prefilled sheaves (prefill,
  * alloc_from_sheaf within what was asked, refill_sheaf, return_sheaf, every
  * sheaf returned before the end) and kfree_rcu, always followed by an
  * rcu_barrier so that no mark sees callbacks in flight.  No repeat, no
@@ -240,7 +240,8 @@ static void gen_alloc_bulk(struct gen *g, unsigned cpu, unsigned cache)
 }
 
 /* free_bulk of what is left of one live bulk allocation. */
-static void gen_free_bulk(struct gen *g)
+/* Free one bulk allocation's objects together, if there is one: true when it did. */
+static bool gen_free_bulk(struct gen *g)
 {
     unsigned i, bulk = 0, first = 0, cpu;
 
@@ -252,7 +253,7 @@ static void gen_free_bulk(struct gen *g)
         }
     }
     if (!bulk)
-        return;
+        return false;
     cpu = gen_free_cpu(g, g->live[first].cpu, 40);
     gen_op_start(g);
     strbuf_printf(g->out,
@@ -261,6 +262,7 @@ static void gen_free_bulk(struct gen *g)
     for (i = g->nr_live; i-- > 0;)
         if (g->live[i].bulk == bulk)
             gen_forget(g, i);
+    return true;
 }
 
 static void gen_mark(struct gen *g)
@@ -274,6 +276,20 @@ static void gen_shrink(struct gen *g)
     gen_op_start(g);
     strbuf_printf(g->out, "{\"op\": \"shrink\", \"cpu\": %u, \"cache\": \"c%u\"}",
                   gen_below(g, g->cpus), gen_below(g, g->nr_caches));
+}
+
+/*
+ * After remote frees or a bulk free, often a shrink and a mark: the shape
+ * whose result depends on the order of flush_all()'s works (the choice
+ * point flush_order, docs/engine.md#choice-points), which random
+ * programs otherwise reach too rarely to show.
+ */
+static void gen_shrink_after(struct gen *g)
+{
+    if (!gen_chance(g, 40))
+        return;
+    gen_shrink(g);
+    gen_mark(g);
 }
 
 /* A few kfree_rcu of live objects, then rcu_barrier (7.x). */
@@ -380,14 +396,21 @@ static void gen_ops(struct gen *g)
             for (k = 0; k < n && gen_room(g, cache, 1); k++)
                 gen_alloc(g, cpu, cache, -1);
         } else if (r < 45) { /* single frees */
+            bool remote = false;
+
             n = 1 + gen_below(g, 4);
             for (k = 0; k < n; k++) {
                 int i = gen_pick(g, order);
+                unsigned on;
 
                 if (i < 0)
                     break;
-                gen_free(g, (unsigned)i, gen_free_cpu(g, g->live[i].cpu, remote_pct));
+                on = gen_free_cpu(g, g->live[i].cpu, remote_pct);
+                remote |= on != g->live[i].cpu;
+                gen_free(g, (unsigned)i, on);
             }
+            if (remote)
+                gen_shrink_after(g);
         } else if (r < 60) { /* a burst of frees on one CPU */
             n = 1 + gen_below(g, gen_chance(g, 60) ? 40 : 200);
             for (k = 0; k < n; k++) {
@@ -400,7 +423,8 @@ static void gen_ops(struct gen *g)
         } else if (r < 68) {
             gen_alloc_bulk(g, cpu, cache);
         } else if (r < 74) {
-            gen_free_bulk(g);
+            if (gen_free_bulk(g))
+                gen_shrink_after(g);
         } else if (r < 79) {
             gen_shrink(g);
         } else if (r < 88) {

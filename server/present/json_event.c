@@ -201,6 +201,20 @@ err_delete:
     return NULL;
 }
 
+/* A choice point (docs/events.md#choice-points). */
+static cJSON *json_choice(const struct sim_choice *c)
+{
+    cJSON *o = cJSON_CreateObject();
+
+    if (!o || !json_put(o, "kind", json_str(sim_choice_name(c->kind))) ||
+        !json_put(o, "options", json_uint(c->nr_options)) ||
+        !json_put(o, "taken", json_uint(c->taken)) || !json_put(o, "text", json_str(c->text))) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    return o;
+}
+
 cJSON *json_event(const struct sim_event *ev)
 {
     cJSON *o = cJSON_CreateObject(), *moves = NULL, *stats = NULL;
@@ -240,6 +254,9 @@ cJSON *json_event(const struct sim_event *ev)
     if (ev->ctx && !json_put(o, "ctx", json_str(ev->ctx)))
         goto err_delete;
     if (ev->step && !json_put(o, "step", json_step(ev->step)))
+        goto err_delete;
+    /* the default is what the engine always did: its events stay as they were */
+    if (ev->choice && ev->choice->taken && !json_put(o, "choice", json_choice(ev->choice)))
         goto err_delete;
     return o;
 

@@ -40,6 +40,16 @@ for kernel in 6.1 6.12 7.3; do
 done
 check "7.3 programs use 7.x operations" [ "$seven" -gt 0 ]
 
+# programs of the shape whose result depends on flush_all()'s order: a
+# shrink right after a bulk free, in at least 8 of 40 seeds (1 before the
+# generator weighted them)
+after_bulk=0
+for seed in $(seq 1 40); do
+    "$BIN" oracle gen --seed "$seed" --kernel 6.12 -o "$TMP/p.json"
+    grep -A1 '"free_bulk"' "$TMP/p.json" | grep -q '"shrink"' && after_bulk=$((after_bulk + 1))
+done
+check "shrinks after bulk frees are common ($after_bulk of 40)" [ "$after_bulk" -ge 8 ]
+
 sl oracle gen --seed 7 --cpus 1
 check "--cpus 1" grep -q '"cpus": 1, "nodes": 1' "$TMP/out"
 sl oracle gen --seed 7 --cpus 8 --nodes 2
