@@ -520,7 +520,10 @@ int sim_image_save(const struct sim *sim, struct sim_image *out)
         return -ENOMEM;
     }
     image_seal(w.p, w.len);
-    pages = calloc(sim->nr_page_bytes ? sim->nr_page_bytes : 1, sizeof(*pages));
+    /* size_t is 32 bits in wasm32 (docs/wasm.md) */
+    pages = sim->nr_page_bytes <= SIZE_MAX
+                    ? calloc(sim->nr_page_bytes ? (size_t)sim->nr_page_bytes : 1, sizeof(*pages))
+                    : NULL;
     if (!pages) {
         free(w.p);
         return -ENOMEM;

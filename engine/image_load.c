@@ -466,7 +466,7 @@ static int load_body(struct rbuf *r, struct sim *sim, unsigned long *nr_bytes)
         if ((ret = load_zone(r, &sim->zones[i], nr_bytes)))
             return ret;
     cap_caches = get_count(r, UINT32_MAX);
-    nr_caches = get_max(r, cap_caches);
+    nr_caches = (size_t)get_max(r, cap_caches); /* <= cap_caches */
     if (r->bad)
         return -EINVAL;
     sim->caches = calloc(cap_caches ? cap_caches : 1, sizeof(*sim->caches));
