@@ -98,3 +98,36 @@ export function createSolved(storage) {
     list: () => ids.slice(),
   };
 }
+
+/**
+ * The exercises that practise lesson @id's matter, offered on its last
+ * slide (ids of lessons/exercises/).
+ * @type {Record<string, string[]>}
+ */
+export const LESSON_EXERCISES = {
+  '03-the-barn': ['barn-get', 'barn-put-fail'],
+  '04-slow-path-and-partial-lists': ['refill-new-slab', 'discard-on-cpu1'],
+  '05-numa-and-remote-frees': ['remote-free'],
+  '06-kfree-rcu-flood': ['rcu-sheaf-to-barn'],
+  '09-debugging': ['double-free-report'],
+  '10-page-allocator': ['page-allocator-slowpath'],
+  '11-legacy-per-cpu-slabs': ['cpu-partial-drain'],
+  '13-races': ['race-bad-schedule'],
+};
+
+/**
+ * Where a student goes after lesson @id: the next lesson of @lessons (the
+ * server's list, in the course's order) or null after the last, and the
+ * exercises of @exercises that practise it.
+ * @param {{ id: string, title: string }[]} lessons
+ * @param {{ id: string, title: string }[]} exercises
+ * @param {string} id
+ */
+export function onward(lessons, exercises, id) {
+  const i = lessons.findIndex((l) => l.id === id);
+  const want = LESSON_EXERCISES[id] ?? [];
+  return {
+    next: i >= 0 && i + 1 < lessons.length ? lessons[i + 1] : null,
+    exercises: exercises.filter((x) => want.includes(x.id)),
+  };
+}

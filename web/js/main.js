@@ -33,6 +33,8 @@ import { createScore } from './predict.js';
 import { createLessonPlayer } from './views/lesson.js';
 import { createExercise } from './views/exercise.js';
 import { createCourseMenu } from './views/coursemenu.js';
+import { createCourseStart } from './views/coursestart.js';
+import { createGlossary } from './views/glossary.js';
 import { createSolved } from './course.js';
 import { hasRace } from './race.js';
 
@@ -128,15 +130,30 @@ const follower = (id) => {
 };
 const question = createQuestion($('question'), player, {
   api, score, scoreEl: $('score'), follower, words: () => texts().questions,
+  // a lesson keeps one score across its scenarios
+  scoreId: (sid) => { const w = lessonView.where(); return w ? `lesson:${w.id}` : sid; },
   presenterLecture: () => (presenting() && lecture.id() && lecture.token() && lecture.session() === player.get().session?.id
     ? { id: /** @type {string} */ (lecture.id()), token: /** @type {string} */ (lecture.token()) } : null),
 });
 // the course: lessons played over the lab, exercises above the scenario editor
 const solved = createSolved(storage);
-const lessonView = createLessonPlayer($('lesson'), player, { api, showTab: (t) => { if (TABS.includes(t)) showTab(t); }, onChange: () => updateUrl() });
+const glossary = createGlossary(/** @type {HTMLDialogElement} */ ($('glossary')));
+$('glossary-open').addEventListener('click', () => glossary.show());
+let lessonList = /** @type {any[]} */ ([]);
+const lessonView = createLessonPlayer($('lesson'), player, {
+  api, showTab: (t) => { if (TABS.includes(t)) showTab(t); },
+  onChange: () => { courseMenu.showing(lessonView.where()?.id ?? null); if (lessonView.active()) courseStart.hide(); updateUrl(); },
+  course: () => ({ lessons: lessonList, exercises: exerciseList }),
+  onExercise: (id) => { lessonView.stop(); openExercise(id).catch((err) => player.showError(err)); },
+  linkTerms: (el) => glossary.link(el),
+});
+// a first visit's way in: the course beside the lab
+const courseStart = createCourseStart($('course-start'), { onLesson: (id) => { showView('lab'); lessonView.open(id, 1).catch((err) => player.showError(err)); } });
 const exerciseView = createExercise($('exercise'), player, {
   api, editor: () => editor(), solved, onChange: () => { updateUrl(); fillExercises(); },
   onRun: () => { menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom'); showView('lab'); },
+  // the attempt opens on its own: no lesson slide or breakpoint left over
+  beforeRun: () => { if (lessonView.active()) lessonView.stop(); for (const b of player.get().breakpoints) player.removeBreakpoint(b.key); },
 });
 // the header's Lessons menu: the lessons, and the exercises in a group of their own
 const courseMenu = createCourseMenu(/** @type {HTMLSelectElement} */ ($('course-select')), {
@@ -375,8 +392,13 @@ async function boot() {
     api.scenarios().then((r) => { menu.fill(r.scenarios); schedule(); }).catch(() => {});
     api.kernels().then((r) => { kernelList = r; kernelMenu.fill(r); }).catch(() => {});
     api.sourceLines().then((r) => { setSourceLines(r); schedule(); }).catch(() => {});
-    api.lessons().then((r) => courseMenu.lessons(r.lessons ?? [])).catch(() => courseMenu.lessons([]));
-    api.exercises().then((r) => { exerciseList = r.exercises ?? []; fillExercises(); }).catch(() => courseMenu.exercises([]));
+    api.lessons().then((r) => {
+      lessonList = r.lessons ?? [];
+      courseMenu.lessons(lessonList);
+      if (plain && !lessonView.active()) courseStart.show(lessonList);
+      lessonView.redraw();
+    }).catch(() => courseMenu.lessons([]));
+    api.exercises().then((r) => { exerciseList = r.exercises ?? []; fillExercises(); lessonView.redraw(); }).catch(() => courseMenu.exercises([]));
   };
   createTraceOpen($('trace-open'), { doc, win, open: async (id, token) => {
     tokens.keep(id, token);
@@ -386,6 +408,8 @@ async function boot() {
     menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom');
   } });
   const q = query;
+  // a plain visit (nothing named in the address) is offered the course
+  const plain = !(/** @type {any} */ (win).__slublabOffline) && !win.location.search.slice(1);
   if (q.tab && TABS.includes(q.tab)) showTab(q.tab);
   if (q.presenter) setPresenter(true);
   if (q.predict) player.setPredict(true);

@@ -8,15 +8,19 @@
 
 import { h, fill } from '../dom.js';
 import { renderMarkup } from '../markup.js';
-import { slideRun, clampSlide, slideBreakpoint } from '../course.js';
+import { slideRun, clampSlide, slideBreakpoint, onward } from '../course.js';
 import { makeBreakpoint } from '../state.js';
 import { parseSelection } from '../urlstate.js';
 
 /**
  * @param {HTMLElement} root the panel
  * @param {any} player
- * @param {{ api: any, showTab: (t: string) => void, onChange: () => void }} o
- *   onChange: the lesson or slide changed (the URL follows)
+ * @param {{ api: any, showTab: (t: string) => void, onChange: () => void,
+ *   course?: () => { lessons: any[], exercises: any[] }, onExercise?: (id: string) => void,
+ *   linkTerms?: (el: HTMLElement) => void }} o
+ *   onChange: the lesson or slide changed (the URL follows); course: the lessons and
+ *   exercises the server lists (the last slide offers the next ones); linkTerms: the
+ *   glossary's links in a slide's text
  */
 export function createLessonPlayer(root, player, o) {
   const doc = root.ownerDocument;
@@ -36,10 +40,13 @@ export function createLessonPlayer(root, player, o) {
   const title = h(doc, 'h2', { id: 'lesson-slide-title', tabindex: '-1' });
   const body = h(doc, 'div', { class: 'lesson-text', id: 'lesson-text' });
   const where = h(doc, 'p', { class: 'lesson-where', id: 'lesson-where', role: 'status' });
-  fill(root, head, bar, title, body, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, where, close));
+  // on the last slide: the next lesson and the exercises that practise this one
+  const onwards = h(doc, 'p', { class: 'lesson-onward row', id: 'lesson-onward', hidden: true });
+  fill(root, head, bar, title, body, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, where, close), onwards);
   root.hidden = true;
 
   function draw() {
+    doc.body.classList.toggle('has-lesson', !!lesson);
     if (!lesson) { root.hidden = true; return; }
     const n = lesson.slides.length;
     const s = lesson.slides[k - 1];
@@ -51,9 +58,23 @@ export function createLessonPlayer(root, player, o) {
     /** @type {HTMLElement} */ (bar.firstChild).style.width = `${Math.round((k / n) * 100)}%`;
     title.textContent = s.title;
     fill(body, ...renderMarkup(doc, s.text ?? ''));
+    o.linkTerms?.(body);
     prev.disabled = k <= 1;
     next.disabled = k >= n;
     where.textContent = error || (k >= n ? 'The end of the lesson.' : '');
+    drawOnward(k >= n);
+  }
+
+  function drawOnward(last) {
+    const c = last && o.course ? o.course() : null;
+    const w = c ? onward(c.lessons, c.exercises, lesson.id) : null;
+    onwards.hidden = !w;
+    if (!w) { fill(onwards); return; }
+    fill(onwards,
+      w.next ? h(doc, 'button', { type: 'button', id: 'lesson-next-lesson', class: 'primary', onclick: () => { open(w.next.id, 1).catch(() => {}); } },
+        `Next lesson: ${w.next.title} ▶`) : h(doc, 'span', null, 'That was the last lesson of the course.'),
+      w.exercises.length ? h(doc, 'span', { class: 'lesson-exercises' }, 'Practise it: ',
+        w.exercises.flatMap((x, i) => [i ? ', ' : '', h(doc, 'button', { type: 'button', class: 'link', dataset: { exercise: x.id }, onclick: () => o.onExercise?.(x.id) }, x.title)])) : null);
   }
 
   /** Move the lab to slide @k's place. */
@@ -127,5 +148,7 @@ export function createLessonPlayer(root, player, o) {
     active: () => !!lesson,
     /** Settled when the current slide has moved the lab. */
     settled: () => busy,
+    /** Draw again (the course's lists arrived). */
+    redraw: () => { if (lesson) draw(); },
   };
 }
