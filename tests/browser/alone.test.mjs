@@ -205,3 +205,38 @@ test('on a phone the slide is a sheet over the picture, both on screen', async (
   });
   await page.close();
 });
+
+/** Whether the page's spotlight is on screen, not covered (on a phone: above the slide's sheet): true, or why not. */
+function spotSeen() {
+  const el = document.querySelector('.spot');
+  if (!el) return 'no spotlight';
+  const r = el.getBoundingClientRect();
+  const sheet = document.getElementById('lesson');
+  const room = getComputedStyle(sheet).position === 'fixed' ? sheet.getBoundingClientRect().top : innerHeight;
+  const what = `${el.tagName}[${el.id || el.getAttribute('data-spot') || ''}] at ${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}x${Math.round(r.height)} (room ${Math.round(room)})`;
+  if (r.bottom < 4 || r.top > room - 8 || r.right < 4 || r.left > innerWidth - 4) return `out of view: ${what}`;
+  const x = Math.min(Math.max(r.left + Math.min(r.width / 2, 30), 2), innerWidth - 2);
+  const y = Math.min(Math.max(r.top + Math.min(r.height / 2, 10), 2), room - 2);
+  const hit = document.elementFromPoint(x, y);
+  return hit && (el.contains(hit) || hit.contains(el)) ? true : `covered by ${hit?.tagName}#${hit?.id}: ${what}`;
+}
+
+for (const vp of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
+  test(`every slide of every lesson shows its spotlight in view at ${vp.width}x${vp.height}`, async (t) => {
+    const { lessons } = await api(base, '/api/lessons');
+    const page = await openPage(browser.ctx, null, vp);
+    await shotOnFailure(t, page, async () => {
+      for (const l of lessons) {
+        await page.goto(`${base}/?lesson=${l.id}`);
+        for (let k = 1; k <= l.slides; k++) {
+          if (k > 1) await page.click('#lesson-next');
+          await applied(page, k);
+          await page.waitForFunction(`(${spotSeen})() === true`, null, { timeout: 8000 }).catch(() => {});
+          assert.equal(await page.evaluate(spotSeen), true, `${l.id} slide ${k}`);
+        }
+      }
+      assert.deepEqual(page.errors, []);
+    });
+    await page.close();
+  });
+}

@@ -131,3 +131,18 @@ export function onward(lessons, exercises, id) {
     exercises: exercises.filter((x) => want.includes(x.id)),
   };
 }
+
+/**
+ * Where slide @s's spotlight is on the page (a CSS selector): its
+ * "spotlight" (docs/lessons.md), else its tab, else the picture.
+ * @param {{ spotlight?: string, tab?: string }} s
+ */
+export function spotSelector(s) {
+  const spot = s.spotlight ?? (s.tab ? `tab:${s.tab}` : 'picture');
+  const [kind, arg] = spot.split(':');
+  if (kind === 'tab') return `#tab-${arg}`;
+  if (kind === 'column') return `#caches th[data-spot="${spot}"]`;
+  if (arg !== undefined) return `#picture [data-spot="${spot}"]`;
+  return { picture: '#picture', slabs: '#picture .grid-wrap', question: '#question', caches: '#caches', breakpoints: '#breakpoints',
+    timeline: '#controls', narration: '#narration' }[kind] ?? '#picture';
+}

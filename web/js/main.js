@@ -146,6 +146,7 @@ const lessonView = createLessonPlayer($('lesson'), player, {
   course: () => ({ lessons: lessonList, exercises: exerciseList }),
   onExercise: (id) => { lessonView.stop(); openExercise(id).catch((err) => player.showError(err)); },
   linkTerms: (el) => glossary.link(el),
+  onApplied: () => schedule(),
 });
 // a first visit's way in: the course beside the lab
 const courseStart = createCourseStart($('course-start'), { onLesson: (id) => { showView('lab'); lessonView.open(id, 1).catch((err) => player.showError(err)); } });
@@ -318,6 +319,8 @@ function render() {
   if (tab === 'table') statetable.render(m);
   if (tab === 'pages') pages.render(m);
   if (tab === 'gfp') gfpview.render(m);
+  lessonView.render(m);
+  spotlight();
   if (debug.firstDrawMs === null) {
     debug.firstDrawMs = performance.now(); // since navigation start
     debug.bootMs = performance.now() - t0; // since this module ran
@@ -325,6 +328,29 @@ function render() {
   }
   doc.body.dataset.at = String(m.at);
   updateUrl();
+}
+
+// ---- a slide's spotlight: outlined, and scrolled into view once per slide
+// shown (on a phone above the slide's sheet), whatever the event highlights
+let spotKey = '';
+function spotlight() {
+  const sp = view === 'lab' ? lessonView.spot() : null;
+  const el = sp ? doc.querySelector(sp.selector) : null;
+  for (const x of doc.querySelectorAll('.spot')) if (x !== el) x.classList.remove('spot');
+  if (!sp || !el) return;
+  el.classList.add('spot');
+  if (sp.key === spotKey) return;
+  spotKey = sp.key;
+  const sheet = $('lesson').getBoundingClientRect();
+  const phone = win.getComputedStyle($('lesson')).position === 'fixed';
+  const r = el.getBoundingClientRect();
+  const room = phone ? sheet.top : win.innerHeight;
+  // already in view (the part above the sheet): leave the page where it is
+  if (r.top >= 0 && r.top + Math.min(r.height, 40) <= room && (phone || r.bottom <= room || r.height > room)) {
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    return;
+  }
+  el.scrollIntoView({ block: phone || r.height > room ? 'start' : 'center', inline: 'nearest' });
 }
 
 // ---- URLs: the view state in the query string

@@ -41,7 +41,7 @@ export function createCaches(root, player) {
       const k = `${m.session?.id}/${m.cacheId}/${sort.col}/${sort.desc}/` + caches.map((c) => COLS.map((x) => x[2](c)).join(',') + c.alive).join('|');
       if (k === key) return;
       key = k;
-      fill(head, ...COLS.map(([id, label]) => h(doc, 'th', { scope: 'col', 'aria-sort': sort.col === id ? (sort.desc ? 'descending' : 'ascending') : 'none' },
+      fill(head, ...COLS.map(([id, label]) => h(doc, 'th', { scope: 'col', dataset: { spot: `column:${id}` }, 'aria-sort': sort.col === id ? (sort.desc ? 'descending' : 'ascending') : 'none' },
         h(doc, 'button', { type: 'button', class: 'sort', onclick: () => { sort = { col: id, desc: sort.col === id ? !sort.desc : id !== 'name' }; key = ''; player.emit(); } },
           label, sort.col === id ? (sort.desc ? ' ▼' : ' ▲') : ''))), h(doc, 'th', { scope: 'col' }, 'check'));
       const get = COLS.find((c) => c[0] === sort.col)?.[2] ?? ((c) => c.id);

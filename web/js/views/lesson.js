@@ -8,7 +8,7 @@
 
 import { h, fill } from '../dom.js';
 import { renderMarkup } from '../markup.js';
-import { slideRun, clampSlide, slideBreakpoint, onward } from '../course.js';
+import { slideRun, clampSlide, slideBreakpoint, onward, spotSelector } from '../course.js';
 import { makeBreakpoint } from '../state.js';
 import { parseSelection } from '../urlstate.js';
 
@@ -17,10 +17,10 @@ import { parseSelection } from '../urlstate.js';
  * @param {any} player
  * @param {{ api: any, showTab: (t: string) => void, onChange: () => void,
  *   course?: () => { lessons: any[], exercises: any[] }, onExercise?: (id: string) => void,
- *   linkTerms?: (el: HTMLElement) => void }} o
+ *   linkTerms?: (el: HTMLElement) => void, onApplied?: () => void }} o
  *   onChange: the lesson or slide changed (the URL follows); course: the lessons and
  *   exercises the server lists (the last slide offers the next ones); linkTerms: the
- *   glossary's links in a slide's text
+ *   glossary's links in a slide's text; onApplied: a slide has moved the lab
  */
 export function createLessonPlayer(root, player, o) {
   const doc = root.ownerDocument;
@@ -30,9 +30,12 @@ export function createLessonPlayer(root, player, o) {
   let runKey = '', runSession = '';
   let busy = Promise.resolve();
   let error = '';
+  let applies = 0;
 
   const prev = h(doc, 'button', { type: 'button', id: 'lesson-prev', 'aria-keyshortcuts': '[ PageUp', title: 'Previous slide ([)', onclick: () => go(k - 1) }, '◀ Previous');
   const next = h(doc, 'button', { type: 'button', id: 'lesson-next', 'aria-keyshortcuts': '] PageDown', title: 'Next slide (])', onclick: () => go(k + 1) }, 'Next ▶');
+  // the student stepped away from the slide's position: back to it
+  const back = h(doc, 'button', { type: 'button', id: 'lesson-back', hidden: true, onclick: () => { busy = busy.then(apply).catch(() => {}).finally(() => { applies++; o.onApplied?.(); }); } }, '↩ Back to this slide\'s step');
   const close = h(doc, 'button', { type: 'button', id: 'lesson-close', class: 'link', onclick: () => stop() }, 'Close the lesson');
   const bar = h(doc, 'div', { class: 'lesson-bar', id: 'lesson-progress', role: 'progressbar', 'aria-valuemin': '1', 'aria-label': 'Lesson progress' },
     h(doc, 'span', { class: 'lesson-fill' }));
@@ -42,7 +45,7 @@ export function createLessonPlayer(root, player, o) {
   const where = h(doc, 'p', { class: 'lesson-where', id: 'lesson-where', role: 'status' });
   // on the last slide: the next lesson and the exercises that practise this one
   const onwards = h(doc, 'p', { class: 'lesson-onward row', id: 'lesson-onward', hidden: true });
-  fill(root, head, bar, title, body, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, where, close), onwards);
+  fill(root, head, bar, title, body, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, back, where, close), onwards);
   root.hidden = true;
 
   function draw() {
@@ -113,7 +116,7 @@ export function createLessonPlayer(root, player, o) {
     draw();
     o.onChange();
     busy = busy.then(apply).catch((err) => { error = `This slide could not be shown: ${err.message}`; draw(); })
-      .finally(() => { root.dataset.applied = String(k); });
+      .finally(() => { root.dataset.applied = String(k); applies++; o.onApplied?.(); });
     return busy;
   }
 
@@ -148,6 +151,13 @@ export function createLessonPlayer(root, player, o) {
     active: () => !!lesson,
     /** Settled when the current slide has moved the lab. */
     settled: () => busy,
+    /** Follow the lab: offer the way back once it left the slide's position. */
+    render(m) {
+      const s = lesson?.slides[k - 1];
+      back.hidden = !s || s.at == null || root.dataset.applied !== String(k) || m.at === s.at;
+    },
+    /** The slide's spotlight: a key that changes each time a slide is applied, and where it is. */
+    spot: () => (lesson && root.dataset.applied === String(k) ? { key: `${lesson.id}/${k}/${applies}`, selector: spotSelector(lesson.slides[k - 1]) } : null),
     /** Draw again (the course's lists arrived). */
     redraw: () => { if (lesson) draw(); },
   };
