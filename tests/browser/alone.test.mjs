@@ -240,3 +240,29 @@ for (const vp of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
     await page.close();
   });
 }
+
+test('after End, Back to this slide\'s step returns to it; on a phone, Show brings the slide\'s counters back into view', async (t) => {
+  const page = await openPage(browser.ctx, `${base}/?lesson=03-the-barn&slide=4`, { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    await applied(page, 4);
+    await waitAt(page, 70, 10000);
+    assert.equal(await page.isHidden('#lesson-back'), true, 'at the slide\'s step: no way back needed');
+    await press(page, 'End');
+    await page.waitForSelector('#lesson-back:not([hidden])');
+    await page.click('#lesson-back');
+    await waitAt(page, 70, 10000);
+    await page.waitForSelector('#lesson-back[hidden]', { state: 'attached' });
+    // a phone, a slide about the counters: scrolled away, one tap brings them back above the sheet
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.goto(`${base}/?lesson=03-the-barn&slide=9`);
+    await applied(page, 9);
+    await page.waitForFunction(`(${spotSeen})() === true`, null, { timeout: 8000 });
+    assert.equal(await page.textContent('#lesson-show'), 'Show Counters');
+    await page.evaluate(() => window.scrollTo(0, 0));
+    assert.notEqual(await page.evaluate(spotSeen), true, 'scrolled away');
+    await page.click('#lesson-show');
+    await page.waitForFunction(`(${spotSeen})() === true`, null, { timeout: 5000 });
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});

@@ -146,3 +146,23 @@ export function spotSelector(s) {
   return { picture: '#picture', slabs: '#picture .grid-wrap', question: '#question', caches: '#caches', breakpoints: '#breakpoints',
     timeline: '#controls', narration: '#narration' }[kind] ?? '#picture';
 }
+
+const TAB_NAMES = { explain: 'Explain', counters: 'Counters', inspect: 'Inspector', table: 'Table', share: 'Share', pages: 'Pages', gfp: 'gfp' };
+const HOLD_NAMES = { flight: 'in flight', prefill: 'prefilled', rcu: 'pending RCU', other: 'other places' };
+
+/** Slide @s's spotlight in words, as the screen names it: "Counters", "node 0's barn". */
+export function spotLabel(s) {
+  const spot = s.spotlight ?? (s.tab ? `tab:${s.tab}` : 'picture');
+  const [kind, arg] = spot.split(':');
+  switch (kind) {
+    case 'tab': return TAB_NAMES[arg] ?? arg;
+    case 'column': return `the Caches column ${arg}`;
+    case 'cpu': return `CPU ${arg}`;
+    case 'node': return `node ${arg}`;
+    case 'barn': return `node ${arg}'s barn`;
+    case 'partial': return `node ${arg}'s partial list`;
+    case 'pages': return `node ${arg}'s pages`;
+    case 'hold': return HOLD_NAMES[arg] ?? arg;
+    default: return `the ${kind}`;
+  }
+}

@@ -147,6 +147,7 @@ const lessonView = createLessonPlayer($('lesson'), player, {
   onExercise: (id) => { lessonView.stop(); openExercise(id).catch((err) => player.showError(err)); },
   linkTerms: (el) => glossary.link(el),
   onApplied: () => schedule(),
+  onShowSpot: () => { spotKey = ''; schedule(); },
 });
 // a first visit's way in: the course beside the lab
 const courseStart = createCourseStart($('course-start'), { onLesson: (id) => { showView('lab'); lessonView.open(id, 1).catch((err) => player.showError(err)); } });

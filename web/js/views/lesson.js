@@ -8,7 +8,7 @@
 
 import { h, fill } from '../dom.js';
 import { renderMarkup } from '../markup.js';
-import { slideRun, clampSlide, slideBreakpoint, onward, spotSelector } from '../course.js';
+import { slideRun, clampSlide, slideBreakpoint, onward, spotSelector, spotLabel } from '../course.js';
 import { makeBreakpoint } from '../state.js';
 import { parseSelection } from '../urlstate.js';
 
@@ -17,10 +17,11 @@ import { parseSelection } from '../urlstate.js';
  * @param {any} player
  * @param {{ api: any, showTab: (t: string) => void, onChange: () => void,
  *   course?: () => { lessons: any[], exercises: any[] }, onExercise?: (id: string) => void,
- *   linkTerms?: (el: HTMLElement) => void, onApplied?: () => void }} o
+ *   linkTerms?: (el: HTMLElement) => void, onApplied?: () => void, onShowSpot?: () => void }} o
  *   onChange: the lesson or slide changed (the URL follows); course: the lessons and
  *   exercises the server lists (the last slide offers the next ones); linkTerms: the
- *   glossary's links in a slide's text; onApplied: a slide has moved the lab
+ *   glossary's links in a slide's text; onApplied: a slide has moved the lab;
+ *   onShowSpot: the student asks to see the slide's spotlight again
  */
 export function createLessonPlayer(root, player, o) {
   const doc = root.ownerDocument;
@@ -36,6 +37,8 @@ export function createLessonPlayer(root, player, o) {
   const next = h(doc, 'button', { type: 'button', id: 'lesson-next', 'aria-keyshortcuts': '] PageDown', title: 'Next slide (])', onclick: () => go(k + 1) }, 'Next ▶');
   // the student stepped away from the slide's position: back to it
   const back = h(doc, 'button', { type: 'button', id: 'lesson-back', hidden: true, onclick: () => { busy = busy.then(apply).catch(() => {}).finally(() => { applies++; o.onApplied?.(); }); } }, '↩ Back to this slide\'s step');
+  // what the slide is about, scrolled into view again (on a phone, one tap from the sheet)
+  const show = h(doc, 'button', { type: 'button', id: 'lesson-show', class: 'link', onclick: () => o.onShowSpot?.() }, 'Show it');
   const close = h(doc, 'button', { type: 'button', id: 'lesson-close', class: 'link', onclick: () => stop() }, 'Close the lesson');
   const bar = h(doc, 'div', { class: 'lesson-bar', id: 'lesson-progress', role: 'progressbar', 'aria-valuemin': '1', 'aria-label': 'Lesson progress' },
     h(doc, 'span', { class: 'lesson-fill' }));
@@ -45,7 +48,7 @@ export function createLessonPlayer(root, player, o) {
   const where = h(doc, 'p', { class: 'lesson-where', id: 'lesson-where', role: 'status' });
   // on the last slide: the next lesson and the exercises that practise this one
   const onwards = h(doc, 'p', { class: 'lesson-onward row', id: 'lesson-onward', hidden: true });
-  fill(root, head, bar, title, body, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, back, where, close), onwards);
+  fill(root, head, bar, title, body, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, back, show, where, close), onwards);
   root.hidden = true;
 
   function draw() {
@@ -62,6 +65,7 @@ export function createLessonPlayer(root, player, o) {
     title.textContent = s.title;
     fill(body, ...renderMarkup(doc, s.text ?? ''));
     o.linkTerms?.(body);
+    show.textContent = `Show ${spotLabel(s)}`;
     prev.disabled = k <= 1;
     next.disabled = k >= n;
     where.textContent = error || (k >= n ? 'The end of the lesson.' : '');
