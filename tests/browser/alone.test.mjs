@@ -193,12 +193,12 @@ test('on a phone the slide is a sheet over the picture, both on screen', async (
   await shotOnFailure(t, page, async () => {
     await applied(page, 3);
     await page.waitForTimeout(300);
-    const sheet = await page.$eval('#lesson', (el) => el.getBoundingClientRect().toJSON());
+    const sheet = await page.$eval('#sheet', (el) => el.getBoundingClientRect().toJSON());
     assert.ok(sheet.top >= 0 && sheet.bottom <= 844 + 1 && sheet.height > 100, `the slide on screen: ${JSON.stringify(sheet)}`);
     // the picture above the sheet once scrolled to
     await page.$eval('#picture', (el) => el.scrollIntoView({ block: 'start' }));
     const pic = await page.$eval('#picture', (el) => el.getBoundingClientRect().toJSON());
-    const sheet2 = await page.$eval('#lesson', (el) => el.getBoundingClientRect().toJSON());
+    const sheet2 = await page.$eval('#sheet', (el) => el.getBoundingClientRect().toJSON());
     assert.ok(pic.top < sheet2.top - 150, `the picture shows above the sheet: ${pic.top} vs ${sheet2.top}`);
     assert.ok(sheet2.top >= 0 && sheet2.bottom <= 845, 'the sheet stays');
     await page.screenshot({ path: 'test-output/alone-phone.png' });
@@ -211,7 +211,7 @@ function spotSeen() {
   const el = document.querySelector('.spot');
   if (!el) return 'no spotlight';
   const r = el.getBoundingClientRect();
-  const sheet = document.getElementById('lesson');
+  const sheet = document.getElementById('sheet');
   const room = getComputedStyle(sheet).position === 'fixed' ? sheet.getBoundingClientRect().top : innerHeight;
   const what = `${el.tagName}[${el.id || el.getAttribute('data-spot') || ''}] at ${Math.round(r.left)},${Math.round(r.top)} ${Math.round(r.width)}x${Math.round(r.height)} (room ${Math.round(room)})`;
   if (r.bottom < 4 || r.top > room - 8 || r.right < 4 || r.left > innerWidth - 4) return `out of view: ${what}`;

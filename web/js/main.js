@@ -321,6 +321,7 @@ function render() {
   if (tab === 'pages') pages.render(m);
   if (tab === 'gfp') gfpview.render(m);
   lessonView.render(m);
+  doc.body.classList.toggle('has-sheet', lessonView.active() || !$('question').hidden);
   spotlight();
   if (debug.firstDrawMs === null) {
     debug.firstDrawMs = performance.now(); // since navigation start
@@ -342,8 +343,8 @@ function spotlight() {
   el.classList.add('spot');
   if (sp.key === spotKey) return;
   spotKey = sp.key;
-  const sheet = $('lesson').getBoundingClientRect();
-  const phone = win.getComputedStyle($('lesson')).position === 'fixed';
+  const sheet = $('sheet').getBoundingClientRect();
+  const phone = win.getComputedStyle($('sheet')).position === 'fixed';
   const r = el.getBoundingClientRect();
   const room = phone ? sheet.top : win.innerHeight;
   // already in view (the part above the sheet): leave the page where it is

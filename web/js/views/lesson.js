@@ -52,7 +52,6 @@ export function createLessonPlayer(root, player, o) {
   root.hidden = true;
 
   function draw() {
-    doc.body.classList.toggle('has-lesson', !!lesson);
     if (!lesson) { root.hidden = true; return; }
     const n = lesson.slides.length;
     const s = lesson.slides[k - 1];
