@@ -112,6 +112,10 @@ test('predict mode keeps the scenario\'s story back; the score lasts the lesson;
     assert.equal(await page.textContent('#score'), first, 'another scenario, the same lesson: the score is kept');
     await press(page, '1');
     await page.waitForFunction(() => /\/2 right/.test(document.getElementById('score').textContent));
+    // the course's score, kept in this browser, on the way in
+    await page.goto(`${base}/`);
+    await page.waitForSelector('#course-score');
+    assert.match(await page.textContent('#course-score'), /\/2 right/);
     assert.deepEqual(page.errors, []);
   });
   await page.close();

@@ -280,3 +280,15 @@ test('the glossary finds whole words, the longer term first, each once', () => {
   assert.deepEqual(findTerms('barnyard, subarn'), []);
   assert.equal(new Set(GLOSSARY.map((t) => t.id)).size, GLOSSARY.length, 'ids unique');
 });
+
+test('the course\'s score: the lessons\' scores added up, a session\'s apart', () => {
+  const mem = new Map();
+  const st = { getItem: (k) => mem.get(k) ?? null, setItem: (k, v) => mem.set(k, v) };
+  const sc = createScore(st);
+  sc.record('lesson:01', 's1@3', true);
+  sc.record('lesson:01', 's2@3', false);
+  sc.record('lesson:03', 's3@7', true);
+  sc.record('s9', 4, true);
+  assert.deepEqual(sc.total('lesson:'), { right: 2, asked: 3 });
+  assert.deepEqual(createScore(st).total('lesson:'), { right: 2, asked: 3 }, 'kept in the browser');
+});

@@ -150,7 +150,10 @@ const lessonView = createLessonPlayer($('lesson'), player, {
   onShowSpot: () => { spotKey = ''; schedule(); },
 });
 // a first visit's way in: the course beside the lab
-const courseStart = createCourseStart($('course-start'), { onLesson: (id) => { showView('lab'); lessonView.open(id, 1).catch((err) => player.showError(err)); } });
+const courseStart = createCourseStart($('course-start'), {
+  onLesson: (id) => { showView('lab'); lessonView.open(id, 1).catch((err) => player.showError(err)); },
+  score: () => score.total('lesson:'),
+});
 const exerciseView = createExercise($('exercise'), player, {
   api, editor: () => editor(), solved, onChange: () => { updateUrl(); fillExercises(); },
   onRun: () => { menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom'); showView('lab'); },

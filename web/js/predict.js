@@ -118,6 +118,11 @@ export function createScore(storage) {
       return true;
     },
     reset(id) { delete all[id]; keep(); },
+    /** The scores whose ids start with @prefix added up ("lesson:": the course's, in this browser). */
+    total(prefix) {
+      return Object.entries(all).filter(([k]) => k.startsWith(prefix))
+        .reduce((a, [, s]) => ({ right: a.right + s.right, asked: a.asked + s.asked }), { right: 0, asked: 0 });
+    },
   };
 }
 

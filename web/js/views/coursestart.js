@@ -8,7 +8,8 @@ import { h, fill } from '../dom.js';
 
 /**
  * @param {HTMLElement} root
- * @param {{ onLesson: (id: string) => void }} o
+ * @param {{ onLesson: (id: string) => void, score?: () => { right: number, asked: number } }} o
+ *   score: the predictions made in the lessons so far, in this browser
  */
 export function createCourseStart(root, o) {
   const doc = root.ownerDocument;
@@ -19,10 +20,12 @@ export function createCourseStart(root, o) {
       if (!list.length) { root.hidden = true; return; }
       const [first] = list;
       const total = list.reduce((a, l) => a + (l.minutes ?? 0), 0);
+      const sc = o.score?.() ?? { right: 0, asked: 0 };
       fill(root,
         h(doc, 'h2', { id: 'course-start-title' }, 'New to SLUB? Start the course'),
         h(doc, 'p', null, `${list.length} lessons, about ${Math.round(total / 60 * 2) / 2} hours in all, each played over the lab beside it. `,
           h(doc, 'button', { type: 'button', id: 'course-start-first', class: 'primary', onclick: () => o.onLesson(first.id) }, `Start lesson 1: ${first.title} (${first.minutes} min)`),
+          sc.asked ? h(doc, 'span', { id: 'course-score', class: 'note' }, ` Your predictions in the lessons so far: ${sc.right}/${sc.asked} right. `) : null,
           ' ', h(doc, 'button', { type: 'button', id: 'course-start-close', class: 'link', onclick: () => { root.hidden = true; } }, 'Just the lab')),
         h(doc, 'details', { class: 'course-list' }, h(doc, 'summary', null, 'All the lessons'),
           h(doc, 'ol', null, list.map((l) => h(doc, 'li', null,
