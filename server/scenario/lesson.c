@@ -24,9 +24,9 @@
 
 static const char *const lesson_keys[] = {"format",  "id",     "title", "minutes",
                                           "summary", "slides", NULL};
-static const char *const slide_keys[] = {"title",    "text",   "scenario", "kernel",
-                                         "variants", "at",     "ask",      "breakpoints",
-                                         "tab",      "select", NULL};
+static const char *const slide_keys[] = {"title",    "text",   "scenario",  "kernel",
+                                         "variants", "at",     "ask",       "breakpoints",
+                                         "tab",      "select", "spotlight", NULL};
 static const char *const exercise_keys[] = {"format", "id",   "title", "task",     "max_ops",
                                             "preset", "goal", "hints", "solution", NULL};
 static const char *const goal_keys[] = {"metric", "op", "value", NULL};
@@ -35,6 +35,18 @@ static const char *const tabs[] = {"explain", "counters", "inspect", "table",
 static const char *const notable_kinds[] = {"new_slab",    "discard",      "barn_put_fail",
                                             "sheaf_flush", "grace_period", "cpu_partial_drain",
                                             NULL};
+
+/* What a slide's "spotlight" may name: the thing alone ... */
+static const char *const spot_words[] = {"picture",     "slabs",    "question",  "caches",
+                                         "breakpoints", "timeline", "narration", NULL};
+/* ... or KIND:N (a CPU, a node and its parts) ... */
+static const char *const spot_numbered[] = {"cpu", "node", "barn", "partial", "pages", NULL};
+/* ... or a box of the objects held elsewhere, or a column of the Caches table. */
+static const char *const spot_holds[] = {"flight", "prefill", "rcu", "other", NULL};
+static const char *const spot_columns[] = {
+        "name",          "objects",        "total_objects", "use",
+        "slabs",         "partial",        "object_size",   "slab_size",
+        "objs_per_slab", "sheaf_capacity", "slab_errors",   NULL};
 
 #define LESSON_MAX_INT 9007199254740991.0 /* 2^53 - 1: JSON integers beyond are not exact */
 
@@ -196,6 +208,34 @@ static int lesson_breakpoint(const char *bp, const char *path, struct strbuf *er
     return -EINVAL;
 }
 
+/* Whether @spot names a thing on screen: docs/lessons.md, "spotlight". */
+static bool lesson_spot_ok(const char *spot)
+{
+    const char *colon = strchr(spot, ':');
+    char kind[16];
+    size_t n;
+
+    if (!colon)
+        return lesson_in(spot, spot_words);
+    n = (size_t)(colon - spot);
+    if (n >= sizeof(kind))
+        return false;
+    memcpy(kind, spot, n);
+    kind[n] = '\0';
+    if (!strcmp(kind, "tab"))
+        return lesson_in(colon + 1, tabs);
+    if (!strcmp(kind, "hold"))
+        return lesson_in(colon + 1, spot_holds);
+    if (!strcmp(kind, "column"))
+        return lesson_in(colon + 1, spot_columns);
+    if (!lesson_in(kind, spot_numbered) || !colon[1] || strlen(colon + 1) > 3)
+        return false;
+    for (n = 1; colon[n]; n++)
+        if (colon[n] < '0' || colon[n] > '9')
+            return false;
+    return true;
+}
+
 static int lesson_slide(const cJSON *s, size_t i, struct strbuf *err)
 {
     char path[48];
@@ -246,6 +286,15 @@ static int lesson_slide(const cJSON *s, size_t i, struct strbuf *err)
         strbuf_printf(err,
                       "%s.tab: \"%s\" is not a tab (explain, counters, inspect, table, share, "
                       "pages or gfp)",
+                      path, str);
+        return -EINVAL;
+    }
+    if ((ret = lesson_string(s, "spotlight", false, true, path, &str, err)))
+        return ret;
+    if (str && !lesson_spot_ok(str)) {
+        strbuf_printf(err,
+                      "%s.spotlight: \"%s\" names nothing on screen (docs/lessons.md, "
+                      "\"spotlight\")",
                       path, str);
         return -EINVAL;
     }

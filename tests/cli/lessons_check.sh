@@ -29,7 +29,7 @@ cat >"$good/01-first.json" <<JSON
  "summary": "What the first allocation does.",
  "slides": [
   {"title": "Before", "text": "Nothing yet.", "scenario": "default", "at": 0},
-  {"title": "Guess", "text": "What happens next?", "at": $ask, "ask": true, "tab": "counters",
+  {"title": "Guess", "text": "What happens next?", "at": $ask, "ask": true, "tab": "counters", "spotlight": "barn:0",
    "breakpoints": ["new_slab", "counter:alloc_slowpath", "fn:__slab_free/discard"]},
   {"title": "On 6.12", "text": "The same on another release.", "kernel": "6.12", "at": 3},
   {"title": "The end", "text": "All freed.", "scenario": "default", "at": $nev}]}
@@ -60,6 +60,7 @@ l = rd("01-first.json"); l.id = "03-noscn"; l.slides[0].scenario = "no-such-scen
 l = rd("01-first.json"); l.id = "04-format"; l.minutes = 40; wr("04-format.json", l);
 l = rd("01-first.json"); l.id = "05-typo"; l.slides[1].aks = true; wr("05-typo.json", l);
 l = rd("01-first.json"); l.id = "06-ask-end"; l.slides[3].ask = true; wr("06-ask-end.json", l);
+l = rd("01-first.json"); l.id = "07-spot"; l.slides[0].spotlight = "barn:x"; l.slides[2].spotlight = "column:colour"; wr("07-spot.json", l);
 let x = rd("exercises/fill.json");
 x.id = "miss"; x.goal.push({ metric: "A.slabs", op: ">=", value: 3 }); x.max_ops = 10;
 wr("exercises/miss.json", x);
@@ -75,12 +76,13 @@ check "a scenario that does not exist" has "$bad/03-noscn.json: slides[0].scenar
 check "the format: minutes" has "$bad/04-format.json: minutes: expected an integer from 5 to 15"
 check "an unknown key" has "$bad/05-typo.json: slides[1].aks: unknown key"
 check "a question at the end" has "$bad/06-ask-end.json: slides[3].ask: position $nev is the end"
+check "a spotlight on nothing" has "$bad/07-spot.json: slides[0].spotlight: \"barn:x\" names nothing on screen"
 check "a goal the solution misses" has "$bad/exercises/miss.json: goal[1]: the solution ends with A.slabs = 2, not >= 3"
 check "a solution over max_ops" has "$bad/exercises/miss.json: solution: takes 65 operations beyond the preset's, more than max_ops (10)"
 check "a file that is not JSON" has "$bad/exercises/broken.json: not JSON"
 check "a name that is not an id" has "$bad/Bad Name.json: the name is not an id"
 check "the good files have no problem" not grep -q "01-first.json\|fill.json" "$TMP/out"
-check "the summary counts them" grep -qx 'lessons check: 6 lessons, 3 exercises, 10 problems' "$TMP/out"
+check "the summary counts them" grep -qx 'lessons check: 7 lessons, 3 exercises, 11 problems' "$TMP/out"
 
 # the scenarios directory defaults to the one beside DIR
 mkdir -p "$TMP/course"

@@ -9,7 +9,8 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { questionFor, fillPrompt, whyNot, branchAhead, predictStops, branchOf, createScore, scoreText, tallyBars, newVoterId, verdict } from '../../web/js/predict.js';
 import { parseMarkup } from '../../web/js/markup.js';
-import { slideRun, clampSlide, slideBreakpoint, attemptScenario, judgeAttempt, goalText, createSolved } from '../../web/js/course.js';
+import { slideRun, clampSlide, slideBreakpoint, attemptScenario, judgeAttempt, goalText, createSolved, onward, spotSelector, spotLabel } from '../../web/js/course.js';
+import { findTerms, GLOSSARY } from '../../web/js/glossary.js';
 import { keyCommand } from '../../web/js/keys.js';
 import { readQuery, addressFor } from '../../web/js/urlstate.js';
 import { makeBreakpoint } from '../../web/js/state.js';
@@ -253,4 +254,41 @@ test('the verdict after a reveal ends in one full stop (it ended in two when the
   assert.equal(verdict(q, 'barn_full'), 'Not this time: the kernel took "Main and the spare swap: the spare\'s objects serve the allocation".');
   assert.equal(verdict(q, null), 'The kernel took: Main and the spare swap: the spare\'s objects serve the allocation.');
   assert.equal(verdict({ ...q, taken: 'barn_full' }, 'barn_full'), 'Right: The barn gives a full sheaf.');
+});
+
+test('a lesson leads on: the next lesson and its exercises; none after the last', () => {
+  const ls = [{ id: 'a', title: 'A' }, { id: '03-the-barn', title: 'Barn' }];
+  const xs = [{ id: 'barn-get', title: 'G' }, { id: 'remote-free', title: 'R' }];
+  assert.deepEqual(onward(ls, xs, 'a'), { next: ls[1], exercises: [] });
+  assert.deepEqual(onward(ls, xs, '03-the-barn'), { next: null, exercises: [xs[0]] });
+});
+
+test('a slide\'s spotlight: where it is and its words, else the tab, else the picture', () => {
+  assert.equal(spotSelector({ spotlight: 'barn:0' }), '#picture [data-spot="barn:0"]');
+  assert.equal(spotSelector({ spotlight: 'column:objs_per_slab' }), '#caches th[data-spot="column:objs_per_slab"]');
+  assert.equal(spotSelector({ tab: 'counters' }), '#tab-counters');
+  assert.equal(spotSelector({}), '#picture');
+  assert.equal(spotSelector({ spotlight: 'question' }), '#question');
+  assert.equal(spotLabel({ spotlight: 'barn:1' }), "node 1's barn");
+  assert.equal(spotLabel({ tab: 'inspect' }), 'Inspector');
+  assert.equal(spotLabel({ spotlight: 'hold:flight' }), 'in flight');
+});
+
+test('the glossary finds whole words, the longer term first, each once', () => {
+  const hits = findTerms('The barn and the partial list; sheaves, a partial sheaf, the barn again, barns.');
+  assert.deepEqual(hits.map((x) => x.id), ['barn', 'partial-list', 'sheaf', 'partial-sheaf']);
+  assert.deepEqual(findTerms('barnyard, subarn'), []);
+  assert.equal(new Set(GLOSSARY.map((t) => t.id)).size, GLOSSARY.length, 'ids unique');
+});
+
+test('the course\'s score: the lessons\' scores added up, a session\'s apart', () => {
+  const mem = new Map();
+  const st = { getItem: (k) => mem.get(k) ?? null, setItem: (k, v) => mem.set(k, v) };
+  const sc = createScore(st);
+  sc.record('lesson:01', 's1@3', true);
+  sc.record('lesson:01', 's2@3', false);
+  sc.record('lesson:03', 's3@7', true);
+  sc.record('s9', 4, true);
+  assert.deepEqual(sc.total('lesson:'), { right: 2, asked: 3 });
+  assert.deepEqual(createScore(st).total('lesson:'), { right: 2, asked: 3 }, 'kept in the browser');
 });

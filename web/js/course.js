@@ -98,3 +98,71 @@ export function createSolved(storage) {
     list: () => ids.slice(),
   };
 }
+
+/**
+ * The exercises that practise lesson @id's matter, offered on its last
+ * slide (ids of lessons/exercises/).
+ * @type {Record<string, string[]>}
+ */
+export const LESSON_EXERCISES = {
+  '03-the-barn': ['barn-get', 'barn-put-fail'],
+  '04-slow-path-and-partial-lists': ['refill-new-slab', 'discard-on-cpu1'],
+  '05-numa-and-remote-frees': ['remote-free'],
+  '06-kfree-rcu-flood': ['rcu-sheaf-to-barn'],
+  '09-debugging': ['double-free-report'],
+  '10-page-allocator': ['page-allocator-slowpath'],
+  '11-legacy-per-cpu-slabs': ['cpu-partial-drain'],
+  '13-races': ['race-bad-schedule'],
+};
+
+/**
+ * Where a student goes after lesson @id: the next lesson of @lessons (the
+ * server's list, in the course's order) or null after the last, and the
+ * exercises of @exercises that practise it.
+ * @param {{ id: string, title: string }[]} lessons
+ * @param {{ id: string, title: string }[]} exercises
+ * @param {string} id
+ */
+export function onward(lessons, exercises, id) {
+  const i = lessons.findIndex((l) => l.id === id);
+  const want = LESSON_EXERCISES[id] ?? [];
+  return {
+    next: i >= 0 && i + 1 < lessons.length ? lessons[i + 1] : null,
+    exercises: exercises.filter((x) => want.includes(x.id)),
+  };
+}
+
+/**
+ * Where slide @s's spotlight is on the page (a CSS selector): its
+ * "spotlight" (docs/lessons.md), else its tab, else the picture.
+ * @param {{ spotlight?: string, tab?: string }} s
+ */
+export function spotSelector(s) {
+  const spot = s.spotlight ?? (s.tab ? `tab:${s.tab}` : 'picture');
+  const [kind, arg] = spot.split(':');
+  if (kind === 'tab') return `#tab-${arg}`;
+  if (kind === 'column') return `#caches th[data-spot="${spot}"]`;
+  if (arg !== undefined) return `#picture [data-spot="${spot}"]`;
+  return { picture: '#picture', slabs: '#picture .grid-wrap', question: '#question', caches: '#caches', breakpoints: '#breakpoints',
+    timeline: '#controls', narration: '#narration' }[kind] ?? '#picture';
+}
+
+const TAB_NAMES = { explain: 'Explain', counters: 'Counters', inspect: 'Inspector', table: 'Table', share: 'Share', pages: 'Pages', gfp: 'gfp' };
+const HOLD_NAMES = { flight: 'in flight', prefill: 'prefilled', rcu: 'pending RCU', other: 'other places' };
+
+/** Slide @s's spotlight in words, as the screen names it: "Counters", "node 0's barn". */
+export function spotLabel(s) {
+  const spot = s.spotlight ?? (s.tab ? `tab:${s.tab}` : 'picture');
+  const [kind, arg] = spot.split(':');
+  switch (kind) {
+    case 'tab': return TAB_NAMES[arg] ?? arg;
+    case 'column': return `the Caches column ${arg}`;
+    case 'cpu': return `CPU ${arg}`;
+    case 'node': return `node ${arg}`;
+    case 'barn': return `node ${arg}'s barn`;
+    case 'partial': return `node ${arg}'s partial list`;
+    case 'pages': return `node ${arg}'s pages`;
+    case 'hold': return HOLD_NAMES[arg] ?? arg;
+    default: return `the ${kind}`;
+  }
+}

@@ -33,6 +33,8 @@ import { createScore } from './predict.js';
 import { createLessonPlayer } from './views/lesson.js';
 import { createExercise } from './views/exercise.js';
 import { createCourseMenu } from './views/coursemenu.js';
+import { createCourseStart } from './views/coursestart.js';
+import { createGlossary } from './views/glossary.js';
 import { createSolved } from './course.js';
 import { hasRace } from './race.js';
 
@@ -130,15 +132,35 @@ const follower = (id) => {
 };
 const question = createQuestion($('question'), player, {
   api, score, scoreEl: $('score'), follower, words: () => texts().questions,
+  // a lesson keeps one score across its scenarios
+  scoreId: (sid) => { const w = lessonView.where(); return w ? `lesson:${w.id}` : sid; },
   presenterLecture: () => (presenting() && lecture.id() && lecture.token() && lecture.session() === player.get().session?.id
     ? { id: /** @type {string} */ (lecture.id()), token: /** @type {string} */ (lecture.token()) } : null),
 });
 // the course: lessons played over the lab, exercises above the scenario editor
 const solved = createSolved(storage);
-const lessonView = createLessonPlayer($('lesson'), player, { api, showTab: (t) => { if (TABS.includes(t)) showTab(t); }, onChange: () => updateUrl() });
+const glossary = createGlossary(/** @type {HTMLDialogElement} */ ($('glossary')));
+$('glossary-open').addEventListener('click', () => glossary.show());
+let lessonList = /** @type {any[]} */ ([]);
+const lessonView = createLessonPlayer($('lesson'), player, {
+  api, showTab: (t) => { if (TABS.includes(t)) showTab(t); },
+  onChange: () => { courseMenu.showing(lessonView.where()?.id ?? null); if (lessonView.active()) courseStart.hide(); updateUrl(); },
+  course: () => ({ lessons: lessonList, exercises: exerciseList }),
+  onExercise: (id) => { lessonView.stop(); openExercise(id).catch((err) => player.showError(err)); },
+  linkTerms: (el) => glossary.link(el),
+  onApplied: () => schedule(),
+  onShowSpot: () => { spotKey = ''; schedule(); },
+});
+// a first visit's way in: the course beside the lab
+const courseStart = createCourseStart($('course-start'), {
+  onLesson: (id) => { showView('lab'); lessonView.open(id, 1).catch((err) => player.showError(err)); },
+  score: () => score.total('lesson:'),
+});
 const exerciseView = createExercise($('exercise'), player, {
   api, editor: () => editor(), solved, onChange: () => { updateUrl(); fillExercises(); },
   onRun: () => { menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom'); showView('lab'); },
+  // the attempt opens on its own: no lesson slide or breakpoint left over
+  beforeRun: () => { if (lessonView.active()) lessonView.stop(); for (const b of player.get().breakpoints) player.removeBreakpoint(b.key); },
 });
 // the header's Lessons menu: the lessons, and the exercises in a group of their own
 const courseMenu = createCourseMenu(/** @type {HTMLSelectElement} */ ($('course-select')), {
@@ -304,6 +326,9 @@ function render() {
   if (tab === 'table') statetable.render(m);
   if (tab === 'pages') pages.render(m);
   if (tab === 'gfp') gfpview.render(m);
+  lessonView.render(m);
+  doc.body.classList.toggle('has-sheet', lessonView.active() || !$('question').hidden);
+  spotlight();
   if (debug.firstDrawMs === null) {
     debug.firstDrawMs = performance.now(); // since navigation start
     debug.bootMs = performance.now() - t0; // since this module ran
@@ -311,6 +336,29 @@ function render() {
   }
   doc.body.dataset.at = String(m.at);
   updateUrl();
+}
+
+// ---- a slide's spotlight: outlined, and scrolled into view once per slide
+// shown (on a phone above the slide's sheet), whatever the event highlights
+let spotKey = '';
+function spotlight() {
+  const sp = view === 'lab' ? lessonView.spot() : null;
+  const el = sp ? doc.querySelector(sp.selector) : null;
+  for (const x of doc.querySelectorAll('.spot')) if (x !== el) x.classList.remove('spot');
+  if (!sp || !el) return;
+  el.classList.add('spot');
+  if (sp.key === spotKey) return;
+  spotKey = sp.key;
+  const sheet = $('sheet').getBoundingClientRect();
+  const phone = win.getComputedStyle($('sheet')).position === 'fixed';
+  const r = el.getBoundingClientRect();
+  const room = phone ? sheet.top : win.innerHeight;
+  // already in view (the part above the sheet): leave the page where it is
+  if (r.top >= 0 && r.top + Math.min(r.height, 40) <= room && (phone || r.bottom <= room || r.height > room)) {
+    el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    return;
+  }
+  el.scrollIntoView({ block: phone || r.height > room ? 'start' : 'center', inline: 'nearest' });
 }
 
 // ---- URLs: the view state in the query string
@@ -378,8 +426,13 @@ async function boot() {
     api.scenarios().then((r) => { menu.fill(r.scenarios); schedule(); }).catch(() => {});
     api.kernels().then((r) => { kernelList = r; kernelMenu.fill(r); }).catch(() => {});
     api.sourceLines().then((r) => { setSourceLines(r); schedule(); }).catch(() => {});
-    api.lessons().then((r) => courseMenu.lessons(r.lessons ?? [])).catch(() => courseMenu.lessons([]));
-    api.exercises().then((r) => { exerciseList = r.exercises ?? []; fillExercises(); }).catch(() => courseMenu.exercises([]));
+    api.lessons().then((r) => {
+      lessonList = r.lessons ?? [];
+      courseMenu.lessons(lessonList);
+      if (plain && !lessonView.active()) courseStart.show(lessonList);
+      lessonView.redraw();
+    }).catch(() => courseMenu.lessons([]));
+    api.exercises().then((r) => { exerciseList = r.exercises ?? []; fillExercises(); lessonView.redraw(); }).catch(() => courseMenu.exercises([]));
   };
   createTraceOpen($('trace-open'), { doc, win, open: async (id, token) => {
     tokens.keep(id, token);
@@ -389,6 +442,8 @@ async function boot() {
     menu.showing(player.get().session?.info?.scenario?.name ?? '', 'custom');
   } });
   const q = query;
+  // a plain visit (nothing named in the address) is offered the course
+  const plain = !(/** @type {any} */ (win).__slublabOffline) && !win.location.search.slice(1);
   if (q.tab && TABS.includes(q.tab)) showTab(q.tab);
   if (q.presenter) setPresenter(true);
   if (q.predict) player.setPredict(true);

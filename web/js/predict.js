@@ -96,7 +96,7 @@ const SCORE_KEY = 'slublab.score';
  * @param {Storage|null} storage
  */
 export function createScore(storage) {
-  /** @type {Record<string, { right: number, asked: number, seen: number[] }>} */
+  /** @type {Record<string, { right: number, asked: number, seen: (number|string)[] }>} */
   let all = {};
   try { all = JSON.parse(storage?.getItem(SCORE_KEY) ?? '{}') ?? {}; } catch { all = {}; }
   const keep = () => { try { storage?.setItem(SCORE_KEY, JSON.stringify(all)); } catch { /* private mode */ } };
@@ -104,7 +104,7 @@ export function createScore(storage) {
   return {
     /** The score of session @id: {right, asked}. */
     get(id) { const s = of(id); return { right: s.right, asked: s.asked }; },
-    /** Whether the question at @at of session @id was answered. */
+    /** Whether the question at @at (a position, or "SESSION@POSITION" in a lesson's score) of score @id was answered. */
     answered(id, at) { return of(id).seen.includes(at); },
     /**
      * Count an answer to the question at @at of session @id, right or not;
@@ -118,6 +118,11 @@ export function createScore(storage) {
       return true;
     },
     reset(id) { delete all[id]; keep(); },
+    /** The scores whose ids start with @prefix added up ("lesson:": the course's, in this browser). */
+    total(prefix) {
+      return Object.entries(all).filter(([k]) => k.startsWith(prefix))
+        .reduce((a, [, s]) => ({ right: a.right + s.right, asked: a.asked + s.asked }), { right: 0, asked: 0 });
+    },
   };
 }
 

@@ -167,6 +167,8 @@ export function createPlayer() {
   };
   /** Positions whose question was answered or passed in this session: stepping goes on through them. */
   let passed = new Set();
+  /** Positions a lesson asked about (player.ask): stepping forward to one not yet passed asks again. */
+  let asked = new Set();
   /** @type {Map<string, Promise<StateResponse>>} */
   const cache = new Map();
   let playTimer = 0, publishTimer = 0, seekToken = 0;
@@ -339,8 +341,11 @@ export function createPlayer() {
    * the first event between them that carries a branch record, and ask.
    */
   function forward(from, to) {
-    if (m.predict && !m.following && to > from) {
-      const q = branchAhead(m.events, from, to, passed, texts().questions);
+    if (!m.following && to > from) {
+      const p = m.predict ? branchAhead(m.events, from, to, passed, texts().questions) : null;
+      // a question a lesson asked and left unanswered: open again when the student comes back to it
+      const held = [...asked].filter((x) => x >= from && x <= to && !passed.has(x)).sort((a, b) => a - b)[0] ?? null;
+      const q = p === null ? held : held === null ? p : Math.min(p, held);
       if (q !== null) return q === m.at ? ask(q) : seek(q).then(() => { if (m.at === q) ask(q); });
     }
     return seek(to);
@@ -475,7 +480,7 @@ export function createPlayer() {
     m.end = info.events; m.ops = info.ops;
     m.events = new Map(); m.allEvents = false; m.markers = []; m.series = null;
     m.cur = null; m.prev = null; m.selection = null; m.bytes = null; m.hitBreakpoint = null;
-    m.question = null; m.passing = null; passed = new Set();
+    m.question = null; m.passing = null; passed = new Set(); asked = new Set();
     m.following = o.follow ? o.id : null;
     if (o.cache != null) m.cacheId = o.cache;
     const at = o.at ?? (o.follow ? info.position : 0);
@@ -601,7 +606,8 @@ export function createPlayer() {
     removeBreakpoint(key) { m.breakpoints = m.breakpoints.filter((b) => b.key !== key); emit(); },
     /** Jump to the next event (after the position) that hits a breakpoint; false when none. */
     async runToBreakpoint() {
-      if (!m.session || !m.breakpoints.length) return false;
+      if (!m.session) return false;
+      if (!m.breakpoints.length) { m.notice = 'No breakpoint is set: add one under Breakpoints, then b runs to it.'; emit(); return false; }
       stopPlay();
       const found = [];
       for (const b of m.breakpoints) {
@@ -678,7 +684,7 @@ export function createPlayer() {
     },
     togglePredict() { player.setPredict(!m.predict); },
     /** Open the question at position @at (a lesson's ask slide), predict mode or not. */
-    ask(at) { if (m.session && at === m.at) ask(at); },
+    ask(at) { if (m.session && at === m.at) { asked.add(at); ask(at); } },
     /** Leave the open question: as answered (@reveal: step on to show its event) or not. */
     reveal(step = true) {
       const q = m.question;

@@ -108,7 +108,7 @@ export function createCaches(root, player, o = {}) {
       const cols = [['name', 'cache', (e) => e.name, 'the cache'],
         ...ACTIVITY_COLS.map(([id, label, title]) => [id, label, (e) => (ranked ? (e.act?.[id] ?? 0) : null), title]),
         ...STATE_COLS.slice(1).map(([id, label, f, title]) => [id, label, (e) => (e.st ? f(e.st) : null), title])];
-      fill(head, ...cols.map(([id, label, , title]) => h(doc, 'th', { scope: 'col', title, 'aria-sort': sort.col === id ? (sort.desc ? 'descending' : 'ascending') : 'none' },
+      fill(head, ...cols.map(([id, label, , title]) => h(doc, 'th', { scope: 'col', title, dataset: { spot: `column:${id}` }, 'aria-sort': sort.col === id ? (sort.desc ? 'descending' : 'ascending') : 'none' },
         h(doc, 'button', { type: 'button', class: 'sort', dataset: { col: id }, onclick: () => { sort = { col: id, desc: sort.col === id ? !sort.desc : id !== 'name' }; key = ''; player.emit(); } },
           label, sort.col === id ? (sort.desc ? ' ▼' : ' ▲') : ''))), h(doc, 'th', { scope: 'col' }, 'check'));
       const get = cols.find((c) => c[0] === sort.col)?.[2] ?? ((e) => e.id);

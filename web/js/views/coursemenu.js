@@ -21,6 +21,13 @@ export function createCourseMenu(select, o) {
     if (v.startsWith('lesson:')) o.onLesson(v.slice(7));
     else if (v.startsWith('exercise:')) o.onExercise(v.slice(9));
   });
+  const prompt = /** @type {HTMLOptionElement} */ (select.options[0]);
+  let lessonList = /** @type {{ id: string, title: string }[]} */ ([]);
+  let open = /** @type {string|null} */ (null);
+  const say = () => {
+    const i = lessonList.findIndex((l) => l.id === open);
+    prompt.textContent = open ? `Lesson ${i >= 0 ? `${i + 1}: ${lessonList[i].title}` : open}` : 'Lessons…';
+  };
   const put = (group, kind, list, done) => {
     group.replaceChildren();
     for (const x of list) {
@@ -33,7 +40,9 @@ export function createCourseMenu(select, o) {
   };
   return {
     /** Offer lessons @list ({id, title, minutes}). */
-    lessons(list) { put(lessons, 'lesson', list, () => false); },
+    lessons(list) { lessonList = list; put(lessons, 'lesson', list, () => false); say(); },
+    /** Name lesson @id as the one open (null: none) in the menu's prompt. */
+    showing(id) { if (id !== open) { open = id; say(); } },
     /** Offer exercises @list ({id, title}); @done marks the solved ones. */
     exercises(list, done = () => false) { put(exercises, 'exercise', list, done); },
   };

@@ -13,8 +13,9 @@ import { attemptScenario, judgeAttempt, goalText } from '../course.js';
  * @param {HTMLElement} root
  * @param {any} player
  * @param {{ api: any, editor: () => Promise<{ setText: (t: string) => void, getText: () => string }>,
- *   solved: ReturnType<import('../course.js').createSolved>, onRun: () => void, onChange: () => void }} o
- *   onRun: the attempt was opened in the lab; onChange: the exercise shown changed (the URL follows)
+ *   solved: ReturnType<import('../course.js').createSolved>, onRun: () => void, onChange: () => void, beforeRun?: () => void }} o
+ *   onRun: the attempt was opened in the lab; onChange: the exercise shown changed (the URL follows);
+ *   beforeRun: the lab is about to show the attempt (what another view left there goes)
  */
 export function createExercise(root, player, o) {
   const doc = root.ownerDocument;
@@ -42,7 +43,7 @@ export function createExercise(root, player, o) {
     title.textContent = `Exercise: ${ex.title}${o.solved.has(ex.id) ? ' ✓ solved' : ''}`;
     fill(task, h(doc, 'p', null, ex.task),
       h(doc, 'p', { id: 'ex-max' }, `Goal, at the end: ${ex.goal.map((g) => `${g.metric} ${g.op} ${g.value}`).join(', ')}. `,
-        `Add at most ${ex.max_ops} operations to the preset's own (an operation with "count": 5 is five). `,
+        `Add at most ${ex.max_ops} operations to the preset's own (a "repeat" with "times": 5 counts as five). `,
         'Only the operations are taken from the editor.'));
     const shown = Math.min(hints, ex.hints?.length ?? 0);
     fill(hintList, (ex.hints ?? []).slice(0, shown).map((t) => h(doc, 'li', null, t)));
@@ -102,6 +103,7 @@ export function createExercise(root, player, o) {
 
   async function openAttempt() {
     if (!attempt) return;
+    o.beforeRun?.();
     await player.open({ id: attempt.id, token: attempt.token, at: 0 });
     o.onRun();
   }

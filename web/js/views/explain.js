@@ -18,15 +18,20 @@ export function createExplain(root) {
   const bumped = h(doc, 'ul', { id: 'bumped', class: 'bumped', 'aria-label': 'Counters this step bumped' });
   const code = h(doc, 'section', { id: 'code-panel', class: 'code', 'aria-label': 'Kernel function of this step' });
   fill(root, title, teach, h(doc, 'h3', null, 'This step'), detail, bumped, report, code);
-  let key = '', codeKey = '', infoKey = null;
+  let key = '', codeKey = '', infoKey = null, predictShown = false;
   return {
     /** @param {any} m @param {string} sentence */
     render(m, sentence) {
       const info = m.session?.info;
-      if (info !== infoKey) {
+      // in predict mode the scenario's story waits: it would tell what comes next
+      if (info !== infoKey || m.predict !== predictShown) {
         infoKey = info;
+        predictShown = m.predict;
         title.textContent = info ? info.scenario.title || info.scenario.name : '';
-        teach.textContent = info ? info.scenario.description || '' : '';
+        teach.textContent = !info ? '' : m.predict && info.scenario.description
+          ? 'The scenario\'s story is kept back in predict mode: it would tell what happens next. Predict mode off (q) shows it.'
+          : info.scenario.description || '';
+        teach.classList.toggle('kept', !!(m.predict && info?.scenario.description));
       }
       const e = m.cur?.event;
       const k = `${m.session?.id}@${m.at}`;

@@ -8,15 +8,20 @@
 
 import { h, fill } from '../dom.js';
 import { renderMarkup } from '../markup.js';
-import { slideRun, clampSlide, slideBreakpoint } from '../course.js';
+import { slideRun, clampSlide, slideBreakpoint, onward, spotSelector, spotLabel } from '../course.js';
 import { makeBreakpoint } from '../state.js';
 import { parseSelection } from '../urlstate.js';
 
 /**
  * @param {HTMLElement} root the panel
  * @param {any} player
- * @param {{ api: any, showTab: (t: string) => void, onChange: () => void }} o
- *   onChange: the lesson or slide changed (the URL follows)
+ * @param {{ api: any, showTab: (t: string) => void, onChange: () => void,
+ *   course?: () => { lessons: any[], exercises: any[] }, onExercise?: (id: string) => void,
+ *   linkTerms?: (el: HTMLElement) => void, onApplied?: () => void, onShowSpot?: () => void }} o
+ *   onChange: the lesson or slide changed (the URL follows); course: the lessons and
+ *   exercises the server lists (the last slide offers the next ones); linkTerms: the
+ *   glossary's links in a slide's text; onApplied: a slide has moved the lab;
+ *   onShowSpot: the student asks to see the slide's spotlight again
  */
 export function createLessonPlayer(root, player, o) {
   const doc = root.ownerDocument;
@@ -26,9 +31,14 @@ export function createLessonPlayer(root, player, o) {
   let runKey = '', runSession = '';
   let busy = Promise.resolve();
   let error = '';
+  let applies = 0;
 
   const prev = h(doc, 'button', { type: 'button', id: 'lesson-prev', 'aria-keyshortcuts': '[ PageUp', title: 'Previous slide ([)', onclick: () => go(k - 1) }, '◀ Previous');
   const next = h(doc, 'button', { type: 'button', id: 'lesson-next', 'aria-keyshortcuts': '] PageDown', title: 'Next slide (])', onclick: () => go(k + 1) }, 'Next ▶');
+  // the student stepped away from the slide's position: back to it
+  const back = h(doc, 'button', { type: 'button', id: 'lesson-back', hidden: true, onclick: () => { busy = busy.then(apply).catch(() => {}).finally(() => { applies++; o.onApplied?.(); }); } }, '↩ Back to this slide\'s step');
+  // what the slide is about, scrolled into view again (on a phone, one tap from the sheet)
+  const show = h(doc, 'button', { type: 'button', id: 'lesson-show', class: 'link', onclick: () => o.onShowSpot?.() }, 'Show it');
   const close = h(doc, 'button', { type: 'button', id: 'lesson-close', class: 'link', onclick: () => stop() }, 'Close the lesson');
   const bar = h(doc, 'div', { class: 'lesson-bar', id: 'lesson-progress', role: 'progressbar', 'aria-valuemin': '1', 'aria-label': 'Lesson progress' },
     h(doc, 'span', { class: 'lesson-fill' }));
@@ -36,7 +46,9 @@ export function createLessonPlayer(root, player, o) {
   const title = h(doc, 'h2', { id: 'lesson-slide-title', tabindex: '-1' });
   const body = h(doc, 'div', { class: 'lesson-text', id: 'lesson-text' });
   const where = h(doc, 'p', { class: 'lesson-where', id: 'lesson-where', role: 'status' });
-  fill(root, head, bar, title, body, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, where, close));
+  // on the last slide: the next lesson and the exercises that practise this one
+  const onwards = h(doc, 'p', { class: 'lesson-onward row', id: 'lesson-onward', hidden: true });
+  fill(root, head, bar, title, body, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, back, show, where, close), onwards);
   root.hidden = true;
 
   function draw() {
@@ -51,9 +63,24 @@ export function createLessonPlayer(root, player, o) {
     /** @type {HTMLElement} */ (bar.firstChild).style.width = `${Math.round((k / n) * 100)}%`;
     title.textContent = s.title;
     fill(body, ...renderMarkup(doc, s.text ?? ''));
+    o.linkTerms?.(body);
+    show.textContent = `Show ${spotLabel(s)}`;
     prev.disabled = k <= 1;
     next.disabled = k >= n;
     where.textContent = error || (k >= n ? 'The end of the lesson.' : '');
+    drawOnward(k >= n);
+  }
+
+  function drawOnward(last) {
+    const c = last && o.course ? o.course() : null;
+    const w = c ? onward(c.lessons, c.exercises, lesson.id) : null;
+    onwards.hidden = !w;
+    if (!w) { fill(onwards); return; }
+    fill(onwards,
+      w.next ? h(doc, 'button', { type: 'button', id: 'lesson-next-lesson', class: 'primary', onclick: () => { open(w.next.id, 1).catch(() => {}); } },
+        `Next lesson: ${w.next.title} ▶`) : h(doc, 'span', null, 'That was the last lesson of the course.'),
+      w.exercises.length ? h(doc, 'span', { class: 'lesson-exercises' }, 'Practise it: ',
+        w.exercises.flatMap((x, i) => [i ? ', ' : '', h(doc, 'button', { type: 'button', class: 'link', dataset: { exercise: x.id }, onclick: () => o.onExercise?.(x.id) }, x.title)])) : null);
   }
 
   /** Move the lab to slide @k's place. */
@@ -92,7 +119,7 @@ export function createLessonPlayer(root, player, o) {
     draw();
     o.onChange();
     busy = busy.then(apply).catch((err) => { error = `This slide could not be shown: ${err.message}`; draw(); })
-      .finally(() => { root.dataset.applied = String(k); });
+      .finally(() => { root.dataset.applied = String(k); applies++; o.onApplied?.(); });
     return busy;
   }
 
@@ -127,5 +154,14 @@ export function createLessonPlayer(root, player, o) {
     active: () => !!lesson,
     /** Settled when the current slide has moved the lab. */
     settled: () => busy,
+    /** Follow the lab: offer the way back once it left the slide's position. */
+    render(m) {
+      const s = lesson?.slides[k - 1];
+      back.hidden = !s || s.at == null || root.dataset.applied !== String(k) || m.at === s.at;
+    },
+    /** The slide's spotlight: a key that changes each time a slide is applied, and where it is. */
+    spot: () => (lesson && root.dataset.applied === String(k) ? { key: `${lesson.id}/${k}/${applies}`, selector: spotSelector(lesson.slides[k - 1]) } : null),
+    /** Draw again (the course's lists arrived). */
+    redraw: () => { if (lesson) draw(); },
   };
 }

@@ -26,9 +26,10 @@ const POLL_MS = 1000;
  * @param {any} player
  * @param {{ api: any, score: ReturnType<import('../predict.js').createScore>, scoreEl: HTMLElement,
  *   words: () => Record<string, any>, follower: (lecture: string) => Promise<string>,
- *   presenterLecture: () => { id: string, token: string }|null }} o
+ *   presenterLecture: () => { id: string, token: string }|null, scoreId?: (session: string) => string }} o
  *   words: texts.json's "questions"; follower: this browser's follower token of a lecture (joining it once);
- *   presenterLecture: the lecture and its token when this page presents (else null)
+ *   presenterLecture: the lecture and its token when this page presents (else null);
+ *   scoreId: whose score a session's answers count to (a lesson's, across its scenarios), else the session's
  */
 export function createQuestion(root, player, o) {
   const doc = root.ownerDocument;
@@ -44,6 +45,7 @@ export function createQuestion(root, player, o) {
 
   const cacheName = (m, id) => m.cur?.state?.caches?.find((c) => c.id === id)?.name ?? '';
   const pres = (m) => (m.following ? null : o.presenterLecture());
+  const scoreOf = (sid) => o.scoreId?.(sid) ?? sid;
 
   /** Answer the open question with its choice @i (0-based). */
   function choose(i) {
@@ -99,7 +101,8 @@ export function createQuestion(root, player, o) {
       // the step shows the event: its record says which arm the kernel took
       const taken = m.events.get(cur.q.at)?.branches?.[0]?.taken ?? cur.q.taken;
       ans = { ...cur, q: { ...cur.q, taken } };
-      if (cur.chosen) o.score.record(sid, cur.q.at, cur.chosen === taken);
+      // a question counts once: its session and position
+      if (cur.chosen) o.score.record(scoreOf(sid), scoreOf(sid) === sid ? cur.q.at : `${sid}@${cur.q.at}`, cur.chosen === taken);
       cur = null;
     } else if (cur && m.question !== cur.q.at && !(m.question === null && m.passing === cur.q.at && m.at === cur.q.at)) {
       cur = null; // moved elsewhere (kept while the step that reveals it is on its way)
@@ -178,7 +181,7 @@ export function createQuestion(root, player, o) {
     render(m) {
       follow(m);
       draw(m);
-      const s = o.score.get(m.session?.id ?? '');
+      const s = o.score.get(scoreOf(m.session?.id ?? ''));
       const sk = `${m.predict}/${s.right}/${s.asked}`;
       if (sk !== scoreKey) {
         scoreKey = sk;

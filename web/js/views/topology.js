@@ -81,7 +81,7 @@ export function createTopology(root, o) {
     }
     const hd = t.hold;
     const holdBox = (b, title, kind, sub) => group(`hold-${kind}`, [b, title, sub, selKey, tk([kind, ...sheafKeys(b.sheaves ?? [])])], () => {
-      const g = s(doc, 'g', { class: ['hold', touched.has(kind) && 'touched'].filter(Boolean).join(' '), 'data-hold': kind },
+      const g = s(doc, 'g', { class: ['hold', touched.has(kind) && 'touched'].filter(Boolean).join(' '), 'data-hold': kind, dataset: { spot: `hold:${kind}` } },
         s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box' }),
         text(b.x + 8, b.y + 16, title, 'ttl'), text(b.x + 8, b.y + 32, sub));
       for (const sh of b.sheaves ?? []) g.append(sheaf(sh, sel, touched));
@@ -112,7 +112,7 @@ export function createTopology(root, o) {
   }
 
   function cpuGroup(cpu, sel, touched) {
-    const g = s(doc, 'g', { class: touched.has(`cpu:${cpu.cpu}`) ? 'cpu touched' : 'cpu' },
+    const g = s(doc, 'g', { class: touched.has(`cpu:${cpu.cpu}`) ? 'cpu touched' : 'cpu', dataset: { spot: `cpu:${cpu.cpu}` } },
       s(doc, 'rect', { x: cpu.x, y: cpu.y, width: cpu.w, height: cpu.h, class: 'box' }),
       text(cpu.x + 8, cpu.y + 17, `CPU ${cpu.cpu} · node ${cpu.node}`, 'ttl'));
     for (const st of cpu.stacks) {
@@ -195,7 +195,7 @@ export function createTopology(root, o) {
   }
 
   function nodeGroup(n, sel, touched, narrow, legacy) {
-    const g = s(doc, 'g', { class: 'node' },
+    const g = s(doc, 'g', { class: 'node', dataset: { spot: `node:${n.node}` } },
       s(doc, 'rect', { x: n.x, y: n.y, width: n.w, height: n.h, class: 'box' }),
       text(n.x + 8, n.y + 16, `node ${n.node}`, 'ttl'));
     const b = n.barn;
@@ -212,7 +212,7 @@ export function createTopology(root, o) {
   }
 
   function nodeBarn(g, n, b, sel, touched) {
-    const barn = button(s(doc, 'g', { class: ['barn', isSel(sel, 'barn', n.node) && 'sel', touched.has(`barn:${n.node}`) && 'touched'].filter(Boolean).join(' ') },
+    const barn = button(s(doc, 'g', { class: ['barn', isSel(sel, 'barn', n.node) && 'sel', touched.has(`barn:${n.node}`) && 'touched'].filter(Boolean).join(' '), dataset: { spot: `barn:${n.node}` } },
       s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box2' }),
     ), `node ${n.node} barn: ${b.info.nr_full} full sheaves, ${b.info.nr_empty} empty, ${b.partial ? 'a partial sheaf' : 'no partial sheaf'}`, { kind: 'barn', id: n.node });
     g.append(barn, labels(
@@ -234,7 +234,7 @@ export function createTopology(root, o) {
 
   function nodeRest(g, n, sel, touched, narrow) {
     const pl = n.plist;
-    g.append(s(doc, 'g', { class: touched.has(`plist:${n.node}`) ? 'plist touched' : 'plist' },
+    g.append(s(doc, 'g', { class: touched.has(`plist:${n.node}`) ? 'plist touched' : 'plist', dataset: { spot: `partial:${n.node}` } },
       s(doc, 'rect', { x: pl.x, y: pl.y, width: pl.w, height: pl.h, class: 'box2' }),
       text(pl.x + 6, pl.y + 15, n.narrow ? `partial ${pl.nr}` : `partial list: ${pl.nr}`, 'ttl'),
       text(pl.x + 6, pl.y + 32, n.narrow ? `min ${pl.min}` : `min_partial ${pl.min}`)));
@@ -247,7 +247,7 @@ export function createTopology(root, o) {
       `partial slab ${slabName(chip.addr)}: ${chip.inuse} of ${chip.objects} in use`, { kind: 'slab', id: chip.addr, slab: chip.addr }));
     }
     const z = n.zone;
-    const zg = button(s(doc, 'g', { class: ['zone', isSel(sel, 'zone', n.node) && 'sel', touched.has(`pages:${n.node}`) && 'touched'].filter(Boolean).join(' ') },
+    const zg = button(s(doc, 'g', { class: ['zone', isSel(sel, 'zone', n.node) && 'sel', touched.has(`pages:${n.node}`) && 'touched'].filter(Boolean).join(' '), dataset: { spot: `pages:${n.node}` } },
       s(doc, 'rect', { x: z.x, y: z.y, width: z.w, height: z.h, class: 'box2' }),
       ...z.orders.map((ob) => s(doc, 'rect', { x: ob.x, y: ob.y, width: ob.w, height: Math.max(ob.h, 0.5), class: 'order' })),
     ), `node ${n.node} page allocator: ${z.zone ? z.zone.free_pages : 0} free pages; free blocks per order ${z.zone ? z.zone.nr_free.join(', ') : ''}`, { kind: 'zone', id: n.node });
