@@ -211,6 +211,16 @@ test('on a phone the slide is a sheet over the picture, both on screen', async (
 });
 
 /** Whether the page's spotlight is on screen, not covered (on a phone: above the slide's sheet): true, or why not. */
+/**
+ * Polls spotSeen() in the page (a function, not a string: the page's CSP
+ * forbids eval) until it says true or @ms pass.
+ */
+async function waitSpot(page, ms) {
+  for (const end = Date.now() + ms; Date.now() < end; await page.waitForTimeout(100))
+    if ((await page.evaluate(spotSeen)) === true) return true;
+  return false;
+}
+
 function spotSeen() {
   const el = document.querySelector('.spot');
   if (!el) return 'no spotlight';
@@ -235,7 +245,7 @@ for (const vp of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
         for (let k = 1; k <= l.slides; k++) {
           if (k > 1) await page.click('#lesson-next');
           await applied(page, k);
-          await page.waitForFunction(`(${spotSeen})() === true`, null, { timeout: 8000 }).catch(() => {});
+          await waitSpot(page, 8000);
           assert.equal(await page.evaluate(spotSeen), true, `${l.id} slide ${k}`);
         }
       }
@@ -260,12 +270,12 @@ test('after End, Back to this slide\'s step returns to it; on a phone, Show brin
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/?lesson=03-the-barn&slide=9`);
     await applied(page, 9);
-    await page.waitForFunction(`(${spotSeen})() === true`, null, { timeout: 8000 });
+    assert.equal(await waitSpot(page, 8000), true, 'the slide\'s counters in view');
     assert.equal(await page.textContent('#lesson-show'), 'Show Counters');
     await page.evaluate(() => window.scrollTo(0, 0));
     assert.notEqual(await page.evaluate(spotSeen), true, 'scrolled away');
     await page.click('#lesson-show');
-    await page.waitForFunction(`(${spotSeen})() === true`, null, { timeout: 5000 });
+    assert.equal(await waitSpot(page, 5000), true, 'Show brings them back');
     assert.deepEqual(page.errors, []);
   });
   await page.close();

@@ -33,8 +33,12 @@ test('inspector shows the requested size and kmalloc red zone; validate counts t
       assert.match(text, /kmalloc red zonebytes 18\.\.31: ab ab cc cc cc cc cc cc cc cc cc cc cc cc/);
       await page.screenshot({ path: join(OUT, `debug-inspector-${width}x${height}.png`), fullPage: width < 600 });
       await page.click('#cache-table button[data-validate="kmalloc-32"]');
-      await page.waitForFunction(() => [...document.querySelectorAll('#cache-table tr[data-cache]')]
-        .some((r) => r.textContent.startsWith('▶ kmalloc-32') && r.querySelectorAll('td')[9]?.textContent === '2'));
+      // the errors column, wherever the table puts it (the row's first cell is the name, a th)
+      await page.waitForFunction(() => {
+        const i = [...document.querySelectorAll('#cache-table thead button.sort')].map((b) => b.dataset.col).indexOf('slab_errors') - 1;
+        return i >= 0 && [...document.querySelectorAll('#cache-table tr[data-cache]')]
+          .some((r) => r.textContent.startsWith('▶ kmalloc-32') && r.querySelectorAll('td')[i]?.textContent === '2');
+      });
       await page.screenshot({ path: join(OUT, `debug-validated-${width}x${height}.png`), fullPage: width < 600 });
     });
     assert.deepEqual(page.errors, []);
