@@ -527,7 +527,7 @@ unsigned refill_objects(struct sim *sim, struct kmem_cache *s, struct obj_sink *
         unsigned max);
 sim_addr_t take_one_from_partial(struct sim *sim, struct kmem_cache *s, int node,
         struct obj_sink *sink);
-bool remote_partial_draw(struct sim *sim, struct kmem_cache *s, int local, const char *fn);
+bool remote_partial_draw(struct sim *sim, struct kmem_cache *s, int local, const char *caller);
 sim_addr_t take_one_from_other_nodes(struct sim *sim, struct kmem_cache *s, int local,
         struct obj_sink *sink);
 

@@ -347,14 +347,14 @@ unsigned refill_from_node(struct sim *sim, struct kmem_cache *s, int node, struc
 /*
  * Whether an allocation that found no partial slab on node @local looks at
  * the other nodes' (kernel: get_any_partial(), 7.x's get_from_any_partial()
- * and __refill_objects_any(), named @fn): only when get_cycles() % 1024 <=
+ * and __refill_objects_any(), named @caller in the sentence, not an event's fn): only when get_cycles() % 1024 <=
  * remote_node_defrag_ratio.  The engine draws from its seeded generator
  * where the kernel reads the cycle counter; when another node has more
  * than min_partial partial slabs, so that the draw decides something, it is
  * a choice point (choice.c) whose default is the draw's verdict and whose
  * other option the opposite.
  */
-bool remote_partial_draw(struct sim *sim, struct kmem_cache *s, int local, const char *fn)
+bool remote_partial_draw(struct sim *sim, struct kmem_cache *s, int local, const char *caller)
 {
     bool take, matters = false;
 
@@ -369,7 +369,7 @@ bool remote_partial_draw(struct sim *sim, struct kmem_cache *s, int local, const
     if (choice_take(sim, SIM_CHOICE_REMOTE_DRAW, 2))
         take = !take;
     choice_note(sim, "%s: get_cycles() %% 1024 %s remote_node_defrag_ratio: another node's "
-                "partial slabs %s: one of 2 draws", fn, take ? "<=" : ">",
+                "partial slabs %s: one of 2 draws", caller, take ? "<=" : ">",
                 take ? "searched" : "skipped");
     return take;
 }
