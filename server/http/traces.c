@@ -695,6 +695,11 @@ static cJSON *job_json(const struct store_trace_job *row)
         cJSON_AddStringToObject(o, "report", row->report);
     else
         cJSON_AddNullToObject(o, "report");
+    /* frees the kernel made through kfree_rcu, replayed as plain frees (the report says why) */
+    if (row->report)
+        cJSON_AddNumberToObject(o, "rcu_frees", (double)ktrace_report_rcu_frees(row->report));
+    else
+        cJSON_AddNullToObject(o, "rcu_frees");
     put_pair(o, "error", failed, "code", row->code, "message", row->message);
     return o;
 }

@@ -96,6 +96,14 @@ describe('trace uploads', () => {
     assert.match(last.session.token, /^[0-9a-f]{32}$/);
   });
 
+  test('frees made through kfree_rcu: counted as the trace text counts them, and said why they replay as plain frees', () => {
+    const text = zlib.gunzipSync(fs.readFileSync(SLICE)).toString();
+    const want = text.split('\n').filter((l) => / (kmem_cache_free|kfree): .*call_site=(rcu_do_batch|rcu_core|kfree_rcu|kvfree_rcu|rcu_free_sheaf)/.test(l)).length;
+    assert.ok(want > 0, 'the slice has frees from the RCU callbacks');
+    assert.equal(job.rcu_frees, want);
+    assert.match(job.report, new RegExp(`^  ${want} +frees the kernel made through kfree_rcu .*replayed as plain frees .*no grace period`, 'm'));
+  });
+
   test('the session replays what `slublab replay` does', async () => {
     const s = await api(srv.url, 'GET', `/api/sessions/${job.session.id}`);
     assert.equal(s.status, 200, s.text);
