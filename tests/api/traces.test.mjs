@@ -364,6 +364,9 @@ describe('trace uploads', () => {
     assert.equal(cmp.status, 200, cmp.text);
     assert.equal(cmp.json.session, id);
     assert.ok(cmp.json.rows.length > 50);
+    // without a cache, `slublab compare TRACE` compares the one /api/compare picks
+    const cli = JSON.parse(execFileSync(BIN, ['compare', SLICE, '--variant', 'BARN_REFILL', '--json'], { encoding: 'utf8' }));
+    assert.equal(cli.cache, cmp.json.cache, 'the CLI and the API compare the same cache');
     let del = await api(srv.url, 'DELETE', `/api/sessions/${id}`, { token });
     assert.equal(del.status, 204, del.text);
     if (log) assert.ok(chunks(log) > 0, 'the log stays while the fork replays it');

@@ -71,6 +71,11 @@ check "... the baseline ends with replay's filp objects ($filp_objects)" \
 sl compare "$root/tests/data/kmem-trace-sample.txt.gz" --kernel 6.18,7.3 --cache maple_node
 check "compare TRACE --kernel 6.18,7.3: exit 0" test "$status" -eq 0
 check "... the table, with the notes across models" grep -Eq '^alloc_fastpath +[0-9]+ +[0-9]+ .*\[1\]$' "$TMP/out"
+sl replay "$slice"
+busiest=$(sed -n '/^caches by allocations/,$p' "$TMP/out" | awk 'NR == 3 {print $1}')
+sl compare "$slice" --variant BARN_REFILL
+check "compare TRACE without --cache: the busiest cache of replay's ranking ($busiest)" \
+    grep -q "^scenario kmem-trace, cache $busiest\$" "$TMP/out"
 sl compare "$TMP/perf.txt" --variant BARN_REFILL
 check "compare of a file with no kmem events: exit 2" test "$status" -eq 2
 check "... said so" grep -q 'no kmem events in' "$TMP/err"
