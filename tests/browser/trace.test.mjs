@@ -32,6 +32,7 @@ test('open a kernel trace: upload, progress, then the replay as a session', asyn
   await page.waitForSelector('body[data-ready="1"]');
   await shotOnFailure(t, page, async () => {
     assert.equal(await page.textContent('#trace-open-btn'), 'Open a kernel trace');
+    assert.ok(await page.isHidden('#pic-kernel'), 'a scenario says nothing of a guessed release');
     // watch the progress bar appear while the job runs
     const sawProgress = page.waitForSelector('#trace-progress:not([hidden])', { timeout: 30000 });
     await page.setInputFiles('#trace-file', SLICE);
@@ -45,6 +46,9 @@ test('open a kernel trace: upload, progress, then the replay as a session', asyn
     assert.match(await page.textContent('#trace-status'), /kmem-trace-slice\.txt\.gz: 1488 events replayed/);
     // the release it ran on, said to be guessed: the slice has no "# kernel:" line
     assert.match(await page.textContent('#trace-status'), /1488 events replayed on Linux 7\.3 \(guessed: the trace names no kernel/);
+    // ... and beside the picture, where it is read, not only in the header's status
+    await page.waitForSelector('#pic-kernel:not([hidden])');
+    assert.match(await page.textContent('#pic-kernel'), /^Release guessed: the trace names no kernel, so it is replayed on Linux 7\.3, the newest release modelled/);
     await page.waitForSelector('#trace-progress', { state: 'hidden' }); // the bar goes away
     assert.match(await page.textContent('#trace-report pre'), /1500 lines: 1488 kmem events/);
     // the URL names the new session, and the session is the server's
@@ -56,6 +60,11 @@ test('open a kernel trace: upload, progress, then the replay as a session', asyn
     await page.waitForFunction((end) => document.body.dataset.at === String(end), m.end);
     assert.match(await page.textContent('#caches'), /task_struct/);
     assert.deepEqual(page.errors, [], 'the console has no errors');
+    // the session opened again by its address says it too
+    const again = await openPage(browser.ctx, `${base}/?session=${m.id}`);
+    await again.waitForSelector('#pic-kernel:not([hidden])');
+    assert.match(await again.textContent('#pic-kernel'), /^Release guessed: /);
+    await again.close();
   });
   await page.close();
 });
