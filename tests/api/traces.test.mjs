@@ -174,6 +174,34 @@ describe('trace uploads', () => {
     assert.equal(info.json.ops, total, 'the session holds every recorded operation');
   });
 
+  test('the machine\'s caches from its /proc/slabinfo, sent before the trace (?slabinfo=N)', async () => {
+    const slabinfo = fs.readFileSync(path.resolve('tests/data/proc-slabinfo.txt'));
+    const r = await upload(Buffer.concat([slabinfo, fs.readFileSync(SLICE)]), `?slabinfo=${slabinfo.length}`);
+    assert.equal(r.status, 202, r.text);
+    const { last } = await wait(r.json.id);
+    assert.equal(last.state, 'done', JSON.stringify(last.error));
+    assert.equal(last.events, 1488, 'the trace after the slabinfo, every event of it');
+    const end = (await api(srv.url, 'GET', `/api/sessions/${last.session.id}`)).json.events;
+    const st = (await api(srv.url, 'GET', `/api/sessions/${last.session.id}/state?at=${end}`)).json.state;
+    // each line: name active num objsize objperslab pagesperslab ...
+    for (const name of ['filp', 'task_struct', 'names_cache']) {
+      const f = slabinfo.toString().split('\n').find((l) => l.startsWith(`${name} `)).trim().split(/ +/);
+      const c = st.caches.find((x) => x.name === name);
+      assert.ok(c, `${name} is in the session`);
+      assert.equal(c.objs_per_slab, Number(f[4]), `${name}: objects a slab as slabinfo says`);
+      assert.equal(1 << c.order, Number(f[5]), `${name}: pages a slab as slabinfo says`);
+    }
+    // not a slabinfo, or all of the body: refused
+    const bad = await upload(Buffer.concat([Buffer.from('hello\n'), fs.readFileSync(SLICE)]), '?slabinfo=6');
+    assert.equal(bad.status, 202, bad.text);
+    const b = await wait(bad.json.id);
+    assert.equal(b.last.state, 'failed');
+    assert.equal(b.last.error.code, 'unprocessable');
+    assert.match(b.last.error.message, /not a \/proc\/slabinfo version 2\.1 file/);
+    const whole = await upload(slabinfo, `?slabinfo=${slabinfo.length}`);
+    assert.equal(whole.status, 400, whole.text);
+  });
+
   test('plain text upload: the same events', async () => {
     const r = await upload(zlib.gunzipSync(fs.readFileSync(SLICE)));
     assert.equal(r.status, 202, r.text);
