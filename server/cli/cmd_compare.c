@@ -27,6 +27,7 @@
 #include "present/svg_chart.h"
 #include "scenario/kernel.h"
 #include "scenario/replay.h"
+#include "session/cache_rank.h"
 
 struct compare_args {
     const char *file;
@@ -52,7 +53,8 @@ static const struct cli_opt compare_opts[] = {
          .help = "baseline kernel release A, patched B (6.12,7.2); a counter one of them "
                  "lacks shows n/a"},
         {CLI_TO(struct compare_args, cache), .name = "cache", .arg = "NAME",
-         .help = "the cache to compare (default: the first one created)"},
+         .help = "the cache to compare (default: the first one created; of a kmem trace, "
+                 "the one that handed out the most objects)"},
         {CLI_TO(struct compare_args, seed), .name = "seed", .arg = "N",
          .help = "override the scenario's seed (both runs)"},
         {CLI_TO(struct compare_args, json), .name = "json", .one_of = 2,
@@ -170,9 +172,13 @@ static bool compare_is_trace(const char *path)
 }
 
 /* The scenario of kmem trace @path: its operations as `slublab replay -o` records them, on
- * the trace's kernel.  NULL after a message. */
-static struct scenario *compare_trace_scenario(const char *path)
+ * the trace's kernel, and into @busiest (SIM_NAME_MAX bytes) the name of the cache that
+ * handed out the most objects, as /api/compare picks it on a trace session ("" when none).
+ * NULL after a message. */
+static struct scenario *compare_trace_scenario(const char *path, char *busiest)
 {
+    struct cache_rank cr = CACHE_RANK_INIT;
+    struct sim_snapshot *snap = NULL;
     struct ktrace_reader *r = NULL;
     struct ktrace_replay kr;
     struct ktrace_opts o;
@@ -185,6 +191,9 @@ static struct scenario *compare_trace_scenario(const char *path)
     memset(&o, 0, sizeof(o));
     o.record = true;
     o.max_ops = SCENARIO_MAX_STEPS;
+    o.on_event = cache_rank_event;
+    o.on_event_arg = &cr;
+    busiest[0] = 0;
     if ((ret = ktrace_open(path, &r, &err))) {
         cli_usage_error("compare", "%s", strbuf_str(&err));
         goto out;
@@ -201,8 +210,16 @@ static struct scenario *compare_trace_scenario(const char *path)
     } else if (scenario_parse(text, strlen(text), path, &scn, &err)) {
         cli_usage_error("compare", "%s", strbuf_str(&err));
         scn = NULL;
+    } else if (!sim_snapshot(kr.sim, &snap)) {
+        int id = cache_rank_busiest(&cr);
+
+        for (size_t i = 0; i < snap->nr_caches; i++)
+            if (snap->caches[i].id == id)
+                snprintf(busiest, SIM_NAME_MAX, "%s", snap->caches[i].name);
+        sim_snapshot_release(snap);
     }
     ktrace_replay_release(&kr);
+    cache_rank_release(&cr);
 out:
     cJSON_free(text);
     cJSON_Delete(j);
@@ -285,7 +302,7 @@ static int compare_main(int argc, char **argv)
 {
     struct compare_args args = {0};
     struct compare_side side[2];
-    char cache[2][SIM_NAME_MAX] = {"", ""};
+    char cache[2][SIM_NAME_MAX] = {"", ""}, busiest[SIM_NAME_MAX] = "";
     struct scenario *scn;
     int ret;
 
@@ -293,9 +310,11 @@ static int compare_main(int argc, char **argv)
         return ret;
     if ((ret = compare_check_args(&args)))
         return ret;
-    if (!(scn = compare_is_trace(args.file) ? compare_trace_scenario(args.file)
+    if (!(scn = compare_is_trace(args.file) ? compare_trace_scenario(args.file, busiest)
                                             : cli_load(args.file)))
         return CLI_USAGE;
+    if (!args.cache && busiest[0])
+        args.cache = busiest; /* a trace: its busiest cache, not the first created */
     memset(side, 0, sizeof(side));
     side[0].keep_snap = side[1].keep_snap = args.md;
     if (!(ret = compare_configure(&args, scn, side)) &&

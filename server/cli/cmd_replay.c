@@ -161,10 +161,7 @@ static void overview_feed_event(const struct sim_event *ev, void *arg)
         f->err = overview_event(&f->ov, ev);
 }
 
-#define REPLAY_TOP_CACHES 15
-#define SLABINFO_CPUS                                                                           \
-    2 /* sizing with --slabinfo and no --cpus (the sample's machine) */ /* rows of the report's \
-                                                                           ranking */
+#define REPLAY_TOP_CACHES 15 /* rows of the report's ranking */
 
 /* The report's ranking of the caches of @kr, by allocations. */
 static void print_ranking(struct ktrace_replay *kr, struct cache_rank *cr)
@@ -267,7 +264,7 @@ static int replay_main(int argc, char **argv)
     } else if (args.slabinfo) {
         unsigned unmatched = 0;
 
-        if (slabinfo_read(args.slabinfo, o.cpus ? o.cpus : SLABINFO_CPUS, &tree, &unmatched,
+        if (slabinfo_read(args.slabinfo, o.cpus ? o.cpus : SLABINFO_DEFAULT_CPUS, &tree, &unmatched,
                           &err)) {
             status = cli_usage_error("replay", "--slabinfo: %s", strbuf_str(&err));
             goto out;

@@ -47,6 +47,7 @@
 #include "http/http.h"
 #include "http/relay.h"
 #include "http/routes.h"
+#include "kfiles/slabinfo_read.h"
 #include "ktrace/ktrace_replay.h"
 #include "present/json_state.h"
 #include "present/ktrace_report.h"
@@ -68,6 +69,7 @@ struct trace_job {
     char path[256]; /* the uploaded trace; removed by the thread */
     uint64_t bytes; /* its size */
     unsigned cpus;  /* ?cpus=, 0: from the trace */
+    uint64_t slabinfo; /* ?slabinfo=N: the body's first N bytes are the machine's /proc/slabinfo */
     char model[64]; /* ?model=, as sim_model_format() writes it; "": none */
     char kernel[32]; /* ?kernel=; "": the trace's "# kernel:" line, else the default */
     pthread_t thread;
@@ -391,6 +393,39 @@ static int job_session(struct trace_job *j, const char *text, const char *log, s
     return 0;
 }
 
+/* The machine's caches from the /proc/slabinfo the upload begins with (?slabinfo=N).
+ * 0, or -EINVAL (not such a file) or another -errno, with why in @err. */
+static int job_slabinfo(const struct trace_job *j, struct sysfs_tree *tree, struct strbuf *err)
+{
+    char *buf = malloc(j->slabinfo);
+    size_t got = 0;
+    unsigned unmatched = 0;
+    int fd = open(j->path, O_RDONLY | O_CLOEXEC), ret = -EIO;
+
+    while (buf && fd >= 0 && got < j->slabinfo) {
+        ssize_t n = read(fd, buf + got, j->slabinfo - got);
+
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    if (!buf)
+        strbuf_puts(err, "out of memory");
+    else if (got < j->slabinfo)
+        strbuf_puts(err, "cannot read the upload's slabinfo");
+    else
+        ret = slabinfo_read_mem(buf, got, "slabinfo", j->cpus ? j->cpus : SLABINFO_DEFAULT_CPUS,
+                                tree, &unmatched, err);
+    if (ret == -ENOMEM && !strbuf_str(err)[0])
+        strbuf_puts(err, "out of memory");
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    return ret;
+}
+
 static void *job_run(void *arg)
 {
     struct trace_job *j = arg;
@@ -405,6 +440,7 @@ static void *job_run(void *arg)
                             .progress_arg = j,
                             .cancel = &j->cancel};
     struct ktrace_log kl;
+    struct sysfs_tree tree;
     bool logging = false;
     struct ktrace_reader *r = NULL;
     struct ktrace_replay kr;
@@ -416,6 +452,7 @@ static void *job_run(void *arg)
     http_thread_engine();
     memset(&kr, 0, sizeof(kr));
     memset(&kl, 0, sizeof(kl));
+    memset(&tree, 0, sizeof(tree));
     if (ktrace_log_begin(&kl, j->app->store)) {
         job_fail(j, "internal", "out of memory");
         goto out;
@@ -423,8 +460,15 @@ static void *job_run(void *arg)
     logging = true;
     kl.cancel = &j->cancel;
     o.on_op_arg = &kl;
-    if ((ret = ktrace_open(j->path, &r, &err))) {
-        job_fail(j, "internal", "cannot read the upload: %s", strbuf_str(&err));
+    if (j->slabinfo && (ret = job_slabinfo(j, &tree, &err))) {
+        job_fail(j, ret == -EINVAL ? "unprocessable" : "internal", "%s", strbuf_str(&err));
+        goto out;
+    }
+    if (j->slabinfo)
+        o.sysfs = &tree;
+    if ((ret = ktrace_open(j->path, &r, &err)) || (ret = ktrace_skip(r, j->slabinfo))) {
+        job_fail(j, "internal", "cannot read the upload: %s",
+                 r ? strerror(-ret) : strbuf_str(&err));
         goto out;
     }
     ktrace_reader_limit(r, j->app->cfg.max_trace_text ? j->app->cfg.max_trace_text
@@ -515,6 +559,7 @@ out:
     else
         ktrace_log_release(&kl);
     ktrace_replay_release(&kr);
+    sysfs_slab_release(&tree);
     ktrace_close(r);
     cJSON_free(text);
     cJSON_Delete(scn);
@@ -559,7 +604,7 @@ int route_trace_create(const struct request *req, struct response *res)
     struct trace_job *j;
     const char *model = route_query(req, "model"), *kernel = route_query(req, "kernel");
     char msg[256];
-    uint64_t cpus = 0;
+    uint64_t cpus = 0, slabinfo = 0;
     struct sim_config mc;
     int slot;
     cJSON *o;
@@ -581,6 +626,13 @@ int route_trace_create(const struct request *req, struct response *res)
         return 0;
     if (route_query_u64(req, res, "cpus", SIM_MAX_CPUS, &cpus) < 0)
         return 0;
+    if (route_query_u64(req, res, "slabinfo", TRACES_MAX_SLABINFO, &slabinfo) < 0)
+        return 0;
+    if (slabinfo >= up->len)
+        return route_error(res, 400, "bad_request",
+                           "slabinfo: the body's first %" PRIu64 " bytes would leave no trace "
+                           "after them (%" PRIu64 " bytes in all)",
+                           slabinfo, (uint64_t)up->len);
     sim_config_default(&mc);
     if ((model || kernel) && (strlen(kernel ? kernel : "") >= 32 ||
                               kernel_choose(kernel, model, 0, &mc, msg, sizeof(msg))))
@@ -596,6 +648,7 @@ int route_trace_create(const struct request *req, struct response *res)
     j->bytes = up->len;
     j->total = up->len;
     j->cpus = (unsigned)cpus;
+    j->slabinfo = slabinfo;
     if (model)
         sim_model_format(&mc, j->model, sizeof(j->model));
     if (kernel)
@@ -695,6 +748,11 @@ static cJSON *job_json(const struct store_trace_job *row)
         cJSON_AddStringToObject(o, "report", row->report);
     else
         cJSON_AddNullToObject(o, "report");
+    /* frees the kernel made through kfree_rcu, replayed as plain frees (the report says why) */
+    if (row->report)
+        cJSON_AddNumberToObject(o, "rcu_frees", (double)ktrace_report_rcu_frees(row->report));
+    else
+        cJSON_AddNullToObject(o, "rcu_frees");
     put_pair(o, "error", failed, "code", row->code, "message", row->message);
     return o;
 }

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #define TRACES_MAX_BYTES   (256ull << 20) /* an uploaded trace, at most */
+#define TRACES_MAX_SLABINFO (16ull << 20)  /* ?slabinfo=N: a /proc/slabinfo before it, at most */
 #define TRACES_MAX_RUNNING 2
 #define TRACES_MAX_KEPT    64
 #define TRACES_ID_LEN      10

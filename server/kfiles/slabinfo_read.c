@@ -14,6 +14,7 @@
 #include "kfiles/slabinfo_read.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -66,21 +67,13 @@ unsigned slabinfo_order(unsigned pages)
     return r;
 }
 
-int slabinfo_read(const char *path, unsigned cpus, struct sysfs_tree *t, unsigned *unmatched,
-                  struct strbuf *err)
+/* slabinfo_read() of the open @f, named @path in messages; closes @f. */
+static int read_stream(FILE *f, const char *path, unsigned cpus, struct sysfs_tree *t,
+                       unsigned *unmatched, struct strbuf *err)
 {
-    FILE *f = fopen(path, "r");
     char line[SLABINFO_MAX_LINE];
     size_t lineno = 0;
 
-    memset(t, 0, sizeof(*t));
-    *unmatched = 0;
-    if (!f) {
-        int e = errno;
-
-        strbuf_printf(err, "cannot open %s: %s", path, strerror(e));
-        return e ? -e : -EIO;
-    }
     if (!(t->caches = calloc(SYSFS_MAX_CACHES, sizeof(*t->caches)))) {
         fclose(f);
         return -ENOMEM;
@@ -128,4 +121,36 @@ int slabinfo_read(const char *path, unsigned cpus, struct sysfs_tree *t, unsigne
         return -EINVAL;
     }
     return 0;
+}
+
+int slabinfo_read(const char *path, unsigned cpus, struct sysfs_tree *t, unsigned *unmatched,
+                  struct strbuf *err)
+{
+    FILE *f = fopen(path, "r");
+
+    memset(t, 0, sizeof(*t));
+    *unmatched = 0;
+    if (!f) {
+        int e = errno;
+
+        strbuf_printf(err, "cannot open %s: %s", path, strerror(e));
+        return e ? -e : -EIO;
+    }
+    return read_stream(f, path, cpus, t, unmatched, err);
+}
+
+int slabinfo_read_mem(const char *buf, size_t len, const char *label, unsigned cpus,
+                      struct sysfs_tree *t, unsigned *unmatched, struct strbuf *err)
+{
+    FILE *f = len ? fmemopen((void *)(uintptr_t)buf, len, "r") : NULL;
+
+    memset(t, 0, sizeof(*t));
+    *unmatched = 0;
+    if (!f) {
+        if (len)
+            return -ENOMEM;
+        strbuf_printf(err, "%s: not a /proc/slabinfo version 2.1 file", label);
+        return -EINVAL;
+    }
+    return read_stream(f, label, cpus, t, unmatched, err);
 }

@@ -7,11 +7,14 @@
 #define SLUBLAB_SERVER_KFILES_SLABINFO_READ_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "base/strbuf.h"
 #include "kfiles/sysfs_slab.h"
 #include "slub.h"
 
+/* The CPUs a slabinfo's geometry is sized for when none are given (the sample's machine). */
+#define SLABINFO_DEFAULT_CPUS 2u
 #define SLABINFO_MAX_SIZE (64u << 20) /* largest <objsize> taken (a scenario's largest object) */
 
 struct slabinfo_line {
@@ -38,5 +41,8 @@ unsigned slabinfo_order(unsigned pages);
  */
 int slabinfo_read(const char *path, unsigned cpus, struct sysfs_tree *t, unsigned *unmatched,
                   struct strbuf *err);
+/* As slabinfo_read(), of the @len bytes at @buf, named @label in messages. */
+int slabinfo_read_mem(const char *buf, size_t len, const char *label, unsigned cpus,
+                      struct sysfs_tree *t, unsigned *unmatched, struct strbuf *err);
 
 #endif

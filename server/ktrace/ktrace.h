@@ -90,6 +90,9 @@ struct ktrace_reader;
 int ktrace_open(const char *path, struct ktrace_reader **out, struct strbuf *err);
 /* Open a memory buffer (the fuzzer, tests); @buf must outlive the reader. */
 int ktrace_open_mem(const void *buf, size_t len, struct ktrace_reader **out);
+/* Start reading @n bytes in (before the first read: an upload whose body
+ * holds something else before the trace).  0, -EINVAL or -errno. */
+int ktrace_skip(struct ktrace_reader *r, uint64_t n);
 /*
  * The next line, without its newline or a trailing '\r'.  Returns 1 and
  * sets *line and *len (valid until the next call), 0 at the end, -EIO when

@@ -30,6 +30,7 @@ struct ktrace_reader {
     const unsigned char *mem;
     size_t mem_len, mem_pos;
     uint64_t pos, size; /* raw bytes consumed; input size (0: unknown) */
+    uint64_t skip;      /* bytes before the trace (ktrace_skip()), where a rewind goes */
     bool started, gz, in_eof, done, skipping;
     z_stream z; /* valid when gz */
     unsigned char in[CHUNK];
@@ -97,6 +98,20 @@ int ktrace_open_mem(const void *buf, size_t len, struct ktrace_reader **out)
     r->mem_len = len;
     r->size = len;
     *out = r;
+    return 0;
+}
+
+int ktrace_skip(struct ktrace_reader *r, uint64_t n)
+{
+    if (r->pos || r->in_len || (r->size && n > r->size))
+        return -EINVAL;
+    if (r->fd < 0)
+        r->mem_pos = (size_t)n;
+    else if (lseek(r->fd, (off_t)n, SEEK_SET) < 0)
+        return -errno;
+    r->skip = n;
+    if (r->size) /* progress is the share of what follows */
+        r->size -= n;
     return 0;
 }
 
@@ -336,13 +351,13 @@ const char *ktrace_reader_error(const struct ktrace_reader *r)
 
 int ktrace_rewind(struct ktrace_reader *r)
 {
-    if (r->fd >= 0 && lseek(r->fd, 0, SEEK_SET) != 0) {
+    if (r->fd >= 0 && lseek(r->fd, (off_t)r->skip, SEEK_SET) != (off_t)r->skip) {
         snprintf(r->error, sizeof(r->error), "cannot rewind: %s", strerror(errno));
         return -EIO;
     }
     if (r->gz)
         inflateEnd(&r->z);
-    r->mem_pos = 0;
+    r->mem_pos = (size_t)r->skip;
     r->pos = 0;
     r->started = r->gz = r->in_eof = r->done = r->skipping = false;
     r->in_len = r->in_off = 0;

@@ -601,6 +601,7 @@ static int choose_kernel(struct ktrace_replay *kr, const struct ktrace_opts *o, 
     rel = kr->kernel[0] ? sim_kernel_lookup(kr->kernel, true) : SIM_RELEASE_NONE;
     kernel_choose(rel != SIM_RELEASE_NONE ? sim_release_name(rel) : NULL, NULL, 0, &kr->cfg, msg,
                   sizeof(msg));
+    kr->kernel_guessed = rel == SIM_RELEASE_NONE;
     if (!kr->kernel[0]) {
         snprintf(kr->kernel_note, sizeof(kr->kernel_note),
                  "kernel %s: the trace has no \"# kernel:\" line, so the default (the newest "
@@ -781,12 +782,19 @@ cJSON *ktrace_replay_scenario_header(const struct ktrace_replay *kr, const char 
             .model = model,
             .seed = kr->cfg.seed,
     };
-    char d[256];
+    char d[384];
 
     if (!kr->sim)
         return NULL;
     sim_model_format(&kr->cfg, model, sizeof(model));
-    if (kr->kernel[0])
+    if (kr->kernel_guessed) /* the page shows this beside the picture */
+        snprintf(d, sizeof(d),
+                 "Release guessed: the trace %s%.64s%s, so it is replayed on Linux %s, the "
+                 "newest release modelled (--kernel X.Y, or ?kernel=X.Y on upload, picks another).",
+                 kr->kernel[0] ? "is of Linux " : "names no kernel", kr->kernel,
+                 kr->kernel[0] ? ", older than every release modelled" : "",
+                 sim_release_name(kr->cfg.release));
+    else if (kr->kernel[0])
         snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace of Linux %s.", kr->kernel);
     else
         snprintf(d, sizeof(d), "Replayed by slublab from a kmem trace.");

@@ -102,6 +102,7 @@ struct ktrace_replay {
     struct ktrace_counts n;
     char kernel[128];      /* from "# kernel:" or --sysfs, else "" */
     char kernel_note[320]; /* which release the replay runs on and why */
+    bool kernel_guessed;   /* the release is the default: the trace names none modelled */
     const char *cpus_from; /* "--cpus", "the #P: header", "the highest CPU seen" */
     char unknown[KTRACE_MAX_UNKNOWN][SIM_NAME_MAX]; /* unknown cache names, first seen */
     unsigned nr_unknown;

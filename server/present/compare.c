@@ -220,7 +220,6 @@ int compare_side_rerun(struct session *s, const char *cache_arg, struct compare_
     struct sim *m = NULL;
     uint64_t unmatched = 0;
     int ret, cache = -1;
-    size_t i;
 
     side->digest = FNV_OFFSET;
     ret = session_rerun(s, &side->cfg, rerun_event, &f, &m, &unmatched);
@@ -235,13 +234,8 @@ int compare_side_rerun(struct session *s, const char *cache_arg, struct compare_
         cache_rank_release(&f.cr);
         return -1;
     }
-    if (cache_arg) {
-        cache = sim_cache_lookup(m, cache_arg);
-    } else { /* the cache that handed out the most objects */
-        for (i = 0; i < f.cr.nr; i++)
-            if (cache < 0 || f.cr.rows[i].v[CR_ALLOCS] > f.cr.rows[cache].v[CR_ALLOCS])
-                cache = (int)i;
-    }
+    /* else the cache that handed out the most objects, as `slublab compare TRACE` picks */
+    cache = cache_arg ? sim_cache_lookup(m, cache_arg) : cache_rank_busiest(&f.cr);
     cache_rank_release(&f.cr);
     if (cache < 0) {
         strbuf_printf(err, "no cache %s%s%s (%s)", cache_arg ? "named \"" : "was created",

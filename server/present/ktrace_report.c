@@ -8,6 +8,8 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static void line_if(struct strbuf *out, uint64_t v, const char *what)
 {
@@ -108,8 +110,10 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
             "kmem_cache_alloc naming no cache: an older kernel's trace (before name= was "
             "printed); replayed from a cache per object size (size-N)");
     line_if(out, n->rcu_frees,
-            "frees deferred by RCU (call site in the RCU callback machinery; "
-            "replayed when they ran)");
+            KTRACE_REPORT_RCU_FREES " (call site rcu_do_batch, kfree_rcu_work, kvfree_rcu_bulk "
+                                    "and the like): replayed as plain frees when the callback "
+                                    "ran, as the trace names no kfree_rcu call and no grace "
+                                    "period to pair them with (free_rcu_sheaf is not taken)");
     line_if(out, n->realloc_live,
             "untraced frees (a pointer allocated again while live: freed "
             "at its reuse; kfree_rcu via an rcu_free sheaf frees so)");
@@ -145,4 +149,16 @@ void ktrace_report_text(struct strbuf *out, const struct ktrace_replay *kr, cons
                       c->total_objects, c->slabs, c->order, c->object_size, c->size);
     }
     sim_snapshot_release(snap);
+}
+
+uint64_t ktrace_report_rcu_frees(const char *report)
+{
+    const char *at = report ? strstr(report, " " KTRACE_REPORT_RCU_FREES " ") : NULL;
+    const char *line;
+
+    if (!at)
+        return 0;
+    for (line = at; line > report && line[-1] != '\n'; line--)
+        ;
+    return strtoull(line, NULL, 10); /* line_if()'s "  N  words" */
 }

@@ -139,6 +139,16 @@ int cache_rank_col_lookup(const char *name)
     return -1;
 }
 
+int cache_rank_busiest(const struct cache_rank *cr)
+{
+    int best = -1;
+
+    for (size_t i = 0; i < cr->nr; i++)
+        if (best < 0 || cr->rows[i].v[CR_ALLOCS] > cr->rows[best].v[CR_ALLOCS])
+            best = (int)i;
+    return best;
+}
+
 void cache_rank_release(struct cache_rank *cr)
 {
     if (!cr)

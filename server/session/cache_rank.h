@@ -60,6 +60,9 @@ void cache_rank_sort(struct cache_rank *cr, enum cache_rank_col col);
 const char *cache_rank_col_name(unsigned col);
 /* The column named @name (any case), or -1. */
 int cache_rank_col_lookup(const char *name);
+/* The id of the cache that handed out the most objects (the first created on a
+ * tie), or -1 when there is no cache; rows by id (before cache_rank_sort()). */
+int cache_rank_busiest(const struct cache_rank *cr);
 void cache_rank_release(struct cache_rank *cr);
 
 #endif

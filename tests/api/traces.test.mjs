@@ -96,6 +96,14 @@ describe('trace uploads', () => {
     assert.match(last.session.token, /^[0-9a-f]{32}$/);
   });
 
+  test('frees made through kfree_rcu: counted as the trace text counts them, and said why they replay as plain frees', () => {
+    const text = zlib.gunzipSync(fs.readFileSync(SLICE)).toString();
+    const want = text.split('\n').filter((l) => / (kmem_cache_free|kfree): .*call_site=(rcu_do_batch|rcu_core|kfree_rcu|kvfree_rcu|rcu_free_sheaf)/.test(l)).length;
+    assert.ok(want > 0, 'the slice has frees from the RCU callbacks');
+    assert.equal(job.rcu_frees, want);
+    assert.match(job.report, new RegExp(`^  ${want} +frees the kernel made through kfree_rcu .*replayed as plain frees .*no grace period`, 'm'));
+  });
+
   test('the session replays what `slublab replay` does', async () => {
     const s = await api(srv.url, 'GET', `/api/sessions/${job.session.id}`);
     assert.equal(s.status, 200, s.text);
@@ -164,6 +172,34 @@ describe('trace uploads', () => {
     const info = await api(srv.url, 'GET', `/api/sessions/${last.session.id}`);
     assert.equal(info.status, 200, info.text);
     assert.equal(info.json.ops, total, 'the session holds every recorded operation');
+  });
+
+  test('the machine\'s caches from its /proc/slabinfo, sent before the trace (?slabinfo=N)', async () => {
+    const slabinfo = fs.readFileSync(path.resolve('tests/data/proc-slabinfo.txt'));
+    const r = await upload(Buffer.concat([slabinfo, fs.readFileSync(SLICE)]), `?slabinfo=${slabinfo.length}`);
+    assert.equal(r.status, 202, r.text);
+    const { last } = await wait(r.json.id);
+    assert.equal(last.state, 'done', JSON.stringify(last.error));
+    assert.equal(last.events, 1488, 'the trace after the slabinfo, every event of it');
+    const end = (await api(srv.url, 'GET', `/api/sessions/${last.session.id}`)).json.events;
+    const st = (await api(srv.url, 'GET', `/api/sessions/${last.session.id}/state?at=${end}`)).json.state;
+    // each line: name active num objsize objperslab pagesperslab ...
+    for (const name of ['filp', 'task_struct', 'names_cache']) {
+      const f = slabinfo.toString().split('\n').find((l) => l.startsWith(`${name} `)).trim().split(/ +/);
+      const c = st.caches.find((x) => x.name === name);
+      assert.ok(c, `${name} is in the session`);
+      assert.equal(c.objs_per_slab, Number(f[4]), `${name}: objects a slab as slabinfo says`);
+      assert.equal(1 << c.order, Number(f[5]), `${name}: pages a slab as slabinfo says`);
+    }
+    // not a slabinfo, or all of the body: refused
+    const bad = await upload(Buffer.concat([Buffer.from('hello\n'), fs.readFileSync(SLICE)]), '?slabinfo=6');
+    assert.equal(bad.status, 202, bad.text);
+    const b = await wait(bad.json.id);
+    assert.equal(b.last.state, 'failed');
+    assert.equal(b.last.error.code, 'unprocessable');
+    assert.match(b.last.error.message, /not a \/proc\/slabinfo version 2\.1 file/);
+    const whole = await upload(slabinfo, `?slabinfo=${slabinfo.length}`);
+    assert.equal(whole.status, 400, whole.text);
   });
 
   test('plain text upload: the same events', async () => {
@@ -356,6 +392,9 @@ describe('trace uploads', () => {
     assert.equal(cmp.status, 200, cmp.text);
     assert.equal(cmp.json.session, id);
     assert.ok(cmp.json.rows.length > 50);
+    // without a cache, `slublab compare TRACE` compares the one /api/compare picks
+    const cli = JSON.parse(execFileSync(BIN, ['compare', SLICE, '--variant', 'BARN_REFILL', '--json'], { encoding: 'utf8' }));
+    assert.equal(cli.cache, cmp.json.cache, 'the CLI and the API compare the same cache');
     let del = await api(srv.url, 'DELETE', `/api/sessions/${id}`, { token });
     assert.equal(del.status, 204, del.text);
     if (log) assert.ok(chunks(log) > 0, 'the log stays while the fork replays it');

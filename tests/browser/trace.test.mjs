@@ -2,8 +2,9 @@
 // (tests/data) is uploaded from the header's control, its progress shown,
 // and the replay opens as a session the lab steps through; a large
 // synthetic trace shows its phases in order, the session build with a
-// growing share; a file that is no trace shows the server's reason and the
-// replay report.
+// growing share; a machine's /proc/slabinfo picked with a trace gives its
+// caches that geometry; a file that is no trace shows the server's reason
+// and the replay report.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
@@ -27,11 +28,30 @@ after(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
+test('a trace picked with the machine\'s /proc/slabinfo: its caches take that geometry', async (t) => {
+  const page = await openPage(browser.ctx, base + '/');
+  await page.waitForSelector('body[data-ready="1"]');
+  await shotOnFailure(t, page, async () => {
+    assert.match(await page.getAttribute('#trace-open-btn', 'title'), /with it the machine's \/proc\/slabinfo/);
+    // both files in the one dialog, the slabinfo second: told apart by its header
+    await page.setInputFiles('#trace-file', [SLICE, join(ROOT, 'tests/data/proc-slabinfo.txt')]);
+    await page.waitForFunction(() => window.__slublab.player.get().session?.info?.scenario?.name === 'kernel-trace',
+      null, { timeout: 60000 });
+    await page.waitForSelector('#trace-report:not([hidden])');
+    assert.match(await page.textContent('#trace-status'), /^kmem-trace-slice\.txt\.gz \(caches from proc-slabinfo\.txt\): 1488 events replayed/);
+    // slabinfo's task_struct: 5824 bytes, 8 pages a slab (order 3)
+    assert.match(await page.textContent('#trace-report pre'), /^task_struct +\d+ +\d+ +\d+ +3 +5824 +5824$/m);
+    assert.deepEqual(page.errors, [], 'the console has no errors');
+  });
+  await page.close();
+});
+
 test('open a kernel trace: upload, progress, then the replay as a session', async (t) => {
   const page = await openPage(browser.ctx, base + '/');
   await page.waitForSelector('body[data-ready="1"]');
   await shotOnFailure(t, page, async () => {
     assert.equal(await page.textContent('#trace-open-btn'), 'Open a kernel trace');
+    assert.ok(await page.isHidden('#pic-kernel'), 'a scenario says nothing of a guessed release');
     // watch the progress bar appear while the job runs
     const sawProgress = page.waitForSelector('#trace-progress:not([hidden])', { timeout: 30000 });
     await page.setInputFiles('#trace-file', SLICE);
@@ -45,6 +65,9 @@ test('open a kernel trace: upload, progress, then the replay as a session', asyn
     assert.match(await page.textContent('#trace-status'), /kmem-trace-slice\.txt\.gz: 1488 events replayed/);
     // the release it ran on, said to be guessed: the slice has no "# kernel:" line
     assert.match(await page.textContent('#trace-status'), /1488 events replayed on Linux 7\.3 \(guessed: the trace names no kernel/);
+    // ... and beside the picture, where it is read, not only in the header's status
+    await page.waitForSelector('#pic-kernel:not([hidden])');
+    assert.match(await page.textContent('#pic-kernel'), /^Release guessed: the trace names no kernel, so it is replayed on Linux 7\.3, the newest release modelled/);
     await page.waitForSelector('#trace-progress', { state: 'hidden' }); // the bar goes away
     assert.match(await page.textContent('#trace-report pre'), /1500 lines: 1488 kmem events/);
     // the URL names the new session, and the session is the server's
@@ -56,6 +79,11 @@ test('open a kernel trace: upload, progress, then the replay as a session', asyn
     await page.waitForFunction((end) => document.body.dataset.at === String(end), m.end);
     assert.match(await page.textContent('#caches'), /task_struct/);
     assert.deepEqual(page.errors, [], 'the console has no errors');
+    // the session opened again by its address says it too
+    const again = await openPage(browser.ctx, `${base}/?session=${m.id}`);
+    await again.waitForSelector('#pic-kernel:not([hidden])');
+    assert.match(await again.textContent('#pic-kernel'), /^Release guessed: /);
+    await again.close();
   });
   await page.close();
 });

@@ -4,7 +4,8 @@
 # empty report; an older kernel's trace (kmem_cache_alloc without name=) is
 # recognised, replayed by object size and leaves no allocation unknown;
 # `slublab compare` takes a trace where it takes a scenario; `replay
-# --slabinfo` takes the machine's caches from its /proc/slabinfo.
+# --slabinfo` takes the machine's caches from its /proc/slabinfo; frees the
+# kernel made through kfree_rcu are counted as the trace's lines count them.
 . "$(dirname "$0")/lib.bash"
 root=$(cd "$(dirname "$0")/../.." && pwd)
 slice=$root/tests/data/kmem-trace-slice.txt.gz
@@ -70,7 +71,22 @@ check "... the baseline ends with replay's filp objects ($filp_objects)" \
 sl compare "$root/tests/data/kmem-trace-sample.txt.gz" --kernel 6.18,7.3 --cache maple_node
 check "compare TRACE --kernel 6.18,7.3: exit 0" test "$status" -eq 0
 check "... the table, with the notes across models" grep -Eq '^alloc_fastpath +[0-9]+ +[0-9]+ .*\[1\]$' "$TMP/out"
+sl replay "$slice"
+busiest=$(sed -n '/^caches by allocations/,$p' "$TMP/out" | awk 'NR == 3 {print $1}')
+sl compare "$slice" --variant BARN_REFILL
+check "compare TRACE without --cache: the busiest cache of replay's ranking ($busiest)" \
+    grep -q "^scenario kmem-trace, cache $busiest\$" "$TMP/out"
 sl compare "$TMP/perf.txt" --variant BARN_REFILL
 check "compare of a file with no kmem events: exit 2" test "$status" -eq 2
 check "... said so" grep -q 'no kmem events in' "$TMP/err"
+
+# --- frees the kernel made through kfree_rcu: counted, said to replay as plain frees ---
+sl replay "$sample"
+rcu=$(gzip -dc "$sample" | grep -E ' (kmem_cache_free|kfree): ' |
+    grep -cE 'call_site=(rcu_do_batch|rcu_core|kfree_rcu|kvfree_rcu|rcu_free_sheaf)')
+check "the sample has frees from the RCU callbacks ($rcu)" test "$rcu" -gt 0
+check "replay counts the $rcu frees made through kfree_rcu" \
+    grep -Eq "^  $rcu +frees the kernel made through kfree_rcu " "$TMP/out"
+check "... and says they replay as plain frees, and why" \
+    grep -Eq "^  $rcu +.*replayed as plain frees .*no kfree_rcu call and no grace period" "$TMP/out"
 finish

@@ -81,7 +81,9 @@ export function createPicture(root, o) {
     h(doc, 'button', { type: 'button', id: id('zoom-reset'), onclick: () => map.reset() }, 'Fit'),
     h(doc, 'label', null, cbCollapse, ' Collapse full slabs'),
     h(doc, 'label', null, cbAnimate, ' Animate moves'));
-  fill(root, bar, stage, legend);
+  // a replayed trace whose release was guessed says so here, where the picture is read
+  const kernelNote = h(doc, 'p', { class: 'pic-note', id: id('pic-kernel'), hidden: true });
+  fill(root, bar, kernelNote, stage, legend);
   cbCollapse.addEventListener('change', () => { opts.collapseFull = cbCollapse.checked; memo.key = ''; redraw(); });
   cbAnimate.addEventListener('change', () => { opts.animate = cbAnimate.checked; });
 
@@ -237,6 +239,9 @@ export function createPicture(root, o) {
    */
   function render(m, force = false, c = {}) {
     last = { m };
+    const desc = m.session?.info?.scenario?.description ?? '';
+    const guessed = desc.startsWith('Release guessed: ') ? desc : ''; // the server's words (ktrace_replay.c)
+    if (kernelNote.textContent !== guessed) { kernelNote.textContent = guessed; kernelNote.hidden = !guessed; }
     if (!m.cur) return;
     const objs = m.cur.state.caches.find((x) => x.id === m.cacheId)?.objs_per_slab ?? 0; // the rows' width beside the structure
     if (objs !== measured.objs) { measured.objs = objs; memo.key = ''; }

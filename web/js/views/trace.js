@@ -4,8 +4,9 @@
 // upload, then each phase of the server's job with its label and progress
 // (GET /api/traces/ID: replaying the trace, then building the session,
 // whose progress is the operations applied of those recorded), and open
-// the session it makes.  On failure the server's message and the
-// replay's report are shown.  Cancel deletes the upload (DELETE
+// the session it makes; the machine's /proc/slabinfo, picked with the
+// trace, goes before it and gives its caches that machine's geometry.  On
+// failure the server's message and the replay's report are shown.  Cancel deletes the upload (DELETE
 // /api/traces/ID with the token its upload was given), which stops the
 // replay.  No allocator logic: the server replays.
 import { h, fill } from '../dom.js';
@@ -40,8 +41,8 @@ export function jobStatus(job) {
  */
 export function createTraceOpen(root, { doc, win, open }) {
   const input = /** @type {HTMLInputElement} */ (h(doc, 'input', {
-    type: 'file', id: 'trace-file', accept: '.txt,.gz,.trace,text/plain,application/gzip', hidden: true,
-    'aria-label': 'A kernel kmem trace file',
+    type: 'file', id: 'trace-file', accept: '.txt,.gz,.trace,text/plain,application/gzip', hidden: true, multiple: true,
+    'aria-label': 'A kernel kmem trace file, and the machine\'s /proc/slabinfo beside it if you have it',
   }));
   const button = h(doc, 'button', { type: 'button', id: 'trace-open-btn', onclick: () => input.click() }, 'Open a kernel trace');
   const bar = /** @type {HTMLProgressElement} */ (h(doc, 'progress', { id: 'trace-progress', max: '1', value: '0', hidden: true, 'aria-label': 'Trace replay progress' }));
@@ -53,7 +54,8 @@ export function createTraceOpen(root, { doc, win, open }) {
   const note = h(doc, 'span', { id: 'trace-note', class: 'trace-note' }, NOTE);
   const cancel = h(doc, 'button', { type: 'button', id: 'trace-cancel', hidden: true, onclick: () => stop() }, 'Cancel');
   button.setAttribute('aria-describedby', 'trace-note');
-  button.setAttribute('title', NOTE);
+  // the machine's /proc/slabinfo may be picked with the trace: its caches' geometry (?slabinfo=N)
+  button.setAttribute('title', `Pick the trace, and with it the machine's /proc/slabinfo (optional) for its caches' geometry. ${NOTE}`);
   note.hidden = true; /* shown while a trace is on its way; the button's title says it before */
   fill(root, button, input, bar, cancel, status, report, note);
 
@@ -82,16 +84,26 @@ export function createTraceOpen(root, { doc, win, open }) {
     /** @type {HTMLElement} */ (report.querySelector('pre')).textContent = text ?? '';
   };
 
-  /** POST the file with upload progress; resolves to the job. */
-  function upload(file) {
+  /** Of the files picked, the machine's /proc/slabinfo (it opens with its header) and the trace. */
+  async function sortFiles(/** @type {File[]} */ files) {
+    let slabinfo = null, trace = null;
+    for (const f of files) {
+      if (!slabinfo && (await f.slice(0, 23).text()) === 'slabinfo - version: 2.1') slabinfo = f;
+      else trace ??= f;
+    }
+    return { slabinfo, trace };
+  }
+
+  /** POST the file (after the slabinfo, when one was picked) with upload progress; resolves to the job. */
+  function upload(file, slabinfo) {
     return new Promise((resolve, reject) => {
       const xhr = new XMLHttpRequest();
-      xhr.open('POST', '/api/traces');
+      xhr.open('POST', slabinfo ? `/api/traces?slabinfo=${slabinfo.size}` : '/api/traces');
       xhr.setRequestHeader('Content-Type', 'application/octet-stream');
       xhr.upload.onprogress = (ev) => {
         if (!ev.lengthComputable) return;
         bar.value = ev.loaded / ev.total;
-        say(`Uploading ${file.name}: ${Math.floor((ev.loaded / ev.total) * 100)}%`, false, 'uploading');
+        say(`Uploading ${file.name}${slabinfo ? ` after ${slabinfo.name}` : ''}: ${Math.floor((ev.loaded / ev.total) * 100)}%`, false, 'uploading');
         note.hidden = false;
       };
       xhr.onload = () => {
@@ -101,7 +113,7 @@ export function createTraceOpen(root, { doc, win, open }) {
         else reject(new Error(json?.error?.message ?? `the server answered ${xhr.status}`));
       };
       xhr.onerror = () => reject(new Error('the server cannot be reached'));
-      xhr.send(file);
+      xhr.send(slabinfo ? new Blob([slabinfo, file]) : file); // the slabinfo first, then the trace
     });
   }
 
@@ -122,16 +134,19 @@ export function createTraceOpen(root, { doc, win, open }) {
   }
 
   input.addEventListener('change', async () => {
-    const file = input.files?.[0];
+    const { slabinfo, trace: file } = await sortFiles([...(input.files ?? [])]);
     input.value = '';
-    if (!file) return;
+    if (!file) {
+      if (slabinfo) say(`${slabinfo.name} is a /proc/slabinfo: pick the trace with it`, true);
+      return;
+    }
     button.setAttribute('disabled', '');
     bar.hidden = false;
     bar.value = 0;
     stopped = false;
     showReport(null);
     try {
-      const up = await upload(file);
+      const up = await upload(file, slabinfo);
       current = { id: up.id, token: up.token };
       cancel.hidden = false;
       const job = await poll(up.id);
@@ -145,7 +160,7 @@ export function createTraceOpen(root, { doc, win, open }) {
       // the release the replay ran on, and whether the trace said it or it was guessed
       const kernel = /^kernel (\S+): (.*)$/m.exec(job.report ?? '');
       const guessed = kernel && /no "# kernel:" line/.test(kernel[2]);
-      say(`${file.name}: ${job.events} events replayed${kernel ? ` on Linux ${kernel[1]}${guessed ? ' (guessed: the trace names no kernel; POST /api/traces?kernel=X.Y or slublab replay --kernel picks another)' : ''}` : ''}`);
+      say(`${file.name}${slabinfo ? ` (caches from ${slabinfo.name})` : ''}: ${job.events} events replayed${kernel ? ` on Linux ${kernel[1]}${guessed ? ' (guessed: the trace names no kernel; POST /api/traces?kernel=X.Y or slublab replay --kernel picks another)' : ''}` : ''}`);
       await open(job.session.id, job.session.token);
     } catch (err) {
       say(`The trace could not be opened: ${err.message}`, true);
