@@ -408,8 +408,8 @@ cJSON *compare_json(const struct scenario *scn, const char *cache,
             !json_put(row, "change_pct",
                       has ? cJSON_CreateNumber(strtod(pct, NULL)) : cJSON_CreateNull()))
             goto err_delete;
-        /* across models: which kernels have the counter (sysfs file) */
-        if (side[0].cfg.model != side[1].cfg.model &&
+        /* across models, or where a kernel lacks it: which have the counter (sysfs file) */
+        if ((side[0].cfg.model != side[1].cfg.model || !in[0] || !in[1]) &&
             (!json_put(row, "in_baseline", cJSON_CreateBool(in[0])) ||
              !json_put(row, "in_patched", cJSON_CreateBool(in[1]))))
             goto err_delete;

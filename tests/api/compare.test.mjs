@@ -153,3 +153,14 @@ test('variant names in any case; a typo of a variant or a counter lists the name
   assert.equal(series.status, 400);
   assert.match(series.json.error.message, /unknown counter "barn_get_fial": did you mean "barn_get_fail"\? The counters are: alloc_fastpath, .*, engine_/);
 });
+
+test('a counter the kernel lacks is marked so, not a 0 like any other', async () => {
+  // default runs 7.3 (sheaves): free_frozen is a legacy-only counter, no sysfs file there
+  const r = await call('GET', '/api/compare?scenario=default&variant=deferred_freelist');
+  assert.equal(r.status, 200, r.text);
+  const frozen = r.json.rows.find((x) => x.metric === 'free_frozen');
+  assert.equal(frozen.in_baseline, false);
+  assert.equal(frozen.in_patched, false);
+  const fast = r.json.rows.find((x) => x.metric === 'alloc_fastpath');
+  assert.equal(fast.in_baseline, undefined, 'a counter both have carries no marks');
+});

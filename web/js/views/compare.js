@@ -179,7 +179,8 @@ export function createCompare(root, o) {
   function rows() {
     if (!report) return [];
     const caches = sides.map((s) => s.player.get().cur?.state.caches.find((c) => c.name === report.cache));
-    return report.rows.map((r) => {
+    // a counter neither kernel has (no sysfs file) is left out, as the CLI's table does
+    return report.rows.filter((r) => r.in_baseline !== false || r.in_patched !== false).map((r) => {
       if (!atStep.checked) return { ...r, b: r[`in_baseline`] === false ? 'n/a' : r.baseline, p: r[`in_patched`] === false ? 'n/a' : r.patched };
       const b = valueAt(caches[0], r, 0), p = valueAt(caches[1], r, 1);
       return { ...r, b, p, change_pct: typeof b === 'number' && typeof p === 'number' ? undefined : null };
