@@ -168,7 +168,8 @@ test('presenter at 1280x720 with a question open: the count of answers and Revea
     await page.waitForFunction(() => window.__slublab.player.get().allEvents);
     for (let i = 0; i < 40 && !(await page.isVisible('#question')); i++) await press(page, 'ArrowRight');
     await page.waitForSelector('#q-skip');
-    await page.waitForSelector('#q-choices-total', { timeout: 8000 });
+    // the tally is asked every second once the lecture exists: slow on a loaded machine
+    await page.waitForSelector('#q-choices-total', { timeout: 30000 });
     const seen = await page.evaluate(() => ['#q-skip', '#q-choices-total'].map((s) => {
       const el = document.querySelector(s), r = el.getBoundingClientRect();
       // on the screen, and the topmost thing at its middle (not scrolled away under the pane's edge)
