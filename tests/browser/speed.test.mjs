@@ -22,7 +22,8 @@ test('playing shows the speed it plays at, and offers no speed it does not reach
     await page.waitForSelector('body[data-ready="1"]');
     for (let i = 0; i < 5; i++) await page.click('#speed-up');
     assert.equal((await player(page)).speed, 128);
-    assert.equal(await page.textContent('#speed-out'), '128 steps/s');
+    // the label is drawn on the next frame, after the model changed
+    await page.waitForFunction(() => document.querySelector('#speed-out').textContent === '128 steps/s', null, { timeout: 5000 });
     await page.click('#play');
     // a whole window measured, and shown: the rate played at, of the speed asked
     await page.waitForFunction(() => {
