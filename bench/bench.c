@@ -110,8 +110,6 @@ static int bench_main(int argc, char **argv)
 
 const struct cli_command cmd_bench = {
         .name = "bench",
-        .summary = "run a benchmark (see docs/benchmarks.md)",
-        .description = "Benchmarks (figures and targets: docs/benchmarks.md):",
         .pos = {.name = "NAME",
                 .offset = offsetof(struct bench_args, name),
                 .what = "benchmark",

@@ -2,11 +2,13 @@
  * cli.h: the subcommands of the slublab program and their shared helpers.
  *
  * Each subcommand is a struct cli_command (cmd_<name>.c): its option
- * table, its help text and its run function, which takes argv with argv[0]
+ * table and its run function, which takes argv with argv[0]
  * the subcommand's name and returns the process exit status (CLI_OK,
  * CLI_FAIL, CLI_USAGE); main.c, the only caller of exit(), returns it.
  * Options may come before or after the file and take their value either
- * as the next argument or after '=' (`--seed 3`, `--seed=3`).
+ * as the next argument or after '=' (`--seed 3`, `--seed=3`).  The words of
+ * its help, summary, description and epilogue, are its entry of help.txt
+ * (struct cli_text).
  */
 #ifndef SLUBLAB_SERVER_CLI_CLI_H
 #define SLUBLAB_SERVER_CLI_CLI_H
@@ -113,24 +115,28 @@ struct cli_positional {
 
 #define CLI_MAX_GROUPS 4
 
-/* The exit statuses of the commands that replay a scenario FILE, for their epilogues. */
-#define CLI_EXIT_REJECTED "2 for usage errors, invalid scenarios and operations the engine rejects."
-#define CLI_EXIT_WRITTEN                                                                         \
-    "Exit status: 0 when written, 2 for usage errors, invalid scenarios, a position beyond the " \
-    "end and files that cannot be written."
-
-/* A subcommand: main.c's table holds one per command. */
+/* A subcommand: main.c's table holds one per command; its words are cli_text(name)'s. */
 struct cli_command {
     const char *name;
-    const char *summary;     /* one line in `slublab help` */
-    const char *description; /* after the usage line; '\n' breaks a line */
     struct cli_positional pos;
     struct cli_opt_group groups[CLI_MAX_GROUPS]; /* in --help order */
     void (*more_help)(FILE *f);                  /* printed before the options, or NULL */
-    const char *epilogue;                        /* after the options: exit status and so on */
     /* argv[0] is the command's name; returns the exit status */
     int (*run)(int argc, char **argv);
 };
+
+/*
+ * The words of a command's help, each NULL when it has none: an entry of
+ * server/cli/help.txt, which the build turns into cli_texts[]
+ * (cmake/cli-help.cmake), the entries in `slublab help`'s order.
+ */
+struct cli_text {
+    const char *name;        /* the command's (struct cli_command); NULL ends cli_texts[] */
+    const char *summary;     /* one line in `slublab help` */
+    const char *description; /* after the usage line; '\n' breaks a line */
+    const char *epilogue;    /* after the options: exit status and so on */
+};
+extern const struct cli_text cli_texts[];
 
 /* options.c */
 /*
@@ -144,6 +150,9 @@ struct cli_command {
 bool cli_parse(const struct cli_command *cmd, int argc, char **argv, void *out, int *status);
 /* Print @cmd's --help, generated from its tables, to @f.  Cannot fail. */
 void cli_help(const struct cli_command *cmd, FILE *f);
+/* The words of the command @name in cli_texts[]; a row of NULLs when it has
+ * none.  Cannot fail. */
+const struct cli_text *cli_text(const char *name);
 
 /* The commands, one per cmd_*.c (bench/bench.c for bench). */
 extern const struct cli_command cmd_run, cmd_compare, cmd_serve, cmd_geometry, cmd_replay,

@@ -335,15 +335,7 @@ static int compare_main(int argc, char **argv)
 
 const struct cli_command cmd_compare = {
         .name = "compare",
-        .summary = "run a scenario before and after a change and tabulate the counters",
-        .description = "Run the scenario FILE (or the operations of a kmem trace, as `slublab "
-                       "replay` reads it) twice, as the baseline and as the patched kernel, "
-                       "and print the counters (summed over CPUs) and the slab-state files of "
-                       "one cache side by side, with the delta and the change in percent; "
-                       "counters 0 in both runs, or that neither kernel has, are left out and "
-                       "counted (--json has every row).",
         .pos = CLI_POS_SCENARIO(struct compare_args, file),
         .groups = {{compare_opts, 0}},
-        .epilogue = "Exit status: 0 on success, " CLI_EXIT_REJECTED,
         .run = compare_main,
 };

@@ -535,17 +535,7 @@ out_release:
 
 const struct cli_command cmd_explore = {
         .name = "explore",
-        .summary = "run every schedule of a scenario's race and group the outcomes",
-        .description = "Replay the scenario FILE up to its first top-level race op, then run that "
-                       "race under every schedule of its contexts' steps (an exhaustive search, "
-                       "without partial-order reduction, bounded by --bound steps), and print "
-                       "per distinct outcome how many schedules reach it, the counters that "
-                       "differ and whether every invariant held; then the number of schedules "
-                       "and the time, and the shortest bad schedule if there is one.",
         .pos = CLI_POS_SCENARIO(struct explore_args, file),
         .groups = {{explore_opts, 0}, {cli_model_opts, offsetof(struct explore_args, m)}},
-        .epilogue = "Exit status: 0 when every schedule is safe, 1 when some schedule breaks an "
-                    "invariant or loses an update, 2 for usage errors, invalid scenarios and "
-                    "races that cannot run.",
         .run = explore_main,
 };

@@ -190,14 +190,7 @@ static int export_main(int argc, char **argv)
 
 const struct cli_command cmd_export = {
         .name = "export",
-        .summary = "write /proc/slabinfo and a /sys/kernel/slab tree that slabtop and slabinfo "
-                   "read",
-        .description = "Replay the scenario FILE and write its machine's state the way a kernel "
-                       "shows it, for slabtop and tools/mm/slabinfo to read (docs/export.md).",
         .pos = CLI_POS_SCENARIO(struct export_args, st.file),
         .groups = CLI_STATE_GROUPS(struct export_args, export_opts),
-        .epilogue = "Without --slabinfo or --sysfs, /proc/slabinfo goes to stdout.  Existing "
-                    "files are rewritten in place (same inode), so bind mounts of them see the new "
-                    "state.\n" CLI_EXIT_WRITTEN,
         .run = export_main,
 };

@@ -127,12 +127,6 @@ static int geometry_main(int argc, char **argv)
 
 const struct cli_command cmd_geometry = {
         .name = "geometry",
-        .summary = "check the engine's cache sizing against a /sys/kernel/slab tree",
-        .description = "Compare the engine's sizing with a /sys/kernel/slab-style tree: for every "
-                       "cache, slab_size, align, objs_per_slab, order and min_partial computed "
-                       "from its object_size, align and flag files, against the kernel's.  Prints "
-                       "one line per cache and the number of mismatches; exits 0 only when "
-                       "nothing mismatches.",
         .groups = {{geometry_opts, 0}},
         .run = geometry_main,
 };

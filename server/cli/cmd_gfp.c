@@ -167,18 +167,11 @@ out:
 
 const struct cli_command cmd_gfp = {
         .name = "gfp",
-        .summary = "decode a gfp mask: zone, ALLOC flags and the watermark each zone holds it to",
-        .description = "What a gfp mask decides in the page allocator: its flags by name, the "
-                       "highest zone and migratetype, the ALLOC flags of the fast path, of the "
-                       "first slow-path attempt (gfp_to_alloc_flags) and of the reserve retry, and "
-                       "the watermark each zone of the zonelist holds the request to.",
         .pos = {.name = "MASK",
                 .offset = offsetof(struct gfp_args, mask),
                 .what = "mask",
                 .missing = "which mask? e.g. slublab gfp GFP_KERNEL",
                 .help = "names joined by | (GFP_KERNEL|__GFP_ZERO) or hex (0xcc0)"},
         .groups = {{gfp_opts, 0}},
-        .epilogue = "A request passes a zone when its free pages, less 2^order - 1, exceed the "
-                    "threshold shown.  Exit status 2 for a mask the kernel would not accept.",
         .run = gfp_main,
 };

@@ -497,14 +497,6 @@ out:
 
 const struct cli_command cmd_import = {
         .name = "import",
-        .summary = "write a scenario with a real kernel's caches (/sys/kernel/slab, "
-                   "/proc/slabinfo)",
-        .description = "Write a scenario whose caches are a real kernel's: names, object sizes, "
-                       "alignment and flags.  Merged caches become one cache with the other names "
-                       "as aliases.",
         .groups = {{import_opts, 0}},
-        .epilogue = "The plain kmalloc-N caches are the engine's own kmalloc classes and are not "
-                    "written; --populate fills them with kmalloc.  Exit status: 0, or 2 for usage "
-                    "errors and unreadable input.  See docs/cli.md.",
         .run = import_main,
 };

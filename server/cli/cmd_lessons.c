@@ -562,34 +562,20 @@ static int lessons_main(int argc, char **argv)
 
 const struct cli_command cmd_lessons_check = {
         .name = "lessons check",
-        .summary = "check every lesson and exercise file",
-        .description = "Check every lesson of DIR (default lessons) and every exercise of "
-                       "DIR/exercises against docs/lessons.md and the engine: the format, that "
-                       "each slide's scenario exists and reaches the slide's position on its "
-                       "kernel and variants, that each asking slide stops before an event with "
-                       "a branch record, and that each exercise's solution reaches every goal "
-                       "within max_ops operations.  Prints one line per problem (FILE: KEY.PATH: "
-                       "what is wrong), then a summary line.",
         .pos = {.name = "[DIR]",
                 .offset = offsetof(struct lessons_args, dir),
                 .what = "lessons directory",
                 .help = "the lessons directory (default lessons)"},
         .groups = {{lessons_opts, 0}},
-        .epilogue = "Exit status: 0 when there is no problem, 1 when there is one, 2 for usage "
-                    "errors (DIR or the scenarios directory cannot be read).",
         .run = lessons_main, /* reached through `lessons` */
 };
 
 const struct cli_command cmd_lessons = {
         .name = "lessons",
-        .summary = "check the course: lessons and exercises (docs/lessons.md)",
-        .description = "ACTION is check: `slublab lessons check [DIR]` checks every lesson and "
-                       "exercise file (see `slublab lessons check --help`).",
         .pos = {.name = "ACTION",
                 .offset = offsetof(struct lessons_args, action),
                 .what = "action",
                 .missing = "which action? (check)"},
         .groups = {{lessons_opts, 0}},
-        .epilogue = "Exit status: as the action's; 2 for usage errors.",
         .run = lessons_main,
 };

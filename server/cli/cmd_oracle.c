@@ -150,20 +150,10 @@ static int oracle_main(int argc, char **argv)
 
 const struct cli_command cmd_oracle = {
         .name = "oracle",
-        .summary = "random programs for real kernels, and the engine checked against their runs",
-        .description = "The engine side of the kernel oracle (docs/fidelity.md).  ACTION is gen "
-                       "(write a random program, a scenario a kernel can run, for --seed N), "
-                       "engine (print what the engine shows for --program FILE as release "
-                       "--kernel K, in the fixtures' .out format) or check (run every fixture of "
-                       "tests/oracle/<release>/ on the engine and compare every sysfs file at "
-                       "every mark).",
         .pos = {.name = "ACTION",
                 .offset = offsetof(struct oracle_args, action),
                 .what = "action",
                 .missing = "which action? (gen, engine or check)"},
         .groups = {{oracle_opts, 0}},
-        .epilogue = "Exit status: 0 when done (check: no difference outside "
-                    "tests/oracle/known-differences.txt), 1 when check found one, 2 for usage "
-                    "errors and unreadable fixtures.",
         .run = oracle_main,
 };

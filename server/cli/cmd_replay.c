@@ -374,21 +374,10 @@ out:
 
 const struct cli_command cmd_replay = {
         .name = "replay",
-        .summary = "replay a real kernel's kmem trace (ftrace text, plain or gzip)",
-        .description = "Replay a kmem trace of a real kernel: ftrace text output of "
-                       "kmem:kmem_cache_alloc, kmem:kmem_cache_free, kmem:kmalloc and kmem:kfree "
-                       "as /sys/kernel/tracing/trace prints it (scripts/record-kmem-trace records "
-                       "one), plain or gzip.  Prints what was replayed, what could not be (frees "
-                       "of objects allocated before the trace, kfree(NULL), large kmalloc, "
-                       "unknown caches) and the caches at the end.",
         .pos = {.name = "TRACE",
                 .offset = offsetof(struct replay_args, file),
                 .what = "trace",
                 .missing = "which trace file?"},
         .groups = {{replay_opts, 0}},
-        .epilogue = "Exit status: 0 when the trace was read to its end, 1 when the input ended "
-                    "early (a gzip stream cut short) or --validate found a violation, 2 for usage "
-                    "errors and a file with no kmem event (perf script output, another "
-                    "tracer's).  See docs/record-a-trace.md.",
         .run = replay_main,
 };

@@ -116,13 +116,7 @@ out:
 
 const struct cli_command cmd_report = {
         .name = "report",
-        .summary = "write a Markdown report of a scenario's state, for a review",
-        .description = "Replay the scenario FILE and write a Markdown report of its machine's "
-                       "state: settings, a state summary (caches, slabs, partial, nodes, sheaves, "
-                       "barns) and every non-zero counter per CPU.  For a before/after table in "
-                       "the form of mm cover letters, see slublab compare --md.",
         .pos = CLI_POS_SCENARIO(struct report_args, st.file),
         .groups = CLI_STATE_GROUPS(struct report_args, report_opts),
-        .epilogue = CLI_EXIT_WRITTEN,
         .run = report_main,
 };

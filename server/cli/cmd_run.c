@@ -252,13 +252,7 @@ out_release:
 
 const struct cli_command cmd_run = {
         .name = "run",
-        .summary = "replay a scenario and show the caches, sysfs style",
-        .description = "Replay the scenario FILE on a simulated machine and print the state of "
-                       "every cache the way /sys/kernel/slab shows it, then the scenario's "
-                       "expects.",
         .pos = CLI_POS_SCENARIO(struct run_args, file),
         .groups = {{run_opts, 0}, {cli_model_opts, offsetof(struct run_args, m)}},
-        .epilogue = "Exit status: 0 when every expect passed, 1 when one failed (or --validate "
-                    "found a violation), " CLI_EXIT_REJECTED,
         .run = run_main,
 };

@@ -277,11 +277,6 @@ out_release:
 
 const struct cli_command cmd_serve = {
         .name = "serve",
-        .summary = "serve the lab over HTTP: the JSON API and the UI",
-        .description = "Serve the lab over HTTP: the JSON API under /api/ (docs/api.md) and the UI "
-                       "from web/.  Prints the URL it listens on, then runs until SIGINT or "
-                       "SIGTERM.",
         .groups = {{serve_where_opts, 0}, {serve_limit_opts, 0}},
-        .epilogue = "Exit status: 0 after a signal, 2 for usage errors or when it cannot start.",
         .run = serve_main,
 };

@@ -34,7 +34,7 @@ static void main_usage(FILE *f)
           "Commands:\n",
           f);
     for (i = 0; i < NR_COMMANDS; i++)
-        fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
+        fprintf(f, "  %-10s %s\n", commands[i]->name, cli_text(commands[i]->name)->summary);
     fputs("  help       show this text, or `slublab help COMMAND` for one command\n"
           "\n"
           "Options:\n"

@@ -13,7 +13,9 @@
  *
  * cli_help() prints the same tables as text: a usage line, the
  * command's description, one line per option with its value's name and
- * its help, and the epilogue, wrapped to CLI_HELP_WIDTH columns.
+ * its help, and the epilogue, wrapped to CLI_HELP_WIDTH columns; the
+ * description and the epilogue are the command's entry of help.txt
+ * (cli_text()).
  */
 #include "cli/cli.h"
 
@@ -345,17 +347,28 @@ static void print_item(FILE *f, const char *label, const char *help, int width)
     fputc('\n', f);
 }
 
+const struct cli_text *cli_text(const char *name)
+{
+    const struct cli_text *t;
+
+    for (t = cli_texts; t->name; t++)
+        if (strcmp(t->name, name) == 0)
+            break;
+    return t;
+}
+
 void cli_help(const struct cli_command *cmd, FILE *f)
 {
+    const struct cli_text *text = cli_text(cmd->name);
     const struct cli_opt_group *g;
     const struct cli_opt *o;
     char label[96];
     int width = (int)strlen("-h, --help");
 
     print_usage(cmd, f);
-    if (cmd->description) {
+    if (text->description) {
         fputc('\n', f);
-        wrap(f, cmd->description, 0, 0);
+        wrap(f, text->description, 0, 0);
         fputc('\n', f);
     }
     if (cmd->more_help)
@@ -387,9 +400,9 @@ void cli_help(const struct cli_command *cmd, FILE *f)
             print_item(f, opt_synopsis(o, label, sizeof(label)), help, width);
         }
     print_item(f, "-h, --help", "show this text", width);
-    if (cmd->epilogue) {
+    if (text->epilogue) {
         fputc('\n', f);
-        wrap(f, cmd->epilogue, 0, 0);
+        wrap(f, text->epilogue, 0, 0);
         fputc('\n', f);
     }
 }

@@ -88,7 +88,8 @@ usage_error 'which scenario file?' report --at 1
 
 # --- every command: its --help lists its options, and it accepts them ---
 sl help
-commands=$(sed -n 's/^  \([a-z]*\)  .*/\1/p' "$TMP/out" | grep -vx help)
+cp "$TMP/out" "$TMP/help"
+commands=$(sed -n 's/^  \([a-z]*\)  .*/\1/p' "$TMP/help" | grep -vx help)
 check "help lists the commands" [ "$(echo "$commands" | wc -w)" -ge 10 ]
 
 # What each command documented before the option tables; none may go missing.
@@ -117,6 +118,10 @@ for cmd in $commands; do
     cp "$TMP/out" "$TMP/help-$cmd"
     sl help "$cmd"
     check "slublab help $cmd prints what $cmd --help prints" cmp -s "$TMP/out" "$TMP/help-$cmd"
+    # the words around the options: the command's entry of server/cli/help.txt
+    check "slublab help gives $cmd a summary" grep -qE "^  $cmd +[a-z]" "$TMP/help"
+    desc=$(awk '/^$/ { n++; next } n == 1 { print; exit }' "$TMP/help-$cmd")
+    check "$cmd --help has a description" grep -q "^[^ ]" <<<"$desc"
     # the option lines: "  --name ARG   help" or "  -o ARG   help" (not -h, --help)
     sed -nE 's/^  (-[a-z]|--[a-z][a-z-]*)( [^ ]+)?( {2,}.*)?$/\1\2/p' "$TMP/help-$cmd" >"$TMP/items"
     listed=$(cut -d' ' -f1 "$TMP/items")
