@@ -113,6 +113,14 @@ struct cli_positional {
         .missing = "which scenario file?"                                       \
     }
 
+/* `.pos` of the commands whose first argument names one of @actions
+ * ("gen, engine or check"), stored in @st's @field. */
+#define CLI_POS_ACTION(st, field, actions)                                 \
+    {                                                                      \
+        .name = "ACTION", .offset = offsetof(st, field), .what = "action", \
+        .missing = "which action? (" actions ")"                           \
+    }
+
 #define CLI_MAX_GROUPS 4
 
 /* A subcommand: main.c's table holds one per command; its words are cli_text(name)'s. */

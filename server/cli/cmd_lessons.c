@@ -31,6 +31,9 @@
 #include "scenario/replay.h"
 #include "session/session.h"
 
+/* what ACTION may be, for its usage errors */
+#define LESSONS_ACTIONS "check"
+
 struct lessons_args {
     const char *action;
     const char *dir;
@@ -557,7 +560,7 @@ static int lessons_main(int argc, char **argv)
     }
     if (!cli_parse(&cmd_lessons, argc, argv, &a, &ret))
         return ret;
-    return cli_usage_error("lessons", "unknown action \"%s\" (check)", a.action);
+    return cli_usage_error("lessons", "unknown action \"%s\" (" LESSONS_ACTIONS ")", a.action);
 }
 
 const struct cli_command cmd_lessons_check = {
@@ -572,10 +575,7 @@ const struct cli_command cmd_lessons_check = {
 
 const struct cli_command cmd_lessons = {
         .name = "lessons",
-        .pos = {.name = "ACTION",
-                .offset = offsetof(struct lessons_args, action),
-                .what = "action",
-                .missing = "which action? (check)"},
+        .pos = CLI_POS_ACTION(struct lessons_args, action, LESSONS_ACTIONS),
         .groups = {{lessons_opts, 0}},
         .run = lessons_main,
 };

@@ -19,6 +19,9 @@
 #include "cli/oracle.h"
 #include "kfiles/kfiles.h"
 
+/* what ACTION may be, for its usage errors */
+#define ORACLE_ACTIONS "gen, engine or check"
+
 struct oracle_args {
     const char *action;
     struct cli_u64 seed, cpus, nodes;
@@ -145,15 +148,12 @@ static int oracle_main(int argc, char **argv)
         return oracle_engine_main(&a);
     if (!strcmp(a.action, "check"))
         return oracle_check_main(&a);
-    return cli_usage_error("oracle", "unknown action \"%s\" (gen, engine or check)", a.action);
+    return cli_usage_error("oracle", "unknown action \"%s\" (" ORACLE_ACTIONS ")", a.action);
 }
 
 const struct cli_command cmd_oracle = {
         .name = "oracle",
-        .pos = {.name = "ACTION",
-                .offset = offsetof(struct oracle_args, action),
-                .what = "action",
-                .missing = "which action? (gen, engine or check)"},
+        .pos = CLI_POS_ACTION(struct oracle_args, action, ORACLE_ACTIONS),
         .groups = {{oracle_opts, 0}},
         .run = oracle_main,
 };
