@@ -6,8 +6,8 @@
  * the subcommand's name and returns the process exit status (CLI_OK,
  * CLI_FAIL, CLI_USAGE); main.c, the only caller of exit(), returns it.
  * Options may come before or after the file and take their value either
- * as the next argument or after '=' (`--seed 3`, `--seed=3`).  The words of
- * its help, summary, description and epilogue, are its entry of help.txt
+ * as the next argument or after '=' (`--seed 3`, `--seed=3`).  The words
+ * of its help (summary, description, epilogue) are its entry of help.txt
  * (struct cli_text).
  */
 #ifndef SLUBLAB_SERVER_CLI_CLI_H
