@@ -88,27 +88,42 @@ static int lesson_keys_ok(const cJSON *obj, const char *const *allowed, const ch
     return 0;
 }
 
-/* Key @key of @obj as a string: 0 (absent and optional: *out NULL), or -EINVAL. */
-static int lesson_string(const cJSON *obj, const char *key, bool required, bool nonempty,
-                         const char *path, const char **out, struct strbuf *err)
+/* Key @key of @obj, which must be @what ("a string") as @is tells: 0 with *out
+ * the item (NULL when absent and optional), or -EINVAL. */
+static int lesson_item(const cJSON *obj, const char *key, bool required, const char *path,
+                       cJSON_bool (*is)(const cJSON *), const char *what, const cJSON **out,
+                       struct strbuf *err)
 {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     const char *sep = *path ? "." : "";
 
-    *out = NULL;
+    *out = j;
     if (!j) {
         if (!required)
             return 0;
-        strbuf_printf(err, "%s%s%s: missing (a string)", path, sep, key);
+        strbuf_printf(err, "%s%s%s: missing (%s)", path, sep, key, what);
         return -EINVAL;
     }
-    if (!cJSON_IsString(j)) {
-        strbuf_printf(err, "%s%s%s: expected a string, got %s", path, sep, key,
+    if (!is(j)) {
+        strbuf_printf(err, "%s%s%s: expected %s, got %s", path, sep, key, what,
                       scenario_json_type(j));
         return -EINVAL;
     }
+    return 0;
+}
+
+/* Key @key of @obj as a string: 0 (absent and optional: *out NULL), or -EINVAL. */
+static int lesson_string(const cJSON *obj, const char *key, bool required, bool nonempty,
+                         const char *path, const char **out, struct strbuf *err)
+{
+    const cJSON *j = NULL;
+    int ret;
+
+    *out = NULL;
+    if ((ret = lesson_item(obj, key, required, path, cJSON_IsString, "a string", &j, err)) || !j)
+        return ret;
     if (nonempty && !j->valuestring[0]) {
-        strbuf_printf(err, "%s%s%s: must not be empty", path, sep, key);
+        strbuf_printf(err, "%s%s%s: must not be empty", path, *path ? "." : "", key);
         return -EINVAL;
     }
     *out = j->valuestring;
@@ -142,22 +157,13 @@ static int lesson_int(const cJSON *obj, const char *key, bool required, double m
 static int lesson_array(const cJSON *obj, const char *key, bool required, int min, bool strings,
                         const char *path, const cJSON **out, struct strbuf *err)
 {
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key), *it;
+    const cJSON *j = NULL, *it;
     const char *sep = *path ? "." : "";
-    int i = 0;
+    int i = 0, ret;
 
-    *out = j;
-    if (!j) {
-        if (!required)
-            return 0;
-        strbuf_printf(err, "%s%s%s: missing (an array)", path, sep, key);
-        return -EINVAL;
-    }
-    if (!cJSON_IsArray(j)) {
-        strbuf_printf(err, "%s%s%s: expected an array, got %s", path, sep, key,
-                      scenario_json_type(j));
-        return -EINVAL;
-    }
+    if ((ret = lesson_item(obj, key, required, path, cJSON_IsArray, "an array", out, err)) ||
+        !(j = *out))
+        return ret;
     if (cJSON_GetArraySize(j) < min) {
         strbuf_printf(err, "%s%s%s: needs at least %d item%s", path, sep, key, min,
                       min == 1 ? "" : "s");

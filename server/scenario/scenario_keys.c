@@ -126,16 +126,31 @@ int scenario_get_uint(struct scenario_ctx *ctx, const cJSON *obj, const char *ke
     return scenario_item_uint(ctx, item, key, max, out);
 }
 
-int scenario_get_bool(struct scenario_ctx *ctx, const cJSON *obj, const char *key, bool required,
-                      bool *out)
+/* Key @key of @obj, which must be @what ("a boolean") as @is tells: 0 with
+ * *out the item, 1 when absent and optional, or -EINVAL. */
+static int scenario_get_item(struct scenario_ctx *ctx, const cJSON *obj, const char *key,
+                             bool required, cJSON_bool (*is)(const cJSON *), const char *what,
+                             const cJSON **out)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
 
     if (!item)
         return required ? scenario_fail(ctx, "missing key \"%s\"", key) : 1;
-    if (!cJSON_IsBool(item))
-        return scenario_fail(ctx, "key \"%s\": expected a boolean, got %s", key,
+    if (!is(item))
+        return scenario_fail(ctx, "key \"%s\": expected %s, got %s", key, what,
                              scenario_json_type(item));
+    *out = item;
+    return 0;
+}
+
+int scenario_get_bool(struct scenario_ctx *ctx, const cJSON *obj, const char *key, bool required,
+                      bool *out)
+{
+    const cJSON *item = NULL;
+    int err = scenario_get_item(ctx, obj, key, required, cJSON_IsBool, "a boolean", &item);
+
+    if (err)
+        return err;
     *out = cJSON_IsTrue(item);
     return 0;
 }
@@ -143,13 +158,11 @@ int scenario_get_bool(struct scenario_ctx *ctx, const cJSON *obj, const char *ke
 int scenario_get_string(struct scenario_ctx *ctx, const cJSON *obj, const char *key, bool required,
                         const char **out)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *item = NULL;
+    int err = scenario_get_item(ctx, obj, key, required, cJSON_IsString, "a string", &item);
 
-    if (!item)
-        return required ? scenario_fail(ctx, "missing key \"%s\"", key) : 1;
-    if (!cJSON_IsString(item))
-        return scenario_fail(ctx, "key \"%s\": expected a string, got %s", key,
-                             scenario_json_type(item));
+    if (err)
+        return err;
     *out = item->valuestring;
     return 0;
 }
