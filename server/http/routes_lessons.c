@@ -242,11 +242,8 @@ int route_answer_post(const struct request *req, struct response *res)
         return route_no_such(res, ROUTE_ID_LECTURE, req->args[0]);
     if (!(body = route_body(req, res)))
         return 0;
-    if (!cJSON_IsObject(body)) {
-        route_error(res, 400, "bad_request", "expected an object {\"at\", \"choice\", \"voter\"}");
-        goto out;
-    }
-    if (!route_check_keys(body, answer_keys, res))
+    if (!route_check_object(body, answer_keys, "expected an object {\"at\", \"choice\", \"voter\"}",
+                            res))
         goto out;
     if ((ret = route_field_u64(body, "at", (1ull << 53) - 1, &at, res)) < 0)
         goto out;

@@ -88,6 +88,17 @@ static int lesson_keys_ok(const cJSON *obj, const char *const *allowed, const ch
     return 0;
 }
 
+/* @obj at @path: an object with only @allowed keys, else -EINVAL. */
+static int lesson_object(const cJSON *obj, const char *const *allowed, const char *path,
+                         struct strbuf *err)
+{
+    if (!cJSON_IsObject(obj)) {
+        strbuf_printf(err, "%s: expected an object, got %s", path, scenario_json_type(obj));
+        return -EINVAL;
+    }
+    return lesson_keys_ok(obj, allowed, path, err);
+}
+
 /* Key @key of @obj, which must be @what ("a string") as @is tells: 0 with *out
  * the item (NULL when absent and optional), or -EINVAL. */
 static int lesson_item(const cJSON *obj, const char *key, bool required, const char *path,
@@ -251,11 +262,7 @@ static int lesson_slide(const cJSON *s, size_t i, struct strbuf *err)
     int ret, k = 0;
 
     snprintf(path, sizeof(path), "slides[%zu]", i);
-    if (!cJSON_IsObject(s)) {
-        strbuf_printf(err, "%s: expected an object, got %s", path, scenario_json_type(s));
-        return -EINVAL;
-    }
-    if ((ret = lesson_keys_ok(s, slide_keys, path, err)) ||
+    if ((ret = lesson_object(s, slide_keys, path, err)) ||
         (ret = lesson_string(s, "title", true, true, path, &str, err)) ||
         (ret = lesson_string(s, "text", true, true, path, &str, err)) ||
         (ret = lesson_string(s, "scenario", i == 0, true, path, &str, err)) ||
@@ -411,11 +418,7 @@ static int lesson_check_exercise(const cJSON *doc, struct strbuf *err)
         char path[32];
 
         snprintf(path, sizeof(path), "goal[%d]", i);
-        if (!cJSON_IsObject(j)) {
-            strbuf_printf(err, "%s: expected an object, got %s", path, scenario_json_type(j));
-            return -EINVAL;
-        }
-        if ((ret = lesson_keys_ok(j, goal_keys, path, err)) ||
+        if ((ret = lesson_object(j, goal_keys, path, err)) ||
             (ret = lesson_string(j, "metric", true, true, path, &str, err)) ||
             (ret = lesson_string(j, "op", true, true, path, &str, err)) ||
             (ret = lesson_int(j, "value", true, 0, LESSON_MAX_INT, path, &present, err)))
