@@ -184,7 +184,7 @@ int config_check(const struct sim_config *cfg);
 /* gfp.c */
 /* Append "|@name" (just @name at @n == 0) to the mask text of @n bytes in
  * @buf[@len], truncating as snprintf() does; returns the length of the whole
- * text untruncated.  gfp_text_rest() appends leftover bits as "0x..". */
+ * text untruncated.  gfp_text_rest() appends leftover bits as "0x.." (nothing when @left is 0). */
 size_t gfp_text_add(char *buf, size_t len, size_t n, const char *name);
 size_t gfp_text_rest(char *buf, size_t len, size_t n, uint32_t left);
 /* Parse "NAME|NAME|.." into *@out, @token giving the bits of each name (with
