@@ -60,18 +60,18 @@ void scenario_path_pop(struct scenario_ctx *ctx, size_t len)
 
 const char *scenario_json_type(const cJSON *item)
 {
-    if (cJSON_IsString(item))
-        return "a string";
-    if (cJSON_IsNumber(item))
-        return "a number";
-    if (cJSON_IsBool(item))
-        return "a boolean";
-    if (cJSON_IsNull(item))
-        return "null";
-    if (cJSON_IsArray(item))
-        return "an array";
-    if (cJSON_IsObject(item))
-        return "an object";
+    static const struct {
+        cJSON_bool (*is)(const cJSON *);
+        const char *name;
+    } types[] = {
+            {cJSON_IsString, "a string"}, {cJSON_IsNumber, "a number"},
+            {cJSON_IsBool, "a boolean"},  {cJSON_IsNull, "null"},
+            {cJSON_IsArray, "an array"},  {cJSON_IsObject, "an object"},
+    };
+
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (types[i].is(item))
+            return types[i].name;
     return "an invalid value";
 }
 
