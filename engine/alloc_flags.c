@@ -255,9 +255,7 @@ size_t sim_alloc_flags_format(unsigned flags, unsigned layout, char *buf, size_t
         n = gfp_text_add(buf, len, n, name);
         left &= ~bit;
     }
-    if (left)
-        n = gfp_text_rest(buf, len, n, left);
-    return n;
+    return gfp_text_rest(buf, len, n, left);
 }
 
 unsigned sim_alloc_flags_to_kernel(unsigned flags, unsigned layout)

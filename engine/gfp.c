@@ -140,6 +140,8 @@ size_t gfp_text_rest(char *buf, size_t len, size_t n, uint32_t left)
 {
     char hex[16];
 
+    if (!left)
+        return n;
     snprintf(hex, sizeof(hex), "0x%x", left);
     return gfp_text_add(buf, len, n, hex);
 }
@@ -161,9 +163,7 @@ size_t sim_gfp_format(uint32_t gfp, char *buf, size_t len)
         n = gfp_text_add(buf, len, n, nb->name);
         left &= ~nb->bits;
     }
-    if (left)
-        n = gfp_text_rest(buf, len, n, left);
-    return n;
+    return gfp_text_rest(buf, len, n, left);
 }
 
 int sim_gfp_check(uint32_t gfp, char *msg, size_t len)

@@ -384,9 +384,7 @@ size_t sim_gfp_layout_format(const struct sim_gfp_layout *l, uint32_t raw, char 
         n = gfp_text_add(buf, len, n, name);
         left &= ~bits;
     }
-    if (left)
-        n = gfp_text_rest(buf, len, n, left);
-    return n;
+    return gfp_text_rest(buf, len, n, left);
 }
 
 uint32_t sim_gfp_layout_to_engine(const struct sim_gfp_layout *l, uint32_t raw, uint32_t *unknown)

@@ -184,7 +184,7 @@ int config_check(const struct sim_config *cfg);
 /* gfp.c */
 /* Append "|@name" (just @name at @n == 0) to the mask text of @n bytes in
  * @buf[@len], truncating as snprintf() does; returns the length of the whole
- * text untruncated.  gfp_text_rest() appends leftover bits as "0x..". */
+ * text untruncated.  gfp_text_rest() appends leftover bits as "0x.." (nothing when @left is 0). */
 size_t gfp_text_add(char *buf, size_t len, size_t n, const char *name);
 size_t gfp_text_rest(char *buf, size_t len, size_t n, uint32_t left);
 /* Parse "NAME|NAME|.." into *@out, @token giving the bits of each name (with
@@ -488,7 +488,6 @@ obj_leave(struct sim *sim, sim_addr_t obj, struct sim_place from, struct sim_pla
 
 /* sizing.c */
 unsigned get_order(unsigned long size);
-unsigned long kmalloc_size_roundup(unsigned long size);
 unsigned calculate_alignment(uint32_t flags, unsigned align, unsigned size);
 void calculate_sizes(struct kmem_cache *s, bool use_freeptr_offset, unsigned freeptr_offset,
                      bool ctor_offset);
@@ -640,6 +639,7 @@ void legacy_slab_free_slow(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         const sim_addr_t *objs, unsigned cnt, struct sim_place from);
 
 /* kmalloc.c */
+unsigned long kmalloc_size_roundup(unsigned long size);
 int kmalloc_index(unsigned size);
 int kmalloc(struct sim *sim, unsigned size, int node, uint32_t gfp, struct sim_result *res);
 void kfree(struct sim *sim, sim_addr_t obj);

@@ -31,12 +31,24 @@
 static const unsigned kmalloc_sizes[] = {8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048,
         4096, 8192};
 
+#define NR_KMALLOC_SIZES (sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]))
+
+/* Bytes kmalloc really gives for @size: its class, or whole pages beyond
+ * 8 KiB (kernel: kmalloc_size_roundup). */
+unsigned long kmalloc_size_roundup(unsigned long size)
+{
+    for (unsigned i = 0; i < NR_KMALLOC_SIZES; i++)
+        if (size <= kmalloc_sizes[i])
+            return kmalloc_sizes[i];
+    return ((size + PAGE_SIZE - 1) / PAGE_SIZE) * PAGE_SIZE;
+}
+
 /* Class index for @size (kernel: kmalloc_index), or -1 beyond 8 KiB. */
 int kmalloc_index(unsigned size)
 {
     unsigned long r = kmalloc_size_roundup(size);
 
-    for (unsigned i = 0; i < sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]); i++)
+    for (unsigned i = 0; i < NR_KMALLOC_SIZES; i++)
         if (kmalloc_sizes[i] == r)
             return (int)i;
     return -1;

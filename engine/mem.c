@@ -86,15 +86,24 @@ static uint8_t *page_bytes_writable(struct sim *sim, struct sim_page *p)
     return copy;
 }
 
+/* The page holding @addr, with @addr's offset in it in *@off and in *@n how
+ * many of the @len bytes from @addr lie in it; NULL when no page does. */
+static struct sim_page *page_span(const struct sim *sim, sim_addr_t addr, size_t len, size_t *off,
+                                  size_t *n)
+{
+    *off = (size_t)(addr & (PAGE_SIZE - 1));
+    *n = PAGE_SIZE - *off < len ? PAGE_SIZE - *off : len;
+    return page_of(sim, addr);
+}
+
 /* Copy @len bytes at @addr into @buf.  Returns 0 or -EFAULT. */
 int mem_read(const struct sim *sim, sim_addr_t addr, void *buf, size_t len)
 {
     uint8_t *out = buf;
 
     while (len) {
-        struct sim_page *p = page_of(sim, addr);
-        size_t off = (size_t)(addr & (PAGE_SIZE - 1));
-        size_t n = PAGE_SIZE - off < len ? PAGE_SIZE - off : len;
+        size_t off, n;
+        struct sim_page *p = page_span(sim, addr, len, &off, &n);
 
         if (!p)
             return -EFAULT;
@@ -115,9 +124,8 @@ int mem_write(struct sim *sim, sim_addr_t addr, const void *buf, size_t len)
     const uint8_t *in = buf;
 
     while (len) {
-        struct sim_page *p = page_of(sim, addr);
-        size_t off = (size_t)(addr & (PAGE_SIZE - 1));
-        size_t n = PAGE_SIZE - off < len ? PAGE_SIZE - off : len;
+        size_t off, n;
+        struct sim_page *p = page_span(sim, addr, len, &off, &n);
 
         if (!p)
             return -EFAULT;

@@ -35,29 +35,6 @@ static unsigned order_objects(unsigned order, unsigned size)
     return (unsigned)(((unsigned long)PAGE_SIZE << order) / size);
 }
 
-/* Bytes kmalloc really gives for @size (kernel: kmalloc_size_roundup). */
-unsigned long kmalloc_size_roundup(unsigned long size)
-{
-    if (size <= 8)
-        return 8;
-    if (size <= 16)
-        return 16;
-    if (size <= 32)
-        return 32;
-    if (size <= 64)
-        return 64;
-    if (size <= 96)
-        return 96;
-    if (size <= 128)
-        return 128;
-    if (size <= 192)
-        return 192;
-    for (unsigned long c = 256; c <= 8192; c <<= 1)
-        if (size <= c)
-            return c;
-    return ((size + PAGE_SIZE - 1) / PAGE_SIZE) * PAGE_SIZE;
-}
-
 /* (kernel: calculate_alignment in slab_common.c, and create_boot_cache's
  * natural alignment for kmalloc caches) */
 unsigned calculate_alignment(uint32_t flags, unsigned align, unsigned size)

@@ -4,8 +4,9 @@
  * Scalars that print exactly (a 64-bit counter never goes out in exponent
  * form), and adders that delete the orphan item when adding fails, so a
  * builder can chain `if (!json_put(...) || !json_put(...))` and leak
- * nothing.  The documents themselves are built in present/ (engine state
- * and events, reports) and by the store's row lists.
+ * nothing; json_drop() is such a builder's way out when one fails.  The
+ * documents themselves are built in present/ (engine state and events,
+ * reports) and by the store's row lists.
  */
 #ifndef SLUBLAB_SERVER_BASE_JSON_H
 #define SLUBLAB_SERVER_BASE_JSON_H
@@ -26,5 +27,8 @@ cJSON *json_str(const char *s);
 bool json_put(cJSON *obj, const char *key, cJSON *item);
 /* Append @item to array @arr; on failure delete @item and return false. */
 bool json_push(cJSON *arr, cJSON *item);
+/* Delete @doc (NULL is fine) and return NULL: a builder that failed half way
+ * ends with `return json_drop(o);`. */
+cJSON *json_drop(cJSON *doc);
 
 #endif /* SLUBLAB_SERVER_BASE_JSON_H */

@@ -38,6 +38,16 @@ int strbuf_detach(struct strbuf *sb, char **out, size_t *len)
     return 0;
 }
 
+int strbuf_detach_bytes(struct strbuf *sb, unsigned char **out, size_t *len)
+{
+    char *p;
+
+    if (strbuf_detach(sb, &p, len))
+        return -ENOMEM;
+    *out = (unsigned char *)p;
+    return 0;
+}
+
 void strbuf_reset(struct strbuf *sb)
 {
     sb->len = 0;

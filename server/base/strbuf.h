@@ -44,6 +44,8 @@ bool strbuf_printf(struct strbuf *sb, const char *fmt, ...) __attribute__((forma
  * failed; then @sb is released and the out-parameters are untouched.
  */
 int strbuf_detach(struct strbuf *sb, char **out, size_t *len);
+/* strbuf_detach() for a binary form (overview_save(), timeline_save()). */
+int strbuf_detach_bytes(struct strbuf *sb, unsigned char **out, size_t *len);
 /* The text so far; never NULL (an empty buffer gives ""). */
 const char *strbuf_str(const struct strbuf *sb);
 /* True when an earlier append failed. */

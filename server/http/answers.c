@@ -324,10 +324,8 @@ cJSON *answers_tally(struct answers *a, const char *lecture, uint64_t at)
     pthread_mutex_unlock(&a->lock);
     free(t);
     cJSON_Delete(counts);
-    if (!ok) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+    if (!ok)
+        return json_drop(o);
     return o;
 }
 

@@ -245,6 +245,16 @@ cJSON *route_body_object(const struct request *req, struct response *res,
     return body;
 }
 
+bool route_check_object(const cJSON *obj, const char *const *allowed, const char *expected,
+                        struct response *res)
+{
+    if (!cJSON_IsObject(obj)) {
+        route_error(res, 400, "bad_request", "%s", expected);
+        return false;
+    }
+    return route_check_keys(obj, allowed, res);
+}
+
 bool route_check_keys(const cJSON *obj, const char *const *allowed, struct response *res)
 {
     const cJSON *item, *other;

@@ -104,6 +104,10 @@ cJSON *route_body_object(const struct request *req, struct response *res,
                          const char *const *allowed);
 /* Reject keys of @obj not in @allowed (NULL-terminated): false after a 400. */
 bool route_check_keys(const cJSON *obj, const char *const *allowed, struct response *res);
+/* route_check_keys() where a non-object is answered with @expected, the
+ * body the route takes ("expected an object {\"at\", ...}"). */
+bool route_check_object(const cJSON *obj, const char *const *allowed, const char *expected,
+                        struct response *res);
 /* An integer field of @obj: 1 absent, 0 stored, -1 after a 400 (wrong type, negative, > max). */
 int route_field_u64(const cJSON *obj, const char *key, uint64_t max, uint64_t *out,
                     struct response *res);

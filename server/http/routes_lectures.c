@@ -79,11 +79,7 @@ static int body_session(const struct request *req, struct response *res, bool op
 
     if (!body)
         return -1;
-    if (!cJSON_IsObject(body)) {
-        route_error(res, 400, "bad_request", "expected an object");
-        goto out;
-    }
-    if (!route_check_keys(body, lecture_keys, res))
+    if (!route_check_object(body, lecture_keys, "expected an object", res))
         goto out;
     j = cJSON_GetObjectItemCaseSensitive(body, "session");
     if (!j || cJSON_IsNull(j)) {
@@ -237,11 +233,7 @@ static bool view_valid(const cJSON *body, struct response *res)
     const cJSON *bps, *theme, *b;
     int n = 0;
 
-    if (!cJSON_IsObject(body)) {
-        route_error(res, 400, "bad_request", "expected an object {\"breakpoints\", \"theme\"}");
-        return false;
-    }
-    if (!route_check_keys(body, keys, res))
+    if (!route_check_object(body, keys, "expected an object {\"breakpoints\", \"theme\"}", res))
         return false;
     bps = cJSON_GetObjectItemCaseSensitive(body, "breakpoints");
     theme = cJSON_GetObjectItemCaseSensitive(body, "theme");

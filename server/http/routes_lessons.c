@@ -40,18 +40,14 @@ static cJSON *lesson_item(const struct lesson_entry *e, const char *const *keys)
     cJSON *o = cJSON_CreateObject();
 
     if (!o || !json_put(o, "id", cJSON_CreateString(e->id)))
-        goto err_delete;
+        return json_drop(o);
     for (; *keys; keys++) {
         const cJSON *j = cJSON_GetObjectItemCaseSensitive(e->json, *keys);
 
         if (!json_put(o, *keys, cJSON_Duplicate(j, false)))
-            goto err_delete;
+            return json_drop(o);
     }
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 /* The length of array @key of @doc as key @key of @o. */
@@ -64,15 +60,16 @@ static bool lesson_count(cJSON *o, const cJSON *doc, const char *key)
 
 /*
  * The list of the valid files of @set as key @name: each with @keys, the
- * length of its array @count, and (lessons) how many slides ask.
+ * length of its array @count, and (lessons) how many slides ask.  NULL
+ * when out of memory.
  */
-static int lesson_list(struct response *res, const struct lesson_set *set, const char *name,
-                       const char *const *keys, const char *count, bool questions)
+static cJSON *lesson_list(const struct lesson_set *set, const char *name, const char *const *keys,
+                          const char *count, bool questions)
 {
     cJSON *o = cJSON_CreateObject(), *arr = NULL;
 
     if (!o || !json_put(o, name, arr = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (size_t i = 0; i < set->n; i++) {
         const struct lesson_entry *e = &set->v[i];
         cJSON *x;
@@ -81,27 +78,24 @@ static int lesson_list(struct response *res, const struct lesson_set *set, const
             continue;
         if (!json_push(arr, x = lesson_item(e, keys)) || !lesson_count(x, e->json, count) ||
             (questions && !json_put(x, "questions", json_uint(lesson_questions(e->json)))))
-            goto err_delete;
+            return json_drop(o);
     }
-    return route_json(res, 200, o);
-
-err_delete:
-    cJSON_Delete(o);
-    return route_json(res, 500, NULL);
+    return o;
 }
 
 int route_lessons(const struct request *req, struct response *res)
 {
     static const char *const keys[] = {"title", "minutes", "summary", NULL};
 
-    return lesson_list(res, &req->app->lessons, "lessons", keys, "slides", true);
+    return route_json(res, 200, lesson_list(&req->app->lessons, "lessons", keys, "slides", true));
 }
 
 int route_exercises(const struct request *req, struct response *res)
 {
     static const char *const keys[] = {"title", "max_ops", NULL};
 
-    return lesson_list(res, &req->app->exercises, "exercises", keys, "hints", false);
+    return route_json(res, 200,
+                      lesson_list(&req->app->exercises, "exercises", keys, "hints", false));
 }
 
 /* GET of one file of @set: its text, or why it is not served. */
@@ -248,11 +242,8 @@ int route_answer_post(const struct request *req, struct response *res)
         return route_no_such(res, ROUTE_ID_LECTURE, req->args[0]);
     if (!(body = route_body(req, res)))
         return 0;
-    if (!cJSON_IsObject(body)) {
-        route_error(res, 400, "bad_request", "expected an object {\"at\", \"choice\", \"voter\"}");
-        goto out;
-    }
-    if (!route_check_keys(body, answer_keys, res))
+    if (!route_check_object(body, answer_keys, "expected an object {\"at\", \"choice\", \"voter\"}",
+                            res))
         goto out;
     if ((ret = route_field_u64(body, "at", (1ull << 53) - 1, &at, res)) < 0)
         goto out;

@@ -57,35 +57,33 @@ static cJSON *kernel_json(enum sim_release r)
     if (!o || !json_put(o, "name", cJSON_CreateString(sim_release_name(r))) ||
         !json_put(o, "model", cJSON_CreateString(model)) ||
         !json_put(o, "variants", vars = cJSON_CreateObject()))
-        goto err_delete;
+        return json_drop(o);
     for (unsigned v = 0; v < SIM_NR_VARIANTS; v++)
         if (sim_variant_in_model(v, cfg.model) &&
             !json_put(vars, sim_variant_name(v),
                       cJSON_CreateString(cfg.variant[v] == SIM_AFTER ? "after" : "before")))
-            goto err_delete;
+            return json_drop(o);
     return o;
+}
 
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
+/* The kernels the engine knows and the default one; NULL when out of memory. */
+static cJSON *kernels_json(void)
+{
+    cJSON *o = cJSON_CreateObject(), *arr = NULL;
+
+    if (!o || !json_put(o, "default", cJSON_CreateString(sim_release_name(sim_release_newest()))) ||
+        !json_put(o, "kernels", arr = cJSON_CreateArray()))
+        return json_drop(o);
+    for (unsigned r = 1; r < SIM_NR_RELEASES; r++)
+        if (!json_push(arr, kernel_json((enum sim_release)r)))
+            return json_drop(o);
+    return o;
 }
 
 int route_kernels(const struct request *req, struct response *res)
 {
-    cJSON *o = cJSON_CreateObject(), *arr = NULL;
-
     (void)req;
-    if (!o || !json_put(o, "default", cJSON_CreateString(sim_release_name(sim_release_newest()))) ||
-        !json_put(o, "kernels", arr = cJSON_CreateArray()))
-        goto err_delete;
-    for (unsigned r = 1; r < SIM_NR_RELEASES; r++)
-        if (!json_push(arr, kernel_json((enum sim_release)r)))
-            goto err_delete;
-    return route_json(res, 200, o);
-
-err_delete:
-    cJSON_Delete(o);
-    return route_json(res, 200, NULL);
+    return route_json(res, 200, kernels_json());
 }
 
 /* GET /api/branches: the engine's branch points, their deciding

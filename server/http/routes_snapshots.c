@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/ids.h"
+#include "base/json.h"
 #include "http/app.h"
 #include "present/diff.h"
 #include "present/json_session.h"
@@ -49,10 +50,8 @@ static cJSON *batches_json(const struct session *s)
         if (!json_push(arr, o) ||
             !json_put(o, "ops", b->ops ? cJSON_Parse(b->ops) : cJSON_CreateNull()) ||
             !json_put(o, "limit",
-                      b->limit == REPLAY_NO_LIMIT ? cJSON_CreateNull() : json_uint(b->limit))) {
-            cJSON_Delete(arr);
-            return NULL;
-        }
+                      b->limit == REPLAY_NO_LIMIT ? cJSON_CreateNull() : json_uint(b->limit)))
+            return json_drop(arr);
     }
     return arr;
 }

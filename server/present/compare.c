@@ -393,7 +393,7 @@ cJSON *compare_json(const struct scenario *scn, const char *cache,
         !json_put(o, "identical", cJSON_CreateBool(compare_identical(side))) ||
         !json_put(o, "warning", warn ? cJSON_CreateString(warning) : cJSON_CreateNull()) ||
         !json_put(o, "rows", rows = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (r = 0; r < COMPARE_ROWS; r++) {
         cJSON *row = cJSON_CreateObject();
         bool in[2] = {compare_counts(side, 0, r), compare_counts(side, 1, r)};
@@ -407,20 +407,16 @@ cJSON *compare_json(const struct scenario *scn, const char *cache,
             /* the printed value, so the JSON and the table agree to the digit */
             !json_put(row, "change_pct",
                       has ? cJSON_CreateNumber(strtod(pct, NULL)) : cJSON_CreateNull()))
-            goto err_delete;
+            return json_drop(o);
         /* across models, or where a kernel lacks it: which have the counter (sysfs file) */
         if ((side[0].cfg.model != side[1].cfg.model || !in[0] || !in[1]) &&
             (!json_put(row, "in_baseline", cJSON_CreateBool(in[0])) ||
              !json_put(row, "in_patched", cJSON_CreateBool(in[1]))))
-            goto err_delete;
+            return json_drop(o);
         if (note && !json_put(row, "note", cJSON_CreateString(note)))
-            goto err_delete;
+            return json_drop(o);
     }
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 void compare_delta_text(const struct compare_side side[2], size_t row, char *buf, size_t len)

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/json.h"
 #include "present/json_state.h"
 
 enum obj_where { W_NONE, W_SHEAF, W_SLAB, W_USER, W_INFLIGHT };
@@ -322,10 +323,8 @@ static cJSON *obj_place_json(const struct side *sd, const struct obj_loc *o)
     if (!json_put(p, "where", cJSON_CreateString(names[o->where])) ||
         (o->where == W_SHEAF && !json_put(p, "sheaf", json_uint(o->holder))) ||
         (o->where == W_SLAB && !json_put(p, "slab", json_hex(o->holder))) ||
-        !json_put(p, "text", cJSON_CreateString(text))) {
-        cJSON_Delete(p);
-        return NULL;
-    }
+        !json_put(p, "text", cJSON_CreateString(text)))
+        return json_drop(p);
     return p;
 }
 

@@ -32,10 +32,10 @@ cJSON *json_cache_rank(const struct cache_rank *cr, uint64_t from, uint64_t to,
         !json_put(o, "sort", cJSON_CreateString(cache_rank_col_name(sort))) ||
         !json_put(o, "columns", cols = cJSON_CreateArray()) ||
         !json_put(o, "caches", arr = cJSON_CreateArray()))
-        goto err;
+        return json_drop(o);
     for (c = 0; c < CR_NR_COLS; c++)
         if (!json_push(cols, cJSON_CreateString(cache_rank_col_name(c))))
-            goto err;
+            return json_drop(o);
     for (i = 0; i < cr->nr; i++) {
         const struct cache_rank_row *r = &cr->rows[i];
         cJSON *row;
@@ -45,15 +45,12 @@ cJSON *json_cache_rank(const struct cache_rank *cr, uint64_t from, uint64_t to,
         if (!json_push(arr, row = cJSON_CreateObject()) ||
             !json_put(row, "cache", json_uint((uint64_t)r->cache)) ||
             !json_put(row, "name", cJSON_CreateString(r->name)))
-            goto err;
+            return json_drop(o);
         for (c = 0; c < CR_NR_COLS; c++)
             if (!json_put(row, cache_rank_col_name(c), json_uint(r->v[c])))
-                goto err;
+                return json_drop(o);
     }
     return o;
-err:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 bool text_cache_rank(struct strbuf *out, const struct cache_rank *cr, size_t top)

@@ -30,12 +30,8 @@ cJSON *json_place(const struct sim_place *pl)
         (pl->slot >= 0 && !json_put(o, "slot", json_int(pl->slot))) ||
         (pl->slab && !json_put(o, "slab", json_hex(pl->slab))) ||
         (pl->sheaf && !json_put(o, "sheaf", json_uint(pl->sheaf))))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 static const char *const move_kinds[] = {"object", "slab", "sheaf"};
@@ -50,12 +46,8 @@ static cJSON *json_move(const struct sim_move *mv)
     if (!json_put(o, "kind", json_str(mv->kind <= SIM_MOVE_SHEAF ? move_kinds[mv->kind] : "?")) ||
         !json_put(o, "id", sheaf ? json_uint(mv->id) : json_hex(mv->id)) ||
         !json_put(o, "from", json_place(&mv->from)) || !json_put(o, "to", json_place(&mv->to)))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 const char *json_stat_name(unsigned item, char *buf, size_t len)
@@ -92,12 +84,8 @@ cJSON *json_page_alloc(const struct sim_page_alloc *pa)
         !json_put(o, "threshold", json_int(pa->threshold)) ||
         !json_put(o, "addr", pa->addr ? json_hex(pa->addr) : cJSON_CreateNull()) ||
         !json_put(o, "pfmemalloc", cJSON_CreateBool(pa->pfmemalloc)))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 /* One branch record (docs/events.md#branch-records): the point, every arm,
@@ -109,17 +97,13 @@ static cJSON *json_branch(const struct sim_branch *b)
 
     if (!o || !json_put(o, "point", json_str(p->name)) ||
         !json_put(o, "arms", arms = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (size_t i = 0; i < p->nr_arms; i++)
         if (!json_push(arms, json_str(p->arms[i].name)))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "taken", json_str(p->arms[b->taken].name)))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 cJSON *json_branch_points(void)
@@ -129,30 +113,26 @@ cJSON *json_branch_points(void)
     cJSON *o = cJSON_CreateObject(), *arr = NULL;
 
     if (!o || !json_put(o, "points", arr = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (size_t i = 0; i < n; i++) {
         cJSON *p = cJSON_CreateObject(), *arms = NULL;
 
         if (!json_push(arr, p) || !json_put(p, "point", json_str(pts[i].name)) ||
             !json_put(p, "fn", json_str(pts[i].fn)) ||
             !json_put(p, "arms", arms = cJSON_CreateArray()))
-            goto err_delete;
+            return json_drop(o);
         for (size_t a = 0; a < pts[i].nr_arms; a++) {
             cJSON *arm = cJSON_CreateObject(), *events = NULL;
 
             if (!json_push(arms, arm) || !json_put(arm, "arm", json_str(pts[i].arms[a].name)) ||
                 !json_put(arm, "events", events = cJSON_CreateArray()))
-                goto err_delete;
+                return json_drop(o);
             for (const char *const *e = pts[i].arms[a].events; *e; e++)
                 if (!json_push(events, json_str(*e)))
-                    goto err_delete;
+                    return json_drop(o);
         }
     }
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 /* A word a race step read or wrote (docs/events.md, "Races"). */
@@ -169,12 +149,8 @@ static cJSON *json_word(const struct sim_word *w, bool write)
         (w->addr && !json_put(o, "addr", json_hex(w->addr))) ||
         (write && !json_put(o, "old", json_hex(w->old))) ||
         !json_put(o, write ? "new" : "value", json_hex(w->value)))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 cJSON *json_step(const struct sim_step *st)
@@ -187,18 +163,14 @@ cJSON *json_step(const struct sim_step *st)
         !json_put(o, "kind", json_str(st->kind)) ||
         !json_put(o, "reads", reads = cJSON_CreateArray()) ||
         !json_put(o, "writes", writes = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (unsigned i = 0; i < st->nr_reads; i++)
         if (!json_push(reads, json_word(&st->reads[i], false)))
-            goto err_delete;
+            return json_drop(o);
     for (unsigned i = 0; i < st->nr_writes; i++)
         if (!json_push(writes, json_word(&st->writes[i], true)))
-            goto err_delete;
+            return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 /* A choice point (docs/events.md#choice-points). */
@@ -208,10 +180,8 @@ static cJSON *json_choice(const struct sim_choice *c)
 
     if (!o || !json_put(o, "kind", json_str(sim_choice_name(c->kind))) ||
         !json_put(o, "options", json_uint(c->nr_options)) ||
-        !json_put(o, "taken", json_uint(c->taken)) || !json_put(o, "text", json_str(c->text))) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+        !json_put(o, "taken", json_uint(c->taken)) || !json_put(o, "text", json_str(c->text)))
+        return json_drop(o);
     return o;
 }
 
@@ -228,39 +198,35 @@ cJSON *json_event(const struct sim_event *ev)
         !json_put(o, "cache", json_int(ev->cache)) || !json_put(o, "fn", json_str(ev->fn)) ||
         !json_put(o, "label", json_str(ev->label)) ||
         !json_put(o, "moves", moves = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < ev->nr_moves; i++)
         if (!json_push(moves, json_move(&ev->moves[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "stats", stats = cJSON_CreateObject()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < ev->nr_stats; i++)
         if (!json_put(stats, json_stat_name(ev->stats[i].item, buf, sizeof(buf)),
                       json_int(ev->stats[i].delta)))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "report", json_str(ev->report)))
-        goto err_delete;
+        return json_drop(o);
     if (ev->page && !json_put(o, "page", json_page_alloc(ev->page)))
-        goto err_delete;
+        return json_drop(o);
     if (ev->nr_branches) {
         cJSON *branches = NULL;
 
         if (!json_put(o, "branches", branches = cJSON_CreateArray()))
-            goto err_delete;
+            return json_drop(o);
         for (i = 0; i < ev->nr_branches; i++)
             if (!json_push(branches, json_branch(&ev->branches[i])))
-                goto err_delete;
+                return json_drop(o);
     }
     if (ev->ctx && !json_put(o, "ctx", json_str(ev->ctx)))
-        goto err_delete;
+        return json_drop(o);
     if (ev->step && !json_put(o, "step", json_step(ev->step)))
-        goto err_delete;
+        return json_drop(o);
     /* the default is what the engine always did: its events stay as they were */
     if (ev->choice && ev->choice->taken && !json_put(o, "choice", json_choice(ev->choice)))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }

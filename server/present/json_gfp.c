@@ -21,12 +21,8 @@ static cJSON *json_alloc_flags(unsigned flags, unsigned layout)
     sim_alloc_flags_format(flags, layout, names, sizeof(names));
     if (!json_put(o, "hex", json_hex(flags)) || !json_put(o, "names", json_str(names)) ||
         !json_put(o, "kernel_hex", json_hex(sim_alloc_flags_to_kernel(flags, layout))))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 static cJSON *json_zone_mark(const struct sim_gfp_zone_mark *m)
@@ -47,12 +43,8 @@ static cJSON *json_zone_mark(const struct sim_gfp_zone_mark *m)
         !json_put(o, "slow_threshold", json_int(m->slow_threshold)) ||
         !json_put(o, "retry_threshold",
                   m->retry_threshold < 0 ? cJSON_CreateNull() : json_int(m->retry_threshold)))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 cJSON *json_gfp_decoding(const struct sim_gfp_decoding *d, const struct sim_config *cfg,
@@ -81,13 +73,9 @@ cJSON *json_gfp_decoding(const struct sim_gfp_decoding *d, const struct sim_conf
         !json_put(o, "slow", json_alloc_flags(d->slow_flags, layout)) ||
         !json_put(o, "retry", json_alloc_flags(d->retry_flags, layout)) ||
         !json_put(o, "zonelist", zones = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (unsigned i = 0; i < d->nr_zones; i++)
         if (!json_push(zones, json_zone_mark(&d->zones[i])))
-            goto err_delete;
+            return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }

@@ -29,10 +29,8 @@ cJSON *json_session_warnings(const struct session *s, size_t from, size_t max)
         if (!json_push(arr, o) || !json_put(o, "path", json_str(w->path)) ||
             !json_put(o, "op", json_str(w->op)) ||
             !json_put(o, "status", json_str(replay_status_name(w->status))) ||
-            !json_put(o, "message", json_str(w->message))) {
-            cJSON_Delete(arr);
-            return NULL;
-        }
+            !json_put(o, "message", json_str(w->message)))
+            return json_drop(arr);
     }
     return arr;
 }
@@ -46,14 +44,14 @@ static cJSON *json_session_machine(const struct session *s)
     if (!o || !json_put(o, "cpus", json_uint(s->run->cfg.nr_cpus)) ||
         !json_put(o, "nodes", json_uint(s->run->cfg.nr_nodes)) ||
         !json_put(o, "cpu_node", cpu_node = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (c = 0; c < s->run->cfg.nr_cpus; c++)
         if (!json_push(cpu_node, json_uint(s->run->cfg.cpu_node[c])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "mem_mb_per_node", json_uint(s->run->cfg.mem_per_node / MIB)) ||
         !cJSON_AddBoolToObject(o, "freelist_hardened", s->run->cfg.freelist_hardened) ||
         !cJSON_AddBoolToObject(o, "freelist_random", s->run->cfg.freelist_random))
-        goto err_delete;
+        return json_drop(o);
     /* the zones and watermark parameters in effect (the engine's defaults filled in) */
     if (!json_put(o, "dma_mb", json_uint(s->run->cfg.dma_bytes / MIB)) ||
         !json_put(o, "dma32_mb", json_uint(s->run->cfg.dma32_bytes / MIB)) ||
@@ -63,12 +61,8 @@ static cJSON *json_session_machine(const struct session *s)
                   sim ? json_uint(sim_watermark_scale_factor(sim)) : cJSON_CreateNull()) ||
         !cJSON_AddBoolToObject(o, "kswapd", s->run->cfg.kswapd) ||
         !cJSON_AddBoolToObject(o, "cma", s->run->cfg.cma))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 /* The counters the session's model counts, by sysfs name in kernel order:
@@ -78,10 +72,8 @@ static cJSON *json_session_counters(const struct session *s)
     cJSON *arr = cJSON_CreateArray();
 
     for (unsigned i = 0; arr && i < SIM_NR_STATS; i++)
-        if (sim_stat_in_model(i, s->run->cfg.model) && !json_push(arr, json_str(sim_stat_name(i)))) {
-            cJSON_Delete(arr);
-            return NULL;
-        }
+        if (sim_stat_in_model(i, s->run->cfg.model) && !json_push(arr, json_str(sim_stat_name(i))))
+            return json_drop(arr);
     return arr;
 }
 
@@ -91,12 +83,10 @@ static cJSON *json_session_engine(const struct session *s)
 {
     cJSON *o = cJSON_CreateObject();
 
-    if (o && (!json_put(o, "made", s->made_with[0] ? cJSON_CreateString(s->made_with)
-                                                   : cJSON_CreateNull()) ||
-              !json_put(o, "current", cJSON_CreateString(SIM_VERSION)))) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+    if (o && (!json_put(o, "made",
+                        s->made_with[0] ? cJSON_CreateString(s->made_with) : cJSON_CreateNull()) ||
+              !json_put(o, "current", cJSON_CreateString(SIM_VERSION))))
+        return json_drop(o);
     return o;
 }
 
@@ -146,10 +136,8 @@ cJSON *json_session_expects(const struct session *s)
             !json_put(o, "value", json_uint(e->value)) ||
             !json_put(o, "ok", cJSON_CreateBool(x->state == REPLAY_PASS)) ||
             !json_put(o, "seen", seen ? json_uint(x->value) : cJSON_CreateNull()) ||
-            !json_put(o, "message", msg ? json_str(msg) : cJSON_CreateNull())) {
-            cJSON_Delete(arr);
-            return NULL;
-        }
+            !json_put(o, "message", msg ? json_str(msg) : cJSON_CreateNull()))
+            return json_drop(arr);
     }
     return arr;
 }
@@ -178,7 +166,7 @@ static cJSON *json_session_race(const struct session_race *e, const struct scena
     if (!o || !json_put(o, "at", json_uint(e->at)) || !json_put(o, "op", json_uint(e->op)) ||
         !json_put(o, "cache", sop && sop->cache ? json_str(sop->cache) : json_int(e->cache)) ||
         !json_put(o, "contexts", ctxs = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (unsigned i = 0; i < e->race.nr_ctx; i++) {
         const struct sim_race_ctx *x = &e->race.ctx[i];
         cJSON *c = cJSON_CreateObject(), *ops = NULL;
@@ -187,7 +175,7 @@ static cJSON *json_session_race(const struct session_race *e, const struct scena
             !json_put(c, "cpu", json_uint(x->cpu)) ||
             !json_put(c, "kind", json_str(x->kind == SIM_RACE_IRQ ? "irq" : "task")) ||
             !json_put(c, "ops", ops = cJSON_CreateArray()))
-            goto err_delete;
+            return json_drop(o);
         for (unsigned k = 0; k < x->nr_ops; k++) {
             const char *name = sop && i < sop->race->nr_ctx && k < sop->race->ctx[i].nr_ops
                                        ? sop->race->ctx[i].ops[k].name
@@ -199,16 +187,12 @@ static cJSON *json_session_race(const struct session_race *e, const struct scena
                 (name && !json_put(op, "name", json_str(name))) ||
                 (x->ops[k].kind == SIM_OP_FREE && x->ops[k].ref < 0 &&
                  !json_put(op, "addr", json_hex(x->ops[k].addr))))
-                goto err_delete;
+                return json_drop(o);
         }
     }
     if (!json_put(o, "schedule", json_str(e->race.schedule)))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 static cJSON *json_session_races(const struct session *s)
@@ -222,10 +206,8 @@ static cJSON *json_session_races(const struct session *s)
 
         if (e->op < s->run->batches[0].op_end) /* the scenario's own, in document order */
             sop = scenario_race_op(s->run->scn, scn_races++);
-        if (!json_push(arr, json_session_race(e, sop))) {
-            cJSON_Delete(arr);
-            return NULL;
-        }
+        if (!json_push(arr, json_session_race(e, sop)))
+            return json_drop(arr);
     }
     return arr;
 }
@@ -269,12 +251,8 @@ cJSON *json_session_info(struct session *s)
         !json_put(o, "limits", cJSON_CreateObject()) ||
         !json_put(cJSON_GetObjectItemCaseSensitive(o, "limits"), "ops",
                   json_uint(s->run->lim.max_ops)))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 cJSON *json_session_log(const struct session *s)
@@ -285,14 +263,14 @@ cJSON *json_session_log(const struct session *s)
     if (!o || !json_put(o, "scenario", json_str(s->run->scenario_label)) ||
         !json_put(o, "settings", session_settings_json(s)) ||
         !json_put(o, "batches", arr = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < s->run->nr_batches; i++) {
         const struct session_batch *b = &s->run->batches[i];
         cJSON *bo = cJSON_CreateObject(), *ops = b->ops ? cJSON_Parse(b->ops) : cJSON_CreateNull();
 
         if (!json_push(arr, bo)) {
             cJSON_Delete(ops);
-            goto err_delete;
+            return json_drop(o);
         }
         if (!json_put(bo, "ops", ops) ||
             !json_put(bo, "limit",
@@ -301,13 +279,9 @@ cJSON *json_session_log(const struct session *s)
             !json_put(bo, "ops_end", json_uint(b->op_end)) ||
             !json_put(bo, "events_start", json_uint(b->ev_start)) ||
             !json_put(bo, "events_end", json_uint(b->ev_end)))
-            goto err_delete;
+            return json_drop(o);
     }
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 cJSON *json_session_names(const struct session *s)
@@ -323,10 +297,8 @@ cJSON *json_session_names(const struct session *s)
             continue;
         n = cJSON_CreateObject();
         if (!json_put(o, e->name, n) || !json_put(n, "addr", json_hex(e->addr)) ||
-            !json_put(n, "cache", json_int(e->cache)) || !json_put(n, "bulk", json_uint(e->bulk))) {
-            cJSON_Delete(o);
-            return NULL;
-        }
+            !json_put(n, "cache", json_int(e->cache)) || !json_put(n, "bulk", json_uint(e->bulk)))
+            return json_drop(o);
     }
     return o;
 }

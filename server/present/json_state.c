@@ -28,10 +28,8 @@ cJSON *json_flags(uint32_t flags)
         uint32_t f = 1u << bit;
         const char *name = (flags & f) ? sim_flag_name(f) : NULL;
 
-        if ((flags & f) && !json_push(a, name ? cJSON_CreateString(name) : json_hex(f))) {
-            cJSON_Delete(a);
-            return NULL;
-        }
+        if ((flags & f) && !json_push(a, name ? cJSON_CreateString(name) : json_hex(f)))
+            return json_drop(a);
     }
     return a;
 }
@@ -45,10 +43,8 @@ cJSON *json_stats(const struct sim_snap_stats *st)
     if (!o)
         return NULL;
     for (i = 0; i < SIM_NR_STATS; i++) {
-        if (st->v[i] && !json_put(o, json_stat_name(i, buf, sizeof(buf)), json_uint(st->v[i]))) {
-            cJSON_Delete(o);
-            return NULL;
-        }
+        if (st->v[i] && !json_put(o, json_stat_name(i, buf, sizeof(buf)), json_uint(st->v[i])))
+            return json_drop(o);
     }
     return o;
 }
@@ -83,10 +79,8 @@ static cJSON *json_cpu_sheaf(const struct sim_snapshot *snap, uint32_t id)
         return NULL;
     if (!json_put(o, "id", json_uint(id)) ||
         (sh && (!json_put(o, "size", json_uint(sh->size)) ||
-                !json_put(o, "capacity", json_uint(sh->capacity))))) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+                !json_put(o, "capacity", json_uint(sh->capacity)))))
+        return json_drop(o);
     return o;
 }
 
@@ -107,7 +101,7 @@ static cJSON *json_cpu_slab(const struct sim_snapshot *snap, const struct sim_sn
         !json_put(o, "tid", json_uint(cs->tid)) ||
         !json_put(o, "freelist", json_objs(snap, cs->freelist, cs->nr_freelist)) ||
         !json_put(o, "partial", partial = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (pos = 0; pos < cs->nr_partial; pos++)
         for (i = 0; i < snap->nr_slabs; i++) {
             const struct sim_snap_slab *s = &snap->slabs[i];
@@ -115,13 +109,9 @@ static cJSON *json_cpu_slab(const struct sim_snapshot *snap, const struct sim_sn
             if (s->cache == c->id && s->place.type == SIM_PL_CPU_PARTIAL &&
                 s->place.cpu == (int)cpu && s->place.slot == (int32_t)pos &&
                 !json_push(partial, json_hex(s->addr)))
-                goto err_delete;
+                return json_drop(o);
         }
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 static cJSON *json_cache_cpu(const struct sim_snapshot *snap, const struct sim_snap_cache *c,
@@ -137,10 +127,8 @@ static cJSON *json_cache_cpu(const struct sim_snapshot *snap, const struct sim_s
         !json_put(o, "spare", json_cpu_sheaf(snap, c->spare[cpu])) ||
         !json_put(o, "rcu_free", json_cpu_sheaf(snap, c->rcu_free[cpu])) ||
         !json_put(o, "stats", json_stats(&c->cpu_stats[cpu])) ||
-        (c->has_cpu_slab && !json_put(o, "cpu_slab", json_cpu_slab(snap, c, cpu)))) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+        (c->has_cpu_slab && !json_put(o, "cpu_slab", json_cpu_slab(snap, c, cpu))))
+        return json_drop(o);
     return o;
 }
 
@@ -159,10 +147,8 @@ static cJSON *json_cache_node(const struct sim_snap_cache *c, unsigned node)
         !json_put(o, "barn", barn = cJSON_CreateObject()) ||
         !json_put(barn, "nr_full", json_uint(b->nr_full)) ||
         !json_put(barn, "nr_empty", json_uint(b->nr_empty)) ||
-        !json_put(barn, "partial", b->partial ? json_uint(b->partial) : cJSON_CreateNull())) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+        !json_put(barn, "partial", b->partial ? json_uint(b->partial) : cJSON_CreateNull()))
+        return json_drop(o);
     return o;
 }
 
@@ -196,24 +182,20 @@ cJSON *json_snap_cache(const struct sim_snapshot *snap, const struct sim_snap_ca
         (c->slab_errors && !json_put(o, "slab_errors", json_uint(c->slab_errors))) ||
         !json_put(o, "stats", json_stats(&total)) ||
         !json_put(o, "cpus", cpus = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     if (c->has_cpu_slab && /* legacy model */
         (!json_put(o, "cpu_partial", json_uint(c->cpu_partial)) ||
          !json_put(o, "cpu_partial_slabs", json_uint(c->cpu_partial_slabs))))
-        goto err_delete;
+        return json_drop(o);
     for (cpu = 0; cpu < snap->nr_cpus && cpu < SIM_MAX_CPUS; cpu++)
         if (!json_push(cpus, json_cache_cpu(snap, c, cpu)))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "nodes", nodes = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < snap->nr_nodes && i < SIM_MAX_NODES; i++)
         if (!json_push(nodes, json_cache_node(c, i)))
-            goto err_delete;
+            return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 /* @n addresses from snap->objs starting at @first, as hex strings. */
@@ -225,10 +207,8 @@ static cJSON *json_objs(const struct sim_snapshot *snap, size_t first, size_t n)
     if (!a)
         return NULL;
     for (i = 0; i < n && first + i < snap->nr_objs; i++) {
-        if (!json_push(a, json_hex(snap->objs[first + i]))) {
-            cJSON_Delete(a);
-            return NULL;
-        }
+        if (!json_push(a, json_hex(snap->objs[first + i])))
+            return json_drop(a);
     }
     return a;
 }
@@ -248,10 +228,8 @@ static cJSON *json_slab(const struct sim_snapshot *snap, const struct sim_snap_s
         !json_put(o, "inuse", json_uint(s->inuse)) ||
         !json_put(o, "place", json_place(&s->place)) ||
         !json_put(o, "freelist_head", json_hex(s->freelist_head)) ||
-        !json_put(o, "freelist", json_objs(snap, s->freelist, s->nr_free))) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+        !json_put(o, "freelist", json_objs(snap, s->freelist, s->nr_free)))
+        return json_drop(o);
     return o;
 }
 
@@ -265,10 +243,8 @@ static cJSON *json_sheaf(const struct sim_snapshot *snap, const struct sim_snap_
         !json_put(o, "place", json_place(&sh->place)) ||
         !json_put(o, "size", json_uint(sh->size)) ||
         !json_put(o, "capacity", json_uint(sh->capacity)) ||
-        !json_put(o, "objects", json_objs(snap, sh->objs, sh->size))) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+        !json_put(o, "objects", json_objs(snap, sh->objs, sh->size)))
+        return json_drop(o);
     return o;
 }
 
@@ -283,10 +259,10 @@ static cJSON *json_zone(const struct sim_snap_zone *z)
         !json_put(o, "start", json_hex(z->start)) || !json_put(o, "pages", json_uint(z->pages)) ||
         !json_put(o, "free_pages", json_uint(z->free_pages)) ||
         !json_put(o, "nr_free", nr_free = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i <= SIM_MAX_ORDER; i++)
         if (!json_push(nr_free, json_uint(z->nr_free[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "user_pages", json_uint(z->user_pages)) ||
         !json_put(o, "watermarks", wm = cJSON_CreateObject()) ||
         !json_put(wm, "min", json_uint(z->watermark[SIM_WMARK_MIN])) ||
@@ -294,15 +270,11 @@ static cJSON *json_zone(const struct sim_snap_zone *z)
         !json_put(wm, "high", json_uint(z->watermark[SIM_WMARK_HIGH])) ||
         !json_put(wm, "promo", json_uint(z->watermark[SIM_WMARK_PROMO])) ||
         !json_put(o, "lowmem_reserve", lr = cJSON_CreateObject()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < SIM_NR_ZONE_TYPES; i++)
         if (!json_put(lr, sim_zone_name(i), json_uint(z->lowmem_reserve[i])))
-            goto err_delete;
+            return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 cJSON *json_snapshot(const struct sim_snapshot *snap)
@@ -316,48 +288,44 @@ cJSON *json_snapshot(const struct sim_snapshot *snap)
         !json_put(o, "nr_cpus", json_uint(snap->nr_cpus)) ||
         !json_put(o, "nr_nodes", json_uint(snap->nr_nodes)) ||
         !json_put(o, "cpu_node", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < snap->nr_cpus && i < SIM_MAX_CPUS; i++)
         if (!json_push(a, json_uint(snap->cpu_node[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "caches", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < snap->nr_caches; i++)
         if (!json_push(a, json_snap_cache(snap, &snap->caches[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "slabs", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < snap->nr_slabs; i++)
         if (!json_push(a, json_slab(snap, &snap->slabs[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "sheaves", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < snap->nr_sheaves; i++)
         if (!json_push(a, json_sheaf(snap, &snap->sheaves[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "zones", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < snap->nr_zones; i++)
         if (!json_push(a, json_zone(&snap->zones[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "inflight", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < snap->nr_inflight; i++)
         if (!json_push(a, json_hex(snap->inflight[i])))
-            goto err_delete;
+            return json_drop(o);
     /* objects waiting for a grace period on the non-sheaf kfree_rcu path */
     if (!json_put(o, "rcu_pending", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < snap->nr_rcu_objs; i++)
         if (!json_push(a, json_hex(snap->rcu_objs[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "rcu_callbacks", cJSON_CreateNumber(snap->nr_rcu_callbacks)))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 const struct sim_snap_slab *json_find_slab(const struct sim_snapshot *snap, sim_addr_t addr)
@@ -382,21 +350,17 @@ static cJSON *json_freeptrs(const struct sim *sim, const struct sim_snapshot *sn
         cJSON *o = cJSON_CreateObject();
 
         if (!json_push(arr, o) || !json_put(o, "object", json_hex(obj)))
-            goto err_delete;
+            return json_drop(arr);
         if (sim_read_freeptr(sim, sl->cache, obj, &fp)) {
             if (!json_put(o, "at", cJSON_CreateNull()))
-                goto err_delete;
+                return json_drop(arr);
             continue;
         }
         if (!json_put(o, "at", json_hex(fp.at)) || !json_put(o, "stored", json_hex(fp.stored)) ||
             !json_put(o, "decoded", json_hex(fp.decoded)))
-            goto err_delete;
+            return json_drop(arr);
     }
     return arr;
-
-err_delete:
-    cJSON_Delete(arr);
-    return NULL;
 }
 
 cJSON *json_slab_bytes(const struct sim *sim, const struct sim_snapshot *snap,

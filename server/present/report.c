@@ -227,15 +227,11 @@ static cJSON *report_json_zone(const struct sim_snap_zone *z)
         !json_put(o, "high", json_uint(z->watermark[SIM_WMARK_HIGH])) ||
         !json_put(o, "managed", json_uint(z->pages)) ||
         !json_put(o, "protection", prot = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (t = 0; t < SIM_NR_ZONE_TYPES; t++)
         if (!json_push(prot, json_uint(z->lowmem_reserve[t])))
-            goto err_delete;
+            return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 static void report_expects(struct strbuf *out, const struct replay *rp)
@@ -290,10 +286,8 @@ static cJSON *report_json_expect(const struct scenario_expect *e, const struct r
         !json_put(o, "value", json_uint(e->value)) ||
         !json_put(o, "actual", known ? json_uint(r->value) : cJSON_CreateNull()) ||
         !json_put(o, "result", cJSON_CreateString(replay_expect_state_name(r->state))) ||
-        !json_put(o, "hits", json_uint(r->hits))) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+        !json_put(o, "hits", json_uint(r->hits)))
+        return json_drop(o);
     return o;
 }
 
@@ -306,10 +300,8 @@ static cJSON *report_json_warning(const struct replay_warning *w)
     if (!json_put(o, "path", cJSON_CreateString(w->path)) ||
         !json_put(o, "op", cJSON_CreateString(w->op)) ||
         !json_put(o, "status", cJSON_CreateString(replay_status_name(w->status))) ||
-        !json_put(o, "message", cJSON_CreateString(w->message))) {
-        cJSON_Delete(o);
-        return NULL;
-    }
+        !json_put(o, "message", cJSON_CreateString(w->message)))
+        return json_drop(o);
     return o;
 }
 
@@ -324,44 +316,40 @@ cJSON *report_json(const struct replay *rp, const struct sim_snapshot *snap)
         return NULL;
     if (!json_put(o, "scenario", cJSON_CreateString(rp->scn->name)) ||
         !json_put(o, "variants", a = scenario_write_variants(&rp->config)))
-        goto err_delete;
+        return json_drop(o);
     if (rp->config.race_no_tid && !json_put(a, "NO_TID", cJSON_CreateString("on")))
-        goto err_delete; /* not a kernel (docs/engine.md, "Races") */
+        return json_drop(o); /* not a kernel (docs/engine.md, "Races") */
     sim_model_format(&rp->config, model, sizeof(model));
     if ((sim_release_name(rp->config.release) &&
          !json_put(o, "kernel", cJSON_CreateString(sim_release_name(rp->config.release)))) ||
         !json_put(o, "model", cJSON_CreateString(model)) ||
         !json_put(o, "seed", json_uint(rp->config.seed)) ||
         !json_put(o, "caches", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < snap->nr_caches; i++)
         if (!json_push(a, json_snap_cache(snap, &snap->caches[i])))
-            goto err_delete;
+            return json_drop(o);
     n = report_zone_order(snap, zones);
     if (!json_put(o, "zones", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < n; i++)
         if (!json_push(a, report_json_zone(zones[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "min_free_kbytes", json_uint(sim_min_free_kbytes(rp->sim))) ||
         !json_put(o, "watermark_scale_factor", json_uint(sim_watermark_scale_factor(rp->sim))) ||
         !cJSON_AddBoolToObject(o, "kswapd", rp->config.kswapd) ||
         !cJSON_AddBoolToObject(o, "cma", rp->config.cma) ||
         !json_put(o, "expects", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < rp->scn->nr_expects; i++)
         if (!json_push(a, report_json_expect(&rp->scn->expects[i], &rp->expects[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "warnings", a = cJSON_CreateArray()))
-        goto err_delete;
+        return json_drop(o);
     for (i = 0; i < rp->nr_warnings; i++)
         if (!json_push(a, report_json_warning(&rp->warnings[i])))
-            goto err_delete;
+            return json_drop(o);
     if (!json_put(o, "ok", cJSON_CreateBool(replay_expects_ok(rp))))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }

@@ -88,27 +88,53 @@ static int lesson_keys_ok(const cJSON *obj, const char *const *allowed, const ch
     return 0;
 }
 
-/* Key @key of @obj as a string: 0 (absent and optional: *out NULL), or -EINVAL. */
-static int lesson_string(const cJSON *obj, const char *key, bool required, bool nonempty,
-                         const char *path, const char **out, struct strbuf *err)
+/* @obj at @path: an object with only @allowed keys, else -EINVAL. */
+static int lesson_object(const cJSON *obj, const char *const *allowed, const char *path,
+                         struct strbuf *err)
+{
+    if (!cJSON_IsObject(obj)) {
+        strbuf_printf(err, "%s: expected an object, got %s", path, scenario_json_type(obj));
+        return -EINVAL;
+    }
+    return lesson_keys_ok(obj, allowed, path, err);
+}
+
+/* Key @key of @obj, which must be @what ("a string") as @is tells: 0 with *out
+ * the item (NULL when absent and optional), or -EINVAL. */
+static int lesson_item(const cJSON *obj, const char *key, bool required, const char *path,
+                       cJSON_bool (*is)(const cJSON *), const char *what, const cJSON **out,
+                       struct strbuf *err)
 {
     const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
     const char *sep = *path ? "." : "";
 
-    *out = NULL;
+    *out = j;
     if (!j) {
         if (!required)
             return 0;
-        strbuf_printf(err, "%s%s%s: missing (a string)", path, sep, key);
+        strbuf_printf(err, "%s%s%s: missing (%s)", path, sep, key, what);
         return -EINVAL;
     }
-    if (!cJSON_IsString(j)) {
-        strbuf_printf(err, "%s%s%s: expected a string, got %s", path, sep, key,
+    if (!is(j)) {
+        strbuf_printf(err, "%s%s%s: expected %s, got %s", path, sep, key, what,
                       scenario_json_type(j));
         return -EINVAL;
     }
+    return 0;
+}
+
+/* Key @key of @obj as a string: 0 (absent and optional: *out NULL), or -EINVAL. */
+static int lesson_string(const cJSON *obj, const char *key, bool required, bool nonempty,
+                         const char *path, const char **out, struct strbuf *err)
+{
+    const cJSON *j = NULL;
+    int ret;
+
+    *out = NULL;
+    if ((ret = lesson_item(obj, key, required, path, cJSON_IsString, "a string", &j, err)) || !j)
+        return ret;
     if (nonempty && !j->valuestring[0]) {
-        strbuf_printf(err, "%s%s%s: must not be empty", path, sep, key);
+        strbuf_printf(err, "%s%s%s: must not be empty", path, *path ? "." : "", key);
         return -EINVAL;
     }
     *out = j->valuestring;
@@ -142,22 +168,13 @@ static int lesson_int(const cJSON *obj, const char *key, bool required, double m
 static int lesson_array(const cJSON *obj, const char *key, bool required, int min, bool strings,
                         const char *path, const cJSON **out, struct strbuf *err)
 {
-    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key), *it;
+    const cJSON *j = NULL, *it;
     const char *sep = *path ? "." : "";
-    int i = 0;
+    int i = 0, ret;
 
-    *out = j;
-    if (!j) {
-        if (!required)
-            return 0;
-        strbuf_printf(err, "%s%s%s: missing (an array)", path, sep, key);
-        return -EINVAL;
-    }
-    if (!cJSON_IsArray(j)) {
-        strbuf_printf(err, "%s%s%s: expected an array, got %s", path, sep, key,
-                      scenario_json_type(j));
-        return -EINVAL;
-    }
+    if ((ret = lesson_item(obj, key, required, path, cJSON_IsArray, "an array", out, err)) ||
+        !(j = *out))
+        return ret;
     if (cJSON_GetArraySize(j) < min) {
         strbuf_printf(err, "%s%s%s: needs at least %d item%s", path, sep, key, min,
                       min == 1 ? "" : "s");
@@ -245,11 +262,7 @@ static int lesson_slide(const cJSON *s, size_t i, struct strbuf *err)
     int ret, k = 0;
 
     snprintf(path, sizeof(path), "slides[%zu]", i);
-    if (!cJSON_IsObject(s)) {
-        strbuf_printf(err, "%s: expected an object, got %s", path, scenario_json_type(s));
-        return -EINVAL;
-    }
-    if ((ret = lesson_keys_ok(s, slide_keys, path, err)) ||
+    if ((ret = lesson_object(s, slide_keys, path, err)) ||
         (ret = lesson_string(s, "title", true, true, path, &str, err)) ||
         (ret = lesson_string(s, "text", true, true, path, &str, err)) ||
         (ret = lesson_string(s, "scenario", i == 0, true, path, &str, err)) ||
@@ -405,11 +418,7 @@ static int lesson_check_exercise(const cJSON *doc, struct strbuf *err)
         char path[32];
 
         snprintf(path, sizeof(path), "goal[%d]", i);
-        if (!cJSON_IsObject(j)) {
-            strbuf_printf(err, "%s: expected an object, got %s", path, scenario_json_type(j));
-            return -EINVAL;
-        }
-        if ((ret = lesson_keys_ok(j, goal_keys, path, err)) ||
+        if ((ret = lesson_object(j, goal_keys, path, err)) ||
             (ret = lesson_string(j, "metric", true, true, path, &str, err)) ||
             (ret = lesson_string(j, "op", true, true, path, &str, err)) ||
             (ret = lesson_int(j, "value", true, 0, LESSON_MAX_INT, path, &present, err)))

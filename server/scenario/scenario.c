@@ -60,6 +60,23 @@ void scenario_release(struct scenario *scn)
     free(scn);
 }
 
+/* Optional key @key of @m: a count from 1 to @max, into *@out when present.
+ * 0 or -EINVAL. */
+static int scenario_get_count(struct scenario_ctx *ctx, const cJSON *m, const char *key,
+                              uint64_t max, unsigned *out)
+{
+    uint64_t v;
+    int err = scenario_get_uint(ctx, m, key, false, max, &v);
+
+    if (err < 0)
+        return err;
+    if (err == 0 && v == 0)
+        return scenario_fail(ctx, "key \"%s\": must be at least 1", key);
+    if (err == 0)
+        *out = (unsigned)v;
+    return 0;
+}
+
 static int scenario_parse_machine(struct scenario_ctx *ctx, const cJSON *m, struct sim_config *cfg)
 {
     const cJSON *cpu_node;
@@ -73,18 +90,9 @@ static int scenario_parse_machine(struct scenario_ctx *ctx, const cJSON *m, stru
     scenario_path_push(ctx, "machine");
     if ((err = scenario_check_keys(ctx, m, machine_keys)))
         return err;
-    if ((err = scenario_get_uint(ctx, m, "cpus", false, SIM_MAX_CPUS, &v)) < 0)
+    if ((err = scenario_get_count(ctx, m, "cpus", SIM_MAX_CPUS, &cfg->nr_cpus)) ||
+        (err = scenario_get_count(ctx, m, "nodes", SIM_MAX_NODES, &cfg->nr_nodes)))
         return err;
-    if (err == 0 && v == 0)
-        return scenario_fail(ctx, "key \"cpus\": must be at least 1");
-    if (err == 0)
-        cfg->nr_cpus = (unsigned)v;
-    if ((err = scenario_get_uint(ctx, m, "nodes", false, SIM_MAX_NODES, &v)) < 0)
-        return err;
-    if (err == 0 && v == 0)
-        return scenario_fail(ctx, "key \"nodes\": must be at least 1");
-    if (err == 0)
-        cfg->nr_nodes = (unsigned)v;
     /* Without cpu_node, CPUs fill the nodes in contiguous blocks. */
     for (i = 0; i < cfg->nr_cpus; i++)
         cfg->cpu_node[i] = i * cfg->nr_nodes / cfg->nr_cpus;

@@ -60,18 +60,18 @@ void scenario_path_pop(struct scenario_ctx *ctx, size_t len)
 
 const char *scenario_json_type(const cJSON *item)
 {
-    if (cJSON_IsString(item))
-        return "a string";
-    if (cJSON_IsNumber(item))
-        return "a number";
-    if (cJSON_IsBool(item))
-        return "a boolean";
-    if (cJSON_IsNull(item))
-        return "null";
-    if (cJSON_IsArray(item))
-        return "an array";
-    if (cJSON_IsObject(item))
-        return "an object";
+    static const struct {
+        cJSON_bool (*is)(const cJSON *);
+        const char *name;
+    } types[] = {
+            {cJSON_IsString, "a string"}, {cJSON_IsNumber, "a number"},
+            {cJSON_IsBool, "a boolean"},  {cJSON_IsNull, "null"},
+            {cJSON_IsArray, "an array"},  {cJSON_IsObject, "an object"},
+    };
+
+    for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+        if (types[i].is(item))
+            return types[i].name;
     return "an invalid value";
 }
 
@@ -126,16 +126,31 @@ int scenario_get_uint(struct scenario_ctx *ctx, const cJSON *obj, const char *ke
     return scenario_item_uint(ctx, item, key, max, out);
 }
 
-int scenario_get_bool(struct scenario_ctx *ctx, const cJSON *obj, const char *key, bool required,
-                      bool *out)
+/* Key @key of @obj, which must be @what ("a boolean") as @is tells: 0 with
+ * *out the item, 1 when absent and optional, or -EINVAL. */
+static int scenario_get_item(struct scenario_ctx *ctx, const cJSON *obj, const char *key,
+                             bool required, cJSON_bool (*is)(const cJSON *), const char *what,
+                             const cJSON **out)
 {
     const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
 
     if (!item)
         return required ? scenario_fail(ctx, "missing key \"%s\"", key) : 1;
-    if (!cJSON_IsBool(item))
-        return scenario_fail(ctx, "key \"%s\": expected a boolean, got %s", key,
+    if (!is(item))
+        return scenario_fail(ctx, "key \"%s\": expected %s, got %s", key, what,
                              scenario_json_type(item));
+    *out = item;
+    return 0;
+}
+
+int scenario_get_bool(struct scenario_ctx *ctx, const cJSON *obj, const char *key, bool required,
+                      bool *out)
+{
+    const cJSON *item = NULL;
+    int err = scenario_get_item(ctx, obj, key, required, cJSON_IsBool, "a boolean", &item);
+
+    if (err)
+        return err;
     *out = cJSON_IsTrue(item);
     return 0;
 }
@@ -143,13 +158,11 @@ int scenario_get_bool(struct scenario_ctx *ctx, const cJSON *obj, const char *ke
 int scenario_get_string(struct scenario_ctx *ctx, const cJSON *obj, const char *key, bool required,
                         const char **out)
 {
-    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    const cJSON *item = NULL;
+    int err = scenario_get_item(ctx, obj, key, required, cJSON_IsString, "a string", &item);
 
-    if (!item)
-        return required ? scenario_fail(ctx, "missing key \"%s\"", key) : 1;
-    if (!cJSON_IsString(item))
-        return scenario_fail(ctx, "key \"%s\": expected a string, got %s", key,
-                             scenario_json_type(item));
+    if (err)
+        return err;
     *out = item->valuestring;
     return 0;
 }

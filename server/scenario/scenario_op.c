@@ -180,6 +180,23 @@ static int scenario_item_aliases(struct scenario_ctx *ctx, const cJSON *item, st
     return 0;
 }
 
+/* Key @kname's @item: a CPU or node number below @nr, the machine's key
+ * @machine_key; one beyond it marks @ctx out_of_range. */
+static int scenario_op_index(struct scenario_ctx *ctx, const cJSON *item, const char *kname,
+                             unsigned nr, const char *machine_key, uint64_t *v)
+{
+    int err;
+
+    if ((err = scenario_item_uint(ctx, item, kname, UINT32_MAX, v)))
+        return err;
+    if (*v >= nr) {
+        ctx->out_of_range = true;
+        return scenario_fail(ctx, "key \"%s\": %llu is not below machine.%s (%u)", kname,
+                             (unsigned long long)*v, machine_key, nr);
+    }
+    return 0;
+}
+
 /* Parse one key of @op; the value has passed the table's key filter. */
 static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSON *item,
                            struct scenario_op *op, uint64_t *steps)
@@ -192,23 +209,13 @@ static int scenario_op_key(struct scenario_ctx *ctx, enum op_key key, const cJSO
     case KEY_OP:
         return 0;
     case KEY_CPU:
-        if ((err = scenario_item_uint(ctx, item, kname, UINT32_MAX, &v)))
+        if ((err = scenario_op_index(ctx, item, kname, ctx->nr_cpus, "cpus", &v)))
             return err;
-        if (v >= ctx->nr_cpus) {
-            ctx->out_of_range = true;
-            return scenario_fail(ctx, "key \"cpu\": %llu is not below machine.cpus (%u)",
-                                 (unsigned long long)v, ctx->nr_cpus);
-        }
         op->cpu = (unsigned)v;
         return 0;
     case KEY_NODE:
-        if ((err = scenario_item_uint(ctx, item, kname, UINT32_MAX, &v)))
+        if ((err = scenario_op_index(ctx, item, kname, ctx->nr_nodes, "nodes", &v)))
             return err;
-        if (v >= ctx->nr_nodes) {
-            ctx->out_of_range = true;
-            return scenario_fail(ctx, "key \"node\": %llu is not below machine.nodes (%u)",
-                                 (unsigned long long)v, ctx->nr_nodes);
-        }
         op->node = (int)v;
         return 0;
     case KEY_SIZE:

@@ -265,7 +265,6 @@ int overview_save(const struct overview *ov, unsigned char **out, size_t *len)
 {
     struct strbuf w = STRBUF_INIT;
     unsigned l, k;
-    char *p;
     size_t i;
 
     for (k = 0; k < sizeof(overview_magic); k++)
@@ -297,10 +296,7 @@ int overview_save(const struct overview *ov, unsigned char **out, size_t *len)
             put_u64(&w, b->pages_sum);
         }
     }
-    if (strbuf_detach(&w, &p, len))
-        return -ENOMEM;
-    *out = (unsigned char *)p;
-    return 0;
+    return strbuf_detach_bytes(&w, out, len);
 }
 
 struct rbuf {

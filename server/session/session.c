@@ -17,11 +17,13 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/grow.h"
+#include "base/locked.h"
 #include "scenario/replay_internal.h"
 #include "session/session_internal.h"
 #include "session/store.h"
@@ -39,21 +41,31 @@ void session_limits_default(struct session_limits *lim)
     lim->disk_min_ops = CKPT_DISK_MIN_OPS;
 }
 
+/* @size zeroed bytes whose two mutexes, at bytes @a_off and @b_off, are
+ * initialised (locked_zalloc() for an object with two); NULL when out of
+ * memory. */
+static void *zalloc_two_locks(size_t size, size_t a_off, size_t b_off)
+{
+    char *obj = locked_zalloc(size, a_off);
+    void *b;
+
+    if (!obj)
+        return NULL;
+    b = obj + b_off;
+    if (pthread_mutex_init(b, NULL)) {
+        locked_free(obj, a_off);
+        return NULL;
+    }
+    return obj;
+}
+
 struct session_run *session_run_new(const struct session_limits *lim)
 {
-    struct session_run *r = calloc(1, sizeof(*r));
+    struct session_run *r = zalloc_two_locks(sizeof(*r), offsetof(struct session_run, lock),
+                                             offsetof(struct session_run, cache_lock));
 
     if (!r)
         return NULL;
-    if (pthread_mutex_init(&r->lock, NULL)) {
-        free(r);
-        return NULL;
-    }
-    if (pthread_mutex_init(&r->cache_lock, NULL)) {
-        pthread_mutex_destroy(&r->lock);
-        free(r);
-        return NULL;
-    }
     atomic_init(&r->refs, 1);
     atomic_init(&r->charged, 0);
     r->lim = *lim;
@@ -148,23 +160,13 @@ void session_set_run(struct session *s, struct session_run *r)
 
 struct session *session_new(const struct session_limits *lim)
 {
-    struct session *s = calloc(1, sizeof(*s));
+    struct session *s = zalloc_two_locks(sizeof(*s), offsetof(struct session, lock),
+                                         offsetof(struct session, run_lock));
 
     if (!s)
         return NULL;
-    if (pthread_mutex_init(&s->lock, NULL)) {
-        free(s);
-        return NULL;
-    }
-    if (pthread_mutex_init(&s->run_lock, NULL)) {
-        pthread_mutex_destroy(&s->lock);
-        free(s);
-        return NULL;
-    }
     if (!(s->run = session_run_new(lim))) {
-        pthread_mutex_destroy(&s->run_lock);
-        pthread_mutex_destroy(&s->lock);
-        free(s);
+        session_free(s);
         return NULL;
     }
     atomic_init(&s->ready, false);

@@ -146,12 +146,8 @@ cJSON *session_run_settings_json(const struct session_run *r)
                           : cJSON_CreateNull()) ||
         !json_put(o, "model", json_str(model)) ||
         !json_put(o, "variants", scenario_write_variants(&r->cfg)))
-        goto err_delete;
+        return json_drop(o);
     return o;
-
-err_delete:
-    cJSON_Delete(o);
-    return NULL;
 }
 
 cJSON *session_settings_json(const struct session *s)

@@ -78,6 +78,34 @@ enum stmt {
     NR_STMTS
 };
 
+/*
+ * The migrations both back ends write in the same words (each back end's
+ * migrations[i] takes schema version i to i + 1; the others differ in
+ * their types, INTEGER and BLOB against BIGINT and BYTEA).
+ */
+/* 1 -> 2: listing newest first */
+#define STORE_MIGRATE_2                                   \
+    "CREATE INDEX sessions_created ON sessions(created);" \
+    "CREATE INDEX snapshots_created ON snapshots(created);"
+/* 2 -> 3: a snapshot's replay is checked once per engine version */
+#define STORE_MIGRATE_3                                   \
+    "ALTER TABLE snapshots ADD COLUMN check_engine TEXT;" \
+    "ALTER TABLE snapshots ADD COLUMN check_status TEXT;" \
+    "ALTER TABLE snapshots ADD COLUMN check_warning TEXT;"
+/* 3 -> 4: an author may publish a snapshot (the public list has those
+ * only); the snapshots kept from before are unpublished */
+#define STORE_MIGRATE_4                                                      \
+    "ALTER TABLE snapshots ADD COLUMN published INTEGER NOT NULL DEFAULT 0;" \
+    "CREATE INDEX snapshots_published ON snapshots(published, created);"
+/* 5 -> 6: a session records the engine version that made it (NULL for
+ * those made before) */
+#define STORE_MIGRATE_6 "ALTER TABLE sessions ADD COLUMN engine TEXT;"
+/* 11 -> 12: a snapshot of a replayed trace refers to its op log (which it
+ * keeps), and carries its author's note */
+#define STORE_MIGRATE_12                         \
+    "ALTER TABLE snapshots ADD COLUMN log TEXT;" \
+    "ALTER TABLE snapshots ADD COLUMN note TEXT;"
+
 /* A query as a back end declares it: a parameter type per character of
  * @args, and its text: 't' text, 'u' unsigned and 'i' signed integer, 'b'
  * bytes.  Columns come back as text (integers in decimal) or bytes. */

@@ -61,19 +61,15 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " scenario BIGINT NOT NULL REFERENCES scenarios(id), settings TEXT NOT NULL,"
         " batches TEXT NOT NULL, position BIGINT NOT NULL, engine TEXT NOT NULL,"
         " state TEXT NOT NULL, session TEXT, created TEXT NOT NULL);",
-        "CREATE INDEX sessions_created ON sessions(created);"
-        "CREATE INDEX snapshots_created ON snapshots(created);",
-        "ALTER TABLE snapshots ADD COLUMN check_engine TEXT;"
-        "ALTER TABLE snapshots ADD COLUMN check_status TEXT;"
-        "ALTER TABLE snapshots ADD COLUMN check_warning TEXT;",
-        "ALTER TABLE snapshots ADD COLUMN published INTEGER NOT NULL DEFAULT 0;"
-        "CREATE INDEX snapshots_published ON snapshots(published, created);",
+        STORE_MIGRATE_2,
+        STORE_MIGRATE_3,
+        STORE_MIGRATE_4,
         "CREATE TABLE lectures ("
         " id TEXT PRIMARY KEY, token TEXT NOT NULL, session TEXT NOT NULL DEFAULT '',"
         " position BIGINT NOT NULL DEFAULT 0, events BIGINT NOT NULL DEFAULT 0,"
         " ops BIGINT NOT NULL DEFAULT 0, created TEXT NOT NULL, updated TEXT NOT NULL);"
         "CREATE INDEX lectures_updated ON lectures(updated);",
-        "ALTER TABLE sessions ADD COLUMN engine TEXT;",
+        STORE_MIGRATE_6,
         "ALTER TABLE sessions ADD COLUMN overview BYTEA;",
         "CREATE TABLE oplogs ("
         " log TEXT NOT NULL, seq BIGINT NOT NULL, ops BIGINT NOT NULL, events BIGINT NOT NULL,"
@@ -102,8 +98,7 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " lecture TEXT NOT NULL, at BIGINT NOT NULL, voter TEXT NOT NULL, choice TEXT NOT NULL,"
         " updated TEXT NOT NULL, PRIMARY KEY (lecture, at, voter));"
         "CREATE INDEX answers_updated ON answers(updated);",
-        "ALTER TABLE snapshots ADD COLUMN log TEXT;"
-        "ALTER TABLE snapshots ADD COLUMN note TEXT;",
+        STORE_MIGRATE_12,
 };
 
 /*

@@ -33,26 +33,16 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         " title TEXT NOT NULL DEFAULT '', scenario INTEGER NOT NULL REFERENCES scenarios(id),"
         " settings TEXT NOT NULL, batches TEXT NOT NULL, position INTEGER NOT NULL,"
         " engine TEXT NOT NULL, state TEXT NOT NULL, session TEXT, created TEXT NOT NULL);",
-        /* 1 -> 2: listing newest first */
-        "CREATE INDEX sessions_created ON sessions(created);"
-        "CREATE INDEX snapshots_created ON snapshots(created);",
-        /* 2 -> 3: a snapshot's replay is checked once per engine version */
-        "ALTER TABLE snapshots ADD COLUMN check_engine TEXT;"
-        "ALTER TABLE snapshots ADD COLUMN check_status TEXT;"
-        "ALTER TABLE snapshots ADD COLUMN check_warning TEXT;",
-        /* 3 -> 4: an author may publish a snapshot (the public list has those
-         * only); the snapshots kept from before are unpublished */
-        "ALTER TABLE snapshots ADD COLUMN published INTEGER NOT NULL DEFAULT 0;"
-        "CREATE INDEX snapshots_published ON snapshots(published, created);",
+        STORE_MIGRATE_2,
+        STORE_MIGRATE_3,
+        STORE_MIGRATE_4,
         /* 4 -> 5: lectures outlive a restart */
         "CREATE TABLE lectures ( id TEXT PRIMARY KEY, token TEXT NOT NULL,"
         " session TEXT NOT NULL DEFAULT '', position INTEGER NOT NULL DEFAULT 0,"
         " events INTEGER NOT NULL DEFAULT 0, ops INTEGER NOT NULL DEFAULT 0,"
         " created TEXT NOT NULL, updated TEXT NOT NULL);"
         "CREATE INDEX lectures_updated ON lectures(updated);",
-        /* 5 -> 6: a session records the engine version that made it (NULL
-         * for those made before) */
-        "ALTER TABLE sessions ADD COLUMN engine TEXT;",
+        STORE_MIGRATE_6,
         /* 6 -> 7: a session's overview (session/overview.h), so a restarted
          * server answers it without replaying */
         "ALTER TABLE sessions ADD COLUMN overview BLOB;",
@@ -88,10 +78,7 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
         "CREATE TABLE answers ( lecture TEXT NOT NULL, at INTEGER NOT NULL, voter TEXT NOT NULL,"
         " choice TEXT NOT NULL, updated TEXT NOT NULL, PRIMARY KEY (lecture, at, voter));"
         "CREATE INDEX answers_updated ON answers(updated);",
-        /* 11 -> 12: a snapshot of a replayed trace refers to its op log
-         * (which it keeps), and carries its author's note */
-        "ALTER TABLE snapshots ADD COLUMN log TEXT;"
-        "ALTER TABLE snapshots ADD COLUMN note TEXT;",
+        STORE_MIGRATE_12,
 };
 
 /* The transaction statements, prepared with the queries. */

@@ -300,7 +300,6 @@ int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
     struct strbuf w = STRBUF_INIT;
     unsigned char *ov = NULL;
     size_t ov_len = 0, i;
-    char *p;
 
     if (overview_save(&tl->ov, &ov, &ov_len))
         return -ENOMEM;
@@ -322,10 +321,7 @@ int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
     tl_put_u64(&w, ov_len);
     tl_put(&w, ov, ov_len);
     free(ov);
-    if (strbuf_detach(&w, &p, len))
-        return -ENOMEM;
-    *out = (unsigned char *)p;
-    return 0;
+    return strbuf_detach_bytes(&w, out, len);
 }
 
 struct tl_rd {

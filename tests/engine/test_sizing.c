@@ -8,10 +8,12 @@
  * the same machine; the worked layout examples of 3.1 (inuse, free pointer
  * offset, slot size); sheaf capacities on each side of every size-class
  * boundary; and the alignment rules, the kmalloc ones through the kmalloc
- * operation itself.  All values are read from snapshots, as users see them.
+ * operation itself.  All values are read from snapshots, as users see them,
+ * but for kmalloc_size_roundup() on each side of every class boundary.
  */
 #include <errno.h>
 
+#include "internal.h"
 #include "simtest.h"
 #include "snapcmp.h"
 
@@ -434,6 +436,24 @@ static void test_align(void)
     tsim_fini(&t);
 }
 
+/* kmalloc_size_roundup(): kmalloc-8 ... kmalloc-8k, then whole pages. */
+static void test_kmalloc_size_roundup(void)
+{
+    static const struct {
+        unsigned long size, bytes;
+    } cases[] = {
+            {0, 8},       {1, 8},       {8, 8},        {9, 16},        {16, 16},
+            {17, 32},     {32, 32},     {33, 64},      {64, 64},       {65, 96},
+            {96, 96},     {97, 128},    {128, 128},    {129, 192},     {192, 192},
+            {193, 256},   {256, 256},   {257, 512},    {1024, 1024},   {1025, 2048},
+            {4097, 8192}, {8192, 8192}, {8193, 12288}, {12288, 12288}, {12289, 16384},
+    };
+
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+        if (!CHECK_EQ_U(kmalloc_size_roundup(cases[i].size), cases[i].bytes))
+            printf("  size %lu\n", cases[i].size);
+}
+
 int main(void)
 {
     RUN_TEST(test_calibration_fixture);
@@ -444,5 +464,6 @@ int main(void)
     RUN_TEST(test_sheaf_capacity);
     RUN_TEST(test_min_partial);
     RUN_TEST(test_align);
+    RUN_TEST(test_kmalloc_size_roundup);
     return check_done();
 }
