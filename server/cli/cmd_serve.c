@@ -31,7 +31,7 @@ struct serve_args {
     struct cli_u64 port, max_sessions, session_memory, max_ops, max_cpus, max_nodes,
             checkpoint_every, stored_every, workers, threads, timeout, follow_ms, follow_rate,
             max_connections, max_per_ip, header_timeout, max_trace_text, max_trace_cpu, memory_mb,
-            keep_days, quota, heavy_cpu, answer_rate, keep_trace_days;
+            keep_days, quota, heavy_cpu, answer_rate, join_rate, keep_trace_days;
     bool quiet;
 };
 
@@ -107,8 +107,8 @@ static const struct cli_opt serve_limit_opts[] = {
         {CLI_TO(struct serve_args, max_connections), .name = "max-connections", .arg = "N",
          .min = 1, .max = 100000, .help = "open connections, at most (default 2000)"},
         {CLI_TO(struct serve_args, max_per_ip), .name = "max-per-ip", .arg = "N", .max = 100000,
-         .help = "open connections from one client address, at most (default 600: a class "
-                 "behind one NAT; 0: no limit)"},
+         .help = "open connections from one client address, at most (default 1200: a hall "
+                 "of 300 behind one NAT; 0: no limit)"},
         {CLI_TO(struct serve_args, header_timeout), .name = "header-timeout", .arg = "SECONDS",
          .max = 86400,
          .help = "a connection that waits this long for a request's headers is closed, "
@@ -121,7 +121,10 @@ static const struct cli_opt serve_limit_opts[] = {
                  "back in 240 s (default 120, for a class behind one NAT; 0: no limit)"},
         {CLI_TO(struct serve_args, answer_rate), .name = "answer-rate", .arg = "N", .max = 1000000,
          .help = "answers to a lecture's questions one client address may send a second "
-                 "(default 10; 0: no limit; raise it for a class behind one NAT)"},
+                 "(default 600: a hall of 300 behind one NAT; 0: no limit)"},
+        {CLI_TO(struct serve_args, join_rate), .name = "join-rate", .arg = "N", .max = 1000000,
+         .help = "followers one client address may join lectures with a minute (default 600: "
+                 "a hall of 300 behind one NAT, twice; 0: no limit)"},
         {CLI_TO(struct serve_args, max_trace_text), .name = "max-trace-text", .arg = "MIB",
          .min = 1, .max = 1u << 20,
          .help = "text an uploaded trace may expand to once decompressed (default 4096)"},
@@ -131,8 +134,8 @@ static const struct cli_opt serve_limit_opts[] = {
         {CLI_TO(struct serve_args, follow_ms), .name = "follow-ms", .arg = "N", .max = 60000,
          .help = "least milliseconds between two updates to a follower (default 100)"},
         {CLI_TO(struct serve_args, follow_rate), .name = "follow-rate", .arg = "N", .max = 1000000,
-         .help = "follower updates a second over all followers, at most (default 400; 0: no "
-                 "limit)"},
+         .help = "follower updates a second over all followers, at most (default 4000: a "
+                 "hall of 300 at every --follow-ms; 0: no limit)"},
         {CLI_TO(struct serve_args, quiet), .name = "quiet",
          .help = "no messages from libmicrohttpd"},
         {0},
@@ -175,6 +178,7 @@ static void serve_configure(const struct serve_args *a, struct app_config *cfg,
     serve_set(&cfg->quota, a->quota);
     serve_set(&cfg->heavy_cpu, a->heavy_cpu);
     serve_set(&cfg->answer_rate, a->answer_rate);
+    serve_set(&cfg->join_rate, a->join_rate);
     serve_set(&cfg->keep_days, a->keep_days);
     serve_set(&cfg->keep_trace_days, a->keep_trace_days);
     serve_set_u64(&cfg->memory, a->memory_mb, 20);

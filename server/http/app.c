@@ -54,15 +54,18 @@ void app_config_default(struct app_config *cfg)
     cfg->http_threads = 2;
     cfg->timeout = 30;
     cfg->max_connections = 2000;
-    cfg->max_per_ip = 600; /* a class of 300 behind one NAT, two connections each */
+    /* a hall of 300 behind one NAT: each follower's stream and its page's
+     * fetches, with room for the presenter and a reload (docs/cli.md) */
+    cfg->max_per_ip = 1200;
     cfg->header_timeout = 10;
     cfg->quota = 2000;
     cfg->heavy_cpu = LIMIT_HEAVY_CPU;
     cfg->keep_trace_days = TRACES_KEEP_DAYS;
-    cfg->answer_rate = 10;
+    cfg->answer_rate = 600; /* the hall's 300 tokens at ANSWERS_FOLLOWER_RATE each */
+    cfg->join_rate = 600;   /* the hall joining twice in a minute */
     cfg->max_queue = 1024;
     cfg->follow_ms = 100;
-    cfg->follow_rate = 400;
+    cfg->follow_rate = 4000; /* the hall's 300 followers, each every follow_ms, and a third more */
     cfg->search_budget = 4000000;
     session_limits_default(&cfg->lim);
 }
@@ -337,6 +340,7 @@ int app_init(struct app *app, const struct app_config *cfg, struct strbuf *err)
         return ret;
     }
     if ((ret = traces_new(&app->traces)) || (ret = quota_new(cfg->quota, &app->quota)) ||
+        (cfg->join_rate && (ret = quota_new_window(cfg->join_rate, 60, &app->joins))) ||
         (ret = limiter_new(cfg->heavy_cpu, &app->limiter)) ||
         (ret = answers_new(cfg->answer_rate, &app->answers))) {
         strbuf_puts(err, "out of memory");
@@ -378,6 +382,7 @@ void app_release(struct app *app)
     lectures_free(app->lectures);
     registry_free(app->reg);
     quota_free(app->quota);
+    quota_free(app->joins);
     limiter_free(app->limiter);
     answers_free(app->answers);
     lesson_set_release(&app->lessons);

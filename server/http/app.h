@@ -45,6 +45,7 @@ struct app_config {
     const char *lessons_dir;  /* lessons, exercises in its exercises/; NULL: lessons/ beside
                                  scenario_dir */
     unsigned answer_rate;     /* lecture answers a second per client address (0: any) */
+    unsigned join_rate;       /* lecture joins a minute per client address (0: any) */
     unsigned max_live;        /* sessions kept in memory at once */
     uint64_t memory;          /* bytes all live sessions may hold (each up to lim.memory) */
     unsigned workers;         /* threads running engine work */
@@ -90,6 +91,7 @@ struct app {
     struct trace_jobs *traces; /* kernel trace uploads being replayed (traces.h) */
     pthread_mutex_t check_lock; /* one snapshot replayed for its check at a time */
     struct quota *quota;        /* creations per client (quota.h) */
+    struct quota *joins;        /* lecture joins per client a minute (quota.h) */
     struct limiter *limiter;    /* CPU time of heavy writes per client (limit.h); NULL: no limit */
     char *lessons_dir;          /* where the lessons were read from; owned */
     struct lesson_set lessons;  /* read at start (lesson.h) */

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "base/ids.h"
@@ -21,6 +22,7 @@
 #include "http/follow.h"
 #include "http/follower_token.h"
 #include "http/lecture.h"
+#include "http/quota.h"
 #include "http/relay.h"
 #include "http/request.h"
 #include "session/session.h"
@@ -193,11 +195,21 @@ int route_lecture_follow(const struct request *req, struct response *res)
 int route_follower_join(const struct request *req, struct response *res)
 {
     char token[FOLLOWER_TOKEN_LEN + 1];
+    unsigned retry = 0;
     cJSON *o;
     int ret;
 
     if (!route_check_id(res, ROUTE_ID_LECTURE, req->args[0]))
         return 0;
+    /* a follower's limits are its token's: one client making tokens without
+     * end is held by its address here */
+    if (!quota_take(req->app->joins, req->client, &retry)) {
+        route_error(res, 429, "rate_limited",
+                    "%s may join at most %u followers a minute (--join-rate); try again in %u s",
+                    req->client ? req->client : "this client", req->app->cfg.join_rate, retry);
+        snprintf(res->retry_after, sizeof(res->retry_after), "%u", retry);
+        return 0;
+    }
     if (STORE_WAITS(req))
         return ROUTE_WOULD_BLOCK;
     if ((ret = lecture_follower_token(req->app->lectures, req->args[0], token)))

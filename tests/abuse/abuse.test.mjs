@@ -351,6 +351,51 @@ describe('cost: bounds reached, on servers of their own', () => {
     }
   });
 
+  // tests/api/hall.test.mjs: a hall of 300 behind one address meets none of these
+  test('one client flooding a lecture with joins, then with answers on the tokens it made: 429s at the defaults', async () => {
+    const own = await start({});
+    try {
+      const s = await session(own.url, { scenario: 'free-storm' });
+      const l = (await api(own.url, 'POST', '/api/lectures', { body: { session: s.id } })).json;
+      // joins: --join-rate 600 a minute, by address (a minute's turn may let 1200 through)
+      const tokens = [];
+      let refused = null;
+      for (let i = 0; i < 1500 && !refused; i += 50) {
+        const rs = await Promise.all(Array.from({ length: 50 }, () =>
+          api(own.url, 'POST', `/api/lectures/${l.id}/followers`, { body: {} })));
+        for (const r of rs) {
+          if (r.status === 201) tokens.push(r.json.token);
+          else refused = refused || r;
+        }
+      }
+      assert.ok(refused, `a join refused at last (${tokens.length} accepted)`);
+      assert.ok(tokens.length >= 600 && tokens.length <= 1200, `${tokens.length} joins accepted`);
+      assert.equal(refused.status, 429, refused.text);
+      assert.equal(refused.json.error.code, 'rate_limited');
+      assert.match(refused.json.error.message, /--join-rate/);
+      assert.match(refused.headers.get('retry-after') || '', /^\d+$/);
+      // answers: each token's own two a second, and the address's --answer-rate 600 over all of them
+      let ok = 0;
+      refused = null;
+      const t0 = Date.now();
+      for (let i = 0; i < 6000 && !refused; i += 100) {
+        const rs = await Promise.all(Array.from({ length: 100 }, (_, k) => api(own.url, 'POST', `/api/lectures/${l.id}/answers`,
+          { body: { at: 1, choice: 'barn_full', token: tokens[(i + k) % tokens.length] } })));
+        for (const r of rs) {
+          if (r.status === 200) ok++;
+          else if (r.status === 429 && /--answer-rate/.test(r.text)) refused = refused || r;
+        }
+      }
+      const windows = Math.floor(Date.now() / 1000) - Math.floor(t0 / 1000) + 1;
+      assert.ok(refused, `an answer refused by the address's rate at last (${ok} accepted)`);
+      assert.ok(ok <= 600 * windows, `${ok} answers passed in ${windows} seconds`);
+      assert.equal(refused.json.error.code, 'rate_limited');
+      assert.equal((await api(own.url, 'GET', '/api/health')).status, 200);
+    } finally {
+      await own.stop();
+    }
+  });
+
   test('a replay past --max-trace-cpu fails as too_large, naming the CPU time', async () => {
     const small = await start({ args: ['--max-trace-cpu', '1'] });
     try {

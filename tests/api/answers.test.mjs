@@ -4,8 +4,9 @@
 // with an arm the question offers, the tally only with the lecture's token
 // and counted out of the followers, bad bodies are 400s with a message, an
 // unknown lecture a 404, memory bounded (voters per question, questions
-// per lecture), and a client that floods gets 429s at the default
-// --answer-rate (per address) and at two a second per token.
+// per lecture), and a client that floods gets 429s at --answer-rate (per
+// address; 10 here, the default's hall of 300 is tests/api/hall.test.mjs)
+// and at two a second per token.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { after, before, describe, test } from 'node:test';
@@ -13,12 +14,12 @@ import { after, before, describe, test } from 'node:test';
 import { api, isError, isPg, start, tmpdir } from './lib.mjs';
 
 const dir = tmpdir();
-let srv; // --answer-rate 0: the tests that are not about the rate
-let limited; // the default rate
+let srv; // --answer-rate 0 --join-rate 0: the tests that are not about the rates
+let limited; // --answer-rate 10
 
 before(async () => {
-  srv = await start({ dir, args: ['--answer-rate', '0'] });
-  limited = await start({ dir: tmpdir() });
+  srv = await start({ dir, args: ['--answer-rate', '0', '--join-rate', '0'] });
+  limited = await start({ dir: tmpdir(), args: ['--answer-rate', '10'] });
 });
 
 after(async () => {
