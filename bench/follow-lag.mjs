@@ -1,20 +1,52 @@
-// bench/follow-lag.mjs [ROUNDS]: how far behind a presenter playing at 16
-// steps a second a hundred followers stay (docs/benchmarks.md, "Followers
-// of a presenter").  The set-up of tests/browser/follow.test.mjs: the real
-// server (build/slublab or SLUBLAB_BIN), a presenter page on order-fallback
-// in Debian's Chromium, 3 follower pages and 97 node followers (the event
-// stream and the state fetch a page makes), all opened before the presenter
-// plays 10 s.  A follower's lag at a moment is how long ago the presenter
-// first showed a later step than the one the follower shows (0 while it
-// shows the presenter's step); its worst lag is the largest over the 10 s
-// but the first second.  Prints, per round, the worst lags' median, p90,
-// p99 and maximum, and how many followers stayed within 1 s.
-// Run: node bench/follow-lag.mjs 3
+// bench/follow-lag.mjs [ROUNDS] [FOLLOWERS]: how far behind a presenter
+// playing at 16 steps a second its followers stay (docs/benchmarks.md,
+// "Followers of a presenter"), all on one address (loopback: a lecture
+// hall behind one NAT) at the server's default limits.  The set-up of
+// tests/browser/follow.test.mjs: the real server (build/slublab or
+// SLUBLAB_BIN), a presenter page on order-fallback in Debian's Chromium,
+// 3 follower pages and FOLLOWERS - 3 node followers (default 300 in all:
+// the event stream and the state fetch a page makes, in a worker thread per
+// CPU), all opened before
+// the presenter plays 10 s.  A follower's lag at a moment is how long ago
+// the presenter first showed a later step than the one the follower shows
+// (0 while it shows the presenter's step); its worst lag is the largest
+// over the 10 s but the first second.
+//
+// Prints a Markdown table, a row per round and server: the steps the
+// presenter reached, its moves (POST .../step) that failed or were
+// refused, the node followers' state fetches (p50, p99, failed), the worst
+// lags' median, p90, p99 and maximum, and how many followers stayed within
+// 1 s.  With SLUBLAB_BIN_BEFORE set, each round runs that program too,
+// the two alternating (before first in odd rounds, after first in even);
+// SLUBLAB_SERVE_ARGS adds options to both servers (to try other limits).
+// Run: node bench/follow-lag.mjs 3 300
+import { availableParallelism } from 'node:os';
+import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
+
 import { startServer, startBrowser, openPage } from '../tests/browser/helpers.mjs';
 import { trail, nodeFollower } from '../tests/browser/followers.mjs';
 
+// A worker thread holds its share of the node followers, so that their
+// fetches and Playwright's round trips do not wait for one event loop:
+// 'ready' once each has its first state, their trails and times on 'stop'.
+if (!isMainThread) {
+  const { url, id, n } = workerData;
+  const nodes = [];
+  for (let i = 0; i < n; i++) nodes.push(nodeFollower(`${url}/api/sessions/${id}/follow`, (d) => `${url}/api/sessions/${d.session}/state?at=${d.at}`));
+  const opened = Date.now() + 10000;
+  while (nodes.some((f) => f.shown < 0 && !f.error) && Date.now() < opened) await new Promise((ok) => setTimeout(ok, 50));
+  parentPort.postMessage('ready');
+  parentPort.once('message', () => {
+    for (const f of nodes) f.stop();
+    parentPort.postMessage(nodes.map((f) => ({ trail: f.trail, times: f.times, error: f.error ? String(f.error) : null })));
+  });
+}
+
 const ROUNDS = Number(process.argv[2] ?? 3);
-const PLAY_MS = 10000, PAGES = 3, NODES = 97, SPEED = 16;
+const FOLLOWERS = Number(process.argv[3] ?? 300);
+const PLAY_MS = 10000, PAGES = 3, SPEED = 16;
+const NODES = Math.max(0, FOLLOWERS - PAGES);
+const THREADS = Math.max(1, availableParallelism());
 
 /** The first time trail @pt shows a step past @at, or Infinity. */
 function firstPast(pt, at) {
@@ -34,46 +66,85 @@ function worstLag(pt, ft, from, to) {
 }
 
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const ms = (x) => (Number.isFinite(x) ? String(Math.round(x)) : 'never');
 
-const server = await startServer();
-const browser = await startBrowser();
-const open = async (path) => {
-  const page = await openPage(browser.ctx, server.url + path);
-  await page.waitForSelector('body[data-ready="1"]');
-  return page;
-};
-try {
-  for (let round = 1; round <= ROUNDS; round++) {
+/** One round on program @bin: the table's row. */
+async function round(name, bin, k) {
+  process.env.SLUBLAB_BIN = bin;
+  const server = await startServer((process.env.SLUBLAB_SERVE_ARGS || '').split(' ').filter(Boolean));
+  const browser = await startBrowser();
+  const open = async (path) => {
+    const page = await openPage(browser.ctx, server.url + path);
+    await page.waitForSelector('body[data-ready="1"]');
+    return page;
+  };
+  try {
     const presenter = await open('/?scenario=order-fallback&presenter=1');
+    const moves = { sent: 0, dropped: 0 };
+    presenter.on('requestfinished', async (req) => {
+      if (!/\/step$/.test(req.url())) return;
+      moves.sent++;
+      const res = await req.response();
+      if (!res || res.status() !== 200) moves.dropped++;
+    });
+    presenter.on('requestfailed', (req) => {
+      if (/\/step$/.test(req.url())) { moves.sent++; moves.dropped++; }
+    });
     const id = await presenter.evaluate(() => window.__slublab.player.get().session.id);
     const pages = [];
     for (let i = 0; i < PAGES; i++) pages.push(await open(`/?follow=${id}`));
     for (const p of pages) await trail(p);
-    const nodes = [];
-    for (let i = 0; i < NODES; i++) {
-      nodes.push(nodeFollower(`${server.url}/api/sessions/${id}/follow`, (d) => `${server.url}/api/sessions/${d.session}/state?at=${d.at}`));
+    const workers = [];
+    for (let w = 0, left = NODES; w < THREADS; w++) {
+      const n = Math.ceil(left / (THREADS - w));
+      left -= n;
+      workers.push(new Worker(new URL(import.meta.url), { workerData: { url: server.url, id, n } }));
     }
-    const opened = Date.now() + 10000;
-    while (nodes.some((f) => f.shown < 0) && Date.now() < opened) await new Promise((ok) => setTimeout(ok, 50));
+    await Promise.all(workers.map((w) => new Promise((ok) => w.once('message', ok))));
     await trail(presenter);
     const start = Date.now();
     await presenter.evaluate((speed) => { const p = window.__slublab.player; p.setSpeed(speed); p.play(); }, SPEED);
     await presenter.waitForTimeout(PLAY_MS);
     const end = Date.now();
     await presenter.evaluate(() => window.__slublab.player.pause());
+    await presenter.waitForTimeout(500); // the last move answered
     const pt = await presenter.evaluate(() => window.__trail);
     const lags = [];
     for (const p of pages) lags.push(worstLag(pt, await p.evaluate(() => window.__trail), start + 1000, end));
-    for (const f of nodes) { f.stop(); lags.push(f.error ? Infinity : worstLag(pt, f.trail, start + 1000, end)); }
+    const nodes = (await Promise.all(workers.map((w) => new Promise((ok) => { w.once('message', ok); w.postMessage('stop'); })))).flat();
+    await Promise.all(workers.map((w) => w.terminate()));
+    for (const f of nodes) lags.push(f.error ? Infinity : worstLag(pt, f.trail, start + 1000, end));
     lags.sort((a, b) => a - b);
+    const times = nodes.flatMap((f) => f.times).sort((a, b) => a - b);
+    const failed = nodes.filter((f) => f.error).length;
     const reached = pt.length ? pt[pt.length - 1][1] : 0;
-    console.log(`round ${round}: presenter reached step ${reached} in ${(end - start) / 1000} s; ` +
-      `worst lag of ${lags.length} followers: median ${pct(lags, 50)} ms, p90 ${pct(lags, 90)} ms, ` +
-      `p99 ${pct(lags, 99)} ms, max ${lags[lags.length - 1]} ms; within 1 s: ${lags.filter((x) => x <= 1000).length}`);
     for (const p of pages) await p.close();
     await presenter.close();
+    return `| ${name} | ${k} | ${lags.length} | ${reached} | ${moves.sent} | ${moves.dropped} | ` +
+      `${times.length} | ${ms(pct(times, 50))} | ${ms(pct(times, 99))} | ${failed} | ` +
+      `${ms(pct(lags, 50))} | ${ms(pct(lags, 90))} | ${ms(pct(lags, 99))} | ${ms(lags[lags.length - 1])} | ` +
+      `${lags.filter((x) => x <= 1000).length} |`;
+  } finally {
+    await browser.stop();
+    await server.stop();
   }
-} finally {
-  await browser.stop();
-  await server.stop();
+}
+
+if (isMainThread) await main();
+
+async function main() {
+  const after = process.env.SLUBLAB_BIN || 'build/slublab';
+  const before = process.env.SLUBLAB_BIN_BEFORE;
+  console.log(`${FOLLOWERS} followers of one presenter playing ${SPEED} steps/s for ${PLAY_MS / 1000} s, ` +
+    'all on one address, default limits.');
+  console.log('');
+  console.log('| server | round | followers | presenter reached step | presenter moves | moves dropped | ' +
+    'state fetches | state p50 ms | state p99 ms | followers failed | lag median ms | lag p90 ms | lag p99 ms | ' +
+    'lag max ms | within 1 s |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  for (let k = 1; k <= ROUNDS; k++) {
+    const runs = before ? [['before', before], ['after', after]] : [['this build', after]];
+    if (k % 2 === 0) runs.reverse();
+    for (const [name, bin] of runs) console.log(await round(name, bin, k));
+  }
 }

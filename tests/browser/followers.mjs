@@ -15,20 +15,25 @@ export async function trail(page) {
  * A follower as a page would be, without the page: reads the event stream
  * @streamUrl and fetches the state of the latest position it announced (one at a
  * time, skipping positions it had no time for).  Its trail is [time, at]
- * of each state it got (no timers: a hundred of them would load the test).
+ * of each state it got (no timers: a hundred of them would load the test),
+ * its times the milliseconds each state fetch took; a fetch answered with
+ * an error status is its error.
  */
 export function nodeFollower(streamUrl, stateUrl) {
   const ctl = new AbortController();
   // shown -1: the first message fetches a state, as a page does when it opens
-  const f = { trail: [[Date.now(), 0]], shown: -1, target: null, busy: false, error: null, stop: () => { if (!ctl.signal.aborted) ctl.abort(); } };
+  const f = { trail: [[Date.now(), 0]], times: [], shown: -1, target: null, busy: false, error: null, stop: () => { if (!ctl.signal.aborted) ctl.abort(); } };
   const pump = async () => {
     if (f.busy) return;
     f.busy = true;
     try {
       while (f.target != null && f.target.at !== f.shown) {
         const want = f.target;
+        const t0 = performance.now();
         const r = await fetch(stateUrl(want), { signal: ctl.signal });
         const st = await r.json();
+        f.times.push(performance.now() - t0);
+        if (!r.ok) throw new Error(`state: ${r.status}`);
         f.shown = st.at;
         f.trail.push([Date.now(), st.at]);
       }
