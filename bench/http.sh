@@ -9,6 +9,9 @@
 #      position) at 1, 8 and 64 connections;
 #   2. POST .../step of that session (each request moves the presenter one
 #      event and returns the state) at 1, 8 and 64 connections;
+#   2b. the cached state against GET /api/health, 8 connections each,
+#      alternating, SLUBLAB_ROUNDS rounds: the ratio of their median
+#      requests/s and the median p99 of each;
 #   3. seek depth: GET .../state?at=N of a 1,000,010-event session
 #      (bench/deep.json) for N scattered over [10, 1010) and over
 #      [999000, 1000000), alternating, one connection: no state cache, no
@@ -96,6 +99,20 @@ median() {
         if (v ~ /ms$/) { sub(/ms$/, "", v); v *= 1000 } else if (v ~ /us$/) { sub(/us$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1e6 }
         print v }' | sort -n | awk '{ a[NR] = $1 } END { printf "%.0f", NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'
 }
+
+echo
+echo "### The state route against the health route, 8 connections"
+echo
+head_row route
+: >"$tmp/rows"
+for round in $(seq "$rounds"); do
+    run "health run $round" -t2 -c8 -d"${secs}s" "$url/api/health" | tee -a "$tmp/rows"
+    run "state run $round" -t2 -c8 -d"${secs}s" "$url/api/sessions/$sid/state?at=20" | tee -a "$tmp/rows"
+done
+hrate=$(median "health run" 3)
+srate=$(median "state run" 3)
+echo
+echo "Median requests/s: state ${srate}, health ${hrate}: state/health = $(awk -v a="$srate" -v b="$hrate" 'BEGIN { printf "%.2f", a / b }'); median p99: state $(median "state run" 5) us, health $(median "health run" 5) us."
 
 echo
 echo "### Seek depth: GET .../state?at=N, session of $devents events, 1 connection"
