@@ -269,6 +269,9 @@ test('a lesson: the menu lists it, Next plays it to its end, and the URL resumes
       assert.equal(await page.textContent('#lesson-slide-title'), SLIDES[k - 1].title);
       assert.equal(await page.textContent('#lesson-head'), `Lesson: Sheaves, a first look · slide ${k} of ${SLIDES.length}`);
       await waitAt(page, SLIDES[k - 1].at);
+      // the kernel source of the slide's step, whatever tab the slide shows (none at the start)
+      if (SLIDES[k - 1].at > 0) await page.waitForSelector('#lesson-source:not([hidden]) a[href^="https://elixir.bootlin.com/linux/"]');
+      else assert.equal(await page.isHidden('#lesson-source'), true);
     };
     await slide(1);
     assert.equal((await model(page)).scenario, 'spare-and-barn');

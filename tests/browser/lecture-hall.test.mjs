@@ -30,6 +30,12 @@ for (const [width, height] of [[1280, 720], [1366, 768], [1920, 1080]]) {
       assert.ok(good.length >= 1, `a slab row with four object cells of 16 px on screen: ${JSON.stringify(rows.map((r) => ({ y: r.y, n: r.cells.length, h: r.cells[0]?.height })))}`);
       const sw = await page.evaluate(() => document.documentElement.scrollWidth);
       assert.equal(sw, width, 'no sideways scrolling');
+      if (width >= 1920) {
+        // the slabs have the room: their column is at least 40% of the picture, and its cells 24 px
+        const col = await page.evaluate(() => document.querySelector('#lab-view .grid-wrap').getBoundingClientRect().width);
+        assert.ok(col >= 0.4 * width, `the slab column is ${Math.round(col)} px of ${width}`);
+        assert.ok(good.some((r) => r.cells.every((c) => c.height >= 24)), 'cells of 24 px at 1920x1080');
+      }
       // the sentence and the structure's CPUs and barn are on the screen with them
       const on = await page.evaluate(() => ['#narration', '#lab-view svg.topo'].map((s) => {
         const r = document.querySelector(s).getBoundingClientRect();
@@ -45,6 +51,33 @@ for (const [width, height] of [[1280, 720], [1366, 768], [1920, 1080]]) {
     await page.close();
   });
 }
+
+test('normal view at 1280x720: the header on one line, the caches table in its panel, the structure inside the picture', async (t) => {
+  const page = await lab('/?scenario=free-storm', { width: 1280, height: 720 });
+  await shotOnFailure(t, page, async () => {
+    await press(page, 'ArrowRight', 30);
+    await waitAt(page, 30);
+    const r = await page.evaluate(() => {
+      const top = document.querySelector('header.top');
+      const kids = [...top.children].filter((e) => e.getClientRects().length);
+      const button = top.querySelector('#presenter').getBoundingClientRect();
+      const pic = document.querySelector('#picture').getBoundingClientRect();
+      const boxes = [...document.querySelectorAll('#lab-view svg.topo rect.box')].map((b) => b.getBoundingClientRect());
+      const svg = document.querySelector('#lab-view svg.topo').getBoundingClientRect();
+      const caches = document.querySelector('#caches');
+      return { header: top.getBoundingClientRect().height, row: button.height, tops: kids.map((e) => Math.round(e.getBoundingClientRect().top)),
+        right: Math.max(...boxes.map((b) => b.right)), svgRight: svg.right, picRight: pic.right, caches: [caches.scrollWidth, caches.clientWidth] };
+    });
+    // one row: as tall as a button and the header's padding, every item on the same line
+    assert.ok(r.header <= r.row + 16, `the header is ${r.header} px for ${r.row} px buttons: ${JSON.stringify(r.tops)}`);
+    assert.ok(Math.max(...r.tops) - Math.min(...r.tops) <= 8, `one line: ${JSON.stringify(r.tops)}`);
+    // the boxes' outlines are drawn inside the picture, not on its edge
+    assert.ok(r.right <= r.svgRight - 0.5 && r.right <= r.picRight - 0.5, `the boxes end at ${r.right}, the picture at ${r.picRight}`);
+    // the ranked caches fit their panel (the other columns on demand)
+    assert.ok(r.caches[0] <= r.caches[1] + 1, `the caches table is ${r.caches[0]} px in ${r.caches[1]} px`);
+  });
+  await page.close();
+});
 
 test('keys: Space after ticking a breakpoint plays and leaves it ticked; → after choosing a scenario steps and keeps it; ? shows the keys', async (t) => {
   const page = await lab('/?scenario=free-storm', { width: 1440, height: 900 });

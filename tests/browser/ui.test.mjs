@@ -10,14 +10,19 @@ import { openPage, shotOnFailure, api, waitAt, model, press, inkedPixels, ROOT, 
 import { narrate, learnSlabNames } from '../../web/js/format.js';
 import { contrast } from '../js/contrast.mjs';
 import { setTexts } from '../../web/js/texts.js';
+import { statementLine } from '../../web/js/sourcelines.js';
 
 setTexts(JSON.parse(readFileSync(new URL('../../web/data/texts.json', import.meta.url))));
 const sourceLines = JSON.parse(readFileSync(new URL('../../web/data/source-lines.json', import.meta.url)));
 
 /** The code panel's source lines and links match the table for session
- * @id's release (for a model without a release: every release that has @fn). */
-async function checkSourceLink(page, id, fn) {
+ * @id's release (for a model without a release: every release that has @fn),
+ * at the line of the statement of the event at step @at when the table
+ * has one (its label's anchor or its counter's stat()), else the whole function. */
+async function checkSourceLink(page, id, fn, at) {
   const info = await api(base, `/api/sessions/${id}`);
+  const { event } = await api(base, `/api/sessions/${id}/state?at=${at}`);
+  assert.equal(event.fn, fn);
   const k = info.settings.kernel;
   const rels = (k ? [k] : Object.keys(sourceLines.releases).filter((r) => fn in sourceLines.releases[r].functions))
     .sort((a, b) => a.localeCompare(b, 'en', { numeric: true })).map((r) => sourceLines.releases[r]);
@@ -27,8 +32,10 @@ async function checkSourceLink(page, id, fn) {
   assert.deepEqual(await links.evaluateAll((as) => as.map((a) => [a.getAttribute('href'), a.textContent])),
     rels.map((r) => {
       const row = r.functions[fn];
-      return [`https://elixir.bootlin.com/linux/v${r.version}/source/${row.file}#L${row.start}`,
-        `${row.file}:${row.start}-${row.end} in Linux ${r.version}`];
+      const line = statementLine(row, event);
+      assert.ok(line > row.start && line <= row.end, `${fn} ${event.label} has a statement in ${r.version}`);
+      return [`https://elixir.bootlin.com/linux/v${r.version}/source/${row.file}#L${line}`,
+        `${row.file}:${line} in ${fn}() (${row.start}-${row.end}), Linux ${r.version}`];
     }));
   return k;
 }
@@ -82,7 +89,7 @@ test('/ opens the default scenario, draws its first state, and steps with the ke
     await page.click('#tabbtn-explain');
     assert.match(await page.textContent('#code-panel'), /alloc_from_pcs\(\)/);
     assert.match(await page.textContent('#code-panel li[aria-current="step"]'), /Pop the top object/);
-    assert.equal(await checkSourceLink(page, m.id, 'alloc_from_pcs'), '7.3');
+    assert.equal(await checkSourceLink(page, m.id, 'alloc_from_pcs', 12), '7.3');
     noErrors(page);
   });
   await page.close();
@@ -510,7 +517,7 @@ test('legacy model: each CPU draws its cpu slab, lockless freelist and CPU parti
     await page.click('#tabbtn-explain');
     assert.match(await page.textContent('#code-panel'), /put_cpu_partial\(\)/);
     assert.match(await page.textContent('#code-panel li[aria-current="step"]'), /Already cpu_partial_slabs slabs/);
-    assert.equal(await checkSourceLink(page, m.id, 'put_cpu_partial'), null); // a model: 6.1 and 6.12
+    assert.equal(await checkSourceLink(page, m.id, 'put_cpu_partial', drain), null); // a model: 6.1 and 6.12
     noErrors(page);
   });
   await page.close();

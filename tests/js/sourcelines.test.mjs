@@ -95,7 +95,8 @@ test('every fn the engine can emit, and every outlined one, is in the table, eng
     const places = [tabled.has(fn), table.engine_only.includes(fn), table.untabled.includes(fn)].filter(Boolean).length;
     assert.equal(places, 1, `${fn}: in the table ${tabled.has(fn)}, engine_only ${table.engine_only.includes(fn)}, untabled ${table.untabled.includes(fn)} (scripts/kernel-source-lines)`);
   }
-  for (const fn of [...table.engine_only, ...table.untabled, ...tabled]) assert.ok(fns.has(fn) || outlines.includes(fn), `${fn} is no longer the engine's`);
+  const standIns = Object.values(table.stand_in);
+  for (const fn of [...table.engine_only, ...table.untabled, ...tabled]) assert.ok(fns.has(fn) || outlines.includes(fn) || standIns.includes(fn), `${fn} is no longer the engine's`);
 });
 
 test('the rows point at the definitions in the kernel trees the table was made from', (t) => {
@@ -176,16 +177,108 @@ test('the lookup: a tabled release gives its lines and an Elixir link to the exa
 
 test('the lookup: the lab\'s own, a function the release lacks, a release without a table, a model without a release', () => {
   setSourceLines(table);
-  assert.deepEqual(sourceRefs('rcu_grace_period', '7.3').map((x) => x.kind), ['lab']);
+  // the lab's own event says so, then links the kernel code it stands for (stand_in)
+  assert.deepEqual(sourceRefs('rcu_grace_period', '7.3').map((x) => x.kind), ['lab', 'lines']);
+  assert.deepEqual(sourceRefs('user_write', '7.3').map((x) => x.kind), ['lab']);
   const [absent] = sourceRefs('alloc_from_pcs', '6.1');
   assert.equal(absent.kind, 'absent');
   assert.match(absent.text, new RegExp(`Linux ${table.releases['6.1'].version.replace(/\./g, '\\.')} has no function alloc_from_pcs`));
-  const [other] = sourceRefs('__slab_free', '6.18');
+  // a release without a table: the nearest release's lines, said so, and the release's own search
+  const [near, other] = sourceRefs('__slab_free', '6.18');
+  assert.equal(near.kind, 'nearest');
+  assert.equal(near.release, '7.2', '6.18 is nearer 7.2 (6.19, 7.0, 7.1, 7.2) than 6.12');
+  assert.match(near.text, /Linux 7\.2\.\d+, the nearest release with a line table \(not 6\.18\)$/);
   assert.equal(other.kind, 'untabled');
   assert.equal(other.url, 'https://elixir.bootlin.com/linux/v6.18/A/ident/__slab_free');
-  assert.ok(!('start' in other), 'no line numbers borrowed from another release');
+  assert.ok(!('start' in other), 'the search borrows no line numbers');
+  // the nearest release that has the function: 7.2 has no cpu partial lists
+  assert.equal(sourceRefs('put_cpu_partial', '6.18')[0].release, '6.12');
+  assert.equal(sourceRefs('__slab_free', '6.8')[0].release, '6.12');
+  assert.equal(sourceRefs('__slab_free', '7.1')[0].release, '7.2');
+  // a function no tabled release has: the search alone
+  assert.deepEqual(sourceRefs('alloc_full_sheaf', '6.18').map((x) => x.kind), ['untabled']);
   const all = sourceRefs('__slab_free', null);
   assert.deepEqual(all.map((x) => x.release), ['6.1', '6.12', '7.2', '7.3']);
   assert.ok(all.every((x) => x.kind === 'lines'));
   assert.deepEqual(sourceRefs('alloc_from_pcs', null).map((x) => x.release), ['7.2', '7.3']);
+});
+
+const anchorsFile = JSON.parse(read('scripts/kernel-source-anchors.json'));
+
+test('every anchor resolves in every release that has its function, on the line it names', (t) => {
+  const cache = process.env.SLUBLAB_ORACLE_CACHE ?? '/var/cache/slublab-oracle';
+  let resolved = 0, read = 0;
+  for (const [fn, labels] of Object.entries(anchorsFile.anchors)) {
+    const have = Object.entries(table.releases).filter(([, r]) => fn in r.functions);
+    assert.ok(have.length, `${fn} (an anchor's function) is in some release`);
+    for (const [rel, r] of have) {
+      const row = r.functions[fn];
+      for (const [label, pattern] of Object.entries(labels)) {
+        const line = row.label?.[label];
+        assert.ok(Number.isInteger(line) && line > row.start && line < row.end, `${rel} ${fn} ${label}: line ${line} in ${row.start}-${row.end}`);
+        resolved++;
+        const tree = `${cache}/src/${rel}/linux-source-${rel}`;
+        let text;
+        try { text = readFileSync(`${tree}/${row.file}`, 'utf8').split('\n'); } catch { continue; }
+        if (!readFileSync(`${tree}/Makefile`, 'utf8').includes(`SUBLEVEL = ${r.version.split('.')[2]}\n`)) continue;
+        assert.match(text[line - 1], new RegExp(pattern), `${rel} ${row.file}:${line} is ${fn}'s ${label}`);
+        read++;
+      }
+    }
+  }
+  // the counters' lines: a stat() of that counter, inside the function
+  for (const [rel, r] of Object.entries(table.releases)) {
+    for (const [fn, row] of Object.entries(r.functions)) {
+      for (const [k, line] of Object.entries(row.stat ?? {})) {
+        assert.match(k, /^[a-z][a-z0-9_]*$/);
+        assert.ok(line > row.start && line < row.end, `${rel} ${fn} ${k}: ${line} in ${row.start}-${row.end}`);
+      }
+    }
+  }
+  for (const [own, fn] of Object.entries(anchorsFile.stand_in)) {
+    assert.ok(table.engine_only.includes(own) || table.untabled.includes(own), `${own} stands in for kernel code`);
+    assert.ok(Object.values(table.releases).some((r) => fn in r.functions), `${fn} is tabled`);
+  }
+  assert.deepEqual(table.stand_in, anchorsFile.stand_in);
+  assert.ok(resolved >= 40, `${resolved} anchors`);
+  if (!read) t.diagnostic('no kernel tree to read the anchored lines from');
+});
+
+test('an event\'s link carries a line inside its function, at its statement when it has one', () => {
+  setSourceLines(table);
+  const dir = new URL('tests/golden/', ROOT);
+  let events = 0, atStatement = 0;
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.jsonl'))) {
+    for (const line of readFileSync(new URL(f, dir), 'utf8').split('\n')) {
+      if (!line.trim()) continue;
+      const e = JSON.parse(line);
+      if (typeof e.fn !== 'string') continue;
+      for (const kernel of [null, ...Object.keys(table.releases), '6.18']) {
+        for (const ref of sourceRefs(e.fn, kernel, e)) {
+          if (!('line' in ref)) continue;
+          const row = table.releases[ref.release].functions[ref.fn];
+          assert.ok(ref.line >= row.start && ref.line <= row.end, `${f} ${e.fn} ${e.label} in ${ref.release}: ${ref.line} in ${row.start}-${row.end}`);
+          assert.ok(ref.url.endsWith(`/${row.file}#L${ref.line}`));
+          events++;
+          if (ref.line !== row.start) atStatement++;
+        }
+      }
+    }
+  }
+  assert.ok(events > 1000, `${events} links`);
+  assert.ok(atStatement / events > 0.5, `${atStatement} of ${events} links at a statement`);
+  // the counter's line: alloc_from_pcs's fast path at its stat(s, ALLOC_FASTPATH)
+  const row = table.releases['7.3'].functions.alloc_from_pcs;
+  const [fast] = sourceRefs('alloc_from_pcs', '7.3', { label: 'fastpath', stats: { alloc_fastpath: 1 } });
+  assert.equal(fast.line, row.stat.alloc_fastpath);
+  assert.equal(fast.text, `mm/slub.c:${row.stat.alloc_fastpath} in alloc_from_pcs() (${row.start}-${row.end}), Linux ${table.releases['7.3'].version}`);
+  // a label's anchor comes before the counters
+  const swap = table.releases['7.3'].functions.__pcs_replace_empty_main;
+  assert.equal(sourceRefs('__pcs_replace_empty_main', '7.3', { label: 'swap_spare', stats: {} })[0].line, swap.label.swap_spare);
+  // the lab's own grace period: the kernel's rcu_do_batch(), where the callbacks run
+  const rcu = sourceRefs('rcu_grace_period', '7.3', { label: 'operation', stats: {} });
+  assert.deepEqual(rcu.map((x) => x.kind), ['lab', 'lines']);
+  assert.equal(rcu[1].fn, 'rcu_do_batch');
+  assert.equal(rcu[1].line, table.releases['7.3'].functions.rcu_do_batch.label['*']);
+  assert.deepEqual(sourceRefs('user_write', '7.3', { label: 'write' }).map((x) => x.kind), ['lab']);
 });

@@ -261,7 +261,7 @@ export function gridScene(v, opts = {}) {
   const colChoices = [widest, 32, 16].filter((x, i, a) => x <= widest && a.indexOf(x) === i);
   if (opts.cell) return index(place(opts.cell, widest));
   let best = null;
-  for (const cell of [28, 24, 21, 18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4].filter((x) => x <= (opts.maxCell ?? 18) || x <= 4)) {
+  for (const cell of [64, 56, 48, 40, 34, 28, 24, 21, 18, 16, 14, 12, 10, 9, 8, 7, 6, 5, 4].filter((x) => x <= (opts.maxCell ?? 18) || x <= 4)) {
     for (const cols of colChoices) {
       if (labelW + cols * cell > W && cell > 4) continue;
       const p = place(cell, cols);

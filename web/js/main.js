@@ -346,6 +346,7 @@ function spotlight() {
   const el = sp ? doc.querySelector(sp.selector) : null;
   for (const x of doc.querySelectorAll('.spot')) if (x !== el) x.classList.remove('spot');
   if (!sp || !el) return;
+  if (el.matches('#cache-table .more')) caches.showAll(); // a column the narrow table leaves out
   el.classList.add('spot');
   if (sp.key === spotKey) return;
   spotKey = sp.key;

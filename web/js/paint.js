@@ -166,9 +166,11 @@ export function paintGrid(ctx, g, v) {
   const flags = v.cache?.flags ?? [];
   const debug = { redZone: flags.includes('SLAB_RED_ZONE'), poison: flags.includes('SLAB_POISON') };
   ctx.textBaseline = 'middle';
+  // the projector's big cells (40 px and more) carry bigger words
+  const big = g.cell >= 40;
   for (const gr of g.groups) {
     ctx.fillStyle = '#111';
-    ctx.font = 'bold 13px sans-serif';
+    ctx.font = `bold ${big ? 16 : 13}px sans-serif`;
     ctx.fillText(`${gr.closed ? '▸' : '▾'} ${gr.title}`, 2, gr.y + g.headH / 2);
   }
   const slabById = new Map(v.slabs.map((s) => [s.addr, s]));
@@ -189,8 +191,8 @@ export function paintGrid(ctx, g, v) {
       continue;
     }
     ctx.fillStyle = '#111';
-    ctx.font = `${Math.min(12, Math.max(9, r.h - 2))}px ui-monospace, monospace`;
-    ctx.fillText(`${slab.name ?? slabName(r.addr)} ${slab.inuse}/${slab.objects}`, r.x + 2, r.y + Math.min(r.h, 14) / 2);
+    ctx.font = `${big ? 16 : Math.min(12, Math.max(9, r.h - 2))}px ui-monospace, monospace`;
+    ctx.fillText(`${slab.name ?? slabName(r.addr)} ${slab.inuse}/${slab.objects}`, r.x + 2, r.y + Math.min(r.h, big ? 20 : 14) / 2, g.labelW - 4);
     for (let i = 0; i < codes.length; i++) {
       const x = r.cx + (i % r.cols) * cell, y = r.cy + Math.floor(i / r.cols) * cell;
       paths[codes[i]].rect(x, y, side, side);
@@ -214,7 +216,7 @@ function paintNames(ctx, named, side, debug) {
     const x = named[k], y = named[k + 1], st = STATES[named[k + 2]], name = named[k + 3];
     if (st.glyph === 'hollow' || st.glyph === 'corner') paintGlyph(ctx, x, y, side, st, debug);
     ctx.fillStyle = st.glyph === 'hollow' || st.glyph === 'corner' ? st.ink : '#ffffff';
-    ctx.font = `${side >= 18 ? 9 : 8}px ui-monospace, monospace`;
+    ctx.font = `${side >= 40 ? Math.min(20, Math.floor(side / 3)) : side >= 18 ? 9 : 8}px ui-monospace, monospace`;
     ctx.fillText(name, x + side / 2, y + side / 2, side - 2);
   }
   ctx.textAlign = 'start';

@@ -26,6 +26,8 @@ const STATE_COLS = [
   ['sheaf_capacity', 'sheaf', (c) => c.sheaf_capacity, 'objects a sheaf holds'],
   ['slab_errors', 'errors', (c) => c.slab_errors ?? 0, "SLUB's reports on this cache (slab_errors)"],
 ];
+/** The columns shown unless "all columns" is ticked. */
+const MAIN_COLS = new Set(['name', 'allocs', 'frees', 'slabs']);
 /** Columns of what each cache did over the range (the API's names). */
 const ACTIVITY_COLS = [
   ['allocs', 'allocs', 'objects handed to callers'],
@@ -51,12 +53,17 @@ export function createCaches(root, player, o = {}) {
   const range = h(doc, 'select', { id: 'cache-range', 'aria-label': 'Activity over' },
     h(doc, 'option', { value: 'run' }, 'the whole run'), h(doc, 'option', { value: 'step' }, 'the run up to this step'));
   const follow = h(doc, 'input', { type: 'checkbox', id: 'cache-follow', checked: true });
+  // the left panel is narrow: the cache, its allocations, frees and slabs, and the other columns on demand
+  const all = h(doc, 'input', { type: 'checkbox', id: 'cache-all' });
   const note = h(doc, 'p', { class: 'note', id: 'cache-note', role: 'status' });
   range.addEventListener('change', () => { activity = null; key = ''; player.emit(); });
   follow.addEventListener('change', () => { player.followEventCache(follow.checked); });
+  const table = () => /** @type {HTMLElement} */ (root.querySelector('#cache-table'));
+  all.addEventListener('change', () => { table().classList.toggle('all', all.checked); });
   fill(root, h(doc, 'div', { class: 'row cache-tools' },
     h(doc, 'label', { for: 'cache-range' }, 'Activity over '), range,
-    h(doc, 'label', null, follow, ' the picture follows the cache of the current event')),
+    h(doc, 'label', null, follow, ' the picture follows the cache of the current event'),
+    h(doc, 'label', null, all, ' all columns')),
   h(doc, 'table', { class: 'caches', id: 'cache-table' },
     h(doc, 'caption', null, 'Caches, ranked by what they did (choose one to draw it)'), h(doc, 'thead', null, head), body), note);
   let key = '';
@@ -91,6 +98,12 @@ export function createCaches(root, player, o = {}) {
   }
 
   return {
+    /** Show every column (a lesson points at one of the others). */
+    showAll() {
+      if (all.checked) return;
+      all.checked = true;
+      table().classList.add('all');
+    },
     render(m) {
       const caches = m.cur?.state?.caches ?? [];
       const sid = m.session?.id;
@@ -108,7 +121,7 @@ export function createCaches(root, player, o = {}) {
       const cols = [['name', 'cache', (e) => e.name, 'the cache'],
         ...ACTIVITY_COLS.map(([id, label, title]) => [id, label, (e) => (ranked ? (e.act?.[id] ?? 0) : null), title]),
         ...STATE_COLS.slice(1).map(([id, label, f, title]) => [id, label, (e) => (e.st ? f(e.st) : null), title])];
-      fill(head, ...cols.map(([id, label, , title]) => h(doc, 'th', { scope: 'col', title, dataset: { spot: `column:${id}` }, 'aria-sort': sort.col === id ? (sort.desc ? 'descending' : 'ascending') : 'none' },
+      fill(head, ...cols.map(([id, label, , title]) => h(doc, 'th', { scope: 'col', title, class: MAIN_COLS.has(id) ? null : 'more', dataset: { spot: `column:${id}` }, 'aria-sort': sort.col === id ? (sort.desc ? 'descending' : 'ascending') : 'none' },
         h(doc, 'button', { type: 'button', class: 'sort', dataset: { col: id }, onclick: () => { sort = { col: id, desc: sort.col === id ? !sort.desc : id !== 'name' }; key = ''; player.emit(); } },
           label, sort.col === id ? (sort.desc ? ' ▼' : ' ▲') : ''))), h(doc, 'th', { scope: 'col' }, 'check'));
       const get = cols.find((c) => c[0] === sort.col)?.[2] ?? ((e) => e.id);
@@ -128,7 +141,7 @@ export function createCaches(root, player, o = {}) {
             ? h(doc, 'button', { type: 'button', class: 'pick', 'aria-pressed': String(e.id === m.cacheId), onclick: () => player.setCache(e.id) },
               e.id === m.cacheId ? '▶ ' : '', e.name, e.alive ? '' : ' (destroyed)')
             : h(doc, 'button', { type: 'button', class: 'pick', title: 'not created yet at this step: goes to the end of the run', onclick: () => { player.seek(m.end).then(() => player.setCache(e.id)); } }, e.name))
-          : h(doc, 'td', { class: 'num' }, cell(e, id, i))),
+          : h(doc, 'td', { class: MAIN_COLS.has(id) ? 'num' : 'num more' }, cell(e, id, i))),
         h(doc, 'td', null, e.st && e.alive ? validateButton(e.st) : ''))));
       if (!list.length) body.append(h(doc, 'tr', null, h(doc, 'td', { colspan: cols.length + 1 }, 'No cache yet: step forward.')));
     },

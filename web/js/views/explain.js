@@ -9,6 +9,17 @@ import { outlineFor } from '../outline.js';
 import { sourceRefs, sourceLinesLoaded } from '../sourcelines.js';
 import { counterMeaning } from '../counters.js';
 
+/**
+ * The references of sourceRefs() as text and links, " · " between them.
+ * @param {Document} doc @param {import('../sourcelines.js').SourceRef[]} refs
+ */
+export function sourceLinks(doc, refs) {
+  return refs.flatMap((r, i) => [
+    i ? ' · ' : '',
+    'url' in r ? h(doc, 'a', { href: r.url, target: '_blank', rel: 'noopener' }, r.text) : r.text,
+  ]);
+}
+
 export function createExplain(root) {
   const doc = root.ownerDocument;
   const title = h(doc, 'h2', { id: 'scenario-title' });
@@ -43,16 +54,13 @@ export function createExplain(root) {
       report.hidden = !e?.report;
       report.textContent = e?.report ?? '';
       const kernel = info?.settings?.kernel ?? null;
-      const ck = e ? `${e.fn}/${e.label}/${kernel}/${sourceLinesLoaded()}` : '';
+      const ck = e ? `${e.fn}/${e.label}/${Object.keys(e.stats ?? {})}/${kernel}/${sourceLinesLoaded()}` : '';
       if (ck === codeKey) return;
       codeKey = ck;
       const o = e ? outlineFor(e.fn, e.label) : null;
-      // where the kernel defines it: a lookup in data/source-lines.json
-      const refs = e ? sourceRefs(e.fn, kernel) : [];
-      const where = refs.length ? h(doc, 'p', { class: 'source-lines' }, refs.flatMap((r, i) => [
-        i ? ' · ' : '',
-        'url' in r ? h(doc, 'a', { href: r.url, target: '_blank', rel: 'noopener' }, r.text) : r.text,
-      ])) : '';
+      // where the kernel has the step's statement: a lookup in data/source-lines.json
+      const refs = e ? sourceRefs(e.fn, kernel, e) : [];
+      const where = refs.length ? h(doc, 'p', { class: 'source-lines' }, sourceLinks(doc, refs)) : '';
       if (!o) {
         fill(code, h(doc, 'h3', null, e ? e.fn : 'No step yet'), where, h(doc, 'p', null, e ? 'No outline for this function yet.' : 'Step forward to see the kernel function of each event.'));
         return;

@@ -11,6 +11,8 @@ import { renderMarkup } from '../markup.js';
 import { slideRun, clampSlide, slideBreakpoint, onward, spotSelector, spotLabel } from '../course.js';
 import { makeBreakpoint } from '../state.js';
 import { parseSelection } from '../urlstate.js';
+import { sourceRefs } from '../sourcelines.js';
+import { sourceLinks } from './explain.js';
 
 /**
  * @param {HTMLElement} root the panel
@@ -46,9 +48,12 @@ export function createLessonPlayer(root, player, o) {
   const title = h(doc, 'h2', { id: 'lesson-slide-title', tabindex: '-1' });
   const body = h(doc, 'div', { class: 'lesson-text', id: 'lesson-text' });
   const where = h(doc, 'p', { class: 'lesson-where', id: 'lesson-where', role: 'status' });
+  // the kernel source of the step the slide shows (the code panel's link, on every tab)
+  const source = h(doc, 'p', { class: 'source-lines lesson-source', id: 'lesson-source', hidden: true });
+  let sourceKey = '';
   // on the last slide: the next lesson and the exercises that practise this one
   const onwards = h(doc, 'p', { class: 'lesson-onward row', id: 'lesson-onward', hidden: true });
-  fill(root, head, bar, title, body, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, back, show, where, close), onwards);
+  fill(root, head, bar, title, body, source, h(doc, 'p', { class: 'row lesson-nav' }, prev, next, back, show, where, close), onwards);
   root.hidden = true;
 
   function draw() {
@@ -158,6 +163,14 @@ export function createLessonPlayer(root, player, o) {
     render(m) {
       const s = lesson?.slides[k - 1];
       back.hidden = !s || s.at == null || root.dataset.applied !== String(k) || m.at === s.at;
+      const e = s ? m.cur?.event : null;
+      const kernel = m.session?.info?.settings?.kernel ?? null;
+      const refs = e ? sourceRefs(e.fn, kernel, e) : [];
+      const key = e ? `${m.session?.id}@${m.at}/${kernel}/${refs.length}` : '';
+      if (key === sourceKey) return;
+      sourceKey = key;
+      source.hidden = !refs.length;
+      fill(source, ...(refs.length ? ['Kernel source of this step: ', ...sourceLinks(doc, refs)] : []));
     },
     /** The slide's spotlight: a key that changes each time a slide is applied, and where it is. */
     spot: () => (lesson && root.dataset.applied === String(k) ? { key: `${lesson.id}/${k}/${applies}`, selector: spotSelector(lesson.slides[k - 1]) } : null),

@@ -104,12 +104,12 @@ export function createPicture(root, o) {
     const v = cacheView(resp.state, cacheId);
     v.names = resp.names ?? {}; // the scenario's object names at this position
     const gw = measured.beside ? w - besideWidth(w) - BESIDE_GAP : measured.k > 1 ? w : tw;
-    return { view: v, topo: topoScene(resp.state, v, { width: tw, hands }), grid: gridScene(v, { width: gw - 4, maxHeight: gh - 8, maxCell: measured.beside ? 28 : 18, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
+    return { view: v, topo: topoScene(resp.state, v, { width: tw, hands }), grid: gridScene(v, { width: gw - 4, maxHeight: gh - 8, maxCell: measured.beside ? (measured.share ? 64 : 28) : 18, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
   };
 
   // Sizes are measured when the stage resizes (never in the middle of a step,
   // where reading layout would force the browser to lay out the page again).
-  const measured = { w: 0, max: 300, k: 1, fit: 0, beside: false, objs: 0 };
+  const measured = { w: 0, max: 300, k: 1, fit: 0, beside: false, objs: 0, share: 0 };
   function measure() {
     measured.w = stage.clientWidth;
     // the stylesheet may draw the structure larger (the presenter view: --topo-scale)
@@ -120,6 +120,9 @@ export function createPicture(root, o) {
     measured.fit = cs.getPropertyValue('--topo-fit').trim() === '1' ? root.clientHeight - 4 : 0;
     // ... and draw the slab rows beside it, not under it (the projector's wide, short screen)
     measured.beside = measured.fit > 0 && cs.getPropertyValue('--topo-beside').trim() === '1';
+    // ... giving the rows at least this share of the stage (a large projector: --slab-share)
+    const share = parseFloat(cs.getPropertyValue('--slab-share'));
+    measured.share = Number.isFinite(share) && share > 0 && share < 1 ? share : 0;
     // The grid may grow up to the wrapper's CSS max-height; it shrinks to its content.
     const max = parseFloat(win.getComputedStyle(gridWrap).maxHeight);
     measured.max = measured.beside ? measured.fit : Number.isFinite(max) ? max : 300;
@@ -127,13 +130,15 @@ export function createPicture(root, o) {
   /*
    * Beside the slab rows, the structure's width: the stage less what a slab
    * row of 16 objects a row needs (the cache's objects when fewer) at 18 px
-   * cells, at most 45% of the stage and at least 240 px; the rows' cells
-   * grow into what the structure leaves.
+   * cells, at most 45% of the stage and at least 240 px, or the stylesheet's
+   * --slab-share of it when more (a large projector, where the empty boxes
+   * of the structure would take the room); the rows' cells grow into what
+   * the structure leaves.
    */
   const BESIDE_GAP = 10;
   function besideWidth(w) {
     const cols = Math.max(1, Math.min(16, measured.objs || 16));
-    const need = Math.min(w * 0.45, Math.max(240, 92 + cols * 18 + 12));
+    const need = Math.max(w * measured.share, Math.min(w * 0.45, Math.max(240, 92 + cols * 18 + 12)));
     return Math.max(300, Math.floor(w - need - BESIDE_GAP));
   }
   if (win.ResizeObserver) {

@@ -65,11 +65,12 @@ export function createTopology(root, o) {
 
   function render(t, c) {
     const sel = c.selection, touched = c.touched;
-    const vb = `0 0 ${t.w} ${t.h}`;
+    // a unit of margin around the scene: the outlines of the boxes on its edges stay whole
+    const vb = `-1 -1 ${t.w + 2} ${t.h + 2}`;
     if (root.getAttribute('viewBox') !== vb) {
       root.setAttribute('viewBox', vb);
-      root.setAttribute('width', String(t.w * c.scale));
-      root.setAttribute('height', String(t.h * c.scale));
+      root.setAttribute('width', String((t.w + 2) * c.scale));
+      root.setAttribute('height', String((t.h + 2) * c.scale));
     }
     const selKey = sel ? `${sel.kind}:${sel.id}` : '';
     const tk = (keys) => keys.filter((k) => touched.has(k)).join();
