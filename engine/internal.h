@@ -638,8 +638,12 @@ uint32_t get_partial(struct sim *sim, struct kmem_cache *s, int node, bool thisn
 void legacy_slab_free_slow(struct sim *sim, struct kmem_cache *s, uint32_t idx,
         const sim_addr_t *objs, unsigned cnt, struct sim_place from);
 
-/* kmalloc.c */
+/* sizing.c: the kmalloc size classes */
+#define NR_KMALLOC_SIZES 13u
+extern const unsigned kmalloc_sizes[NR_KMALLOC_SIZES];
 unsigned long kmalloc_size_roundup(unsigned long size);
+
+/* kmalloc.c */
 int kmalloc_index(unsigned size);
 int kmalloc(struct sim *sim, unsigned size, int node, uint32_t gfp, struct sim_result *res);
 void kfree(struct sim *sim, sim_addr_t obj);

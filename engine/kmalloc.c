@@ -28,21 +28,6 @@
 #define ZERO_SIZE_PTR ((sim_addr_t)16)
 #define KMALLOC_MAX_CACHE_SIZE 8192u
 
-static const unsigned kmalloc_sizes[] = {8, 16, 32, 64, 96, 128, 192, 256, 512, 1024, 2048,
-        4096, 8192};
-
-#define NR_KMALLOC_SIZES (sizeof(kmalloc_sizes) / sizeof(kmalloc_sizes[0]))
-
-/* Bytes kmalloc really gives for @size: its class, or whole pages beyond
- * 8 KiB (kernel: kmalloc_size_roundup). */
-unsigned long kmalloc_size_roundup(unsigned long size)
-{
-    for (unsigned i = 0; i < NR_KMALLOC_SIZES; i++)
-        if (size <= kmalloc_sizes[i])
-            return kmalloc_sizes[i];
-    return ((size + PAGE_SIZE - 1) / PAGE_SIZE) * PAGE_SIZE;
-}
-
 /* Class index for @size (kernel: kmalloc_index), or -1 beyond 8 KiB. */
 int kmalloc_index(unsigned size)
 {

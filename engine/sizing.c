@@ -20,6 +20,21 @@ static unsigned fls_u(unsigned x)
     return x ? 32u - (unsigned)__builtin_clz(x) : 0;
 }
 
+/* The kmalloc size classes, kmalloc-8 to kmalloc-8k (kernel:
+ * kmalloc_info); kmalloc.c makes its caches from them. */
+const unsigned kmalloc_sizes[NR_KMALLOC_SIZES] = {8, 16, 32, 64, 96, 128, 192, 256, 512, 1024,
+        2048, 4096, 8192};
+
+/* Bytes kmalloc really gives for @size: its class, or whole pages beyond
+ * 8 KiB (kernel: kmalloc_size_roundup). */
+unsigned long kmalloc_size_roundup(unsigned long size)
+{
+    for (unsigned i = 0; i < NR_KMALLOC_SIZES; i++)
+        if (size <= kmalloc_sizes[i])
+            return kmalloc_sizes[i];
+    return ((size + PAGE_SIZE - 1) / PAGE_SIZE) * PAGE_SIZE;
+}
+
 /* Smallest order whose block holds @size bytes (kernel: get_order). */
 unsigned get_order(unsigned long size)
 {
