@@ -30,12 +30,22 @@
 
 /* ---- memory ------------------------------------------------------------------- */
 
-uint64_t session_sim_bytes(const struct session_run *r)
+uint64_t session_sim_bytes(struct session_run *r)
 {
     uint64_t pages = r->tl.pages_hwm, nodes = r->cfg.nr_nodes ? r->cfg.nr_nodes : 1;
 
-    if (r->have_rp && r->rp.sim)
-        return sim_host_bytes(r->rp.sim); /* what the head holds, per-cache and per-CPU data too */
+    if (r->have_rp && r->rp.sim) {
+        /* what the head holds, per-cache and per-CPU data too; measured
+         * again once the head has moved (every operation emits events) */
+        uint64_t events = sim_event_count(r->rp.sim);
+
+        if (r->head_sim != r->rp.sim || r->head_events != events) {
+            r->head_bytes = sim_host_bytes(r->rp.sim);
+            r->head_sim = r->rp.sim;
+            r->head_events = events;
+        }
+        return r->head_bytes;
+    }
     uint64_t node_pages = r->cfg.mem_per_node / SIM_PAGE_SIZE;
 
     /* no head (yet): struct sim and caches, the zones' chunk tables, the
@@ -45,7 +55,7 @@ uint64_t session_sim_bytes(const struct session_run *r)
            (pages / 1024 + nodes) * 1024 * 24 + pages * (SIM_PAGE_SIZE + 96);
 }
 
-uint64_t session_run_memory(const struct session_run *r)
+uint64_t session_run_memory(struct session_run *r)
 {
     uint64_t total = session_sim_bytes(r) + oplog_memory(&r->log) + timeline_bytes(&r->tl) +
                      r->ckpt_bytes + session_cache_bytes(r) + r->scenario_len + r->batch_bytes +
@@ -104,8 +114,12 @@ void session_thin(struct session_run *r)
                 victim = i;
             }
         }
-        if (!victim)
-            break;
+        if (!victim) {
+            if (!r->disk.cache_pages)
+                break;
+            ckpt_disk_cache_clear(&r->disk); /* the stored pages' cache goes last */
+            continue;
+        }
         session_ckpt_spill(r, &r->ckpts[victim]);
         session_ckpt_remove(r, victim);
         /* take new ones no denser than the budget lets the old ones be */
@@ -293,7 +307,7 @@ int session_apply_next(struct session_run *r, struct sim *m, struct session_pos 
 /* ---- the disk tier ------------------------------------------------------------- */
 
 /* What loading a stored image costs, in replayed operations. */
-static uint64_t session_load_ops(const struct session_run *r)
+static uint64_t session_load_ops(struct session_run *r)
 {
     if (r->disk.load_ops)
         return r->disk.load_ops;

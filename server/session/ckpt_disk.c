@@ -80,6 +80,7 @@ void ckpt_disk_release(struct ckpt_disk *d)
 {
     if (!d)
         return;
+    ckpt_disk_cache_clear(d);
     free(d->e);
     free(d->known);
     memset(d, 0, sizeof(*d));
@@ -87,7 +88,9 @@ void ckpt_disk_release(struct ckpt_disk *d)
 
 uint64_t ckpt_disk_bytes(const struct ckpt_disk *d)
 {
-    return d->cap * sizeof(*d->e) + d->cap_known * sizeof(*d->known);
+    return d->cap * sizeof(*d->e) + d->cap_known * sizeof(*d->known) +
+           d->cache_sets * CKPT_DISK_CACHE_WAYS * sizeof(*d->cache) +
+           d->cache_pages * (SIM_PAGE_SIZE + 16);
 }
 
 bool ckpt_disk_due(const struct ckpt_disk *d, uint64_t op)
@@ -210,6 +213,81 @@ static void hash_bytes(const uint64_t h[2], uint8_t out[STORE_CKPT_HASH_LEN])
 {
     memcpy(out, &h[0], 8);
     memcpy(out + 8, &h[1], 8);
+}
+
+/* ---- the page cache ---------------------------------------------------------------- */
+
+void ckpt_disk_cache_clear(struct ckpt_disk *d)
+{
+    size_t i;
+
+    for (i = 0; i < d->cache_sets * CKPT_DISK_CACHE_WAYS; i++)
+        free(d->cache[i].page);
+    free(d->cache);
+    d->cache = NULL;
+    d->cache_sets = 0;
+    d->cache_pages = 0;
+}
+
+static struct ckpt_disk_cached *cache_set(const struct ckpt_disk *d, const uint64_t h[2])
+{
+    return &d->cache[(size_t)(h[0] & (d->cache_sets - 1)) * CKPT_DISK_CACHE_WAYS];
+}
+
+/* The cached bytes of page @h, or NULL. */
+static const uint8_t *cache_find(struct ckpt_disk *d, const uint64_t h[2])
+{
+    struct ckpt_disk_cached *set;
+    unsigned w;
+
+    if (!d->cache)
+        return NULL;
+    set = cache_set(d, h);
+    for (w = 0; w < CKPT_DISK_CACHE_WAYS; w++)
+        if (set[w].page && set[w].h[0] == h[0] && set[w].h[1] == h[1]) {
+            set[w].used = ++d->cache_clock;
+            return set[w].page;
+        }
+    return NULL;
+}
+
+/* Keep page @h's @bytes, in place of its set's least recently used; nothing
+ * on host OOM or without room (it is only a cache). */
+static void cache_put(struct ckpt_disk *d, const uint64_t h[2], const uint8_t *bytes)
+{
+    struct ckpt_disk_cached *set, *victim;
+    unsigned w;
+
+    if (!d->cache) {
+        size_t sets = 1;
+
+        if (d->cache_max < CKPT_DISK_CACHE_WAYS * SIM_PAGE_SIZE)
+            return;
+        while (2 * sets * CKPT_DISK_CACHE_WAYS * SIM_PAGE_SIZE <= d->cache_max)
+            sets *= 2;
+        if (!(d->cache = calloc(sets * CKPT_DISK_CACHE_WAYS, sizeof(*d->cache))))
+            return;
+        d->cache_sets = sets;
+    }
+    set = cache_set(d, h);
+    victim = &set[0];
+    for (w = 0; w < CKPT_DISK_CACHE_WAYS; w++) {
+        if (!set[w].page) {
+            victim = &set[w];
+            break;
+        }
+        if (set[w].used < victim->used)
+            victim = &set[w];
+    }
+    if (!victim->page) {
+        if (!(victim->page = malloc(SIM_PAGE_SIZE)))
+            return;
+        d->cache_pages++;
+    }
+    memcpy(victim->page, bytes, SIM_PAGE_SIZE);
+    victim->h[0] = h[0];
+    victim->h[1] = h[1];
+    victim->used = ++d->cache_clock;
 }
 
 /* ---- blobs ------------------------------------------------------------------------ */
@@ -403,6 +481,7 @@ static int page_read(void *arg, sim_addr_t addr, uint8_t *dst)
     struct page_reader *pr = arg;
     size_t lo = 0, hi = pr->nr;
     uint8_t hash[STORE_CKPT_HASH_LEN], *data = NULL;
+    const uint8_t *cached;
     size_t len = 0;
     uLongf n = SIM_PAGE_SIZE;
     int ret;
@@ -417,12 +496,20 @@ static int page_read(void *arg, sim_addr_t addr, uint8_t *dst)
     }
     if (lo == pr->nr || pr->list[3 * lo] != addr)
         return -EIO;
+    if ((cached = cache_find(pr->d, &pr->list[3 * lo + 1]))) {
+        memcpy(dst, cached, SIM_PAGE_SIZE);
+        pr->d->cache_hits++;
+        return 0;
+    }
     hash_bytes(&pr->list[3 * lo + 1], hash);
     if ((ret = store_ckpt_page_get(pr->d->store, pr->d->owner, hash, &data, &len)))
         return ret == -ENOENT ? -EIO : ret;
     if (uncompress(dst, &n, data, (uLong)len) != Z_OK || n != SIM_PAGE_SIZE)
         ret = -EIO;
     free(data);
+    pr->d->pages_read++;
+    if (!ret)
+        cache_put(pr->d, &pr->list[3 * lo + 1], dst);
     return ret;
 }
 
@@ -434,6 +521,7 @@ int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct 
     size_t meta_len = 0, list_len = 0, i;
     uint64_t engine_len = 0;
     struct page_reader pr = {d, NULL, 0};
+    bool in_tx;
     int ret;
 
     if (extra) {
@@ -442,8 +530,11 @@ int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct 
     }
     if (!d->store)
         return -ENOENT;
+    /* one read transaction for the image and its pages (without one, each
+     * query is its own and locks the database again) */
+    in_tx = store_read_begin(d->store) == 0;
     if ((ret = store_ckpt_get(d->store, d->owner, d->tag, e->seq, &c)))
-        return ret;
+        goto out_free;
     if ((ret = blob_unpack(c.meta, c.meta_len, &meta, &meta_len)) ||
         (ret = blob_unpack(c.pages, c.pages_len, &list, &list_len)))
         goto out_free;
@@ -477,6 +568,8 @@ int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct 
     if (!d->load_ops)
         d->load_ops = CKPT_DISK_LOAD_FACTOR * sim_host_bytes(*out) / SESSION_CKPT_BYTES_PER_OP;
 out_free:
+    if (in_tx)
+        store_read_end(d->store);
     free(meta);
     free(list);
     store_ckpt_free(&c);

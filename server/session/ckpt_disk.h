@@ -24,8 +24,17 @@
  * stored bytes / CKPT_DISK_BYTES_PER_OP, which bounds what images add to
  * the database per operation of the trace.
  *
- * What the tier holds in memory (the list of images, the known hashes) is
- * counted in session_run_memory().  Everything runs under the run's lock.
+ * A load reads an image's pages in one read transaction of the store, and
+ * through a cache of pages by hash (the bytes, decompressed): an image
+ * repeats many of its pages and shares most with its neighbours, so a seek
+ * near an image loaded before reads little from the store.  The cache holds
+ * at most cache_max bytes, CKPT_DISK_CACHE_WAYS pages per set, the least
+ * recently used of a set replaced; session_thin() empties it when nothing
+ * else is left to drop.
+ *
+ * What the tier holds in memory (the list of images, the known hashes, the
+ * cached pages) is counted in session_run_memory().  Everything runs under
+ * the run's lock.
  */
 #ifndef SLUBLAB_SERVER_SESSION_CKPT_DISK_H
 #define SLUBLAB_SERVER_SESSION_CKPT_DISK_H
@@ -44,6 +53,14 @@
  * many takes well under a second here, so nearer images would not pay for
  * their writes (session_limits.disk_min_ops) */
 #define CKPT_DISK_MIN_OPS 65536u
+#define CKPT_DISK_CACHE_WAYS 4u /* pages per set of the page cache */
+
+/* A cached page: @page is NULL in an empty slot. */
+struct ckpt_disk_cached {
+    uint64_t h[2];
+    uint64_t used; /* the cache's clock at its last hit */
+    uint8_t *page; /* SIM_PAGE_SIZE bytes, malloc()ed */
+};
 
 struct ckpt_disk_entry {
     uint64_t seq, op; /* events and operations applied */
@@ -64,8 +81,12 @@ struct ckpt_disk {
     uint64_t min_ops;           /* operations before the next image may be written */
     uint64_t load_ops;          /* what a load costs, in replayed operations (the last image's) */
     uint64_t floor_ops;         /* min_ops is never below this */
+    struct ckpt_disk_cached *cache; /* sets of CKPT_DISK_CACHE_WAYS, allocated at first use */
+    size_t cache_sets;              /* a power of two; 0: no cache */
+    uint64_t cache_max;             /* bytes the cache may hold (0: none), set by the run */
+    uint64_t cache_pages, cache_clock;
     /* numbers for GET /api/sessions/ID and the tests */
-    uint64_t written, loaded, pages_written, bytes_written;
+    uint64_t written, loaded, pages_written, bytes_written, pages_read, cache_hits;
     bool failed; /* a store error: the tier stopped writing (reads go on) */
 };
 
@@ -77,6 +98,8 @@ int ckpt_disk_open(struct ckpt_disk *d, struct store *store, const char *owner, 
 void ckpt_disk_release(struct ckpt_disk *d);
 /* Host bytes it holds. */
 uint64_t ckpt_disk_bytes(const struct ckpt_disk *d);
+/* Empty the page cache (its bytes go back; it fills again on the next loads). */
+void ckpt_disk_cache_clear(struct ckpt_disk *d);
 /* Is an image due at operation @op (spacing, batch 0, the tier on)? */
 bool ckpt_disk_due(const struct ckpt_disk *d, uint64_t op);
 /* The stored image at @seq, or NULL. */

@@ -558,6 +558,7 @@ static int session_open_end(struct session_run *r, uint64_t ops, struct session_
         r->tl = tl;
         sim_destroy(r->rp.sim);
         r->rp.sim = m;
+        r->head_sim = NULL; /* measured again */
         sim_set_event_cb(m, session_on_event, r);
         p->seq = e->seq;
         p->op = e->op;
@@ -712,6 +713,7 @@ static int session_build_run(struct session *s, struct strbuf *err)
             (ret = ckpt_disk_open(&s->run->disk, s->run->disk_store, owner,
                                   s->run->lim.disk_min_ops)))
             return ret;
+        s->run->disk.cache_max = s->run->lim.memory / SESSION_DISK_CACHE_SHARE;
     }
     s->run->have_rp = true;
     ret = replay_init(&s->run->rp, s->run->scn, &s->run->cfg);
@@ -805,6 +807,7 @@ static int session_rollback(struct session *s, const struct session_pos *end,
         }
     sim_destroy(s->run->rp.sim);
     s->run->rp.sim = m;
+    s->run->head_sim = NULL; /* measured again */
     sim_set_event_cb(m, session_on_event, s->run);
     return 0;
 }

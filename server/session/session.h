@@ -73,6 +73,9 @@
 /* Host bytes of a checkpoint worth replaying one operation: a copy of a
  * machine of B bytes costs about what replaying B / this many operations does */
 #define SESSION_CKPT_BYTES_PER_OP 4096u
+/* The disk tier's page cache (ckpt_disk.h) may hold this share of a
+ * session's memory: 1/8 */
+#define SESSION_DISK_CACHE_SHARE 8u
 
 /* Errors, as negative errnos, and what HTTP makes of them. */
 #define SESSION_EBADINPUT (-EINVAL) /* 400: the request or scenario is malformed */
@@ -218,6 +221,10 @@ struct session_run {
     uint64_t build_replayed; /* operations of the stored log the build replayed */
     bool build_loaded;       /* the build took batch 0's end from a stored image */
     struct checkpoint cursor;
+    /* sim_host_bytes() of the head, measured at (head_sim, head_events): a
+     * seek asks it many times of a head that has not moved */
+    const struct sim *head_sim;
+    uint64_t head_events, head_bytes;
     pthread_mutex_t cache_lock; /* cache[], cache_clock; changing them also needs @lock */
     struct session_cached cache[SESSION_CACHE];
     uint64_t cache_clock;

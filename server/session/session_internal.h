@@ -19,9 +19,9 @@ struct session_pos {
 
 /* Host bytes of one copy of the machine: the head's sim_host_bytes(), or
  * before there is a head an estimate from the timeline's pages. */
-uint64_t session_sim_bytes(const struct session_run *r);
+uint64_t session_sim_bytes(struct session_run *r);
 /* Estimated host bytes of a run: head, log, timeline, checkpoints, cursor, cache. */
-uint64_t session_run_memory(const struct session_run *r);
+uint64_t session_run_memory(struct session_run *r);
 /* Drop the densest checkpoints (and the cursor) until the session fits its budget. */
 void session_thin(struct session_run *r);
 /* A checkpoint of the head, which is at the end of the log.  0, -ENOMEM or

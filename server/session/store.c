@@ -108,6 +108,21 @@ int store_tx_end(struct store *st, int ret)
     return ret;
 }
 
+int store_read_begin(struct store *st)
+{
+    int ret;
+
+    pthread_mutex_lock(&st->lock);
+    if ((ret = (st->ops->begin_read ? st->ops->begin_read : st->ops->begin)(st)))
+        pthread_mutex_unlock(&st->lock);
+    return ret;
+}
+
+int store_read_end(struct store *st)
+{
+    return store_tx_end(st, 0);
+}
+
 uint64_t store_u64(const struct store_val *v)
 {
     return v->p && v->p[0] != '-' ? strtoull(v->p, NULL, 10) : 0;

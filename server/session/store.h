@@ -188,6 +188,13 @@ void store_ckpt_free(struct store_ckpt *c);
  * -ENOMEM or -EIO. */
 int store_ckpt_page_get(struct store *st, const char *owner, const uint8_t *hash, uint8_t **data,
                         size_t *len);
+/* A transaction that only reads, around many reads (a whole image's
+ * pages): one lock of the database for all of them instead of one per
+ * query.  The calling thread holds the store's mutex until
+ * store_read_end(), so keep it short.  0 or -EIO (then do not end it). */
+int store_read_begin(struct store *st);
+/* End what store_read_begin() began.  0 or -EIO. */
+int store_read_end(struct store *st);
 /* How many images and pages @owner has (for tests and numbers). */
 int store_ckpt_count(struct store *st, const char *owner, uint64_t *images, uint64_t *pages);
 /* Session @id uses the images of @owner: they stay while it does.  0, -ENOENT or -EIO. */

@@ -187,6 +187,8 @@ struct store_ops {
      * when @ret is an error (returned). */
     int (*begin)(struct store *st);
     int (*end)(struct store *st, int ret);
+    /* A transaction that only reads (store_read_begin()), ended by end(); NULL: begin(). */
+    int (*begin_read)(struct store *st);
     /* store_notify(), store_listen(), store_unlisten(), store_available():
      * NULL where there is nobody to talk to (nothing done, 0, true). */
     int (*notify)(struct store *st, const char *text);

@@ -82,8 +82,10 @@ static const char *const migrations[STORE_SCHEMA_VERSION] = {
 };
 
 /* The transaction statements, prepared with the queries. */
-enum { TX_BEGIN, TX_COMMIT, TX_ROLLBACK, NR_TX };
-static const char *const tx_sql[NR_TX] = {"BEGIN IMMEDIATE", "COMMIT", "ROLLBACK"};
+enum { TX_BEGIN, TX_COMMIT, TX_ROLLBACK, TX_BEGIN_READ, NR_TX };
+/* a read transaction is deferred: it takes the WAL's read lock at its first
+ * query and keeps it to its end, one lock for many reads */
+static const char *const tx_sql[NR_TX] = {"BEGIN IMMEDIATE", "COMMIT", "ROLLBACK", "BEGIN"};
 
 struct sqlite_store {
     struct store st; /* first: the store's ops and lock */
@@ -168,6 +170,11 @@ static int sq_tx(struct sqlite_store *s, int which)
 static int sq_begin(struct store *st)
 {
     return sq_tx(sq(st), TX_BEGIN);
+}
+
+static int sq_begin_read(struct store *st)
+{
+    return sq_tx(sq(st), TX_BEGIN_READ);
 }
 
 static int sq_end(struct store *st, int ret)
@@ -285,4 +292,5 @@ const struct store_ops store_sqlite_ops = {
         .run = sq_run,
         .begin = sq_begin,
         .end = sq_end,
+        .begin_read = sq_begin_read,
 };

@@ -7,7 +7,8 @@
  * damaged in the database makes its image fail to load (-EIO), never load
  * wrong; and a session whose checkpoints are thinned into the store under
  * a small budget gives the same states as one that keeps them all, with
- * seeks that load images.
+ * seeks that load images; a second round of loads through the page cache
+ * reads no page from the store.
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp() */
 
@@ -199,6 +200,39 @@ static void test_images(void)
             sim_destroy(m);
         }
         CHECK_EQ_U(e.loaded, e.nr);
+        /* with a page cache: the second round of loads reads no page from
+         * the store, and gives the same machines */
+        {
+            uint64_t read, read0 = e.pages_read, before = ckpt_disk_bytes(&e);
+
+            e.cache_max = 64u << 20;
+            for (i = 0; i < e.nr; i++) {
+                struct sim *m = NULL;
+
+                CHECK_OK(ckpt_disk_load(&e, &e.e[i], &m, NULL, NULL, NULL));
+                sim_destroy(m);
+            }
+            read = e.pages_read;
+            CHECK_GT_U(read, read0);
+            CHECK_LE_U(read - read0, pages); /* each stored page once at most */
+            CHECK_GT_U(e.cache_pages, 0);
+            /* what the cache holds is counted */
+            CHECK_GE_U(ckpt_disk_bytes(&e), before + e.cache_pages * SIM_PAGE_SIZE);
+            for (i = 0; i < e.nr; i++) {
+                const struct checkpoint *c = &s->run->ckpts[i + 1];
+                struct sim *m = NULL;
+
+                if (!CHECK_OK(ckpt_disk_load(&e, &e.e[i], &m, NULL, NULL, NULL)))
+                    continue;
+                CHECK(same_image(c->sim, m));
+                sim_destroy(m);
+            }
+            CHECK_EQ_U(e.pages_read, read);
+            CHECK_GT_U(e.cache_hits, 0);
+            ckpt_disk_cache_clear(&e);
+            CHECK_EQ_U(e.cache_pages, 0);
+            CHECK_EQ_U(ckpt_disk_bytes(&e), before);
+        }
         ckpt_disk_release(&e);
     }
 

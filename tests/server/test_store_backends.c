@@ -310,6 +310,21 @@ static void checkpoints(struct store *st, struct strbuf *t)
         store_ckpt_free(&got);
     }
     CHECK_EQ_I(store_ckpt_get(st, owner, "tag", 11, &got), -ENOENT);
+    /* reads in one read transaction answer as they do alone, and the store
+     * takes queries (and transactions) after it */
+    if (CHECK_OK(store_read_begin(st))) {
+        if (CHECK_OK(store_ckpt_get(st, owner, "tag", 10, &got))) {
+            CHECK(got.meta_len == 2 && !memcmp(got.meta, "m\0", 2));
+            store_ckpt_free(&got);
+        }
+        if (CHECK_OK(store_ckpt_page_get(st, owner, p[0].hash, &data, &len)) && CHECK_EQ_U(len, 8))
+            CHECK(!memcmp(data, "page\0one", 8));
+        free(data);
+        CHECK_EQ_I(store_ckpt_page_get(st, owner, (const uint8_t *)"nohashnohashnoha", &data, &len),
+                   -ENOENT);
+        CHECK_OK(store_read_end(st));
+    }
+    CHECK_OK(store_ckpt_pages_put(st, owner, &p[1], 1));
 
     /* the images stay while a session names their owner */
     CHECK_EQ_I(store_session_set_ckpts(st, "s3", owner), -ENOENT);
