@@ -32,17 +32,19 @@ MEM_MB_PER_NODE = {1: 1024, 2: 512}
 MAX_LINES = 200000
 
 SLAB_FLAGS = {"SLAB_HWCACHE_ALIGN", "SLAB_RED_ZONE", "SLAB_POISON", "SLAB_STORE_USER",
-              "SLAB_CONSISTENCY_CHECKS", "SLAB_TYPESAFE_BY_RCU", "SLAB_RECLAIM_ACCOUNT"}
+              "SLAB_CONSISTENCY_CHECKS", "SLAB_TYPESAFE_BY_RCU", "SLAB_RECLAIM_ACCOUNT",
+              "SLAB_KMALLOC"}
+# the flags that make a debug cache (kmem_cache_debug(): SLAB_DEBUG_FLAGS),
+# the only caches whose sysfs validate file runs validate_slab_cache()
+DEBUG_FLAGS = {"SLAB_RED_ZONE", "SLAB_POISON", "SLAB_STORE_USER", "SLAB_CONSISTENCY_CHECKS"}
 GFP_FLAGS = {"GFP_KERNEL", "GFP_NOWAIT", "GFP_ATOMIC", "GFP_NOIO", "GFP_NOFS", "__GFP_ZERO",
              "__GFP_NOWARN", "__GFP_NORETRY", "__GFP_RETRY_MAYFAIL", "__GFP_THISNODE",
              "__GFP_HIGH", "__GFP_NOMEMALLOC"}
 NO_KERNEL_EQUIVALENT = {
-    "write": "a write into an object is a bug made on purpose; the oracle does not corrupt its kernel",
     "grace_period": "a grace period at a chosen point has no kernel equivalent (RCU runs on its own)",
     "alloc_pages": "page-allocator pressure is not reproducible in a booted kernel",
     "free_pages": "page-allocator pressure is not reproducible in a booted kernel",
     "kmalloc": "the kmalloc caches are shared with the kernel itself",
-    "kfree": "the kmalloc caches are shared with the kernel itself",
     "race": "an interleaving chosen step by step cannot be imposed on a running kernel's CPUs",
 }
 
@@ -64,6 +66,7 @@ class Translator:
         self.path = path
         self.lines = []
         self.caches = {}      # scenario name -> cache slot
+        self.cache_info = {}  # scenario name -> (object_size, flags)
         self.cache_order = []  # live scenario cache names, creation order
         self.aliases = {}     # alias -> scenario name
         self.next_cache = 0
@@ -180,6 +183,9 @@ class Translator:
         cap = op.get("sheaf_capacity", 0)
         if cap and not self.sheaves:
             self.refuse(where, "key \"sheaf_capacity\": no sheaves before 6.18")
+        if "SLAB_KMALLOC" in flags and self.kernel < (6, 2):
+            self.refuse(where, "flag SLAB_KMALLOC: kmem_cache_create() takes it from 6.2 on "
+                        "(SLAB_CORE_FLAGS), when the kmalloc red zone came")
         cp = op.get("cpu_partial")
         if cp and self.kernel >= (7, 0):
             self.refuse(where, "key \"cpu_partial\": 7.x has no CPU partial lists")
@@ -188,6 +194,7 @@ class Translator:
         if slot >= 64:
             self.refuse(where, "more than 64 caches")
         self.caches[name] = slot
+        self.cache_info[name] = (op["object_size"], set(flags))
         self.cache_order.append(name)
         for a in op.get("aliases", []):
             self.aliases[a] = name
@@ -204,7 +211,17 @@ class Translator:
         c = self.cache(op, where)
         slot = self.new_slot()
         node = op.get("node", -1)
-        self.emit("alloc %d %d %d %d %s" % (self.cpu(op, where), self.caches[c], slot, node, self.gfp(op, where)))
+        size = ""
+        if "size" in op:
+            if node >= 0:
+                self.refuse(where, "key \"size\" with \"node\": the driver's kmalloc of a requested "
+                            "size from a cache takes no node")
+            if not 0 < op["size"] <= self.cache_info[c][0]:
+                self.refuse(where, "size %d: the driver asks for 1 to the object size (%d)"
+                            % (op["size"], self.cache_info[c][0]))
+            size = " %d" % op["size"]
+        self.emit("alloc %d %d %d %d %s%s" % (self.cpu(op, where), self.caches[c], slot, node,
+                                              self.gfp(op, where), size))
         self.live[slot] = c
         if "name" in op:
             self.names[op["name"]] = slot
@@ -219,6 +236,46 @@ class Translator:
         for s in slots:
             self.emit("free %d %d" % (self.cpu(op, where), s))
             self.forget(s)
+
+    def named_slot(self, op, where):
+        """The live slot a debugging operation names (never an address)."""
+        if "addr" in op or "name" not in op:
+            self.refuse(where, "key \"addr\": addresses are the engine's; the oracle names objects "
+                        "(and keeps none after their free)")
+        if op["name"] not in self.names:
+            self.refuse(where, "name %s names no live object" % op["name"])
+        return self.names[op["name"]]
+
+    def write(self, op, where):
+        slot = self.named_slot(op, where)
+        value = op.get("value", 0)
+        if not isinstance(value, int) or not 0 <= value <= 255:
+            self.refuse(where, "value %r: the driver writes one byte value" % (value,))
+        self.emit("write %d %d %d %d %d" % (self.cpu(op, where), slot, op.get("offset", 0),
+                                            op.get("count", 1), value))
+
+    def krealloc(self, op, where):
+        slot = self.named_slot(op, where)
+        if op["size"] <= 0:
+            self.refuse(where, "size 0: krealloc() frees the object and returns ZERO_SIZE_PTR, "
+                        "which the oracle does not keep")
+        self.emit("krealloc %d %d %d %s" % (self.cpu(op, where), slot, op["size"], self.gfp(op, where)))
+        c = self.live[slot]
+        # larger than the object: a kmalloc object now, no longer the cache's
+        if c is not None and op["size"] > self.cache_info[c][0]:
+            self.live[slot] = None
+
+    def kfree(self, op, where):
+        slot = self.named_slot(op, where)
+        self.emit("kfree %d %d" % (self.cpu(op, where), slot))
+        self.forget(slot)
+
+    def validate(self, op, where):
+        c = self.cache(op, where)
+        if not self.cache_info[c][1] & DEBUG_FLAGS:
+            self.refuse(where, "validate of %s: the kernel's validate file checks debug caches only "
+                        "(kmem_cache_debug())" % c)
+        self.emit("sys %d %s validate" % (self.caches[c], c))
 
     def alloc_bulk(self, op, where):
         c = self.cache(op, where)
