@@ -85,7 +85,8 @@ struct so_cache {
 
 struct so_obj {
 	void *p;	   /* NULL: free, never allocated, or allocation failed */
-	unsigned int cache; /* index into so_caches, or SO_KMALLOC; valid while p != NULL */
+	void *freed;	   /* the object this slot freed last ("write" into it) */
+	unsigned int cache; /* index into so_caches, or SO_KMALLOC */
 };
 
 #if SO_HAVE_SHEAVES
@@ -302,6 +303,7 @@ static void so_release(unsigned int i, bool kfree_it)
 			kmem_cache_free(so_caches[o->cache].s, o->p);
 		so_caches[o->cache].live--;
 	}
+	o->freed = o->p;
 	o->p = NULL;
 }
 
@@ -347,10 +349,13 @@ static unsigned int so_obj_room(unsigned int i)
 }
 
 /* write CPU SLOT OFFSET COUNT VALUE: COUNT bytes VALUE at OFFSET of the
- * object, the red zone after it included (slub_kunit.c's clobbers) */
+ * object, the red zone after it included (slub_kunit.c's clobbers); of the
+ * object the slot freed last when it holds none (translate.py writes into a
+ * freed object only while its cache has allocated nothing since) */
 static long so_write_bytes(struct so_op *op)
 {
 	unsigned int i, offset, count, value;
+	void *p;
 	int err;
 
 	if (op->argc != 6)
@@ -360,11 +365,12 @@ static long so_write_bytes(struct so_op *op)
 	if (so_uint(op->argv[3], &offset) || so_uint(op->argv[4], &count) ||
 	    so_uint(op->argv[5], &value) || value > 255 || !count)
 		return so_fail(-EINVAL, "write: bad arguments for slot %s", op->argv[2]);
-	if (!so_objs[i].p)
-		return so_fail(-EINVAL, "write: slot %s holds no object", op->argv[2]);
+	p = so_objs[i].p ? so_objs[i].p : so_objs[i].freed;
+	if (!p || (!so_objs[i].p && (so_objs[i].cache == SO_KMALLOC || !so_caches[so_objs[i].cache].s)))
+		return so_fail(-EINVAL, "write: slot %s holds no object of a live cache", op->argv[2]);
 	if (offset > so_obj_room(i) || count > so_obj_room(i) - offset)
 		return so_fail(-EINVAL, "write: past the object's slot in slot %s", op->argv[2]);
-	memset((u8 *)so_objs[i].p + offset, value, count);
+	memset((u8 *)p + offset, value, count);
 	return 0;
 }
 
