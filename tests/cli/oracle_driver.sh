@@ -113,6 +113,7 @@ mark m
 kmsg BUG slublab-B (Not tainted): Poison overwritten
 kmsg FIX slublab-B: Restoring Poison 0x1-0x2=0x6b
 kmsg SLUB slublab-B: 1 partial slabs counted but counter=0
+kmsg FIX slublab-B: Object at 0xffff888003a1d040 not freed
 cache B
 objects 1
 run 2
@@ -133,8 +134,9 @@ check "6.12+ format: 2 reports (the Object corrupt header is the same report), c
     [ "$(tr '\n' ' ' <"$TMP/counts")" = "slab_errors 2 slab_errors 0 slab_errors 2 " ]
 check "each run counts from 0" [ "$(grep -c '^slab_errors 2$' "$k")" = 4 ]
 o=$TMP/rec/programs/old.out
-check "6.1 format: BUG, FIX and a count found wrong, 3 reports" \
-    [ "$(grep '^slab_errors' "$o" | tr '\n' ' ')" = "slab_errors 3 slab_errors 0 " ]
+check "6.1 format: BUG, FIX, a count found wrong and a FIX, 4 reports" \
+    [ "$(grep '^slab_errors' "$o" | tr '\n' ' ')" = "slab_errors 4 slab_errors 0 " ]
+check "an address inside a report's words" grep -qx '# report B: FIX Object at <addr> not freed' "$o"
 
 # ---- oracle check compares slab_errors --------------------------------------
 root=$TMP/repo

@@ -49,9 +49,15 @@ FIX = re.compile(r"^FIX slublab-(\S+): (.*)$")
 COUNTED = re.compile(r"^SLUB:? slublab-(\S+?):? (.*)$")
 
 
+ADDR = r"0x[0-9a-fA-F]+(-0x[0-9a-fA-F]+)?(=0x[0-9a-fA-F]+)?"
+
+
 def kind_text(text):
-    """A report's words without the addresses and numbers that change."""
-    return re.split(r" 0x| @offset|\. First byte", text, 1)[0].rstrip(". ")
+    """A report's words without the addresses and numbers that change: an
+    address at the end left out, one inside written <addr>."""
+    text = re.split(r" @offset|\. First byte", text, 1)[0]
+    text = re.sub(r"\s*" + ADDR + r"\W*$", "", text)
+    return re.sub(ADDR, "<addr>", text).rstrip(". ")
 
 
 def kmsg_reports(texts):
