@@ -49,7 +49,10 @@ FIX = re.compile(r"^FIX slublab-(\S+): (.*)$")
 COUNTED = re.compile(r"^SLUB:? slublab-(\S+?):? (.*)$")
 
 
-ADDR = r"0x[0-9a-fA-F]+(-0x[0-9a-fA-F]+)?(=0x[0-9a-fA-F]+)?"
+# an address, hashed (0x...) or not yet ("0x(____ptrval____)" early in a
+# 6.1 boot), with "-END" and "=VALUE"
+HEX = r"0x(?:[0-9a-fA-F]+|\(_*ptrval_*\))"
+ADDR = HEX + r"(?:-" + HEX + r")?(?:=" + HEX + r")?"
 
 
 def kind_text(text):

@@ -43,6 +43,7 @@
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
+#include <linux/mm.h> /* before "slab.h", which 6.1's needs it for */
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/rcupdate.h>
