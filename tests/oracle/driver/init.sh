@@ -4,7 +4,8 @@
 # what it sees to the second serial port (/dev/ttyS1), which QEMU writes to
 # a file; kernel messages stay on the first.  At each "mark" line it prints
 # every readable regular file of /sys/kernel/slab/<cache>/ for the caches
-# the line names.  Line format: tests/oracle/driver/README.
+# the line names, after the kernel log's SLUB reports since the last mark
+# ("kmsg" lines: record.py counts them).  Line format: tests/oracle/driver/README.
 /bin/busybox --install -s /bin
 export PATH=/bin
 mount -t proc proc /proc
@@ -32,6 +33,14 @@ dump_cache() {
     done >&3
 }
 
+# SLUB's reports in the kernel log since the last call, which it clears:
+# the "BUG <cache> (...)" and "FIX <cache>:" lines, 7.x's "[<what>
+# overwritten]" lines and validate's "SLUB <cache>: ... counted" lines
+kmsg() {
+    dmesg -c 2>/dev/null | grep -E '(BUG|FIX) slublab-| overwritten\] |SLUB:? slublab-' |
+        sed 's/^/kmsg /' >&3
+}
+
 op_error() {
     read -r why </proc/slublab_oracle
     echo "error $1: $why" >&3
@@ -43,19 +52,23 @@ for p in /progs/*.prog; do
     r=1
     while [ "$r" -le "$RUNS" ]; do
         echo "run $r" >&3
+        dmesg -c >/dev/null 2>&1
         ok=1
         while read -r op rest; do
             case $op in
             mark)
                 set -- $rest
                 echo "mark $1" >&3
+                kmsg
                 shift
                 for c; do dump_cache "$c"; done
                 ;;
             sys)
                 set -- $rest
                 d=/sys/kernel/slab/slublab-$2
-                if [ "$3" = flush ]; then
+                if [ "$3" = validate ]; then
+                    echo 1 >"$d/validate" || { echo "error sys $rest" >&3; ok=0; break; }
+                elif [ "$3" = flush ]; then
                     read -r v <"$d/cpu_partial" && echo "$v" >"$d/cpu_partial" || { echo "error sys $rest" >&3; ok=0; break; }
                 else
                     echo "$5" >"$d/$4" || { echo "error sys $rest" >&3; ok=0; break; }

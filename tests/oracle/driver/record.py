@@ -7,7 +7,10 @@ release's programs.tar.gz unpacked, packed again once the recording ends.
 
   record.py boot --data DATA --progs DIR --out OUT --nodes N
       reads DATA (the guest's /dev/ttyS1), checks the guest's NUMA topology
-      is the one asked for, writes OUT/programs/<id>.out and copies
+      is the one asked for, turns the kernel log's SLUB reports at each mark
+      ("kmsg" lines) into each cache's count so far ("slab_errors N", as
+      lib/slub_kunit.c counts them) and "# report" lines, writes
+      OUT/programs/<id>.out and copies
       DIR/<id>.json to OUT/programs/<id>.json for every program that ran
       to its end on every run; prints "refused <id>: <why>" for the others
       and "recorded <n>" at the end.
@@ -18,6 +21,7 @@ release's programs.tar.gz unpacked, packed again once the recording ends.
 import argparse
 import glob
 import os
+import re
 import shutil
 import sys
 
@@ -35,6 +39,87 @@ def cpulist(s):
         else:
             cpus.append(int(part))
     return cpus
+
+
+PREFIX = "slublab-"
+TIMESTAMP = re.compile(r"^\[\s*\d+\.\d+\]\s*")
+OVERWRITTEN = re.compile(r"^\[(.*) overwritten\] ")
+BUG = re.compile(r"^BUG slublab-(\S+) \(.*?\): (.*)$")
+FIX = re.compile(r"^FIX slublab-(\S+): (.*)$")
+COUNTED = re.compile(r"^SLUB:? slublab-(\S+?):? (.*)$")
+
+
+# an address, hashed (0x...) or not yet ("0x(____ptrval____)" early in a
+# 6.1 boot), with "-END" and "=VALUE"
+HEX = r"0x(?:[0-9a-fA-F]+|\(_*ptrval_*\))"
+ADDR = HEX + r"(?:-" + HEX + r")?(?:=" + HEX + r")?"
+
+
+def kind_text(text):
+    """A report's words without the addresses and numbers that change: an
+    address at the end left out, one inside written <addr>."""
+    text = re.split(r" @offset|\. First byte", text, 1)[0]
+    text = re.sub(r"\s*" + ADDR + r"\W*$", "", text)
+    return re.sub(ADDR, "<addr>", text).rstrip(". ")
+
+
+def kmsg_reports(texts):
+    """(cache, kind) of each report in the kernel log lines `texts`, counted
+    as lib/slub_kunit.c counts slab_errors: one per slab_bug() header
+    (object_err, slab_err), per slab_fix() ("FIX"), per check of bytes that
+    failed (6.12 on: its "[<what> overwritten]" line, whose "BUG ... Object
+    corrupt" header is the same report) and per count validate found wrong."""
+    out = []
+    pending = []   # "[<what> overwritten]" lines not yet given a cache
+    last = None
+
+    def settle(cache):
+        for what in pending:
+            out.append((cache, what + " overwritten"))
+        del pending[:]
+    for t in texts:
+        t = TIMESTAMP.sub("", t)
+        m = OVERWRITTEN.match(t)
+        if m:
+            pending.append(m.group(1))
+            continue
+        m = BUG.match(t) or FIX.match(t) or COUNTED.match(t)
+        if not m:
+            continue
+        cache, what = m.group(1), m.group(2)
+        last = cache
+        if m.re is BUG and what == "Object corrupt" and pending:
+            settle(cache)
+            continue
+        settle(cache)
+        out.append((cache, ("FIX " if m.re is FIX else "") + kind_text(what)))
+    if pending and last:
+        settle(last)
+    return out
+
+
+def with_reports(body):
+    """The program's lines with its "kmsg" lines made into "slab_errors"
+    (every cache at every mark, the count since the run began) and
+    "# report <cache>: <kind>" lines."""
+    out = []
+    counts = {}
+    kmsg = []
+    for line in body:
+        if line.startswith("kmsg "):
+            kmsg.append(line[len("kmsg "):])
+            continue
+        if kmsg:
+            for cache, kind in kmsg_reports(kmsg):
+                counts[cache] = counts.get(cache, 0) + 1
+                out.append("# report %s: %s" % (cache, kind))
+            kmsg = []
+        if line.startswith("run "):
+            counts = {}
+        out.append(line)
+        if line.startswith("cache "):
+            out.append("slab_errors %d" % counts.get(line[len("cache "):], 0))
+    return out
 
 
 def boot(a):
@@ -93,7 +178,7 @@ def boot(a):
             f.write("# slublab-oracle 1\n")
             f.write("kernel %s\n" % kernel)
             f.write(topology + "\n")
-            for l in body[:-1]:
+            for l in with_reports(body[:-1]):
                 f.write(l + "\n")
         shutil.copyfile(os.path.join(a.progs, pid + ".json"),
                         os.path.join(a.out, "programs", pid + ".json"))

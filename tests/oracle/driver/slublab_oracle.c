@@ -31,11 +31,19 @@
  * count before 7.0, a bool since), kfree_rcu() through sheaves (7.x only
  * here: the oracle offers kfree_rcu on 7.x kernels alone), and the head
  * kvfree_call_rcu() takes (struct rcu_head before 7.3, struct
- * kvfree_rcu_head since).
+ * kvfree_rcu_head since), and the call that allocates from a given cache
+ * with a requested size (kmalloc_trace() in 6.1, __kmalloc_cache_noprof()
+ * since 6.10).
+ *
+ * The debugging operations (an allocation with a requested size, bytes
+ * written into an object or its red zone, krealloc(), kfree()) are what
+ * lib/slub_kunit.c does; the reports SLUB prints go to the kernel log,
+ * which the initramfs's script reads at each mark.
  */
 #include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/kernel.h>
+#include <linux/mm.h> /* before "slab.h", which 6.1's needs it for */
 #include <linux/mutex.h>
 #include <linux/proc_fs.h>
 #include <linux/rcupdate.h>
@@ -46,9 +54,16 @@
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 
+#include "slab.h" /* struct kmem_cache's size and red_left_pad, for "write" */
+
 #define SO_HAVE_ARGS (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0))
 #define SO_HAVE_SHEAVES (LINUX_VERSION_CODE >= KERNEL_VERSION(6, 18, 0))
 #define SO_HAVE_KFREE_RCU (LINUX_VERSION_CODE >= KERNEL_VERSION(7, 0, 0))
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 10, 0)
+#define so_kmalloc_cache __kmalloc_cache_noprof
+#else
+#define so_kmalloc_cache kmalloc_trace
+#endif
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(7, 3, 0)
 #define so_rcu_head kvfree_rcu_head
 #else
@@ -66,9 +81,13 @@ struct so_cache {
 	unsigned long live; /* objects in slots, not counting sheaves */
 };
 
+/* so_obj.cache of an object krealloc() moved into a kmalloc cache */
+#define SO_KMALLOC UINT_MAX
+
 struct so_obj {
 	void *p;	   /* NULL: free, never allocated, or allocation failed */
-	unsigned int cache; /* index into so_caches, valid while p != NULL */
+	void *freed;	   /* the object this slot freed last ("write" into it) */
+	unsigned int cache; /* index into so_caches, or SO_KMALLOC */
 };
 
 #if SO_HAVE_SHEAVES
@@ -123,6 +142,7 @@ static const struct so_name so_slab_flags[] = {
 	{ "SLAB_CONSISTENCY_CHECKS", (unsigned long)SLAB_CONSISTENCY_CHECKS },
 	{ "SLAB_TYPESAFE_BY_RCU", (unsigned long)SLAB_TYPESAFE_BY_RCU },
 	{ "SLAB_RECLAIM_ACCOUNT", (unsigned long)SLAB_RECLAIM_ACCOUNT },
+	{ "SLAB_KMALLOC", (unsigned long)SLAB_KMALLOC }, /* 6.2+ accepts it (translate.py) */
 	{ NULL, 0 },
 };
 
@@ -233,24 +253,32 @@ static long so_create(struct so_op *op)
 	return 0;
 }
 
-/* alloc CPU C SLOT NODE|-1 GFP */
+/* alloc CPU C SLOT NODE|-1 GFP [SIZE]: with SIZE, the kmalloc call of a
+ * requested size from this cache (what slub_kunit.c's kmalloc red zone
+ * tests call), which keeps SIZE as the object's orig_size */
 static long so_alloc(struct so_op *op)
 {
-	unsigned int c, i;
+	unsigned int c, i, size = 0;
 	unsigned long gfp;
 	int node, err;
 	void *p;
 
-	if (op->argc != 6)
-		return so_fail(-EINVAL, "alloc takes 5 arguments%s", "");
+	if (op->argc != 6 && op->argc != 7)
+		return so_fail(-EINVAL, "alloc takes 5 or 6 arguments%s", "");
 	if ((err = so_cache_arg(op->argv[2], &c, true)) || (err = so_slot_arg(op->argv[3], &i)) ||
 	    (err = so_flags(op->argv[5], so_gfp_flags, &gfp)))
 		return err;
 	if (kstrtoint(op->argv[4], 0, &node))
 		return so_fail(-EINVAL, "alloc: bad node %s", op->argv[4]);
+	if (op->argc == 7 && (so_uint(op->argv[6], &size) || !size || size > so_caches[c].object_size))
+		return so_fail(-EINVAL, "alloc: bad requested size %s", op->argv[6]);
+	if (size && node >= 0)
+		return so_fail(-EINVAL, "alloc: a requested size on a node%s", "");
 	if (so_objs[i].p)
 		return so_fail(-EINVAL, "alloc: slot %s is live", op->argv[3]);
-	if (node >= 0)
+	if (size)
+		p = so_kmalloc_cache(so_caches[c].s, (gfp_t)gfp, size);
+	else if (node >= 0)
 		p = kmem_cache_alloc_node(so_caches[c].s, (gfp_t)gfp, node);
 	else
 		p = kmem_cache_alloc(so_caches[c].s, (gfp_t)gfp);
@@ -261,21 +289,119 @@ static long so_alloc(struct so_op *op)
 	return 0;
 }
 
-/* free CPU SLOT */
-static long so_free(struct so_op *op)
+/* Frees the object of slot @i: kfree() when @kfree or when krealloc() moved
+ * it into a kmalloc cache, else kmem_cache_free() */
+static void so_release(unsigned int i, bool kfree_it)
+{
+	struct so_obj *o = &so_objs[i];
+
+	if (o->cache == SO_KMALLOC) {
+		kfree(o->p);
+	} else {
+		if (kfree_it)
+			kfree(o->p);
+		else
+			kmem_cache_free(so_caches[o->cache].s, o->p);
+		so_caches[o->cache].live--;
+	}
+	o->freed = o->p;
+	o->p = NULL;
+}
+
+/* free CPU SLOT, kfree CPU SLOT */
+static long so_free_common(struct so_op *op, bool kfree_it)
 {
 	unsigned int i;
 	int err;
 
 	if (op->argc != 3)
-		return so_fail(-EINVAL, "free takes 2 arguments%s", "");
+		return so_fail(-EINVAL, "%s takes 2 arguments", op->argv[0]);
 	if ((err = so_slot_arg(op->argv[2], &i)))
 		return err;
 	if (!so_objs[i].p)
 		return 0; /* the allocation failed: like `if (p) kmem_cache_free(s, p)` */
-	kmem_cache_free(so_caches[so_objs[i].cache].s, so_objs[i].p);
-	so_caches[so_objs[i].cache].live--;
-	so_objs[i].p = NULL;
+	if (!kfree_it && so_objs[i].cache == SO_KMALLOC)
+		return so_fail(-EINVAL, "free: slot %s is a kmalloc object (kfree)", op->argv[2]);
+	so_release(i, kfree_it);
+	return 0;
+}
+
+static long so_free(struct so_op *op)
+{
+	return so_free_common(op, false);
+}
+
+static long so_kfree(struct so_op *op)
+{
+	return so_free_common(op, true);
+}
+
+/* The bytes an object of slot @i has from its start: the cache's slot
+ * size (red zone and metadata included), or ksize() of a kmalloc object */
+static unsigned int so_obj_room(unsigned int i)
+{
+	const struct so_obj *o = &so_objs[i];
+	const struct kmem_cache *s;
+
+	if (o->cache == SO_KMALLOC)
+		return ksize(o->p);
+	s = so_caches[o->cache].s;
+	return s->size - ((s->flags & SLAB_RED_ZONE) ? s->red_left_pad : 0);
+}
+
+/* write CPU SLOT OFFSET COUNT VALUE: COUNT bytes VALUE at OFFSET of the
+ * object, the red zone after it included (slub_kunit.c's clobbers); of the
+ * object the slot freed last when it holds none (translate.py writes into a
+ * freed object only while its cache has allocated nothing since) */
+static long so_write_bytes(struct so_op *op)
+{
+	unsigned int i, offset, count, value;
+	void *p;
+	int err;
+
+	if (op->argc != 6)
+		return so_fail(-EINVAL, "write takes 5 arguments%s", "");
+	if ((err = so_slot_arg(op->argv[2], &i)))
+		return err;
+	if (so_uint(op->argv[3], &offset) || so_uint(op->argv[4], &count) ||
+	    so_uint(op->argv[5], &value) || value > 255 || !count)
+		return so_fail(-EINVAL, "write: bad arguments for slot %s", op->argv[2]);
+	p = so_objs[i].p ? so_objs[i].p : so_objs[i].freed;
+	if (!p || (!so_objs[i].p && (so_objs[i].cache == SO_KMALLOC || !so_caches[so_objs[i].cache].s)))
+		return so_fail(-EINVAL, "write: slot %s holds no object of a live cache", op->argv[2]);
+	if (offset > so_obj_room(i) || count > so_obj_room(i) - offset)
+		return so_fail(-EINVAL, "write: past the object's slot in slot %s", op->argv[2]);
+	memset((u8 *)p + offset, value, count);
+	return 0;
+}
+
+/* krealloc CPU SLOT SIZE GFP: in place while it fits, else a kmalloc of
+ * SIZE, the bytes copied and the old object freed */
+static long so_krealloc(struct so_op *op)
+{
+	unsigned int i, size;
+	unsigned long gfp;
+	struct so_obj *o;
+	int err;
+	void *p;
+
+	if (op->argc != 5)
+		return so_fail(-EINVAL, "krealloc takes 4 arguments%s", "");
+	if ((err = so_slot_arg(op->argv[2], &i)) ||
+	    (err = so_flags(op->argv[4], so_gfp_flags, &gfp)))
+		return err;
+	if (so_uint(op->argv[3], &size) || !size)
+		return so_fail(-EINVAL, "krealloc: bad size %s", op->argv[3]);
+	o = &so_objs[i];
+	if (!o->p)
+		return 0;
+	p = krealloc(o->p, size, (gfp_t)gfp);
+	if (!p || p == o->p)
+		return 0; /* failed (the object stays) or done in place */
+	if (o->cache != SO_KMALLOC)
+		so_caches[o->cache].live--;
+	o->p = p;
+	o->cache = SO_KMALLOC;
 	return 0;
 }
 
@@ -509,6 +635,8 @@ static long so_kfree_rcu(struct so_op *op)
 	if (!so_objs[i].p)
 		return 0;
 	c = so_objs[i].cache;
+	if (c == SO_KMALLOC)
+		return so_fail(-EINVAL, "kfree_rcu: slot %s is a kmalloc object", op->argv[2]);
 	if (so_caches[c].object_size >= sizeof(struct so_rcu_head))
 		kvfree_call_rcu((struct so_rcu_head *)so_objs[i].p, so_objs[i].p);
 	else
@@ -551,13 +679,9 @@ static long so_end(struct so_op *op)
 {
 	unsigned int i, c;
 
-	for (i = 0; i < so_nobjs; i++) {
-		if (!so_objs[i].p)
-			continue;
-		kmem_cache_free(so_caches[so_objs[i].cache].s, so_objs[i].p);
-		so_caches[so_objs[i].cache].live--;
-		so_objs[i].p = NULL;
-	}
+	for (i = 0; i < so_nobjs; i++)
+		if (so_objs[i].p)
+			so_release(i, false);
 #if SO_HAVE_SHEAVES
 	for (i = 0; i < SO_MAX_SHEAVES; i++) {
 		if (!so_sheaves[i].sheaf)
@@ -592,6 +716,9 @@ static const struct so_cmd so_cmds[] = {
 	{ "create", so_create, true },
 	{ "alloc", so_alloc, true },
 	{ "free", so_free, true },
+	{ "kfree", so_kfree, true },
+	{ "write", so_write_bytes, true },
+	{ "krealloc", so_krealloc, true },
 	{ "alloc_bulk", so_alloc_bulk, true },
 	{ "free_bulk", so_free_bulk, true },
 	{ "shrink", so_shrink, true },

@@ -16,14 +16,21 @@ not, it prints "refused <id>: <file>: <why>" on stdout and writes nothing.
 At the end it prints "group <group> <programs>" for each group.  Operations the kernel cannot
 express are refused, never approximated.
 
-usage: translate.py --kernel 6.12 --dir DIR ID=SCENARIO.json ...
+A write by "addr" (the bytes of an object after its free, as
+lib/slub_kunit.c clobbers them) needs the engine (--engine, `slublab`): it
+runs the program and pairs the objects it handed out with the driver's
+object slots, which number the allocations in the same order.
+
+usage: translate.py --kernel 6.12 --dir DIR [--engine SLUBLAB] ID=SCENARIO.json ...
 """
 import argparse
 import copy
 import json
 import os
 import re
+import subprocess
 import sys
+import tempfile
 
 CPUS = 4
 # cpu_node of the oracle's machines, by node count
@@ -32,17 +39,19 @@ MEM_MB_PER_NODE = {1: 1024, 2: 512}
 MAX_LINES = 200000
 
 SLAB_FLAGS = {"SLAB_HWCACHE_ALIGN", "SLAB_RED_ZONE", "SLAB_POISON", "SLAB_STORE_USER",
-              "SLAB_CONSISTENCY_CHECKS", "SLAB_TYPESAFE_BY_RCU", "SLAB_RECLAIM_ACCOUNT"}
+              "SLAB_CONSISTENCY_CHECKS", "SLAB_TYPESAFE_BY_RCU", "SLAB_RECLAIM_ACCOUNT",
+              "SLAB_KMALLOC"}
+# the flags that make a debug cache (kmem_cache_debug(): SLAB_DEBUG_FLAGS),
+# the only caches whose sysfs validate file runs validate_slab_cache()
+DEBUG_FLAGS = {"SLAB_RED_ZONE", "SLAB_POISON", "SLAB_STORE_USER", "SLAB_CONSISTENCY_CHECKS"}
 GFP_FLAGS = {"GFP_KERNEL", "GFP_NOWAIT", "GFP_ATOMIC", "GFP_NOIO", "GFP_NOFS", "__GFP_ZERO",
              "__GFP_NOWARN", "__GFP_NORETRY", "__GFP_RETRY_MAYFAIL", "__GFP_THISNODE",
              "__GFP_HIGH", "__GFP_NOMEMALLOC"}
 NO_KERNEL_EQUIVALENT = {
-    "write": "a write into an object is a bug made on purpose; the oracle does not corrupt its kernel",
     "grace_period": "a grace period at a chosen point has no kernel equivalent (RCU runs on its own)",
     "alloc_pages": "page-allocator pressure is not reproducible in a booted kernel",
     "free_pages": "page-allocator pressure is not reproducible in a booted kernel",
     "kmalloc": "the kmalloc caches are shared with the kernel itself",
-    "kfree": "the kmalloc caches are shared with the kernel itself",
     "race": "an interleaving chosen step by step cannot be imposed on a running kernel's CPUs",
 }
 
@@ -56,14 +65,30 @@ def major_minor(kernel):
     return int(a), int(b)
 
 
+def uses_addr(ops):
+    """Whether a write in @ops names its object by address."""
+    for op in ops:
+        if op.get("op") == "write" and "addr" in op:
+            return True
+        if op.get("op") == "repeat" and uses_addr(op.get("ops", [])):
+            return True
+    return False
+
+
 class Translator:
-    def __init__(self, kernel, scenario, path):
+    def __init__(self, kernel, scenario, path, engine=None):
+        self.kernel_text = kernel
+        self.engine = engine
+        self.engine_addrs = None  # the engine's objects in allocation order (write by addr)
+        self.freed = {}       # freed slot -> (cache name, allocations from it at the free)
+        self.allocs = {}      # cache name -> allocations from it so far
         self.kernel = major_minor(kernel)
         self.sheaves = self.kernel >= (6, 18)
         self.sc = scenario
         self.path = path
         self.lines = []
         self.caches = {}      # scenario name -> cache slot
+        self.cache_info = {}  # scenario name -> (object_size, flags)
         self.cache_order = []  # live scenario cache names, creation order
         self.aliases = {}     # alias -> scenario name
         self.next_cache = 0
@@ -157,7 +182,12 @@ class Translator:
         for n, s in list(self.names.items()):
             if s == slot:
                 del self.names[n]
-        self.live.pop(slot, None)
+        c = self.live.pop(slot, None)
+        if c is not None:
+            self.freed[slot] = (c, self.allocs.get(c, 0))
+
+    def counted(self, c, n=1):
+        self.allocs[c] = self.allocs.get(c, 0) + n
 
     # ---- operations -------------------------------------------------------
     def create(self, op, where):
@@ -180,6 +210,9 @@ class Translator:
         cap = op.get("sheaf_capacity", 0)
         if cap and not self.sheaves:
             self.refuse(where, "key \"sheaf_capacity\": no sheaves before 6.18")
+        if "SLAB_KMALLOC" in flags and self.kernel < (6, 2):
+            self.refuse(where, "flag SLAB_KMALLOC: kmem_cache_create() takes it from 6.2 on "
+                        "(SLAB_CORE_FLAGS), when the kmalloc red zone came")
         cp = op.get("cpu_partial")
         if cp and self.kernel >= (7, 0):
             self.refuse(where, "key \"cpu_partial\": 7.x has no CPU partial lists")
@@ -188,6 +221,7 @@ class Translator:
         if slot >= 64:
             self.refuse(where, "more than 64 caches")
         self.caches[name] = slot
+        self.cache_info[name] = (op["object_size"], set(flags))
         self.cache_order.append(name)
         for a in op.get("aliases", []):
             self.aliases[a] = name
@@ -204,8 +238,19 @@ class Translator:
         c = self.cache(op, where)
         slot = self.new_slot()
         node = op.get("node", -1)
-        self.emit("alloc %d %d %d %d %s" % (self.cpu(op, where), self.caches[c], slot, node, self.gfp(op, where)))
+        size = ""
+        if "size" in op:
+            if node >= 0:
+                self.refuse(where, "key \"size\" with \"node\": the driver's kmalloc of a requested "
+                            "size from a cache takes no node")
+            if not 0 < op["size"] <= self.cache_info[c][0]:
+                self.refuse(where, "size %d: the driver asks for 1 to the object size (%d)"
+                            % (op["size"], self.cache_info[c][0]))
+            size = " %d" % op["size"]
+        self.emit("alloc %d %d %d %d %s%s" % (self.cpu(op, where), self.caches[c], slot, node,
+                                              self.gfp(op, where), size))
         self.live[slot] = c
+        self.counted(c)
         if "name" in op:
             self.names[op["name"]] = slot
 
@@ -220,6 +265,67 @@ class Translator:
             self.emit("free %d %d" % (self.cpu(op, where), s))
             self.forget(s)
 
+    def named_slot(self, op, where):
+        """The live slot a debugging operation names (never an address)."""
+        if "addr" in op or "name" not in op:
+            self.refuse(where, "key \"addr\": the oracle names the objects it reallocates and frees")
+        if op["name"] not in self.names:
+            self.refuse(where, "name %s names no live object" % op["name"])
+        return self.names[op["name"]]
+
+    def addr_slot(self, op, where):
+        """The slot of the object at the engine's address op["addr"]: the
+        latest allocation the engine put there, live, or freed with nothing
+        allocated from its cache since (the kernel could have handed the
+        object out again where the engine did not)."""
+        if self.engine_addrs is None:
+            self.refuse(where, "key \"addr\": addresses are the engine's, and no engine was given "
+                        "to pair them with the driver's objects")
+        addr = int(op["addr"], 0)
+        slots = [k for k in range(self.next_slot) if k < len(self.engine_addrs)
+                 and self.engine_addrs[k] == addr]
+        if not slots:
+            self.refuse(where, "address %s is no object the program allocated" % op["addr"])
+        slot = slots[-1]
+        if slot in self.live:
+            return slot
+        c, allocs = self.freed[slot]
+        if c not in self.caches or self.allocs.get(c, 0) != allocs:
+            self.refuse(where, "address %s: a freed object whose cache allocated or was destroyed "
+                        "since; the kernel's object there may be another" % op["addr"])
+        return slot
+
+    def write(self, op, where):
+        slot = self.addr_slot(op, where) if "addr" in op else self.named_slot(op, where)
+        value = op.get("value", 0)
+        if not isinstance(value, int) or not 0 <= value <= 255:
+            self.refuse(where, "value %r: the driver writes one byte value" % (value,))
+        self.emit("write %d %d %d %d %d" % (self.cpu(op, where), slot, op.get("offset", 0),
+                                            op.get("count", 1), value))
+
+    def krealloc(self, op, where):
+        slot = self.named_slot(op, where)
+        if op["size"] <= 0:
+            self.refuse(where, "size 0: krealloc() frees the object and returns ZERO_SIZE_PTR, "
+                        "which the oracle does not keep")
+        self.emit("krealloc %d %d %d %s" % (self.cpu(op, where), slot, op["size"], self.gfp(op, where)))
+        c = self.live[slot]
+        # larger than the object: a kmalloc object now, no longer the cache's
+        if c is not None and op["size"] > self.cache_info[c][0]:
+            self.live[slot] = None
+
+    def kfree(self, op, where):
+        slot = self.named_slot(op, where)
+        self.emit("kfree %d %d" % (self.cpu(op, where), slot))
+        self.forget(slot)
+
+    def validate(self, op, where):
+        c = self.cache(op, where)
+        if not self.cache_info[c][1] & DEBUG_FLAGS:
+            self.refuse(where, "validate of %s: the kernel's validate file checks debug caches only "
+                        "(kmem_cache_debug())" % c)
+        self.emit("sys %d %s validate" % (self.caches[c], c))
+
     def alloc_bulk(self, op, where):
         c = self.cache(op, where)
         count = op["count"]
@@ -229,6 +335,7 @@ class Translator:
                                                 self.gfp(op, where)))
         for k in range(count):
             self.live[first + k] = c
+        self.counted(c, count)
         if "name" in op:
             n = op["name"]
             self.bulks[n] = (first, count)
@@ -317,6 +424,7 @@ class Translator:
         slot = self.new_slot()
         self.emit("sheaf_alloc %d %d %d %s" % (self.cpu(op, where), sl, slot, self.gfp(op, where)))
         self.live[slot] = c
+        self.counted(c)
         if "name" in op:
             self.names[op["name"]] = slot
 
@@ -351,8 +459,33 @@ class Translator:
             self.refuse(where, "cpu %d is not on the machine" % op["cpu"])
         fn(op, where)
 
+    def engine_objects(self):
+        """The objects the engine hands out running the program, in order."""
+        if not self.engine:
+            return None
+        if any(op.get("op") in ("krealloc", "kmalloc") for op in self.sc.get("ops", [])):
+            raise Refused("%s: a write by address with krealloc or kmalloc: the engine's objects "
+                          "no longer pair with the driver's slots" % self.path)
+        with tempfile.NamedTemporaryFile("w", suffix=".json") as f:
+            f.write(dump_program(self.program_json()))
+            f.flush()
+            r = subprocess.run([self.engine, "run", f.name, "--events", "--kernel", self.kernel_text],
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        if r.returncode not in (0, 1):  # 1: an expectation failed, which a program has none of
+            raise Refused("%s: the engine cannot run it to pair addresses: %s"
+                          % (self.path, r.stderr.strip().splitlines()[-1:] or "?"))
+        addrs = []
+        for line in r.stdout.splitlines():
+            e = json.loads(line)
+            for m in e.get("moves", []):
+                if m.get("kind") == "object" and m["to"].get("type") == "user":
+                    addrs.append(int(m["id"], 16))
+        return addrs
+
     def run(self):
         self.machine()
+        if uses_addr(self.sc.get("ops", [])):
+            self.engine_addrs = self.engine_objects()
         for i, c in enumerate(self.sc.get("caches", [])):
             self.create(c, "caches[%d]" % i)
         for i, op in enumerate(self.sc.get("ops", [])):
@@ -364,6 +497,9 @@ class Translator:
                           "boot option slub_min_order=slub_max_order gives every cache one order; "
                           "here caches ask for %s" % (self.path, sorted(self.orders, key=str)))
         self.order = given.pop() if given else None
+        if self.engine_addrs is not None and len(self.engine_addrs) != self.next_slot:
+            raise Refused("%s: the engine handed out %d objects, the driver's slots are %d: a write by "
+                          "address cannot be paired" % (self.path, len(self.engine_addrs), self.next_slot))
         return ["begin %d" % self.next_slot] + self.lines
 
     def program_json(self):
@@ -399,14 +535,14 @@ def expand(op, i):
     return out
 
 
-def translate_one(kernel, path):
+def translate_one(kernel, path, engine=None):
     """Translates one scenario; returns (translator, lines, None) or (None, None, reason)."""
     try:
         with open(path) as f:
             sc = json.load(f)
     except (OSError, ValueError) as e:
         return None, None, "%s: %s" % (path, e)
-    t = Translator(kernel, sc, path)
+    t = Translator(kernel, sc, path, engine)
     try:
         lines = t.run()
     except Refused as e:
@@ -456,12 +592,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--kernel", required=True)
     ap.add_argument("--dir", required=True, help="writes DIR/n<nodes>/<seq>.prog, <seq>.id, <id>.json")
+    ap.add_argument("--engine", help="slublab, to pair a write's address with the driver's object")
     ap.add_argument("programs", nargs="+", help="ID=SCENARIO.json")
     a = ap.parse_args()
     seq = {}
     for entry in a.programs:
         pid, path = entry.split("=", 1)
-        t, lines, why = translate_one(a.kernel, path)
+        t, lines, why = translate_one(a.kernel, path, a.engine)
         if why:
             print("refused %s: %s" % (pid, why))
             continue
