@@ -35,7 +35,29 @@ for (const [width, height] of [[1280, 720], [1366, 768], [1920, 1080]]) {
         const col = await page.evaluate(() => document.querySelector('#lab-view .grid-wrap').getBoundingClientRect().width);
         assert.ok(col >= 0.4 * width, `the slab column is ${Math.round(col)} px of ${width}`);
         assert.ok(good.some((r) => r.cells.every((c) => c.height >= 24)), 'cells of 24 px at 1920x1080');
+      } else {
+        // the common projector modes: the slab column at least 40% of the picture, its cells 28 px
+        const col = await page.evaluate(() => document.querySelector('#lab-view .grid-wrap').getBoundingClientRect().width);
+        assert.ok(col >= 0.4 * width, `the slab column is ${Math.round(col)} px of ${width}`);
+        assert.ok(good.some((r) => r.cells.every((c) => c.height >= 28)), `cells of 28 px at ${width}x${height}: ${JSON.stringify(good.map((r) => r.cells[0]?.height))}`);
       }
+      // the structure's words stay inside their boxes (2 px from the right edge)
+      if (width < 1920) {
+        const words = await page.evaluate(() => [...document.querySelectorAll('#lab-view svg.topo text')].filter((t) => t.textContent.trim()).map((t) => {
+          const rect = t.parentNode.querySelector(':scope > rect'), a = t.getBoundingClientRect();
+          const out = rect && a.left >= rect.getBoundingClientRect().left && a.left < rect.getBoundingClientRect().right && a.right > rect.getBoundingClientRect().right - 2;
+          return { t: t.textContent, out };
+        }));
+        assert.deepEqual(words.filter((w) => w.out).map((w) => w.t), [], 'no word runs into its box\'s edge');
+      }
+      // the step counter stays on the button row
+      const row = await page.evaluate(() => {
+        const box = (s) => document.querySelector(s).getBoundingClientRect();
+        const pos = box('#position'), play = box('#play');
+        return { pos: [pos.top, pos.bottom, pos.right], play: [play.top, play.bottom] };
+      });
+      assert.ok(row.pos[0] < row.play[1] && row.pos[1] > row.play[0], `the counter (${row.pos.map(Math.round)}) is on the buttons' row (${row.play.map(Math.round)})`);
+      assert.ok(row.pos[2] <= width, 'the counter is inside the screen');
       // the sentence and the structure's CPUs and barn are on the screen with them
       const on = await page.evaluate(() => ['#narration', '#lab-view svg.topo'].map((s) => {
         const r = document.querySelector(s).getBoundingClientRect();

@@ -395,10 +395,10 @@ for (const [w, hgt] of [[1440, 900], [1024, 768], [390, 844]]) {
   });
 }
 
-test('the lecture hall: free-storm after 30 steps at 1920x1080 and 1280x720 (presenter, projector theme, normal); axe with the projector theme and the keys overlay', async (t) => {
+test('the lecture hall: free-storm after 30 steps at 1920x1080, 1366x768 and 1280x720 (presenter, projector theme, normal); axe with the projector theme and the keys overlay', async (t) => {
   const found = {};
   for (const [w, h, presenter, name] of [[1920, 1080, true, 'screen-presenter-1920x1080.png'], [1280, 720, true, 'screen-presenter-free-storm-1280x720.png'],
-    [1280, 720, false, 'screen-1280x720.png']]) {
+    [1366, 768, true, 'screen-presenter-free-storm-1366x768.png'], [1280, 720, false, 'screen-1280x720.png']]) {
     const page = await lab(`/?scenario=free-storm${presenter ? '&presenter=1' : ''}`, { width: w, height: h });
     await shotOnFailure(t, page, async () => {
       await stepTo(page, 30);

@@ -52,11 +52,13 @@ export function callerHands(events) {
  * The structure scene.
  * @param {Snapshot} snap
  * @param {CacheView} v
- * @param {{ width?: number, hands?: Map<number, { got: string[], gave: string[] }> }} [opts]
- *   hands: what each CPU's caller got and gave back in the operation so far (callerHands)
+ * @param {{ width?: number, hands?: Map<number, { got: string[], gave: string[] }>, tight?: boolean }} [opts]
+ *   hands: what each CPU's caller got and gave back in the operation so far (callerHands);
+ *   tight: empty boxes drawn small (an empty caller's pocket, the held-elsewhere
+ *   row when it holds no sheaf, a barn without sheaves), for a projector's short screen
  */
 export function topoScene(snap, v, opts = {}) {
-  const W = opts.width ?? 1200, gap = 10;
+  const W = opts.width ?? 1200, gap = 10, tight = !!opts.tight;
   const cache = v.cache;
   /** @type {Map<number, SheafBox>} */
   const sheafById = new Map();
@@ -80,7 +82,9 @@ export function topoScene(snap, v, opts = {}) {
   // row goes under the sheaves, and the CPU box grows by one row
   const both = !!cache?.sheaf_capacity && !!cache?.cpus?.some((c) => c?.cpu_slab);
   const rowH = (below ? 150 : compact ? 128 : 150) - 62 + 34;
-  const ch = (compact ? 128 : below ? 202 : 150) + (both ? rowH : 0);
+  // tight: a pocket under the stacks is one line high while no CPU's caller holds anything
+  const pocketH = tight && below && ![...(opts.hands?.values() ?? [])].some((x) => x.got.length || x.gave.length) ? 22 : 40;
+  const ch = (compact ? 128 : below ? 162 + pocketH : 150) + (both ? rowH : 0);
   const perRow = Math.max(1, Math.floor((W + gap) / (cw + gap)));
   const cpus = [];
   for (let c = 0; c < nCpu; c++) {
@@ -98,7 +102,7 @@ export function topoScene(snap, v, opts = {}) {
     });
     const px = x + 8 + 3 * sp + 4;
     cpus.push({ cpu: c, node: snap.cpu_node[c] ?? 0, x, y, w: cw, h: ch, stacks, compact, legacy,
-      caller: { ...(below ? { x: x + 8, y: y + 26 + sh + 34 + (both ? rowH : 0), w: cw - 16, h: 40 } : { x: px, y: y + 26, w: Math.max(24, x + cw - 8 - px), h: Math.min(44, sh / 2) }),
+      caller: { ...(below ? { x: x + 8, y: y + 26 + sh + 34 + (both ? rowH : 0), w: cw - 16, h: pocketH } : { x: px, y: y + 26, w: Math.max(24, x + cw - 8 - px), h: Math.min(44, sh / 2) }),
         got: inCache(opts.hands?.get(c)?.got), gave: inCache(opts.hands?.get(c)?.gave) },
       stats: info?.stats ?? {} });
   }
@@ -110,9 +114,12 @@ export function topoScene(snap, v, opts = {}) {
   const rcuSheaves = v.sheaves.filter((s) => s.place.type === 'rcu_pending');
   const known = new Set([...SHEAF_ROLES, ...BARN_TYPES, 'inflight', 'prefill', 'rcu_pending']);
   const other = v.sheaves.filter((s) => !known.has(s.place.type));
-  const hh = 80;
+  // tight: a row of two lines of words while none of them holds a sheaf
+  const hh = tight && !flightSheaves.length && !prefill.length && !rcuSheaves.length && !other.length ? 42 : 80;
   // a narrow picture (a phone) has them in two rows of two, each wide enough for its words
-  const two = W < 460;
+  // (tight: one row of four equal boxes down to the width of their short words)
+  const two = W < (tight ? 380 : 460);
+  const cut = tight ? [0.25, 0.5, 0.75] : [0.4, 0.64, 0.82];
   const part = (a, b, r = 0) => ({ x: W * a + (a ? gap / 2 : 0), y: y + r * (hh + gap), w: W * (b - a) - (a ? gap / 2 : 0) - (b < 1 ? gap / 2 : 0), h: hh });
   // Objects in flight and waiting for RCU, as the legend counts them (the
   // cache view's states): those in such sheaves and the loose ones together.
@@ -123,10 +130,10 @@ export function topoScene(snap, v, opts = {}) {
   };
   const hold = {
     y, h: hh,
-    flight: { ...(two ? part(0, 0.5) : part(0, 0.4)), sheaves: /** @type {SheafBox[]} */ ([]), ...count(S.inflight, flightSheaves) },
-    prefill: { ...(two ? part(0.5, 1) : part(0.4, 0.64)), sheaves: /** @type {SheafBox[]} */ ([]) },
-    rcu: { ...(two ? part(0, 0.5, 1) : part(0.64, 0.82)), sheaves: /** @type {SheafBox[]} */ ([]), ...count(S.rcu_pending, rcuSheaves) },
-    other: { ...(two ? part(0.5, 1, 1) : part(0.82, 1)), sheaves: /** @type {SheafBox[]} */ ([]) },
+    flight: { ...(two ? part(0, 0.5) : part(0, cut[0])), sheaves: /** @type {SheafBox[]} */ ([]), ...count(S.inflight, flightSheaves) },
+    prefill: { ...(two ? part(0.5, 1) : part(cut[0], cut[1])), sheaves: /** @type {SheafBox[]} */ ([]) },
+    rcu: { ...(two ? part(0, 0.5, 1) : part(cut[1], cut[2])), sheaves: /** @type {SheafBox[]} */ ([]), ...count(S.rcu_pending, rcuSheaves) },
+    other: { ...(two ? part(0.5, 1, 1) : part(cut[2], 1)), sheaves: /** @type {SheafBox[]} */ ([]) },
   };
   const row = (box, list, role) => list.forEach((s, i) => {
     const w = 22, step = Math.min(w + 6, (box.w - 16) / Math.max(list.length, 1));
@@ -146,7 +153,10 @@ export function topoScene(snap, v, opts = {}) {
   const nodes = [];
   for (let n = 0; n < nNode; n++) {
     const x = (n % perLine) * (nw + gap), ny = y + Math.floor(n / perLine) * (nh + gap);
-    const barn = { x: x + 8, y: ny + 24, w: nw * 0.46, h: nh - 32, full: /** @type {SheafBox[]} */ ([]),
+    // tight: a barn without sheaves gives a share of its width to the partial list and the pages
+    const bare = tight && !v.sheaves.some((s) => BARN_TYPES.includes(s.place.type) && (s.place.node ?? 0) === n);
+    const bs = bare ? 0.34 : 0.46, more = (0.46 - bs) / 2;
+    const barn = { x: x + 8, y: ny + 24, w: nw * bs, h: nh - 32, full: /** @type {SheafBox[]} */ ([]),
       empty: /** @type {SheafBox[]} */ ([]), partial: /** @type {SheafBox|null} */ (null),
       info: cache?.nodes?.[n]?.barn ?? { nr_full: 0, nr_empty: 0, partial: null } };
     const inBarn = (t) => v.sheaves.filter((s) => s.place.type === t && (s.place.node ?? 0) === n)
@@ -161,13 +171,13 @@ export function topoScene(snap, v, opts = {}) {
     const bp = inBarn('barn_partial')[0];
     if (bp) barn.partial = mk(bp, 'barn_partial', barn.x + barn.w - 40, barn.y + 22, 22, 108, { node: n });
     const plSlabs = v.slabs.filter((s) => s.node === n && s.place.type === 'node_partial');
-    const pl = { x: x + nw * 0.48 + 8, y: ny + 24, w: nw * 0.24, h: nh - 32, nr: cache?.nodes?.[n]?.nr_partial ?? plSlabs.length,
+    const pl = { x: x + nw * (bs + 0.02) + 8, y: ny + 24, w: nw * (0.24 + more), h: nh - 32, nr: cache?.nodes?.[n]?.nr_partial ?? plSlabs.length,
       min: cache?.min_partial ?? 0, chips: /** @type {Array<Rect & {addr: string, inuse: number, objects: number}>} */ ([]) };
     const chipW = 12, chipH = 22, perChip = Math.max(1, Math.floor((pl.w - 16) / (chipW + 3)));
     plSlabs.slice(0, perChip * 3).forEach((s, i) => pl.chips.push({ addr: s.addr, inuse: s.inuse, objects: s.objects,
       x: pl.x + 8 + (i % perChip) * (chipW + 3), y: pl.y + 46 + Math.floor(i / perChip) * (chipH + 4), w: chipW, h: chipH }));
     const zone = (snap.zones || []).find((z) => z.node === n);
-    const zb = { x: x + nw * 0.74 + 8, y: ny + 24, w: nw * 0.26 - 16, h: nh - 32, zone, orders: /** @type {any[]} */ ([]) };
+    const zb = { x: x + nw * (0.74 - more) + 8, y: ny + 24, w: nw * (0.26 + more) - 16, h: nh - 32, zone, orders: /** @type {any[]} */ ([]) };
     if (zone) {
       const bw = (zb.w - 16) / zone.nr_free.length, max = Math.max(1, ...zone.nr_free.map((c) => Math.log2(1 + c)));
       zone.nr_free.forEach((c, o) => {
@@ -178,7 +188,7 @@ export function topoScene(snap, v, opts = {}) {
     nodes.push({ node: n, x, y: ny, w: nw, h: nh, barn, plist: pl, zone: zb, narrow: nw < 520 });
   }
   y += Math.ceil(nNode / perLine) * (nh + gap);
-  return { w: W, h: y, cpus, hold, nodes, sheafById };
+  return { w: W, h: y, cpus, hold, nodes, sheafById, tight };
 }
 
 /**

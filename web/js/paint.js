@@ -166,8 +166,8 @@ export function paintGrid(ctx, g, v) {
   const flags = v.cache?.flags ?? [];
   const debug = { redZone: flags.includes('SLAB_RED_ZONE'), poison: flags.includes('SLAB_POISON') };
   ctx.textBaseline = 'middle';
-  // the projector's big cells (40 px and more) carry bigger words
-  const big = g.cell >= 40;
+  // the projector's big cells (28 px and more) carry bigger words
+  const big = g.cell >= 28;
   for (const gr of g.groups) {
     ctx.fillStyle = '#111';
     ctx.font = `bold ${big ? 16 : 13}px sans-serif`;
@@ -216,7 +216,7 @@ function paintNames(ctx, named, side, debug) {
     const x = named[k], y = named[k + 1], st = STATES[named[k + 2]], name = named[k + 3];
     if (st.glyph === 'hollow' || st.glyph === 'corner') paintGlyph(ctx, x, y, side, st, debug);
     ctx.fillStyle = st.glyph === 'hollow' || st.glyph === 'corner' ? st.ink : '#ffffff';
-    ctx.font = `${side >= 40 ? Math.min(20, Math.floor(side / 3)) : side >= 18 ? 9 : 8}px ui-monospace, monospace`;
+    ctx.font = `${side >= 36 ? Math.min(20, Math.floor(side / 3)) : side >= 26 ? 12 : side >= 18 ? 9 : 8}px ui-monospace, monospace`;
     ctx.fillText(name, x + side / 2, y + side / 2, side - 2);
   }
   ctx.textAlign = 'start';

@@ -104,12 +104,12 @@ export function createPicture(root, o) {
     const v = cacheView(resp.state, cacheId);
     v.names = resp.names ?? {}; // the scenario's object names at this position
     const gw = measured.beside ? w - besideWidth(w) - BESIDE_GAP : measured.k > 1 ? w : tw;
-    return { view: v, topo: topoScene(resp.state, v, { width: tw, hands }), grid: gridScene(v, { width: gw - 4, maxHeight: gh - 8, maxCell: measured.beside ? (measured.share ? 64 : 28) : 18, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
+    return { view: v, topo: topoScene(resp.state, v, { width: tw, hands, tight: measured.tight }), grid: gridScene(v, { width: gw - 4, maxHeight: gh - 8, maxCell: measured.beside ? (measured.share ? 64 : 28) : 18, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
   };
 
   // Sizes are measured when the stage resizes (never in the middle of a step,
   // where reading layout would force the browser to lay out the page again).
-  const measured = { w: 0, max: 300, k: 1, fit: 0, beside: false, objs: 0, share: 0 };
+  const measured = { w: 0, max: 300, k: 1, fit: 0, beside: false, objs: 0, share: 0, tight: false };
   function measure() {
     measured.w = stage.clientWidth;
     // the stylesheet may draw the structure larger (the presenter view: --topo-scale)
@@ -123,6 +123,8 @@ export function createPicture(root, o) {
     // ... giving the rows at least this share of the stage (a large projector: --slab-share)
     const share = parseFloat(cs.getPropertyValue('--slab-share'));
     measured.share = Number.isFinite(share) && share > 0 && share < 1 ? share : 0;
+    // ... and drawing the structure's empty boxes small (a projector's short screen: --topo-tight)
+    measured.tight = measured.beside && cs.getPropertyValue('--topo-tight').trim() === '1';
     // The grid may grow up to the wrapper's CSS max-height; it shrinks to its content.
     const max = parseFloat(win.getComputedStyle(gridWrap).maxHeight);
     measured.max = measured.beside ? measured.fit : Number.isFinite(max) ? max : 300;
@@ -261,7 +263,7 @@ export function createPicture(root, o) {
       // too tall for the projector's pane: lay it out wider and draw it smaller
       // (a wider layout is shorter: the CPUs' pockets beside their stacks, the
       // held-elsewhere boxes in one row), as large as fits, the normal size at least
-      const fits = (lw) => topoScene(m.cur.state, memo.scenes.view, { width: lw, hands: callerHands(so) }).h * (sw / lw) <= measured.fit;
+      const fits = (lw) => topoScene(m.cur.state, memo.scenes.view, { width: lw, hands: callerHands(so), tight: measured.tight }).h * (sw / lw) <= measured.fit;
       if (measured.fit > 0 && tw < sw && !fits(tw)) {
         let lo = tw, hi = sw; // lo does not fit; hi fits, or nothing wider would
         for (let i = 0; i < 7 && hi - lo > 4; i++) { const mid = (lo + hi) / 2; if (fits(mid)) hi = mid; else lo = mid; }

@@ -93,7 +93,9 @@ export function createTopology(root, o) {
     // so; neither has a cache of the hybrid model (6.18) without sheaves
     const legacy = t.cpus.some((c) => c.legacy) && !t.cpus.some((c) => c.stacks.length);
     // objects: all the legend counts in flight (or waiting for RCU), in their sheaves or loose
-    const held = (b) => `${plural(b.sheaves.length, 'sheaf', 'sheaves')}, ${plural(b.objects, 'object')}${!narrow && b.loose && b.sheaves.length ? ` (${b.loose} loose)` : ''}`;
+    // (a tight structure says only the objects: its sheaves are drawn under the words)
+    const held = (b) => t.tight ? plural(b.objects, 'object')
+      : `${plural(b.sheaves.length, 'sheaf', 'sheaves')}, ${plural(b.objects, 'object')}${!narrow && b.loose && b.sheaves.length ? ` (${b.loose} loose)` : ''}`;
     out.push(holdBox(hd.flight, 'in flight', 'flight', held(hd.flight)));
     out.push(holdBox(hd.prefill, 'prefilled', 'prefill', legacy ? (narrow ? 'none' : 'none before sheaves')
       : narrow ? plural(hd.prefill.sheaves.length, 'sheaf', 'sheaves') : `${plural(hd.prefill.sheaves.length, 'sheaf', 'sheaves')} held by callers`));
