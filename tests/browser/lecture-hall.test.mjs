@@ -221,7 +221,13 @@ test('presenter at 1280x720 with a question open: the count of answers and Revea
   const page = await lab('/?scenario=free-storm&presenter=1&predict=1', { width: 1280, height: 720 });
   await shotOnFailure(t, page, async () => {
     await page.waitForFunction(() => window.__slublab.player.get().allEvents);
-    for (let i = 0; i < 40 && !(await page.isVisible('#question')); i++) await press(page, 'ArrowRight');
+    // one press at a time, each waited for: a press after the question opened would reveal it
+    for (let i = 0; i < 40; i++) {
+      const at = await page.evaluate(() => window.__slublab.player.get().at);
+      await press(page, 'ArrowRight');
+      await page.waitForFunction((a) => { const m = window.__slublab.player.get(); return m.question !== null || m.at !== a; }, at);
+      if (await page.evaluate(() => window.__slublab.player.get().question !== null)) break;
+    }
     await page.waitForSelector('#q-skip');
     // the tally is asked every second once the lecture exists: slow on a loaded machine
     await page.waitForSelector('#q-choices-total', { timeout: 30000 });
