@@ -43,6 +43,7 @@ test('lesson 04: the choice at flush_all, its fork and the way back', async (t) 
     await waitAt(page, 32);
     assert.equal((await model(page)).id, lab.id);
     await page.locator('#choice button.choice-fork').screenshot({ path: join(OUT, 'choice-fork-button.png') });
+    await page.waitForTimeout(700); // the step's move animates for 500 ms: the picture at rest for docs/img
     await page.screenshot({ path: join(OUT, 'choice-fork-1280x720.png') });
     copyFileSync(join(OUT, 'choice-fork-1280x720.png'), join(ROOT, 'docs/img/screen-choice-fork.png'));
 
