@@ -41,7 +41,14 @@ test('lesson 04: the choice at flush_all, its fork and the way back', async (t) 
     await waitAt(page, 33);
     await page.keyboard.press('ArrowLeft');
     await waitAt(page, 32);
+    // Space plays (and pauses) there, as on any button: it does not open the other run
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => window.__slublab.player.get().playing);
+    await page.keyboard.press('Space');
+    await page.waitForFunction(() => !window.__slublab.player.get().playing);
     assert.equal((await model(page)).id, lab.id);
+    await page.evaluate(() => window.__slublab.player.seek(32));
+    await waitAt(page, 32);
     await page.locator('#choice button.choice-fork').screenshot({ path: join(OUT, 'choice-fork-button.png') });
     await page.waitForTimeout(700); // the step's move animates for 500 ms: the picture at rest for docs/img
     await page.screenshot({ path: join(OUT, 'choice-fork-1280x720.png') });
