@@ -529,29 +529,16 @@ void flush_all(struct sim *sim, struct kmem_cache *s)
             order[m++] = cpu;
     }
     if (m > 1) {
-        uint64_t nr = 1, taken, rank;
-        char cpus[SIM_MAX_CPUS * 4] = "";
-        size_t len = 0;
+        uint64_t nr = 1, taken;
 
         for (unsigned i = 2; i <= m; i++) /* m!, saturating past 20 CPUs */
             nr = nr > UINT64_MAX / i ? UINT64_MAX : nr * i;
-        rank = taken = choice_take(sim, SIM_CHOICE_FLUSH_ORDER, nr);
-        /* permutation number @taken (lexicographic over the default order):
-         * its Lehmer code picks each position's CPU among those left */
-        for (unsigned i = 0; i < m; i++) {
-            uint64_t f = 1;
-
-            for (unsigned j = 2; j < m - i; j++)
-                f = f > UINT64_MAX / j ? UINT64_MAX : f * j;
-            unsigned pick = i + (unsigned)((rank / f) % (m - i)), cpu = order[pick];
-
-            rank %= f;
-            memmove(&order[i + 1], &order[i], (pick - i) * sizeof(*order));
-            order[i] = cpu;
-            len += (size_t)snprintf(cpus + len, sizeof(cpus) - len, "%s%u", i ? ", " : "", cpu);
-        }
-        choice_note(sim, "flush_all: CPUs %s: order %" PRIu64 " of %" PRIu64, cpus, taken + 1,
-                    nr);
+        taken = choice_take(sim, SIM_CHOICE_FLUSH_ORDER, nr);
+        sim->choice->last.nr_cpus = m;
+        for (unsigned i = 0; i < m; i++)
+            sim->choice->last.cpus[i] = (uint8_t)order[i];
+        choice_describe(sim);
+        choice_permute(order, m, taken);
     }
     for (unsigned k = 0; k < m; k++) {
         /* 6.18's flush_cpu_slab: the sheaves (pcs_flush_all), then the cpu slab */

@@ -443,6 +443,9 @@ static inline void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id
 uint64_t choice_take(struct sim *sim, enum sim_choice_kind kind, uint64_t nr_options);
 __attribute__((format(printf, 2, 3))) void choice_note(struct sim *sim, const char *fmt, ...);
 void choice_release(struct sim *sim);
+void choice_describe(struct sim *sim);
+int choice_clone(struct sim *dst, const struct sim *src);
+void choice_permute(unsigned *order, unsigned m, uint64_t rank);
 
 /* rcu_queue.c */
 void rcu_queue(struct sim *sim, enum rcu_cb_kind kind, uint32_t idx, sim_addr_t obj);

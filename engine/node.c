@@ -366,11 +366,13 @@ bool remote_partial_draw(struct sim *sim, struct kmem_cache *s, int local, const
             matters = true;
     if (!matters)
         return take;
-    if (choice_take(sim, SIM_CHOICE_REMOTE_DRAW, 2))
+    uint64_t taken = choice_take(sim, SIM_CHOICE_REMOTE_DRAW, 2);
+
+    sim->choice->last.verdict = take;
+    sim->choice->last.caller = caller;
+    choice_describe(sim);
+    if (taken)
         take = !take;
-    choice_note(sim, "%s: get_cycles() %% 1024 %s remote_node_defrag_ratio: another node's "
-                "partial slabs %s: one of 2 draws", caller, take ? "<=" : ">",
-                take ? "searched" : "skipped");
     return take;
 }
 

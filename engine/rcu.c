@@ -182,10 +182,9 @@ static void rcu_run(struct sim *sim, size_t n)
                 uint64_t k = choice_take(sim, SIM_CHOICE_RCU_WORKER, sim->cfg.nr_cpus);
 
                 sim->cpu = (int)((cb.cpu + k) % sim->cfg.nr_cpus);
-                choice_note(sim,
-                            "kfree_rcu_work: the unbound worker on CPU %d, the objects "
-                            "queued on CPU %u: one of %u CPUs",
-                            sim->cpu, cb.cpu, sim->cfg.nr_cpus);
+                sim->choice->last.cpu = (int)cb.cpu;
+                sim->choice->last.nr_cpus = sim->cfg.nr_cpus;
+                choice_describe(sim);
             }
             objs = sim_scratch_alloc(sim, (j - i) * sizeof(*objs));
             ev_begin(sim, NULL, "kvfree_rcu_bulk", "grace_period_over", -1);

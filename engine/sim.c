@@ -244,6 +244,8 @@ int sim_clone(const struct sim *src, struct sim **out)
             goto err;
         sim->cap_user = src->nr_user;
     }
+    if (choice_clone(sim, src))
+        goto err;
     *out = sim;
     return 0;
 err:

@@ -748,6 +748,26 @@ struct sim_choice {
     uint64_t nr_options; /* >= 2 */
     uint64_t taken;      /* 0 .. nr_options - 1; 0 is the default */
     char text[160];      /* "flush_all: CPUs 1, 0: order 2 of 2" */
+    unsigned nth;        /* points of this kind its operation reached before it */
+    /* what sim_choice_text() needs to say any option */
+    uint8_t cpus[SIM_MAX_CPUS]; /* flush_order: the CPUs with work, in the default order */
+    unsigned nr_cpus;           /* flush_order: how many; rcu_worker: the machine's CPUs */
+    int cpu;                    /* rcu_worker: the CPU that queued the objects */
+    bool verdict;               /* remote_draw: the seeded draw's verdict (the default) */
+    const char *caller;         /* remote_draw: the kernel function that draws */
+};
+
+/* The sentence of option @option of @c (what @c->text says of @c->taken)
+ * into @buf of @len bytes, truncated.  Cannot fail. */
+void sim_choice_text(const struct sim_choice *c, uint64_t option, char *buf, size_t len);
+
+/* A choice fixed in advance: the @nth point of @kind (0: the first) that
+ * operation @op reaches takes @option (modulo its options). */
+struct sim_choice_pin {
+    uint64_t op;
+    unsigned kind; /* enum sim_choice_kind */
+    unsigned nth;
+    uint64_t option;
 };
 
 /* "flush_order", "rcu_worker", "remote_draw"; NULL past the last. */
@@ -840,6 +860,12 @@ int sim_choices_set(struct sim *sim, const uint64_t *script, size_t n, uint64_t 
 /* The choice points reached since sim_choices_set(), in order (none before
  * it is called).  Cannot fail. */
 const struct sim_choice *sim_choices_taken(const struct sim *sim, size_t *nr);
+/*
+ * Fix the options of the points @pins name, replacing any pinned before; a
+ * pin wins over sim_choices_set()'s script and sample.  Unlike the script,
+ * pins are copied by sim_clone() (not by images).  0 or -ENOMEM.
+ */
+int sim_choices_pin(struct sim *sim, const struct sim_choice_pin *pins, size_t n);
 const struct sim_config *sim_get_config(const struct sim *sim);
 
 /*

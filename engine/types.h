@@ -310,6 +310,11 @@ struct choice_state {
     struct sim_choice last;
     struct sim_choice *log;
     size_t nr_log, cap_log;
+    struct sim_choice_pin *pins; /* sim_choices_pin(); copied by sim_clone() */
+    size_t nr_pins;
+    bool counted; /* seen[] counts the points of operation seen_op */
+    uint64_t seen_op;
+    unsigned seen[SIM_NR_CHOICES];
 };
 
 struct sim {

@@ -26,6 +26,7 @@
 #include "http/relay.h"
 #include "present/json_session.h"
 #include "present/json_state.h"
+#include "scenario/scenario_write.h"
 #include "session/registry.h"
 #include "session/session.h"
 #include "session/store.h"
@@ -467,11 +468,96 @@ out:
     return 0;
 }
 
+/* The choice point the event a session_events() call passes carries, if any. */
+struct step_choice {
+    bool found;
+    struct sim_choice c;
+};
+
+static void step_choice_of(const struct sim_event *ev, void *arg)
+{
+    struct step_choice *sc = arg;
+
+    if (ev->choice) {
+        sc->found = true;
+        sc->c = *ev->choice;
+    }
+}
+
+/*
+ * The run the kernel might have made instead: a new session of all of @s's
+ * inputs (held and locked; unlocked and released here) whose scenario takes
+ * @option at the choice point of the step to @at (the event at @at - 1),
+ * positioned at @at (docs/api.md, "choice forks").
+ */
+static int fork_choice(const struct request *req, struct response *res, struct session *s,
+                       uint64_t at, uint64_t option)
+{
+    struct strbuf err = STRBUF_INIT;
+    struct step_choice sc = {0};
+    struct sim_choice_pin pin;
+    struct session *child = NULL;
+    uint64_t from = at ? at - 1 : 0, to = at;
+    int64_t row = 0;
+    char *text = NULL, said[sizeof(sc.c.text)];
+    cJSON *extra = NULL, *ch = NULL;
+    int ret;
+
+    if (at && (ret = session_events(s, &from, &to, step_choice_of, &sc))) {
+        route_close_session(req, s);
+        return route_session_error(res, ret, NULL);
+    }
+    if (!sc.found) {
+        route_close_session(req, s);
+        return route_error(res, 422, "unprocessable",
+                           "the step to %" PRIu64 " is at no choice point of the kernel's", at);
+    }
+    if (option >= sc.c.nr_options) {
+        route_close_session(req, s);
+        return route_error(res, 400, "bad_request",
+                           "key \"option\": the choice at step %" PRIu64 " has %" PRIu64
+                           " options, numbered from 0",
+                           at, sc.c.nr_options);
+    }
+    pin = (struct sim_choice_pin){sc.c.op, sc.c.kind, sc.c.nth, option};
+    ret = scenario_write_choice(s->run->scenario_text, s->run->scenario_len, &pin, &text);
+    if (!ret)
+        ret = (child = session_new(&req->app->cfg.lim)) ? 0 : -ENOMEM;
+    if (!ret && !(ret = session_fork_inputs(s, session_nr_events(s), child)))
+        ret = session_set_scenario(child, text, strlen(text), "scenario");
+    route_close_session(req, s);
+    if (!ret && !(ret = registry_build(req->app->reg, child, &err)) &&
+        store_scenario_put(req->app->store, child->run->scn->name, text, strlen(text), false, &row))
+        ret = -EIO;
+    if (!ret) {
+        child->scenario_id = row;
+        child->position = at < session_nr_events(child) ? at : session_nr_events(child);
+        sim_choice_text(&sc.c, option, said, sizeof(said));
+        if (!(extra = cJSON_CreateObject()) || !json_put(extra, "forked_at", json_uint(at)) ||
+            !json_put(extra, "choice", ch = cJSON_CreateObject()) ||
+            !json_put(ch, "kind", json_str(sim_choice_name(pin.kind))) ||
+            !json_put(ch, "op", json_uint(pin.op)) || !json_put(ch, "nth", json_uint(pin.nth)) ||
+            !json_put(ch, "option", json_uint(option)) || !json_put(ch, "text", json_str(said)))
+            ret = -ENOMEM;
+    }
+    cJSON_free(text);
+    if (ret) {
+        cJSON_Delete(extra);
+        session_free(child);
+        route_session_error(res, ret == -EIO ? -ENOMEM : ret,
+                            ret == -EIO ? "cannot store the scenario" : strbuf_str(&err));
+    } else {
+        register_and_answer(req, res, child, extra);
+    }
+    strbuf_release(&err);
+    return 0;
+}
+
 int route_fork(const struct request *req, struct response *res)
 {
-    static const char *const keys[] = {"at", NULL};
-    uint64_t at = 0;
-    int has_at = 1, ret;
+    static const char *const keys[] = {"at", "option", NULL};
+    uint64_t at = 0, option = 0;
+    int has_at = 1, has_option = 1, ret;
     struct session *s;
     cJSON *body = NULL;
 
@@ -480,9 +566,10 @@ int route_fork(const struct request *req, struct response *res)
     if (req->body_len) {
         if (!(body = route_body_object(req, res, keys)))
             return 0;
-        has_at = route_field_u64(body, "at", UINT64_MAX, &at, res);
+        if ((has_at = route_field_u64(body, "at", UINT64_MAX, &at, res)) >= 0)
+            has_option = route_field_u64(body, "option", UINT64_MAX, &option, res);
         cJSON_Delete(body);
-        if (has_at < 0)
+        if (has_at < 0 || has_option < 0)
             return 0;
     }
     if ((ret = open_session(req, res, &s)))
@@ -493,5 +580,7 @@ int route_fork(const struct request *req, struct response *res)
         route_close_session(req, s);
         return 0;
     }
+    if (!has_option)
+        return fork_choice(req, res, s, at, option);
     return fork_session(req, res, s, at, NULL);
 }

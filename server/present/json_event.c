@@ -173,19 +173,54 @@ cJSON *json_step(const struct sim_step *st)
     return o;
 }
 
-/* A choice point (docs/events.md#choice-points). */
-static cJSON *json_choice(const struct sim_choice *c)
+/* A choice point (docs/events.md#choice-points); with @others, where it is
+ * (op, nth) and the sentences of the options not taken, at most
+ * JSON_CHOICE_OTHERS of them (others_more counts the rest). */
+static cJSON *json_choice(const struct sim_choice *c, bool others)
 {
-    cJSON *o = cJSON_CreateObject();
+    cJSON *o = cJSON_CreateObject(), *list = NULL;
+    char text[sizeof(c->text)];
+    uint64_t listed = 0;
 
     if (!o || !json_put(o, "kind", json_str(sim_choice_name(c->kind))) ||
         !json_put(o, "options", json_uint(c->nr_options)) ||
         !json_put(o, "taken", json_uint(c->taken)) || !json_put(o, "text", json_str(c->text)))
         return json_drop(o);
+    if (!others)
+        return o;
+    if (!json_put(o, "op", json_uint(c->op)) || !json_put(o, "nth", json_uint(c->nth)) ||
+        !json_put(o, "others", list = cJSON_CreateArray()))
+        return json_drop(o);
+    for (uint64_t k = 0; k < c->nr_options && listed < JSON_CHOICE_OTHERS; k++) {
+        cJSON *item = NULL;
+
+        if (k == c->taken)
+            continue;
+        sim_choice_text(c, k, text, sizeof(text));
+        if (!json_push(list, item = cJSON_CreateObject()) ||
+            !json_put(item, "option", json_uint(k)) || !json_put(item, "text", json_str(text)))
+            return json_drop(o);
+        listed++;
+    }
+    if (c->nr_options - 1 > listed &&
+        !json_put(o, "others_more", json_uint(c->nr_options - 1 - listed)))
+        return json_drop(o);
     return o;
 }
 
+static cJSON *event_json(const struct sim_event *ev, bool every_choice);
+
 cJSON *json_event(const struct sim_event *ev)
+{
+    return event_json(ev, false);
+}
+
+cJSON *json_event_full(const struct sim_event *ev)
+{
+    return event_json(ev, true);
+}
+
+static cJSON *event_json(const struct sim_event *ev, bool every_choice)
 {
     cJSON *o = cJSON_CreateObject(), *moves = NULL, *stats = NULL;
     char buf[32];
@@ -225,8 +260,10 @@ cJSON *json_event(const struct sim_event *ev)
         return json_drop(o);
     if (ev->step && !json_put(o, "step", json_step(ev->step)))
         return json_drop(o);
-    /* the default is what the engine always did: its events stay as they were */
-    if (ev->choice && ev->choice->taken && !json_put(o, "choice", json_choice(ev->choice)))
+    /* the default is what the engine always did: its events stay as they
+     * were, but for the lab's positions (json_event_full()) */
+    if (ev->choice && (ev->choice->taken || every_choice) &&
+        !json_put(o, "choice", json_choice(ev->choice, every_choice)))
         return json_drop(o);
     return o;
 }

@@ -33,7 +33,7 @@ static int state_doc_event(const struct sim_event *ev, void *arg)
 {
     struct state_doc *d = arg;
 
-    return (d->event = json_event(ev)) ? 0 : -ENOMEM;
+    return (d->event = json_event_full(ev)) ? 0 : -ENOMEM;
 }
 
 static int state_doc_state(const struct sim *m, const struct sim_snapshot *snap, void *arg)
@@ -278,7 +278,7 @@ static void event_list_add(const struct sim_event *ev, void *arg)
 {
     struct event_list *l = arg;
 
-    if (!l->err && !json_push(l->events, json_event(ev)))
+    if (!l->err && !json_push(l->events, json_event_full(ev)))
         l->err = -ENOMEM;
 }
 
@@ -359,7 +359,7 @@ static void match_event(const struct sim_event *ev, void *arg)
     struct match *m = arg;
 
     cJSON_Delete(m->event);
-    if (!(m->event = json_event(ev)))
+    if (!(m->event = json_event_full(ev)))
         m->err = -ENOMEM;
 }
 

@@ -34,6 +34,10 @@ cJSON *json_place(const struct sim_place *pl);
 /* One event: {seq, op, cpu, node, cache, fn, label, moves, stats, report}. */
 cJSON *json_page_alloc(const struct sim_page_alloc *pa);
 cJSON *json_event(const struct sim_event *ev);
+/* The same for the lab's positions and ranges: a choice point's `choice` even
+ * at its default, with where it is and the options not taken (docs/api.md). */
+#define JSON_CHOICE_OTHERS 24u
+cJSON *json_event_full(const struct sim_event *ev);
 /* A race step: {"ctx", "index", "kind", "reads", "writes"} (docs/events.md). */
 cJSON *json_step(const struct sim_step *st);
 /* The engine's table of branch points (GET /api/branches): {"points": [{"point",

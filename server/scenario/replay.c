@@ -246,6 +246,8 @@ int replay_init(struct replay *rp, const struct scenario *scn, const struct sim_
         strbuf_printf(&rp->error, "%s: machine: the engine refused the configuration", scn->label);
     else if (err)
         strbuf_printf(&rp->error, "%s: cannot create the machine: %s", scn->label, strerror(-err));
+    if (!err && scn->nr_choices)
+        err = sim_choices_pin(rp->sim, scn->choices, scn->nr_choices);
     return err;
 }
 

@@ -23,7 +23,7 @@
 
 static const char *const top_keys[] = {"format", "name", "title",   "description", "kernel",
                                        "model",  "seed", "machine", "variants",    "config",
-                                       "caches", "ops",  "expect",  NULL};
+                                       "caches", "ops",  "expect",  "choices",     NULL};
 static const char *const machine_keys[] = {"cpus",         "nodes", "cpu_node", "mem_mb_per_node",
                                            "present_cpus", "dma_mb", "dma32_mb", NULL};
 static const char *const config_keys[] = {"freelist_hardened",
@@ -57,6 +57,7 @@ void scenario_release(struct scenario *scn)
         free(scn->expects[i].metric_text);
     }
     free(scn->expects);
+    free(scn->choices);
     free(scn);
 }
 
@@ -254,6 +255,63 @@ static int scenario_parse_settings(struct scenario_ctx *ctx, const cJSON *root,
     return scenario_check_zones(ctx, cfg);
 }
 
+static int choice_kind_lookup(const char *name)
+{
+    for (unsigned k = 0; sim_choice_name(k); k++)
+        if (!strcmp(name, sim_choice_name(k)))
+            return (int)k;
+    return -1;
+}
+
+/* "choices": [{"at": OP, "point": KIND, "option": K, "nth": N}, ...], the
+ * kernel's choices a run takes instead of the defaults (docs/engine.md#choice-points). */
+static int scenario_parse_choices(struct scenario_ctx *ctx, const cJSON *arr, struct scenario *scn)
+{
+    static const char *const keys[] = {"at", "point", "option", "nth", NULL};
+    const cJSON *item;
+    size_t n = 0;
+    int err;
+
+    if (!cJSON_IsArray(arr))
+        return scenario_fail(ctx, "key \"choices\": expected an array, got %s",
+                             scenario_json_type(arr));
+    if (!(scn->choices = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof(*scn->choices))))
+        return -ENOMEM;
+    cJSON_ArrayForEach(item, arr)
+    {
+        struct sim_choice_pin *pin = &scn->choices[n];
+        uint64_t nth = 0;
+        int kind = -1;
+
+        scenario_path_push(ctx, "choices[%zu]", n);
+        if (!cJSON_IsObject(item))
+            return scenario_fail(ctx, "expected an object {\"at\", \"point\", \"option\"}, got %s",
+                                 scenario_json_type(item));
+        if ((err = scenario_check_keys(ctx, item, keys)) ||
+            (err = scenario_get_uint(ctx, item, "at", true, UINT64_MAX, &pin->op)) ||
+            (err = scenario_get_uint(ctx, item, "option", true, UINT64_MAX, &pin->option)) ||
+            (err = scenario_get_uint(ctx, item, "nth", false, UINT32_MAX, &nth)) < 0 ||
+            (err = scenario_get_named(ctx, item, "point", choice_kind_lookup,
+                                      "flush_order, rcu_worker or remote_draw", &kind)) < 0)
+            return err;
+        if (kind < 0)
+            return scenario_fail(ctx, "missing key \"point\" (flush_order, rcu_worker or "
+                                      "remote_draw)");
+        pin->kind = (unsigned)kind;
+        pin->nth = (unsigned)nth;
+        for (size_t i = 0; i < n; i++)
+            if (scn->choices[i].op == pin->op && scn->choices[i].kind == pin->kind &&
+                scn->choices[i].nth == pin->nth)
+                return scenario_fail(ctx, "choice %s at op %llu (nth %u) is already given",
+                                     sim_choice_name(pin->kind), (unsigned long long)pin->op,
+                                     pin->nth);
+        scenario_path_pop(ctx, 0);
+        n++;
+    }
+    scn->nr_choices = n;
+    return 0;
+}
+
 /* Strings of the top level: name is required, title and description are not. */
 static int scenario_parse_texts(struct scenario_ctx *ctx, const cJSON *root, struct scenario *scn)
 {
@@ -278,6 +336,7 @@ static int scenario_parse_root(struct scenario_ctx *ctx, const cJSON *root, stru
     const cJSON *caches = cJSON_GetObjectItemCaseSensitive(root, "caches");
     const cJSON *ops = cJSON_GetObjectItemCaseSensitive(root, "ops");
     const cJSON *expect = cJSON_GetObjectItemCaseSensitive(root, "expect");
+    const cJSON *choices = cJSON_GetObjectItemCaseSensitive(root, "choices");
     uint64_t format, steps = 0;
     int err;
 
@@ -308,6 +367,8 @@ static int scenario_parse_root(struct scenario_ctx *ctx, const cJSON *root, stru
         scenario_path_pop(ctx, 0);
     }
     if (expect && (err = scenario_parse_expects(ctx, expect, scn)))
+        return err;
+    if (choices && (err = scenario_parse_choices(ctx, choices, scn)))
         return err;
     return 0;
 }

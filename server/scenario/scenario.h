@@ -136,6 +136,8 @@ struct scenario {
     size_t nr_ops;
     struct scenario_expect *expects;
     size_t nr_expects;
+    struct sim_choice_pin *choices; /* "choices": the kernel's choices fixed (replay_init()) */
+    size_t nr_choices;
 };
 
 /*

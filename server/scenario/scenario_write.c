@@ -156,3 +156,55 @@ int scenario_write_file(const cJSON *scn, const char *path, struct strbuf *err)
     }
     return 0;
 }
+
+/* Whether "choices" entry @e names @pin's point (its "nth" absent is 0). */
+static bool choice_entry_is(const cJSON *e, const struct sim_choice_pin *pin)
+{
+    const cJSON *at = cJSON_GetObjectItemCaseSensitive(e, "at");
+    const cJSON *point = cJSON_GetObjectItemCaseSensitive(e, "point");
+    const cJSON *nth = cJSON_GetObjectItemCaseSensitive(e, "nth");
+
+    return cJSON_IsNumber(at) && at->valuedouble == (double)pin->op && cJSON_IsString(point) &&
+           !strcmp(point->valuestring, sim_choice_name(pin->kind)) &&
+           (nth ? cJSON_IsNumber(nth) && nth->valuedouble == (double)pin->nth : !pin->nth);
+}
+
+int scenario_write_choice(const char *text, size_t len, const struct sim_choice_pin *pin,
+                          char **out)
+{
+    cJSON *root = cJSON_ParseWithLength(text, len), *list, *e, *next;
+    int ret = -EINVAL;
+
+    if (!cJSON_IsObject(root))
+        goto out;
+    if (!(list = cJSON_GetObjectItemCaseSensitive(root, "choices"))) {
+        if (!(list = cJSON_AddArrayToObject(root, "choices")))
+            goto oom;
+    } else if (!cJSON_IsArray(list)) {
+        goto out;
+    }
+    for (e = list->child; e; e = next) {
+        next = e->next;
+        if (choice_entry_is(e, pin))
+            cJSON_Delete(cJSON_DetachItemViaPointer(list, e));
+    }
+    if (pin->option) {
+        if (!(e = cJSON_CreateObject()) || !cJSON_AddItemToArray(list, e) ||
+            !cJSON_AddNumberToObject(e, "at", (double)pin->op) ||
+            !cJSON_AddStringToObject(e, "point", sim_choice_name(pin->kind)) ||
+            !cJSON_AddNumberToObject(e, "option", (double)pin->option) ||
+            (pin->nth && !cJSON_AddNumberToObject(e, "nth", pin->nth)))
+            goto oom;
+    }
+    if (!cJSON_GetArraySize(list))
+        cJSON_DeleteItemFromObjectCaseSensitive(root, "choices");
+    if (!(*out = cJSON_PrintUnformatted(root)))
+        goto oom;
+    ret = 0;
+    goto out;
+oom:
+    ret = -ENOMEM;
+out:
+    cJSON_Delete(root);
+    return ret;
+}

@@ -44,6 +44,14 @@ bool scenario_write_name_ok(const char *name);
 /* @in made a valid name in @out (@len > SCENARIO_MAX_NAME): other characters
  * become '_', and it is cut to SCENARIO_MAX_NAME.  Cannot fail. */
 void scenario_write_name(const char *in, char *out, size_t len);
+/*
+ * Scenario text @text (@len bytes) with @pin in its "choices"
+ * (docs/scenario-format.md#choices), replacing an entry for the same point;
+ * option 0 removes it.  *@out is one line, freed with cJSON_free().  0, -EINVAL when
+ * @text is not a JSON object or its "choices" not an array, -ENOMEM.
+ */
+int scenario_write_choice(const char *text, size_t len, const struct sim_choice_pin *pin,
+                          char **out);
 /* Print @scn to @path ("-": stdout), one line.  0, or -errno with the reason in @err. */
 int scenario_write_file(const cJSON *scn, const char *path, struct strbuf *err);
 

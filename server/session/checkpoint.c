@@ -379,6 +379,13 @@ int session_start_open(struct session_run *r, struct session_start *st, struct s
 
     if (st->disk) {
         if (!(err = ckpt_disk_load(&r->disk, st->disk, m, st->totals, NULL, NULL))) {
+            /* an image keeps no pinned choices (the scenario's "choices") */
+            if (r->scn->nr_choices &&
+                (err = sim_choices_pin(*m, r->scn->choices, r->scn->nr_choices))) {
+                sim_destroy(*m);
+                *m = NULL;
+                return err;
+            }
             session_ckpt_keep(r, *m, &st->p, st->totals);
             return 0;
         }

@@ -550,8 +550,14 @@ static int session_open_end(struct session_run *r, uint64_t ops, struct session_
     if (!e || e->op != ops || !e->has_extra || r->nr_races)
         return 0;
     ret = ckpt_disk_load(&r->disk, e, &m, NULL, &extra, &len);
-    if (ret == -ENOMEM)
+    /* an image keeps no pinned choices (the scenario's "choices") */
+    if (!ret && r->scn->nr_choices)
+        ret = sim_choices_pin(m, r->scn->choices, r->scn->nr_choices);
+    if (ret == -ENOMEM) {
+        sim_destroy(m);
+        free(extra);
         return ret;
+    }
     timeline_init(&tl);
     if (!ret && extra && !(ret = timeline_load(&tl, extra, len)) && tl.nr_events == e->seq) {
         timeline_release(&r->tl);

@@ -115,6 +115,8 @@ export const api = {
   ops: (id, token, body) => request('POST', `${S(id)}/ops`, { body, token }),
   step: (id, token, body) => request('POST', `${S(id)}/step`, { body, token }),
   fork: (id, at) => request('POST', `${S(id)}/fork`, { body: at == null ? {} : { at } }),
+  /** The run that takes option @option at the kernel's choice of the step to @at (201; docs/api.md). */
+  forkChoice: (id, at, option) => request('POST', `${S(id)}/fork`, { body: { at, option } }),
   names: (id) => request('GET', `${S(id)}/names`),
   /** Where a download of the state at @at is: format slabinfo or sysfs (docs/export.md). */
   exportUrl: (id, format, at) => `${S(id)}/export${q({ format, at })}`,

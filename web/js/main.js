@@ -70,7 +70,24 @@ debug.picture = picture;
 debug.slabRows = () => picture.slabRows();
 const timeline = createTimeline($('controls'), player);
 const overview = createOverview($('overview'), player, { api });
-const explain = createExplain($('tab-explain'));
+/** Runs made at a choice point (the Explain panel's forks): the run each came from. */
+const choiceBacks = new Map();
+const explain = createExplain($('tab-explain'), {
+  async onFork(option) {
+    const m = player.get();
+    if (!m.session) return;
+    const from = { id: m.session.id, token: m.session.token ?? null, at: m.at };
+    try {
+      const f = await api.forkChoice(from.id, from.at, option);
+      choiceBacks.set(f.id, { ...from, text: f.choice.text });
+      await player.open({ id: f.id, token: f.token, at: f.position, cache: m.cacheId });
+    } catch (err) { player.showError(err); }
+  },
+  async onBack(b) {
+    await player.open({ id: b.id, token: b.token, at: player.get().at, cache: player.get().cacheId }).catch(() => {});
+  },
+  backOf: (id) => choiceBacks.get(id) ?? null,
+});
 // Tabs and panels a first visit may not open load when they first render.
 const lazy = (load, make) => lazyView(load, make, schedule);
 const stats = lazy(() => import('./views/stats.js'), (x) => x.createStats($('tab-counters'), player));

@@ -1,13 +1,16 @@
 // @ts-check
 // Explanations: the scenario's teaching text, the current event in words,
-// and the code panel (the kernel function's outline, current step marked,
-// and where the session's kernel release defines it).
+// the kernel's own choice when the step is at one (each other option a
+// button that opens that run, and the way back from such a run), and the
+// code panel (the kernel function's outline, current step marked, and
+// where the session's kernel release defines it).
 
 import { h, fill } from '../dom.js';
 import { stepDetail } from '../format.js';
 import { outlineFor } from '../outline.js';
 import { sourceRefs, sourceLinesLoaded } from '../sourcelines.js';
 import { counterMeaning } from '../counters.js';
+import { choiceSentence, optionWords } from '../choices.js';
 
 /**
  * The references of sourceRefs() as text and links, " · " between them.
@@ -20,7 +23,17 @@ export function sourceLinks(doc, refs) {
   ]);
 }
 
-export function createExplain(root) {
+/**
+ * @typedef {{ id: string, token: string|null, at: number, text: string }} ChoiceBack
+ *   the run a choice fork was made from, and what the fork takes
+ * @typedef {{ onFork?: (option: number) => Promise<any>, onBack?: (to: ChoiceBack) => Promise<any>,
+ *   backOf?: (id: string) => ChoiceBack|null }} ExplainHooks
+ */
+
+const capital = (/** @type {string} */ t) => t.charAt(0).toUpperCase() + t.slice(1);
+
+/** @param {HTMLElement} root @param {ExplainHooks} [hooks] */
+export function createExplain(root, hooks = {}) {
   const doc = root.ownerDocument;
   const title = h(doc, 'h2', { id: 'scenario-title' });
   const teach = h(doc, 'p', { id: 'teaching', class: 'teaching' });
@@ -28,8 +41,52 @@ export function createExplain(root) {
   const report = h(doc, 'pre', { id: 'event-report', class: 'report', hidden: true });
   const bumped = h(doc, 'ul', { id: 'bumped', class: 'bumped', 'aria-label': 'Counters this step bumped' });
   const code = h(doc, 'section', { id: 'code-panel', class: 'code', 'aria-label': 'Kernel function of this step' });
-  fill(root, title, teach, h(doc, 'h3', null, 'This step'), detail, bumped, report, code);
-  let key = '', codeKey = '', infoKey = null, predictShown = false;
+  const choice = h(doc, 'div', { id: 'choice', class: 'choice', role: 'group', 'aria-label': 'The kernel\'s choice at this step', hidden: true });
+  const fromRun = h(doc, 'p', { id: 'choice-back', class: 'choice-back', hidden: true });
+  // the choice first: on a phone a lesson's sheet covers the panel's lower part
+  fill(root, fromRun, choice, title, teach, h(doc, 'h3', null, 'This step'), detail, bumped, report, code);
+  let key = '', codeKey = '', infoKey = null, predictShown = false, busy = false;
+
+  /** @param {() => Promise<any>} act */
+  async function run(act, btn) {
+    if (busy) return;
+    busy = true;
+    btn.disabled = true;
+    btn.setAttribute('aria-busy', 'true');
+    try { await act(); } catch { /* the player's banner says why */ }
+    busy = false;
+    btn.disabled = false;
+    btn.removeAttribute('aria-busy');
+  }
+
+  /** The choice at the step, with a button for each option the run did not take. */
+  function drawChoice(c) {
+    choice.hidden = !c;
+    if (!c) { fill(choice); return; }
+    const more = c.others_more ? h(doc, 'li', { class: 'choice-more' }, `and ${c.others_more.toLocaleString('en-US')} more (\`choices\` in a scenario reaches any: docs/scenario-format.md)`) : '';
+    fill(choice,
+      h(doc, 'p', { id: 'choice-say' }, choiceSentence(c), ' ', h(doc, 'span', { class: 'choice-taken' }, `This run: ${c.text}.`)),
+      h(doc, 'ul', { class: 'choice-forks' },
+        (c.others ?? []).map((/** @type {{ option: number, text: string }} */ o) => {
+          const btn = /** @type {HTMLButtonElement} */ (h(doc, 'button', {
+            type: 'button', class: 'choice-fork', 'data-option': String(o.option), title: o.text,
+          }, `${capital(optionWords(c.kind, o.text))}: see that run`));
+          btn.addEventListener('click', () => { if (hooks.onFork) run(() => hooks.onFork?.(o.option), btn); });
+          return h(doc, 'li', null, btn);
+        }),
+        more));
+  }
+
+  /** In a run a choice fork made: what it takes and the way back. */
+  function drawBack(id) {
+    const b = id && hooks.backOf ? hooks.backOf(id) : null;
+    fromRun.hidden = !b;
+    if (!b) { fill(fromRun); return; }
+    const btn = /** @type {HTMLButtonElement} */ (h(doc, 'button', { type: 'button', id: 'choice-back-btn' }, 'Back to the run it forked from'));
+    btn.addEventListener('click', () => { if (hooks.onBack) run(() => hooks.onBack?.(b), btn); });
+    fill(fromRun, `The run the kernel might make instead: ${b.text}. `, btn);
+  }
+
   return {
     /** @param {any} m @param {string} sentence */
     render(m, sentence) {
@@ -49,6 +106,8 @@ export function createExplain(root) {
       if (k === key) return;
       key = k;
       detail.textContent = e ? `${sentence} ${stepDetail(m.at, e, m.ops)}` : sentence;
+      drawChoice(e?.choice ?? null);
+      drawBack(m.session?.id ?? '');
       // The counters this event bumped, flashing (a static mark under reduced motion).
       fill(bumped, Object.entries(e?.stats ?? {}).map(([k, d]) => h(doc, 'li', { class: 'flash', title: counterMeaning(k) }, `${k} ${d > 0 ? '+' : ''}${d}`)));
       report.hidden = !e?.report;
