@@ -95,12 +95,16 @@ static void session_ckpt_remove(struct session_run *r, size_t i)
  * about as much as replaying CKPT_DISK_LOAD_FACTOR copies.  A trace's run
  * keeps its budget's worth (its seeks are bounded by it).
  */
-static bool session_ckpts_over(const struct session_run *r)
+static bool session_ckpts_stored(const struct session_run *r)
 {
     const struct ckpt_disk *d = &r->disk;
 
-    return !r->log_id[0] && d->store && !d->failed && d->floor_ops != UINT64_MAX &&
-           r->ckpt_bytes > r->lim.memory / SESSION_STORED_CKPT_SHARE;
+    return !r->log_id[0] && d->store && !d->failed && d->floor_ops != UINT64_MAX;
+}
+
+static bool session_ckpts_over(const struct session_run *r)
+{
+    return session_ckpts_stored(r) && r->ckpt_bytes > r->lim.memory / SESSION_STORED_CKPT_SHARE;
 }
 
 void session_thin(struct session_run *r)
@@ -207,6 +211,13 @@ int session_ckpt_add_at(struct session_run *r, const struct session_pos *p)
     c = &r->ckpts[r->nr_ckpts];
     memset(c, 0, sizeof(*c));
     if (!session_ckpt_borrow(r, c, p)) {
+        /* a copy of a run whose images are stored takes what the run has
+         * and no copies of its own: its seeks load those images */
+        if (r->base && r->nr_ckpts && session_ckpts_stored(r)) {
+            r->ckpt_seq = p->seq;
+            r->ckpt_op = p->op;
+            return 0;
+        }
         if (sim_clone(r->rp.sim, &copy))
             return -ENOMEM;
         c->sim = copy;

@@ -348,7 +348,7 @@ static int session_on_op(struct replay *rp, const struct sim_op *op, const struc
         r->build_progress(r->log.nr_ops, r->build_progress_arg);
     /* a scenario's run keeps images of batch 0 in the store as it goes, as
      * a trace's does while its log replays (session_replay_log()) */
-    if (!r->log_id[0] && ckpt_disk_due(&r->disk, r->log.nr_ops) && !ckpt_disk_at(&r->disk, seq) &&
+    if (!r->log_id[0] && !r->disk_whole && ckpt_disk_due(&r->disk, r->log.nr_ops) &&
         ckpt_disk_write(&r->disk, rp->sim, seq, r->log.nr_ops, r->log.len, r->tl.totals, NULL, 0) ==
                 -ENOMEM)
         return replay_fail(rp, -ENOMEM, "out of memory");
@@ -611,10 +611,13 @@ static int session_keep_end(struct session_run *r, const struct session_pos *p)
  * The end of a scenario's batch 0 from the stored image that carries the
  * run's state (session_keep_end()): the head machine, the op log, the
  * timeline, the names, warnings, expects and races are loaded instead of
- * replaying the scenario, and r->build_loaded says so.  0 also when there
- * is none or it does not load (the scenario is replayed), -ENOMEM.
+ * replaying the scenario, and r->build_loaded says so.  Not for a batch 0
+ * cut at @limit operations (a fork), which replays; but with the end
+ * stored, no build writes images of batch 0 again (r->disk_whole).  0 also
+ * when there is none or it does not load (the scenario is replayed),
+ * -ENOMEM.
  */
-static int session_open_run(struct session_run *r)
+static int session_open_run(struct session_run *r, uint64_t limit)
 {
     const struct ckpt_disk_entry *e = ckpt_disk_before(&r->disk, UINT64_MAX, false);
     unsigned char *extra = NULL;
@@ -624,7 +627,8 @@ static int session_open_run(struct session_run *r)
 
     while (e && !e->has_extra) /* the end is the last image with the run's state */
         e = e > r->disk.e ? e - 1 : NULL;
-    if (!e || r->log.nr_ops || r->nr_races)
+    r->disk_whole = e != NULL;
+    if (!e || limit != REPLAY_NO_LIMIT || r->log.nr_ops || r->nr_races)
         return 0;
     ret = ckpt_disk_load(&r->disk, e, &m, NULL, &extra, &len);
     if (!ret && extra)
@@ -789,9 +793,8 @@ static int session_build_run(struct session *s, struct strbuf *err)
         return ret == -E2BIG ? SESSION_ELIMIT : ret;
     }
     s->run->rp.op_limit = s->run->batches[0].limit;
-    /* a scenario's batch 0, whole, may be in the store already */
-    if (!s->run->log_id[0] && s->run->batches[0].limit == REPLAY_NO_LIMIT &&
-        (ret = session_open_run(s->run)))
+    /* a scenario's batch 0 may be in the store already: whole, it is loaded */
+    if (!s->run->log_id[0] && (ret = session_open_run(s->run, s->run->batches[0].limit)))
         return ret;
     if (s->run->build_loaded)
         ret = session_ckpt_add(s->run) == -ENOMEM ? -ENOMEM : 0;
@@ -1020,6 +1023,7 @@ int session_fork_inputs(struct session *s, uint64_t at, struct session *child)
     }
     memcpy(child->run->log_id, s->run->log_id, sizeof(child->run->log_id));
     child->run->log_store = s->run->log_store;
+    child->run->disk_store = s->run->disk_store; /* the same batch 0: the same images */
     memcpy(child->parent, s->id, sizeof(child->parent));
     return 0;
 }

@@ -227,6 +227,7 @@ struct session_run {
      * of a scenario's but those of a batch 0 it loaded */
     uint64_t build_replayed;
     bool build_loaded; /* the build took batch 0's end from a stored image */
+    bool disk_whole;   /* the store has batch 0's end with the run's state (a scenario's) */
     struct checkpoint cursor;
     /* sim_host_bytes() of the head, measured at (head_sim, head_events): a
      * seek asks it many times of a head that has not moved */
