@@ -77,10 +77,11 @@
  * session's memory: 1/8 */
 #define SESSION_DISK_CACHE_SHARE 8u
 /* A scenario's run stores images this many times as densely as a trace's
- * (--stored-checkpoint-ops / 16 operations apart, at least) */
-#define SESSION_SCENARIO_DISK_DENSER 16u
-/* ... and keeps checkpoints in memory up to this share of its budget: 1/32 */
-#define SESSION_STORED_CKPT_SHARE 32u
+ * (--stored-checkpoint-ops / 8 operations apart, at least) */
+#define SESSION_SCENARIO_DISK_DENSER 8u
+/* ... and keeps checkpoints in memory, and stored pages in its page cache,
+ * up to this share of its budget each: 1/64 */
+#define SESSION_STORED_CKPT_SHARE 64u
 
 /* Errors, as negative errnos, and what HTTP makes of them. */
 #define SESSION_EBADINPUT (-EINVAL) /* 400: the request or scenario is malformed */
