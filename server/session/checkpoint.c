@@ -88,19 +88,41 @@ static void session_ckpt_remove(struct session_run *r, size_t i)
     r->nr_ckpts--;
 }
 
+/*
+ * A scenario's run whose images go to the store (session.c writes them as
+ * its batch 0 runs, and a build again loads them) keeps fewer copies in
+ * memory: a seek far from one loads a stored image instead, which costs
+ * about as much as replaying CKPT_DISK_LOAD_FACTOR copies.  A trace's run
+ * keeps its budget's worth (its seeks are bounded by it).
+ */
+static bool session_ckpts_stored(const struct session_run *r)
+{
+    const struct ckpt_disk *d = &r->disk;
+
+    return !r->log_id[0] && d->store && !d->failed && d->floor_ops != UINT64_MAX;
+}
+
+static bool session_ckpts_over(const struct session_run *r)
+{
+    return session_ckpts_stored(r) && r->ckpt_bytes > r->lim.memory / SESSION_STORED_CKPT_SHARE;
+}
+
 void session_thin(struct session_run *r)
 {
-    while (session_run_memory(r) > r->lim.memory) {
+    for (;;) {
+        bool over = session_run_memory(r) > r->lim.memory;
         uint64_t best = UINT64_MAX;
         size_t i, victim = 0;
 
-        if (r->cache_bytes) {
+        if (!over && !session_ckpts_over(r))
+            break;
+        if (over && r->cache_bytes) {
             session_cache_clear(r);
             continue;
         }
         /* the cursor is what the next step goes on from: a checkpoint goes
          * before it while there are others to keep seeks bounded */
-        if (r->cursor.sim && r->nr_ckpts <= 2) {
+        if (over && r->cursor.sim && r->nr_ckpts <= 2) {
             session_cursor_drop(r);
             continue;
         }
@@ -115,7 +137,7 @@ void session_thin(struct session_run *r)
             }
         }
         if (!victim) {
-            if (!r->disk.cache_pages)
+            if (!over || !r->disk.cache_pages)
                 break;
             ckpt_disk_cache_clear(&r->disk); /* the stored pages' cache goes last */
             continue;
@@ -189,6 +211,13 @@ int session_ckpt_add_at(struct session_run *r, const struct session_pos *p)
     c = &r->ckpts[r->nr_ckpts];
     memset(c, 0, sizeof(*c));
     if (!session_ckpt_borrow(r, c, p)) {
+        /* a copy of a run whose images are stored takes what the run has
+         * and no copies of its own: its seeks load those images */
+        if (r->base && r->nr_ckpts && session_ckpts_stored(r)) {
+            r->ckpt_seq = p->seq;
+            r->ckpt_op = p->op;
+            return 0;
+        }
         if (sim_clone(r->rp.sim, &copy))
             return -ENOMEM;
         c->sim = copy;

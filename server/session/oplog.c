@@ -585,6 +585,70 @@ int oplog_open_stored(struct oplog *log, const struct oplog_tier *tier, uint64_t
     return 0;
 }
 
+#define OPLOG_SAVE_MAGIC 0x314f4c42554c53ull /* "SLUBLO1" */
+
+int oplog_save(const struct oplog *log, struct strbuf *w)
+{
+    uint64_t head[6] = {OPLOG_SAVE_MAGIC, log->nr_chunks, log->nr_ops,
+                        log->nr_events,   log->chunk_ops, log->chunk_events};
+
+    if (log->tier.put || log->tier.get)
+        return -EINVAL;
+    strbuf_append(w, (const char *)head, sizeof(head));
+    for (size_t i = 0; i < log->nr_chunks; i++) {
+        uint64_t n = log->chunks[i].len;
+
+        strbuf_append(w, (const char *)&n, sizeof(n));
+        strbuf_append(w, (const char *)log->chunks[i].buf, log->chunks[i].len);
+    }
+    return 0;
+}
+
+int oplog_restore(struct oplog *log, const unsigned char *data, size_t len, size_t *used)
+{
+    uint64_t head[6], n;
+    size_t at = sizeof(head), i;
+
+    oplog_release(log);
+    if (len < sizeof(head))
+        return -EINVAL;
+    memcpy(head, data, sizeof(head));
+    if (head[0] != OPLOG_SAVE_MAGIC || head[1] > len / sizeof(n))
+        return -EINVAL;
+    if (head[1] && !(log->chunks = calloc(head[1], sizeof(*log->chunks))))
+        return -ENOMEM;
+    log->nr_chunks = log->cap_chunks = head[1];
+    for (i = 0; i < log->nr_chunks; i++) {
+        struct oplog_chunk *c = &log->chunks[i];
+
+        if (len - at < sizeof(n))
+            goto bad;
+        memcpy(&n, data + at, sizeof(n));
+        at += sizeof(n);
+        if (n > len - at || n > UINT32_MAX)
+            goto bad;
+        if (!(c->buf = malloc(n ? n : 1))) {
+            oplog_release(log);
+            return -ENOMEM;
+        }
+        memcpy(c->buf, data + at, n);
+        at += n;
+        c->len = (uint32_t)n;
+        c->cap = n ? (uint32_t)n : 1;
+        log->resident += c->cap;
+    }
+    log->nr_ops = head[2];
+    log->nr_events = head[3];
+    log->chunk_ops = head[4];
+    log->chunk_events = head[5];
+    oplog_set_len(log);
+    *used = at;
+    return 0;
+bad:
+    oplog_release(log);
+    return -EINVAL;
+}
+
 uint64_t oplog_memory(const struct oplog *log)
 {
     return log->resident + log->cap_chunks * sizeof(*log->chunks);

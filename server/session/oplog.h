@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/strbuf.h"
 #include "slub.h"
 
 /*
@@ -101,6 +102,14 @@ int oplog_flush(struct oplog *log);
  * 0 or -ENOMEM. */
 int oplog_open_stored(struct oplog *log, const struct oplog_tier *tier, uint64_t nr_chunks,
                       size_t last_len, uint64_t nr_ops, uint64_t nr_events);
+/* A log held in memory, whole, as bytes appended to @w (its chunks as they
+ * are, so offsets into it stay valid in the copy oplog_restore() makes).
+ * -EINVAL for a log with a tier (its chunks are the store's), else 0; a
+ * strbuf that cannot grow says so itself (strbuf_failed()). */
+int oplog_save(const struct oplog *log, struct strbuf *w);
+/* A log saved by oplog_save() from @data (@len bytes) into @log, which is
+ * released first; *used is how many bytes it read.  0, -EINVAL or -ENOMEM. */
+int oplog_restore(struct oplog *log, const unsigned char *data, size_t len, size_t *used);
 /* Host bytes the log holds in memory. */
 uint64_t oplog_memory(const struct oplog *log);
 /* Free the buffers; NULL is fine. */

@@ -25,6 +25,7 @@
 #include "base/grow.h"
 #include "base/locked.h"
 #include "scenario/replay_internal.h"
+#include "session/run_state.h"
 #include "session/session_internal.h"
 #include "session/store.h"
 
@@ -345,6 +346,12 @@ static int session_on_op(struct replay *rp, const struct sim_op *op, const struc
                            r->lim.max_ops);
     if (r->build_progress && !(r->log.nr_ops % SESSION_PROGRESS_EVERY))
         r->build_progress(r->log.nr_ops, r->build_progress_arg);
+    /* a scenario's run keeps images of batch 0 in the store as it goes, as
+     * a trace's does while its log replays (session_replay_log()) */
+    if (!r->log_id[0] && !r->disk_whole && ckpt_disk_due(&r->disk, r->log.nr_ops) &&
+        ckpt_disk_write(&r->disk, rp->sim, seq, r->log.nr_ops, r->log.len, r->tl.totals, NULL, 0) ==
+                -ENOMEM)
+        return replay_fail(rp, -ENOMEM, "out of memory");
     if (session_ckpt_due(r, seq, r->log.nr_ops))
         err = session_ckpt_add(r);
     else if (session_run_memory(r) > r->lim.memory) {
@@ -594,12 +601,60 @@ static int session_keep_end(struct session_run *r, const struct session_pos *p)
     size_t len = 0;
     int ret;
 
-    if (!r->disk.store || r->disk.failed || (e && e->has_extra) || r->nr_races)
+    if (!r->disk.store || r->disk.failed || (e && e->has_extra) || (r->nr_races && r->log_id[0]))
         return 0;
-    if ((ret = timeline_save(&r->tl, &tl, &len)))
-        return ret;
+    /* a trace's run replays its log again from the store; a scenario's
+     * keeps the log with the rest of what its replay built (run_state.h) */
+    ret = r->log_id[0] ? timeline_save(&r->tl, &tl, &len) : run_state_save(r, &tl, &len);
+    if (ret)
+        return ret == -ENOMEM ? ret : 0;
     ret = ckpt_disk_write(&r->disk, r->rp.sim, p->seq, p->op, p->off, r->tl.totals, tl, len);
     free(tl);
+    return ret == -ENOMEM ? ret : 0;
+}
+
+/*
+ * The end of a scenario's batch 0 from the stored image that carries the
+ * run's state (session_keep_end()): the head machine, the op log, the
+ * timeline, the names, warnings, expects and races are loaded instead of
+ * replaying the scenario, and r->build_loaded says so.  Not for a batch 0
+ * cut at @limit operations (a fork), which replays; but with the end
+ * stored, no build writes images of batch 0 again (r->disk_whole).  0 also
+ * when there is none or it does not load (the scenario is replayed),
+ * -ENOMEM.
+ */
+static int session_open_run(struct session_run *r, uint64_t limit)
+{
+    const struct ckpt_disk_entry *e = ckpt_disk_before(&r->disk, UINT64_MAX, false);
+    unsigned char *extra = NULL;
+    struct sim *m = NULL;
+    size_t len = 0;
+    int ret;
+
+    while (e && !e->has_extra) /* the end is the last image with the run's state */
+        e = e > r->disk.e ? e - 1 : NULL;
+    r->disk_whole = e != NULL;
+    if (!e || limit != REPLAY_NO_LIMIT || r->log.nr_ops || r->nr_races)
+        return 0;
+    ret = ckpt_disk_load(&r->disk, e, &m, NULL, &extra, &len);
+    if (!ret && extra)
+        ret = run_state_load(r, extra, len, e->seq, e->op, e->off);
+    if (!ret && extra) {
+        sim_destroy(r->rp.sim);
+        r->rp.sim = m;
+        r->head_sim = NULL; /* measured again */
+        sim_set_event_cb(m, session_on_event, r);
+        r->build_loaded = true;
+        free(extra);
+        return 0;
+    }
+    if (ret != -ENOMEM)
+        fprintf(stderr,
+                "slublab serve: checkpoints of %s: the end image does not load "
+                "(error %d): replaying instead\n",
+                r->disk.owner, ret);
+    sim_destroy(m);
+    free(extra);
     return ret == -ENOMEM ? ret : 0;
 }
 
@@ -715,11 +770,19 @@ static int session_build_run(struct session *s, struct strbuf *err)
     if (s->run->disk_store) {
         char owner[STORE_CKPT_OWNER_LEN + 1];
 
+        uint64_t floor = s->run->lim.disk_min_ops;
+
+        /* a scenario's machine is small and a class seeks it all the time:
+         * its images are denser than a trace's (spacing still grows with
+         * what an image costs, ckpt_disk.h) */
+        if (!s->run->log_id[0] && floor != UINT64_MAX)
+            floor /= SESSION_SCENARIO_DISK_DENSER;
         if ((ret = session_run_owner(s->run, owner)) ||
-            (ret = ckpt_disk_open(&s->run->disk, s->run->disk_store, owner,
-                                  s->run->lim.disk_min_ops)))
+            (ret = ckpt_disk_open(&s->run->disk, s->run->disk_store, owner, floor)))
             return ret;
-        s->run->disk.cache_max = s->run->lim.memory / SESSION_DISK_CACHE_SHARE;
+        s->run->disk.cache_max =
+                s->run->lim.memory / (s->run->log_id[0] ? SESSION_DISK_CACHE_SHARE
+                                                        : SESSION_STORED_CKPT_SHARE);
     }
     s->run->have_rp = true;
     ret = replay_init(&s->run->rp, s->run->scn, &s->run->cfg);
@@ -738,9 +801,20 @@ static int session_build_run(struct session *s, struct strbuf *err)
         return ret == -E2BIG ? SESSION_ELIMIT : ret;
     }
     s->run->rp.op_limit = s->run->batches[0].limit;
-    ret = session_replay_error(s, replay_run(&s->run->rp), err);
+    /* a scenario's batch 0 may be in the store already: whole, it is loaded */
+    if (!s->run->log_id[0] && (ret = session_open_run(s->run, s->run->batches[0].limit)))
+        return ret;
+    if (s->run->build_loaded)
+        ret = session_ckpt_add(s->run) == -ENOMEM ? -ENOMEM : 0;
+    else
+        ret = session_replay_error(s, replay_run(&s->run->rp), err);
     if (!ret && s->run->log_id[0])
         ret = session_replay_log(s, err);
+    else if (!ret && !s->run->build_loaded && s->run->batches[0].limit == REPLAY_NO_LIMIT) {
+        struct session_pos end = {s->run->log.nr_events, s->run->log.nr_ops, s->run->log.len};
+
+        ret = session_keep_end(s->run, &end);
+    }
     s->run->batches[0].op_end = s->run->log.nr_ops;
     s->run->batches[0].ev_end = s->run->log.nr_events;
     s->run->disk.max_op = s->run->log.nr_ops; /* images inside batch 0 only */
@@ -763,6 +837,9 @@ static int session_build_run(struct session *s, struct strbuf *err)
         b->ev_end = s->run->log.nr_events;
     }
     s->run->rp.op_limit = REPLAY_NO_LIMIT;
+    if (!s->run->log_id[0]) /* the operations this build ran: none of a loaded batch 0 */
+        s->run->build_replayed =
+                s->run->log.nr_ops - (s->run->build_loaded ? s->run->batches[0].op_end : 0);
     s->position = 0;
     session_run_recharge(s->run);
     return ret;
@@ -954,6 +1031,7 @@ int session_fork_inputs(struct session *s, uint64_t at, struct session *child)
     }
     memcpy(child->run->log_id, s->run->log_id, sizeof(child->run->log_id));
     child->run->log_store = s->run->log_store;
+    child->run->disk_store = s->run->disk_store; /* the same batch 0: the same images */
     memcpy(child->parent, s->id, sizeof(child->parent));
     return 0;
 }

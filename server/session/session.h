@@ -76,6 +76,12 @@
 /* The disk tier's page cache (ckpt_disk.h) may hold this share of a
  * session's memory: 1/8 */
 #define SESSION_DISK_CACHE_SHARE 8u
+/* A scenario's run stores images this many times as densely as a trace's
+ * (--stored-checkpoint-ops / 8 operations apart, at least) */
+#define SESSION_SCENARIO_DISK_DENSER 8u
+/* ... and keeps checkpoints in memory, and stored pages in its page cache,
+ * up to this share of its budget each: 1/64 */
+#define SESSION_STORED_CKPT_SHARE 64u
 
 /* Errors, as negative errnos, and what HTTP makes of them. */
 #define SESSION_EBADINPUT (-EINVAL) /* 400: the request or scenario is malformed */
@@ -218,8 +224,11 @@ struct session_run {
      * before the build (NULL: none) */
     struct store *disk_store;
     struct ckpt_disk disk;
-    uint64_t build_replayed; /* operations of the stored log the build replayed */
-    bool build_loaded;       /* the build took batch 0's end from a stored image */
+    /* operations the build ran: of the stored log (a trace's run), or all
+     * of a scenario's but those of a batch 0 it loaded */
+    uint64_t build_replayed;
+    bool build_loaded; /* the build took batch 0's end from a stored image */
+    bool disk_whole;   /* the store has batch 0's end with the run's state (a scenario's) */
     struct checkpoint cursor;
     /* sim_host_bytes() of the head, measured at (head_sim, head_events): a
      * seek asks it many times of a head that has not moved */
