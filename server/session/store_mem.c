@@ -101,7 +101,7 @@ struct mem_store {
 
 static struct mem_store *ms(struct store *st)
 {
-    return (struct mem_store *)st;
+    return (struct mem_store *)(void *)st; /* st is its first member */
 }
 
 /* ---- values and rows ------------------------------------------------------------ */
@@ -501,7 +501,7 @@ static int list(struct mem_q *q, const struct mem_rows *t,
 
     if (!rows)
         return -ENOMEM;
-    for (i = offset; !ret && i < nr && i - offset < limit; i++) {
+    for (i = offset < nr ? (size_t)offset : nr; !ret && i < nr && i - offset < limit; i++) {
         const struct mem_val *c[STORE_MAX_COLS];
         const struct mem_row *scn = NULL;
         unsigned k;
