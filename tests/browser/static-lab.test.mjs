@@ -9,45 +9,24 @@
 // Run: SLUBLAB_BIN=build/slublab node --test tests/browser/static-lab.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { createServer } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { extname, join, normalize } from 'node:path';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { brotliCompressSync, constants } from 'node:zlib';
-import { ROOT, startBrowser, openPage, shotOnFailure, waitAt, model, press } from './helpers.mjs';
+import { startBrowser, openPage, shotOnFailure, waitAt, model, press } from './helpers.mjs';
+import { staticLab } from './static-folder.mjs';
 
 const BUDGET = 400 * 1024; // bytes of wasm plus JavaScript, brotli-compressed
-const TYPES = { '.html': 'text/html', '.js': 'text/javascript', '.css': 'text/css', '.json': 'application/json',
-  '.svg': 'image/svg+xml', '.wasm': 'application/wasm', '.png': 'image/png' };
 
-let dir, http, url, browser;
+let lab, dir, url, browser;
 
 before(async () => {
-  const bin = process.env.SLUBLAB_BIN || join(ROOT, 'build/slublab');
-  dir = mkdtempSync(join(tmpdir(), 'slublab-static-'));
-  execFileSync(bin, ['export-static', dir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
-  // a plain static file server: files by path, nothing else
-  http = createServer((req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
-    let file = join(dir, path);
-    if (existsSync(file) && statSync(file).isDirectory()) file = join(file, 'index.html');
-    if (!existsSync(file)) {
-      res.writeHead(404, { 'Content-Type': 'text/plain' });
-      res.end('not found');
-      return;
-    }
-    res.writeHead(200, { 'Content-Type': TYPES[extname(file)] || 'application/octet-stream' });
-    res.end(readFileSync(file));
-  });
-  await new Promise((ok) => http.listen(0, '127.0.0.1', ok));
-  url = `http://127.0.0.1:${http.address().port}`;
+  lab = await staticLab();
+  ({ dir, url } = lab);
   browser = await startBrowser();
 });
 after(async () => {
   await browser?.stop();
-  await new Promise((ok) => (http ? http.close(ok) : ok()));
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  await lab?.stop();
 });
 
 test('the exported folder is the lab, served by a plain static server', async (t) => {
