@@ -50,6 +50,15 @@ static const struct cli_opt static_opts[] = {
 /* The files of the static lab's own code, in web/js/static/. */
 static const char *const static_code[] = {"boot.js", "worker.js", "api.js", "wasi.js"};
 
+/* @a "/" @b into @out (STATIC_PATH_MAX bytes); false after saying it is too long. */
+static bool path_of(char *out, const char *a, const char *b)
+{
+    if ((size_t)snprintf(out, STATIC_PATH_MAX, "%s/%s", a, b) < STATIC_PATH_MAX)
+        return true;
+    fprintf(stderr, "slublab export-static: %s/%s: the path is too long\n", a, b);
+    return false;
+}
+
 /* Read @path whole into *out (NUL-terminated), its length in *len.  0 or -errno. */
 static int read_all(const char *path, char **out, size_t *len)
 {
@@ -202,8 +211,8 @@ static int write_index(const char *web, const char *dir)
     size_t len;
     int ret;
 
-    snprintf(from, sizeof(from), "%s/index.html", web);
-    snprintf(to, sizeof(to), "%s/index.html", dir);
+    if (!path_of(from, web, "index.html") || !path_of(to, dir, "index.html"))
+        return -1;
     if ((ret = read_all(from, &html, &len))) {
         fprintf(stderr, "slublab export-static: cannot read %s: %s\n", from, strerror(-ret));
         return -1;
@@ -244,7 +253,8 @@ static int static_main(int argc, char **argv)
 
     if (!cli_parse(&cmd_export_static, argc, argv, &a, &status))
         return status;
-    snprintf(manifest, sizeof(manifest), "%s/.manifest.json", dd->web);
+    if (!path_of(manifest, dd->web, ".manifest.json"))
+        return CLI_USAGE;
     if (access(manifest, R_OK)) {
         fprintf(stderr,
                 "slublab export-static: %s is not the UI's production bundle (build it with "
@@ -253,48 +263,45 @@ static int static_main(int argc, char **argv)
         return CLI_USAGE;
     }
     parent_of(dd->web, path, sizeof(path));
-    if (a.wasm)
-        snprintf(wasm, sizeof(wasm), "%s", a.wasm);
-    else
-        snprintf(wasm, sizeof(wasm), "%s/wasm/slublab-api.wasm", path);
-    if (access(wasm, R_OK)) {
+    if (!a.wasm && !path_of(wasm, path, "wasm/slublab-api.wasm"))
+        return CLI_USAGE;
+    if (!a.wasm)
+        a.wasm = wasm;
+    if (access(a.wasm, R_OK)) {
         fprintf(stderr,
                 "slublab export-static: no API module at %s (scripts/build builds it where the "
                 "WebAssembly toolchain is installed: docs/wasm.md; or give --wasm FILE)\n",
-                wasm);
+                a.wasm);
         return CLI_USAGE;
     }
-    snprintf(code, sizeof(code), "%s%sweb/js/static", dd->root, dd->root[0] ? "/" : "");
+    if (!path_of(code, dd->root[0] ? dd->root : ".", "web/js/static"))
+        return CLI_USAGE;
     if (!a.scenarios)
         a.scenarios = dd->scenarios;
-    if (a.lessons) {
-        snprintf(lessons, sizeof(lessons), "%s", a.lessons);
-    } else {
-        parent_of(a.scenarios, path, sizeof(path));
-        snprintf(lessons, sizeof(lessons), "%s/lessons", path);
-    }
-    snprintf(sdir, sizeof(sdir), "%s/static", a.dir);
+    parent_of(a.scenarios, path, sizeof(path));
+    if ((!a.lessons && !path_of(lessons, path, "lessons")) || !path_of(sdir, a.dir, "static"))
+        return CLI_USAGE;
+    if (!a.lessons)
+        a.lessons = lessons;
     if (!(files = cJSON_CreateObject()) || copy_tree(dd->web, a.dir, NULL, NULL) ||
         write_index(dd->web, a.dir) || make_dir(sdir))
         goto out_free;
     for (i = 0; i < sizeof(static_code) / sizeof(static_code[0]); i++) {
         char from[STATIC_PATH_MAX], to[STATIC_PATH_MAX];
 
-        snprintf(from, sizeof(from), "%s/%s", code, static_code[i]);
-        snprintf(to, sizeof(to), "%s/%s", sdir, static_code[i]);
-        if (copy_file(from, to))
+        if (!path_of(from, code, static_code[i]) || !path_of(to, sdir, static_code[i]) ||
+            copy_file(from, to))
             goto out_free;
     }
-    snprintf(path, sizeof(path), "%s/slublab-api.wasm", sdir);
-    if (copy_file(wasm, path) || copy_tree(a.scenarios, NULL, files, "scenarios") ||
-        copy_tree(lessons, NULL, files, "lessons"))
+    if (!path_of(path, sdir, "slublab-api.wasm") || copy_file(a.wasm, path) ||
+        copy_tree(a.scenarios, NULL, files, "scenarios") ||
+        copy_tree(a.lessons, NULL, files, "lessons"))
         goto out_free;
     if (!(text = cJSON_PrintUnformatted(files))) {
         fprintf(stderr, "slublab export-static: out of memory\n");
         goto out_free;
     }
-    snprintf(path, sizeof(path), "%s/files.json", sdir);
-    if (write_all(path, text, strlen(text)))
+    if (!path_of(path, sdir, "files.json") || write_all(path, text, strlen(text)))
         goto out_free;
     printf("%s: the static lab (open %s/index.html through a static web server)\n", a.dir, a.dir);
     ret = 0;

@@ -111,6 +111,14 @@ test('what needs a server says so, and how to start one', async (t) => {
     assert.equal(r.status, 501);
     assert.equal(r.body.error.code, 'needs_server');
     assert.match(r.body.error.message, /slublab serve/);
+    // the presenter view offers no follow link that could not work
+    await page.goto(`${url}/?scenario=default`);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    await page.click('#presenter');
+    await page.waitForSelector('#follow-none');
+    assert.match(await page.textContent('#follow-none'), /cannot follow.*scripts\/run serve/);
+    assert.equal(await page.$('#follow-url'), null);
+    assert.deepEqual(page.errors, []);
   });
   await page.close();
 });

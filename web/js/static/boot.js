@@ -25,7 +25,7 @@
     worker.postMessage({ id, ...msg });
   });
 
-  const SERVER = 'Start one with `./scripts/run serve` in a slublab checkout (or `slublab serve`), ' +
+  const SERVER = 'Start one with ./scripts/run serve in a slublab checkout (or slublab serve), ' +
     'then open the address it prints; docs/teaching.md says when a class needs it.';
   const NEEDS_SERVER = [
     [/^\/api\/lectures(\/|$)/, 'Lectures (following a presenter, the class tally) need a slublab server that the whole class reaches; this lab runs in your browser alone.'],
@@ -64,5 +64,9 @@
     if (a.disposition) out.set('Content-Disposition', a.disposition);
     const empty = a.status === 204 || a.status === 304 || req.method === 'HEAD';
     return new Response(empty ? null : a.body, { status: a.status, headers: out });
+  };
+  // what the UI says instead of a follow link (web/js/views/banner.js)
+  window.slublabStatic = {
+    followers: `Students cannot follow this page: it runs in your browser alone. ${SERVER}`,
   };
 })();
