@@ -89,6 +89,12 @@ test('compare two variants, and a snapshot saved and exported', async (t) => {
     assert.equal(exported.format, 'slublab-snapshot');
     assert.equal(exported.position, 7);
     assert.equal(exported.title, 'static at seven');
+    // kept in this browser: after a reload, its link opens at its step
+    const again = await openPage(browser.ctx, `${url}/?snapshot=${id}`);
+    await again.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    await waitAt(again, 7);
+    assert.deepEqual(again.errors, []);
+    await again.close();
     // compare DEFERRED_FREELIST before and after
     await page.click('#viewbtn-compare');
     await page.waitForSelector('#cmp-table tbody tr', { timeout: 60000 });
