@@ -117,6 +117,8 @@ test('what needs a server says so, and how to start one', async (t) => {
     assert.equal(r.status, 501);
     assert.equal(r.body.error.code, 'needs_server');
     assert.match(r.body.error.message, /slublab serve/);
+    const html = await page.evaluate(() => fetch('/api/sessions/x/export.html').then((x) => x.status));
+    assert.equal(html, 501);
     // the presenter view offers no follow link that could not work
     await page.goto(`${url}/?scenario=default`);
     await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });

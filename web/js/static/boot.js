@@ -4,9 +4,9 @@
 // server's routes in WebAssembly (worker.js) and puts a fetch() in front of
 // the page's, which answers the UI's /api/ requests from the Worker with
 // the server's JSON and status codes; every other request goes out as
-// before.  What needs a server that others reach (following a lecture, the
-// class tally, trace replay for now) is answered 501 `needs_server`, with
-// how to start one.
+// before.  What needs a server (following a lecture, the class tally;
+// for now trace replay and the offline HTML copy) is answered 501
+// `needs_server`, with how to start one.
 (function () {
   'use strict';
   const here = new URL('.', document.currentScript.src); // static/
@@ -31,6 +31,7 @@
     [/^\/api\/lectures(\/|$)/, 'Lectures (following a presenter, the class tally) need a slublab server that the whole class reaches; this lab runs in your browser alone.'],
     [/^\/api\/sessions\/[^/]+\/follow$/, 'Following a session needs a slublab server; this lab runs in your browser alone.'],
     [/^\/api\/traces(\/|$)/, 'Replaying a kernel trace needs a slublab server for now; this lab runs in your browser alone.'],
+    [/^\/api\/sessions\/[^/]+\/export\.html$/, 'The offline HTML copy is written by a slublab server for now; this lab runs in your browser alone.'],
   ];
   const realFetch = window.fetch.bind(window);
   /** The API path of @url ("/api/..."), or null when it is not the lab's API. */
