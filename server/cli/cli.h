@@ -165,7 +165,7 @@ const struct cli_text *cli_text(const char *name);
 /* The commands, one per cmd_*.c (bench/bench.c for bench). */
 extern const struct cli_command cmd_run, cmd_compare, cmd_serve, cmd_geometry, cmd_replay,
         cmd_import, cmd_bench, cmd_export, cmd_report, cmd_gfp, cmd_oracle, cmd_lessons,
-        cmd_lessons_check, cmd_explore;
+        cmd_lessons_check, cmd_explore, cmd_export_static;
 
 /* cli.c */
 /* --kernel, --model, --seed, --variant: the settings run, export and report override. */

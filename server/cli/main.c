@@ -16,9 +16,9 @@
 
 /* In the order `slublab help` lists them. */
 static const struct cli_command *const commands[] = {
-        &cmd_run,    &cmd_compare, &cmd_serve,   &cmd_geometry, &cmd_replay,
-        &cmd_import, &cmd_bench,   &cmd_export,  &cmd_report,   &cmd_gfp,
-        &cmd_oracle, &cmd_lessons, &cmd_explore,
+        &cmd_run,    &cmd_compare, &cmd_serve,   &cmd_geometry,      &cmd_replay,
+        &cmd_import, &cmd_bench,   &cmd_export,  &cmd_report,        &cmd_gfp,
+        &cmd_oracle, &cmd_lessons, &cmd_explore, &cmd_export_static,
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -34,8 +34,8 @@ static void main_usage(FILE *f)
           "Commands:\n",
           f);
     for (i = 0; i < NR_COMMANDS; i++)
-        fprintf(f, "  %-10s %s\n", commands[i]->name, cli_text(commands[i]->name)->summary);
-    fputs("  help       show this text, or `slublab help COMMAND` for one command\n"
+        fprintf(f, "  %-13s %s\n", commands[i]->name, cli_text(commands[i]->name)->summary);
+    fputs("  help          show this text, or `slublab help COMMAND` for one command\n"
           "\n"
           "Options:\n"
           "  --help     show this text\n"

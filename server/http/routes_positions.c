@@ -184,7 +184,9 @@ int route_state_objects(const struct request *req, struct response *res)
         return route_error(res, 400, "bad_request", "query \"cache\": give the cache's id");
     if ((ret = open_at(req, res, given & 1 << AT, &v[AT], &s)))
         return route_answered(ret);
-    ret = json_position_objects(s, v[AT], (int)v[CACHE], v[FROM], v[COUNT], &out, &err);
+    /* from and count are bounded by args[], so size_t holds them where it has 32 bits */
+    ret = json_position_objects(s, v[AT], (int)v[CACHE], (size_t)v[FROM], (size_t)v[COUNT], &out,
+                                &err);
     route_close_session(req, s);
     if (!ret && strbuf_failed(&out))
         ret = -ENOMEM;

@@ -42,8 +42,8 @@
 /* The fixed part of a record, at most: kind, flags, 9 varints, node, byte, addr. */
 #define OPLOG_MAX_FIXED (2 + 9 * 10 + 2 + 8 + 1 + SIM_NAME_MAX + 6 * 10)
 
-#define OFF_IDX(off) ((size_t)(off) >> 32)
-#define OFF_AT(off)  ((size_t)(off)&0xffffffffu)
+#define OFF_IDX(off) ((size_t)(off) >> OPLOG_AT_BITS)
+#define OFF_AT(off)  ((size_t)(off) & ((((size_t)1) << OPLOG_AT_BITS) - 1))
 
 static void oplog_set_len(struct oplog *log)
 {
@@ -102,9 +102,13 @@ static struct oplog_chunk *oplog_reserve(struct oplog *log, size_t more)
     size_t cap;
     uint8_t *buf;
 
-    if (more > UINT32_MAX / 2)
+    if (more > UINT32_MAX / 2 || more >= ((size_t)1 << OPLOG_AT_BITS))
         return NULL;
-    if (!c || c->stored || (c->len && c->len + more > OPLOG_CHUNK)) {
+    if (!c || c->stored || (c->len && c->len + more > OPLOG_CHUNK) ||
+        c->len + more >= ((size_t)1 << OPLOG_AT_BITS)) {
+        /* an offset names the new chunk's index */
+        if (log->nr_chunks >= SIZE_MAX >> OPLOG_AT_BITS)
+            return NULL;
         if (c && oplog_seal(log))
             return NULL;
         c = grow_array(log->chunks, &log->cap_chunks, log->nr_chunks + 1, sizeof(*c), 4);
@@ -571,10 +575,10 @@ int oplog_open_stored(struct oplog *log, const struct oplog_tier *tier, uint64_t
     oplog_release(log);
     if (!nr_chunks || last_len > UINT32_MAX || nr_chunks > SIZE_MAX / sizeof(*log->chunks))
         return nr_chunks ? -EINVAL : 0;
-    log->chunks = calloc(nr_chunks, sizeof(*log->chunks));
+    log->chunks = calloc((size_t)nr_chunks, sizeof(*log->chunks)); /* checked above */
     if (!log->chunks)
         return -ENOMEM;
-    log->nr_chunks = log->cap_chunks = nr_chunks;
+    log->nr_chunks = log->cap_chunks = (size_t)nr_chunks;
     for (size_t i = 0; i < nr_chunks; i++)
         log->chunks[i].stored = true;
     log->chunks[nr_chunks - 1].len = (uint32_t)last_len;

@@ -24,7 +24,10 @@
 /*
  * The log is a list of chunks of about OPLOG_CHUNK bytes; a record never
  * spans two (a record bigger than OPLOG_CHUNK has a chunk of its own).  An
- * offset is the chunk's index times 2^32 plus the byte in it.  With a disk
+ * offset is the chunk's index times 2^OPLOG_AT_BITS plus the byte in it:
+ * 2^32 where size_t has 64 bits; where it has 32 (the WebAssembly build,
+ * docs/wasm.md) 2^20, so a record is under 1 MiB there and a log has at
+ * most 4,096 chunks (256 MiB and more).  With a disk
  * tier (struct oplog_tier), a chunk is written out when the next one starts
  * (it is then "stored") and may be dropped from memory: reading it again
  * loads it, and at most tier.keep stored chunks stay in memory (least
@@ -32,7 +35,8 @@
  * is in memory only from then on.
  */
 #define OPLOG_CHUNK        65536u
-#define OPLOG_OFF(idx, at) (((size_t)(idx) << 32) | (size_t)(at))
+#define OPLOG_AT_BITS      (SIZE_MAX > 0xffffffffu ? 32u : 20u)
+#define OPLOG_OFF(idx, at) (((size_t)(idx) << OPLOG_AT_BITS) | (size_t)(at))
 
 struct oplog_tier {
     /* Write chunk @idx (@len bytes holding @ops records and @events events),

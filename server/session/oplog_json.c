@@ -111,7 +111,7 @@ static int chunk_decode(const cJSON *c, uint64_t seq, uint8_t **data, uint64_t *
             strbuf_printf(err, "log: chunk %llu: \"data\" is not base64", (unsigned long long)seq);
         return ret == -EINVAL ? SESSION_EBADINPUT : ret;
     }
-    if (!(raw = malloc(*bytes))) {
+    if (!(raw = malloc((size_t)*bytes))) { /* at most OPLOG_JSON_CHUNK_MAX */
         free(z);
         return -ENOMEM;
     }

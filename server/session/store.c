@@ -2,13 +2,12 @@
  * store.c: the store (store.h), written once for every back end.
  *
  * store_open() picks the back end from the database's name (a
- * postgresql:// URL: store_pg.c; anything else is a SQLite file:
- * store_sqlite.c) and every function here runs the back end's declared
- * queries (enum stmt, store_internal.h) through its one executor,
- * ops->run(), under the store's mutex; what must be atomic runs between
- * ops->begin() and ops->end().  No SQL lives here.  Scenario texts are
- * stored once, found by an FNV-1a hash of the text plus the text itself,
- * so sessions and snapshots of the same scenario share a row.
+ * postgresql:// URL: store_pg.c; STORE_MEM_DB: store_mem.c, in memory;
+ * anything else is a SQLite file: store_sqlite.c) and every function here runs the back end's
+ * declared queries (enum stmt, store_internal.h) through its one executor, ops->run(), under the
+ * store's mutex; what must be atomic runs between ops->begin() and ops->end().  No SQL lives here.
+ * Scenario texts are stored once, found by an FNV-1a hash of the text plus the text itself, so
+ * sessions and snapshots of the same scenario share a row.
  */
 #include "session/store.h"
 
@@ -24,7 +23,8 @@
 #include "session/store_internal.h"
 
 /* The back ends, the first whose handles() takes the name; the last takes any. */
-static const struct store_ops *const backends[] = {&store_pg_ops, &store_sqlite_ops};
+static const struct store_ops *const backends[] = {&store_pg_ops, &store_mem_ops,
+                                                   &store_sqlite_ops};
 
 int store_open(const char *path, struct store **out, struct strbuf *err)
 {

@@ -91,6 +91,10 @@ struct store_lecture {
                                      * stored session's position and end when it has one) */
 };
 
+/* The name of a store held in memory, gone with the process (store_mem.c):
+ * the lab without a server keeps its sessions there. */
+#define STORE_MEM_DB "mem:"
+
 /* Open (creating and migrating as needed).  0, or -EIO with a message in @err. */
 int store_open(const char *path, struct store **out, struct strbuf *err);
 /* Close; NULL is fine. */

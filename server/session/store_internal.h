@@ -252,5 +252,15 @@ extern const struct store_query store_queries[NR_STMTS];
 
 extern const struct store_ops store_sqlite_ops; /* store_sqlite.c */
 extern const struct store_ops store_pg_ops;     /* store_pg.c */
+extern const struct store_ops store_mem_ops;    /* store_mem.c */
+
+/*
+ * store_mem.c, for the conformance suite, which ages rows with SQL on the
+ * other back ends: set column @column of table @table's row @id (every row
+ * when NULL) to @value, followed by the row id's second character when
+ * @id_digit.  0, -ENOENT (no such table, column or row) or -ENOMEM.
+ */
+int store_mem_set(struct store *st, const char *table, const char *column, const char *id,
+                  const char *value, bool id_digit);
 
 #endif /* SLUBLAB_SERVER_SESSION_STORE_INTERNAL_H */

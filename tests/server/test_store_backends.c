@@ -8,7 +8,10 @@
  * and of zero length, list pages and totals, tokens, the cancel flag, the
  * tally's byte order, what expires) and writes what it saw into a
  * transcript; the back ends' transcripts, JSON lists included, must be the
- * same byte for byte.  Messages between servers (store_notify()) are heard
+ * same byte for byte.  The in-memory back end (STORE_MEM_DB) runs the parts
+ * it keeps (scenarios, sessions, op logs, checkpoints, snapshots: not
+ * lectures, trace jobs and answers, which need a server), and its
+ * transcript must be SQLite's of those parts.  Messages between servers (store_notify()) are heard
  * on PostgreSQL and do nothing on SQLite.
  */
 #define _POSIX_C_SOURCE 200809L /* mkdtemp(), nanosleep() */
@@ -25,6 +28,7 @@
 
 #include "check.h"
 #include "session/store.h"
+#include "session/store_internal.h"
 
 /* What a run saw, line by line, in a struct strbuf. */
 #define say strbuf_printf
@@ -43,11 +47,36 @@ static int json_count(const cJSON *o, const char *key)
     return cJSON_IsArray(v) ? cJSON_GetArraySize(v) : cJSON_IsNumber(v) ? v->valueint : -1;
 }
 
+static struct store *mem_store; /* the in-memory store under test, which db_exec() reaches */
+
+/* db_exec()'s updates on the in-memory store, which has no SQL: "UPDATE T
+ * SET C = 'V'" then " || substr(id, 2, 1)", " WHERE id = 'X'" or
+ * " WHERE id IN ('X', 'Y')". */
+static int mem_exec(const char *sql)
+{
+    char table[32], col[32], value[64], id[2][32];
+    int n = 0, k;
+
+    if (sscanf(sql, "UPDATE %31s SET %31s = '%63[^']'%n", table, col, value, &n) != 3 || !n)
+        return -EINVAL;
+    sql += n;
+    if (!strcmp(sql, " || substr(id, 2, 1)"))
+        return store_mem_set(mem_store, table, col, NULL, value, true);
+    if (sscanf(sql, " WHERE id = '%31[^']'", id[0]) == 1)
+        return store_mem_set(mem_store, table, col, id[0], value, false);
+    if ((k = sscanf(sql, " WHERE id IN ('%31[^']', '%31[^']')", id[0], id[1])) == 2)
+        return store_mem_set(mem_store, table, col, id[0], value, false) ||
+               store_mem_set(mem_store, table, col, id[1], value, false);
+    return -EINVAL;
+}
+
 /* Run @sql on database @db beside the store's own connection (SQLite file or URL). */
 static int db_exec(const char *db, const char *sql)
 {
     int ret = -EIO;
 
+    if (!strcmp(db, STORE_MEM_DB))
+        return mem_exec(sql);
     if (!strncmp(db, "postgres", 8)) {
         PGconn *c = PQconnectdb(db);
         PGresult *r = PQstatus(c) == CONNECTION_OK ? PQexec(c, sql) : NULL;
@@ -581,11 +610,13 @@ static void messages(struct store *st, const char *db)
     store_close(other);
 }
 
-/* Every operation on store @db; what it saw into @t. */
-static void conformance(const char *db, struct strbuf *t)
+/* Every operation on store @db; what it saw into @t, the bytes of it that
+ * the in-memory store also sees in *@kept. */
+static void conformance(const char *db, struct strbuf *t, size_t *kept)
 {
     struct strbuf err = STRBUF_INIT;
     struct store *st = NULL;
+    bool mem = !strcmp(db, STORE_MEM_DB);
 
     if (!CHECK_OK(store_open(db, &st, &err))) {
         fprintf(stderr, "%s: %s\n", db, strbuf_str(&err));
@@ -593,10 +624,16 @@ static void conformance(const char *db, struct strbuf *t)
         return;
     }
     strbuf_release(&err);
+    mem_store = mem ? st : NULL;
     sessions_and_scenarios(st, db, t);
     oplogs(st, t);
     checkpoints(st, t);
     snapshots(st, db, t);
+    *kept = strlen(strbuf_str(t));
+    if (mem) {
+        store_close(st);
+        return;
+    }
     lectures(st, db, t);
     jobs_and_answers(st, db, t);
     messages(st, db);
@@ -604,6 +641,7 @@ static void conformance(const char *db, struct strbuf *t)
 }
 
 static struct strbuf sqlite_saw = STRBUF_INIT, pg_saw = STRBUF_INIT;
+static size_t sqlite_kept; /* the bytes of sqlite_saw the in-memory store sees too */
 
 static void test_sqlite(void)
 {
@@ -612,7 +650,7 @@ static void test_sqlite(void)
     if (!CHECK(mkdtemp(dir)))
         return;
     snprintf(path, sizeof(path), "%s/store.db", dir);
-    conformance(path, &sqlite_saw);
+    conformance(path, &sqlite_saw, &sqlite_kept);
     snprintf(sql, sizeof(sql), "rm -rf '%s'", dir);
     CHECK_OK(system(sql));
 }
@@ -621,7 +659,7 @@ static void test_postgresql(void)
 {
     const char *pg = getenv("SLUBLAB_TEST_PG");
     char name[32], sql[64], url[512];
-    size_t base;
+    size_t base, kept;
 
     if (!pg || !*pg) {
         printf("SLUBLAB_TEST_PG is not set: the PostgreSQL back end is not tried\n");
@@ -634,7 +672,7 @@ static void test_postgresql(void)
         return;
     base = strlen(pg) - (strlen(pg) >= 9 && !strcmp(pg + strlen(pg) - 9, "/postgres") ? 9 : 0);
     snprintf(url, sizeof(url), "%.*s/%s", (int)base, pg, name);
-    conformance(url, &pg_saw);
+    conformance(url, &pg_saw, &kept);
     snprintf(sql, sizeof(sql), "DROP DATABASE %s", name);
     CHECK_OK(db_exec(pg, sql));
     /* the two back ends saw the same */
@@ -642,9 +680,24 @@ static void test_postgresql(void)
     CHECK_EQ_STR(strbuf_str(&pg_saw), strbuf_str(&sqlite_saw));
 }
 
+/* The in-memory store saw what SQLite saw, in the parts it keeps. */
+static void test_memory(void)
+{
+    struct strbuf mem_saw = STRBUF_INIT;
+    char *sqlite_part = strndup(strbuf_str(&sqlite_saw), sqlite_kept);
+    size_t kept = 0;
+
+    conformance(STORE_MEM_DB, &mem_saw, &kept);
+    CHECK(sqlite_kept > 500);
+    CHECK_EQ_STR(strbuf_str(&mem_saw), sqlite_part);
+    free(sqlite_part);
+    strbuf_release(&mem_saw);
+}
+
 int main(void)
 {
     RUN_TEST(test_sqlite);
+    RUN_TEST(test_memory);
     RUN_TEST(test_postgresql);
     strbuf_release(&sqlite_saw);
     strbuf_release(&pg_saw);

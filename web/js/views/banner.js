@@ -24,7 +24,10 @@ export function createBanner(root, player, o) {
       if (m.notice) parts.push(h(doc, 'p', { class: 'notice' }, m.notice, ' ', h(doc, 'button', { type: 'button', onclick: () => player.dismiss() }, 'OK')));
       if (m.following) parts.push(h(doc, 'p', { class: 'follow' }, 'Following the presenter live. ',
         h(doc, 'button', { type: 'button', id: 'explore', onclick: async () => { await player.fork(); } }, 'Fork and explore on my own')));
-      if (o.presenter() && m.session?.id) {
+      const alone = /** @type {any} */ (globalThis).slublabStatic; // the static lab (static/boot.js): nobody can follow
+      if (o.presenter() && m.session?.id && alone) {
+        parts.push(h(doc, 'p', { class: 'follow-link', id: 'follow-none' }, alone.followers));
+      } else if (o.presenter() && m.session?.id) {
         const lec = o.lecture?.() ?? null;
         const base = o.origin();
         const url = `${lec ? `${base}/?lecture=${lec}` : `${base}/?follow=${m.session.id}`}${o.predict?.() ? '&predict=1' : ''}`;

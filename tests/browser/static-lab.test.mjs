@@ -1,0 +1,153 @@
+// The static lab (`slublab export-static DIR`, docs/teaching.md): the folder
+// is served by a plain static file server (node's http, here; no slublab
+// process runs) and Chromium opens a scenario, steps forward and back,
+// seeks, answers a lesson's question, compares two variants and saves and
+// exports a snapshot, every /api/ request answered in the page by the
+// server's routes in WebAssembly.  And the folder's wasm and JavaScript,
+// compressed with brotli (quality 11, as scripts/bundle-web.mjs does), stay
+// within the budget of 400 KiB.
+// Run: SLUBLAB_BIN=build/slublab node --test tests/browser/static-lab.test.mjs
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { brotliCompressSync, constants } from 'node:zlib';
+import { startBrowser, openPage, shotOnFailure, waitAt, model, press } from './helpers.mjs';
+import { staticLab } from './static-folder.mjs';
+
+const BUDGET = 400 * 1024; // bytes of wasm plus JavaScript, brotli-compressed
+
+let lab, dir, url, browser;
+
+before(async () => {
+  lab = await staticLab();
+  ({ dir, url } = lab);
+  browser = await startBrowser();
+});
+after(async () => {
+  await browser?.stop();
+  await lab?.stop();
+});
+
+test('the exported folder is the lab, served by a plain static server', async (t) => {
+  const page = await openPage(browser.ctx, `${url}/?scenario=barn-refill`);
+  await shotOnFailure(t, page, async () => {
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    const m = await model(page);
+    assert.equal(m.scenario, 'barn-refill');
+    assert.ok(m.end > 20, `${m.end} events`);
+    // step forward and back
+    await press(page, 'ArrowRight', 5);
+    await waitAt(page, 5);
+    await press(page, 'ArrowLeft', 2);
+    await waitAt(page, 3);
+    // seek: the end, then the start
+    await press(page, 'End');
+    await waitAt(page, m.end);
+    await press(page, 'Home');
+    await waitAt(page, 0);
+    // the state the page shows is the wasm's answer for it
+    const state = await page.evaluate((id) => fetch(`/api/sessions/${id}/state?at=0`).then((r) => r.json()), m.id);
+    assert.equal(state.at, 0);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('a lesson asks its question and takes an answer', async (t) => {
+  const page = await openPage(browser.ctx, `${url}/?lesson=03-the-barn`);
+  await shotOnFailure(t, page, async () => {
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    const lesson = await page.evaluate(() => fetch('/api/lessons/03-the-barn').then((r) => r.json()));
+    const ask = lesson.slides.findIndex((s) => s.ask);
+    assert.ok(ask >= 0, 'the lesson has a question');
+    for (let k = 1; k <= ask; k++) {
+      await page.waitForSelector(`#lesson[data-applied="${k}"]`, { timeout: 20000 });
+      await page.click('#lesson-next');
+    }
+    await page.waitForSelector('#question:not([hidden]) #q-choices .q-pick', { timeout: 20000 });
+    await page.click('#q-choices .q-pick');
+    await page.waitForFunction(() => (document.querySelector('#q-result')?.textContent ?? '').length > 0);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('compare two variants, and a snapshot saved and exported', async (t) => {
+  const page = await openPage(browser.ctx, `${url}/?scenario=default`);
+  await shotOnFailure(t, page, async () => {
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    await press(page, 'ArrowRight', 7);
+    await waitAt(page, 7);
+    // a snapshot of step 7, and its export
+    await page.click('#tabbtn-share');
+    await page.fill('#snap-title', 'static at seven');
+    await page.click('#snap-save');
+    await page.waitForFunction(() => /Saved snapshot/.test(document.querySelector('#snap-msg').textContent));
+    const id = /Saved snapshot (\S+) /.exec(await page.textContent('#snap-msg'))[1];
+    const exported = await page.evaluate((s) => fetch(`/api/snapshots/${s}/export`).then((r) => r.json()), id);
+    assert.equal(exported.format, 'slublab-snapshot');
+    assert.equal(exported.position, 7);
+    assert.equal(exported.title, 'static at seven');
+    // kept in this browser: after a reload, its link opens at its step
+    const again = await openPage(browser.ctx, `${url}/?snapshot=${id}`);
+    await again.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    await waitAt(again, 7);
+    assert.deepEqual(again.errors, []);
+    await again.close();
+    // compare DEFERRED_FREELIST before and after
+    await page.click('#viewbtn-compare');
+    await page.waitForSelector('#cmp-table tbody tr', { timeout: 60000 });
+    await page.selectOption('#cmp-scenario', 'default');
+    await page.selectOption('#cmp-axis', 'variant:DEFERRED_FREELIST');
+    await page.click('#cmp-run');
+    await page.waitForFunction(() => (document.querySelector('#cmp-caption')?.textContent ?? '').includes('DEFERRED_FREELIST'));
+    await page.waitForFunction(() => /^operation 0 of \d+$/.test(document.querySelector('#cmp-pos')?.textContent ?? ''));
+    const sides = await page.$$eval('#compare-view section.side', (xs) => xs.length);
+    assert.equal(sides, 2);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('what needs a server says so, and how to start one', async (t) => {
+  const page = await openPage(browser.ctx, `${url}/`);
+  await shotOnFailure(t, page, async () => {
+    const r = await page.evaluate(() => fetch('/api/lectures', { method: 'POST', body: '{}' }).then(async (x) => ({ status: x.status, body: await x.json() })));
+    assert.equal(r.status, 501);
+    assert.equal(r.body.error.code, 'needs_server');
+    assert.match(r.body.error.message, /slublab serve/);
+    const html = await page.evaluate(() => fetch('/api/sessions/x/export.html').then((x) => x.status));
+    assert.equal(html, 501);
+    // the presenter view offers no follow link that could not work
+    await page.goto(`${url}/?scenario=default`);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    await page.click('#presenter');
+    await page.waitForSelector('#follow-none');
+    assert.match(await page.textContent('#follow-none'), /cannot follow.*scripts\/run serve/);
+    assert.equal(await page.$('#follow-url'), null);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('the folder\'s wasm and JavaScript fit in 400 KiB, brotli-compressed', () => {
+  let total = 0;
+  const sizes = [];
+  const walk = (d) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const p = join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (/\.(m?js|wasm)$/.test(e.name)) {
+        const raw = readFileSync(p);
+        const br = brotliCompressSync(raw, { params: { [constants.BROTLI_PARAM_QUALITY]: 11, [constants.BROTLI_PARAM_SIZE_HINT]: raw.length } }).length;
+        total += br;
+        sizes.push(`${p.slice(dir.length + 1)} ${br}`);
+      }
+    }
+  };
+  walk(dir);
+  assert.ok(sizes.some((s) => s.startsWith('static/slublab-api.wasm')), 'the module is there');
+  assert.ok(total <= BUDGET, `wasm + JavaScript: ${total} bytes brotli, over ${BUDGET}:\n${sizes.join('\n')}`);
+  console.log(`static lab: wasm + JavaScript ${total} bytes brotli (${(total / 1024).toFixed(1)} KiB of ${BUDGET / 1024})`);
+});

@@ -1,0 +1,77 @@
+// @ts-check
+// The server's routes, run in this thread by slublab-api.wasm (wasm/api.c,
+// docs/wasm.md): open it over the shipped files, then call it as the
+// server would be called.  Used by the static lab's Worker (worker.js) and
+// by tests/wasm/api-compare.mjs, which holds its answers to the native
+// server's byte for byte.
+import { makeWasi } from './wasi.js';
+
+/** @typedef {{status: number, contentType: string, body: Uint8Array, disposition: string, encoding: string}} ApiAnswer */
+
+const enc = new TextEncoder(), dec = new TextDecoder();
+
+/**
+ * Instantiate the module and open its API over @files (path under the data
+ * directory -> bytes: scenarios/*.json, lessons/...), with @memoryMb MiB for
+ * live sessions.
+ * @param {BufferSource | WebAssembly.Module} wasm
+ * @param {Map<string, Uint8Array>} files
+ * @param {{memoryMb?: number, log?: (fd: number, line: string) => void}} [opts]
+ */
+export async function openApi(wasm, files, opts = {}) {
+  const host = makeWasi(files, { root: '/data', log: opts.log });
+  const module = wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(wasm);
+  const instance = await WebAssembly.instantiate(module, host.imports);
+  const ex = /** @type {any} */ (instance.exports);
+  host.setMemory(ex.memory);
+  ex._initialize();
+
+  /** @param {Uint8Array} data  a copy in the module's memory; free with ex.slublab_api_free() */
+  const put = (data) => {
+    const p = ex.slublab_api_alloc(data.length);
+    new Uint8Array(ex.memory.buffer, p, data.length).set(data);
+    return p;
+  };
+  const dir = put(enc.encode('/data\0'));
+  const ret = ex.slublab_api_init(dir, opts.memoryMb || 512);
+  ex.slublab_api_free(dir);
+  if (ret !== 0) throw new Error(`slublab-api: opening the API failed (${ret | 0})`);
+
+  const cstr = (/** @type {number} */ p) => {
+    const m = new Uint8Array(ex.memory.buffer);
+    let end = p;
+    while (m[end]) end++;
+    return dec.decode(m.subarray(p, end));
+  };
+  return {
+    /**
+     * Answer one request: @target is the path and query, percent-encoded as
+     * in a URL; @headers may hold authorization and if-none-match.
+     * @param {string} method
+     * @param {string} target
+     * @param {{headers?: Record<string, string>, body?: Uint8Array | string | null}} [req]
+     * @returns {ApiAnswer}
+     */
+    call(method, target, req = {}) {
+      let head = `${method} ${target}\n`;
+      for (const [k, v] of Object.entries(req.headers || {})) head += `${k}: ${v}\n`;
+      const body = typeof req.body === 'string' ? enc.encode(req.body) : req.body || new Uint8Array(0);
+      const text = new Uint8Array(enc.encode(`${head}\n`).length + body.length);
+      const h = enc.encode(`${head}\n`);
+      text.set(h);
+      text.set(body, h.length);
+      const p = put(text);
+      const a = ex.slublab_api_call(p, text.length);
+      ex.slublab_api_free(p);
+      const v = new DataView(ex.memory.buffer);
+      const bodyPtr = v.getUint32(a + 8, true), len = v.getUint32(a + 12, true);
+      return {
+        status: v.getUint32(a, true),
+        contentType: cstr(v.getUint32(a + 4, true)),
+        body: new Uint8Array(ex.memory.buffer, bodyPtr, len).slice(),
+        disposition: cstr(v.getUint32(a + 16, true)),
+        encoding: cstr(v.getUint32(a + 20, true)),
+      };
+    },
+  };
+}
