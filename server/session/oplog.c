@@ -619,9 +619,10 @@ int oplog_restore(struct oplog *log, const unsigned char *data, size_t len, size
     memcpy(head, data, sizeof(head));
     if (head[0] != OPLOG_SAVE_MAGIC || head[1] > len / sizeof(n))
         return -EINVAL;
-    if (head[1] && !(log->chunks = calloc(head[1], sizeof(*log->chunks))))
+    /* bounded by @len above, so it fits a size_t of any width */
+    if (head[1] && !(log->chunks = calloc((size_t)head[1], sizeof(*log->chunks))))
         return -ENOMEM;
-    log->nr_chunks = log->cap_chunks = head[1];
+    log->nr_chunks = log->cap_chunks = (size_t)head[1];
     for (i = 0; i < log->nr_chunks; i++) {
         struct oplog_chunk *c = &log->chunks[i];
 
@@ -631,12 +632,12 @@ int oplog_restore(struct oplog *log, const unsigned char *data, size_t len, size
         at += sizeof(n);
         if (n > len - at || n > UINT32_MAX)
             goto bad;
-        if (!(c->buf = malloc(n ? n : 1))) {
+        if (!(c->buf = malloc(n ? (size_t)n : 1))) {
             oplog_release(log);
             return -ENOMEM;
         }
-        memcpy(c->buf, data + at, n);
-        at += n;
+        memcpy(c->buf, data + at, (size_t)n);
+        at += (size_t)n;
         c->len = (uint32_t)n;
         c->cap = n ? (uint32_t)n : 1;
         log->resident += c->cap;

@@ -161,10 +161,11 @@ static int get_str(struct rd *r, char **out)
     *out = NULL;
     if (r->bad || (n && s[n - 1]))
         return -EINVAL;
-    if (n && !(*out = malloc(n)))
+    /* get() found the @n bytes, so @n fits a size_t */
+    if (n && !(*out = malloc((size_t)n)))
         return -ENOMEM;
     if (n)
-        memcpy(*out, s, n);
+        memcpy(*out, s, (size_t)n);
     return 0;
 }
 
