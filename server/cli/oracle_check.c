@@ -807,10 +807,10 @@ static void check_file(struct check_ctx *cx, const struct oout *o, const struct 
  * choice it may turn is a dead end.  The runs wait in a queue, the one
  * that got furthest first (the latest first differing mark), then, in
  * turn, the one with the fewest turned choices (a turn before the mark
- * before that one counting as one more) and the one with the fewest files
- * differing at its mark: a best-first search over the tree of choices,
- * which every combination is a leaf of.  The first run whose every mark
- * matches ends it.
+ * before that one counting as one more) and the one whose numbers at its
+ * mark are nearest the kernel's (choice_distance()): a best-first search
+ * over the tree of choices, which every combination is a leaf of.  The
+ * first run whose every mark matches ends it.
  *
  * Which files a mark must match: every file the kernel printed that is
  * compared, except those tests/oracle/known-differences.txt covers (a gap
@@ -836,6 +836,7 @@ struct choice_node {
     size_t near;               /* choices it reached before the mark before that one */
     unsigned fail;             /* its first differing mark */
     size_t fails;              /* files differing there */
+    uint64_t dist;             /* how far their numbers are from the kernel's */
     unsigned turned;           /* non-default choices in its script */
     size_t lo, hi;             /* the choices its next children turn */
     bool far;                  /* those are the ones before near */
@@ -863,6 +864,7 @@ struct choice_search {
     size_t near;     /* choices it reached before the last mark that matched */
     size_t *failing; /* the records that differ there */
     size_t nr_failing;
+    uint64_t dist; /* choice_distance() summed over them */
     /* the run of this pass that got furthest: its first differing mark and files */
     unsigned best_fail;
     size_t *best_failing;
@@ -871,6 +873,44 @@ struct choice_search {
     struct choice_node *queue;
     size_t nr_queue;
 };
+
+/* How far the numbers of @engine's line are from @kernel's: the totals'
+ * difference plus each "C<n>=" or "N<n>=" part's (a part one side lacks
+ * counting as 0); a line without numbers is far. */
+static uint64_t choice_distance(const char *kernel, const char *engine)
+{
+    int64_t k, e;
+    uint64_t d;
+    const char *p;
+
+    if (!first_number(kernel, &k) || !first_number(engine, &e))
+        return 1000000;
+    d = (uint64_t)(k > e ? k - e : e - k);
+    for (int side = 0; side < 2; side++) {
+        const char *line = side ? engine : kernel, *other = side ? kernel : engine;
+
+        for (p = strchr(line, ' '); p; p = strchr(p + 1, ' ')) {
+            const char *eq = strchr(p + 1, '=');
+            size_t keylen;
+            int64_t v = 0, w = 0;
+            char key[16];
+            const char *q;
+
+            if (!eq || (keylen = (size_t)(eq - p)) >= sizeof(key) || memchr(p + 1, ' ', keylen - 1))
+                continue;
+            memcpy(key, p, keylen); /* " C3" */
+            key[keylen] = '\0';
+            v = strtoll(eq + 1, NULL, 10);
+            for (q = strstr(other, key); q && q[keylen] != '='; q = strstr(q + 1, key))
+                ;
+            w = q ? strtoll(q + keylen + 1, NULL, 10) : 0;
+            if (side && q)
+                continue; /* counted from the kernel's side */
+            d += (uint64_t)(v > w ? v - w : w - v);
+        }
+    }
+    return d;
+}
 
 /* The mark hook of a search run: the mark's files, compared as they come. */
 static int choice_mark(struct replay *rp, const char *mark, void *arg)
@@ -904,8 +944,10 @@ static int choice_mark(struct replay *rp, const char *mark, void *arg)
             continue;
         file_compare(cs->o, &cs->o->runs[0].r[i], &cs->run, &fc);
         if (!fc.equal) {
-            if (cs->care[i])
+            if (cs->care[i]) {
                 cs->failing[cs->nr_failing++] = i;
+                cs->dist += choice_distance(fc.kernel_text, fc.engine_text);
+            }
             continue;
         }
         if (f == SIZE_MAX || cs->matched[f] || !turned)
@@ -943,6 +985,7 @@ static int choice_run(struct choice_search *cs, const uint64_t *script, size_t n
     cs->fail = UINT32_MAX;
     cs->before = cs->near = 0;
     cs->nr_failing = 0;
+    cs->dist = 0;
     cs->runs++;
     /* the default run got this far: only memory fails here */
     if (replay_init(&rp, cs->scn, &cs->cfg) || (ret = sim_choices_set(rp.sim, script, n, 0)))
@@ -990,6 +1033,7 @@ static int choice_run(struct choice_search *cs, const uint64_t *script, size_t n
     node->before = cs->before;
     node->near = cs->near > n ? cs->near : n;
     node->fails = cs->nr_failing;
+    node->dist = cs->dist;
     /* the choices between the last mark that matched and the first that
      * did not first, the earlier ones later (far) */
     node->lo = node->near < node->before ? node->near : n;
@@ -1016,8 +1060,8 @@ static bool choice_node_before(const struct choice_node *a, const struct choice_
 {
     if (a->fail != b->fail)
         return a->fail > b->fail;
-    if (closest && a->fails != b->fails)
-        return a->fails < b->fails;
+    if (closest && a->dist != b->dist)
+        return a->dist < b->dist;
     if (a->turned + a->far != b->turned + b->far)
         return a->turned + a->far < b->turned + b->far;
     return a->fails < b->fails;
