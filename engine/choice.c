@@ -66,7 +66,8 @@ const struct sim_choice *sim_choices_taken(const struct sim *sim, size_t *nr)
 }
 
 /* Reach a choice point of @kind with @nr_options (>= 2) options: the option
- * taken, 0 being the default.  choice_note() then says what it means.  Host
+ * taken, 0 being the default.  Its caller fills in the context that
+ * sim_choice_text() needs and calls choice_describe().  Host
  * memory exhaustion unwinds. */
 uint64_t choice_take(struct sim *sim, enum sim_choice_kind kind, uint64_t nr_options)
 {
@@ -106,19 +107,6 @@ uint64_t choice_take(struct sim *sim, enum sim_choice_kind kind, uint64_t nr_opt
         c->log[c->nr_log++] = c->last;
     }
     return taken;
-}
-
-/* The sentence of the choice choice_take() just took. */
-void choice_note(struct sim *sim, const char *fmt, ...)
-{
-    struct choice_state *c = sim->choice;
-    va_list ap;
-
-    va_start(ap, fmt);
-    vsnprintf(c->last.text, sizeof(c->last.text), fmt, ap);
-    va_end(ap);
-    if (c->logging && c->nr_log)
-        memcpy(c->log[c->nr_log - 1].text, c->last.text, sizeof(c->last.text));
 }
 
 /* Free the steering, the pins and the log (sim_destroy). */
@@ -207,6 +195,19 @@ void sim_choice_text(const struct sim_choice *c, uint64_t option, char *buf, siz
         break;
     }
     case SIM_CHOICE_RCU_WORKER:
+        if (c->nr_options == (uint64_t)c->nr_cpus + 1) { /* batches from several CPUs */
+            if (!option)
+                snprintf(buf, len,
+                         "kfree_rcu_work: each batch of this grace period on the CPU that "
+                         "queued it: one of %" PRIu64 " choices",
+                         c->nr_options);
+            else
+                snprintf(buf, len,
+                         "kfree_rcu_work: one unbound worker on CPU %" PRIu64
+                         " for every batch of this grace period: one of %" PRIu64 " choices",
+                         option - 1, c->nr_options);
+            break;
+        }
         snprintf(buf, len,
                  "kfree_rcu_work: the unbound worker on CPU %u, the objects queued on CPU %d: "
                  "one of %u CPUs",

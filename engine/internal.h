@@ -441,7 +441,6 @@ static inline void ev_move(struct sim *sim, enum sim_move_kind kind, uint64_t id
 
 /* choice.c */
 uint64_t choice_take(struct sim *sim, enum sim_choice_kind kind, uint64_t nr_options);
-__attribute__((format(printf, 2, 3))) void choice_note(struct sim *sim, const char *fmt, ...);
 void choice_release(struct sim *sim);
 void choice_describe(struct sim *sim);
 int choice_clone(struct sim *dst, const struct sim *src);

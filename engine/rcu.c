@@ -157,13 +157,17 @@ static void rcu_free_sheaf_nobarn(struct sim *sim, struct kmem_cache *s, uint32_
 static void rcu_run(struct sim *sim, size_t n)
 {
     struct rcu_cb *cbs;
-    int saved = sim->cpu;
+    int saved = sim->cpu, worker = -1;
+    bool spread = false, chosen = false;
     size_t i = 0;
 
     if (!n)
         return; /* nothing due; the queue may be NULL, which memcpy must not see */
     cbs = sim_scratch_alloc(sim, n * sizeof(*cbs));
     memcpy(cbs, sim->rcu, n * sizeof(*cbs));
+    for (size_t k = 0; k < n; k++) /* objects queued by more than one CPU */
+        if (cbs[k].kind == RCU_CB_OBJECT && cbs[k].cpu != cbs[0].cpu)
+            spread = true;
     while (i < n) {
         struct rcu_cb cb = cbs[i];
 
@@ -177,15 +181,29 @@ static void rcu_run(struct sim *sim, size_t n)
                 j++;
             /* kfree_rcu_work runs on the unbound "kvfree_rcu_reclaim"
              * workqueue: on the CPU the scheduler picks, a choice point
-             * whose default is the CPU that queued the objects */
-            if (sim->cfg.nr_cpus > 1) {
-                uint64_t k = choice_take(sim, SIM_CHOICE_RCU_WORKER, sim->cfg.nr_cpus);
+             * whose default is the CPU that queued the objects.  The
+             * batches of one grace period are queued from one CPU's RCU
+             * callbacks (queue_rcu_work() from kvfree_rcu_queue_batch(),
+             * every CPU's by __kvfree_rcu_barrier()'s caller) into one
+             * unbound pool, whose worker takes them one after another
+             * (worker_thread(), keep_working()): one choice for all of
+             * them, each on its own queuing CPU (the default) or all on
+             * one CPU. */
+            if (sim->cfg.nr_cpus > 1 && !chosen) {
+                /* options: the worker's CPU counted from the queuing one,
+                 * or (batches from several CPUs) 0 for each batch on its
+                 * own queuing CPU and 1 + N for all of them on CPU N */
+                uint64_t k = choice_take(sim, SIM_CHOICE_RCU_WORKER,
+                                         spread ? 1 + sim->cfg.nr_cpus : sim->cfg.nr_cpus);
 
-                sim->cpu = (int)((cb.cpu + k) % sim->cfg.nr_cpus);
+                worker = spread ? (int)k - 1 : (int)((cb.cpu + k) % sim->cfg.nr_cpus);
+                chosen = true;
                 sim->choice->last.cpu = (int)cb.cpu;
                 sim->choice->last.nr_cpus = sim->cfg.nr_cpus;
                 choice_describe(sim);
             }
+            if (worker >= 0)
+                sim->cpu = worker;
             objs = sim_scratch_alloc(sim, (j - i) * sizeof(*objs));
             ev_begin(sim, NULL, "kvfree_rcu_bulk", "grace_period_over", -1);
             rcu_dequeue(sim, j - i); /* from the queue into flight, in one event */

@@ -30,6 +30,7 @@ struct oracle_args {
     const char *program;
     const char *topology;
     const char *root;
+    const char *shape;
     bool verbose;
 };
 
@@ -47,6 +48,10 @@ static const struct cli_opt oracle_opts[] = {
         {CLI_TO(struct oracle_args, nodes), .name = "nodes", .arg = "N", .min = 1, .max = 2,
          .help = "gen: NUMA nodes, CPUs in contiguous blocks (default: 1 or 2, drawn from the "
                  "seed)"},
+        {CLI_TO(struct oracle_args, shape), .name = "shape", .arg = "SHAPE",
+         .help = "gen: weight the program for a shape: \"shrink\", a shrink and a mark after "
+                 "every remote free and bulk free, and frees on another CPU half the time or more "
+                 "(the programs whose result depends on flush_all()'s order)"},
         {CLI_TO(struct oracle_args, out), .short_name = 'o', .arg = "FILE",
          .help = "gen, engine: write to FILE instead of stdout"},
         {CLI_TO(struct oracle_args, program), .name = "program", .arg = "FILE",
@@ -72,6 +77,9 @@ static int oracle_gen_main(const struct oracle_args *a)
     o.seed = a->seed.value;
     o.cpus = (unsigned)a->cpus.value;
     o.nodes = (unsigned)a->nodes.value;
+    if (a->shape && strcmp(a->shape, "shrink"))
+        return cli_usage_error("oracle", "--shape takes \"shrink\", not \"%s\"", a->shape);
+    o.shrink = a->shape != NULL;
     if (a->kernel) {
         struct sim_config cfg;
 

@@ -27,6 +27,7 @@ struct oracle_gen_opts {
     unsigned cpus;  /* 1..8; 0: 4 */
     unsigned nodes; /* 1..2 (and <= cpus); 0: drawn from the seed */
     bool seven;     /* 7.x operations too: prefill/refill/return, kfree_rcu */
+    bool shrink;    /* weighted for a shrink after remote frees and bulk frees */
 };
 
 /*
@@ -36,7 +37,11 @@ struct oracle_gen_opts {
  * another, so remote and cross-node frees), alloc_bulk, free_bulk, shrink
  * and marks; with @o->seven also prefill, alloc_from_sheaf, refill_sheaf,
  * return_sheaf, and kfree_rcu always followed by rcu_barrier before the
- * next mark.  -EINVAL for options out of range, -ENOMEM.
+ * next mark.  With @o->shrink, frees run on another CPU half the time or
+ * more and every free that ran remotely (a single free, a burst, a bulk
+ * free) is followed by a shrink and a mark: the programs whose result
+ * depends on the order of flush_all()'s works.  -EINVAL for options out of
+ * range, -ENOMEM.
  */
 int oracle_gen(struct strbuf *out, const struct oracle_gen_opts *o);
 

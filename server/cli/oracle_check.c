@@ -795,26 +795,357 @@ static void check_file(struct check_ctx *cx, const struct oout *o, const struct 
  * files its default run does not match: flush_all()'s order, kfree_rcu's
  * worker CPU and the remote-node draw are the kernel's scheduler's and
  * cycle counter's, so a kernel run that took another is as right as the
- * default.  The walk (scenario/outcomes.h) takes at most CHOICE_DEVIATIONS
- * non-default choices in one run (every run with one before any with two)
- * and CHOICE_MAX_RUNS runs per program; a
- * file is matched through choices when one of those runs gives it as the
- * kernel printed it (the same rule as the default run's).
+ * default.
+ *
+ * The search goes mark by mark.  What the kernel printed at a mark depends
+ * only on the choices taken before it, so a run (replayed from the start
+ * with a script of options for the first choices it reaches, the defaults
+ * after) stops at its first mark whose files differ, and only the choices
+ * it reached before that mark and after its script can mend it.  A run's
+ * children turn one of those choices to each of its other options (the
+ * defaults after it); a run whose first differing mark comes before any
+ * choice it may turn is a dead end.  The runs wait in a queue, the one
+ * that got furthest first (the latest first differing mark), then, in
+ * turn, the one with the fewest turned choices (a turn before the mark
+ * before that one counting as one more) and the one whose numbers at its
+ * mark are nearest the kernel's (choice_distance()): a best-first search
+ * over the tree of choices, which every combination is a leaf of.  The
+ * first run whose every mark matches ends it.
+ *
+ * Which files a mark must match: every file the kernel printed that is
+ * compared, except those tests/oracle/known-differences.txt covers (a gap
+ * in the model is no choice), and except the files no run could give: when
+ * every branch is a dead end, the files that differ at the furthest mark
+ * any run reached (in the run that reached it with the fewest) are left to
+ * the comparison, and the search starts again without them.  At most
+ * CHOICE_MAX_RUNS runs a program; a file a run gave as the kernel printed
+ * it is matched through choices, and a run that gives them all is the
+ * program's match, for every file.  What no run of the search gave is
+ * looked for by outcomes.h's walk of the runs that turn one choice (at
+ * most CHOICE_WALK_RUNS), file by file.
  */
-#define CHOICE_DEVIATIONS 2u
-#define CHOICE_MAX_RUNS 600u
+#define CHOICE_MAX_RUNS  1000u
+#define CHOICE_WALK_RUNS 300u
 
-struct choice_search {
-    const struct oout *o;
-    const struct orec **files; /* the kernel files the default run does not match */
-    char **matched;            /* per file: the choices that matched it, or NULL */
-    size_t nr, left;
-    bool whole; /* one run gave every file */
-    struct orun run;
-    struct engine_capture cap;
+/* A run of the search, waiting for its children. */
+struct choice_node {
+    uint64_t *taken, *options; /* per choice it reached */
+    size_t nr;                 /* choices it reached */
+    size_t fixed;              /* the script's length: choices its children keep */
+    size_t before;             /* choices it reached before its first differing mark */
+    size_t near;               /* choices it reached before the mark before that one */
+    unsigned fail;             /* its first differing mark */
+    size_t fails;              /* files differing there */
+    uint64_t dist;             /* how far their numbers are from the kernel's */
+    unsigned turned;           /* non-default choices in its script */
+    size_t lo, hi;             /* the choices its next children turn */
+    bool far;                  /* those are the ones before near */
 };
 
-static int choice_before(struct replay *rp, void *arg)
+struct choice_search {
+    struct check_ctx *cx;
+    const struct oout *o;
+    const struct scenario *scn;
+    struct sim_config cfg;
+    const struct orec **files; /* the kernel files the default run does not match */
+    char **matched;            /* per file: the choices that matched it, or NULL */
+    size_t nr;
+    size_t *file_of;    /* per record of o->runs[0]: its index in files, or SIZE_MAX */
+    bool *care;         /* per record of o->runs[0]: a mark matches only when it is equal */
+    size_t *mark_start; /* per kernel mark: its first record in o->runs[0]; [nr_marks]: the end */
+    unsigned nr_marks;
+    unsigned runs;
+    bool whole; /* one run gave every file */
+    /* the run in progress */
+    struct orun run;
+    struct engine_capture cap;
+    unsigned fail;   /* its first mark that differs, or UINT32_MAX */
+    size_t before;   /* choices it reached before that mark */
+    size_t near;     /* choices it reached before the last mark that matched */
+    size_t *failing; /* the records that differ there */
+    size_t nr_failing;
+    uint64_t dist; /* choice_distance() summed over them */
+    /* the run of this pass that got furthest: its first differing mark and files */
+    unsigned best_fail;
+    size_t *best_failing;
+    size_t nr_best_failing;
+    /* the queue */
+    struct choice_node *queue;
+    size_t nr_queue;
+};
+
+/* How far the numbers of @engine's line are from @kernel's: the totals'
+ * difference plus each "C<n>=" or "N<n>=" part's (a part one side lacks
+ * counting as 0); a line without numbers is far. */
+static uint64_t choice_distance(const char *kernel, const char *engine)
+{
+    int64_t k, e;
+    uint64_t d;
+    const char *p;
+
+    if (!first_number(kernel, &k) || !first_number(engine, &e))
+        return 1000000;
+    d = (uint64_t)(k > e ? k - e : e - k);
+    for (int side = 0; side < 2; side++) {
+        const char *line = side ? engine : kernel, *other = side ? kernel : engine;
+
+        for (p = strchr(line, ' '); p; p = strchr(p + 1, ' ')) {
+            const char *eq = strchr(p + 1, '=');
+            size_t keylen;
+            int64_t v = 0, w = 0;
+            char key[16];
+            const char *q;
+
+            if (!eq || (keylen = (size_t)(eq - p)) >= sizeof(key) || memchr(p + 1, ' ', keylen - 1))
+                continue;
+            memcpy(key, p, keylen); /* " C3" */
+            key[keylen] = '\0';
+            v = strtoll(eq + 1, NULL, 10);
+            for (q = strstr(other, key); q && q[keylen] != '='; q = strstr(q + 1, key))
+                ;
+            w = q ? strtoll(q + keylen + 1, NULL, 10) : 0;
+            if (side && q)
+                continue; /* counted from the kernel's side */
+            d += (uint64_t)(v > w ? v - w : w - v);
+        }
+    }
+    return d;
+}
+
+/* The mark hook of a search run: the mark's files, compared as they come. */
+static int choice_mark(struct replay *rp, const char *mark, void *arg)
+{
+    struct choice_search *cs = arg;
+    size_t from = cs->run.nr, nr_taken;
+    unsigned m = cs->cap.mark_idx;
+    const struct sim_choice *taken;
+    struct strbuf why = STRBUF_INIT;
+    bool turned = false;
+    struct file_cmp fc;
+    int err;
+
+    if (first_warning(rp) || rp->nr_warnings_total > rp->nr_warnings) {
+        cs->fail = 0; /* a run the default one is not: nothing to match with */
+        cs->before = 0;
+        return -ECANCELED;
+    }
+    if ((err = engine_mark(rp, mark, &cs->cap)))
+        return err;
+    qsort(cs->run.r + from, cs->run.nr - from, sizeof(*cs->run.r), orec_cmp);
+    if (m >= cs->nr_marks)
+        return 0;
+    taken = sim_choices_taken(rp->sim, &nr_taken);
+    for (size_t i = 0; i < nr_taken; i++)
+        turned |= taken[i].taken != 0;
+    for (size_t i = cs->mark_start[m]; i < cs->mark_start[m + 1]; i++) {
+        size_t f = cs->file_of[i];
+
+        if (!cs->care[i] && f == SIZE_MAX)
+            continue;
+        file_compare(cs->o, &cs->o->runs[0].r[i], &cs->run, &fc);
+        if (!fc.equal) {
+            if (cs->care[i]) {
+                cs->failing[cs->nr_failing++] = i;
+                cs->dist += choice_distance(fc.kernel_text, fc.engine_text);
+            }
+            continue;
+        }
+        if (f == SIZE_MAX || cs->matched[f] || !turned)
+            continue;
+        if (!why.len)
+            outcomes_describe(&why, taken, nr_taken);
+        if (strbuf_failed(&why) || !(cs->matched[f] = strdup(strbuf_str(&why)))) {
+            strbuf_release(&why);
+            return -ENOMEM;
+        }
+    }
+    strbuf_release(&why);
+    if (!cs->nr_failing) {
+        cs->near = nr_taken;
+        return 0;
+    }
+    cs->fail = m;
+    cs->before = nr_taken;
+    return -ECANCELED;
+}
+
+/* A run of @cs->scn taking @script's options first: a node of the search
+ * into @node (its taken and options arrays allocated), or a dead end
+ * (node->before 0).  0 or -ENOMEM. */
+static int choice_run(struct choice_search *cs, const uint64_t *script, size_t n,
+                      struct choice_node *node)
+{
+    struct replay rp = {0};
+    const struct sim_choice *log;
+    int ret = 0, run_err;
+
+    memset(node, 0, sizeof(*node));
+    orun_release(&cs->run);
+    cs->cap = (struct engine_capture){&cs->run, 0, 0};
+    cs->fail = UINT32_MAX;
+    cs->before = cs->near = 0;
+    cs->nr_failing = 0;
+    cs->dist = 0;
+    cs->runs++;
+    /* the default run got this far: only memory fails here */
+    if (replay_init(&rp, cs->scn, &cs->cfg) || (ret = sim_choices_set(rp.sim, script, n, 0)))
+        goto out;
+    rp.mark_hook = choice_mark;
+    rp.mark_arg = cs;
+    run_err = replay_run(&rp);
+    if (run_err == -ENOMEM) {
+        ret = run_err;
+        goto out;
+    }
+    if (run_err && run_err != -ECANCELED)
+        goto out; /* a run the default one is not: a dead end */
+    log = sim_choices_taken(rp.sim, &node->nr);
+    if (node->nr && (!(node->taken = malloc(node->nr * sizeof(*node->taken))) ||
+                     !(node->options = malloc(node->nr * sizeof(*node->options))))) {
+        ret = -ENOMEM;
+        goto out;
+    }
+    for (size_t i = 0; i < node->nr; i++) {
+        node->taken[i] = log[i].taken;
+        node->options[i] = log[i].nr_options;
+        node->turned += i < n && log[i].taken;
+    }
+    node->fixed = n;
+    if (cs->fail == UINT32_MAX && !run_err) {
+        struct strbuf why = STRBUF_INIT;
+        struct file_cmp fc;
+
+        /* every mark matched: the program's match, for each file it gives */
+        cs->whole = true;
+        outcomes_describe(&why, log, node->nr);
+        for (size_t f = 0; f < cs->nr && !ret; f++) {
+            file_compare(cs->o, cs->files[f], &cs->run, &fc);
+            if (!fc.equal)
+                continue;
+            free(cs->matched[f]);
+            if (strbuf_failed(&why) || !(cs->matched[f] = strdup(strbuf_str(&why))))
+                ret = -ENOMEM;
+        }
+        strbuf_release(&why);
+        goto out;
+    }
+    node->fail = cs->fail;
+    node->before = cs->before;
+    node->near = cs->near > n ? cs->near : n;
+    node->fails = cs->nr_failing;
+    node->dist = cs->dist;
+    /* the choices between the last mark that matched and the first that
+     * did not first, the earlier ones later (far) */
+    node->lo = node->near < node->before ? node->near : n;
+    node->hi = node->before;
+    if (cs->nr_failing && (cs->best_fail == UINT32_MAX || cs->fail > cs->best_fail ||
+                           (cs->fail == cs->best_fail && cs->nr_failing < cs->nr_best_failing))) {
+        cs->best_fail = cs->fail;
+        memcpy(cs->best_failing, cs->failing, cs->nr_failing * sizeof(*cs->failing));
+        cs->nr_best_failing = cs->nr_failing;
+    }
+out:
+    replay_release(&rp);
+    if (ret || node->before <= node->fixed) {
+        free(node->taken);
+        free(node->options);
+        memset(node, 0, sizeof(*node));
+    }
+    return ret;
+}
+
+/* True when node @a should be expanded before node @b. */
+static bool choice_node_before(const struct choice_node *a, const struct choice_node *b,
+                               bool closest)
+{
+    if (a->fail != b->fail)
+        return a->fail > b->fail;
+    if (closest && a->dist != b->dist)
+        return a->dist < b->dist;
+    if (a->turned + a->far != b->turned + b->far)
+        return a->turned + a->far < b->turned + b->far;
+    return a->fails < b->fails;
+}
+
+static void choice_queue_clear(struct choice_search *cs)
+{
+    for (size_t i = 0; i < cs->nr_queue; i++) {
+        free(cs->queue[i].taken);
+        free(cs->queue[i].options);
+    }
+    cs->nr_queue = 0;
+}
+
+/* Queue @node when it has children (else free nothing: choice_run() did). */
+static int choice_push(struct choice_search *cs, struct choice_node *node)
+{
+    if (!node->taken)
+        return 0;
+    if (!(cs->queue = grow(cs->queue, cs->nr_queue, sizeof(*cs->queue)))) {
+        free(node->taken);
+        free(node->options);
+        return -ENOMEM;
+    }
+    cs->queue[cs->nr_queue++] = *node;
+    return 0;
+}
+
+/* One pass of the search from the default run: 0, or -ENOMEM. */
+static int choice_pass(struct choice_search *cs)
+{
+    struct choice_node node, child;
+    uint64_t *script = NULL;
+    unsigned expansions = 0;
+    int ret;
+
+    cs->best_fail = UINT32_MAX;
+    cs->nr_best_failing = 0;
+    if ((ret = choice_run(cs, NULL, 0, &node)) || (ret = choice_push(cs, &node)))
+        return ret;
+    while (cs->nr_queue && !cs->whole && !ret && cs->runs < CHOICE_MAX_RUNS) {
+        size_t best = 0;
+
+        for (size_t i = 1; i < cs->nr_queue; i++)
+            if (choice_node_before(&cs->queue[i], &cs->queue[best], expansions & 1))
+                best = i;
+        node = cs->queue[best];
+        cs->queue[best] = cs->queue[--cs->nr_queue];
+        expansions++;
+        if (!(script = realloc(script, node.before * sizeof(*script)))) {
+            ret = -ENOMEM;
+        } else {
+            memcpy(script, node.taken, node.before * sizeof(*script));
+            /* the choice nearest the mark first */
+            for (size_t j = node.hi; j-- > node.lo && !ret && !cs->whole;) {
+                for (uint64_t opt = 1; opt < node.options[j] && !ret && !cs->whole; opt++) {
+                    if (cs->runs >= CHOICE_MAX_RUNS)
+                        break;
+                    script[j] = opt;
+                    if (!(ret = choice_run(cs, script, j + 1, &child)))
+                        ret = choice_push(cs, &child);
+                }
+                script[j] = node.taken[j];
+            }
+        }
+        if (!ret && !node.far && node.lo > node.fixed) {
+            /* the earlier choices, after the other nodes of as many turns */
+            node.far = true;
+            node.hi = node.lo;
+            node.lo = node.fixed;
+            ret = choice_push(cs, &node);
+            continue;
+        }
+        free(node.taken);
+        free(node.options);
+    }
+    free(script);
+    choice_queue_clear(cs);
+    return ret;
+}
+
+/* The walk of outcomes.h, for what the search left: each run whole (no
+ * mark stops it), each file it gives that no run gave yet matched. */
+static int choice_walk_before(struct replay *rp, void *arg)
 {
     struct choice_search *cs = arg;
 
@@ -825,46 +1156,34 @@ static int choice_before(struct replay *rp, void *arg)
     return 0;
 }
 
-static int choice_after(struct replay *rp, int run_err, const struct sim_choice *choices,
-                        size_t nr, void *arg)
+static int choice_walk_after(struct replay *rp, int run_err, const struct sim_choice *choices,
+                             size_t nr, void *arg)
 {
     struct choice_search *cs = arg;
     struct strbuf why = STRBUF_INIT;
     struct file_cmp fc;
-    size_t equal = 0;
-    bool *eq;
+    size_t left = 0;
+    int ret = 0;
 
-    if (run_err || rp->nr_warnings_total || !nr)
+    cs->runs++;
+    if (run_err || first_warning(rp) || rp->nr_warnings_total > rp->nr_warnings || !nr)
         return 0; /* a run the default one is not: nothing to match with */
-    if (!(eq = calloc(cs->nr, sizeof(*eq))))
-        return -ENOMEM;
     qsort(cs->run.r, cs->run.nr, sizeof(*cs->run.r), orec_cmp);
-    for (size_t i = 0; i < cs->nr; i++) {
-        file_compare(cs->o, cs->files[i], &cs->run, &fc);
-        eq[i] = fc.equal;
-        equal += fc.equal;
-    }
-    /* a run that gives every such file: the program's match, for all of them */
-    for (size_t i = 0; i < cs->nr; i++) {
-        if (!eq[i] || (cs->matched[i] && equal < cs->nr))
+    for (size_t f = 0; f < cs->nr && !ret; f++) {
+        if (cs->matched[f])
             continue;
+        file_compare(cs->o, cs->files[f], &cs->run, &fc);
+        if (!fc.equal) {
+            left++;
+            continue;
+        }
         if (!why.len)
             outcomes_describe(&why, choices, nr);
-        if (cs->matched[i])
-            free(cs->matched[i]);
-        else
-            cs->left--;
-        if (strbuf_failed(&why) || !(cs->matched[i] = strdup(strbuf_str(&why)))) {
-            free(eq);
-            strbuf_release(&why);
-            return -ENOMEM;
-        }
+        if (strbuf_failed(&why) || !(cs->matched[f] = strdup(strbuf_str(&why))))
+            ret = -ENOMEM;
     }
-    free(eq);
     strbuf_release(&why);
-    if (equal == cs->nr)
-        cs->whole = true;
-    return cs->whole ? 1 : 0; /* one run gave them all: the walk may stop */
+    return ret ? ret : left ? 0 : 1; /* every file matched: the walk may stop */
 }
 
 /* Look for runs matching the files of @o the default run @engine does not
@@ -873,50 +1192,87 @@ static int choice_search(struct check_ctx *cx, const struct scenario *scn, enum 
                          const struct oout *o, const struct orun *engine,
                          struct choice_search *cs)
 {
-    struct outcome_walk w = {.before = choice_before,
-                             .after = choice_after,
-                             .arg = cs};
+    const struct orun *k0 = &o->runs[0];
     struct strbuf err = STRBUF_INIT;
-    struct sim_config cfg;
     struct file_cmp fc;
+    bool chase = false;
+    unsigned searched;
     int ret = 0;
 
     memset(cs, 0, sizeof(*cs));
+    cs->cx = cx;
     cs->o = o;
-    for (size_t i = 0; i < o->runs[0].nr; i++) {
-        const struct orec *k = &o->runs[0].r[i];
+    cs->scn = scn;
+    if (!k0->nr)
+        return 0;
+    cs->nr_marks = k0->r[k0->nr - 1].mark_idx + 1;
+    if (!(cs->file_of = malloc(k0->nr * sizeof(*cs->file_of))) ||
+        !(cs->care = calloc(k0->nr, sizeof(*cs->care))) ||
+        !(cs->mark_start = calloc(cs->nr_marks + 1, sizeof(*cs->mark_start))))
+        return -ENOMEM;
+    for (size_t i = 0; i < k0->nr; i++) {
+        const struct orec *k = &k0->r[i];
 
+        cs->file_of[i] = SIZE_MAX;
+        cs->mark_start[k->mark_idx + 1] = i + 1;
         if (lists_not_compared(cx->lists, k->file))
             continue;
         file_compare(o, k, engine, &fc);
-        if (fc.equal)
+        if (fc.equal) {
+            cs->care[i] = true;
             continue;
+        }
         if (!(cs->files = grow(cs->files, cs->nr, sizeof(*cs->files))))
             return -ENOMEM;
+        cs->file_of[i] = cs->nr;
         cs->files[cs->nr++] = k;
+        /* a gap in the model is no choice: its files need not match */
+        cs->care[i] = !lists_known(cx->lists, cx->kernel, cx->program, k->file);
+        chase |= cs->care[i];
     }
-    if (!cs->nr)
+    for (unsigned m = 1; m <= cs->nr_marks; m++) /* marks without a file */
+        if (cs->mark_start[m] < cs->mark_start[m - 1])
+            cs->mark_start[m] = cs->mark_start[m - 1];
+    if (!chase)
         return 0;
-    if (!(cs->matched = calloc(cs->nr, sizeof(*cs->matched))))
+    if (!(cs->matched = calloc(cs->nr, sizeof(*cs->matched))) ||
+        !(cs->failing = malloc(k0->nr * sizeof(*cs->failing))) ||
+        !(cs->best_failing = malloc(k0->nr * sizeof(*cs->best_failing))))
         return -ENOMEM;
-    cs->left = cs->nr;
-    if (oracle_config(cx->program, scn, rel, o, &cfg, &err)) {
+    if (oracle_config(cx->program, scn, rel, o, &cs->cfg, &err)) {
         strbuf_release(&err);
         return 0;
     }
-    /* one deviation from the defaults everywhere first, then two: the walk
-     * is depth first, and a budget spent on pairs near the end would never
-     * reach a single early choice */
-    for (unsigned d = 1, runs = 0; d <= CHOICE_DEVIATIONS && runs < CHOICE_MAX_RUNS && !ret;
-         d++) {
-        w.max_deviations = d;
-        w.max_runs = CHOICE_MAX_RUNS - runs;
-        ret = outcomes_walk(scn, &cfg, &w, &err);
-        runs += (unsigned)w.runs;
+    while (!ret && !cs->whole && cs->runs < CHOICE_MAX_RUNS) {
+        if ((ret = choice_pass(cs)) || cs->whole || !cs->nr_best_failing)
+            break;
+        /* no run got past best_fail: its differing files are the model's
+         * (or a bug's), left to the comparison; search again without them */
+        for (size_t i = 0; i < cs->nr_best_failing; i++)
+            cs->care[cs->best_failing[i]] = false;
+    }
+    searched = cs->runs;
+    for (size_t f = 0; f < cs->nr && !cs->whole && !ret; f++) {
+        struct outcome_walk w = {.before = choice_walk_before,
+                                 .after = choice_walk_after,
+                                 .arg = cs,
+                                 .max_deviations = 1,
+                                 .max_runs = CHOICE_WALK_RUNS};
+
+        if (cs->matched[f])
+            continue;
+        /* a file no run of the search gave: one turned choice anywhere */
+        ret = outcomes_walk(scn, &cs->cfg, &w, &err);
+        ret = ret == -ENOMEM ? ret : 0;
+        break;
     }
     strbuf_release(&err);
+    if (cx->verbose)
+        fprintf(cx->report, "search %s %s: %u runs%s, %s\n", cx->kernel, cx->program, searched,
+                cs->runs > searched ? " and a walk of one turned choice" : "",
+                cs->whole ? "one run matches every mark" : "no run matches every mark");
     orun_release(&cs->run);
-    return ret == -ENOMEM ? ret : 0;
+    return ret;
 }
 
 static void choice_search_release(struct choice_search *cs)
@@ -925,6 +1281,13 @@ static void choice_search_release(struct choice_search *cs)
         free(cs->matched[i]);
     free(cs->matched);
     free(cs->files);
+    free(cs->file_of);
+    free(cs->care);
+    free(cs->mark_start);
+    free(cs->failing);
+    free(cs->best_failing);
+    choice_queue_clear(cs);
+    free(cs->queue);
     orun_release(&cs->run);
 }
 
@@ -933,7 +1296,7 @@ static const char *choice_matched(const struct choice_search *cs, const struct o
 {
     for (size_t i = 0; i < cs->nr; i++)
         if (cs->files[i] == k)
-            return cs->matched[i];
+            return cs->matched ? cs->matched[i] : NULL;
     return NULL;
 }
 

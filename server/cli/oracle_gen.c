@@ -9,7 +9,8 @@
  * it names: allocations (some on a given node), frees in FIFO, LIFO or
  * random order on the allocating CPU or on another one (so remote frees,
  * and cross-node frees on two nodes), bulk allocations and bulk frees,
- * shrinks (often right after remote frees and bulk frees) and marks.  With the 7.x operations, prefilled sheaves (prefill,
+ * shrinks (often right after remote frees and bulk frees; always, with
+ * --shape shrink) and marks.  With the 7.x operations, prefilled sheaves (prefill,
  * alloc_from_sheaf within what was asked, refill_sheaf, return_sheaf, every
  * sheaf returned before the end) and kfree_rcu, always followed by an
  * rcu_barrier so that no mark sees callbacks in flight.  No repeat, no
@@ -286,7 +287,7 @@ static void gen_shrink(struct gen *g)
  */
 static void gen_shrink_after(struct gen *g)
 {
-    if (!gen_chance(g, 40))
+    if (!gen_chance(g, 40) && !g->o->shrink)
         return;
     gen_shrink(g);
     gen_mark(g);
@@ -378,6 +379,8 @@ static void gen_ops(struct gen *g)
     unsigned remote_pct = gen_below(g, 4) * 25; /* how often frees run elsewhere */
     enum gen_order order = (enum gen_order)gen_below(g, 3);
 
+    if (g->o->shrink && remote_pct < 50)
+        remote_pct += 50;
     strbuf_puts(g->out, "  \"ops\": [");
     g->first_op = true;
     for (step = 0; step < nr_steps; step++) {
@@ -412,14 +415,19 @@ static void gen_ops(struct gen *g)
             if (remote)
                 gen_shrink_after(g);
         } else if (r < 60) { /* a burst of frees on one CPU */
+            bool remote = false;
+
             n = 1 + gen_below(g, gen_chance(g, 60) ? 40 : 200);
             for (k = 0; k < n; k++) {
                 int i = gen_pick(g, order);
 
                 if (i < 0)
                     break;
+                remote |= g->live[i].cpu != cpu;
                 gen_free(g, (unsigned)i, cpu);
             }
+            if (remote && g->o->shrink)
+                gen_shrink_after(g);
         } else if (r < 68) {
             gen_alloc_bulk(g, cpu, cache);
         } else if (r < 74) {
@@ -464,12 +472,13 @@ int oracle_gen(struct strbuf *out, const struct oracle_gen_opts *o)
 
     strbuf_printf(out,
                   "{\n  \"format\": 1,\n  \"name\": \"r%" PRIu64 "\",\n"
-                  "  \"title\": \"Random program %" PRIu64 " for the kernel oracle%s\",\n"
+                  "  \"title\": \"Random program %" PRIu64 " for the kernel oracle%s%s\",\n"
                   "  \"description\": \"Made by slublab oracle gen --seed %" PRIu64
-                  "%s: operations a kernel can run, compared with real kernels "
+                  "%s%s: operations a kernel can run, compared with real kernels "
                   "(docs/fidelity.md).\",\n",
-                  o->seed, o->seed, o->seven ? " (7.x operations)" : "", o->seed,
-                  o->seven ? " --kernel 7.x" : "");
+                  o->seed, o->seed, o->seven ? " (7.x operations)" : "",
+                  o->shrink ? ", shrinks after remote and bulk frees" : "", o->seed,
+                  o->seven ? " --kernel 7.x" : "", o->shrink ? " --shape shrink" : "");
     strbuf_printf(out, "  \"machine\": {\"cpus\": %u, \"nodes\": %u, \"cpu_node\": [", g.cpus,
                   g.nodes);
     for (cpu = 0; cpu < g.cpus; cpu++)

@@ -50,6 +50,25 @@ for seed in $(seq 1 40); do
 done
 check "shrinks after bulk frees are common ($after_bulk of 40)" [ "$after_bulk" -ge 8 ]
 
+# --shape shrink: every bulk free and every free that ran on another CPU
+# than the allocation's is followed by a shrink (so nearly every program
+# has one), and the programs still run clean
+shaped=0
+for seed in $(seq 1 20); do
+    "$BIN" oracle gen --seed "$seed" --kernel 7.3 --shape shrink -o "$TMP/p.json"
+    check "--shape shrink seed $seed: each bulk free followed by a shrink" \
+        [ "$(grep -c '"free_bulk"' "$TMP/p.json")" = "$(grep -A1 '"free_bulk"' "$TMP/p.json" | grep -c '"shrink"')" ]
+    grep -B1 '"shrink"' "$TMP/p.json" | grep -q '"free' && shaped=$((shaped + 1))
+    sl run "$TMP/p.json" --model 7.3
+    check "--shape shrink seed $seed runs clean" [ "$status" -eq 0 ]
+done
+check "--shape shrink: a shrink right after frees in nearly every program ($shaped of 20)" [ "$shaped" -ge 18 ]
+check "--shape shrink says so in the program" grep -q 'oracle gen --seed 20 --kernel 7.x --shape shrink' "$TMP/p.json"
+sl oracle gen --seed 20 --kernel 7.3
+check "without --shape: another program" not cmp -s "$TMP/out" "$TMP/p.json"
+sl oracle gen --seed 7 --shape round
+check "an unknown shape is a usage error" [ "$status" -eq 2 ]
+
 sl oracle gen --seed 7 --cpus 1
 check "--cpus 1" grep -q '"cpus": 1, "nodes": 1' "$TMP/out"
 sl oracle gen --seed 7 --cpus 8 --nodes 2

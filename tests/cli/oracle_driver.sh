@@ -77,16 +77,14 @@ check "validate of a cache without debug flags refused" grep -q '^refused plain:
 mkdir -p "$TMP/progs" "$TMP/rec"
 echo '{}' >"$TMP/progs/k.json"
 echo '{}' >"$TMP/progs/old.json"
-cat >"$TMP/data.txt" <<'EOF'
-oracle-begin
-kernel 7.3.4
-node 0 0-3
-program k
-run 1
+# one run of program k: SLUB's report of a clobbered right red zone at $3
+k_run() { # RUN TIME ADDRESS
+    cat <<EOF
+run $1
 mark validated
-kmsg [    3.210001] [Right Redzone overwritten] 0xffff888003a1d040-0xffff888003a1d040 @offset=64. First byte 0x12 instead of 0xcc
-kmsg [    3.210002] BUG slublab-A (Tainted: G    B              ): Object corrupt
-kmsg [    3.210003] FIX slublab-A: Restoring Right Redzone 0xffff888003a1d040-0xffff888003a1d040=0xcc
+kmsg [    $2] [Right Redzone overwritten] $3-$3 @offset=64. First byte 0x12 instead of 0xcc
+kmsg [    $2] BUG slublab-A (Tainted: G    B              ): Object corrupt
+kmsg [    $2] FIX slublab-A: Restoring Right Redzone $3-$3=0xcc
 cache A
 objects 16
 cache B
@@ -94,19 +92,14 @@ objects 0
 mark end
 cache A
 objects 16
-run 2
-mark validated
-kmsg [    4.1] [Right Redzone overwritten] 0x1-0x1 @offset=64. First byte 0x12 instead of 0xcc
-kmsg [    4.1] BUG slublab-A (Tainted: G    B              ): Object corrupt
-kmsg [    4.1] FIX slublab-A: Restoring Right Redzone 0x1-0x1=0xcc
-cache A
-objects 16
-cache B
-objects 0
-mark end
-cache A
-objects 16
-done k
+EOF
+}
+{
+    printf 'oracle-begin\nkernel 7.3.4\nnode 0 0-3\nprogram k\n'
+    k_run 1 3.210001 0xffff888003a1d040
+    k_run 2 4.1 0x1
+    echo 'done k'
+    cat <<'EOF'
 program old
 run 1
 mark m
@@ -123,6 +116,7 @@ objects 1
 done old
 oracle-end
 EOF
+} >"$TMP/data.txt"
 python3 $drv/record.py boot --data "$TMP/data.txt" --progs "$TMP/progs" --out "$TMP/rec" --nodes 1 >"$TMP/rec.txt"
 check "both programs recorded" grep -qx 'recorded 2' "$TMP/rec.txt"
 k=$TMP/rec/programs/k.out

@@ -17,7 +17,7 @@ const MAY = {
  */
 export function choiceSentence(c) {
   const n = c.options.toLocaleString('en-US');
-  const what = c.kind === 'flush_order' ? `one of ${n} orders` : c.kind === 'rcu_worker' ? `one of ${n} CPUs` : `one of ${n} draws`;
+  const what = c.kind === 'flush_order' ? `one of ${n} orders` : c.kind === 'rcu_worker' ? `one of ${n} choices` : `one of ${n} draws`;
   return `The kernel may ${MAY[c.kind] ?? 'take another option'} here: ${what}. ${c.taken ? 'This run takes another than the lab\'s own' : 'The lab takes its default'}.`;
 }
 
@@ -32,6 +32,7 @@ export function optionWords(kind, text) {
     return `the kernel may flush CPU ${cpus[0]} first${cpus.length > 2 ? ` (${cpus.join(', ')})` : ''}`;
   }
   if (kind === 'rcu_worker' && (m = /worker on CPU (\d+)/.exec(text))) return `the kernel may run the worker on CPU ${m[1]}`;
+  if (kind === 'rcu_worker' && /each batch/.test(text)) return 'the kernel may run each batch on the CPU that queued it';
   if (kind === 'remote_draw' && (m = /partial slabs (searched|skipped)/.exec(text))) {
     return m[1] === 'searched' ? 'the kernel may search another node\'s partial slabs' : 'the kernel may skip another node\'s partial slabs';
   }
