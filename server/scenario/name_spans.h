@@ -28,8 +28,12 @@ struct name_span {
     uint64_t from, to; /* the name shows at positions from < p <= to */
     sim_addr_t addr;
     uint32_t name; /* offset of its NUL-terminated name in the arena */
-    uint32_t same; /* index + 1 of the first span of this object's line of names, 0 when this is it
-                    */
+    uint32_t same; /* index + 1 of the object's first named span; 0: this is it */
+};
+
+struct name_closed {
+    sim_addr_t addr;
+    size_t span; /* index + 1 */
 };
 
 struct name_spans {
@@ -39,11 +43,7 @@ struct name_spans {
     size_t text_len, text_cap;
     size_t *open; /* map: address -> index + 1 of its open span; 0 marks an empty slot */
     size_t open_cap, open_nr;
-    /* the spans the operation starting at closed_at closed, for the names it binds next */
-    struct name_closed {
-        sim_addr_t addr;
-        size_t span; /* index + 1 */
-    } * closed;
+    struct name_closed *closed; /* spans the operation at closed_at closed, for its binds */
     size_t closed_nr, closed_cap;
     uint64_t closed_at;
 };
