@@ -7,6 +7,7 @@
 // the PNG export (paint.js), the banner (views/banner.js).
 
 import { api } from './api.js';
+import { fill, breakAtUnderscores } from './dom.js';
 import { createPlayer } from './state.js';
 import { stepSentence, snapshotLine } from './format.js';
 import { exportPng as paintPng } from './paint.js';
@@ -309,7 +310,7 @@ function render() {
   const say = stepSentence(m, player.opEvents);
   if (say !== lastSay) {
     lastSay = say;
-    $('narration').textContent = say;
+    fill($('narration'), breakAtUnderscores(doc, say));
   }
   timeline.render(m);
   if (view === 'lab') overview.render(m);
