@@ -280,3 +280,44 @@ test('after End, Back to this slide\'s step returns to it; on a phone, Show brin
   });
   await page.close();
 });
+
+test('one object, one identity: a reused object is "the same object as o0"; no misleading names; the free pointer at its offset', async (t) => {
+  const page = await openPage(browser.ctx, `${base}/?lesson=02-fast-paths-and-sheaves&slide=3`, { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    // lesson 02, "the same object again": o1 pops the object o0 was
+    await applied(page, 3);
+    await waitAt(page, 14, 10000);
+    await page.waitForFunction(() => /o1 is the same object as o0/.test(document.getElementById('narration').textContent), null, { timeout: 5000 });
+    // the caller's pocket names what it holds, with its address
+    await page.waitForFunction(() => [...document.querySelectorAll('#lab-view svg.topo .caller text')].some((x) => /^o1 …[0-9a-f]{5}$/.test(x.textContent)));
+    await page.click('#lab-view svg.topo .caller .held');
+    await page.waitForSelector('#tab-inspect dl.kv');
+    const kv = await page.textContent('#tab-inspect dl.kv');
+    assert.match(kv, /same object as\s*o0: freed, then handed out again as o1/);
+    // no name reads as a place or a path: "first" (the freelist's head) or "remote" (CPU 1's own object)
+    for (const [lesson, slide] of [['02-fast-paths-and-sheaves', 3], ['02-fast-paths-and-sheaves', 7], ['01-object-and-slab', 5]]) {
+      await page.goto(`${base}/?lesson=${lesson}&slide=${slide}`);
+      await applied(page, slide);
+      await page.waitForTimeout(300);
+      const names = await page.evaluate(() => Object.values(window.__slublab.player.get().cur?.names ?? {}));
+      assert.deepEqual(names.filter((n) => /^(first|remote|head|next)$/.test(n)), [], `${lesson} slide ${slide}: ${names}`);
+      assert.doesNotMatch(await page.textContent('#narration'), /\(remote\)|\(first\)/);
+    }
+    // lesson 01, slide 4: the slab's free pointers sit at offset 32 of their objects, as the text says
+    await page.goto(`${base}/?lesson=01-object-and-slab&slide=4`);
+    await applied(page, 4);
+    assert.match(await page.textContent('#lesson-text'), /offset 32/);
+    await page.evaluate(() => {
+      const st = window.__slublab.player.get().cur.state;
+      window.__slublab.player.select({ kind: 'slab', id: st.slabs[0].addr, slab: st.slabs[0].addr });
+    });
+    await page.click('#tabbtn-inspect');
+    await page.waitForSelector('#hexdump tr.fpnote');
+    assert.match(await page.textContent('#tab-inspect .dump p'), /at offset 32 of each free object/);
+    const notes = await page.$$eval('#hexdump tr.fpnote', (rs) => rs.map((r) => r.textContent));
+    assert.ok(notes.length >= 4, notes.join('\n'));
+    for (const n of notes) assert.match(n, /fp of \S+ at \+32:/, n);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});

@@ -38,6 +38,16 @@ test('objects: the scenario\'s name from the state answer, else the short addres
   assert.match(narrate(e), /\(…00ec0\)/);
 });
 
+test('objects: a name that reuses a freed object says whose it was (the state\'s same_as)', () => {
+  const names = { '0xffff888100000ec0': 'o1' }, same = { '0xffff888100000ec0': 'o0' };
+  assert.equal(objName('0xffff888100000ec0', names, same), 'o1 (the same object as o0)');
+  assert.equal(objName('0xffff888100000f00', names, same), '…00f00');
+  const e = { seq: 10, op: 1, cpu: 0, node: 0, cache: 0, fn: 'alloc_from_pcs', label: 'fastpath',
+    moves: [{ kind: 'object', id: '0xffff888100000ec0', from: { type: 'main', cpu: 0 }, to: { type: 'user' } }], stats: {}, report: null };
+  assert.match(narrate(e, { names, same }), /\(o1\) goes to the caller; o1 is the same object as o0\.$/);
+  assert.doesNotMatch(narrate(e, { names }), /same object/);
+});
+
 test('narration: the issue\'s example sentence, word for word', () => {
   const e = { seq: 1, op: 1, cpu: 1, node: 0, cache: 0, fn: '__pcs_replace_full_main', label: 'swap_spare',
     moves: [], stats: {}, report: null };

@@ -11,7 +11,7 @@
 /** @type {Term[]} */
 export const GLOSSARY = [
   { id: 'cache', term: 'cache', words: 'A pool of objects of one size and kind (kmalloc-64, maple_node): its slabs, its per-CPU sheaves and its per-node lists. The Caches table lists the lab\'s caches.', from: 'struct kmem_cache, kmem_cache_create()', also: ['caches'] },
-  { id: 'object', term: 'object', words: 'One allocation: what kmem_cache_alloc returns and kmem_cache_free takes back. The picture names the scenario\'s objects o0, o1, … and shows each by its address.', from: 'kmem_cache_alloc(), kmem_cache_free()' },
+  { id: 'object', term: 'object', words: 'One allocation: what kmem_cache_alloc returns and kmem_cache_free takes back. The picture names the scenario\'s objects o0, o1, … and shows each by its address; a new allocation that reuses a freed object is called "o1 (the same object as o0)".', from: 'kmem_cache_alloc(), kmem_cache_free()' },
   { id: 'slab', term: 'slab', words: 'One or more contiguous pages cut into objects of one cache. A slab is full, partial (some objects free) or empty.', from: 'struct slab, allocate_slab()', also: ['slabs'] },
   { id: 'object_size', term: 'object_size', words: 'The size the cache\'s users asked for, in bytes; the Caches table\'s "obj size" column.', from: 'kmem_cache->object_size' },
   { id: 'slab_size', term: 'slab_size', words: 'The bytes one object takes in its slab: object_size rounded up to the alignment, plus any debug metadata; the Caches table\'s "stride" column.', from: 'kmem_cache->size, calculate_sizes()' },

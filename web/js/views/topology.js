@@ -31,6 +31,8 @@ export function createTopology(root, o) {
     return g;
   };
   const text = (x, y, str, cls = 'lbl') => s(doc, 'text', { x, y, class: cls }, str);
+  /** @type {Record<string, string>} the scenario's object names at the position drawn */
+  let names = {};
   // The drawn words of a button whose name says more (the barn, the page
   // allocator): beside the button, not in it, so that its accessible name
   // holds all its visible text (WCAG 2.5.3); clicks go through them (CSS).
@@ -65,6 +67,7 @@ export function createTopology(root, o) {
 
   function render(t, c) {
     const sel = c.selection, touched = c.touched;
+    names = c.names ?? {};
     // a unit of margin around the scene: the outlines of the boxes on its edges stay whole
     const vb = `-1 -1 ${t.w + 2} ${t.h + 2}`;
     if (root.getAttribute('viewBox') !== vb) {
@@ -78,7 +81,8 @@ export function createTopology(root, o) {
     const out = [];
     for (const cpu of t.cpus) {
       const keys = [`cpu:${cpu.cpu}`, `caller:${cpu.cpu}`, `cpuslab:${cpu.cpu}`, `cpupartial:${cpu.cpu}`, ...sheafKeys(cpu.stacks.map((x) => x.sheaf))];
-      out.push(group(`cpu${cpu.cpu}`, [cpu, selKey, tk(keys)], () => cpuGroup(cpu, sel, touched)));
+      const held = cpu.caller ? [...cpu.caller.got, ...cpu.caller.gave].map((o) => names[o.addr] ?? '').join() : '';
+      out.push(group(`cpu${cpu.cpu}`, [cpu, selKey, tk(keys), held], () => cpuGroup(cpu, sel, touched)));
     }
     const hd = t.hold;
     const holdBox = (b, title, kind, sub) => group(`hold-${kind}`, [b, title, sub, selKey, tk([kind, ...sheafKeys(b.sheaves ?? [])])], () => {
@@ -139,6 +143,8 @@ export function createTopology(root, o) {
    * from it (hollow cells), each a button for the inspector.
    */
   function callerPocket(cpu, sel, touched) {
+    // the scenario's name of an object the caller holds, then its address: "o1 …00e80"
+    const label = (a) => (names[a] ? `${names[a]} ${shortAddr(a)}` : shortAddr(a));
     const cl = cpu.caller;
     const list = cl.got.length ? cl.got : cl.gave;
     const took = !cl.got.length && cl.gave.length > 0;
@@ -159,13 +165,13 @@ export function createTopology(root, o) {
       const x = cl.x + 4 + i * (cell + 3);
       const c = s(doc, 'g', { class: ['held', isSel(sel, 'object', o.addr) && 'sel'].filter(Boolean).join(' '), dataset: { object: o.addr } },
         s(doc, 'rect', { x, y, width: cell, height: cell, fill: took ? '#fff' : st.color, stroke: st.ink, class: `g-${st.glyph}` }));
-      const what = `object ${shortAddr(o.addr)} ${took ? 'the caller freed' : 'handed to the caller'} on CPU ${cpu.cpu}`;
+      const what = `object ${label(o.addr)} ${took ? 'the caller freed' : 'handed to the caller'} on CPU ${cpu.cpu}`;
       g.append(o.slab ? button(c, what, { kind: 'object', id: o.addr, slab: o.slab }) : c);
     });
     const after = cl.x + 4 + shown * (cell + 3) + 1;
-    if (list.length === 1 && !small) g.append(text(after, y + cell - 1, shortAddr(list[0].addr), 'num'));
+    if (list.length === 1 && !small) g.append(text(after, y + cell - 1, label(list[0].addr), 'num'));
     else if (list.length > shown) g.append(text(after, y + cell - 1, `+${list.length - shown}`, 'tiny'));
-    if (list.length === 1 && small) g.append(s(doc, 'title', null, shortAddr(list[0].addr)));
+    if (list.length === 1 && small) g.append(s(doc, 'title', null, label(list[0].addr)));
     return g;
   }
 
