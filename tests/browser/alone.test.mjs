@@ -321,3 +321,56 @@ test('one object, one identity: a reused object is "the same object as o0"; no m
   });
   await page.close();
 });
+
+test('the picture\'s labels and the timeline\'s marks link the glossary: hover words, a click or Enter opens it there, the keys go on', async (t) => {
+  const page = await openPage(browser.ctx, `${base}/?lesson=03-the-barn&slide=4`, { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    await applied(page, 4);
+    await waitAt(page, 70, 10000);
+    const want = { barn: 'barn', 'partial-list': 'partial list', 'in-flight': 'in flight', prefilled: 'prefilled sheaf', 'rcu-pending': 'pending RCU',
+      other: 'other places', main: 'main sheaf', spare: 'spare sheaf', 'rcu-free': 'rcu_free sheaf' };
+    for (const [id, term] of Object.entries(want)) {
+      const title = await page.$eval(`#picture svg.topo text.term-link[data-term="${id}"] > title`, (x) => x.textContent).catch(() => '');
+      assert.ok(title.startsWith(`${term}: `) && title.length > term.length + 30, `the picture's ${id} label shows the glossary's words on hover: "${title}"`);
+    }
+    const marks = await page.getAttribute('#marks-term', 'title');
+    assert.match(marks ?? '', /^notable event: /, 'the timeline\'s marks say what they are');
+    assert.match(await page.getAttribute('#controls .markers .mark', 'title'), /notable event/);
+    // a click opens the glossary at the term; Esc closes it
+    await page.click('#picture svg.topo text.term-link[data-term="barn"]');
+    await page.waitForSelector('#glossary[open] #gl-barn.gl-now');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#glossary:not([open])', { state: 'attached' });
+    assert.equal(await model(page).then((m) => m.selection), null, 'the click was the glossary\'s, not a selection of the barn');
+    await page.click('#marks-term');
+    await page.waitForSelector('#glossary[open] #gl-notable.gl-now');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#glossary:not([open])', { state: 'attached' });
+    // the keyboard: focus a label, Enter opens it, Esc gives the focus back, → still steps
+    await page.focus('#picture svg.topo text.term-link[data-term="partial-list"]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#glossary[open] #gl-partial-list.gl-now');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#glossary:not([open])', { state: 'attached' });
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-term')), 'partial-list', 'the focus is back on the label');
+    const at = (await model(page)).at;
+    await page.keyboard.press('ArrowRight');
+    await waitAt(page, at + 1);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('an event\'s moves are listed where lesson 01 points at them: the order the fresh slab handed its objects out', async (t) => {
+  const page = await openPage(browser.ctx, `${base}/?lesson=01-object-and-slab&slide=6`, { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    await applied(page, 6);
+    assert.match(await page.textContent('#lesson-text'), /This step/);
+    await page.waitForSelector('#event-moves.spot');
+    const moves = await page.textContent('#event-moves');
+    assert.match(moves, /8 objects: slab S0 → sheaf #\d+ \(in flight\): …00e00, …00800, …00200, /);
+    assert.equal(await waitSpot(page, 5000), true, 'the moves list is in view');
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  narrate, opCall, placeName, shortAddr, objName, addrAdd, lo48, toCSV, STATES,
+  narrate, opCall, placeName, shortAddr, objName, moveGroups, addrAdd, lo48, toCSV, STATES,
   fmtChange, stepText, hexLines, statsText, hasSentence, sysfsLine, opNumber, positionText, stepDetail,
 } from '../../web/js/format.js';
 import { counterMeaning, COUNTER_NAMES, SHEAVES_COUNTERS, chartCountersFor, modelCounters, DEFAULT_CHART } from '../../web/js/counters.js';
@@ -187,4 +187,16 @@ test('kmallocRequest: the requested size after the tracks and the kmalloc red zo
   assert.deepEqual(r.redzone, new Array(14).fill('cc'));
   assert.equal(kmallocRequest({ ...cache, flags: ['SLAB_KMALLOC'] }, bytes.join(''), '0xffff888100000000', '0xffff888100000008'), null);
   assert.equal(kmallocRequest({ ...cache, flags: ['SLAB_KMALLOC', 'SLAB_STORE_USER'] }, bytes.join(''), '0xffff888100000000', '0xffff888100000008').redzone, null);
+});
+
+test('moves: runs between the same two places kept together, in the event\'s order', () => {
+  const obj = (id, to) => ({ kind: 'object', id, from: { type: 'slab', slab: '0xffff888100000000' }, to });
+  const e = { seq: 5, op: 1, cpu: 0, node: 0, cache: 0, fn: 'alloc_from_new_slab', label: 'whole', stats: {}, report: null,
+    moves: [obj('0xffff888100000e00', { type: 'inflight', sheaf: 3 }), obj('0xffff888100000800', { type: 'inflight', sheaf: 3 }),
+      obj('0xffff888100000200', { type: 'user', cpu: 0 }), { kind: 'sheaf', id: 3, from: { type: 'inflight' }, to: { type: 'main', cpu: 0 } }] };
+  const g = moveGroups(e, { '0xffff888100000200': 'o1' }, { '0xffff888100000200': 'o0' });
+  assert.deepEqual(g.map((x) => x.items), [['…00e00', '…00800'], ['o1 (the same object as o0)'], ['#3']]);
+  assert.match(g[0].head, /^2 objects: slab .* → sheaf #3 \(in flight\)$/);
+  assert.equal(g[2].head, '1 sheaf: the operation in progress → CPU 0\'s main sheaf');
+  assert.deepEqual(moveGroups(null), []);
 });

@@ -206,6 +206,27 @@ export function opCall(events, cacheName) {
 
 // ---- narration ----------------------------------------------------------------
 
+/**
+ * An event's moves in words, runs of the same kind between the same two
+ * places kept together in the event's order: [{ head: "8 objects: slab S0 →
+ * sheaf #1 (in flight)", items: ["…0e00", "…0800", ...] }].  Objects go by
+ * their names (and first names, @same), slabs S0, sheaves #1.
+ * @param {Event} e @param {Record<string, string>} [names] @param {Record<string, string>} [same]
+ */
+export function moveGroups(e, names, same) {
+  /** @type {{ head: string, items: string[], key: string }[]} */
+  const out = [];
+  for (const m of e?.moves ?? []) {
+    const from = placeName(m.from, e.cpu), to = placeName(m.to, e.cpu);
+    const key = `${m.kind}|${from}|${to}`;
+    const item = m.kind === 'object' ? objName(m.id, names, same) : m.kind === 'slab' ? slabName(m.id) : m.kind === 'sheaf' ? `#${m.id}` : String(m.id);
+    const last = out[out.length - 1];
+    if (last?.key === key) { last.items.push(item); continue; }
+    out.push({ key, items: [item], head: `${from} → ${to}` });
+  }
+  return out.map((g) => ({ head: `${plural(g.items.length, g.key.split('|')[0], g.key.startsWith('sheaf|') ? 'sheaves' : undefined)}: ${g.head}`, items: g.items }));
+}
+
 /** @param {Event} e @param {{ names?: Record<string, string> }} ctx */
 function facts(e, ctx) {
   const objs = e.moves.filter((m) => m.kind === 'object');

@@ -65,11 +65,11 @@ let offlineMax = 0; // the most events an offline copy holds (GET /api/health)
 let view = 'lab';
 
 // ---- views
-const picture = createPicture($('picture'), { onSelect: (sel) => { player.select(sel); showTab('inspect'); }, win });
+const picture = createPicture($('picture'), { onSelect: (sel) => { player.select(sel); showTab('inspect'); }, onTerm: (id) => glossary.show(id), win });
 debug.picture = picture;
 // the slab rows drawn, in viewport coordinates, whatever draws them (tests read it)
 debug.slabRows = () => picture.slabRows();
-const timeline = createTimeline($('controls'), player);
+const timeline = createTimeline($('controls'), player, { onTerm: (id) => glossary.show(id) });
 const overview = createOverview($('overview'), player, { api });
 const explain = createExplain($('tab-explain'));
 // Tabs and panels a first visit may not open load when they first render.

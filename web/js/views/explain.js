@@ -4,7 +4,7 @@
 // and where the session's kernel release defines it).
 
 import { h, fill } from '../dom.js';
-import { stepDetail } from '../format.js';
+import { stepDetail, moveGroups } from '../format.js';
 import { outlineFor } from '../outline.js';
 import { sourceRefs, sourceLinesLoaded } from '../sourcelines.js';
 import { counterMeaning } from '../counters.js';
@@ -27,8 +27,10 @@ export function createExplain(root) {
   const detail = h(doc, 'p', { id: 'event-detail', class: 'detail' });
   const report = h(doc, 'pre', { id: 'event-report', class: 'report', hidden: true });
   const bumped = h(doc, 'ul', { id: 'bumped', class: 'bumped', 'aria-label': 'Counters this step bumped' });
+  // what the step moved, from where to where, in the event's order (the order a sheaf was filled in)
+  const moves = h(doc, 'ol', { id: 'event-moves', class: 'moves', 'aria-label': 'What this step moved', dataset: { spot: 'moves' } });
   const code = h(doc, 'section', { id: 'code-panel', class: 'code', 'aria-label': 'Kernel function of this step' });
-  fill(root, title, teach, h(doc, 'h3', null, 'This step'), detail, bumped, report, code);
+  fill(root, title, teach, h(doc, 'h3', null, 'This step'), detail, moves, bumped, report, code);
   let key = '', codeKey = '', infoKey = null, predictShown = false;
   return {
     /** @param {any} m @param {string} sentence */
@@ -49,6 +51,10 @@ export function createExplain(root) {
       if (k === key) return;
       key = k;
       detail.textContent = e ? `${sentence} ${stepDetail(m.at, e, m.ops)}` : sentence;
+      const SHOWN = 16;
+      fill(moves, moveGroups(e, m.cur?.names, m.cur?.same_as).map((g) => h(doc, 'li', null, h(doc, 'span', { class: 'mv-head' }, g.head),
+        g.items.length ? `: ${g.items.slice(0, SHOWN).join(', ')}${g.items.length > SHOWN ? `, … (${g.items.length - SHOWN} more)` : ''}` : '')));
+      moves.hidden = !moves.childElementCount;
       // The counters this event bumped, flashing (a static mark under reduced motion).
       fill(bumped, Object.entries(e?.stats ?? {}).map(([k, d]) => h(doc, 'li', { class: 'flash', title: counterMeaning(k) }, `${k} ${d > 0 ? '+' : ''}${d}`)));
       report.hidden = !e?.report;

@@ -61,7 +61,8 @@ export function opSoFar(m, max = 5000) {
 }
 
 /**
- * @param {{ onSelect: (sel: any) => void, win: Window & typeof globalThis, idPrefix?: string }} o
+ * @param {{ onSelect: (sel: any) => void, onTerm?: (id: string) => void, win: Window & typeof globalThis, idPrefix?: string }} o
+ *   onTerm: the glossary at term @id, which the structure's labels link to
  *   idPrefix: before the ids of its controls, where a page shows more than one picture (compare)
  */
 export function createPicture(root, o) {
@@ -87,7 +88,7 @@ export function createPicture(root, o) {
   cbCollapse.addEventListener('change', () => { opts.collapseFull = cbCollapse.checked; memo.key = ''; redraw(); });
   cbAnimate.addEventListener('change', () => { opts.animate = cbAnimate.checked; });
 
-  const topo = createTopology(svg, { onSelect: o.onSelect });
+  const topo = createTopology(svg, { onSelect: o.onSelect, onTerm: o.onTerm });
   const map = createSlabmap(canvas, {
     onSelect: (hit) => o.onSelect(hit.kind === 'object' ? { kind: 'object', id: hit.addr, slab: hit.slab } : { kind: 'slab', id: hit.slab, slab: hit.slab }),
     onHover: () => {},

@@ -6,6 +6,7 @@
 
 import { s, fill } from '../dom.js';
 import { STATES, shortAddr, slabName, plural } from '../format.js';
+import { termById } from '../glossary.js';
 import { S } from '../model.js';
 
 const ROLE_CODE = { main: S.main, spare: S.spare, rcu_free: S.rcu_free, barn_full: S.barn, barn_empty: S.barn, barn_partial: S.barn, prefill: S.prefill, inflight: S.inflight, rcu_pending: S.rcu_pending, other: S.other };
@@ -31,6 +32,27 @@ export function createTopology(root, o) {
     return g;
   };
   const text = (x, y, str, cls = 'lbl') => s(doc, 'text', { x, y, class: cls }, str);
+  /**
+   * A label that is a glossary word (the sheaf's role, a box's title): hover
+   * shows the glossary's words, a click or Enter opens the glossary there
+   * (Space stays play/pause, as on every button); a plain label without o.onTerm.
+   */
+  const termText = (x, y, str, cls, id) => {
+    const el = text(x, y, str, cls);
+    const t = o.onTerm ? termById(id) : null;
+    if (!t) return el;
+    el.classList.add('term-link');
+    el.setAttribute('tabindex', '0');
+    el.setAttribute('role', 'button');
+    el.setAttribute('aria-label', `${str}: in the glossary`);
+    el.dataset.term = id;
+    el.append(s(doc, 'title', null, `${t.term}: ${t.words} (click: the glossary)`));
+    el.addEventListener('click', (ev) => { ev.stopPropagation(); o.onTerm(id); });
+    el.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') { ev.preventDefault(); ev.stopPropagation(); o.onTerm(id); }
+    });
+    return el;
+  };
   /** @type {Record<string, string>} the scenario's object names at the position drawn */
   let names = {};
   // The drawn words of a button whose name says more (the barn, the page
@@ -85,10 +107,11 @@ export function createTopology(root, o) {
       out.push(group(`cpu${cpu.cpu}`, [cpu, selKey, tk(keys), held], () => cpuGroup(cpu, sel, touched)));
     }
     const hd = t.hold;
+    const HOLD_TERMS = { flight: 'in-flight', prefill: 'prefilled', rcu: 'rcu-pending', other: 'other' };
     const holdBox = (b, title, kind, sub) => group(`hold-${kind}`, [b, title, sub, selKey, tk([kind, ...sheafKeys(b.sheaves ?? [])])], () => {
       const g = s(doc, 'g', { class: ['hold', touched.has(kind) && 'touched'].filter(Boolean).join(' '), 'data-hold': kind, dataset: { spot: `hold:${kind}` } },
         s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box' }),
-        text(b.x + 8, b.y + 16, title, 'ttl'), text(b.x + 8, b.y + 32, sub));
+        termText(b.x + 8, b.y + 16, title, 'ttl', HOLD_TERMS[kind]), text(b.x + 8, b.y + 32, sub));
       for (const sh of b.sheaves ?? []) g.append(sheaf(sh, sel, touched));
       return g;
     });
@@ -130,7 +153,8 @@ export function createTopology(root, o) {
         g.append(s(doc, 'rect', { x: st.x, y: st.y, width: st.w, height: st.h, class: 'none' }));
         g.append(text(st.x, st.y + st.h + 26, cpu.compact ? '–' : 'none', cpu.compact ? 'sm' : 'num'));
       }
-      g.append(text(st.x, st.y + st.h + 13, cpu.compact ? { main: 'main', spare: 'spr', rcu_free: 'rcu' }[st.role] : st.role === 'rcu_free' ? 'rcu' : st.role, cpu.compact ? 'sm' : 'lbl'));
+      g.append(termText(st.x, st.y + st.h + 13, cpu.compact ? { main: 'main', spare: 'spr', rcu_free: 'rcu' }[st.role] : st.role === 'rcu_free' ? 'rcu' : st.role, cpu.compact ? 'sm' : 'lbl',
+        { main: 'main', spare: 'spare', rcu_free: 'rcu-free' }[st.role] ?? 'sheaf'));
     }
     if (cpu.legacy) legacyCpu(g, cpu, sel, touched);
     g.append(callerPocket(cpu, sel, touched));
@@ -224,8 +248,9 @@ export function createTopology(root, o) {
     const barn = button(s(doc, 'g', { class: ['barn', isSel(sel, 'barn', n.node) && 'sel', touched.has(`barn:${n.node}`) && 'touched'].filter(Boolean).join(' '), dataset: { spot: `barn:${n.node}` } },
       s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box2' }),
     ), `node ${n.node} barn: ${b.info.nr_full} full sheaves, ${b.info.nr_empty} empty, ${b.partial ? 'a partial sheaf' : 'no partial sheaf'}`, { kind: 'barn', id: n.node });
-    g.append(barn, labels(
-      text(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl'),
+    // the title is the glossary's link (a control of its own, so not among the aria-hidden labels)
+    g.append(barn, o.onTerm ? termText(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl', 'barn') : '', labels(
+      o.onTerm ? null : text(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl'),
       text(b.x + 6, b.y + 80, `empty ${b.info.nr_empty}`),
       b.partial ? null : text(b.x + b.w - 60, b.y + 15, b.info.partial ? 'partial' : '')));
     for (const sh of [...b.full, ...b.empty]) g.append(sheaf(sh, sel, touched));
@@ -245,7 +270,7 @@ export function createTopology(root, o) {
     const pl = n.plist;
     g.append(s(doc, 'g', { class: touched.has(`plist:${n.node}`) ? 'plist touched' : 'plist', dataset: { spot: `partial:${n.node}` } },
       s(doc, 'rect', { x: pl.x, y: pl.y, width: pl.w, height: pl.h, class: 'box2' }),
-      text(pl.x + 6, pl.y + 15, n.narrow ? `partial ${pl.nr}` : `partial list: ${pl.nr}`, 'ttl'),
+      termText(pl.x + 6, pl.y + 15, n.narrow ? `partial ${pl.nr}` : `partial list: ${pl.nr}`, 'ttl', 'partial-list'),
       text(pl.x + 6, pl.y + 32, n.narrow ? `min ${pl.min}` : `min_partial ${pl.min}`)));
     for (const chip of pl.chips) {
       const fh = (chip.inuse / Math.max(1, chip.objects)) * (chip.h - 2);
