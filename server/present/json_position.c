@@ -79,7 +79,8 @@ static void names_doc_add(const struct name_span *sp, void *arg)
     snprintf(key, sizeof(key), "0x%" PRIx64, sp->addr);
     if (!json_put(d->o, key, cJSON_CreateString(name_span_name(d->ns, sp))))
         d->nomem = true;
-    if (!first || d->nomem)
+    /* krealloc() in place binds the same name again: nothing to tell */
+    if (!first || d->nomem || !strcmp(first, name_span_name(d->ns, sp)))
         return;
     if ((!d->same && !(d->same = cJSON_CreateObject())) ||
         !json_put(d->same, key, cJSON_CreateString(first)))

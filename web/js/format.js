@@ -288,8 +288,10 @@ export function fillTemplate(tpl, e, ctx = {}) {
     });
 }
 
+/** The report's first line of words (a SLUB report opens with a rule of '='). */
 function firstLine(s) {
-  return s ? String(s).split('\n')[0].trim() : 'SLUB reports misuse';
+  const line = s ? String(s).split('\n').find((l) => /[A-Za-z]/.test(l)) : null;
+  return line ? line.trim() : 'SLUB reports misuse';
 }
 
 /** A generic sentence from the moves, for pairs without a template. */
