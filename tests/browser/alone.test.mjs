@@ -374,3 +374,29 @@ test('an event\'s moves are listed where lesson 01 points at them: the order the
   });
   await page.close();
 });
+
+test('lesson 13 in predict mode: the race is on screen and keeps its steps to come back; the slide names the objects as the screen does', async (t) => {
+  const page = await openPage(browser.ctx, `${base}/?lesson=13-races&slide=3&predict=1`, { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    await applied(page, 3);
+    assert.equal(await waitSpot(page, 8000), true, 'the race panel is the slide\'s spotlight, in view');
+    assert.ok(await page.isVisible('#lesson-text'), 'with the slide\'s text');
+    // "What will A's cmpxchg find?": no ✗ and no retry on screen before the answer
+    await page.waitForSelector('#race .race-kept');
+    assert.equal(await page.$$eval('#race .race-step.next', (x) => x.length), 0, 'no step to come is drawn');
+    assert.doesNotMatch(await page.textContent('#race table'), /✗/);
+    await press(page, 'q');
+    await page.waitForSelector('#race .race-step.next');
+    assert.match(await page.textContent('#race table'), /cmpxchg ✗/, 'predict mode off: the whole schedule');
+    // the last slide speaks of the objects by the names the narration and the picture use
+    await page.goto(`${base}/?lesson=13-races&slide=11`);
+    await applied(page, 11);
+    await page.waitForTimeout(300);
+    const names = await page.evaluate(() => Object.values(window.__slublab.player.get().cur?.names ?? {}));
+    const said = (await page.textContent('#lesson-text')).match(/\b[a-z]\d\b/g) ?? [];
+    assert.ok(said.length >= 2, said.join());
+    for (const n of said) assert.ok(names.includes(n), `"${n}" is a name on screen (${names})`);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
