@@ -245,11 +245,12 @@ export function createTopology(root, o) {
   }
 
   function nodeBarn(g, n, b, sel, touched) {
-    const barn = button(s(doc, 'g', { class: ['barn', isSel(sel, 'barn', n.node) && 'sel', touched.has(`barn:${n.node}`) && 'touched'].filter(Boolean).join(' '), dataset: { spot: `barn:${n.node}` } },
+    const barn = button(s(doc, 'g', { class: ['barn', isSel(sel, 'barn', n.node) && 'sel', touched.has(`barn:${n.node}`) && 'touched'].filter(Boolean).join(' '), dataset: o.onTerm ? {} : { spot: `barn:${n.node}` } },
       s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box2' }),
     ), `node ${n.node} barn: ${b.info.nr_full} full sheaves, ${b.info.nr_empty} empty, ${b.partial ? 'a partial sheaf' : 'no partial sheaf'}`, { kind: 'barn', id: n.node });
-    // the title is the glossary's link (a control of its own, so not among the aria-hidden labels)
-    g.append(barn, o.onTerm ? termText(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl', 'barn') : '', labels(
+    // the title is the glossary's link (a control of its own, so not among the aria-hidden labels);
+    // the barn and its title are one thing for a slide's spotlight
+    g.append(o.onTerm ? s(doc, 'g', { class: 'barn-spot', dataset: { spot: `barn:${n.node}` } }, barn, termText(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl', 'barn')) : barn, labels(
       o.onTerm ? null : text(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl'),
       text(b.x + 6, b.y + 80, `empty ${b.info.nr_empty}`),
       b.partial ? null : text(b.x + b.w - 60, b.y + 15, b.info.partial ? 'partial' : '')));
