@@ -30,7 +30,8 @@ export function createExplain(root) {
   // what the step moved, from where to where, in the event's order (the order a sheaf was filled in)
   const moves = h(doc, 'ol', { id: 'event-moves', class: 'moves', 'aria-label': 'What this step moved', dataset: { spot: 'moves' } });
   const code = h(doc, 'section', { id: 'code-panel', class: 'code', 'aria-label': 'Kernel function of this step' });
-  fill(root, title, teach, h(doc, 'h3', null, 'This step'), detail, moves, bumped, report, code);
+  // the step first (its sentence, moves and counters, a slide points at them), then its kernel code, then the story
+  fill(root, title, h(doc, 'h3', null, 'This step'), detail, moves, bumped, report, code, h(doc, 'h3', null, 'The scenario'), teach);
   let key = '', codeKey = '', infoKey = null, predictShown = false;
   return {
     /** @param {any} m @param {string} sentence */
@@ -53,7 +54,7 @@ export function createExplain(root) {
       detail.textContent = e ? `${sentence} ${stepDetail(m.at, e, m.ops)}` : sentence;
       const SHOWN = 16;
       fill(moves, moveGroups(e, m.cur?.names, m.cur?.same_as).map((g) => h(doc, 'li', null, h(doc, 'span', { class: 'mv-head' }, g.head),
-        g.items.length ? `: ${g.items.slice(0, SHOWN).join(', ')}${g.items.length > SHOWN ? `, … (${g.items.length - SHOWN} more)` : ''}` : '')));
+        ': ', g.items.slice(0, SHOWN).map((x, i) => [i ? ', ' : '', h(doc, 'span', { class: 'mv-item' }, x)]), g.items.length > SHOWN ? `, … (${g.items.length - SHOWN} more)` : '')));
       moves.hidden = !moves.childElementCount;
       // The counters this event bumped, flashing (a static mark under reduced motion).
       fill(bumped, Object.entries(e?.stats ?? {}).map(([k, d]) => h(doc, 'li', { class: 'flash', title: counterMeaning(k) }, `${k} ${d > 0 ? '+' : ''}${d}`)));
