@@ -31,7 +31,7 @@ export function createExplain(root) {
   const moves = h(doc, 'ol', { id: 'event-moves', class: 'moves', 'aria-label': 'What this step moved', dataset: { spot: 'moves' } });
   const code = h(doc, 'section', { id: 'code-panel', class: 'code', 'aria-label': 'Kernel function of this step' });
   // the step first (its sentence, moves and counters, a slide points at them), then its kernel code, then the story
-  fill(root, title, h(doc, 'h3', null, 'This step'), detail, moves, bumped, report, code, h(doc, 'h3', null, 'The scenario'), teach);
+  fill(root, title, h(doc, 'h3', null, 'This step'), detail, moves, bumped, report, code, h(doc, 'h3', { id: 'story-head' }, 'The scenario'), teach);
   let key = '', codeKey = '', infoKey = null, predictShown = false;
   return {
     /** @param {any} m @param {string} sentence */
