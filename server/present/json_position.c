@@ -65,28 +65,53 @@ static bool put_tree(struct strbuf *sb, const cJSON *item)
 struct names_doc {
     const struct name_spans *ns;
     cJSON *o;
+    cJSON *same; /* {"0x...": "o0"}: made at the first name that reuses an object, else NULL */
     bool nomem;
 };
 
 static void names_doc_add(const struct name_span *sp, void *arg)
 {
     struct names_doc *d = arg;
+    const char *first = name_span_first(d->ns, sp);
     char key[24];
 
     /* as json_hex() prints addresses; spans of one address never overlap */
     snprintf(key, sizeof(key), "0x%" PRIx64, sp->addr);
     if (!json_put(d->o, key, cJSON_CreateString(name_span_name(d->ns, sp))))
         d->nomem = true;
+    /* krealloc() in place binds the same name again: nothing to tell */
+    if (!first || d->nomem || !strcmp(first, name_span_name(d->ns, sp)))
+        return;
+    if ((!d->same && !(d->same = cJSON_CreateObject())) ||
+        !json_put(d->same, key, cJSON_CreateString(first)))
+        d->nomem = true;
+}
+
+/* Hand "same_as" (when any name reuses an object) to @o; false when out of memory. */
+static bool names_doc_same(struct names_doc *d, cJSON *o)
+{
+    cJSON *same = d->same;
+
+    d->same = NULL;
+    if (!same)
+        return true;
+    if (d->nomem) {
+        cJSON_Delete(same);
+        return false;
+    }
+    return json_put(o, "same_as", same);
 }
 
 /*
  * The names the scenario gave the objects, as they stand at @at ({"0x...":
  * "o1"}); at most JSON_POSITION_NAMES, and "names_more" counts the rest.
+ * "same_as", only when some name there reuses a freed object, gives that
+ * object's first name ({"0x...": "o0"}): one object, one identity.
  */
 static int position_names(const struct session *s, uint64_t at, cJSON *o)
 {
     const struct name_spans *ns = &s->run->rp.spans;
-    struct names_doc d = {ns, cJSON_CreateObject(), false};
+    struct names_doc d = {ns, cJSON_CreateObject(), NULL, false};
     size_t n;
 
     if (!d.o || !json_put(o, "names", d.o))
@@ -94,7 +119,7 @@ static int position_names(const struct session *s, uint64_t at, cJSON *o)
     if (!s->run->have_rp)
         return 0;
     n = name_spans_at(ns, at, JSON_POSITION_NAMES, names_doc_add, &d);
-    if (d.nomem)
+    if (!names_doc_same(&d, o) || d.nomem)
         return -ENOMEM;
     if (n > JSON_POSITION_NAMES && !json_put(o, "names_more", json_uint(n - JSON_POSITION_NAMES)))
         return -ENOMEM;
@@ -107,7 +132,7 @@ int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct 
     struct state_doc d = {.slab = slab, .state = STRBUF_INIT};
     const struct session_view view = {state_doc_event, state_doc_state, &d};
     struct strbuf sb = STRBUF_INIT;
-    cJSON *names = NULL, *more;
+    cJSON *names = NULL, *more, *same;
     int ret;
 
     *out = NULL;
@@ -124,6 +149,7 @@ int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct 
     if (!(names = cJSON_CreateObject()) || position_names(s, at, names))
         goto err_nomem;
     more = cJSON_GetObjectItemCaseSensitive(names, "names_more");
+    same = cJSON_GetObjectItemCaseSensitive(names, "same_as");
     strbuf_printf(&sb, "{\"at\":%" PRIu64 ",\"event\":", at);
     put_tree(&sb, d.event);
     strbuf_puts(&sb, ",\"state\":");
@@ -133,6 +159,10 @@ int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct 
     if (more) {
         strbuf_puts(&sb, ",\"names_more\":");
         put_tree(&sb, more);
+    }
+    if (same) {
+        strbuf_puts(&sb, ",\"same_as\":");
+        put_tree(&sb, same);
     }
     if (slab) {
         strbuf_puts(&sb, ",\"slab\":");
@@ -201,7 +231,7 @@ struct walk_doc {
 static int walk_names(struct walk_doc *w, uint64_t at, cJSON *o)
 {
     const struct name_spans *ns = &w->s->run->rp.spans;
-    struct names_doc d = {ns, cJSON_CreateObject(), false};
+    struct names_doc d = {ns, cJSON_CreateObject(), NULL, false};
     size_t i, k;
 
     if (!d.o || !json_put(o, "names", d.o))
@@ -222,7 +252,7 @@ static int walk_names(struct walk_doc *w, uint64_t at, cJSON *o)
     w->nr_shown = k;
     for (i = 0; i < k && i < JSON_POSITION_NAMES; i++)
         names_doc_add(&ns->v[w->shown[i]], &d);
-    if (d.nomem)
+    if (!names_doc_same(&d, o) || d.nomem)
         return -ENOMEM;
     if (k > JSON_POSITION_NAMES && !json_put(o, "names_more", json_uint(k - JSON_POSITION_NAMES)))
         return -ENOMEM;

@@ -37,8 +37,10 @@ static const char *const notable_kinds[] = {"new_slab",    "discard",      "barn
                                             NULL};
 
 /* What a slide's "spotlight" may name: the thing alone ... */
-static const char *const spot_words[] = {"picture",     "slabs",    "question",  "caches",
-                                         "breakpoints", "timeline", "narration", NULL};
+static const char *const spot_words[] = {"picture",   "slabs",       "question",
+                                         "caches",    "breakpoints", "timeline",
+                                         "narration", "moves",       "race",
+                                         NULL};
 /* ... or KIND:N (a CPU, a node and its parts) ... */
 static const char *const spot_numbered[] = {"cpu", "node", "barn", "partial", "pages", NULL};
 /* ... or a box of the objects held elsewhere, or a column of the Caches table. */

@@ -19,6 +19,7 @@ void name_spans_release(struct name_spans *ns)
     free(ns->v);
     free(ns->text);
     free(ns->open);
+    free(ns->closed);
     memset(ns, 0, sizeof(*ns));
 }
 
@@ -82,21 +83,46 @@ static void open_remove(struct name_spans *ns, size_t i)
 
 void name_spans_reuse(struct name_spans *ns, sim_addr_t addr, uint64_t at)
 {
-    size_t i;
+    struct name_closed *c;
+    size_t i, closed;
 
     if (!ns->open_nr)
         return;
     i = open_slot(ns, addr);
     if (!ns->open[i])
         return;
-    ns->v[ns->open[i] - 1].to = at;
+    closed = ns->open[i];
+    ns->v[closed - 1].to = at;
     open_remove(ns, i);
+    if (ns->closed_at != at)
+        ns->closed_nr = 0;
+    ns->closed_at = at;
+    /* without room the next name simply starts a line of its own */
+    c = grow_array(ns->closed, &ns->closed_cap, ns->closed_nr + 1, sizeof(*c), 16);
+    if (!c)
+        return;
+    ns->closed = c;
+    c[ns->closed_nr++] = (struct name_closed){addr, closed};
+}
+
+/* The index + 1 of the span of @addr the operation starting at @at closed, 0 when none. */
+static size_t closed_by(const struct name_spans *ns, sim_addr_t addr, uint64_t at)
+{
+    size_t i;
+
+    if (ns->closed_at != at)
+        return 0;
+    for (i = ns->closed_nr; i-- > 0;)
+        if (ns->closed[i].addr == addr)
+            return ns->closed[i].span;
+    return 0;
 }
 
 int name_spans_bind(struct name_spans *ns, sim_addr_t addr, const char *name, uint64_t at)
 {
     size_t len = strlen(name) + 1;
     struct name_span *sp;
+    size_t closed;
 
     sp = grow_array(ns->v, &ns->cap, ns->nr + 1, sizeof(*sp), 64);
     if (!sp)
@@ -116,8 +142,11 @@ int name_spans_bind(struct name_spans *ns, sim_addr_t addr, const char *name, ui
     if ((ns->open_nr + 1) * 2 > ns->open_cap && open_grow(ns))
         return -ENOMEM;
     name_spans_reuse(ns, addr, at); /* an address has one name at a time */
+    closed = closed_by(ns, addr, at);
     memcpy(ns->text + ns->text_len, name, len);
     sp = &ns->v[ns->nr++];
+    /* spans are at most UINT32_MAX (their names' offsets are 32-bit and each takes a byte) */
+    sp->same = closed ? (ns->v[closed - 1].same ? ns->v[closed - 1].same : (uint32_t)closed) : 0;
     sp->from = at;
     sp->to = NAME_SPAN_OPEN;
     sp->addr = addr;
@@ -134,6 +163,7 @@ void name_spans_rollback(struct name_spans *ns, size_t nr, uint64_t at)
 
     if (nr >= ns->nr && !ns->open_nr)
         return;
+    ns->closed_nr = 0;
     if (nr < ns->nr) {
         ns->text_len = ns->v[nr].name;
         ns->nr = nr;
@@ -177,5 +207,6 @@ size_t name_spans_at(const struct name_spans *ns, uint64_t at, size_t max,
 
 uint64_t name_spans_bytes(const struct name_spans *ns)
 {
-    return ns->cap * sizeof(*ns->v) + ns->text_cap + ns->open_cap * sizeof(*ns->open);
+    return ns->cap * sizeof(*ns->v) + ns->text_cap + ns->open_cap * sizeof(*ns->open) +
+           ns->closed_cap * sizeof(*ns->closed);
 }

@@ -28,6 +28,12 @@ struct name_span {
     uint64_t from, to; /* the name shows at positions from < p <= to */
     sim_addr_t addr;
     uint32_t name; /* offset of its NUL-terminated name in the arena */
+    uint32_t same; /* index + 1 of the object's first named span; 0: this is it */
+};
+
+struct name_closed {
+    sim_addr_t addr;
+    size_t span; /* index + 1 */
 };
 
 struct name_spans {
@@ -37,19 +43,32 @@ struct name_spans {
     size_t text_len, text_cap;
     size_t *open; /* map: address -> index + 1 of its open span; 0 marks an empty slot */
     size_t open_cap, open_nr;
+    struct name_closed *closed; /* spans the operation at closed_at closed, for its binds */
+    size_t closed_nr, closed_cap;
+    uint64_t closed_at;
 };
 
 /* Forget everything (a zeroed or released struct is fine). */
 void name_spans_release(struct name_spans *ns);
 /*
  * An operation that started at position @at handed out @addr: the address's
- * open span, if any, ends at @at.
+ * open span, if any, ends at @at.  A name bound to @addr next carries on the
+ * line of names of the span closed here (the same object under a new name).
  */
 void name_spans_reuse(struct name_spans *ns, sim_addr_t addr, uint64_t at);
 /* ... and the scenario names it @name: a new open span.  0 or -ENOMEM (nothing changed). */
 int name_spans_bind(struct name_spans *ns, sim_addr_t addr, const char *name, uint64_t at);
 /* Undo everything recorded after @nr spans existed and position @at was reached. */
 void name_spans_rollback(struct name_spans *ns, size_t nr, uint64_t at);
+/*
+ * The first name of the object span @sp names, when an earlier allocation of
+ * the same address, named, was freed and handed out again as @sp ("o0" for
+ * an "o1" that reuses it); NULL when @sp is the first name.
+ */
+static inline const char *name_span_first(const struct name_spans *ns, const struct name_span *sp)
+{
+    return sp->same ? ns->text + ns->v[sp->same - 1].name : NULL;
+}
 /* The name of span @sp. */
 static inline const char *name_span_name(const struct name_spans *ns, const struct name_span *sp)
 {

@@ -280,3 +280,123 @@ test('after End, Back to this slide\'s step returns to it; on a phone, Show brin
   });
   await page.close();
 });
+
+test('one object, one identity: a reused object is "the same object as o0"; no misleading names; the free pointer at its offset', async (t) => {
+  const page = await openPage(browser.ctx, `${base}/?lesson=02-fast-paths-and-sheaves&slide=3`, { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    // lesson 02, "the same object again": o1 pops the object o0 was
+    await applied(page, 3);
+    await waitAt(page, 14, 10000);
+    await page.waitForFunction(() => /o1 is the same object as o0/.test(document.getElementById('narration').textContent), null, { timeout: 5000 });
+    // the caller's pocket names what it holds, with its address
+    await page.waitForFunction(() => [...document.querySelectorAll('#lab-view svg.topo .caller text')].some((x) => /^o1 …[0-9a-f]{5}$/.test(x.textContent)));
+    await page.click('#lab-view svg.topo .caller .held');
+    await page.waitForSelector('#tab-inspect dl.kv');
+    const kv = await page.textContent('#tab-inspect dl.kv');
+    assert.match(kv, /same object as\s*o0: freed, then handed out again as o1/);
+    // no name reads as a place or a path: "first" (the freelist's head) or "remote" (CPU 1's own object)
+    for (const [lesson, slide] of [['02-fast-paths-and-sheaves', 3], ['02-fast-paths-and-sheaves', 7], ['01-object-and-slab', 5]]) {
+      await page.goto(`${base}/?lesson=${lesson}&slide=${slide}`);
+      await applied(page, slide);
+      await page.waitForTimeout(300);
+      const names = await page.evaluate(() => Object.values(window.__slublab.player.get().cur?.names ?? {}));
+      assert.deepEqual(names.filter((n) => /^(first|remote|head|next)$/.test(n)), [], `${lesson} slide ${slide}: ${names}`);
+      assert.doesNotMatch(await page.textContent('#narration'), /\(remote\)|\(first\)/);
+    }
+    // lesson 01, slide 4: the slab's free pointers sit at offset 32 of their objects, as the text says
+    await page.goto(`${base}/?lesson=01-object-and-slab&slide=4`);
+    await applied(page, 4);
+    assert.match(await page.textContent('#lesson-text'), /offset 32/);
+    await page.evaluate(() => {
+      const st = window.__slublab.player.get().cur.state;
+      window.__slublab.player.select({ kind: 'slab', id: st.slabs[0].addr, slab: st.slabs[0].addr });
+    });
+    await page.click('#tabbtn-inspect');
+    await page.waitForSelector('#hexdump tr.fpnote');
+    assert.match(await page.textContent('#tab-inspect .dump p'), /at offset 32 of each free object/);
+    const notes = await page.$$eval('#hexdump tr.fpnote', (rs) => rs.map((r) => r.textContent));
+    assert.ok(notes.length >= 4, notes.join('\n'));
+    for (const n of notes) assert.match(n, /fp of \S+ at \+32:/, n);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('the picture\'s labels and the timeline\'s marks link the glossary: hover words, a click or Enter opens it there, the keys go on', async (t) => {
+  const page = await openPage(browser.ctx, `${base}/?lesson=03-the-barn&slide=4`, { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    await applied(page, 4);
+    await waitAt(page, 70, 10000);
+    const want = { barn: 'barn', 'partial-list': 'partial list', 'in-flight': 'in flight', prefilled: 'prefilled sheaf', 'rcu-pending': 'pending RCU',
+      other: 'other places', main: 'main sheaf', spare: 'spare sheaf', 'rcu-free': 'rcu_free sheaf' };
+    for (const [id, term] of Object.entries(want)) {
+      const title = await page.$eval(`#picture svg.topo text.term-link[data-term="${id}"] > title`, (x) => x.textContent).catch(() => '');
+      assert.ok(title.startsWith(`${term}: `) && title.length > term.length + 30, `the picture's ${id} label shows the glossary's words on hover: "${title}"`);
+    }
+    const marks = await page.getAttribute('#marks-term', 'title');
+    assert.match(marks ?? '', /^notable event: /, 'the timeline\'s marks say what they are');
+    assert.match(await page.getAttribute('#controls .markers .mark', 'title'), /notable event/);
+    // a click opens the glossary at the term; Esc closes it
+    await page.click('#picture svg.topo text.term-link[data-term="barn"]');
+    await page.waitForSelector('#glossary[open] #gl-barn.gl-now');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#glossary:not([open])', { state: 'attached' });
+    assert.equal(await model(page).then((m) => m.selection), null, 'the click was the glossary\'s, not a selection of the barn');
+    await page.click('#marks-term');
+    await page.waitForSelector('#glossary[open] #gl-notable.gl-now');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#glossary:not([open])', { state: 'attached' });
+    // the keyboard: focus a label, Enter opens it, Esc gives the focus back, → still steps
+    await page.focus('#picture svg.topo text.term-link[data-term="partial-list"]');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('#glossary[open] #gl-partial-list.gl-now');
+    await page.keyboard.press('Escape');
+    await page.waitForSelector('#glossary:not([open])', { state: 'attached' });
+    assert.equal(await page.evaluate(() => document.activeElement?.getAttribute('data-term')), 'partial-list', 'the focus is back on the label');
+    const at = (await model(page)).at;
+    await page.keyboard.press('ArrowRight');
+    await waitAt(page, at + 1);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('an event\'s moves are listed where lesson 01 points at them: the order the fresh slab handed its objects out', async (t) => {
+  const page = await openPage(browser.ctx, `${base}/?lesson=01-object-and-slab&slide=6`, { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    await applied(page, 6);
+    assert.match(await page.textContent('#lesson-text'), /This step/);
+    await page.waitForSelector('#event-moves.spot');
+    const moves = await page.textContent('#event-moves');
+    assert.match(moves, /8 objects: slab S0 → sheaf #\d+ \(in flight\): …00e00, …00800, …00200, /);
+    assert.equal(await waitSpot(page, 5000), true, 'the moves list is in view');
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('lesson 13 in predict mode: the race is on screen and keeps its steps to come back; the slide names the objects as the screen does', async (t) => {
+  const page = await openPage(browser.ctx, `${base}/?lesson=13-races&slide=3&predict=1`, { width: 1440, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    await applied(page, 3);
+    assert.equal(await waitSpot(page, 8000), true, 'the race panel is the slide\'s spotlight, in view');
+    assert.ok(await page.isVisible('#lesson-text'), 'with the slide\'s text');
+    // "What will A's cmpxchg find?": no ✗ and no retry on screen before the answer
+    await page.waitForSelector('#race .race-kept');
+    assert.equal(await page.$$eval('#race .race-step.next', (x) => x.length), 0, 'no step to come is drawn');
+    assert.doesNotMatch(await page.textContent('#race table'), /✗/);
+    await press(page, 'q');
+    await page.waitForSelector('#race .race-step.next');
+    assert.match(await page.textContent('#race table'), /cmpxchg ✗/, 'predict mode off: the whole schedule');
+    // the last slide speaks of the objects by the names the narration and the picture use
+    await page.goto(`${base}/?lesson=13-races&slide=11`);
+    await applied(page, 11);
+    await page.waitForTimeout(300);
+    const names = await page.evaluate(() => Object.values(window.__slublab.player.get().cur?.names ?? {}));
+    const said = (await page.textContent('#lesson-text')).match(/\b[a-z]\d\b/g) ?? [];
+    assert.ok(said.length >= 2, said.join());
+    for (const n of said) assert.ok(names.includes(n), `"${n}" is a name on screen (${names})`);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});

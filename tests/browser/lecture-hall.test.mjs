@@ -97,6 +97,59 @@ test('normal view at 1280x720: the header on one line, the caches table in its p
     assert.ok(r.right <= r.svgRight - 0.5 && r.right <= r.picRight - 0.5, `the boxes end at ${r.right}, the picture at ${r.picRight}`);
     // the ranked caches fit their panel (the other columns on demand)
     assert.ok(r.caches[0] <= r.caches[1] + 1, `the caches table is ${r.caches[0]} px in ${r.caches[1]} px`);
+    // 1440x900 with a lesson open (its long name in the menu): still one row, High contrast on it
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(`${base}/?lesson=02-fast-paths-and-sheaves&slide=3`);
+    await page.waitForSelector('#lesson[data-applied="3"]', { timeout: 20000 });
+    const tops = await page.evaluate(() => [...document.querySelector('header.top').children].filter((e) => e.getClientRects().length)
+      .map((e) => `${e.id || e.tagName}:${Math.round(e.getBoundingClientRect().top)}`));
+    const ys = tops.map((x) => Number(x.split(':').pop()));
+    assert.ok(Math.max(...ys) - Math.min(...ys) <= 8, `one line at 1440x900: ${tops.join(' ')}`);
+  });
+  await page.close();
+});
+
+/**
+ * Where the lines of #narration break inside a word other than after an
+ * underscore ("kmem_cac|he_alloc"): the words around each such break.
+ */
+function midWordBreaks() {
+  const el = document.getElementById('narration');
+  const walk = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+  const bad = [];
+  let last = null, gap = '';
+  for (let n; (n = walk.nextNode());) {
+    for (let i = 0; i < n.length; i++) {
+      const r = document.createRange();
+      r.setStart(n, i);
+      r.setEnd(n, i + 1);
+      const b = r.getClientRects()[0];
+      if (!b || !b.width) { gap += n.data[i]; continue; }
+      const c = { ch: n.data[i], top: b.top };
+      if (last && c.top > last.top + 4 && !/\s/.test(gap + last.ch + c.ch) && last.ch !== '_' && last.ch !== '-')
+        bad.push(`${last.ch}|${c.ch} in "${el.textContent}"`);
+      last = c;
+      gap = '';
+    }
+  }
+  return bad;
+}
+
+test('presenter at 1280x720: the sentence breaks identifiers only after an underscore', async (t) => {
+  const page = await lab('/?scenario=default&presenter=1', { width: 1280, height: 720 });
+  await shotOnFailure(t, page, async () => {
+    let lines = 0;
+    for (let at = 1; at <= 12; at++) {
+      await press(page, 'ArrowRight');
+      await waitAt(page, at);
+      await page.waitForFunction(() => document.getElementById('narration').textContent.length > 0);
+      assert.deepEqual(await page.evaluate(midWordBreaks), [], `step ${at}`);
+      lines = Math.max(lines, await page.evaluate(() => {
+        const el = document.getElementById('narration');
+        return Math.round(el.getBoundingClientRect().height / parseFloat(getComputedStyle(el).lineHeight));
+      }));
+    }
+    assert.ok(lines >= 3, `the sentences wrap (${lines} lines), so the breaks were tested`);
   });
   await page.close();
 });

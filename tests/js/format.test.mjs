@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import {
-  narrate, opCall, placeName, shortAddr, objName, addrAdd, lo48, toCSV, STATES,
+  narrate, opCall, placeName, shortAddr, objName, moveGroups, addrAdd, lo48, toCSV, STATES,
   fmtChange, stepText, hexLines, statsText, hasSentence, sysfsLine, opNumber, positionText, stepDetail,
 } from '../../web/js/format.js';
 import { counterMeaning, COUNTER_NAMES, SHEAVES_COUNTERS, chartCountersFor, modelCounters, DEFAULT_CHART } from '../../web/js/counters.js';
@@ -36,6 +36,16 @@ test('objects: the scenario\'s name from the state answer, else the short addres
     moves: [{ kind: 'object', id: '0xffff888100000ec0', from: { type: 'main', cpu: 0 }, to: { type: 'user' } }], stats: {}, report: null };
   assert.match(narrate(e, { names }), /\(o1\)/);
   assert.match(narrate(e), /\(…00ec0\)/);
+});
+
+test('objects: a name that reuses a freed object says whose it was (the state\'s same_as)', () => {
+  const names = { '0xffff888100000ec0': 'o1' }, same = { '0xffff888100000ec0': 'o0' };
+  assert.equal(objName('0xffff888100000ec0', names, same), 'o1 (the same object as o0)');
+  assert.equal(objName('0xffff888100000f00', names, same), '…00f00');
+  const e = { seq: 10, op: 1, cpu: 0, node: 0, cache: 0, fn: 'alloc_from_pcs', label: 'fastpath',
+    moves: [{ kind: 'object', id: '0xffff888100000ec0', from: { type: 'main', cpu: 0 }, to: { type: 'user' } }], stats: {}, report: null };
+  assert.match(narrate(e, { names, same }), /\(o1\) goes to the caller; o1 is the same object as o0\.$/);
+  assert.doesNotMatch(narrate(e, { names }), /same object/);
 });
 
 test('narration: the issue\'s example sentence, word for word', () => {
@@ -177,4 +187,16 @@ test('kmallocRequest: the requested size after the tracks and the kmalloc red zo
   assert.deepEqual(r.redzone, new Array(14).fill('cc'));
   assert.equal(kmallocRequest({ ...cache, flags: ['SLAB_KMALLOC'] }, bytes.join(''), '0xffff888100000000', '0xffff888100000008'), null);
   assert.equal(kmallocRequest({ ...cache, flags: ['SLAB_KMALLOC', 'SLAB_STORE_USER'] }, bytes.join(''), '0xffff888100000000', '0xffff888100000008').redzone, null);
+});
+
+test('moves: runs between the same two places kept together, in the event\'s order', () => {
+  const obj = (id, to) => ({ kind: 'object', id, from: { type: 'slab', slab: '0xffff888100000000' }, to });
+  const e = { seq: 5, op: 1, cpu: 0, node: 0, cache: 0, fn: 'alloc_from_new_slab', label: 'whole', stats: {}, report: null,
+    moves: [obj('0xffff888100000e00', { type: 'inflight', sheaf: 3 }), obj('0xffff888100000800', { type: 'inflight', sheaf: 3 }),
+      obj('0xffff888100000200', { type: 'user', cpu: 0 }), { kind: 'sheaf', id: 3, from: { type: 'inflight' }, to: { type: 'main', cpu: 0 } }] };
+  const g = moveGroups(e, { '0xffff888100000200': 'o1' }, { '0xffff888100000200': 'o0' });
+  assert.deepEqual(g.map((x) => x.items), [['…00e00', '…00800'], ['o1 (the same object as o0)'], ['#3']]);
+  assert.match(g[0].head, /^2 objects: slab .* → sheaf #3 \(in flight\)$/);
+  assert.equal(g[2].head, '1 sheaf: the operation in progress → CPU 0\'s main sheaf');
+  assert.deepEqual(moveGroups(null), []);
 });

@@ -3,7 +3,7 @@
 // the default scenario.  Run: node --test tests/js/
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, readdirSync } from 'node:fs';
 import { stepSentence, snapshotLine, narrate, opCall } from '../../web/js/format.js';
 import { setTexts } from '../../web/js/texts.js';
 
@@ -60,4 +60,17 @@ test('among several caches, the sentence names the cache of its event', () => {
   assert.match(say, /^CPU 1 kmem_cache_free: in buffer_head, /);
   assert.doesNotMatch(narrate(e, { call: 'kmem_cache_free', cacheName: 'buffer_head' }), /buffer_head/, 'one cache: no need to name it');
   assert.equal((narrate(e, { call: 'kmem_cache_free(buffer_head)', cacheName: 'buffer_head', nameCache: true }).match(/buffer_head/g) ?? []).length, 1, 'named once');
+});
+
+test('no sentence of a golden event falls back to empty words ("object the object", "slab the slab", "0 objects", a report\'s rule of "=")', () => {
+  const dir = new URL('../golden/', import.meta.url);
+  const bad = new Map();
+  for (const f of readdirSync(dir).filter((x) => x.endsWith('.jsonl'))) {
+    for (const line of readFileSync(new URL(f, dir), 'utf8').split('\n')) {
+      if (!line.startsWith('{"seq"')) continue;
+      const e = JSON.parse(line), say = narrate(e);
+      if (/object the object|slab the slab|\b0 objects\b|: =+\./.test(say)) bad.set(`${e.fn}/${e.label}`, `${f}: ${say}`);
+    }
+  }
+  assert.deepEqual([...bad.values()], []);
 });

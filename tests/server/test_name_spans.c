@@ -1,7 +1,8 @@
 /*
  * test_name_spans.c: the names objects had over a run
  * (scenario/name_spans.c): a name shows from its allocation until its
- * address is handed out again, the open map survives heavy reuse, and a
+ * address is handed out again, a name that reuses an object knows the
+ * object's first name, the open map survives heavy reuse, and a
  * rollback restores what a failed batch changed.
  */
 #include <stdio.h>
@@ -65,6 +66,18 @@ static void test_lifetime(void)
     CHECK_EQ_STR(name_at(&ns, 0x1000, 50), "b");
     CHECK_EQ_STR(name_at(&ns, 0x1000, 51), "c");
     CHECK_EQ_U(count_at(&ns, 51), 1);
+    /* one object, one identity: c and d reuse the object b named first; b
+     * followed an unnamed hand-out, so it starts a line of its own */
+    CHECK(name_span_first(&ns, &ns.v[1]) == NULL);
+    CHECK_EQ_STR(name_span_first(&ns, &ns.v[2]), "b");
+    CHECK_EQ_I(name_spans_bind(&ns, 0x1000, "d", 60), 0);
+    CHECK_EQ_STR(name_span_first(&ns, &ns.v[3]), "b");
+    CHECK_EQ_I(name_spans_bind(&ns, 0x2000, "e", 70), 0);
+    CHECK(name_span_first(&ns, &ns.v[4]) == NULL);
+    /* as a replay runs it: the allocation hands the address out, then names it */
+    name_spans_reuse(&ns, 0x1000, 80);
+    CHECK_EQ_I(name_spans_bind(&ns, 0x1000, "f", 80), 0);
+    CHECK_EQ_STR(name_span_first(&ns, &ns.v[5]), "b");
     name_spans_release(&ns);
 }
 

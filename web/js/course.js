@@ -144,7 +144,7 @@ export function spotSelector(s) {
   if (kind === 'column') return `#caches th[data-spot="${spot}"]`;
   if (arg !== undefined) return `#picture [data-spot="${spot}"]`;
   return { picture: '#picture', slabs: '#picture .grid-wrap', question: '#question', caches: '#caches', breakpoints: '#breakpoints',
-    timeline: '#controls', narration: '#narration' }[kind] ?? '#picture';
+    timeline: '#controls', narration: '#narration', moves: '#event-moves', race: '#race' }[kind] ?? '#picture';
 }
 
 const TAB_NAMES = { explain: 'Explain', counters: 'Counters', inspect: 'Inspector', table: 'Table', share: 'Share', pages: 'Pages', gfp: 'gfp' };
@@ -163,6 +163,8 @@ export function spotLabel(s) {
     case 'partial': return `node ${arg}'s partial list`;
     case 'pages': return `node ${arg}'s pages`;
     case 'hold': return HOLD_NAMES[arg] ?? arg;
+    case 'moves': return 'the step\'s moves';
+    case 'race': return 'the race';
     default: return `the ${kind}`;
   }
 }

@@ -45,6 +45,16 @@ export function fill(el, ...kids) {
   return el;
 }
 
+/**
+ * @text as nodes of @doc where a line may break only after an underscore
+ * (a <wbr> there): `kmem_cache_alloc` wraps as kmem_/cache_/alloc or not at
+ * all, never inside a word.  The text content is @text unchanged.
+ * @param {Document} doc @param {string} text
+ */
+export function breakAtUnderscores(doc, text) {
+  return text.split(/(?<=_)(?=[A-Za-z0-9])/).flatMap((part, i) => (i ? [doc.createElement('wbr'), part] : [part]));
+}
+
 /** Offer @text as a file download named @name. */
 export function download(doc, name, text, type = 'text/plain') {
   const blob = text instanceof Blob ? text : new Blob([text], { type });

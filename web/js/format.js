@@ -35,11 +35,18 @@ export function slabName(addr) {
 
 // The names the scenario gave objects ("o1", "x[3]") come with each state
 // answer, by address, as they stand at that position (its "names": a name
-// stays with its address until the address is handed out again).
+// stays with its address until the address is handed out again), and for
+// a name that reuses a freed object, that object's first name ("same_as").
 
-/** An object's label: its name in @names ({addr: name}) when it has one, else its short address. */
-export function objName(addr, names) {
-  return names?.[addr] ?? shortAddr(addr);
+/**
+ * An object's label: its name in @names ({addr: name}) when it has one, else
+ * its short address; "o1 (the same object as o0)" when @same ({addr: first
+ * name}) says a new allocation reuses it.
+ */
+export function objName(addr, names, same) {
+  const name = names?.[addr];
+  if (!name) return shortAddr(addr);
+  return same?.[addr] ? `${name} (the same object as ${same[addr]})` : name;
 }
 
 /** The low 48 bits of a hex address as a number (exact). */
@@ -199,6 +206,27 @@ export function opCall(events, cacheName) {
 
 // ---- narration ----------------------------------------------------------------
 
+/**
+ * An event's moves in words, runs of the same kind between the same two
+ * places kept together in the event's order: [{ head: "8 objects: slab S0 →
+ * sheaf #1 (in flight)", items: ["…0e00", "…0800", ...] }].  Objects go by
+ * their names (and first names, @same), slabs S0, sheaves #1.
+ * @param {Event} e @param {Record<string, string>} [names] @param {Record<string, string>} [same]
+ */
+export function moveGroups(e, names, same) {
+  /** @type {{ head: string, items: string[], key: string }[]} */
+  const out = [];
+  for (const m of e?.moves ?? []) {
+    const from = placeName(m.from, e.cpu), to = placeName(m.to, e.cpu);
+    const key = `${m.kind}|${from}|${to}`;
+    const item = m.kind === 'object' ? objName(m.id, names, same) : m.kind === 'slab' ? slabName(m.id) : m.kind === 'sheaf' ? `#${m.id}` : String(m.id);
+    const last = out[out.length - 1];
+    if (last?.key === key) { last.items.push(item); continue; }
+    out.push({ key, items: [item], head: `${from} → ${to}` });
+  }
+  return out.map((g) => ({ head: `${plural(g.items.length, g.key.split('|')[0], g.key.startsWith('sheaf|') ? 'sheaves' : undefined)}: ${g.head}`, items: g.items }));
+}
+
 /** @param {Event} e @param {{ names?: Record<string, string> }} ctx */
 function facts(e, ctx) {
   const objs = e.moves.filter((m) => m.kind === 'object');
@@ -260,8 +288,10 @@ export function fillTemplate(tpl, e, ctx = {}) {
     });
 }
 
+/** The report's first line of words (a SLUB report opens with a rule of '='). */
 function firstLine(s) {
-  return s ? String(s).split('\n')[0].trim() : 'SLUB reports misuse';
+  const line = s ? String(s).split('\n').find((l) => /[A-Za-z]/.test(l)) : null;
+  return line ? line.trim() : 'SLUB reports misuse';
 }
 
 /** A generic sentence from the moves, for pairs without a template. */
@@ -284,7 +314,7 @@ function generic(e, cpu) {
  * One plain sentence for event @e:
  * "CPU 1 kmem_cache_free: the main sheaf is full, so it swaps with the empty spare."
  * @param {Event} e
- * @param {{ call?: string, cacheName?: string, spareEmpty?: boolean, pagesOf?: (addr: string) => number, names?: Record<string, string>,
+ * @param {{ call?: string, cacheName?: string, spareEmpty?: boolean, pagesOf?: (addr: string) => number, names?: Record<string, string>, same?: Record<string, string>,
  *   slabName?: (addr: string) => string|null, prior?: Event[] }} [ctx] prior: a race step's op's events (what its context read before)
  */
 export function narrate(e, ctx = {}) {
@@ -303,6 +333,9 @@ export function narrate(e, ctx = {}) {
   // among several caches the sentence names its own: a flush or a barn on a real trace says which
   const cache = ctx.nameCache && ctx.cacheName && !new RegExp(`\\b${ctx.cacheName.replace(/[^\w]/g, '\\$&')}\\b`).test(`${call} ${body}`) ? ctx.cacheName : '';
   if (cache) body = `in ${cache}, ${body}`;
+  // one object, one identity: a name that reuses a freed object says whose it was
+  const first = e.moves.find((m) => m.kind === 'object')?.id;
+  if (first && ctx.names?.[first] && ctx.same?.[first]) body += `; ${ctx.names[first]} is the same object as ${ctx.same[first]}`;
   return `${who}${call}${who || call ? ': ' : ''}${body}.`;
 }
 
@@ -324,7 +357,7 @@ export function stepSentence(m, opEvents) {
   }
   const pagesOf = (a) => { const sl = m.cur.state.slabs.find((x) => x.addr === a); return sl ? 2 ** sl.order : null; };
   const slabName = (a) => m.cur.state.slabs.find((x) => x.addr === a)?.name ?? null;
-  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), nameCache: m.cur.state.caches.length > 1, spareEmpty, pagesOf, names: m.cur.names,
+  return narrate(e, { call: opCall(opEvents(e.seq), cacheName), cacheName: cacheName(e.cache), nameCache: m.cur.state.caches.length > 1, spareEmpty, pagesOf, names: m.cur.names, same: m.cur.same_as,
     slabName, prior: e.step ? opEvents(e.seq) : undefined });
 }
 

@@ -7,6 +7,7 @@
 // the PNG export (paint.js), the banner (views/banner.js).
 
 import { api } from './api.js';
+import { fill, breakAtUnderscores } from './dom.js';
 import { createPlayer } from './state.js';
 import { stepSentence, snapshotLine } from './format.js';
 import { exportPng as paintPng } from './paint.js';
@@ -64,11 +65,11 @@ let offlineMax = 0; // the most events an offline copy holds (GET /api/health)
 let view = 'lab';
 
 // ---- views
-const picture = createPicture($('picture'), { onSelect: (sel) => { player.select(sel); showTab('inspect'); }, win });
+const picture = createPicture($('picture'), { onSelect: (sel) => { player.select(sel); showTab('inspect'); }, onTerm: (id) => glossary.show(id), win });
 debug.picture = picture;
 // the slab rows drawn, in viewport coordinates, whatever draws them (tests read it)
 debug.slabRows = () => picture.slabRows();
-const timeline = createTimeline($('controls'), player);
+const timeline = createTimeline($('controls'), player, { onTerm: (id) => glossary.show(id) });
 const overview = createOverview($('overview'), player, { api });
 /** Runs made at a choice point (the Explain panel's forks): the run each came from. */
 const choiceBacks = new Map();
@@ -326,7 +327,7 @@ function render() {
   const say = stepSentence(m, player.opEvents);
   if (say !== lastSay) {
     lastSay = say;
-    $('narration').textContent = say;
+    fill($('narration'), breakAtUnderscores(doc, say));
   }
   timeline.render(m);
   if (view === 'lab') overview.render(m);

@@ -32,7 +32,7 @@
  *             paged?: { by: string, limit: number, items: number, slabs: number, sheaves: number, objects: number, rcu_pending: number },
  *             page?: { cache: number, slabs: number, slabs_total: number } }} Snapshot
  *   paged: the server left the lists out (docs/api.md, "Paged states"); page: the cache whose lists the player merged in
- * @typedef {{ at: number, event: Event|null, state: Snapshot, names?: Record<string, string>, names_more?: number, slab?: any }} StateResponse
+ * @typedef {{ at: number, event: Event|null, state: Snapshot, names?: Record<string, string>, names_more?: number, same_as?: Record<string, string>, slab?: any }} StateResponse
  */
 
 export {};

@@ -59,7 +59,7 @@
     }
     for (; workAt < at; workAt++) applyDelta(work, data.states[workAt + 1]);
     // the event that led here is kept once, with the events
-    return { at: work.at, event: at > 0 ? data.events[at - 1] : null, state: work.state, names: work.names, ...(work.names_more ? { names_more: work.names_more } : {}) };
+    return { at: work.at, event: at > 0 ? data.events[at - 1] : null, state: work.state, names: work.names, ...(work.names_more ? { names_more: work.names_more } : {}), ...(work.same_as ? { same_as: work.same_as } : {}) };
   }
 
   // ---- the API, from the data

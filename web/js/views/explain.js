@@ -6,7 +6,7 @@
 // where the session's kernel release defines it).
 
 import { h, fill } from '../dom.js';
-import { stepDetail } from '../format.js';
+import { stepDetail, moveGroups } from '../format.js';
 import { outlineFor } from '../outline.js';
 import { sourceRefs, sourceLinesLoaded } from '../sourcelines.js';
 import { counterMeaning } from '../counters.js';
@@ -40,11 +40,16 @@ export function createExplain(root, hooks = {}) {
   const detail = h(doc, 'p', { id: 'event-detail', class: 'detail' });
   const report = h(doc, 'pre', { id: 'event-report', class: 'report', hidden: true });
   const bumped = h(doc, 'ul', { id: 'bumped', class: 'bumped', 'aria-label': 'Counters this step bumped' });
+  // what the step moved, from where to where, in the event's order (the order a sheaf was filled in)
+  const moves = h(doc, 'ol', { id: 'event-moves', class: 'moves', 'aria-label': 'What this step moved', dataset: { spot: 'moves' } });
   const code = h(doc, 'section', { id: 'code-panel', class: 'code', 'aria-label': 'Kernel function of this step' });
   const choice = h(doc, 'div', { id: 'choice', class: 'choice', role: 'group', 'aria-label': 'The kernel\'s choice at this step', hidden: true });
   const fromRun = h(doc, 'p', { id: 'choice-back', class: 'choice-back', hidden: true });
-  // the choice first: on a phone a lesson's sheet covers the panel's lower part
-  fill(root, fromRun, choice, title, teach, h(doc, 'h3', null, 'This step'), detail, bumped, report, code);
+  // the choice first (on a phone a lesson's sheet covers the panel's lower
+  // part), then the step (its sentence, moves and counters: a slide points at
+  // them), then its kernel code, then the story
+  fill(root, fromRun, choice, title, h(doc, 'h3', null, 'This step'), detail, moves, bumped, report, code,
+    h(doc, 'h3', { id: 'story-head' }, 'The scenario'), teach);
   let key = '', codeKey = '', infoKey = null, predictShown = false, busy = false;
 
   /** @param {() => Promise<any>} act */
@@ -108,6 +113,10 @@ export function createExplain(root, hooks = {}) {
       detail.textContent = e ? `${sentence} ${stepDetail(m.at, e, m.ops)}` : sentence;
       drawChoice(e?.choice ?? null);
       drawBack(m.session?.id ?? '');
+      const SHOWN = 16;
+      fill(moves, moveGroups(e, m.cur?.names, m.cur?.same_as).map((g) => h(doc, 'li', null, h(doc, 'span', { class: 'mv-head' }, g.head),
+        ': ', g.items.slice(0, SHOWN).map((x, i) => [i ? ', ' : '', h(doc, 'span', { class: 'mv-item' }, x)]), g.items.length > SHOWN ? `, … (${g.items.length - SHOWN} more)` : '')));
+      moves.hidden = !moves.childElementCount;
       // The counters this event bumped, flashing (a static mark under reduced motion).
       fill(bumped, Object.entries(e?.stats ?? {}).map(([k, d]) => h(doc, 'li', { class: 'flash', title: counterMeaning(k) }, `${k} ${d > 0 ? '+' : ''}${d}`)));
       report.hidden = !e?.report;

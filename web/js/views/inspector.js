@@ -18,7 +18,7 @@ export function createInspector(root, player) {
     const evs = player.history(id);
     if (!evs.length) return h(doc, 'p', null, 'No loaded event moved it.');
     return h(doc, 'ol', { class: 'history' }, evs.slice(-40).map((e) => h(doc, 'li', e.seq === m.at - 1 ? { class: 'now' } : null,
-      h(doc, 'button', { type: 'button', class: 'link', onclick: () => player.seek(e.seq + 1) }, `step ${e.seq + 1}`), ` ${narrate(e, { names: m.cur?.names })}`)));
+      h(doc, 'button', { type: 'button', class: 'link', onclick: () => player.seek(e.seq + 1) }, `step ${e.seq + 1}`), ` ${narrate(e, { names: m.cur?.names, same: m.cur?.same_as })}`)));
   }
 
   function dump(m, v, objAddr) {
@@ -30,19 +30,23 @@ export function createInspector(root, player) {
     const base = lo48(b.addr);
     const objLo = objAddr ? lo48(objAddr) - base : -1, objHi = objAddr ? objLo + v.cache.slab_size : -1;
     let shown = lines;
-    if (!showAll) shown = objAddr ? lines.filter((l) => l.off + 16 > objLo - 32 && l.off < objHi + 32) : lines.slice(0, 48);
-    const rows = shown.map((l) => {
+    // the slab: its start and the lines around each stored free pointer (a full slab's start alone is all allocated bytes)
+    const nearFp = (l) => [...fps.keys()].some((a) => a - base >= l.off - 16 && a - base < l.off + 32);
+    if (!showAll) shown = objAddr ? lines.filter((l) => l.off + 16 > objLo - 32 && l.off < objHi + 32) : lines.filter((l, i) => i < 8 || nearFp(l)).slice(0, 64);
+    const rows = shown.flatMap((l, i) => (i && l.off !== shown[i - 1].off + 16 ? [h(doc, 'tr', { class: 'gap' }, h(doc, 'td', { class: 'addr' }, '…'), h(doc, 'td', null, ''))] : []).concat(row(l)));
+    function row(l) {
       const notes = [];
       for (let k = 0; k < 16; k += 8) {
         const f = fps.get(base + l.off + k);
-        if (f) notes.push(`fp of ${shortAddr(f.object)} at +${k}: stored ${f.stored} → next ${f.decoded === '0x0' ? 'NULL' : shortAddr(f.decoded)}`);
+        // the pointer's offset in its object (the cache's s->offset), not its column on this line
+        if (f) notes.push(`fp of ${objName(f.object, m.cur?.names)} at +${lo48(f.at) - lo48(f.object)}: stored ${f.stored} → next ${f.decoded === '0x0' ? 'NULL' : shortAddr(f.decoded)}`);
       }
       const inObj = l.off + 16 > objLo && l.off < objHi;
-      const row = h(doc, 'tr', { class: [inObj && 'obj', notes.length && 'fp'].filter(Boolean).join(' ') || null },
+      const tr = h(doc, 'tr', { class: [inObj && 'obj', notes.length && 'fp'].filter(Boolean).join(' ') || null },
         h(doc, 'td', { class: 'addr' }, `+${l.off.toString(16).padStart(4, '0')}`),
         h(doc, 'td', { class: 'hex' }, l.bytes.join(' ')));
-      return notes.length ? [row, h(doc, 'tr', { class: 'fpnote' }, h(doc, 'td', null, ''), h(doc, 'td', null, `↑ ${notes.join('; ')}`))] : row;
-    });
+      return notes.length ? [tr, h(doc, 'tr', { class: 'fpnote' }, h(doc, 'td', null, ''), h(doc, 'td', null, `↑ ${notes.join('; ')}`))] : [tr];
+    }
     return h(doc, 'div', { class: 'dump' },
       h(doc, 'p', null, `Slab ${slabName(b.addr)} (${shortAddr(b.addr, 8)}): ${b.length} of ${b.size} bytes${b.truncated ? ' (truncated)' : ''}. `,
         `Free pointers are stored ${m.session?.info?.machine?.freelist_hardened ? 'encoded (CONFIG_SLAB_FREELIST_HARDENED)' : 'plainly'} at offset ${v.cache.offset} of each free object.`),
@@ -78,10 +82,11 @@ export function createInspector(root, player) {
       if (sel.kind === 'object') {
         const d = describeObject(v, sel.id);
         const sheaf = d.sheaf ? st.sheaves.find((x) => x.id === d.sheaf) : null;
-        const name = m.cur.names?.[sel.id];
+        const name = m.cur.names?.[sel.id], first = m.cur.same_as?.[sel.id];
         const req = d.state === 'user' && m.bytes && d.slab && lo48(m.bytes.addr) === lo48(d.slab) ? kmallocRequest(v.cache, m.bytes.bytes, m.bytes.addr, sel.id) : null;
         fill(root, h(doc, 'h3', { title: sel.id }, name ? `Object ${name}` : `Object ${sel.id}`),
-          dl([...(name ? [['name', `${name} (the scenario's name)`]] : []), ['address', sel.id], ['cache', v.cache?.name ?? '?'], ['slab', d.slab ? withTitle(pick(slabName(d.slab), { kind: 'slab', id: d.slab, slab: d.slab }), d.slab) : 'none'],
+          dl([...(name ? [['name', `${name} (the scenario's name)`]] : []),
+            ...(first ? [['same object as', `${first}: freed, then handed out again as ${name}`]] : []), ['address', sel.id], ['cache', v.cache?.name ?? '?'], ['slab', d.slab ? withTitle(pick(slabName(d.slab), { kind: 'slab', id: d.slab, slab: d.slab }), d.slab) : 'none'],
             ['index in slab', String(d.index)], ['state', d.stateName],
             ...(sheaf ? [['sheaf', pick(`#${sheaf.id} (${placeName(sheaf.place)}), slot ${d.slot}`, { kind: 'sheaf', id: sheaf.id })]] : []),
             ...(d.freelistPos != null ? [['freelist position', `${d.freelistPos} (0 is the head)`]] : []),
@@ -98,7 +103,7 @@ export function createInspector(root, player) {
         fill(root, h(doc, 'h3', { title: s.addr }, `Slab ${s.name ?? slabName(s.addr)}`),
           dl([['address', s.addr], ['node', String(s.node)], ['order', `${s.order} (${4096 << s.order} bytes)`], ['list', placeName(s.place)],
             ['in use', `${s.inuse} of ${s.objects}`], ['freelist head', s.freelist_head === '0x0' ? 'NULL' : s.freelist_head],
-            ['freelist', s.freelist.length ? h(doc, 'span', null, s.freelist.slice(0, 64).map((a, i) => [i ? ' → ' : '', withTitle(pick(objName(a, m.cur.names), { kind: 'object', id: a, slab: s.addr }), a)])) : 'empty']]),
+            ['freelist', s.freelist.length ? h(doc, 'span', null, s.freelist.slice(0, 64).map((a, i) => [i ? ' → ' : '', withTitle(pick(objName(a, m.cur.names, m.cur.same_as), { kind: 'object', id: a, slab: s.addr }), a)])) : 'empty']]),
           h(doc, 'h4', null, 'Events that moved it'), history(m, s.addr),
           h(doc, 'h4', null, 'Bytes'), dump(m, v, null));
         return;
@@ -108,7 +113,7 @@ export function createInspector(root, player) {
         if (!sh) { fill(root, h(doc, 'p', null, `Sheaf #${sel.id} does not exist at this step.`), h(doc, 'h4', null, 'Events that moved it'), history(m, sel.id)); return; }
         fill(root, h(doc, 'h3', null, `Sheaf #${sh.id}`),
           dl([['where', placeName(sh.place)], ['size', `${sh.size} of ${sh.capacity}`],
-            ['objects (top last)', h(doc, 'span', null, sh.objects.slice(-64).map((a, i) => [i ? ' ' : '', withTitle(pick(objName(a, m.cur.names), { kind: 'object', id: a, slab: v.slabOf(a)?.addr }), a)]))]]),
+            ['objects (top last)', h(doc, 'span', null, sh.objects.slice(-64).map((a, i) => [i ? ' ' : '', withTitle(pick(objName(a, m.cur.names, m.cur.same_as), { kind: 'object', id: a, slab: v.slabOf(a)?.addr }), a)]))]]),
           h(doc, 'h4', null, 'Events that moved it'), history(m, sh.id));
         return;
       }

@@ -61,7 +61,8 @@ export function opSoFar(m, max = 5000) {
 }
 
 /**
- * @param {{ onSelect: (sel: any) => void, win: Window & typeof globalThis, idPrefix?: string }} o
+ * @param {{ onSelect: (sel: any) => void, onTerm?: (id: string) => void, win: Window & typeof globalThis, idPrefix?: string }} o
+ *   onTerm: the glossary at term @id, which the structure's labels link to
  *   idPrefix: before the ids of its controls, where a page shows more than one picture (compare)
  */
 export function createPicture(root, o) {
@@ -87,7 +88,7 @@ export function createPicture(root, o) {
   cbCollapse.addEventListener('change', () => { opts.collapseFull = cbCollapse.checked; memo.key = ''; redraw(); });
   cbAnimate.addEventListener('change', () => { opts.animate = cbAnimate.checked; });
 
-  const topo = createTopology(svg, { onSelect: o.onSelect });
+  const topo = createTopology(svg, { onSelect: o.onSelect, onTerm: o.onTerm });
   const map = createSlabmap(canvas, {
     onSelect: (hit) => o.onSelect(hit.kind === 'object' ? { kind: 'object', id: hit.addr, slab: hit.slab } : { kind: 'slab', id: hit.slab, slab: hit.slab }),
     onHover: () => {},
@@ -103,6 +104,7 @@ export function createPicture(root, o) {
   const scenesFor = (resp, cacheId, tw, w, gh, hands) => {
     const v = cacheView(resp.state, cacheId);
     v.names = resp.names ?? {}; // the scenario's object names at this position
+    v.same = resp.same_as ?? {}; // ... and the first name of each object a later name reuses
     const gw = measured.beside ? w - besideWidth(w) - BESIDE_GAP : measured.k > 1 ? w : tw;
     return { view: v, topo: topoScene(resp.state, v, { width: tw, hands, tight: measured.tight }), grid: gridScene(v, { width: gw - 4, maxHeight: gh - 8, maxCell: measured.beside ? (measured.share ? 64 : 28) : 18, collapsed: opts.collapsed, collapseFull: opts.collapseFull }) };
   };
@@ -274,7 +276,7 @@ export function createPicture(root, o) {
     }
     const { view, topo: t, grid } = memo.scenes;
     const e = m.cur.event;
-    topo.render(t, { selection: m.selection, touched: touchedKeys(m.dir === -1 ? m.prev?.event : e), scale: opts.scale });
+    topo.render(t, { selection: m.selection, touched: touchedKeys(m.dir === -1 ? m.prev?.event : e), scale: opts.scale, names: view.names });
     // drawn larger than its pane (the presenter view): show what the step touched
     if (measured.k > 1 && m.step !== lastStep) svg.querySelector('.touched')?.scrollIntoView({ block: 'nearest' });
     const cnt = view.counts;

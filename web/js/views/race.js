@@ -150,7 +150,7 @@ export function createRace(root, player, o) {
     const lanesDef = st.lanes.map((l) => contextName(l.id, l.def ?? { cpu: l.cpu }));
     title.textContent = `The race: ${lanesDef.join(' against ')}`;
     drawCounters(m, race, st);
-    drawLanes(st, names, slabName);
+    drawLanes(st, names, slabName, !!m.predict);
     drawWords(st, names, slabName);
     drawReport(m, race);
     drawAdders(st.lanes.map((l) => l.id));
@@ -173,7 +173,8 @@ export function createRace(root, player, o) {
       lostN ? h(doc, 'span', { class: 'race-lost' }, `${parts.length ? ' · ' : ''}✗ ${lostN} failed ${lostN === 1 ? 'step' : 'steps'} so far (${[...new Set(st.lost.map((e) => e.step.kind))].join(', ')})`) : '');
   }
 
-  function drawLanes(st, names, slabName) {
+  /** @param {boolean} predict the steps to come are kept back (their ✓, ✗, ⚠, even a retry's steps, would answer the question) */
+  function drawLanes(st, names, slabName, predict) {
     const head = h(doc, 'tr', null, h(doc, 'th', { scope: 'col', class: 'race-ctx' }, 'Context'),
       Array.from({ length: st.columns }, (_, i) => h(doc, 'th', { scope: 'col', class: 'race-col' }, String(i + 1))));
     const rows = st.lanes.map((l) => {
@@ -189,15 +190,17 @@ export function createRace(root, player, o) {
       const tds = Array.from({ length: st.columns }, (_, col) => {
         const c = byCol.get(col);
         if (!c) return h(doc, 'td', { class: 'race-gap' });
+        if (predict && c.when === 'next') return h(doc, 'td', { class: 'race-gap race-kept', title: 'A step to come: predict mode keeps it back' }, '?');
         const say = stepWords(c.e, { names, slabName, prior: l.cells.map((x) => x.e) });
         const more = c.follows ? ` +${c.follows}` : '';
         const whole = c.follows ? ` Then the ${c.follows} ${c.follows === 1 ? 'event' : 'events'} of what the step runs whole.` : '';
+        const kind = kindShort(c.kind), report = c.report;
         const btn = h(doc, 'button', {
-          type: 'button', class: `race-step ${c.when}${c.lost ? ' lost' : ''}${c.report ? ' reported' : ''}`, 'data-seq': c.e.seq, 'data-kind': c.kind,
+          type: 'button', class: `race-step ${c.when}${c.lost ? ' lost' : ''}${report ? ' reported' : ''}`, 'data-seq': c.e.seq, 'data-kind': c.kind,
           'aria-current': c.when === 'current' ? 'step' : false, title: say + whole,
-          'aria-label': `${c.report ? '⚠ ' : ''}${kindShort(c.kind)} ${l.id}${c.index}${more}, step ${col + 1} of the schedule, ${c.when === 'current' ? 'the current step' : c.when === 'done' ? 'done' : 'to come'}: ${say}.${whole}`,
+          'aria-label': `${report ? '⚠ ' : ''}${kind} ${l.id}${c.index}${more}, step ${col + 1} of the schedule, ${c.when === 'current' ? 'the current step' : c.when === 'done' ? 'done' : 'to come'}: ${say}.${whole}`,
           onclick: () => player.seek(c.e.seq + 1),
-        }, h(doc, 'span', { class: 'k' }, `${c.report ? '⚠ ' : ''}${kindShort(c.kind)}`), ' ', h(doc, 'span', { class: 'n' }, `${l.id}${c.index}${more}`));
+        }, h(doc, 'span', { class: 'k' }, `${report ? '⚠ ' : ''}${kind}`), ' ', h(doc, 'span', { class: 'n' }, `${l.id}${c.index}${more}`));
         return h(doc, 'td', null, btn);
       });
       return h(doc, 'tr', { 'data-ctx': l.id }, th, tds);

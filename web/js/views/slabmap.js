@@ -8,7 +8,7 @@
 import { sizeCanvas } from '../dom.js';
 import { paintGrid } from '../paint.js';
 import { hitGrid, freelistPath, cellCenter } from '../layout.js';
-import { slabName } from '../format.js';
+import { slabName, objName } from '../format.js';
 
 /**
  * @param {{ onSelect: (hit: any) => void, onHover: (hit: any) => void, onToggleGroup: (key: string) => void,
@@ -124,7 +124,7 @@ export function createSlabmap(canvas, o) {
     canvas.style.cursor = hit ? 'pointer' : drag ? 'grabbing' : 'grab';
     if (slab !== hoverSlab) { hoverSlab = slab; draw(); }
     // the address on hover: the picture names slabs S0, S1, ... as the engine does
-    const oname = hit?.kind === 'object' ? cv?.names?.[hit.addr] : undefined;
+    const oname = hit?.kind === 'object' && cv?.names?.[hit.addr] ? objName(hit.addr, cv.names, cv.same) : undefined;
     const title = hit?.kind === 'object' ? `object ${oname ? `${oname} at ` : ''}${hit.addr} in slab ${slabName(hit.slab)} at ${hit.slab}`
       : slab ? `slab ${slabName(slab)} at ${slab}` : '';
     if (canvas.title !== title) canvas.title = title;

@@ -7,9 +7,15 @@ import { stepText, positionText } from '../format.js';
 import { NOTABLE } from '../counters.js';
 import { spreadMarkers } from '../layout.js';
 import { SPEEDS } from '../state.js';
+import { termById } from '../glossary.js';
 
-export function createTimeline(root, player) {
+/** @param {{ onTerm?: (id: string) => void }} [o] onTerm: the glossary at term @id */
+export function createTimeline(root, player, o = {}) {
   const doc = root.ownerDocument;
+  const notable = termById('notable');
+  // the marks' own words: hover shows the glossary's, a click opens it there
+  const marksTerm = o.onTerm && notable ? h(doc, 'button', { type: 'button', id: 'marks-term', class: 'term marks-term', dataset: { term: 'notable' },
+    title: `${notable.term}: ${notable.words} (click: the glossary)`, 'aria-label': 'The timeline\'s marks, in the glossary', onclick: () => o.onTerm?.('notable') }, 'marks?') : null;
   const btn = (id, label, key, fn) => h(doc, 'button', { type: 'button', id, 'aria-keyshortcuts': key, title: `${label} (${key})`, onclick: fn }, label);
   const play = btn('play', 'Play', 'Space', () => player.toggle());
   const speedOut = h(doc, 'output', { id: 'speed-out', for: 'speed-down speed-up', 'aria-live': 'off' });
@@ -43,6 +49,7 @@ export function createTimeline(root, player) {
       h(doc, 'label', { class: 'play-by' }, 'Play ', by),
       btn('prev-mark', '◁ notable', 'p', () => player.toMarker(-1)),
       btn('next-mark', 'notable ▷', 'n', () => player.toMarker(1)),
+      marksTerm,
       predict, score,
       pos),
     h(doc, 'div', { class: 'scrub' }, range, marks));
@@ -101,7 +108,7 @@ export function createTimeline(root, player) {
         markKey = key;
         const shown = m.markers.length > 300 ? m.markers.filter((_, i) => i % Math.ceil(m.markers.length / 300) === 0) : m.markers;
         fill(marks, ...shown.map((mk) => {
-          const b = h(doc, 'button', { type: 'button', class: `mark mk-${mk.kind}`, title: `${mk.title} at step ${mk.at}`,
+          const b = h(doc, 'button', { type: 'button', class: `mark mk-${mk.kind}`, title: `${mk.title} at step ${mk.at}${notable ? ` (a notable event: ${notable.words})` : ''}`,
             'aria-label': `${mk.title} at step ${mk.at}`, onclick: () => player.seek(mk.at) }, NOTABLE.find((n) => n.key === mk.kind)?.glyph ?? '•');
           b.dataset.frac = String(m.end ? mk.at / m.end : 0);
           return b;

@@ -6,6 +6,7 @@
 
 import { s, fill } from '../dom.js';
 import { STATES, shortAddr, slabName, plural } from '../format.js';
+import { termById } from '../glossary.js';
 import { S } from '../model.js';
 
 const ROLE_CODE = { main: S.main, spare: S.spare, rcu_free: S.rcu_free, barn_full: S.barn, barn_empty: S.barn, barn_partial: S.barn, prefill: S.prefill, inflight: S.inflight, rcu_pending: S.rcu_pending, other: S.other };
@@ -31,6 +32,29 @@ export function createTopology(root, o) {
     return g;
   };
   const text = (x, y, str, cls = 'lbl') => s(doc, 'text', { x, y, class: cls }, str);
+  /**
+   * A label that is a glossary word (the sheaf's role, a box's title): hover
+   * shows the glossary's words, a click or Enter opens the glossary there
+   * (Space stays play/pause, as on every button); a plain label without o.onTerm.
+   */
+  const termText = (x, y, str, cls, id) => {
+    const el = text(x, y, str, cls);
+    const t = o.onTerm ? termById(id) : null;
+    if (!t) return el;
+    el.classList.add('term-link');
+    el.setAttribute('tabindex', '0');
+    el.setAttribute('role', 'button');
+    el.setAttribute('aria-label', `${str}: in the glossary`);
+    el.dataset.term = id;
+    el.append(s(doc, 'title', null, `${t.term}: ${t.words} (click: the glossary)`));
+    el.addEventListener('click', (ev) => { ev.stopPropagation(); o.onTerm(id); });
+    el.addEventListener('keydown', (ev) => {
+      if (ev.key === 'Enter') { ev.preventDefault(); ev.stopPropagation(); o.onTerm(id); }
+    });
+    return el;
+  };
+  /** @type {Record<string, string>} the scenario's object names at the position drawn */
+  let names = {};
   // The drawn words of a button whose name says more (the barn, the page
   // allocator): beside the button, not in it, so that its accessible name
   // holds all its visible text (WCAG 2.5.3); clicks go through them (CSS).
@@ -65,6 +89,7 @@ export function createTopology(root, o) {
 
   function render(t, c) {
     const sel = c.selection, touched = c.touched;
+    names = c.names ?? {};
     // a unit of margin around the scene: the outlines of the boxes on its edges stay whole
     const vb = `-1 -1 ${t.w + 2} ${t.h + 2}`;
     if (root.getAttribute('viewBox') !== vb) {
@@ -78,13 +103,15 @@ export function createTopology(root, o) {
     const out = [];
     for (const cpu of t.cpus) {
       const keys = [`cpu:${cpu.cpu}`, `caller:${cpu.cpu}`, `cpuslab:${cpu.cpu}`, `cpupartial:${cpu.cpu}`, ...sheafKeys(cpu.stacks.map((x) => x.sheaf))];
-      out.push(group(`cpu${cpu.cpu}`, [cpu, selKey, tk(keys)], () => cpuGroup(cpu, sel, touched)));
+      const held = cpu.caller ? [...cpu.caller.got, ...cpu.caller.gave].map((o) => names[o.addr] ?? '').join() : '';
+      out.push(group(`cpu${cpu.cpu}`, [cpu, selKey, tk(keys), held], () => cpuGroup(cpu, sel, touched)));
     }
     const hd = t.hold;
+    const HOLD_TERMS = { flight: 'in-flight', prefill: 'prefilled', rcu: 'rcu-pending', other: 'other' };
     const holdBox = (b, title, kind, sub) => group(`hold-${kind}`, [b, title, sub, selKey, tk([kind, ...sheafKeys(b.sheaves ?? [])])], () => {
       const g = s(doc, 'g', { class: ['hold', touched.has(kind) && 'touched'].filter(Boolean).join(' '), 'data-hold': kind, dataset: { spot: `hold:${kind}` } },
         s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box' }),
-        text(b.x + 8, b.y + 16, title, 'ttl'), text(b.x + 8, b.y + 32, sub));
+        termText(b.x + 8, b.y + 16, title, 'ttl', HOLD_TERMS[kind]), text(b.x + 8, b.y + 32, sub));
       for (const sh of b.sheaves ?? []) g.append(sheaf(sh, sel, touched));
       return g;
     });
@@ -126,7 +153,8 @@ export function createTopology(root, o) {
         g.append(s(doc, 'rect', { x: st.x, y: st.y, width: st.w, height: st.h, class: 'none' }));
         g.append(text(st.x, st.y + st.h + 26, cpu.compact ? '–' : 'none', cpu.compact ? 'sm' : 'num'));
       }
-      g.append(text(st.x, st.y + st.h + 13, cpu.compact ? { main: 'main', spare: 'spr', rcu_free: 'rcu' }[st.role] : st.role === 'rcu_free' ? 'rcu' : st.role, cpu.compact ? 'sm' : 'lbl'));
+      g.append(termText(st.x, st.y + st.h + 13, cpu.compact ? { main: 'main', spare: 'spr', rcu_free: 'rcu' }[st.role] : st.role === 'rcu_free' ? 'rcu' : st.role, cpu.compact ? 'sm' : 'lbl',
+        { main: 'main', spare: 'spare', rcu_free: 'rcu-free' }[st.role] ?? 'sheaf'));
     }
     if (cpu.legacy) legacyCpu(g, cpu, sel, touched);
     g.append(callerPocket(cpu, sel, touched));
@@ -139,6 +167,8 @@ export function createTopology(root, o) {
    * from it (hollow cells), each a button for the inspector.
    */
   function callerPocket(cpu, sel, touched) {
+    // the scenario's name of an object the caller holds, then its address: "o1 …00e80"
+    const label = (a) => (names[a] ? `${names[a]} ${shortAddr(a)}` : shortAddr(a));
     const cl = cpu.caller;
     const list = cl.got.length ? cl.got : cl.gave;
     const took = !cl.got.length && cl.gave.length > 0;
@@ -159,13 +189,13 @@ export function createTopology(root, o) {
       const x = cl.x + 4 + i * (cell + 3);
       const c = s(doc, 'g', { class: ['held', isSel(sel, 'object', o.addr) && 'sel'].filter(Boolean).join(' '), dataset: { object: o.addr } },
         s(doc, 'rect', { x, y, width: cell, height: cell, fill: took ? '#fff' : st.color, stroke: st.ink, class: `g-${st.glyph}` }));
-      const what = `object ${shortAddr(o.addr)} ${took ? 'the caller freed' : 'handed to the caller'} on CPU ${cpu.cpu}`;
+      const what = `object ${label(o.addr)} ${took ? 'the caller freed' : 'handed to the caller'} on CPU ${cpu.cpu}`;
       g.append(o.slab ? button(c, what, { kind: 'object', id: o.addr, slab: o.slab }) : c);
     });
     const after = cl.x + 4 + shown * (cell + 3) + 1;
-    if (list.length === 1 && !small) g.append(text(after, y + cell - 1, shortAddr(list[0].addr), 'num'));
+    if (list.length === 1 && !small) g.append(text(after, y + cell - 1, label(list[0].addr), 'num'));
     else if (list.length > shown) g.append(text(after, y + cell - 1, `+${list.length - shown}`, 'tiny'));
-    if (list.length === 1 && small) g.append(s(doc, 'title', null, shortAddr(list[0].addr)));
+    if (list.length === 1 && small) g.append(s(doc, 'title', null, label(list[0].addr)));
     return g;
   }
 
@@ -215,11 +245,13 @@ export function createTopology(root, o) {
   }
 
   function nodeBarn(g, n, b, sel, touched) {
-    const barn = button(s(doc, 'g', { class: ['barn', isSel(sel, 'barn', n.node) && 'sel', touched.has(`barn:${n.node}`) && 'touched'].filter(Boolean).join(' '), dataset: { spot: `barn:${n.node}` } },
+    const barn = button(s(doc, 'g', { class: ['barn', isSel(sel, 'barn', n.node) && 'sel', touched.has(`barn:${n.node}`) && 'touched'].filter(Boolean).join(' '), dataset: o.onTerm ? {} : { spot: `barn:${n.node}` } },
       s(doc, 'rect', { x: b.x, y: b.y, width: b.w, height: b.h, class: 'box2' }),
     ), `node ${n.node} barn: ${b.info.nr_full} full sheaves, ${b.info.nr_empty} empty, ${b.partial ? 'a partial sheaf' : 'no partial sheaf'}`, { kind: 'barn', id: n.node });
-    g.append(barn, labels(
-      text(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl'),
+    // the title is the glossary's link (a control of its own, so not among the aria-hidden labels);
+    // the barn and its title are one thing for a slide's spotlight
+    g.append(o.onTerm ? s(doc, 'g', { class: 'barn-spot', dataset: { spot: `barn:${n.node}` } }, barn, termText(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl', 'barn')) : barn, labels(
+      o.onTerm ? null : text(b.x + 6, b.y + 15, `barn · full ${b.info.nr_full}`, 'ttl'),
       text(b.x + 6, b.y + 80, `empty ${b.info.nr_empty}`),
       b.partial ? null : text(b.x + b.w - 60, b.y + 15, b.info.partial ? 'partial' : '')));
     for (const sh of [...b.full, ...b.empty]) g.append(sheaf(sh, sel, touched));
@@ -239,7 +271,7 @@ export function createTopology(root, o) {
     const pl = n.plist;
     g.append(s(doc, 'g', { class: touched.has(`plist:${n.node}`) ? 'plist touched' : 'plist', dataset: { spot: `partial:${n.node}` } },
       s(doc, 'rect', { x: pl.x, y: pl.y, width: pl.w, height: pl.h, class: 'box2' }),
-      text(pl.x + 6, pl.y + 15, n.narrow ? `partial ${pl.nr}` : `partial list: ${pl.nr}`, 'ttl'),
+      termText(pl.x + 6, pl.y + 15, n.narrow ? `partial ${pl.nr}` : `partial list: ${pl.nr}`, 'ttl', 'partial-list'),
       text(pl.x + 6, pl.y + 32, n.narrow ? `min ${pl.min}` : `min_partial ${pl.min}`)));
     for (const chip of pl.chips) {
       const fh = (chip.inuse / Math.max(1, chip.objects)) * (chip.h - 2);
