@@ -315,7 +315,9 @@ describe('session memory limit', () => {
 describe('live-session limits', () => {
   let small;
   before(async () => {
-    small = await start({ dir, db: `${dir}/small.db`, args: ['--max-sessions', '1'] });
+    // no stored tier (--stored-checkpoint-ops 0): an evicted session is
+    // rebuilt by replaying it, which is what holds the only slot below
+    small = await start({ dir, db: `${dir}/small.db`, args: ['--max-sessions', '1', '--stored-checkpoint-ops', '0'] });
   });
   after(async () => {
     if (small) await small.stop();
