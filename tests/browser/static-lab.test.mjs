@@ -3,14 +3,17 @@
 // process runs) and Chromium opens a scenario, steps forward and back,
 // seeks, answers a lesson's question, compares two variants and saves and
 // exports a snapshot, every /api/ request answered in the page by the
-// server's routes in WebAssembly.  And the folder's wasm and JavaScript,
+// server's routes in WebAssembly; the offline HTML copy it writes opens
+// from file:// and steps.  And the folder's wasm and JavaScript,
 // compressed with brotli (quality 11, as scripts/bundle-web.mjs does), stay
 // within the budget of 400 KiB.
 // Run: SLUBLAB_BIN=build/slublab node --test tests/browser/static-lab.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, readdirSync } from 'node:fs';
+import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { brotliCompressSync, constants } from 'node:zlib';
 import { startBrowser, openPage, shotOnFailure, waitAt, model, press } from './helpers.mjs';
 import { staticLab } from './static-folder.mjs';
@@ -110,6 +113,49 @@ test('compare two variants, and a snapshot saved and exported', async (t) => {
   await page.close();
 });
 
+test('the offline HTML copy, written in the page, opens from file:// and steps', async (t) => {
+  const page = await openPage(browser.ctx, `${url}/?scenario=free-storm`);
+  const tmp = mkdtempSync(join(tmpdir(), 'slublab-static-offline-'));
+  let off = null;
+  await shotOnFailure(t, page, async () => {
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    await press(page, 'ArrowRight', 10);
+    await waitAt(page, 10);
+    const m = await model(page);
+    await page.click('#tabbtn-share');
+    const [dl] = await Promise.all([page.waitForEvent('download'), page.click('#export-html')]);
+    assert.equal(dl.suggestedFilename(), `slublab-${m.id}.html`);
+    const file = join(tmp, 'copy.html');
+    copyFileSync(await dl.path(), file);
+    const html = readFileSync(file, 'utf8');
+    assert.ok(!/<script[^>]+src=/.test(html), 'no external script (nor static/boot.js)');
+    assert.ok(html.includes('Chart.js'), 'Chart.js is inlined');
+    // only file:, blob: and data: answer
+    off = await browser.ctx.newPage();
+    const errors = [], remote = [];
+    off.on('pageerror', (e) => errors.push(e.message));
+    await off.route('**/*', (r) => {
+      const u = r.request().url();
+      if (/^(file|blob|data):/.test(u)) return r.continue();
+      remote.push(u);
+      return r.abort();
+    });
+    await off.goto(pathToFileURL(file).href);
+    await off.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    await waitAt(off, 10);
+    await press(off, 'ArrowRight', 3);
+    await waitAt(off, 13);
+    await press(off, 'ArrowLeft', 5);
+    await waitAt(off, 8);
+    assert.deepEqual(errors, []);
+    assert.deepEqual(remote, []);
+    assert.deepEqual(page.errors, []);
+  });
+  await off?.close();
+  await page.close();
+  rmSync(tmp, { recursive: true, force: true });
+});
+
 test('what needs a server says so, and how to start one', async (t) => {
   const page = await openPage(browser.ctx, `${url}/`);
   await shotOnFailure(t, page, async () => {
@@ -117,8 +163,9 @@ test('what needs a server says so, and how to start one', async (t) => {
     assert.equal(r.status, 501);
     assert.equal(r.body.error.code, 'needs_server');
     assert.match(r.body.error.message, /slublab serve/);
+    // the offline HTML copy is written in the page: of no session, the server's 404
     const html = await page.evaluate(() => fetch('/api/sessions/x/export.html').then((x) => x.status));
-    assert.equal(html, 501);
+    assert.equal(html, 404);
     // the presenter view offers no follow link that could not work
     await page.goto(`${url}/?scenario=default`);
     await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });

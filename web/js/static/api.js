@@ -45,6 +45,14 @@ export async function openApi(wasm, files, opts = {}) {
   };
   return {
     /**
+     * Add files under the data directory (path -> bytes), read by the
+     * requests that follow: the UI's files an HTML export carries (web/...).
+     * @param {Record<string, Uint8Array>} more
+     */
+    addFiles(more) {
+      for (const [p, data] of Object.entries(more)) host.addFile(p, data);
+    },
+    /**
      * Answer one request: @target is the path and query, percent-encoded as
      * in a URL; @headers may hold authorization and if-none-match.
      * @param {string} method

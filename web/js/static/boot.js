@@ -5,8 +5,10 @@
 // the page's, which answers the UI's /api/ requests from the Worker with
 // the server's JSON and status codes; every other request goes out as
 // before.  What needs a server (following a lecture, the class tally;
-// for now trace replay and the offline HTML copy) is answered 501
-// `needs_server`, with how to start one.
+// for now trace replay) is answered 501 `needs_server`, with how to start
+// one.  The offline HTML copy is written by the module as the server
+// writes it, from the UI's files in this folder (uiFiles()), sent to the
+// Worker with the first such request.
 (function () {
   'use strict';
   const here = new URL('.', document.currentScript.src); // static/
@@ -31,9 +33,31 @@
     [/^\/api\/lectures(\/|$)/, 'Lectures (following a presenter, the class tally) need a slublab server that the whole class reaches; this lab runs in your browser alone.'],
     [/^\/api\/sessions\/[^/]+\/follow$/, 'Following a session needs a slublab server; this lab runs in your browser alone.'],
     [/^\/api\/traces(\/|$)/, 'Replaying a kernel trace needs a slublab server for now; this lab runs in your browser alone.'],
-    [/^\/api\/sessions\/[^/]+\/export\.html$/, 'The offline HTML copy is written by a slublab server for now; this lab runs in your browser alone.'],
   ];
   const realFetch = window.fetch.bind(window);
+  const BOOT = '<script src="static/boot.js"></script>\n'; // what export-static adds to index.html
+  /**
+   * The files of the UI that an HTML export embeds (server/present/export_html.c
+   * reads what it needs under its web directory): the bundle's files that
+   * .manifest.json names (assets/*.js, css/app.css, offline/loader.js,
+   * data/*.json...), index.html as the bundle has it; path under the data
+   * directory -> bytes.
+   */
+  async function uiFiles() {
+    const get = async (p) => {
+      const r = await realFetch(new URL(p, new URL('..', here)));
+      if (!r.ok) throw new Error(`${p}: ${r.status}`);
+      return new Uint8Array(await r.arrayBuffer());
+    };
+    const dec = new TextDecoder();
+    const manifest = JSON.parse(dec.decode(await get('.manifest.json')));
+    const names = Object.keys(manifest.sizes).filter((p) => p !== 'index.html');
+    const out = {};
+    await Promise.all(names.map(async (p) => { out[`web/${p}`] = await get(p); }));
+    out['web/index.html'] = new TextEncoder().encode(dec.decode(await get('index.html')).replace(BOOT, ''));
+    return out;
+  }
+  let uiSent = null; // the UI's files, once fetched for the Worker
   /** The API path of @url ("/api/..."), or null when it is not the lab's API. */
   function apiPath(url) {
     if (url.origin !== location.origin) return null;
@@ -59,7 +83,20 @@
       if (v !== null) headers[h] = v;
     }
     const body = req.method === 'GET' || req.method === 'HEAD' ? null : new Uint8Array(await req.arrayBuffer());
-    const a = await ask({ method: req.method, target: path + url.search, headers, body });
+    let files;
+    if (/^\/api\/sessions\/[^/]+\/export\.html$/.test(path)) {
+      const first = !uiSent; // the one request that sends them; any other waits for it
+      if (first) uiSent = uiFiles();
+      try {
+        const f = await uiSent;
+        if (first) files = f;
+      } catch (e) {
+        uiSent = null;
+        const msg = JSON.stringify({ error: { code: 'not_found', message: `The offline copy needs the UI's files in this folder: ${e.message}` } });
+        return new Response(msg, { status: 404, headers: { 'Content-Type': 'application/json' } });
+      }
+    }
+    const a = await ask({ method: req.method, target: path + url.search, headers, body, files });
     const out = new Headers();
     if (a.contentType) out.set('Content-Type', a.contentType);
     if (a.disposition) out.set('Content-Disposition', a.disposition);

@@ -210,5 +210,11 @@ export function makeWasi(files, opts = {}) {
     setMemory(m) {
       memory = m;
     },
+    /** Add file @path (under @root, no leading "/") holding @data, and its directories. */
+    addFile(/** @type {string} */ path, /** @type {Uint8Array} */ data) {
+      files.set(path, data);
+      const parts = path.split('/');
+      for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
+    },
   };
 }

@@ -61,9 +61,10 @@ async function remember(db, api, msg, a) {
 }
 
 self.onmessage = async (/** @type {MessageEvent} */ e) => {
-  const { id, method, target, headers, body } = e.data;
+  const { id, method, target, headers, body, files } = e.data;
   try {
     const { api, db } = await ready;
+    if (files) api.addFiles(files); // the UI's files, for the HTML export (boot.js)
     const a = api.call(method, target, { headers, body });
     if (db) await remember(db, api, e.data, a).catch(() => {});
     self.postMessage({ id, ...a }, { transfer: [a.body.buffer] });
