@@ -4,7 +4,8 @@
 // seeks, answers a lesson's question, compares two variants and saves and
 // exports a snapshot, every /api/ request answered in the page by the
 // server's routes in WebAssembly; the offline HTML copy it writes opens
-// from file:// and steps.  And the folder's wasm and JavaScript,
+// from file:// and steps; a snapshot's JSON is imported back; breakpoints,
+// predict mode, an exercise, the scenario editor and the race lab work.  And the folder's wasm and JavaScript,
 // compressed with brotli (quality 11, as scripts/bundle-web.mjs does), stay
 // within the budget of 400 KiB.
 // Run: SLUBLAB_BIN=build/slublab node --test tests/browser/static-lab.test.mjs
@@ -154,6 +155,71 @@ test('the offline HTML copy, written in the page, opens from file:// and steps',
   await off?.close();
   await page.close();
   rmSync(tmp, { recursive: true, force: true });
+});
+
+test('a snapshot imported back; breakpoints, predict mode, an exercise, the scenario editor, the race lab', async (t) => {
+  const page = await openPage(browser.ctx, `${url}/?scenario=default`);
+  await shotOnFailure(t, page, async () => {
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    // a snapshot's JSON, as the server exports it, imported back from a file
+    await press(page, 'ArrowRight', 4);
+    await waitAt(page, 4);
+    await page.click('#tabbtn-share');
+    await page.fill('#snap-title', 'to import');
+    await page.click('#snap-save');
+    await page.waitForFunction(() => /Saved snapshot/.test(document.querySelector('#snap-msg').textContent));
+    const saved = /Saved snapshot (\S+) /.exec(await page.textContent('#snap-msg'))[1];
+    const json = await page.evaluate((s) => fetch(`/api/snapshots/${s}/export`).then((r) => r.text()), saved);
+    await press(page, 'Home');
+    await waitAt(page, 0);
+    await page.setInputFiles('#snap-import', { name: 'snap.json', mimeType: 'application/json', buffer: Buffer.from(json) });
+    await page.waitForFunction(() => /Imported as snapshot/.test(document.querySelector('#snap-msg').textContent));
+    await waitAt(page, 4);
+
+    // the scenario editor: your own scenario, run
+    await page.click('#viewbtn-scenario');
+    await page.waitForFunction(() => /"name": "default"/.test(document.querySelector('#scenario-text')?.value ?? ''));
+    const mine = { format: 1, name: 'mine', caches: [{ name: 'A', object_size: 64 }], ops: [{ op: 'alloc', cpu: 0, cache: 'A', name: 'x' }] };
+    await page.fill('#scenario-text', JSON.stringify(mine));
+    await page.click('#sc-run');
+    await page.waitForFunction(() => window.__slublab.player.get().session?.info?.scenario?.name === 'mine');
+
+    // the race lab: a schedule run
+    await page.goto(`${url}/?scenario=race-irq-alloc`);
+    await page.waitForSelector('#race:not([hidden]) .race-table', { timeout: 30000 });
+    const before = (await model(page)).id;
+    await page.click('#race-run');
+    await page.waitForFunction((id) => { const m = window.__slublab.player.get(); return m.session?.id !== id && !m.busy && m.allEvents; }, before);
+    await page.waitForSelector('#race:not([hidden]) .race-table');
+
+    // a lesson's slide sets breakpoints; b runs to the next one
+    await page.goto(`${url}/?lesson=03-the-barn&slide=8`);
+    await page.waitForSelector('#lesson[data-applied="8"]', { timeout: 30000 });
+    assert.ok((await page.evaluate(() => window.__slublab.player.get().breakpoints.length)) > 0, 'the slide sets a breakpoint');
+    await press(page, 'Home');
+    await waitAt(page, 0);
+    await press(page, 'b');
+    await page.waitForFunction(() => window.__slublab.player.get().at > 0);
+    // an exercise: the solution gets the checker's ✓
+    await page.selectOption('#course-select', 'exercise:barn-get');
+    await page.waitForSelector('#exercise:not([hidden]) #ex-max');
+    const ex = await page.evaluate(() => fetch('/api/exercises/barn-get').then((r) => r.json()));
+    await page.fill('#scenario-text', JSON.stringify({ ...ex.preset, ops: [...ex.preset.ops, ...ex.solution] }));
+    await page.click('#ex-check');
+    await page.waitForSelector('#ex-verdict.ex-solved', { timeout: 20000 });
+    assert.match(await page.textContent('#ex-verdict'), /^✓ Solved/);
+
+    // predict mode: the scenario's story kept back until q
+    await page.goto(`${url}/?scenario=default&predict=1`);
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    const info = await page.evaluate(() => window.__slublab.player.get().session.info.scenario.description);
+    await page.waitForSelector('#teaching');
+    assert.equal((await page.textContent('#teaching')).includes(info), false, 'the story is not on screen in predict mode');
+    await press(page, 'q');
+    await page.waitForFunction((d) => document.getElementById('teaching').textContent === d, info);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
 });
 
 test('what needs a server says so, and how to start one', async (t) => {
