@@ -235,10 +235,23 @@ test('what needs a server says so, and how to start one', async (t) => {
     // the presenter view offers no follow link that could not work
     await page.goto(`${url}/?scenario=default`);
     await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    // snapshots: links open in this browser only, and how to hand one on
+    await page.click('#tabbtn-share');
+    assert.match(await page.textContent('#snap-where'), /link opens in this browser only.*export its JSON.*scripts\/run serve/);
     await page.click('#presenter');
     await page.waitForSelector('#follow-none');
     assert.match(await page.textContent('#follow-none'), /cannot follow.*scripts\/run serve/);
+    assert.match(await page.textContent('#follow-none'), /class tally/);
     assert.equal(await page.$('#follow-url'), null);
+    // links made elsewhere: a lecture, a session to follow, someone's snapshot
+    for (const [q, said] of [['lecture=abc', /^Lectures .*need a slublab server.*scripts\/run serve/],
+      ['follow=abc', /^no such session\. .*to follow one, needs a slublab server.*scripts\/run serve/],
+      ['snapshot=abc', /^no such snapshot\. .*import the snapshot's exported JSON.*scripts\/run serve/]]) {
+      await page.goto(`${url}/?${q}`);
+      await page.waitForFunction(() => (document.getElementById('banner')?.textContent ?? '').length > 0, null, { timeout: 30000 });
+      assert.match(await page.evaluate(() => window.__slublab.player.get().error), said, q);
+      assert.equal(await page.isVisible('#banner'), true, q);
+    }
     assert.deepEqual(page.errors, []);
   });
   await page.close();

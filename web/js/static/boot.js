@@ -6,7 +6,8 @@
 // the server's JSON and status codes; every other request goes out as
 // before.  What needs a server (following a lecture, the class tally;
 // for now trace replay) is answered 501 `needs_server`, with how to start
-// one.  The offline HTML copy is written by the module as the server
+// one; a session or snapshot made elsewhere, the module's 404 with where it
+// lives and the same words.  The offline HTML copy is written by the module as the server
 // writes it, from the UI's files in this folder (uiFiles()), sent to the
 // Worker with the first such request.
 (function () {
@@ -33,6 +34,11 @@
     [/^\/api\/lectures(\/|$)/, 'Lectures (following a presenter, the class tally) need a slublab server that the whole class reaches; this lab runs in your browser alone.'],
     [/^\/api\/sessions\/[^/]+\/follow$/, 'Following a session needs a slublab server; this lab runs in your browser alone.'],
     [/^\/api\/traces(\/|$)/, 'Replaying a kernel trace needs a slublab server for now; this lab runs in your browser alone.'],
+  ];
+  // a session or snapshot the module does not hold was made elsewhere: say where it lives
+  const ELSEWHERE = [
+    [/^no such session/, 'Sessions of this lab live in the browser tab that started them: a link to someone else\'s session, or to follow one, needs a slublab server.'],
+    [/^no such snapshot/, 'Snapshots of this lab are kept in the browser that saved or imported them: import the snapshot\'s exported JSON here (Share), or open the link on a slublab server.'],
   ];
   const realFetch = window.fetch.bind(window);
   const BOOT = '<script src="static/boot.js"></script>\n'; // what export-static adds to index.html
@@ -100,11 +106,19 @@
     const out = new Headers();
     if (a.contentType) out.set('Content-Type', a.contentType);
     if (a.disposition) out.set('Content-Disposition', a.disposition);
+    if (a.status === 404 && a.contentType.startsWith('application/json')) {
+      const j = JSON.parse(new TextDecoder().decode(a.body));
+      const why = ELSEWHERE.find(([re]) => re.test(j.error?.message ?? ''));
+      if (why) a.body = JSON.stringify({ error: { ...j.error, message: `${j.error.message}. ${why[1]} ${SERVER}` } });
+    }
     const empty = a.status === 204 || a.status === 304 || req.method === 'HEAD';
     return new Response(empty ? null : a.body, { status: a.status, headers: out });
   };
-  // what the UI says instead of a follow link (web/js/views/banner.js)
+  // what the UI says instead of a follow link (web/js/views/banner.js) and of
+  // snapshots everyone sees (web/js/views/snapshots.js)
   window.slublabStatic = {
-    followers: `Students cannot follow this page: it runs in your browser alone. ${SERVER}`,
+    followers: `Students cannot follow this page, nor answer its questions together (the class tally): it runs in your browser alone. ${SERVER}`,
+    snapshots: 'Those saved or imported in this browser. This lab runs in your browser alone: a snapshot\'s link opens in this browser only, and publishing lists it here only. ' +
+      `To hand one on, export its JSON; the other imports it (Import a snapshot JSON). ${SERVER}`,
   };
 })();

@@ -141,7 +141,8 @@ export function createSnapshots(root, player, o) {
       limitNote),
     h(doc, 'p', { class: 'row' }, h(doc, 'label', null, 'Import a snapshot JSON ', file)),
     msg, h(doc, 'h3', null, 'Recent snapshots'),
-    h(doc, 'p', { class: 'note' }, 'Those saved or imported in this browser, and those their authors published. Publish one of yours to list it for everyone.'), list);
+    h(doc, 'p', { class: 'note', id: 'snap-where' }, /** @type {any} */ (globalThis).slublabStatic?.snapshots // the static lab (static/boot.js)
+      ?? 'Those saved or imported in this browser, and those their authors published. Publish one of yours to list it for everyone.'), list);
 
   file.addEventListener('change', async () => {
     const f = file.files?.[0];
