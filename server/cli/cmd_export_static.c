@@ -98,8 +98,11 @@ static int read_all(const char *path, char **out, size_t *len)
 static int write_all(const char *path, const void *data, size_t len)
 {
     FILE *f = fopen(path, "wb");
+    bool ok = f && fwrite(data, 1, len, f) == len;
 
-    if (!f || fwrite(data, 1, len, f) != len || fclose(f) != 0) {
+    if (f && fclose(f) != 0)
+        ok = false;
+    if (!ok) {
         fprintf(stderr, "slublab export-static: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
@@ -301,7 +304,11 @@ static int static_main(int argc, char **argv)
         fprintf(stderr, "slublab export-static: out of memory\n");
         goto out_free;
     }
-    if (!path_of(path, sdir, "files.json") || write_all(path, text, strlen(text)))
+    /* GitHub Pages' Jekyll step leaves out files whose names start with a
+     * dot (.manifest.json, which the HTML export reads) unless the site
+     * has a .nojekyll file */
+    if (!path_of(path, sdir, "files.json") || write_all(path, text, strlen(text)) ||
+        !path_of(path, a.dir, ".nojekyll") || write_all(path, "", 0))
         goto out_free;
     printf("%s: the static lab (open %s/index.html through a static web server)\n", a.dir, a.dir);
     ret = 0;

@@ -11,7 +11,7 @@
 // Run: SLUBLAB_BIN=build/slublab node --test tests/browser/static-lab.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +34,8 @@ after(async () => {
 });
 
 test('the exported folder is the lab, served by a plain static server', async (t) => {
+  // GitHub Pages serves .manifest.json (the HTML export reads it) only beside a .nojekyll
+  assert.ok(existsSync(`${dir}/.nojekyll`), 'export-static writes .nojekyll');
   const page = await openPage(browser.ctx, `${url}/?scenario=barn-refill`);
   await shotOnFailure(t, page, async () => {
     await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
