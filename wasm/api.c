@@ -14,19 +14,43 @@
  * run it (routes.h), over the in-memory store (STORE_MEM_DB).  Only what
  * needs a server differs: an event stream (following a lecture) is
  * answered 501.
+ *
+ * A kernel trace (POST /api/traces, plain text or gzip) goes where the
+ * server's http.c puts it, to a temporary file (traces_upload_begin(), in
+ * the host's memory), up to API_TRACE_MAX_BYTES; the handler's job, whose
+ * thread the server would start, runs when the host calls
+ * slublab_api_work() after reading the 202.  While it runs, every change
+ * of the job is handed to the host's slublab.trace_changed() as the
+ * answer GET /api/traces/ID would give, at most every API_TRACE_EVERY_NS,
+ * so that the page's polling sees the job's progress although the module
+ * is busy.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include "http/app.h"
+#include "http/request.h"
 #include "http/routes.h"
+#include "http/traces.h"
 
 #define API_EXPORT(name) __attribute__((export_name(name)))
 #define API_MAX_QUERY    64
+/* A trace the lab in a browser tab replays, at most (its text, after
+ * gunzip): the tab holds it about three times while it is handed over. */
+#define API_TRACE_MAX_MIB   64u
+#define API_TRACE_MAX_BYTES ((uint64_t)API_TRACE_MAX_MIB << 20)
+#define API_TRACE_EVERY_NS  100000000ull /* a running job's answer, at most this often */
+#define API_MAX_DEFERRED    4
+
+/* The host's: a running trace job @id's GET /api/traces/ID answer. */
+void host_trace_changed(const char *id, uint32_t status, const char *body, uint32_t len)
+        __attribute__((import_module("slublab"), import_name("trace_changed")));
 
 /* The last answer, read by the host; the next call frees it. */
 struct api_answer {
@@ -42,12 +66,48 @@ static struct app app;
 static bool app_ready;
 static struct response last;
 static struct api_answer answer;
+/* threads pthread_create() made (wasm/include/pthread.h), run by slublab_api_work() */
+static struct {
+    void *(*fn)(void *);
+    void *arg;
+} deferred[API_MAX_DEFERRED];
+static unsigned nr_deferred;
 
 uint32_t slublab_api_init(const char *data_dir, uint32_t memory_mb) API_EXPORT("slublab_api_init");
 void *slublab_api_alloc(uint32_t len) API_EXPORT("slublab_api_alloc");
 void slublab_api_free(void *p) API_EXPORT("slublab_api_free");
+uint32_t slublab_api_work(void) API_EXPORT("slublab_api_work");
+uint32_t slublab_api_trace_max(void) API_EXPORT("slublab_api_trace_max");
 const struct api_answer *slublab_api_call(const char *req, uint32_t len)
         API_EXPORT("slublab_api_call");
+
+/* @app's trace job @id changed (app_config.trace_changed): its answer to the host. */
+static void trace_changed(struct app *a, const char *id)
+{
+    static uint64_t told_ns;
+    struct request req;
+    struct response res;
+    struct timespec ts;
+    char path[64];
+    uint64_t now;
+
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+    if (now - told_ns < API_TRACE_EVERY_NS)
+        return;
+    told_ns = now;
+    snprintf(path, sizeof(path), "/api/traces/%s", id);
+    memset(&req, 0, sizeof(req));
+    memset(&res, 0, sizeof(res));
+    req.app = a;
+    req.may_block = true;
+    req.client = "local";
+    req.method = "GET";
+    req.path = path;
+    router_dispatch(&req, &res);
+    host_trace_changed(id, res.status, res.body ? res.body : "", (uint32_t)res.len);
+    response_release(&res);
+}
 
 /*
  * Open the API over the shipped files under @data_dir: its scenarios/ and
@@ -58,7 +118,7 @@ const struct api_answer *slublab_api_call(const char *req, uint32_t len)
 uint32_t slublab_api_init(const char *data_dir, uint32_t memory_mb)
 {
     /* the configuration's directories, for the app's life */
-    static char scenarios[4096], lessons[4096], web[4096], vendor[4096];
+    static char scenarios[4096], lessons[4096], web[4096], vendor[4096], tmp[4096];
     struct strbuf err = STRBUF_INIT;
     struct app_config cfg;
     int ret;
@@ -79,6 +139,16 @@ uint32_t slublab_api_init(const char *data_dir, uint32_t memory_mb)
     cfg.vendor_dir = vendor;
     cfg.memory = (uint64_t)memory_mb << 20;
     cfg.quiet = true;
+    /* uploads go to the host's tmp/ (web/js/static/wasi.js); the job runs
+     * on the page's own thread, which no CPU time limit guards better than
+     * the size does, and nothing expires in a store gone with the page */
+    cfg.max_trace_text = API_TRACE_MAX_BYTES;
+    cfg.max_trace_cpu = UINT_MAX;
+    cfg.keep_trace_days = 0;
+    cfg.trace_changed = trace_changed;
+    if ((size_t)snprintf(tmp, sizeof(tmp), "%s/tmp", data_dir) >= sizeof(tmp) ||
+        setenv("TMPDIR", tmp, 1))
+        return (uint32_t)-ENAMETOOLONG;
     if ((ret = app_init(&app, &cfg, &err))) {
         fprintf(stderr, "slublab-api: %s\n", strbuf_str(&err));
         app_release(&app);
@@ -87,6 +157,38 @@ uint32_t slublab_api_init(const char *data_dir, uint32_t memory_mb)
     }
     strbuf_release(&err);
     return (uint32_t)ret;
+}
+
+int wasm_thread_defer(void *(*fn)(void *), void *arg)
+{
+    if (nr_deferred == API_MAX_DEFERRED)
+        return EAGAIN;
+    deferred[nr_deferred].fn = fn;
+    deferred[nr_deferred].arg = arg;
+    nr_deferred++;
+    return 0;
+}
+
+/*
+ * Run the threads the last requests made (a trace job: traces.h) to their
+ * end, in order; the number run.
+ */
+uint32_t slublab_api_work(void)
+{
+    uint32_t n = 0;
+
+    while (n < nr_deferred) {
+        deferred[n].fn(deferred[n].arg);
+        n++;
+    }
+    nr_deferred = 0;
+    return n;
+}
+
+/* The largest trace body POST /api/traces takes here, in bytes. */
+uint32_t slublab_api_trace_max(void)
+{
+    return (uint32_t)API_TRACE_MAX_BYTES;
 }
 
 void *slublab_api_alloc(uint32_t len)
@@ -162,6 +264,36 @@ static void api_error(unsigned status, const char *code, const char *msg)
     route_error(&last, status, code, "%s", msg);
 }
 
+/*
+ * POST /api/traces: the body to a temporary file, as http.c writes it, for
+ * route_trace_create(); false with the answer made when it cannot be.
+ */
+static bool trace_upload(struct request *req)
+{
+    int ret;
+
+    if (req->body_len > API_TRACE_MAX_BYTES) {
+        route_error(&last, 413, "too_large",
+                    "the lab in this browser tab replays traces up to %u MiB (after gunzip); a "
+                    "slublab server replays larger ones: start one with ./scripts/run serve (or "
+                    "slublab serve)",
+                    API_TRACE_MAX_MIB);
+        return false;
+    }
+    if ((ret = traces_upload_begin(app.traces, &req->upload))) {
+        if (ret != -EBUSY) {
+            api_error(503, "busy", "cannot store the upload");
+            return false;
+        }
+        snprintf(last.retry_after, sizeof(last.retry_after), TRACES_RETRY_AFTER);
+        route_error(&last, 503, "busy", "%u traces are being replayed; try again",
+                    TRACES_MAX_RUNNING);
+        return false;
+    }
+    traces_upload_write(req->upload, req->body ? req->body : "", req->body_len);
+    return true;
+}
+
 const struct api_answer *slublab_api_call(const char *text, uint32_t len)
 {
     struct query_param params[API_MAX_QUERY];
@@ -221,6 +353,8 @@ const struct api_answer *slublab_api_call(const char *text, uint32_t len)
         else if (!strcasecmp(line, "if-none-match"))
             req.if_none_match = colon;
     }
+    if (traces_is_upload(req.method, req.path) && !trace_upload(&req))
+        goto out_answer;
     if (router_dispatch(&req, &last) == ROUTE_WOULD_BLOCK) /* not with may_block */
         api_error(500, "internal", "the handler would block");
     if (last.follower) {
@@ -230,6 +364,7 @@ const struct api_answer *slublab_api_call(const char *text, uint32_t len)
                   "following a lecture needs a slublab server (slublab serve)");
     }
 out_answer:
+    traces_upload_free(req.upload);
     free(head);
     answer.status = last.status;
     answer.content_type = last.content_type ? last.content_type : ""; /* a 204's */

@@ -8,22 +8,23 @@
  *   reaches nobody and an attach gets no stream;
  * - follower tokens (server/http/follower_token.c, HMAC through Nettle):
  *   none is issued or valid;
- * - trace uploads (server/http/traces.c), streamed by http.c to a file and
- *   replayed on a thread of their own: the routes answer 501
- *   `needs_server`;
+ * - the lower priority http.c gives a trace job's thread: a job runs on
+ *   the module's one thread, after the request that made it (api.c);
  * - the SQLite and PostgreSQL back ends of the store: a store named other
  *   than STORE_MEM_DB does not open;
- * - SHA-256 (base/sha256.c, through Nettle): FIPS 180-4's, written out.
+ * - SHA-256 (base/sha256.c, through Nettle): FIPS 180-4's, written out;
+ * - mkstemp(), which wasi-libc leaves out, for a trace upload's file.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/sha256.h"
 #include "http/follow.h"
 #include "http/follower_token.h"
-#include "http/request.h"
-#include "http/traces.h"
+#include "http/http.h"
 #include "session/store_internal.h"
 
 /* ---- the store: in memory only ----------------------------------------------------- */
@@ -130,51 +131,36 @@ void follow_detach(void *cls)
     (void)cls;
 }
 
-/* ---- trace uploads need a server ---------------------------------------------------- */
+/* ---- a trace job's thread runs as any other code here ----------------------------- */
 
-int traces_new(struct trace_jobs **out)
+void http_thread_engine(void)
 {
-    *out = NULL;
-    return 0;
 }
 
-void traces_free(struct trace_jobs *tj)
-{
-    (void)tj;
-}
+/* ---- temporary files ----------------------------------------------------------------- */
 
-void traces_tidy(struct app *app, unsigned keep_days)
+int mkstemp(char *tmpl)
 {
-    (void)app;
-    (void)keep_days;
-}
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
+    static unsigned serial;
+    size_t len = strlen(tmpl);
+    char *x = len >= 6 ? tmpl + len - 6 : NULL;
 
-void traces_heard_cancel(struct app *app, const char *id)
-{
-    (void)app;
-    (void)id;
-}
+    if (!x || strcmp(x, "XXXXXX")) {
+        errno = EINVAL;
+        return -1;
+    }
+    for (unsigned tries = 0; tries < 100; tries++) {
+        unsigned n = ++serial;
+        int fd;
 
-static int trace_needs_server(const struct request *req, struct response *res)
-{
-    (void)req;
-    return route_error(res, 501, "needs_server",
-                       "replaying a kernel trace here needs a slublab server (slublab serve)");
-}
-
-int route_trace_create(const struct request *req, struct response *res)
-{
-    return trace_needs_server(req, res);
-}
-
-int route_trace_get(const struct request *req, struct response *res)
-{
-    return trace_needs_server(req, res);
-}
-
-int route_trace_delete(const struct request *req, struct response *res)
-{
-    return trace_needs_server(req, res);
+        for (int i = 0; i < 6; i++, n /= 36)
+            x[i] = letters[n % 36];
+        if ((fd = open(tmpl, O_RDWR | O_CREAT | O_EXCL, 0600)) >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
 }
 
 /* ---- follower tokens ------------------------------------------------------------------ */

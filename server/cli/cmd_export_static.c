@@ -9,7 +9,7 @@
  * not, by itself), its index.html with one more script before the UI's,
  * static/boot.js (web/js/static/), which answers the UI's /api/ requests
  * from a Web Worker running the server's routes in WebAssembly
- * (static/worker.js, api.js, wasi.js and slublab-api.wasm), and
+ * (static/worker.js, api.js, wasi.js, traces.js and slublab-api.wasm), and
  * static/files.json, the shipped scenarios and lessons that the module
  * reads.  DIR is created when missing; files of the same names are
  * replaced, others left alone.
@@ -48,7 +48,7 @@ static const struct cli_opt static_opts[] = {
 };
 
 /* The files of the static lab's own code, in web/js/static/. */
-static const char *const static_code[] = {"boot.js", "worker.js", "api.js", "wasi.js"};
+static const char *const static_code[] = {"boot.js", "worker.js", "api.js", "wasi.js", "traces.js"};
 
 /* @a "/" @b into @out (STATIC_PATH_MAX bytes); false after saying it is too long. */
 static bool path_of(char *out, const char *a, const char *b)

@@ -26,6 +26,7 @@
 #define APP_JANITOR_SECONDS 3600 /* how often what is older than keep_days is deleted */
 #define APP_TIDY_SECONDS    60   /* how often the trace jobs' rows are tidied (traces_tidy()) */
 
+struct app;
 struct registry;
 struct follow_hub;
 struct lectures;
@@ -68,6 +69,11 @@ struct app_config {
     const char *public_url;    /* where students reach the lab (--public-url); NULL: guessed */
     struct session_limits lim;
     const char *const *allow_origin; /* NULL-terminated origins allowed to write (guard.h); may be NULL */
+    /* Told of every change a trace job's reader may see (traces.c), on the
+     * job's thread: NULL in the server; the lab without a server
+     * (wasm/api.c), whose one thread runs the job, answers the page's
+     * GET /api/traces/ID from it meanwhile. */
+    void (*trace_changed)(struct app *app, const char *id);
     bool quiet; /* no request log, no libmicrohttpd messages */
 };
 

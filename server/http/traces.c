@@ -284,6 +284,8 @@ static void job_store(struct trace_job *j, bool now)
     bool cancel = false;
     uint64_t t;
 
+    if (j->app->cfg.trace_changed)
+        j->app->cfg.trace_changed(j->app, j->id);
     if (!store_shared(st))
         return;
     t = mono_ns();
@@ -397,13 +399,13 @@ static int job_session(struct trace_job *j, const char *text, const char *log, s
  * 0, or -EINVAL (not such a file) or another -errno, with why in @err. */
 static int job_slabinfo(const struct trace_job *j, struct sysfs_tree *tree, struct strbuf *err)
 {
-    char *buf = malloc(j->slabinfo);
+    char *buf = malloc((size_t)j->slabinfo); /* at most TRACES_MAX_SLABINFO */
     size_t got = 0;
     unsigned unmatched = 0;
     int fd = open(j->path, O_RDONLY | O_CLOEXEC), ret = -EIO;
 
     while (buf && fd >= 0 && got < j->slabinfo) {
-        ssize_t n = read(fd, buf + got, j->slabinfo - got);
+        ssize_t n = read(fd, buf + got, (size_t)(j->slabinfo - got));
 
         if (n < 0 && errno == EINTR)
             continue;

@@ -5,18 +5,21 @@
 // exports a snapshot, every /api/ request answered in the page by the
 // server's routes in WebAssembly; the offline HTML copy it writes opens
 // from file:// and steps; a snapshot's JSON is imported back; breakpoints,
-// predict mode, an exercise, the scenario editor and the race lab work.  And the folder's wasm and JavaScript,
+// predict mode, an exercise, the scenario editor and the race lab work; a
+// kernel trace opened there is replayed in the Worker with the UI's
+// progress, and one past the lab's cap is refused with it.  And the
+// folder's wasm and JavaScript,
 // compressed with brotli (quality 11, as scripts/bundle-web.mjs does), stay
 // within the budget of 400 KiB.
 // Run: SLUBLAB_BIN=build/slublab node --test tests/browser/static-lab.test.mjs
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { brotliCompressSync, constants } from 'node:zlib';
-import { startBrowser, openPage, shotOnFailure, waitAt, model, press } from './helpers.mjs';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
+import { startBrowser, openPage, shotOnFailure, waitAt, model, press, ROOT } from './helpers.mjs';
 import { staticLab } from './static-folder.mjs';
 
 const BUDGET = 400 * 1024; // bytes of wasm plus JavaScript, brotli-compressed
@@ -257,6 +260,60 @@ test('what needs a server says so, and how to start one', async (t) => {
     assert.deepEqual(page.errors, []);
   });
   await page.close();
+});
+
+test('a kernel trace opened in the static lab: replayed in the Worker, then stepped', async (t) => {
+  const page = await openPage(browser.ctx, `${url}/`);
+  await shotOnFailure(t, page, async () => {
+    await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+    // the phases the dialog goes through, as the server's jobs show them
+    await page.evaluate(() => {
+      window.phases = [];
+      const st = document.querySelector('#trace-status');
+      new MutationObserver(() => window.phases.push(st.dataset.phase)).observe(st, { attributes: true, childList: true });
+    });
+    const sawProgress = page.waitForSelector('#trace-progress:not([hidden])', { timeout: 30000 });
+    await page.setInputFiles('#trace-file', join(ROOT, 'tests/data/kmem-trace-slice.txt.gz'));
+    await sawProgress;
+    await page.waitForFunction(() => window.__slublab.player.get().session?.info?.scenario?.name === 'kernel-trace',
+      null, { timeout: 60000 });
+    await page.waitForSelector('#trace-progress', { state: 'hidden' }); // the progress ended
+    const phases = await page.evaluate(() => window.phases);
+    assert.ok(phases.includes('uploading') && phases.includes('replaying'), `phases seen: ${phases}`);
+    assert.match(await page.textContent('#trace-status'), /kmem-trace-slice\.txt\.gz: 1488 events replayed/);
+    assert.match(await page.textContent('#trace-report pre'), /1500 lines: 1488 kmem events/);
+    const m = await model(page);
+    assert.equal(m.scenario, 'kernel-trace');
+    assert.ok(m.end > 1488, `the session has the replay's events (${m.end})`);
+    await press(page, 'ArrowRight', 3);
+    await waitAt(page, 3);
+    await press(page, 'End');
+    await waitAt(page, m.end);
+    assert.match(await page.textContent('#caches'), /task_struct/);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('a trace past the static lab\'s cap is refused, naming the cap and the server', async (t) => {
+  const tmp = mkdtempSync(join(tmpdir(), 'slublab-static-trace-'));
+  const big = join(tmp, 'big.txt.gz');
+  writeFileSync(big, gzipSync(Buffer.alloc(65 << 20, 10))); // 65 MiB of text, 65 KiB of gzip
+  const page = await openPage(browser.ctx, `${url}/`);
+  try {
+    await shotOnFailure(t, page, async () => {
+      await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+      await page.setInputFiles('#trace-file', big);
+      await page.waitForFunction(() => document.querySelector('#trace-status')?.classList.contains('err'), null, { timeout: 60000 });
+      const said = await page.textContent('#trace-status');
+      assert.match(said, /^The trace could not be opened: the lab in this browser tab replays traces up to 64 MiB \(after gunzip\)/);
+      assert.match(said, /scripts\/run serve \(or slublab serve\)/);
+      assert.deepEqual(page.errors, []);
+    });
+  } finally {
+    await page.close();
+    rmSync(tmp, { recursive: true, force: true });
+  }
 });
 
 test('the folder\'s wasm and JavaScript fit in 400 KiB, brotli-compressed', () => {

@@ -7,6 +7,11 @@
 // answer's status, type and body must be the same bytes once the ids and
 // tokens each side drew, and the clock's times, are named alike.
 //   node tests/wasm/api-compare.mjs SLUBLAB API.wasm
+// Then the shipped kernel trace fixtures (tests/data, tests/fuzz/corpus/ktrace),
+// each uploaded to both (POST /api/traces, gzip or plain, one after the
+// machine's /proc/slabinfo), replayed (the server's job thread; the module's
+// slublab_api_work()), and compared: the job's answer and report, the
+// session, its events and its state at several positions.
 // Prints one line per request and "N passed, N failed"; exits 1 on a difference.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -88,7 +93,7 @@ class Side {
     this.tokens = {};
   }
   fill(s) {
-    return s.replace(/\{(SID|NID)\}/g, (_, k) => this.ids[k] || k);
+    return s.replace(/\{([A-Z]+)\}/g, (_, k) => this.ids[k] || k);
   }
   normalize(text) {
     // an HTML export's data, inflated: it holds what is compared below
@@ -104,18 +109,55 @@ class Side {
       .replace(/"(bytes|used|peak|resident)":\d+/g, '"$1":"-"');
   }
   async run(r) {
-    const body = r.body === undefined ? null : this.fill(JSON.stringify(r.body));
+    const body = r.raw ?? (r.body === undefined ? null : this.fill(JSON.stringify(r.body)));
     const headers = {};
-    if (r.token) headers.authorization = `Bearer ${this.tokens[r.token === 'session' ? 'SID' : 'NID']}`;
+    const key = (/** @type {string} */ k) => ({ session: 'SID', snapshot: 'NID' })[k] ?? k;
+    if (r.token) headers.authorization = `Bearer ${this.tokens[key(r.token)]}`;
     const a = await this.send(r.method, this.fill(r.path), headers, body);
     if (r.keep && a.status < 300) {
       const j = JSON.parse(a.text);
-      const k = r.keep === 'session' ? 'SID' : 'NID';
-      this.ids[k] = j.id;
-      this.tokens[k] = j.token;
+      this.ids[key(r.keep)] = j.id;
+      this.tokens[key(r.keep)] = j.token;
     }
+    if (r.session && a.status === 200) { // a trace job's session, once done
+      const j = JSON.parse(a.text);
+      this.ids[r.session] = j.session ? j.session.id : '';
+      this.tokens[r.session] = j.session ? j.session.token : '';
+    }
+    if (r.wait) await this.wait(this.fill(r.path));
     return { status: a.status, type: a.type, text: this.normalize(a.text) };
   }
+}
+
+// The trace fixtures: [name, body, query].
+const slabinfo = fs.readFileSync('tests/data/proc-slabinfo.txt');
+const traces = [
+  ['kmem-trace-slice.txt.gz', fs.readFileSync('tests/data/kmem-trace-slice.txt.gz'), ''],
+  ['kmem-trace-slice.txt', gunzipSync(fs.readFileSync('tests/data/kmem-trace-slice.txt.gz')), ''],
+  ['kmem-trace-sample.txt.gz', fs.readFileSync('tests/data/kmem-trace-sample.txt.gz'), ''],
+  ['proc-slabinfo.txt + kmem-trace-slice.txt.gz',
+    Buffer.concat([slabinfo, fs.readFileSync('tests/data/kmem-trace-slice.txt.gz')]), `?slabinfo=${slabinfo.length}`],
+  ...fs.readdirSync('tests/fuzz/corpus/ktrace').sort().map((f) =>
+    [`fuzz/corpus/ktrace/${f}`, fs.readFileSync(path.join('tests/fuzz/corpus/ktrace', f)), '']),
+];
+/** The requests of one trace fixture; {TID} the job, {TSID} its session. */
+function traceRequests([name, body, query]) {
+  return [
+    { method: 'POST', path: `/api/traces${query}`, raw: new Uint8Array(body), keep: 'TID', name, wait: true },
+    { method: 'GET', path: '/api/traces/{TID}', session: 'TSID' },
+    { method: 'GET', path: '/api/sessions/{TSID}', positions: true },
+  ];
+}
+/** Once a trace's session is open: its events and states at @n's quarters. */
+function positionRequests(/** @type {number} */ n) {
+  const at = [...new Set([0, 1, Math.floor(n / 4), Math.floor(n / 2), Math.floor((3 * n) / 4), n])];
+  return [
+    ...at.map((i) => ({ method: 'GET', path: `/api/sessions/{TSID}/state?at=${i}` })),
+    { method: 'GET', path: `/api/sessions/{TSID}/events?from=0&to=${Math.min(n, 200)}` },
+    ...(n > 200 ? [{ method: 'GET', path: `/api/sessions/{TSID}/events?from=${n - 200}&to=${n}` }] : []),
+    { method: 'GET', path: '/api/sessions/{TSID}/caches' },
+    { method: 'DELETE', path: '/api/traces/{TID}', token: 'TID' },
+  ];
 }
 
 async function startNative() {
@@ -141,9 +183,10 @@ try {
   const dec = new TextDecoder();
   const sides = [
     new Side('native', async (method, target, headers, body) => {
+      const type = typeof body === 'string' ? 'application/json' : 'application/octet-stream';
       const res = await fetch(native.url + target, {
         method,
-        headers: { ...headers, ...(body !== null ? { 'content-type': 'application/json' } : {}) },
+        headers: { ...headers, ...(body !== null ? { 'content-type': type } : {}) },
         body,
       });
       return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
@@ -153,9 +196,24 @@ try {
       return { status: a.status, type: a.contentType || null, text: dec.decode(a.body) };
     }),
   ];
-  for (const r of requests) {
+  // a trace job ends: the server's thread, polled; the module's, run
+  sides[0].wait = async (target) => {
+    const id = sides[0].ids.TID;
+    for (let i = 0; i < 600 && id; i++) {
+      const j = await (await fetch(`${native.url}/api/traces/${id}`)).json();
+      if (j.state === 'done' || j.state === 'failed') return;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    throw new Error(`${target}: the server's job did not end`);
+  };
+  sides[1].wait = async () => { api.work(); };
+  const queue = [...requests, ...traces.flatMap(traceRequests)];
+  for (let q = 0; q < queue.length; q++) {
+    const r = queue[q];
     const [n, w] = [await sides[0].run(r), await sides[1].run(r)];
-    const what = `${r.method} ${r.path}`;
+    const what = `${r.method} ${r.path}${r.name ? ` (${r.name})` : ''}`;
+    if (r.positions && n.status === 200 && n.text === w.text)
+      queue.splice(q + 1, 0, ...positionRequests(JSON.parse(n.text).events));
     if (n.status === w.status && n.type === w.type && n.text === w.text) {
       passed++;
       console.log(`ok   ${what}: ${n.status}, ${n.text.length} bytes`);

@@ -4,9 +4,12 @@
  * to its end on the one thread that calls it (router_dispatch() with
  * may_block true), so a mutex only counts how often it is held, which
  * keeps trylock's answer what it is natively (a plain mutex held once is
- * busy, a recursive one is not), and a condition never waits.  A server's
- * own threads (the follow hub, the janitor, trace jobs) serve clients the
- * lab without a server does not have: pthread_create() starts nothing.
+ * busy, a recursive one is not), and a condition never waits.  A thread
+ * is run later, to its end, on the same thread: pthread_create() hands it
+ * to wasm_thread_defer() (api.c), which runs it once the request that made
+ * it is answered (a trace job: http/traces.c).  The server's other threads
+ * (the follow hub, the janitor) serve what the lab without a server does
+ * not have, and are not made there.
  */
 #ifndef SLUBLAB_WASM_PTHREAD_H
 #define SLUBLAB_WASM_PTHREAD_H
@@ -122,14 +125,15 @@ static inline int pthread_cond_timedwait(pthread_cond_t *c, pthread_mutex_t *m,
     return ETIMEDOUT;
 }
 
+/* Keep @fn(@arg) to run after the current request: 0, or EAGAIN. */
+int wasm_thread_defer(void *(*fn)(void *), void *arg);
+
 static inline int pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *),
                                  void *arg)
 {
     (void)a;
-    (void)fn;
-    (void)arg;
     *t = 0;
-    return 0;
+    return wasm_thread_defer(fn, arg);
 }
 static inline int pthread_join(pthread_t t, void **ret)
 {

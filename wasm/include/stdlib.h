@@ -2,6 +2,7 @@
  * stdlib.h for the WebAssembly build: wasi-libc's, and realpath(), which
  * WASI lacks (base/datadir.c calls it).  A WASI host's files have no
  * symbolic links the module could see, so a path is its own real path.
+ * And mkstemp(), which wasi-libc leaves out (server_only.c has it).
  */
 #ifndef SLUBLAB_WASM_STDLIB_H
 #define SLUBLAB_WASM_STDLIB_H
@@ -19,5 +20,8 @@ static inline char *realpath(const char *path, char *resolved)
         return NULL;
     return resolved;
 }
+
+/* Create and open a file named @tmpl with its XXXXXX replaced: its fd, or -1. */
+int mkstemp(char *tmpl);
 
 #endif /* SLUBLAB_WASM_STDLIB_H */

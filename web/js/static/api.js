@@ -13,16 +13,26 @@ const enc = new TextEncoder(), dec = new TextDecoder();
 /**
  * Instantiate the module and open its API over @files (path under the data
  * directory -> bytes: scenarios/*.json, lessons/...), with @memoryMb MiB for
- * live sessions.
+ * live sessions.  While work() runs a trace job, @onTrace hears the job's
+ * GET /api/traces/ID answer as it changes (wasm/api.c).
  * @param {BufferSource | WebAssembly.Module} wasm
  * @param {Map<string, Uint8Array>} files
- * @param {{memoryMb?: number, log?: (fd: number, line: string) => void}} [opts]
+ * @param {{memoryMb?: number, log?: (fd: number, line: string) => void,
+ *   onTrace?: (path: string, a: ApiAnswer) => void}} [opts]
  */
 export async function openApi(wasm, files, opts = {}) {
   const host = makeWasi(files, { root: '/data', log: opts.log });
   const module = wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(wasm);
-  const instance = await WebAssembly.instantiate(module, host.imports);
-  const ex = /** @type {any} */ (instance.exports);
+  /** @type {any} */
+  let ex = null;
+  const slublab = {
+    trace_changed(/** @type {number} */ id, /** @type {number} */ status, /** @type {number} */ body, /** @type {number} */ len) {
+      const a = { status, contentType: 'application/json', body: new Uint8Array(ex.memory.buffer, body, len).slice(), disposition: '', encoding: '' };
+      if (opts.onTrace) opts.onTrace(`/api/traces/${cstr(id)}`, a);
+    },
+  };
+  const instance = await WebAssembly.instantiate(module, { ...host.imports, slublab });
+  ex = instance.exports;
   host.setMemory(ex.memory);
   ex._initialize();
 
@@ -37,13 +47,21 @@ export async function openApi(wasm, files, opts = {}) {
   ex.slublab_api_free(dir);
   if (ret !== 0) throw new Error(`slublab-api: opening the API failed (${ret | 0})`);
 
-  const cstr = (/** @type {number} */ p) => {
+  function cstr(/** @type {number} */ p) {
     const m = new Uint8Array(ex.memory.buffer);
     let end = p;
     while (m[end]) end++;
     return dec.decode(m.subarray(p, end));
-  };
+  }
   return {
+    /** Run the trace jobs the last calls started, to their end (POST /api/traces); how many ran. */
+    work() {
+      return ex.slublab_api_work();
+    },
+    /** The largest trace POST /api/traces takes here, in bytes (a larger one is answered 413). */
+    traceMax() {
+      return ex.slublab_api_trace_max() >>> 0;
+    },
     /**
      * Add files under the data directory (path -> bytes), read by the
      * requests that follow: the UI's files an HTML export carries (web/...).

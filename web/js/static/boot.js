@@ -5,11 +5,14 @@
 // the page's, which answers the UI's /api/ requests from the Worker with
 // the server's JSON and status codes; every other request goes out as
 // before.  What needs a server (following a lecture, the class tally;
-// for now trace replay) is answered 501 `needs_server`, with how to start
+// for now nothing else) is answered 501 `needs_server`, with how to start
 // one; a session or snapshot made elsewhere, the module's 404 with where it
 // lives and the same words.  The offline HTML copy is written by the module as the server
 // writes it, from the UI's files in this folder (uiFiles()), sent to the
-// Worker with the first such request.
+// Worker with the first such request.  A trace upload, which the UI sends
+// with an XMLHttpRequest (views/trace.js) for its progress, goes the same
+// way; while the Worker replays it, the job's GET /api/traces/ID is
+// answered here from what the Worker said of it last (traces.js).
 (function () {
   'use strict';
   const here = new URL('.', document.currentScript.src); // static/
@@ -17,7 +20,12 @@
   const worker = new Worker(new URL('worker.js', here), { type: 'module' });
   const waiting = new Map();
   let next = 1;
+  /** path of a trace job the Worker is replaying -> its last answer */
+  const running = new Map();
   worker.onmessage = (e) => {
+    if (e.data.trace) running.set(e.data.trace, e.data.answer);
+    if (e.data.traceEnd) running.delete(e.data.traceEnd);
+    if (e.data.running) running.set(e.data.running.path, e.data.running.answer);
     const w = waiting.get(e.data.id);
     waiting.delete(e.data.id);
     if (w) w(e.data);
@@ -33,7 +41,6 @@
   const NEEDS_SERVER = [
     [/^\/api\/lectures(\/|$)/, 'Lectures (following a presenter, the class tally) need a slublab server that the whole class reaches; this lab runs in your browser alone.'],
     [/^\/api\/sessions\/[^/]+\/follow$/, 'Following a session needs a slublab server; this lab runs in your browser alone.'],
-    [/^\/api\/traces(\/|$)/, 'Replaying a kernel trace needs a slublab server for now; this lab runs in your browser alone.'],
   ];
   // a session or snapshot the module does not hold was made elsewhere: say where it lives
   const ELSEWHERE = [
@@ -83,6 +90,10 @@
         return new Response(body, { status: 501, headers: { 'Content-Type': 'application/json' } });
       }
     }
+    if (req.method === 'GET' && running.has(path)) {
+      const a = running.get(path);
+      return new Response(a.body.slice(), { status: a.status, headers: { 'Content-Type': a.contentType } });
+    }
     const headers = {};
     for (const h of ['authorization', 'if-none-match']) {
       const v = req.headers.get(h);
@@ -113,6 +124,34 @@
     }
     const empty = a.status === 204 || a.status === 304 || req.method === 'HEAD';
     return new Response(empty ? null : a.body, { status: a.status, headers: out });
+  };
+  // XMLHttpRequest to the lab's API (a trace upload) through the fetch() above
+  const RealXhr = window.XMLHttpRequest;
+  window.XMLHttpRequest = class extends RealXhr {
+    #lab = null;
+    open(method, url, ...rest) {
+      const u = new URL(url, location.href);
+      this.#lab = apiPath(u) === null ? null : { method, url: u.href, headers: {}, status: 0, text: '' };
+      if (!this.#lab) super.open(method, url, ...rest);
+    }
+    setRequestHeader(name, value) {
+      if (this.#lab) this.#lab.headers[name] = value;
+      else super.setRequestHeader(name, value);
+    }
+    get status() { return this.#lab ? this.#lab.status : super.status; }
+    get responseText() { return this.#lab ? this.#lab.text : super.responseText; }
+    get readyState() { return this.#lab ? (this.#lab.status ? 4 : 1) : super.readyState; }
+    send(body) {
+      const lab = this.#lab;
+      if (!lab) return super.send(body);
+      const size = body && typeof body === 'object' && 'size' in body ? body.size : 0;
+      window.fetch(lab.url, { method: lab.method, headers: lab.headers, body: body ?? null }).then(async (res) => {
+        if (size && this.upload.onprogress) this.upload.onprogress(new ProgressEvent('progress', { lengthComputable: true, loaded: size, total: size }));
+        lab.text = await res.text();
+        lab.status = res.status;
+        if (this.onload) this.onload(new ProgressEvent('load'));
+      }, () => { if (this.onerror) this.onerror(new ProgressEvent('error')); });
+    }
   };
   // what the UI says instead of a follow link (web/js/views/banner.js) and of
   // snapshots everyone sees (web/js/views/snapshots.js)

@@ -1,8 +1,9 @@
 // @ts-check
 // A WASI (preview 1) host for slublab-api.wasm, small enough to ship with
-// the static lab: the fifteen calls the module imports, over a read-only
-// file system held in memory (the shipped scenarios and lessons, by path),
-// preopened as one directory.  Standard output and error go to the console
+// the static lab: the nineteen calls the module imports, over a file system
+// held in memory (the shipped scenarios and lessons, by path), preopened as
+// one directory, read-only but for tmp/, where the module writes a trace
+// upload (wasm/api.c) and removes it once replayed.  Standard output and error go to the console
 // (or to @log), a line at a time.  No dependency: the same module runs in a
 // browser's Web Worker and under node (tests/wasm/api-compare.mjs).
 
@@ -27,12 +28,12 @@ export function makeWasi(files, opts = {}) {
   const log = opts.log || ((fd, line) => (fd === 2 ? console.error(line) : console.log(line)));
   /** @type {WebAssembly.Memory | null} */
   let memory = null;
-  const dirs = new Set(['']);
+  const dirs = new Set(['', 'tmp']);
   for (const p of files.keys()) {
     const parts = p.split('/');
     for (let i = 1; i < parts.length; i++) dirs.add(parts.slice(0, i).join('/'));
   }
-  /** @type {Map<number, {path: string, dir: boolean, pos: number}>} */
+  /** @type {Map<number, {path: string, dir: boolean, pos: number, chunks?: Uint8Array[]}>} chunks: written, kept at close */
   const fds = new Map([[3, { path: '', dir: true, pos: 0 }]]);
   let nextFd = 4;
   const pending = ['', '', ''];
@@ -89,8 +90,17 @@ export function makeWasi(files, opts = {}) {
       throw new WasiExit(code);
     },
     fd_write(fd, iovs, n, written) {
-      const v = view();
+      const v = view(), f = fds.get(fd);
       let total = 0;
+      if (f && f.chunks) {
+        for (let i = 0; i < n; i++) {
+          const p = v.getUint32(iovs + 8 * i, true), len = v.getUint32(iovs + 8 * i + 4, true);
+          f.chunks.push(bytes().slice(p, p + len));
+          total += len;
+        }
+        v.setUint32(written, total, true);
+        return E.SUCCESS;
+      }
       if (fd !== 1 && fd !== 2) return E.BADF;
       for (let i = 0; i < n; i++) {
         const p = v.getUint32(iovs + 8 * i, true), len = v.getUint32(iovs + 8 * i + 4, true);
@@ -130,7 +140,40 @@ export function makeWasi(files, opts = {}) {
       return E.SUCCESS;
     },
     fd_close(fd) {
+      const f = fds.get(fd);
+      if (f && f.chunks && files.has(f.path)) {
+        const data = new Uint8Array(f.chunks.reduce((n, c) => n + c.length, 0));
+        let off = 0;
+        for (const c of f.chunks) {
+          data.set(c, off);
+          off += c.length;
+        }
+        files.set(f.path, data);
+      }
       return fds.delete(fd) ? E.SUCCESS : E.BADF;
+    },
+    fd_filestat_get(fd, out) {
+      const f = fds.get(fd);
+      if (!f) return E.BADF;
+      filestat(out, f.path);
+      return E.SUCCESS;
+    },
+    environ_sizes_get(count, size) {
+      view().setUint32(count, 0, true);
+      view().setUint32(size, 0, true);
+      return E.SUCCESS;
+    },
+    environ_get() {
+      return E.SUCCESS;
+    },
+    path_unlink_file(fd, p, n) {
+      const f = fds.get(fd);
+      if (!f || !f.dir) return E.BADF;
+      const path = resolve(f.path, str(p, n));
+      if (path === null || !files.has(path)) return E.NOENT;
+      if (!path.startsWith('tmp/')) return E.ROFS;
+      files.delete(path);
+      return E.SUCCESS;
     },
     fd_fdstat_get(fd, ptr) {
       const v = view(), f = fds.get(fd);
@@ -191,12 +234,14 @@ export function makeWasi(files, opts = {}) {
       if (!f || !f.dir) return E.BADF;
       const path = resolve(f.path, str(p, n));
       const dir = path !== null && dirs.has(path);
-      if (path === null || (!dir && !files.has(path)))
+      const create = path !== null && !dir && !files.has(path) && oflags & O_CREAT;
+      if (create && /^tmp\/[^/]+$/.test(path)) files.set(path, new Uint8Array(0));
+      else if (path === null || (!dir && !files.has(path)))
         return oflags & O_CREAT ? E.ROFS : E.NOENT;
-      if (oflags & (O_EXCL | O_TRUNC)) return oflags & O_EXCL ? E.EXIST : E.ROFS;
+      else if (oflags & (O_EXCL | O_TRUNC)) return oflags & O_EXCL ? E.EXIST : E.ROFS;
       if (oflags & O_DIRECTORY && !dir) return E.NOTDIR;
       const nfd = nextFd++;
-      fds.set(nfd, { path, dir, pos: 0 });
+      fds.set(nfd, create ? { path, dir, pos: 0, chunks: [] } : { path, dir, pos: 0 });
       view().setUint32(out, nfd, true);
       return E.SUCCESS;
     },

@@ -9,6 +9,7 @@
 // JSON the server writes), and imported again under its own id when the
 // lab next starts, so its link opens in this browser after a reload.
 import { openApi } from './api.js';
+import { isTraceUpload, traceBody } from './traces.js';
 
 const enc = new TextEncoder(), dec = new TextDecoder();
 
@@ -38,7 +39,9 @@ const ready = (async () => {
     openDb(),
   ]);
   const files = new Map(Object.entries(texts).map(([p, t]) => [p, enc.encode(t)]));
-  const api = await openApi(wasm, files);
+  // a running trace job's answers, for the page to give its GETs (traces.js)
+  const onTrace = (path, a) => self.postMessage({ trace: path, answer: a });
+  const api = await openApi(wasm, files, { onTrace });
   if (db) {
     for (const s of await inStore(db, 'readonly', (st) => st.getAll()).catch(() => []))
       api.call('POST', '/api/snapshots/import', { body: s.export });
@@ -65,9 +68,13 @@ self.onmessage = async (/** @type {MessageEvent} */ e) => {
   try {
     const { api, db } = await ready;
     if (files) api.addFiles(files); // the UI's files, for the HTML export (boot.js)
-    const a = api.call(method, target, { headers, body });
+    const upload = isTraceUpload(method, target);
+    const a = api.call(method, target, { headers, body: upload ? await traceBody(body, target, api.traceMax()) : body });
     if (db) await remember(db, api, e.data, a).catch(() => {});
-    self.postMessage({ id, ...a }, { transfer: [a.body.buffer] });
+    const job = upload && a.status === 202 ? `/api/traces/${JSON.parse(dec.decode(a.body)).id}` : null;
+    const running = job ? { path: job, answer: api.call('GET', job) } : null;
+    self.postMessage({ id, ...a, running }, { transfer: [a.body.buffer] });
+    if (job) setTimeout(() => { api.work(); self.postMessage({ traceEnd: job }); });
   } catch (err) {
     const msg = JSON.stringify({ error: { code: 'internal', message: `the lab in this page failed: ${err && err.message}` } });
     self.postMessage({ id, status: 500, contentType: 'application/json', disposition: '', encoding: '', body: enc.encode(msg) });
