@@ -4,9 +4,8 @@
 // server's routes in WebAssembly (worker.js) and puts a fetch() in front of
 // the page's, which answers the UI's /api/ requests from the Worker with
 // the server's JSON and status codes; every other request goes out as
-// before.  What needs a server (following a lecture, the class tally;
-// for now nothing else) is answered 501 `needs_server`, with how to start
-// one; a session or snapshot made elsewhere, the module's 404 with where it
+// before.  What needs a server (following a lecture, the class tally) is
+// answered 501 `needs_server`, with how to start one; a session or snapshot made elsewhere, the module's 404 with where it
 // lives and the same words.  The offline HTML copy is written by the module as the server
 // writes it, from the UI's files in this folder (uiFiles()), sent to the
 // Worker with the first such request.  A trace upload, which the UI sends
