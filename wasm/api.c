@@ -79,6 +79,13 @@ uint32_t slublab_api_init(const char *data_dir, uint32_t memory_mb)
     cfg.vendor_dir = vendor;
     cfg.memory = (uint64_t)memory_mb << 20;
     cfg.quiet = true;
+    /*
+     * No stored tier: the in-memory store would hold each stored image in
+     * this tab beside the checkpoints it copies, and write one every few
+     * thousand operations while a session is made (serve
+     * --stored-checkpoint-ops 0).
+     */
+    cfg.lim.disk_min_ops = UINT64_MAX;
     if ((ret = app_init(&app, &cfg, &err))) {
         fprintf(stderr, "slublab-api: %s\n", strbuf_str(&err));
         app_release(&app);
