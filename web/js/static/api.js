@@ -11,17 +11,38 @@ import { makeWasi } from './wasi.js';
 const enc = new TextEncoder(), dec = new TextDecoder();
 
 /**
+ * Compile @wasm: a Response (or a promise of one) compiles while it
+ * downloads where it comes as application/wasm, else from its bytes.
+ * @param {BufferSource | WebAssembly.Module | Response | Promise<Response | WebAssembly.Module>} wasm
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export async function compileApi(wasm) {
+  const got = await wasm;
+  if (got instanceof WebAssembly.Module) return got;
+  let module;
+  if (!(got instanceof Response)) module = await WebAssembly.compile(got);
+  else if (WebAssembly.compileStreaming && (got.headers.get('Content-Type') || '').startsWith('application/wasm'))
+    module = await WebAssembly.compileStreaming(got);
+  else module = await WebAssembly.compile(await got.arrayBuffer());
+  performance.mark('slublab-api:compiled');
+  return module;
+}
+
+/**
  * Instantiate the module and open its API over @files (path under the data
  * directory -> bytes: scenarios/*.json, lessons/...), with @memoryMb MiB for
- * live sessions.
- * @param {BufferSource | WebAssembly.Module} wasm
+ * live sessions.  The marks slublab-api:compiled, :instantiated and :opened
+ * time the start (bench/static-lab.mjs reads them).
+ * @param {BufferSource | WebAssembly.Module | Response | Promise<Response | WebAssembly.Module>} wasm
+ *   (as compileApi() takes it)
  * @param {Map<string, Uint8Array>} files
  * @param {{memoryMb?: number, log?: (fd: number, line: string) => void}} [opts]
  */
 export async function openApi(wasm, files, opts = {}) {
+  const module = await compileApi(wasm);
   const host = makeWasi(files, { root: '/data', log: opts.log });
-  const module = wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(wasm);
   const instance = await WebAssembly.instantiate(module, host.imports);
+  performance.mark('slublab-api:instantiated');
   const ex = /** @type {any} */ (instance.exports);
   host.setMemory(ex.memory);
   ex._initialize();
@@ -36,6 +57,7 @@ export async function openApi(wasm, files, opts = {}) {
   const ret = ex.slublab_api_init(dir, opts.memoryMb || 512);
   ex.slublab_api_free(dir);
   if (ret !== 0) throw new Error(`slublab-api: opening the API failed (${ret | 0})`);
+  performance.mark('slublab-api:opened');
 
   const cstr = (/** @type {number} */ p) => {
     const m = new Uint8Array(ex.memory.buffer);

@@ -8,7 +8,7 @@
 // browser's IndexedDB as its export (GET /api/snapshots/ID/export, the
 // JSON the server writes), and imported again under its own id when the
 // lab next starts, so its link opens in this browser after a reload.
-import { openApi } from './api.js';
+import { compileApi, openApi } from './api.js';
 
 const enc = new TextEncoder(), dec = new TextDecoder();
 
@@ -32,8 +32,8 @@ function inStore(db, mode, fn) {
 }
 
 const ready = (async () => {
-  const [wasm, texts, db] = await Promise.all([
-    fetch(new URL('slublab-api.wasm', import.meta.url)).then((r) => r.arrayBuffer()),
+  const wasm = compileApi(fetch(new URL('slublab-api.wasm', import.meta.url))); // while the rest loads
+  const [texts, db] = await Promise.all([
     fetch(new URL('files.json', import.meta.url)).then((r) => r.json()),
     openDb(),
   ]);
