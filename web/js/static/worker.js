@@ -33,12 +33,9 @@ function inStore(db, mode, fn) {
 
 const ready = (async () => {
   const wasm = compileApi(fetch(new URL('slublab-api.wasm', import.meta.url))); // while the rest loads
-  const [texts, db] = await Promise.all([
-    fetch(new URL('files.json', import.meta.url)).then((r) => r.json()),
-    openDb(),
-  ]);
-  const files = new Map(Object.entries(texts).map(([p, t]) => [p, enc.encode(t)]));
-  const api = await openApi(wasm, files);
+  const files = fetch(new URL('files.json', import.meta.url)).then((r) => r.json())
+    .then((texts) => new Map(Object.entries(texts).map(([p, t]) => [p, enc.encode(t)])));
+  const [api, db] = await Promise.all([files.then((f) => openApi(wasm, f)), openDb()]);
   if (db) {
     for (const s of await inStore(db, 'readonly', (st) => st.getAll()).catch(() => []))
       api.call('POST', '/api/snapshots/import', { body: s.export });
