@@ -1,65 +1,159 @@
-// Browser benchmark of the static lab (run by hand; it measures, it never
-// fails): `slublab export-static` into a folder served by a plain static
-// server (tests/browser/static-folder.mjs), in Debian's Chromium:
-//   node bench/static-lab.mjs [--loads 5] [--steps 300]
+// Browser benchmark of the static lab against the native one (run by hand;
+// it measures, it never fails), in Debian's Chromium, side by side in one
+// run: the static lab (`slublab export-static` into a folder served by a
+// plain static server, tests/browser/static-folder.mjs), the same page from
+// `slublab serve`, and with --before DIR a static folder exported by an
+// earlier build (served the same way):
+//   node bench/static-lab.mjs [--loads 5] [--steps 300] [--before DIR]
 // with SLUBLAB_BIN naming the program (default build/slublab).
 //  1. cold first drawn state: navigation start to the first drawn state
 //     (window.__slublab.firstDrawMs), each load in a new browser profile
 //     (nothing cached, the wasm compiled afresh), of `/` (the default
 //     scenario) and of the largest shipped scenario; median and worst;
-//  2. step: --steps presses of → on the largest scenario, each timed in the
-//     page from the key's dispatch to the page showing the next position
-//     (body[data-at]) and the frame after it; median, p99 and worst.
+//  2. step: --steps presses of → from position 0 of the largest scenario,
+//     the picture's animation off (prefers-reduced-motion, which the page
+//     honours), each key at a random point of a frame (0-16 ms after a
+//     paint), each timed from the key's dispatch to the new state drawn:
+//     the page's render of the new position (body[data-at]) and the paint
+//     of that frame (a task queued from the frame runs after it).  Counted
+//     apart: the time spent waiting for /api answers, and render()'s own
+//     (from its frame's start); the rest is waiting for a frame and paint.
+// The last lines give the static lab's figures over the native ones.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { startBrowser, openPage, ROOT } from '../tests/browser/helpers.mjs';
-import { staticLab } from '../tests/browser/static-folder.mjs';
+import { startBrowser, startServer, openPage, ROOT } from '../tests/browser/helpers.mjs';
+import { staticLab, serveFolder } from '../tests/browser/static-folder.mjs';
 
-const arg = (name, def) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? Number(process.argv[i + 1]) : def; };
-const LOADS = arg('loads', 5), STEPS = arg('steps', 300);
+const arg = (name, def) => { const i = process.argv.indexOf(`--${name}`); return i > 0 ? process.argv[i + 1] : def; };
+const LOADS = Number(arg('loads', 5)), STEPS = Number(arg('steps', 300)), BEFORE = arg('before', null);
 const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.min(s.length - 1, Math.floor(s.length * p))]; };
 const fmt = (xs) => `median ${pct(xs, 0.5).toFixed(1)} ms, p99 ${pct(xs, 0.99).toFixed(1)} ms, worst ${Math.max(...xs).toFixed(1)} ms`;
 
 // the largest shipped scenario, by file size
-const largest = readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.json'))
+const SCENARIO = process.env.SCENARIO || readdirSync(join(ROOT, 'scenarios')).filter((f) => f.endsWith('.json'))
   .map((f) => [f.slice(0, -5), statSync(join(ROOT, 'scenarios', f)).size]).sort((a, b) => b[1] - a[1])[0][0];
-const SCENARIO = process.env.SCENARIO || 'maple-prefill-kfree-rcu';
 
-const lab = await staticLab();
-try {
-  for (const path of ['/', `/?scenario=${SCENARIO}`]) {
-    const loads = [];
-    for (let i = 0; i < LOADS; i++) {
-      const browser = await startBrowser();
-      const page = await openPage(browser.ctx, null, { width: 1400, height: 900 });
-      await page.goto(lab.url + path);
-      await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
-      loads.push(await page.evaluate(() => window.__slublab.firstDrawMs));
+/** Open @url in a page of @ctx, animation off; resolves once its first state is drawn. */
+async function open(ctx, url) {
+  const page = await openPage(ctx, null, { width: 1400, height: 900 });
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
+  return page;
+}
+
+const MARKS = ['compiled', 'instantiated', 'opened'];
+
+/**
+ * Cold first drawn state of @path from @base: a new profile each load;
+ * with, for the static lab, when its Worker had the module compiled,
+ * instantiated and the API opened (web/js/static/api.js's marks), since
+ * the page's navigation start.
+ */
+async function firstDraws(base, path) {
+  const loads = [], marks = Object.fromEntries(MARKS.map((k) => [k, []]));
+  for (let i = 0; i < LOADS; i++) {
+    const browser = await startBrowser();
+    try {
+      const page = await open(browser.ctx, base + path);
+      const [draw, origin] = await page.evaluate(() => [window.__slublab.firstDrawMs, performance.timeOrigin]);
+      loads.push(draw);
+      for (const w of page.workers()) {
+        const got = await w.evaluate(() => [performance.timeOrigin,
+          performance.getEntriesByType('mark').map((m) => [m.name, m.startTime])]);
+        for (const [name, t] of got[1]) {
+          const k = name.replace(/^slublab-api:/, '');
+          if (marks[k]) marks[k].push(t + got[0] - origin);
+        }
+      }
+    } finally {
       await browser.stop();
     }
-    console.log(`cold first drawn state of ${path}: ${fmt(loads)} (${LOADS} loads, a new profile each)`);
   }
+  return { loads, marks };
+}
 
+/** @steps presses of → on the largest scenario: [{ ms, apiMs }] per step. */
+async function steps(base) {
   const browser = await startBrowser();
-  const page = await openPage(browser.ctx, null, { width: 1400, height: 900 });
-  await page.goto(`${lab.url}/?scenario=${SCENARIO}`);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 60000 });
-  const times = await page.evaluate(async (n) => {
-    const out = [];
-    const frame = () => new Promise((ok) => requestAnimationFrame(() => ok()));
-    for (let i = 0; i < n; i++) {
-      const want = String(Number(document.body.dataset.at) + 1);
-      const t0 = performance.now();
-      document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
-      while (document.body.dataset.at !== want) await frame();
-      await frame();
-      out.push(performance.now() - t0);
+  try {
+    const page = await open(browser.ctx, `${base}/?scenario=${SCENARIO}`);
+    return await page.evaluate(async (n) => {
+      // the time the page spends waiting for /api answers (the static lab's
+      // fetch() is boot.js's, so this wraps whichever the page has)
+      let inApi = 0;
+      const fetch0 = window.fetch;
+      window.fetch = async (...a) => {
+        const t = performance.now();
+        try { return await fetch0(...a); } finally { inApi += performance.now() - t; }
+      };
+      const afterPaint = () => new Promise((ok) => { const c = new MessageChannel(); c.port1.onmessage = () => ok(); c.port2.postMessage(0); });
+      const frame = () => new Promise((ok) => requestAnimationFrame(() => ok()));
+      let rendered = 0, frameStart = 0;
+      const drawn = (want) => new Promise((ok) => {
+        const mo = new MutationObserver(() => {
+          if (document.body.dataset.at !== want) return;
+          mo.disconnect();
+          // render() ran in this frame's callbacks: a task queued now runs once it is painted
+          rendered = performance.now();
+          frameStart = Number(document.timeline.currentTime);
+          afterPaint().then(ok);
+        });
+        mo.observe(document.body, { attributes: true, attributeFilter: ['data-at'] });
+      });
+      const out = [];
+      for (let i = 0; i < n; i++) {
+        // a key comes at any point of a frame: after a paint, wait 0 to 16 ms
+        await frame();
+        await afterPaint();
+        await new Promise((ok) => setTimeout(ok, Math.random() * 16));
+        const want = String(Number(document.body.dataset.at) + 1);
+        const shown = drawn(want);
+        inApi = 0;
+        const t0 = performance.now();
+        document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
+        await shown;
+        out.push({ ms: performance.now() - t0, apiMs: inApi, renderMs: rendered - frameStart });
+      }
+      window.fetch = fetch0;
+      return out;
+    }, STEPS);
+  } finally {
+    await browser.stop();
+  }
+}
+
+const labs = [];
+const lab = await staticLab();
+const native = await startServer();
+const before = BEFORE ? await serveFolder(BEFORE) : null;
+try {
+  if (before) labs.push({ name: 'static, before', url: before.url });
+  labs.push({ name: 'static', url: lab.url }, { name: 'native', url: native.url });
+  const r = {};
+  for (const l of labs) {
+    r[l.name] = { first: {}, step: null };
+    for (const path of ['/', `/?scenario=${SCENARIO}`]) {
+      const { loads: xs, marks } = await firstDraws(l.url, path);
+      r[l.name].first[path] = xs;
+      console.log(`${l.name}: cold first drawn state of ${path}: ${fmt(xs)} (${LOADS} loads, a new profile each)`);
+      if (marks.opened.length)
+        console.log(`${l.name}:   in the Worker, median since navigation start: ` +
+          MARKS.map((k) => `${k} ${pct(marks[k], 0.5).toFixed(0)} ms`).join(', '));
     }
-    return out;
-  }, STEPS);
-  console.log(`step → on ${SCENARIO} (${STEPS} steps from 0): ${fmt(times)}`);
-  console.log(`(the largest shipped scenario file is ${largest})`);
-  await browser.stop();
+    const st = await steps(l.url);
+    r[l.name].step = st;
+    console.log(`${l.name}: step → on ${SCENARIO}, key to state drawn (${STEPS} steps from 0, animation off): ${fmt(st.map((s) => s.ms))}`);
+    console.log(`${l.name}:   of which waiting for /api: ${fmt(st.map((s) => s.apiMs))}`);
+    console.log(`${l.name}:   of which the page's render() in its frame: ${fmt(st.map((s) => s.renderMs))}`);
+  }
+  const ratio = (f) => (f(r.static) / f(r.native)).toFixed(2);
+  for (const path of ['/', `/?scenario=${SCENARIO}`])
+    console.log(`static / native, first drawn state of ${path}: median ${ratio((x) => pct(x.first[path], 0.5))}x`);
+  console.log(`static / native, step: median ${ratio((x) => pct(x.step.map((s) => s.ms), 0.5))}x, ` +
+    `p99 ${ratio((x) => pct(x.step.map((s) => s.ms), 0.99))}x`);
 } finally {
+  await before?.stop();
+  await native.stop();
   await lab.stop();
 }

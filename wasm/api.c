@@ -149,6 +149,13 @@ uint32_t slublab_api_init(const char *data_dir, uint32_t memory_mb)
     if ((size_t)snprintf(tmp, sizeof(tmp), "%s/tmp", data_dir) >= sizeof(tmp) ||
         setenv("TMPDIR", tmp, 1))
         return (uint32_t)-ENAMETOOLONG;
+    /*
+     * No stored tier: the in-memory store would hold each stored image in
+     * this tab beside the checkpoints it copies, and write one every few
+     * thousand operations while a session is made (serve
+     * --stored-checkpoint-ops 0).
+     */
+    cfg.lim.disk_min_ops = UINT64_MAX;
     if ((ret = app_init(&app, &cfg, &err))) {
         fprintf(stderr, "slublab-api: %s\n", strbuf_str(&err));
         app_release(&app);

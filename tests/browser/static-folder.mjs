@@ -16,6 +16,12 @@ export async function staticLab() {
   const bin = process.env.SLUBLAB_BIN || join(ROOT, 'build/slublab');
   const dir = mkdtempSync(join(tmpdir(), 'slublab-static-'));
   execFileSync(bin, ['export-static', dir], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  const lab = await serveFolder(dir);
+  return { ...lab, async stop() { await lab.stop(); rmSync(dir, { recursive: true, force: true }); } };
+}
+
+/** Serve the folder @dir as it is; resolves to {dir, url, stop()} (stop() leaves the folder). */
+export async function serveFolder(dir) {
   const http = createServer((req, res) => {
     const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
     let file = join(dir, path);
@@ -34,7 +40,6 @@ export async function staticLab() {
     url: `http://127.0.0.1:${http.address().port}`,
     async stop() {
       await new Promise((ok) => http.close(ok));
-      rmSync(dir, { recursive: true, force: true });
     },
   };
 }

@@ -3,8 +3,10 @@
 # sends the same requests (a session created, stepped both ways, states,
 # seeks, the overview, lessons, a comparison, a snapshot and its export; the
 # shipped kernel trace fixtures uploaded and replayed, their sessions'
-# events and states at several positions) to `slublab serve --db mem:` and to build/wasm/slublab-api.wasm through the
-# static lab's own WASI host (web/js/static/), and compares the answers
+# events and states at several positions) to
+# `slublab serve --db mem: --stored-checkpoint-ops 0` and to
+# build/wasm/slublab-api.wasm through the static lab's own WASI host
+# (web/js/static/), and compares the answers
 # byte for byte (docs/wasm.md).  Skipped where scripts/build left the wasm
 # out (no toolchain or zlib source: scripts/setup --test).
 . "$(dirname "$0")/lib.bash"

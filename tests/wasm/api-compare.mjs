@@ -2,7 +2,8 @@
 // of requests (a scenario session created, stepped both ways, its state at
 // several positions, seeks, the overview, the lessons and a lesson, a
 // comparison of two variants, a snapshot and its export) goes to a native
-// `slublab serve --db mem:` over HTTP and to build/wasm/slublab-api.wasm
+// `slublab serve --db mem: --stored-checkpoint-ops 0` (the configuration
+// wasm/api.c opens the module with) over HTTP and to build/wasm/slublab-api.wasm
 // through web/js/static/api.js (the static lab's own host), and every
 // answer's status, type and body must be the same bytes once the ids and
 // tokens each side drew, and the clock's times, are named alike.
@@ -161,7 +162,8 @@ function positionRequests(/** @type {number} */ n) {
 }
 
 async function startNative() {
-  const proc = spawn(bin, ['serve', '--port', '0', '--db', 'mem:', '--quiet', '--memory-mb', MEMORY_MB], {
+  const proc = spawn(bin, ['serve', '--port', '0', '--db', 'mem:', '--stored-checkpoint-ops', '0', '--quiet',
+    '--memory-mb', MEMORY_MB], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const url = await new Promise((resolve, reject) => {

@@ -11,18 +11,39 @@ import { makeWasi } from './wasi.js';
 const enc = new TextEncoder(), dec = new TextDecoder();
 
 /**
+ * Compile @wasm: a Response (or a promise of one) compiles while it
+ * downloads where it comes as application/wasm, else from its bytes.
+ * @param {BufferSource | WebAssembly.Module | Response | Promise<Response | WebAssembly.Module>} wasm
+ * @returns {Promise<WebAssembly.Module>}
+ */
+export async function compileApi(wasm) {
+  const got = await wasm;
+  if (got instanceof WebAssembly.Module) return got;
+  let module;
+  if (!(got instanceof Response)) module = await WebAssembly.compile(got);
+  else if (WebAssembly.compileStreaming && (got.headers.get('Content-Type') || '').startsWith('application/wasm'))
+    module = await WebAssembly.compileStreaming(got);
+  else module = await WebAssembly.compile(await got.arrayBuffer());
+  performance.mark('slublab-api:compiled');
+  return module;
+}
+
+/**
  * Instantiate the module and open its API over @files (path under the data
  * directory -> bytes: scenarios/*.json, lessons/...), with @memoryMb MiB for
  * live sessions.  While work() runs a trace job, @onTrace hears the job's
- * GET /api/traces/ID answer as it changes (wasm/api.c).
- * @param {BufferSource | WebAssembly.Module} wasm
+ * GET /api/traces/ID answer as it changes (wasm/api.c).  The marks
+ * slublab-api:compiled, :instantiated and :opened time the start
+ * (bench/static-lab.mjs reads them).
+ * @param {BufferSource | WebAssembly.Module | Response | Promise<Response | WebAssembly.Module>} wasm
+ *   (as compileApi() takes it)
  * @param {Map<string, Uint8Array>} files
  * @param {{memoryMb?: number, log?: (fd: number, line: string) => void,
  *   onTrace?: (path: string, a: ApiAnswer) => void}} [opts]
  */
 export async function openApi(wasm, files, opts = {}) {
+  const module = await compileApi(wasm);
   const host = makeWasi(files, { root: '/data', log: opts.log });
-  const module = wasm instanceof WebAssembly.Module ? wasm : await WebAssembly.compile(wasm);
   /** @type {any} */
   let ex = null;
   const slublab = {
@@ -32,6 +53,7 @@ export async function openApi(wasm, files, opts = {}) {
     },
   };
   const instance = await WebAssembly.instantiate(module, { ...host.imports, slublab });
+  performance.mark('slublab-api:instantiated');
   ex = instance.exports;
   host.setMemory(ex.memory);
   ex._initialize();
@@ -46,6 +68,7 @@ export async function openApi(wasm, files, opts = {}) {
   const ret = ex.slublab_api_init(dir, opts.memoryMb || 512);
   ex.slublab_api_free(dir);
   if (ret !== 0) throw new Error(`slublab-api: opening the API failed (${ret | 0})`);
+  performance.mark('slublab-api:opened');
 
   function cstr(/** @type {number} */ p) {
     const m = new Uint8Array(ex.memory.buffer);

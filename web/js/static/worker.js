@@ -8,7 +8,7 @@
 // browser's IndexedDB as its export (GET /api/snapshots/ID/export, the
 // JSON the server writes), and imported again under its own id when the
 // lab next starts, so its link opens in this browser after a reload.
-import { openApi } from './api.js';
+import { compileApi, openApi } from './api.js';
 import { isTraceUpload, traceBody } from './traces.js';
 
 const enc = new TextEncoder(), dec = new TextDecoder();
@@ -33,15 +33,12 @@ function inStore(db, mode, fn) {
 }
 
 const ready = (async () => {
-  const [wasm, texts, db] = await Promise.all([
-    fetch(new URL('slublab-api.wasm', import.meta.url)).then((r) => r.arrayBuffer()),
-    fetch(new URL('files.json', import.meta.url)).then((r) => r.json()),
-    openDb(),
-  ]);
-  const files = new Map(Object.entries(texts).map(([p, t]) => [p, enc.encode(t)]));
+  const wasm = compileApi(fetch(new URL('slublab-api.wasm', import.meta.url))); // while the rest loads
+  const files = fetch(new URL('files.json', import.meta.url)).then((r) => r.json())
+    .then((texts) => new Map(Object.entries(texts).map(([p, t]) => [p, enc.encode(t)])));
   // a running trace job's answers, for the page to give its GETs (traces.js)
   const onTrace = (path, a) => self.postMessage({ trace: path, answer: a });
-  const api = await openApi(wasm, files, { onTrace });
+  const [api, db] = await Promise.all([files.then((f) => openApi(wasm, f, { onTrace })), openDb()]);
   if (db) {
     for (const s of await inStore(db, 'readonly', (st) => st.getAll()).catch(() => []))
       api.call('POST', '/api/snapshots/import', { body: s.export });
