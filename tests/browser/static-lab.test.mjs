@@ -98,6 +98,10 @@ test('compare two variants, and a snapshot saved and exported', async (t) => {
     assert.equal(exported.format, 'slublab-snapshot');
     assert.equal(exported.position, 7);
     assert.equal(exported.title, 'static at seven');
+    // published, it is listed in this browser only, and the message says so
+    await page.check(`#snap-pub-${id}`);
+    await page.waitForFunction(() => /Published/.test(document.querySelector('#snap-msg').textContent));
+    assert.match(await page.textContent('#snap-msg'), /this browser's list of recent snapshots/);
     // kept in this browser: after a reload, its link opens at its step
     const again = await openPage(browser.ctx, `${url}/?snapshot=${id}`);
     await again.waitForSelector('body[data-ready="1"]', { timeout: 30000 });

@@ -168,7 +168,9 @@ export function createSnapshots(root, player, o) {
     box.addEventListener('change', async () => {
       try {
         await api.publishSnapshot(s.id, mine.get(s.id), box.checked);
-        msg.textContent = box.checked ? `Published ${s.title || s.id}: everyone's list of recent snapshots shows it.` : `${s.title || s.id} is no longer published.`;
+        // the static lab lists snapshots of this browser only (#snap-where says so)
+        const where = /** @type {any} */ (globalThis).slublabStatic ? 'this browser\'s list' : 'everyone\'s list';
+        msg.textContent = box.checked ? `Published ${s.title || s.id}: ${where} of recent snapshots shows it.` : `${s.title || s.id} is no longer published.`;
       } catch (e) { box.checked = !box.checked; msg.textContent = `Could not change ${s.id}: ${e.message}`; }
     });
     return h(doc, 'label', { class: 'publish' }, box, ' published');
