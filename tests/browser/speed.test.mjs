@@ -40,7 +40,11 @@ test('playing shows the speed it plays at, and offers no speed it does not reach
       assert.equal(m.speed, m.limit);
       await page.waitForSelector('#speed-up[aria-disabled="true"]', { timeout: 5000 });
       await page.click('#speed-up', { force: true }); // clickable, and does nothing
-      assert.equal((await player(page)).speed, m.limit);
+      // nothing faster than the limit read above; the player may have measured
+      // a slower window meanwhile and lowered both again
+      const after = await player(page);
+      assert.ok(after.speed <= m.limit, `+ went past the limit: ${after.speed} of ${m.limit}`);
+      assert.equal(after.speed, after.limit);
     } else {
       assert.ok(m.rate >= 0.9 * 128, `128 kept, so reached: ${m.rate}`);
     }
