@@ -372,9 +372,12 @@ function spotlight() {
   const phone = win.getComputedStyle($('sheet')).position === 'fixed';
   const r = el.getBoundingClientRect();
   const room = phone ? sheet.top : win.innerHeight;
-  // already in view (the part above the sheet): leave the page where it is
+  // already in view (the part above the sheet): leave the page where it is.
+  // A spotlight taller than the window (a whole tab) whose top shows is left
+  // too: 'nearest' would align its top with the window's and scroll the
+  // slide's own text away.
   if (r.top >= 0 && r.top + Math.min(r.height, 40) <= room && (phone || r.bottom <= room || r.height > room)) {
-    el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+    if (phone || r.height <= room) el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
     return;
   }
   el.scrollIntoView({ block: phone || r.height > room ? 'start' : 'center', inline: 'nearest' });
