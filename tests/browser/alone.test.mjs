@@ -235,6 +235,18 @@ function spotSeen() {
   return hit && (el.contains(hit) || hit.contains(el)) ? true : `covered by ${hit?.tagName}#${hit?.id}: ${what}`;
 }
 
+/**
+ * Beside the spotlight, the slide's own title, wherever the window can hold
+ * both: scrolling to a spotlit tab must not take the slide's words away.
+ */
+function slideSeen() {
+  const spot = document.querySelector('.spot').getBoundingClientRect();
+  const title = document.getElementById('lesson-slide-title').getBoundingClientRect();
+  if (spot.top + Math.min(spot.height, 40) - title.top > innerHeight) return true; // cannot hold both
+  return title.top >= 0 && title.bottom <= innerHeight ? true
+    : `the slide's title out of view at ${Math.round(title.top)} (the spotlight at ${Math.round(spot.top)})`;
+}
+
 for (const vp of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
   test(`every slide of every lesson shows its spotlight in view at ${vp.width}x${vp.height}`, async (t) => {
     const { lessons } = await api(base, '/api/lessons');
@@ -247,6 +259,7 @@ for (const vp of [{ width: 1440, height: 900 }, { width: 390, height: 844 }]) {
           await applied(page, k);
           await waitSpot(page, 8000);
           assert.equal(await page.evaluate(spotSeen), true, `${l.id} slide ${k}`);
+          if (vp.width > 400) assert.equal(await page.evaluate(slideSeen), true, `${l.id} slide ${k}`);
         }
       }
       assert.deepEqual(page.errors, []);

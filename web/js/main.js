@@ -374,13 +374,29 @@ function spotlight() {
   const room = phone ? sheet.top : win.innerHeight;
   // already in view (the part above the sheet): leave the page where it is.
   // A spotlight taller than the window (a whole tab) whose top shows is left
-  // too: 'nearest' would align its top with the window's and scroll the
-  // slide's own text away.
+  // too: 'nearest' would align its top with the window's top.
   if (r.top >= 0 && r.top + Math.min(r.height, 40) <= room && (phone || r.bottom <= room || r.height > room)) {
     if (phone || r.height <= room) el.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  } else {
+    el.scrollIntoView({ block: phone || r.height > room ? 'start' : 'center', inline: 'nearest' });
+  }
+  if (!phone) keepSlideInView(el);
+}
+
+/**
+ * Where the window holds both, the slide's title stays in view beside @spot:
+ * the whole spotlight if it fits with the title, else its top.
+ */
+function keepSlideInView(spot) {
+  const t = $('lesson-slide-title')?.getBoundingClientRect(), r = spot.getBoundingClientRect();
+  if (!t || !t.height) return;
+  for (const shown of [r.height, Math.min(r.height, 40)]) {
+    const top = Math.min(t.top, r.top), bottom = Math.max(t.bottom, r.top + shown);
+    if (bottom - top + 16 > win.innerHeight) continue;
+    if (top < 0) win.scrollBy(0, top - 8);
+    else if (bottom > win.innerHeight) win.scrollBy(0, bottom - win.innerHeight + 8);
     return;
   }
-  el.scrollIntoView({ block: phone || r.height > room ? 'start' : 'center', inline: 'nearest' });
 }
 
 // ---- URLs: the view state in the query string
