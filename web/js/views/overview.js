@@ -54,7 +54,11 @@ export function createOverview(root, player, { api }) {
   let brush = null;
   let last = null; // the model last rendered
 
-  const width = () => Math.max(50, Math.floor(canvas.clientWidth || root.clientWidth || 600));
+  // The strip's width, read when it resizes (ResizeObserver, below), not in
+  // the middle of a step: reading layout after the step's DOM writes would
+  // make the browser lay the page out twice in that frame.
+  let measuredW = 0;
+  const width = () => Math.max(50, Math.floor(measuredW || (measuredW = canvas.clientWidth || root.clientWidth) || 600));
   const buckets = () => Math.min(4096, Math.max(16, Math.floor(width() / 2)));
 
   /** The step at pixel @x of the answer drawn. */
@@ -297,7 +301,7 @@ export function createOverview(root, player, { api }) {
     draw();
   });
   canvas.addEventListener('blur', () => { cursor = -1; draw(); });
-  if (win.ResizeObserver) new win.ResizeObserver(() => { fetchIfNeeded(); draw(); }).observe(root);
+  if (win.ResizeObserver) new win.ResizeObserver(() => { measuredW = canvas.clientWidth || root.clientWidth; fetchIfNeeded(); draw(); }).observe(root);
 
   let drawnAt = -1;
   return {
