@@ -340,7 +340,7 @@ function render() {
   breakpoints.render(m);
   if (raceEvents !== m.events) { raceEvents = m.events; raceShown = hasRace(m.events.values()); }
   if (raceShown) race.render(m);
-  else $('race').hidden = true;
+  else if (!$('race').hidden) $('race').hidden = true;
   if ($('ops').closest('details').open) opsform.render(m);
   if (tab === 'counters') stats.render(m);
   if (tab === 'inspect') inspector.render(m);
