@@ -23,10 +23,11 @@
 //     paint; the wait for that paint (up to 16.7 ms at 60 Hz, wherever in
 //     the frame the key came) is the display's, not the lab's.  So the
 //     goal's figure is the lab's work: from the key to the player holding
-//     the new state (the key's handler, the /api answer), plus render()'s
-//     own time in its frame; the wait between (render() runs at the next
-//     animation frame) is left out.  Counted apart: the time spent waiting
-//     for /api answers, and render()'s own (from its frame's start).
+//     the new state (the key's handler, the /api answer), plus render()
+//     itself (window.__slublab.renderStart to its end); the wait between
+//     (render() runs at the next animation frame) is left out.  Counted
+//     apart: the time spent waiting for /api answers, and render()'s own,
+//     alone and from its frame's start (what ran in the frame before it).
 // The last lines give the static lab's figures over the native ones.
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -127,9 +128,12 @@ async function steps(base) {
         const t0 = performance.now();
         document.dispatchEvent(new KeyboardEvent('keydown', { key: 'ArrowRight', bubbles: true }));
         await shown;
-        // the lab's work: from the key to the state in hand, then render() in its frame (the wait between is for the frame)
-        const workMs = (ready || rendered) - t0 + (rendered - frameStart);
-        out.push({ ms: performance.now() - t0, doneMs: rendered - t0, workMs, apiMs: inApi, renderMs: rendered - frameStart });
+        // the lab's work: from the key to the state in hand, then render() itself (the wait between is for the frame)
+        // (a build before renderStart was kept: from the frame's start)
+        const rs = window.__slublab.renderStart;
+        const own = rendered - (rs === undefined ? frameStart : rs);
+        const workMs = (ready || rendered - own) - t0 + own;
+        out.push({ ms: performance.now() - t0, doneMs: rendered - t0, workMs, apiMs: inApi, renderMs: rendered - frameStart, ownMs: own });
       }
       window.fetch = fetch0;
       unsub();
@@ -177,7 +181,7 @@ try {
     console.log(`${l.name}:   key to new state in the DOM (with the wait for the frame that renders it): ${fmt(st.map((s) => s.doneMs))}`);
     console.log(`${l.name}:   key to that state painted (with the wait for the next frame and its paint): ${fmt(st.map((s) => s.ms))}`);
     console.log(`${l.name}:   of which waiting for /api: ${fmt(st.map((s) => s.apiMs))}`);
-    console.log(`${l.name}:   of which the page's render() in its frame: ${fmt(st.map((s) => s.renderMs))}`);
+    console.log(`${l.name}:   of which render() itself: ${fmt(st.map((s) => s.ownMs))}; from its frame's start: ${fmt(st.map((s) => s.renderMs))}`);
   }
   const ratio = (f) => (f(r.static) / f(r.native)).toFixed(2);
   const both = (f) => `static ${f(r.static).toFixed(1)} ms, native ${f(r.native).toFixed(1)} ms, ratio ${ratio(f)}x`;

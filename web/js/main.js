@@ -312,6 +312,7 @@ win.addEventListener('resize', () => { picture.redraw(); schedule(); });
 
 let lastSay = '', wordsFailed = false, menuFor = /** @type {string|null} */ (null);
 function render() {
+  debug.renderStart = performance.now(); // bench/static-lab.mjs: render()'s own time in a step
   const m = player.get();
   const tab = tabs.current();
   if (!Object.keys(texts().sentences).length && !wordsFailed) return;
