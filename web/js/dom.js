@@ -38,6 +38,18 @@ function add(el, kids) {
   }
 }
 
+/**
+ * Set @el's text to @text, and attribute @name to @value, only when they
+ * differ: a step re-renders every view, and an unchanged write still
+ * replaces the text node (or dirties the page's style) for nothing.
+ */
+export function setText(el, text) {
+  if (el.textContent !== text) el.textContent = text;
+}
+export function setAttr(el, name, value) {
+  if (el.getAttribute(name) !== value) el.setAttribute(name, value);
+}
+
 /** Replace the children of @el. */
 export function fill(el, ...kids) {
   el.replaceChildren();

@@ -312,6 +312,7 @@ win.addEventListener('resize', () => { picture.redraw(); schedule(); });
 
 let lastSay = '', wordsFailed = false, menuFor = /** @type {string|null} */ (null);
 function render() {
+  debug.renderStart = performance.now(); // bench/static-lab.mjs: render()'s own time in a step
   const m = player.get();
   const tab = tabs.current();
   if (!Object.keys(texts().sentences).length && !wordsFailed) return;
@@ -324,20 +325,23 @@ function render() {
   banner.render(m);
   question.render(m);
   if (!m.cur) return;
+  // the canvases first, while the page's style is as the last frame left it:
+  // drawn after the DOM writes below, their text would make the browser
+  // recompute the page's style in the middle of the step
+  if (view === 'lab') picture.render(m, false, { duration: m.playing ? Math.min(600, player.interval() * 0.85) : 500 });
+  if (view === 'lab') overview.render(m);
   const say = stepSentence(m, player.opEvents);
   if (say !== lastSay) {
     lastSay = say;
     fill($('narration'), breakAtUnderscores(doc, say));
   }
   timeline.render(m);
-  if (view === 'lab') overview.render(m);
-  if (view === 'lab') picture.render(m, false, { duration: m.playing ? Math.min(600, player.interval() * 0.85) : 500 });
   explain.render(m, say);
   caches.render(m);
   breakpoints.render(m);
   if (raceEvents !== m.events) { raceEvents = m.events; raceShown = hasRace(m.events.values()); }
   if (raceShown) race.render(m);
-  else $('race').hidden = true;
+  else if (!$('race').hidden) $('race').hidden = true;
   if ($('ops').closest('details').open) opsform.render(m);
   if (tab === 'counters') stats.render(m);
   if (tab === 'inspect') inspector.render(m);
@@ -352,7 +356,7 @@ function render() {
     debug.bootMs = performance.now() - t0; // since this module ran
     doc.body.dataset.ready = '1';
   }
-  doc.body.dataset.at = String(m.at);
+  if (doc.body.dataset.at !== String(m.at)) doc.body.dataset.at = String(m.at);
   updateUrl();
 }
 

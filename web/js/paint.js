@@ -161,14 +161,18 @@ export function paintTopo(ctx, t) {
 /**
  * The slab grid scene on a canvas.
  * @param {any} g a gridScene()
+ * @param {{ y0: number, y1: number }} [seen] the grid's rows in view (grid units):
+ *   rows wholly outside are not drawn (a large cache's thousands of off-screen cells)
  */
-export function paintGrid(ctx, g, v) {
+export function paintGrid(ctx, g, v, seen) {
+  const out = (y, hh) => !!seen && (y + hh < seen.y0 || y > seen.y1);
   const flags = v.cache?.flags ?? [];
   const debug = { redZone: flags.includes('SLAB_RED_ZONE'), poison: flags.includes('SLAB_POISON') };
   ctx.textBaseline = 'middle';
   // the projector's big cells (28 px and more) carry bigger words
   const big = g.cell >= 28;
   for (const gr of g.groups) {
+    if (out(gr.y, g.headH)) continue;
     ctx.fillStyle = '#111';
     ctx.font = `bold ${big ? 16 : 13}px sans-serif`;
     ctx.fillText(`${gr.closed ? '▸' : '▾'} ${gr.title}`, 2, gr.y + g.headH / 2);
@@ -181,7 +185,7 @@ export function paintGrid(ctx, g, v) {
   for (const r of g.slabs) {
     const slab = slabById.get(r.addr);
     const codes = v.codes.get(r.addr);
-    if (!slab || !codes) continue;
+    if (!slab || !codes || out(r.y, r.h)) continue;
     if (r.collapsed) {
       ctx.fillStyle = STATES[S.user].color;
       const fw = (slab.inuse / Math.max(1, slab.objects)) * r.w;

@@ -18,8 +18,11 @@ const enc = new TextEncoder(), dec = new TextDecoder();
  */
 export async function compileApi(wasm) {
   const got = await wasm;
-  if (got instanceof WebAssembly.Module) return got;
   let module;
+  if (got instanceof WebAssembly.Module) {
+    performance.mark('slublab-api:compiled'); // compiled elsewhere (boot.js), handed over
+    return got;
+  }
   if (!(got instanceof Response)) module = await WebAssembly.compile(got);
   else if (WebAssembly.compileStreaming && (got.headers.get('Content-Type') || '').startsWith('application/wasm'))
     module = await WebAssembly.compileStreaming(got);

@@ -17,6 +17,20 @@
   const here = new URL('.', document.currentScript.src); // static/
   const base = new URL('..', here).pathname; // the folder the lab is served from
   const worker = new Worker(new URL('worker.js', here), { type: 'module' });
+  // The module and the shipped files are fetched from here, the first
+  // script of the page, not once the Worker's own modules have loaded:
+  // the module compiles while it downloads (where it comes as
+  // application/wasm) and goes to the Worker compiled, the files as bytes.
+  // Whatever fails here, the Worker fetches it itself.
+  const wasm = fetch(new URL('slublab-api.wasm', here)).then((r) => {
+    if (!r.ok) throw new Error(`slublab-api.wasm: ${r.status}`);
+    return WebAssembly.compileStreaming && (r.headers.get('Content-Type') || '').startsWith('application/wasm')
+      ? WebAssembly.compileStreaming(r) : r.arrayBuffer().then((b) => WebAssembly.compile(b));
+  }).catch(() => null);
+  const shipped = fetch(new URL('files.json', here)).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null);
+  Promise.all([wasm, shipped]).then(([module, files]) => {
+    worker.postMessage({ start: { module, files } }, files ? [files] : []);
+  });
   const waiting = new Map();
   let next = 1;
   /** path of a trace job the Worker is replaying -> its last answer */

@@ -1,7 +1,8 @@
 // @ts-check
 // The static lab's Web Worker: the server's routes in WebAssembly
 // (slublab-api.wasm over the shipped files of files.json, both beside this
-// file), answering the requests boot.js posts from the page, one at a time
+// file: boot.js fetches them as the page starts and hands them over, the
+// module compiled, in its first message), answering the requests boot.js posts from the page, one at a time
 // and in order, as {id, status, contentType, disposition, body}.
 //
 // Snapshots outlive the tab: each one saved or imported is kept in this
@@ -32,9 +33,15 @@ function inStore(db, mode, fn) {
   });
 }
 
+/** What boot.js fetched for this Worker: the module compiled and files.json's bytes, each null when it could not. */
+let started = (/** @type {(s: {module: WebAssembly.Module|null, files: ArrayBuffer|null}) => void} */ (() => {}));
+const start = new Promise((resolve) => { started = resolve; });
+
 const ready = (async () => {
-  const wasm = compileApi(fetch(new URL('slublab-api.wasm', import.meta.url))); // while the rest loads
-  const files = fetch(new URL('files.json', import.meta.url)).then((r) => r.json())
+  const given = await start;
+  const wasm = compileApi(given.module ?? fetch(new URL('slublab-api.wasm', import.meta.url)));
+  const files = (given.files ? Promise.resolve(JSON.parse(dec.decode(given.files)))
+    : fetch(new URL('files.json', import.meta.url)).then((r) => r.json()))
     .then((texts) => new Map(Object.entries(texts).map(([p, t]) => [p, enc.encode(t)])));
   // a running trace job's answers, for the page to give its GETs (traces.js)
   const onTrace = (path, a) => self.postMessage({ trace: path, answer: a });
@@ -61,6 +68,7 @@ async function remember(db, api, msg, a) {
 }
 
 self.onmessage = async (/** @type {MessageEvent} */ e) => {
+  if (e.data.start) { started(e.data.start); return; }
   const { id, method, target, headers, body, files } = e.data;
   try {
     const { api, db } = await ready;

@@ -10,7 +10,7 @@
 // /sys/kernel/slab/<cache>/validate runs; "errors" counts SLUB's reports.
 
 import { api as defaultApi } from '../api.js';
-import { h, fill } from '../dom.js';
+import { h, fill, setText } from '../dom.js';
 
 /** Columns of the state at this step. */
 const STATE_COLS = [
@@ -115,15 +115,9 @@ export function createCaches(root, player, o = {}) {
       const ranked = activity?.for === want ? activity.rows : null;
       const entries = caches.map((c) => ({ id: c.id, name: c.name, st: c, act: ranked?.get(c.id) ?? null, alive: c.alive }));
       for (const [id, r] of ranked ?? []) if (!caches.some((c) => c.id === id)) entries.push({ id, name: r.name, st: null, act: r, alive: true });
-      const k = `${sid}/${m.cacheId}/${sort.col}/${sort.desc}/${!!ranked}/` + entries.map((e) => (e.st ? STATE_COLS.map((x) => x[2](e.st)).join(',') : '') + e.alive).join('|');
-      if (k === key) return;
-      key = k;
       const cols = [['name', 'cache', (e) => e.name, 'the cache'],
         ...ACTIVITY_COLS.map(([id, label, title]) => [id, label, (e) => (ranked ? (e.act?.[id] ?? 0) : null), title]),
         ...STATE_COLS.slice(1).map(([id, label, f, title]) => [id, label, (e) => (e.st ? f(e.st) : null), title])];
-      fill(head, ...cols.map(([id, label, , title]) => h(doc, 'th', { scope: 'col', title, class: MAIN_COLS.has(id) ? null : 'more', dataset: { spot: `column:${id}` }, 'aria-sort': sort.col === id ? (sort.desc ? 'descending' : 'ascending') : 'none' },
-        h(doc, 'button', { type: 'button', class: 'sort', dataset: { col: id }, onclick: () => { sort = { col: id, desc: sort.col === id ? !sort.desc : id !== 'name' }; key = ''; player.emit(); } },
-          label, sort.col === id ? (sort.desc ? ' ▼' : ' ▲') : ''))), h(doc, 'th', { scope: 'col' }, 'check'));
       const get = cols.find((c) => c[0] === sort.col)?.[2] ?? ((e) => e.id);
       const list = entries.sort((a, b) => {
         const x = get(a) ?? -1, y = get(b) ?? -1;
@@ -135,13 +129,28 @@ export function createCaches(root, player, o = {}) {
         if (v === null) return e.st || !ranked ? '…' : '–';
         return id === 'use' ? `${v}%` : String(v);
       };
+      // the table's shape: which rows, in which order, with which buttons; a
+      // step that keeps it (most do) only changes the numbers in their cells
+      const k = `${sid}/${m.end}/${m.cacheId}/${sort.col}/${sort.desc}/${!!ranked}/` + list.map((e) => `${e.id}:${!!e.st}:${e.alive}`).join('|');
+      const texts = list.map((e) => cols.map(([id], i) => (i ? cell(e, id, i) : '')));
+      if (k === key) {
+        texts.forEach((row, r) => {
+          const tds = /** @type {HTMLTableRowElement} */ (body.rows[r]).cells;
+          row.forEach((t, i) => { if (i) setText(tds[i], t); });
+        });
+        return;
+      }
+      key = k;
+      fill(head, ...cols.map(([id, label, , title]) => h(doc, 'th', { scope: 'col', title, class: MAIN_COLS.has(id) ? null : 'more', dataset: { spot: `column:${id}` }, 'aria-sort': sort.col === id ? (sort.desc ? 'descending' : 'ascending') : 'none' },
+        h(doc, 'button', { type: 'button', class: 'sort', dataset: { col: id }, onclick: () => { sort = { col: id, desc: sort.col === id ? !sort.desc : id !== 'name' }; key = ''; player.emit(); } },
+          label, sort.col === id ? (sort.desc ? ' ▼' : ' ▲') : ''))), h(doc, 'th', { scope: 'col' }, 'check'));
       fill(body, ...list.map((e) => h(doc, 'tr', { class: e.id === m.cacheId ? 'current' : null, 'aria-selected': String(e.id === m.cacheId), dataset: { cache: e.id } },
         ...cols.map(([id], i) => i === 0
           ? h(doc, 'th', { scope: 'row' }, e.st
             ? h(doc, 'button', { type: 'button', class: 'pick', 'aria-pressed': String(e.id === m.cacheId), onclick: () => player.setCache(e.id) },
               e.id === m.cacheId ? '▶ ' : '', e.name, e.alive ? '' : ' (destroyed)')
             : h(doc, 'button', { type: 'button', class: 'pick', title: 'not created yet at this step: goes to the end of the run', onclick: () => { player.seek(m.end).then(() => player.setCache(e.id)); } }, e.name))
-          : h(doc, 'td', { class: MAIN_COLS.has(id) ? 'num' : 'num more' }, cell(e, id, i))),
+          : h(doc, 'td', { class: MAIN_COLS.has(id) ? 'num' : 'num more' }, texts[list.indexOf(e)][i])),
         h(doc, 'td', null, e.st && e.alive ? validateButton(e.st) : ''))));
       if (!list.length) body.append(h(doc, 'tr', null, h(doc, 'td', { colspan: cols.length + 1 }, 'No cache yet: step forward.')));
     },

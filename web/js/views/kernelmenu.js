@@ -66,9 +66,10 @@ export function createKernelMenu(select, o) {
      */
     showing(s, pickable) {
       settings = s;
-      select.disabled = !pickable;
-      select.title = pickable ? 'Run this scenario on another kernel release'
+      if (select.disabled !== !pickable) select.disabled = !pickable;
+      const title = pickable ? 'Run this scenario on another kernel release'
         : 'Your own scenario: give it a "kernel" key to run it on another release';
+      if (select.title !== title) select.title = title;
       show();
     },
   };

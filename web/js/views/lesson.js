@@ -162,7 +162,8 @@ export function createLessonPlayer(root, player, o) {
     /** Follow the lab: offer the way back once it left the slide's position. */
     render(m) {
       const s = lesson?.slides[k - 1];
-      back.hidden = !s || s.at == null || root.dataset.applied !== String(k) || m.at === s.at;
+      const away = !(!s || s.at == null || root.dataset.applied !== String(k) || m.at === s.at);
+      if (back.hidden === away) back.hidden = !away;
       const e = s ? m.cur?.event : null;
       const kernel = m.session?.info?.settings?.kernel ?? null;
       const refs = e ? sourceRefs(e.fn, kernel, e) : [];

@@ -12,7 +12,7 @@
 // run.  Each track is scaled to its own largest bucket in view.  A run
 // shorter than MIN_EVENTS has no strip: the scrubber shows it whole.
 
-import { h, fill } from '../dom.js';
+import { h, fill, setText, setAttr } from '../dom.js';
 
 const TRACKS = [
   { label: 'alloc', parts: [['alloc_fastpath', 'alloc_cpu_sheaf'], ['alloc_slowpath']], colors: ['#0b5fa5', '#c0510a'] },
@@ -54,7 +54,11 @@ export function createOverview(root, player, { api }) {
   let brush = null;
   let last = null; // the model last rendered
 
-  const width = () => Math.max(50, Math.floor(canvas.clientWidth || root.clientWidth || 600));
+  // The strip's width, read when it resizes (ResizeObserver, below), not in
+  // the middle of a step: reading layout after the step's DOM writes would
+  // make the browser lay the page out twice in that frame.
+  let measuredW = 0;
+  const width = () => Math.max(50, Math.floor(measuredW || (measuredW = canvas.clientWidth || root.clientWidth) || 600));
   const buckets = () => Math.min(4096, Math.max(16, Math.floor(width() / 2)));
 
   /** The step at pixel @x of the answer drawn. */
@@ -231,14 +235,14 @@ export function createOverview(root, player, { api }) {
     const m = last;
     if (!m) return;
     const from = data?.from ?? 0, to = data?.to ?? m.end;
-    info.textContent = data ? (view
+    setText(info, data ? (view
       ? `steps ${from}–${to} of ${m.end}, ${data.buckets} buckets of ${data.width}`
-      : `${m.end} steps, ${data.buckets} buckets of ${data.width}`) : '';
+      : `${m.end} steps, ${data.buckets} buckets of ${data.width}`) : '');
     const pos = cursor >= 0 && data ? Math.min(data.to, data.from + cursor * data.width) : m.at;
-    canvas.setAttribute('aria-valuemin', String(from));
-    canvas.setAttribute('aria-valuemax', String(to));
-    canvas.setAttribute('aria-valuenow', String(pos));
-    canvas.setAttribute('aria-valuetext', `step ${pos} of ${m.end}${view ? `, zoomed to steps ${from} to ${to}` : ''}`);
+    setAttr(canvas, 'aria-valuemin', String(from));
+    setAttr(canvas, 'aria-valuemax', String(to));
+    setAttr(canvas, 'aria-valuenow', String(pos));
+    setAttr(canvas, 'aria-valuetext', `step ${pos} of ${m.end}${view ? `, zoomed to steps ${from} to ${to}` : ''}`);
     zoomOut.toggleAttribute('disabled', !view);
     whole.toggleAttribute('disabled', !view);
   }
@@ -297,7 +301,7 @@ export function createOverview(root, player, { api }) {
     draw();
   });
   canvas.addEventListener('blur', () => { cursor = -1; draw(); });
-  if (win.ResizeObserver) new win.ResizeObserver(() => { fetchIfNeeded(); draw(); }).observe(root);
+  if (win.ResizeObserver) new win.ResizeObserver(() => { measuredW = canvas.clientWidth || root.clientWidth; fetchIfNeeded(); draw(); }).observe(root);
 
   let drawnAt = -1;
   return {

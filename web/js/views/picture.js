@@ -276,16 +276,17 @@ export function createPicture(root, o) {
     }
     const { view, topo: t, grid } = memo.scenes;
     const e = m.cur.event;
-    topo.render(t, { selection: m.selection, touched: touchedKeys(m.dir === -1 ? m.prev?.event : e), scale: opts.scale, names: view.names });
-    // drawn larger than its pane (the presenter view): show what the step touched
-    if (measured.k > 1 && m.step !== lastStep) svg.querySelector('.touched')?.scrollIntoView({ block: 'nearest' });
     const cnt = view.counts;
     const label = view.cache ? `Slabs of cache ${view.cache.name}: ${view.slabs.length} slabs, ${STATES.map((st, i) => `${cnt[i]} ${st.name}`).filter((x) => !x.startsWith('0 ')).join(', ')}.` : 'No cache.';
     const hh = Math.round(Math.max(120, Math.min(gh, grid.h + 12)));
     if (hh !== gridH) { gridH = hh; gridWrap.style.height = `${hh}px`; }
     const cols = measured.beside ? `${sw}px minmax(0, 1fr)` : '';
     if (stage.style.gridTemplateColumns !== cols) stage.style.gridTemplateColumns = cols;
+    // the grid before the structure's DOM changes (its text would have the page's style recomputed)
     map.render(grid, view, { w: (measured.beside ? w - sw - BESIDE_GAP : w) - 2, h: hh, selection: m.selection, label });
+    topo.render(t, { selection: m.selection, touched: touchedKeys(m.dir === -1 ? m.prev?.event : e), scale: opts.scale, names: view.names });
+    // drawn larger than its pane (the presenter view): show what the step touched
+    if (measured.k > 1 && m.step !== lastStep) svg.querySelector('.touched')?.scrollIntoView({ block: 'nearest' });
     legendItems(view);
     if (m.step !== lastStep) {
       const was = lastStep;

@@ -51,7 +51,7 @@ export function createSlabmap(canvas, o) {
     ctx.save();
     ctx.translate(view.tx, view.ty);
     ctx.scale(view.k, view.k);
-    paintGrid(ctx, grid, cv);
+    paintGrid(ctx, grid, cv, { y0: -view.ty / view.k, y1: (size.h - view.ty) / view.k });
     for (const addr of [selSlab, hoverSlab]) {
       if (!addr) continue;
       const r = grid.byAddr.get(addr);
@@ -166,9 +166,10 @@ export function createSlabmap(canvas, o) {
       const sel = c.selection;
       selSlab = sel && (sel.kind === 'slab' || sel.kind === 'object') ? sel.slab ?? null : null;
       selObj = sel && sel.kind === 'object' ? sel.id : null;
-      canvas.setAttribute('aria-label', c.label);
       clampView();
       draw();
+      // after drawing: a changed attribute would have the page's style recomputed for the canvas's text
+      if (canvas.getAttribute('aria-label') !== c.label) canvas.setAttribute('aria-label', c.label);
     },
     zoomIn: () => zoomAt(size.w / 2, 0, 1.25),
     zoomOut: () => zoomAt(size.w / 2, 0, 0.8),

@@ -2,7 +2,7 @@
 // The transport: start, back by operation or event, play/pause, forward,
 // end, speed, predict mode, and the scrubber with markers for notable events.
 
-import { h, fill } from '../dom.js';
+import { h, fill, setText, setAttr } from '../dom.js';
 import { stepText, positionText } from '../format.js';
 import { NOTABLE } from '../counters.js';
 import { spreadMarkers } from '../layout.js';
@@ -87,22 +87,22 @@ export function createTimeline(root, player, o = {}) {
   let markKey = '';
   return {
     render(m) {
-      play.textContent = m.playing ? '❚❚ Pause' : '▶ Play';
-      play.setAttribute('aria-pressed', String(m.playing));
-      predict.setAttribute('aria-pressed', String(!!m.predict));
+      setText(play, m.playing ? '❚❚ Pause' : '▶ Play');
+      setAttr(play, 'aria-pressed', String(m.playing));
+      setAttr(predict, 'aria-pressed', String(!!m.predict));
       // the speed it plays at, once measured; no faster speed than is reached
-      speedOut.textContent = m.playing && m.playRate !== null ? `${Math.round(m.playRate)} of ${m.speed} steps/s` : `${m.speed} steps/s`;
-      speedOut.title = m.playing && m.playRate !== null ? `Asked for ${m.speed} steps per second; playing at ${m.playRate.toFixed(1)}` : '';
+      setText(speedOut, m.playing && m.playRate !== null ? `${Math.round(m.playRate)} of ${m.speed} steps/s` : `${m.speed} steps/s`);
+      setAttr(speedOut, 'title', m.playing && m.playRate !== null ? `Asked for ${m.speed} steps per second; playing at ${m.playRate.toFixed(1)}` : '');
       const top = m.speed >= m.speedLimit;
-      speedUp.setAttribute('aria-disabled', String(top));
-      speedUp.title = top && m.speedLimit < SPEEDS[SPEEDS.length - 1]
-        ? `Faster (+): playing here reaches ${m.speedLimit} steps per second, not more` : 'Faster (+)';
-      by.value = m.by;
-      range.max = String(m.end);
-      if (doc.activeElement !== range || !m.playing) range.value = String(m.at);
+      setAttr(speedUp, 'aria-disabled', String(top));
+      setAttr(speedUp, 'title', top && m.speedLimit < SPEEDS[SPEEDS.length - 1]
+        ? `Faster (+): playing here reaches ${m.speedLimit} steps per second, not more` : 'Faster (+)');
+      if (by.value !== m.by) by.value = m.by;
+      if (range.max !== String(m.end)) range.max = String(m.end);
+      if ((doc.activeElement !== range || !m.playing) && range.value !== String(m.at)) range.value = String(m.at);
       const text = stepText(m.at, m.end, m.cur?.event);
-      range.setAttribute('aria-valuetext', text);
-      pos.textContent = positionText(m.at, m.end, m.cur?.event, m.ops);
+      setAttr(range, 'aria-valuetext', text);
+      setText(pos, positionText(m.at, m.end, m.cur?.event, m.ops));
       const key = `${m.session?.id}/${m.end}/${m.markers.length}`;
       if (key !== markKey) {
         markKey = key;
