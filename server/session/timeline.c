@@ -16,6 +16,7 @@
 
 #include "base/grow.h"
 #include "base/strbuf.h"
+#include "session/bytes.h"
 
 void timeline_init(struct timeline *tl)
 {
@@ -278,23 +279,6 @@ bool timeline_event_matches(const struct sim_event *ev, const struct timeline_qu
 
 #define TIMELINE_MAGIC 0x31544c42554c53ull /* "SLUBLT1" */
 
-static void tl_put(struct strbuf *w, const void *data, size_t len)
-{
-    strbuf_append(w, data, len);
-}
-
-static void tl_put_u64(struct strbuf *w, uint64_t v)
-{
-    tl_put(w, &v, sizeof(v));
-}
-
-static void tl_put_str(struct strbuf *w, const char *s)
-{
-    tl_put_u64(w, s ? strlen(s) + 1 : 0);
-    if (s)
-        tl_put(w, s, strlen(s) + 1);
-}
-
 int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
 {
     struct strbuf w = STRBUF_INIT;
@@ -303,67 +287,25 @@ int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
 
     if (overview_save(&tl->ov, &ov, &ov_len))
         return -ENOMEM;
-    tl_put_u64(&w, TIMELINE_MAGIC);
-    tl_put_u64(&w, SIM_NR_STATS);
-    tl_put_u64(&w, tl->nr_events);
-    tl_put(&w, tl->totals, sizeof(tl->totals));
-    tl_put_u64(&w, tl->pages_hwm);
-    tl_put_u64(&w, tl->nr_pairs);
+    bytes_put_u64(&w, TIMELINE_MAGIC);
+    bytes_put_u64(&w, SIM_NR_STATS);
+    bytes_put_u64(&w, tl->nr_events);
+    bytes_put(&w, tl->totals, sizeof(tl->totals));
+    bytes_put_u64(&w, tl->pages_hwm);
+    bytes_put_u64(&w, tl->nr_pairs);
     for (i = 0; i < tl->nr_pairs; i++) {
-        tl_put_str(&w, tl->pairs[i].fn);
-        tl_put_str(&w, tl->pairs[i].label);
+        bytes_put_str(&w, tl->pairs[i].fn);
+        bytes_put_str(&w, tl->pairs[i].label);
     }
-    tl_put_u64(&w, tl->nr_blocks);
-    tl_put(&w, tl->blocks, tl->nr_blocks * sizeof(*tl->blocks));
-    tl_put_u64(&w, tl->interval);
-    tl_put_u64(&w, tl->nr_samples);
-    tl_put(&w, tl->samples, tl->nr_samples * sizeof(*tl->samples));
-    tl_put_u64(&w, ov_len);
-    tl_put(&w, ov, ov_len);
+    bytes_put_u64(&w, tl->nr_blocks);
+    bytes_put(&w, tl->blocks, tl->nr_blocks * sizeof(*tl->blocks));
+    bytes_put_u64(&w, tl->interval);
+    bytes_put_u64(&w, tl->nr_samples);
+    bytes_put(&w, tl->samples, tl->nr_samples * sizeof(*tl->samples));
+    bytes_put_u64(&w, ov_len);
+    bytes_put(&w, ov, ov_len);
     free(ov);
     return strbuf_detach_bytes(&w, out, len);
-}
-
-struct tl_rd {
-    const unsigned char *p;
-    size_t len, at;
-    bool bad;
-};
-
-static const void *tl_get(struct tl_rd *r, size_t len)
-{
-    const void *p = r->p + r->at;
-
-    if (r->bad || len > r->len - r->at) {
-        r->bad = true;
-        return NULL;
-    }
-    r->at += len;
-    return p;
-}
-
-static uint64_t tl_get_u64(struct tl_rd *r)
-{
-    const void *p = tl_get(r, sizeof(uint64_t));
-    uint64_t v = 0;
-
-    if (p)
-        memcpy(&v, p, sizeof(v));
-    return v;
-}
-
-/* A malloc()ed copy of a stored string into *out (NULL stays NULL).  0, -EINVAL or -ENOMEM. */
-static int tl_get_str(struct tl_rd *r, char **out)
-{
-    uint64_t n = tl_get_u64(r);
-    const char *s = n ? tl_get(r, (size_t)n) : NULL;
-
-    *out = NULL;
-    if (r->bad || (n && s[n - 1]))
-        return -EINVAL;
-    if (n && !(*out = str_dup(s)))
-        return -ENOMEM;
-    return 0;
 }
 
 /* Room for @n elements of @size bytes in *p (capacity *cap).  0 or -ENOMEM. */
@@ -381,9 +323,9 @@ static int tl_reserve(void **p, size_t *cap, size_t n, size_t size)
 }
 
 /* Read @n elements of @size into *@p, grown to at least one.  0, -EINVAL or -ENOMEM. */
-static int tl_get_array(struct tl_rd *r, void **p, size_t *cap, size_t n, size_t size)
+static int tl_get_array(struct bytes_reader *r, void **p, size_t *cap, size_t n, size_t size)
 {
-    const void *src = tl_get(r, n * size);
+    const void *src = bytes_get(r, n * size);
 
     if (!src)
         return -EINVAL;
@@ -395,20 +337,20 @@ static int tl_get_array(struct tl_rd *r, void **p, size_t *cap, size_t n, size_t
 
 int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
 {
-    struct tl_rd r = {data, len, 0, false};
+    struct bytes_reader r = {data, len, 0, false};
     const void *blk, *ov;
     uint64_t n, ov_len;
     size_t i;
     int ret = -EINVAL;
 
     timeline_release(tl);
-    if (tl_get_u64(&r) != TIMELINE_MAGIC || tl_get_u64(&r) != SIM_NR_STATS)
+    if (bytes_get_u64(&r) != TIMELINE_MAGIC || bytes_get_u64(&r) != SIM_NR_STATS)
         return -EINVAL;
-    tl->nr_events = tl_get_u64(&r);
-    if ((blk = tl_get(&r, sizeof(tl->totals))))
+    tl->nr_events = bytes_get_u64(&r);
+    if ((blk = bytes_get(&r, sizeof(tl->totals))))
         memcpy(tl->totals, blk, sizeof(tl->totals));
-    tl->pages_hwm = tl_get_u64(&r);
-    n = tl_get_u64(&r);
+    tl->pages_hwm = bytes_get_u64(&r);
+    n = bytes_get_u64(&r);
     if (r.bad || n > len)
         goto err_release;
     if (tl_reserve((void **)&tl->pairs, &tl->cap_pairs, (size_t)n, sizeof(*tl->pairs))) {
@@ -418,7 +360,8 @@ int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
     for (i = 0; i < n; i++) {
         struct timeline_pair *pr = &tl->pairs[i];
 
-        if ((ret = tl_get_str(&r, &pr->fn)) || (ret = tl_get_str(&r, &pr->label)) || !pr->fn) {
+        if ((ret = bytes_get_str(&r, &pr->fn)) || (ret = bytes_get_str(&r, &pr->label)) ||
+            !pr->fn) {
             free(pr->fn);
             free(pr->label);
             ret = ret ? ret : -EINVAL;
@@ -427,23 +370,23 @@ int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
         tl->nr_pairs++;
     }
     ret = -EINVAL;
-    n = tl_get_u64(&r);
+    n = bytes_get_u64(&r);
     if (r.bad || n > len / sizeof(*tl->blocks) ||
         (ret = tl_get_array(&r, (void **)&tl->blocks, &tl->cap_blocks, (size_t)n,
                             sizeof(*tl->blocks))))
         goto err_release;
     tl->nr_blocks = (size_t)n;
     ret = -EINVAL;
-    tl->interval = tl_get_u64(&r);
-    n = tl_get_u64(&r);
+    tl->interval = bytes_get_u64(&r);
+    n = bytes_get_u64(&r);
     if (r.bad || !tl->interval || n > TIMELINE_SAMPLES ||
         (ret = tl_get_array(&r, (void **)&tl->samples, &tl->cap_samples, (size_t)n,
                             sizeof(*tl->samples))))
         goto err_release;
     tl->nr_samples = (size_t)n;
     ret = -EINVAL;
-    ov_len = tl_get_u64(&r);
-    if (r.bad || !(ov = tl_get(&r, (size_t)ov_len)) || r.at != len)
+    ov_len = bytes_get_u64(&r);
+    if (r.bad || !(ov = bytes_get(&r, (size_t)ov_len)) || r.at != len)
         goto err_release;
     if ((ret = overview_load(&tl->ov, ov, (size_t)ov_len)))
         goto err_release;
