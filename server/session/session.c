@@ -781,8 +781,8 @@ static int session_build_run(struct session *s, struct strbuf *err)
             (ret = ckpt_disk_open(&s->run->disk, s->run->disk_store, owner, floor)))
             return ret;
         s->run->disk.cache_max =
-                s->run->lim.memory / (s->run->log_id[0] ? SESSION_DISK_CACHE_SHARE
-                                                        : SESSION_STORED_CKPT_SHARE);
+                s->run->lim.memory /
+                (s->run->log_id[0] ? SESSION_DISK_CACHE_SHARE : SESSION_STORED_CACHE_SHARE);
     }
     s->run->have_rp = true;
     ret = replay_init(&s->run->rp, s->run->scn, &s->run->cfg);
