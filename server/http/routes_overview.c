@@ -77,7 +77,9 @@ int route_overview(const struct request *req, struct response *res)
         return ret;
     if ((ret = route_open_session(req, res, id, &s)))
         return 0;
-    ret = json_overview(&s->run->tl.ov, v[0], v[1], (unsigned)v[2], items, nr, "memory", &out);
+    if (!(ret = session_timeline_open(s->run)))
+        ret = json_overview(&s->run->tl.ov, v[0], v[1], (unsigned)v[2], items, nr, "memory", &out);
+    session_rest(s->run);
     route_close_session(req, s);
     if (ret)
         return route_session_error(res, ret, NULL);

@@ -535,6 +535,18 @@ void session_cache_put(struct session *s, uint64_t at, sim_addr_t slab, struct b
     session_run_recharge(r);
 }
 
+void session_rest(struct session_run *r)
+{
+    if (!r->log_id[0])
+        timeline_pack(&r->tl);
+    session_run_recharge(r);
+}
+
+int session_timeline_open(struct session_run *r)
+{
+    return timeline_unpack(&r->tl);
+}
+
 uint64_t session_memory(const struct session *s)
 {
     return session_run_memory(s->run);

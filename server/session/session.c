@@ -841,7 +841,7 @@ static int session_build_run(struct session *s, struct strbuf *err)
         s->run->build_replayed =
                 s->run->log.nr_ops - (s->run->build_loaded ? s->run->batches[0].op_end : 0);
     s->position = 0;
-    session_run_recharge(s->run);
+    session_rest(s->run);
     return ret;
 }
 
@@ -925,8 +925,9 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
         ret = SESSION_ELIMIT;
         goto out_release;
     }
+    /* the mark is of the timeline in memory */
     if (!(text = cJSON_PrintUnformatted(arr)) || session_reserve_batch(s) ||
-        names_copy(&saved, &s->run->rp.names)) {
+        names_copy(&saved, &s->run->rp.names) || session_timeline_open(s->run)) {
         ret = -ENOMEM;
         goto out_release;
     }
@@ -961,7 +962,7 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
     }
     res->warnings_from = nr_warnings;
 out_release:
-    session_run_recharge(s->run);
+    session_rest(s->run);
     names_release(&saved);
     cJSON_free(text);
     scenario_op_list_release(ops, nr);

@@ -372,6 +372,18 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
  */
 int session_fork_inputs(struct session *s, uint64_t at, struct session *child);
 
+/*
+ * A scenario's run between requests keeps its timeline's samples and
+ * overview packed (timeline_pack()): they are most of what it holds, and
+ * only series and the overview read them.  session_rest() packs them (a
+ * trace's run keeps them: its overview answers from memory); a failure
+ * leaves them as they are.  Under the run's lock.  Cannot fail.
+ */
+void session_rest(struct session_run *r);
+/* The timeline's samples and overview in memory again, for a reader, who
+ * calls session_rest() after.  0, -ENOMEM or -EIO. */
+int session_timeline_open(struct session_run *r);
+
 /* Events and operations at the end. */
 uint64_t session_nr_events(const struct session *s);
 uint64_t session_nr_ops(const struct session *s);

@@ -476,6 +476,9 @@ int session_series(struct session *s, const unsigned *items, size_t nr_items, ui
     if (to - from + 1 < points)
         points = (unsigned)(to - from + 1);
     cap = (size_t)points + 2;
+    if ((err = session_timeline_open(s->run)))
+        return err == -ENOMEM ? err : SESSION_EBROKEN;
+    err = -ENOMEM;
     pos = calloc(cap, sizeof(*pos));
     values = calloc(cap * (nr_items ? nr_items : 1), sizeof(*values));
     if (!pos || !values)
@@ -515,11 +518,13 @@ int session_series(struct session *s, const unsigned *items, size_t nr_items, ui
     out->cap = cap;
     out->pos = pos;
     out->values = values;
+    session_rest(s->run);
     return 0;
 
 out_free:
     free(pos);
     free(values);
+    session_rest(s->run);
     return err;
 }
 

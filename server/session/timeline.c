@@ -40,7 +40,16 @@ void timeline_release(struct timeline *tl)
     free(tl->blocks);
     free(tl->samples);
     overview_release(&tl->ov);
+    free(tl->packed);
     timeline_init(tl);
+}
+
+/* What the timeline holds is about to change: its packed form is stale. */
+static void timeline_changed(struct timeline *tl)
+{
+    free(tl->packed);
+    tl->packed = NULL;
+    tl->packed_len = 0;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -149,6 +158,10 @@ int timeline_event(struct timeline *tl, const struct sim_event *ev)
     struct timeline_block *blk;
     uint64_t used;
 
+    if (tl->cold && timeline_unpack(tl))
+        return -ENOMEM;
+    if (tl->packed)
+        timeline_changed(tl);
     blk = grow_array(tl->blocks, &tl->cap_blocks, b + 1, sizeof(*blk), 16);
     if (!blk)
         return -ENOMEM;
@@ -197,6 +210,11 @@ void timeline_truncate(struct timeline *tl, const struct timeline_mark *m)
 {
     size_t keep = (size_t)(m->nr_events / tl->interval);
 
+    if (tl->cold)
+        return; /* no event came since the mark (an event unpacks) */
+    if (m->nr_events != tl->nr_events)
+        timeline_changed(tl);
+
     if (tl->nr_samples > keep)
         tl->nr_samples = keep;
     keep = (size_t)((m->nr_events + TIMELINE_BLOCK - 1) / TIMELINE_BLOCK);
@@ -212,7 +230,7 @@ size_t timeline_bytes(const struct timeline *tl)
 {
     return tl->cap_pairs * sizeof(*tl->pairs) + tl->nr_pairs * 64 +
            tl->cap_blocks * sizeof(*tl->blocks) + tl->cap_samples * sizeof(*tl->samples) +
-           overview_bytes(&tl->ov);
+           overview_bytes(&tl->ov) + tl->packed_len;
 }
 
 bool timeline_query_mask(const struct timeline *tl, const struct timeline_query *q,
@@ -285,6 +303,8 @@ int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
     unsigned char *ov = NULL;
     size_t ov_len = 0, i;
 
+    if (tl->cold) /* the packed form is this form: no event came since */
+        return bytes_unpack(tl->packed, tl->packed_len, out, len) ? -ENOMEM : 0;
     if (overview_save(&tl->ov, &ov, &ov_len))
         return -ENOMEM;
     bytes_put_u64(&w, TIMELINE_MAGIC);
@@ -395,4 +415,79 @@ int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
 err_release:
     timeline_release(tl);
     return ret;
+}
+
+/* ---- packed ------------------------------------------------------------------------ */
+
+int timeline_pack(struct timeline *tl)
+{
+    unsigned char *raw = NULL;
+    size_t len = 0;
+    int ret;
+
+    if (tl->cold)
+        return 0;
+    if (!tl->packed) {
+        if ((ret = timeline_save(tl, &raw, &len)))
+            return ret;
+        ret = bytes_pack(raw, len, &tl->packed, &tl->packed_len);
+        free(raw);
+        if (ret)
+            return ret;
+    }
+    free(tl->samples);
+    tl->samples = NULL;
+    tl->cap_samples = 0;
+    overview_release(&tl->ov);
+    tl->cold = true;
+    return 0;
+}
+
+/* The timeline @tl's packed form is of, into @t (initialized).  0, -ENOMEM or -EIO. */
+static int timeline_load_packed(const struct timeline *tl, struct timeline *t)
+{
+    unsigned char *raw = NULL;
+    size_t len = 0;
+    int ret;
+
+    if ((ret = bytes_unpack(tl->packed, tl->packed_len, &raw, &len)))
+        return ret;
+    ret = timeline_load(t, raw, len);
+    free(raw);
+    return ret == -EINVAL ? -EIO : ret;
+}
+
+int timeline_unpack(struct timeline *tl)
+{
+    struct timeline t;
+    int ret;
+
+    if (!tl->cold)
+        return 0;
+    timeline_init(&t);
+    if ((ret = timeline_load_packed(tl, &t)))
+        return ret;
+    tl->samples = t.samples;
+    tl->cap_samples = t.cap_samples;
+    t.samples = NULL;
+    t.cap_samples = 0;
+    tl->ov = t.ov;
+    overview_init(&t.ov);
+    timeline_release(&t);
+    tl->cold = false;
+    return 0;
+}
+
+int timeline_overview_save(const struct timeline *tl, unsigned char **out, size_t *len)
+{
+    struct timeline t;
+    int ret;
+
+    if (!tl->cold)
+        return overview_save(&tl->ov, out, len);
+    timeline_init(&t);
+    if (!(ret = timeline_load_packed(tl, &t)))
+        ret = overview_save(&t.ov, out, len);
+    timeline_release(&t);
+    return ret ? -ENOMEM : 0;
 }
