@@ -539,6 +539,8 @@ void session_rest(struct session_run *r)
 {
     if (!r->log_id[0])
         timeline_pack(&r->tl);
+    if (r->have_rp)
+        name_spans_seal(&r->rp.spans);
     session_run_recharge(r);
 }
 

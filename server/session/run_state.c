@@ -48,6 +48,8 @@ int run_state_save(const struct session_run *r, unsigned char **out, size_t *len
     size_t tl_len = 0, at, i;
     int ret;
 
+    if (rp->spans.sealed)
+        return -EINVAL; /* written at the end of a build, before it is sealed */
     if ((ret = timeline_save(&r->tl, &tl, &tl_len)))
         return ret;
     bytes_put_u64(&w, RUN_STATE_MAGIC);

@@ -225,8 +225,11 @@ int session_walk(struct session *s, const struct session_view *v,
     uint64_t ev;
     int err;
 
-    if ((err = session_ckpt_copy(session_ckpt_before(s->run, 0, false), &m, &p)))
+    /* the walk's names read the spans by index */
+    if ((err = name_spans_unseal(&s->run->rp.spans)))
         return err;
+    if ((err = session_ckpt_copy(session_ckpt_before(s->run, 0, false), &m, &p)))
+        goto out_rest;
     w.m = m;
     if (p.seq != 0) {
         err = SESSION_EBROKEN;
@@ -250,6 +253,8 @@ int session_walk(struct session *s, const struct session_view *v,
     }
 out_destroy:
     sim_destroy(m);
+out_rest:
+    session_rest(s->run);
     return err;
 }
 
