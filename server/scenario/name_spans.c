@@ -186,10 +186,17 @@ void name_spans_rollback(struct name_spans *ns, size_t nr, uint64_t at)
 
 /* ---- the sealed form ----------------------------------------------------------------- */
 
-/* Reads the sealed form span by span from the start of a chunk. */
+/*
+ * Reads the sealed form span by span from the start of a chunk.  A span
+ * is five varints: from and addr against the span before (addr zigzag),
+ * to - from + 1 (0: open), its name's length with the NUL, and @same; when
+ * @same is not 0, the offset of the first name after it, which a span
+ * read back carries in @same instead (name_span_first()).
+ */
 struct span_reader {
     const unsigned char *p, *end;
     struct name_span sp; /* the span read last */
+    uint32_t same;       /* ... its @same as stored */
     uint64_t from;       /* ... its from, and addr: what the next is written against */
     sim_addr_t addr;
     uint32_t name_end; /* the next span's name offset */
@@ -230,7 +237,7 @@ static void span_reader_start(const struct name_spans *ns, size_t c, struct span
 }
 
 /* The next span into r->sp. */
-static void span_reader_next(const struct name_spans *ns, struct span_reader *r)
+static void span_reader_next(struct span_reader *r)
 {
     uint64_t to, d;
 
@@ -241,9 +248,10 @@ static void span_reader_next(const struct name_spans *ns, struct span_reader *r)
     r->sp.from = r->from;
     r->sp.to = to ? r->from + to - 1 : NAME_SPAN_OPEN;
     r->sp.addr = r->addr;
-    r->sp.same = (uint32_t)get_varint(r);
     r->sp.name = r->name_end;
-    r->name_end += (uint32_t)strlen(ns->text + r->name_end) + 1;
+    r->name_end += (uint32_t)get_varint(r);
+    r->same = (uint32_t)get_varint(r);
+    r->sp.same = r->same ? (uint32_t)get_varint(r) + 1 : 0;
 }
 
 int name_spans_seal(struct name_spans *ns)
@@ -256,8 +264,8 @@ int name_spans_seal(struct name_spans *ns)
 
     if (ns->sealed)
         return 0;
-    /* at most 10 bytes a varint, four a span */
-    buf = malloc(ns->nr * 40 + 1);
+    /* at most 10 bytes a varint, six a span */
+    buf = malloc(ns->nr * 60 + 1);
     chunks = calloc(nr_chunks, sizeof(*chunks));
     if (!buf || !chunks) {
         free(buf);
@@ -268,21 +276,28 @@ int name_spans_seal(struct name_spans *ns)
         const struct name_span *sp = &ns->v[i];
         uint64_t d;
 
+        struct name_chunk *c = &chunks[i / NAME_SPANS_CHUNK];
+
         if (i % NAME_SPANS_CHUNK == 0) {
-            chunks[i / NAME_SPANS_CHUNK] = (struct name_chunk){(size_t)(p - buf), sp->name};
+            *c = (struct name_chunk){(size_t)(p - buf), 0, sp->name};
             from = 0;
             addr = 0;
         }
+        if (sp->to > c->max_to)
+            c->max_to = sp->to;
         put_varint(&p, sp->from - from);
         put_varint(&p, sp->to == NAME_SPAN_OPEN ? 0 : sp->to - sp->from + 1);
         d = sp->addr - addr;
         put_varint(&p, (d >> 63) ? ((~d) << 1) | 1 : d << 1);
+        put_varint(&p, strlen(ns->text + sp->name) + 1);
         put_varint(&p, sp->same);
+        if (sp->same)
+            put_varint(&p, ns->v[sp->same - 1].name);
         from = sp->from;
         addr = sp->addr;
     }
     if (ns->nr % NAME_SPANS_CHUNK == 0)
-        chunks[ns->nr / NAME_SPANS_CHUNK] = (struct name_chunk){(size_t)(p - buf),
+        chunks[ns->nr / NAME_SPANS_CHUNK] = (struct name_chunk){(size_t)(p - buf), 0,
                                                                 (uint32_t)ns->text_len};
     ns->packed_len = (size_t)(p - buf);
     ns->packed = realloc(buf, ns->packed_len + 1);
@@ -321,8 +336,9 @@ int name_spans_unseal(struct name_spans *ns)
     for (i = 0; i < ns->nr; i++) {
         if (i % NAME_SPANS_CHUNK == 0)
             span_reader_start(ns, i / NAME_SPANS_CHUNK, &r);
-        span_reader_next(ns, &r);
+        span_reader_next(&r);
         v[i] = r.sp;
+        v[i].same = r.same;
         open += r.sp.to == NAME_SPAN_OPEN;
     }
     while ((open + 1) * 2 > cap)
@@ -350,18 +366,10 @@ int name_spans_unseal(struct name_spans *ns)
 
 const char *name_span_first(const struct name_spans *ns, const struct name_span *sp)
 {
-    struct span_reader r;
-    size_t i, k;
-
     if (!sp->same)
         return NULL;
-    if (!ns->sealed)
-        return ns->text + ns->v[sp->same - 1].name;
-    i = sp->same - 1;
-    span_reader_start(ns, i / NAME_SPANS_CHUNK, &r);
-    for (k = i - i % NAME_SPANS_CHUNK; k <= i; k++)
-        span_reader_next(ns, &r);
-    return ns->text + r.sp.name;
+    /* a span read from the sealed form carries its first name's offset + 1 */
+    return ns->text + (ns->sealed ? sp->same - 1 : ns->v[sp->same - 1].name);
 }
 
 /* name_spans_at() of the sealed form. */
@@ -372,9 +380,14 @@ static size_t name_spans_at_sealed(const struct name_spans *ns, uint64_t at, siz
     size_t i, n = 0;
 
     for (i = 0; i < ns->nr; i++) {
-        if (i % NAME_SPANS_CHUNK == 0)
+        if (i % NAME_SPANS_CHUNK == 0) {
+            if (ns->chunks[i / NAME_SPANS_CHUNK].max_to < at) {
+                i += NAME_SPANS_CHUNK - 1; /* none of it shows */
+                continue;
+            }
             span_reader_start(ns, i / NAME_SPANS_CHUNK, &r);
-        span_reader_next(ns, &r);
+        }
+        span_reader_next(&r);
         if (r.sp.from >= at)
             break; /* sorted by from: no later one shows */
         if (r.sp.to < at)

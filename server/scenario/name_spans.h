@@ -40,8 +40,9 @@ struct name_closed {
 
 /* Where chunk c of the sealed form starts: spans [c, c + 1) * NAME_SPANS_CHUNK. */
 struct name_chunk {
-    size_t at;     /* its first byte in @packed */
-    uint32_t name; /* the name offset of its first span */
+    size_t at;      /* its first byte in @packed */
+    uint64_t max_to; /* the latest `to` of its spans: none shows after it */
+    uint32_t name;  /* the name offset of its first span */
 };
 
 struct name_spans {
