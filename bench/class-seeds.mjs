@@ -1,7 +1,8 @@
 // bench/class-seeds.mjs: a class on its own seeds.  Each student opens the
 // largest shipped scenario with a seed of its own, so no two sessions share
-// a run and the server holds at most --max-sessions of them (64 by default):
-// the others are evicted and built again when their student comes back.
+// a run; the server keeps as many runs as its memory budget holds (and at
+// most --max-sessions: 1024 by default, 64 before), the others evicted and
+// built again when their student comes back.
 //
 //   node bench/class-seeds.mjs [ROUNDS] [STUDENTS] [SEQUENTIAL] [SECONDS]
 //
@@ -99,7 +100,7 @@ const after = path.resolve(process.env.SLUBLAB_BIN || 'build/slublab');
 const before = process.env.SLUBLAB_BIN_BEFORE;
 console.log(`${STUDENTS} students open \`${SCENARIO}\` at once, each with its own seed, then each seeks to a random ` +
   `position and steps once every 2 s for ${SECONDS} s; then ${SEQUENTIAL} more open one after another. Default ` +
-  'server limits (64 timelines in memory).');
+  'server limits, each program\'s own.');
 console.log('');
 console.log('| server | round | opened | all open s | open p50 ms | open p99 ms | seek p50 ms | seek p99 ms | ' +
   'step p50 ms | step p99 ms | one by one: open p50 ms | open p99 ms | state p50 ms | state p99 ms | errors | ' +
