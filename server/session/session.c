@@ -764,6 +764,7 @@ int session_build(struct session *s, struct strbuf *err)
 
 static int session_build_run(struct session *s, struct strbuf *err)
 {
+    uint64_t built, kept;
     char label[32];
     size_t i;
     int ret;
@@ -846,7 +847,14 @@ static int session_build_run(struct session *s, struct strbuf *err)
         s->run->build_replayed =
                 s->run->log.nr_ops - (s->run->build_loaded ? s->run->batches[0].op_end : 0);
     s->position = 0;
+    built = session_run_memory(s->run);
     session_rest(s->run);
+    /* what the build needed beyond what the run keeps goes back to the
+     * system (cmd_serve.c's mallopt keeps freed memory otherwise): a class
+     * on its own seeds builds hundreds of runs that then wait */
+    kept = session_run_memory(s->run);
+    if (built > kept && built - kept >= SESSION_TRIM_BYTES / 8)
+        malloc_trim(0);
     return ret;
 }
 

@@ -79,13 +79,13 @@
 /* A scenario's run stores images this many times as densely as a trace's
  * (--stored-checkpoint-ops / 8 operations apart, at least) */
 #define SESSION_SCENARIO_DISK_DENSER 8u
-/* ... and keeps checkpoints in memory up to this share of its budget: 1/256
- * (a few copies of a scenario's machine, so that a class of 300 on their
- * own seeds stays resident) ... */
-#define SESSION_STORED_CKPT_SHARE 256u
+/* ... and keeps checkpoints in memory up to this share of its budget: 1/512
+ * (the empty machine and a copy or so of a scenario's, so that a class of
+ * 300 on their own seeds stays resident; its seeks load stored images) ... */
+#define SESSION_STORED_CKPT_SHARE 512u
 /* ... and stored pages in its page cache, and rendered states, up to this
- * share each: 1/512 */
-#define SESSION_STORED_CACHE_SHARE 512u
+ * share each: 1/1024 */
+#define SESSION_STORED_CACHE_SHARE 1024u
 
 /* Errors, as negative errnos, and what HTTP makes of them. */
 #define SESSION_EBADINPUT (-EINVAL) /* 400: the request or scenario is malformed */
