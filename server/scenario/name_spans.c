@@ -265,6 +265,8 @@ int name_spans_seal(struct name_spans *ns)
     if (ns->sealed)
         return 0;
     /* at most 10 bytes a varint, six a span */
+    if (ns->nr > (SIZE_MAX - 1) / 60)
+        return -ENOMEM;
     buf = malloc(ns->nr * 60 + 1);
     chunks = calloc(nr_chunks, sizeof(*chunks));
     if (!buf || !chunks) {

@@ -375,15 +375,16 @@ int session_fork_inputs(struct session *s, uint64_t at, struct session *child);
 /*
  * A scenario's run between requests keeps its timeline's samples and
  * overview packed (timeline_pack()): they are most of what it holds, and
- * only series and the overview read them; and a run keeps its name spans
- * sealed (name_spans_seal()), which states read as they are and an append
- * or a walk unseals.  session_rest() packs and seals them (a trace's run
- * keeps its timeline: its overview answers from memory); a failure leaves
- * them as they are.  Under the run's lock.  Cannot fail.
+ * only series and the overview read them, each from a view of its own
+ * (timeline_view()); and a run keeps its name spans sealed
+ * (name_spans_seal()), which states read as they are and an append or a
+ * walk unseals.  session_rest() packs and seals them (a trace's run keeps
+ * its timeline: its overview answers from memory); a failure leaves them
+ * as they are.  Under the run's lock.  Cannot fail.
  */
 void session_rest(struct session_run *r);
-/* The timeline's samples and overview in memory again, for a reader, who
- * calls session_rest() after.  0, -ENOMEM or -EIO. */
+/* The timeline's samples and overview in memory again, for an append,
+ * which calls session_rest() after.  0, -ENOMEM or -EIO. */
 int session_timeline_open(struct session_run *r);
 
 /* Events and operations at the end. */

@@ -478,16 +478,28 @@ int timeline_unpack(struct timeline *tl)
     return 0;
 }
 
+int timeline_view(const struct timeline *tl, struct timeline *tmp, const struct timeline **out)
+{
+    int ret;
+
+    *out = tl;
+    if (!tl->cold)
+        return 0;
+    if ((ret = timeline_load_packed(tl, tmp)))
+        return ret;
+    *out = tmp;
+    return 0;
+}
+
 int timeline_overview_save(const struct timeline *tl, unsigned char **out, size_t *len)
 {
+    const struct timeline *v;
     struct timeline t;
     int ret;
 
-    if (!tl->cold)
-        return overview_save(&tl->ov, out, len);
     timeline_init(&t);
-    if (!(ret = timeline_load_packed(tl, &t)))
-        ret = overview_save(&t.ov, out, len);
+    if (!(ret = timeline_view(tl, &t, &v)))
+        ret = overview_save(&v->ov, out, len);
     timeline_release(&t);
     return ret ? -ENOMEM : 0;
 }

@@ -112,6 +112,11 @@ int timeline_unpack(struct timeline *tl);
 /* The overview's serialized form (overview_save()), also of a packed
  * timeline.  0 or -ENOMEM. */
 int timeline_overview_save(const struct timeline *tl, unsigned char **out, size_t *len);
+/* A reader's view of @tl with its samples and overview: *out is @tl, or
+ * @tmp (initialized, released by the caller) loaded from the packed form;
+ * @tl does not change, so readers need not exclude each other.  0,
+ * -ENOMEM or -EIO. */
+int timeline_view(const struct timeline *tl, struct timeline *tmp, const struct timeline **out);
 /* The serialized form (host byte order; kept with a checkpoint image of the
  * same host's layout tag), overview included; caller frees *out.  0 or -ENOMEM. */
 int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len);
