@@ -40,7 +40,9 @@ void app_config_default(struct app_config *cfg)
     cfg->web_dir = datadir_get()->web;
     cfg->vendor_dir = datadir_get()->vendor;
     cfg->scenario_dir = datadir_get()->scenarios;
-    cfg->max_live = 64;
+    /* runs in memory at most: the memory budget below evicts first unless
+     * runs are tiny (a class on its own seeds holds about 2 MB a run) */
+    cfg->max_live = 1024;
     /* a quarter of the machine's memory for sessions, at most 8 GiB */
     {
         long pages = sysconf(_SC_PHYS_PAGES), size = sysconf(_SC_PAGESIZE);

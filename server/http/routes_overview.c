@@ -59,6 +59,8 @@ int route_overview(const struct request *req, struct response *res)
     static const struct route_arg args[] = {ROUTE_ARG_POSITION("from"), ROUTE_ARG_POSITION("to"),
                                             ROUTE_ARG_RANGE("buckets", 1, OVERVIEW_BUCKETS)};
     uint64_t v[3] = {0, UINT64_MAX, OVERVIEW_DEFAULT_BUCKETS};
+    const struct timeline *tl;
+    struct timeline view;
     struct session *s;
     cJSON *out = NULL;
     size_t nr = 0;
@@ -77,7 +79,10 @@ int route_overview(const struct request *req, struct response *res)
         return ret;
     if ((ret = route_open_session(req, res, id, &s)))
         return 0;
-    ret = json_overview(&s->run->tl.ov, v[0], v[1], (unsigned)v[2], items, nr, "memory", &out);
+    timeline_init(&view);
+    if (!(ret = timeline_view(&s->run->tl, &view, &tl)))
+        ret = json_overview(&tl->ov, v[0], v[1], (unsigned)v[2], items, nr, "memory", &out);
+    timeline_release(&view);
     route_close_session(req, s);
     if (ret)
         return route_session_error(res, ret, NULL);

@@ -16,6 +16,8 @@
 
 void name_spans_release(struct name_spans *ns)
 {
+    free(ns->packed);
+    free(ns->chunks);
     free(ns->v);
     free(ns->text);
     free(ns->open);
@@ -182,10 +184,229 @@ void name_spans_rollback(struct name_spans *ns, size_t nr, uint64_t at)
     }
 }
 
+/* ---- the sealed form ----------------------------------------------------------------- */
+
+/*
+ * Reads the sealed form span by span from the start of a chunk.  A span
+ * is five varints: from and addr against the span before (addr zigzag),
+ * to - from + 1 (0: open), its name's length with the NUL, and @same; when
+ * @same is not 0, the offset of the first name after it, which a span
+ * read back carries in @same instead (name_span_first()).
+ */
+struct span_reader {
+    const unsigned char *p, *end;
+    struct name_span sp; /* the span read last */
+    uint32_t same;       /* ... its @same as stored */
+    uint64_t from;       /* ... its from, and addr: what the next is written against */
+    sim_addr_t addr;
+    uint32_t name_end; /* the next span's name offset */
+};
+
+static void put_varint(unsigned char **p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *(*p)++ = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    *(*p)++ = (unsigned char)v;
+}
+
+static uint64_t get_varint(struct span_reader *r)
+{
+    uint64_t v = 0;
+    unsigned shift = 0;
+
+    while (r->p < r->end && shift < 64) {
+        unsigned char b = *r->p++;
+
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80))
+            break;
+        shift += 7;
+    }
+    return v;
+}
+
+/* Start reading at chunk @c. */
+static void span_reader_start(const struct name_spans *ns, size_t c, struct span_reader *r)
+{
+    memset(r, 0, sizeof(*r));
+    r->p = ns->packed + ns->chunks[c].at;
+    r->end = ns->packed + ns->packed_len;
+    r->name_end = ns->chunks[c].name;
+}
+
+/* The next span into r->sp. */
+static void span_reader_next(struct span_reader *r)
+{
+    uint64_t to, d;
+
+    r->from += get_varint(r);
+    to = get_varint(r);
+    d = get_varint(r);
+    r->addr += (d & 1) ? ~(d >> 1) : d >> 1; /* zigzag */
+    r->sp.from = r->from;
+    r->sp.to = to ? r->from + to - 1 : NAME_SPAN_OPEN;
+    r->sp.addr = r->addr;
+    r->sp.name = r->name_end;
+    r->name_end += (uint32_t)get_varint(r);
+    r->same = (uint32_t)get_varint(r);
+    r->sp.same = r->same ? (uint32_t)get_varint(r) + 1 : 0;
+}
+
+int name_spans_seal(struct name_spans *ns)
+{
+    size_t i, nr_chunks = ns->nr / NAME_SPANS_CHUNK + 1;
+    unsigned char *buf, *p;
+    struct name_chunk *chunks;
+    uint64_t from = 0;
+    sim_addr_t addr = 0;
+
+    if (ns->sealed)
+        return 0;
+    /* at most 10 bytes a varint, six a span */
+    if (ns->nr > (SIZE_MAX - 1) / 60)
+        return -ENOMEM;
+    buf = malloc(ns->nr * 60 + 1);
+    chunks = calloc(nr_chunks, sizeof(*chunks));
+    if (!buf || !chunks) {
+        free(buf);
+        free(chunks);
+        return -ENOMEM;
+    }
+    for (i = 0, p = buf; i < ns->nr; i++) {
+        const struct name_span *sp = &ns->v[i];
+        uint64_t d;
+
+        struct name_chunk *c = &chunks[i / NAME_SPANS_CHUNK];
+
+        if (i % NAME_SPANS_CHUNK == 0) {
+            *c = (struct name_chunk){(size_t)(p - buf), 0, sp->name};
+            from = 0;
+            addr = 0;
+        }
+        if (sp->to > c->max_to)
+            c->max_to = sp->to;
+        put_varint(&p, sp->from - from);
+        put_varint(&p, sp->to == NAME_SPAN_OPEN ? 0 : sp->to - sp->from + 1);
+        d = sp->addr - addr;
+        put_varint(&p, (d >> 63) ? ((~d) << 1) | 1 : d << 1);
+        put_varint(&p, strlen(ns->text + sp->name) + 1);
+        put_varint(&p, sp->same);
+        if (sp->same)
+            put_varint(&p, ns->v[sp->same - 1].name);
+        from = sp->from;
+        addr = sp->addr;
+    }
+    if (ns->nr % NAME_SPANS_CHUNK == 0)
+        chunks[ns->nr / NAME_SPANS_CHUNK] = (struct name_chunk){(size_t)(p - buf), 0,
+                                                                (uint32_t)ns->text_len};
+    ns->packed_len = (size_t)(p - buf);
+    ns->packed = realloc(buf, ns->packed_len + 1);
+    if (!ns->packed)
+        ns->packed = buf;
+    ns->chunks = chunks;
+    if (ns->text_len && ns->text_cap > ns->text_len) {
+        char *t = realloc(ns->text, ns->text_len);
+
+        if (t) {
+            ns->text = t;
+            ns->text_cap = ns->text_len;
+        }
+    }
+    free(ns->v);
+    free(ns->open);
+    free(ns->closed);
+    ns->v = NULL;
+    ns->open = NULL;
+    ns->closed = NULL;
+    ns->cap = ns->open_cap = ns->open_nr = ns->closed_nr = ns->closed_cap = 0;
+    ns->sealed = true;
+    return 0;
+}
+
+int name_spans_unseal(struct name_spans *ns)
+{
+    struct span_reader r;
+    size_t i, open = 0, cap = 64;
+    struct name_span *v;
+
+    if (!ns->sealed)
+        return 0;
+    if (!(v = malloc((ns->nr ? ns->nr : 1) * sizeof(*v))))
+        return -ENOMEM;
+    for (i = 0; i < ns->nr; i++) {
+        if (i % NAME_SPANS_CHUNK == 0)
+            span_reader_start(ns, i / NAME_SPANS_CHUNK, &r);
+        span_reader_next(&r);
+        v[i] = r.sp;
+        v[i].same = r.same;
+        open += r.sp.to == NAME_SPAN_OPEN;
+    }
+    while ((open + 1) * 2 > cap)
+        cap *= 2;
+    if (!(ns->open = calloc(cap, sizeof(*ns->open)))) {
+        free(v);
+        return -ENOMEM;
+    }
+    ns->open_cap = cap;
+    ns->v = v;
+    ns->cap = ns->nr;
+    for (i = 0; i < ns->nr; i++)
+        if (v[i].to == NAME_SPAN_OPEN) {
+            ns->open[open_slot(ns, v[i].addr)] = i + 1;
+            ns->open_nr++;
+        }
+    free(ns->packed);
+    free(ns->chunks);
+    ns->packed = NULL;
+    ns->chunks = NULL;
+    ns->packed_len = 0;
+    ns->sealed = false;
+    return 0;
+}
+
+const char *name_span_first(const struct name_spans *ns, const struct name_span *sp)
+{
+    if (!sp->same)
+        return NULL;
+    /* a span read from the sealed form carries its first name's offset + 1 */
+    return ns->text + (ns->sealed ? sp->same - 1 : ns->v[sp->same - 1].name);
+}
+
+/* name_spans_at() of the sealed form. */
+static size_t name_spans_at_sealed(const struct name_spans *ns, uint64_t at, size_t max,
+                                   void (*fn)(const struct name_span *sp, void *arg), void *arg)
+{
+    struct span_reader r;
+    size_t i, n = 0;
+
+    for (i = 0; i < ns->nr; i++) {
+        if (i % NAME_SPANS_CHUNK == 0) {
+            if (ns->chunks[i / NAME_SPANS_CHUNK].max_to < at) {
+                i += NAME_SPANS_CHUNK - 1; /* none of it shows */
+                continue;
+            }
+            span_reader_start(ns, i / NAME_SPANS_CHUNK, &r);
+        }
+        span_reader_next(&r);
+        if (r.sp.from >= at)
+            break; /* sorted by from: no later one shows */
+        if (r.sp.to < at)
+            continue;
+        if (n++ < max)
+            fn(&r.sp, arg);
+    }
+    return n;
+}
+
 size_t name_spans_at(const struct name_spans *ns, uint64_t at, size_t max,
                      void (*fn)(const struct name_span *sp, void *arg), void *arg)
 {
     size_t lo = 0, hi = ns->nr, i, n = 0;
+
+    if (ns->sealed)
+        return name_spans_at_sealed(ns, at, max, fn, arg);
 
     /* spans are sorted by from: only those before the first with from >= at can show */
     while (lo < hi) {
@@ -208,5 +429,6 @@ size_t name_spans_at(const struct name_spans *ns, uint64_t at, size_t max,
 uint64_t name_spans_bytes(const struct name_spans *ns)
 {
     return ns->cap * sizeof(*ns->v) + ns->text_cap + ns->open_cap * sizeof(*ns->open) +
-           ns->closed_cap * sizeof(*ns->closed);
+           ns->closed_cap * sizeof(*ns->closed) + ns->packed_len +
+           (ns->sealed ? (ns->nr / NAME_SPANS_CHUNK + 1) * sizeof(*ns->chunks) : 0);
 }

@@ -36,7 +36,22 @@ struct name_closed {
     size_t span; /* index + 1 */
 };
 
+#define NAME_SPANS_CHUNK 256u /* spans per chunk of the sealed form */
+
+/* Where chunk c of the sealed form starts: spans [c, c + 1) * NAME_SPANS_CHUNK. */
+struct name_chunk {
+    size_t at;      /* its first byte in @packed */
+    uint64_t max_to; /* the latest `to` of its spans: none shows after it */
+    uint32_t name;  /* the name offset of its first span */
+};
+
 struct name_spans {
+    /* sealed (name_spans_seal()): @v, @open and @closed are empty and the
+     * spans are in @packed, read in order; @nr, @text and the rest stay */
+    bool sealed;
+    unsigned char *packed;
+    size_t packed_len;
+    struct name_chunk *chunks; /* nr / NAME_SPANS_CHUNK + 1 of them, when sealed */
     struct name_span *v;
     size_t nr, cap;
     char *text; /* the names, one after another */
@@ -65,10 +80,7 @@ void name_spans_rollback(struct name_spans *ns, size_t nr, uint64_t at);
  * the same address, named, was freed and handed out again as @sp ("o0" for
  * an "o1" that reuses it); NULL when @sp is the first name.
  */
-static inline const char *name_span_first(const struct name_spans *ns, const struct name_span *sp)
-{
-    return sp->same ? ns->text + ns->v[sp->same - 1].name : NULL;
-}
+const char *name_span_first(const struct name_spans *ns, const struct name_span *sp);
 /* The name of span @sp. */
 static inline const char *name_span_name(const struct name_spans *ns, const struct name_span *sp)
 {
@@ -80,6 +92,17 @@ static inline const char *name_span_name(const struct name_spans *ns, const stru
  */
 size_t name_spans_at(const struct name_spans *ns, uint64_t at, size_t max,
                      void (*fn)(const struct name_span *sp, void *arg), void *arg);
+/*
+ * Seal @ns: the spans in a dense form (each field a varint, against the
+ * span before it) instead of 32 bytes each, and no map of open spans, as
+ * a run that waits between requests keeps them.  name_spans_at() and
+ * name_span_first() read either form; everything else needs them unsealed
+ * (name_spans_unseal()).  0 or -ENOMEM (nothing changed).
+ */
+int name_spans_seal(struct name_spans *ns);
+/* The spans and the map of open spans back, as they were.  0 or -ENOMEM
+ * (nothing changed). */
+int name_spans_unseal(struct name_spans *ns);
 /* Host bytes held, for the session's memory accounting. */
 uint64_t name_spans_bytes(const struct name_spans *ns);
 

@@ -451,16 +451,22 @@ void session_ckpt_spill(struct session_run *r, const struct checkpoint *c)
 
 /* ---- the state cache ---------------------------------------------------------- */
 
+/* Empty cache entry @c.  Under r->cache_lock. */
+static void session_cache_drop(struct session_run *r, struct session_cached *c)
+{
+    if (c->text)
+        r->cache_bytes -= c->text->len + sizeof(struct blob);
+    blob_put(c->text);
+    memset(c, 0, sizeof(*c));
+}
+
 void session_cache_clear(struct session_run *r)
 {
     unsigned i;
 
     pthread_mutex_lock(&r->cache_lock);
-    for (i = 0; i < SESSION_CACHE; i++) {
-        blob_put(r->cache[i].text);
-        memset(&r->cache[i], 0, sizeof(r->cache[i]));
-    }
-    r->cache_bytes = 0;
+    for (i = 0; i < SESSION_CACHE; i++)
+        session_cache_drop(r, &r->cache[i]);
     pthread_mutex_unlock(&r->cache_lock);
     session_run_recharge(r);
 }
@@ -506,16 +512,41 @@ void session_cache_put(struct session *s, uint64_t at, sim_addr_t slab, struct b
         if (r->cache[i].used < victim->used)
             victim = &r->cache[i];
     }
-    if (victim->text)
-        r->cache_bytes -= victim->text->len + sizeof(struct blob);
-    blob_put(victim->text);
+    session_cache_drop(r, victim);
     victim->at = at;
     victim->slab = slab;
     victim->used = ++r->cache_clock;
     victim->text = blob_get(text);
     r->cache_bytes += text->len + sizeof(struct blob);
+    /* a run with stored images keeps few: its memory is what lets a class
+     * on its own seeds stay resident; the newest state always stays */
+    while (session_ckpts_stored(r) && r->cache_bytes > r->lim.memory / SESSION_STORED_CACHE_SHARE) {
+        struct session_cached *old = NULL;
+
+        for (i = 0; i < SESSION_CACHE; i++)
+            if (r->cache[i].text && &r->cache[i] != victim &&
+                (!old || r->cache[i].used < old->used))
+                old = &r->cache[i];
+        if (!old)
+            break;
+        session_cache_drop(r, old);
+    }
     pthread_mutex_unlock(&r->cache_lock);
     session_run_recharge(r);
+}
+
+void session_rest(struct session_run *r)
+{
+    if (!r->log_id[0])
+        timeline_pack(&r->tl);
+    if (r->have_rp)
+        name_spans_seal(&r->rp.spans);
+    session_run_recharge(r);
+}
+
+int session_timeline_open(struct session_run *r)
+{
+    return timeline_unpack(&r->tl);
 }
 
 uint64_t session_memory(const struct session *s)

@@ -19,6 +19,7 @@
 #include <zlib.h>
 
 #include "base/grow.h"
+#include "session/bytes.h"
 #include "session/session.h"
 
 /* ---- the list of images ---------------------------------------------------------- */
@@ -290,49 +291,6 @@ static void cache_put(struct ckpt_disk *d, const uint64_t h[2], const uint8_t *b
     victim->used = ++d->cache_clock;
 }
 
-/* ---- blobs ------------------------------------------------------------------------ */
-
-/* @len bytes of @data as a stored blob (raw length, zlib stream) in a malloc()ed *out. */
-static int blob_pack(const void *data, size_t len, void **out, size_t *out_len)
-{
-    uLongf n = compressBound((uLong)len);
-    uint8_t *p = malloc(8 + n);
-    uint64_t raw = len;
-
-    if (!p)
-        return -ENOMEM;
-    memcpy(p, &raw, 8);
-    if (compress2(p + 8, &n, data, (uLong)len, 1) != Z_OK) {
-        free(p);
-        return -ENOMEM;
-    }
-    *out = p;
-    *out_len = 8 + n;
-    return 0;
-}
-
-/* The bytes of a stored blob into a malloc()ed *out.  0, -EIO or -ENOMEM. */
-static int blob_unpack(const void *blob, size_t len, unsigned char **out, size_t *out_len)
-{
-    uint64_t raw;
-    uLongf n;
-    unsigned char *p;
-
-    if (len < 8)
-        return -EIO;
-    memcpy(&raw, blob, 8);
-    if (raw > (64ull << 30) || !(p = malloc(raw ? (size_t)raw : 1)))
-        return -ENOMEM;
-    n = (uLongf)raw;
-    if (uncompress(p, &n, (const uint8_t *)blob + 8, (uLong)(len - 8)) != Z_OK || n != raw) {
-        free(p);
-        return -EIO;
-    }
-    *out = p;
-    *out_len = (size_t)raw;
-    return 0;
-}
-
 /* ---- writing ---------------------------------------------------------------------- */
 
 struct page_batch {
@@ -364,7 +322,7 @@ static int ckpt_meta_pack(const struct sim_image *img, const uint64_t *totals, v
     memcpy(p, &meta_len, 8);
     memcpy(p + 8, img->meta, img->meta_len);
     memcpy(p + 8 + img->meta_len, totals, SIM_NR_STATS * sizeof(uint64_t));
-    ret = blob_pack(p, n, out, len);
+    ret = bytes_pack(p, n, out, len);
     free(p);
     return ret;
 }
@@ -428,9 +386,9 @@ int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint
     if (!ret)
         ret = ckpt_meta_pack(&img, totals, &c.meta, &c.meta_len);
     if (!ret)
-        ret = blob_pack(list, img.nr_pages * sizeof(*list), &c.pages, &c.pages_len);
+        ret = bytes_pack(list, img.nr_pages * sizeof(*list), &c.pages, &c.pages_len);
     if (!ret && extra)
-        ret = blob_pack(extra, extra_len, &c.extra, &c.extra_len);
+        ret = bytes_pack(extra, extra_len, &c.extra, &c.extra_len);
     if (!ret)
         ret = store_ckpt_put(d->store, d->owner, d->tag, &c);
     if (!ret)
@@ -535,8 +493,8 @@ int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct 
     in_tx = store_read_begin(d->store) == 0;
     if ((ret = store_ckpt_get(d->store, d->owner, d->tag, e->seq, &c)))
         goto out_free;
-    if ((ret = blob_unpack(c.meta, c.meta_len, &meta, &meta_len)) ||
-        (ret = blob_unpack(c.pages, c.pages_len, &list, &list_len)))
+    if ((ret = bytes_unpack(c.meta, c.meta_len, &meta, &meta_len)) ||
+        (ret = bytes_unpack(c.pages, c.pages_len, &list, &list_len)))
         goto out_free;
     if (meta_len >= 8)
         memcpy(&engine_len, meta, 8);
@@ -559,7 +517,7 @@ int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct 
     known_reset(d); /* read back: known to be stored, and what a spill next to it shares */
     for (i = 0; i < pr.nr; i++)
         known_add(d, &pr.list[3 * i + 1]);
-    if (extra && c.extra && (ret = blob_unpack(c.extra, c.extra_len, extra, extra_len))) {
+    if (extra && c.extra && (ret = bytes_unpack(c.extra, c.extra_len, extra, extra_len))) {
         sim_destroy(*out);
         *out = NULL;
         goto out_free;

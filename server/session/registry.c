@@ -548,7 +548,7 @@ static void registry_save_overview(struct registry *reg, const struct session *s
     size_t len = 0;
     int ret;
 
-    if (!(ret = overview_save(&s->run->tl.ov, &data, &len)))
+    if (!(ret = timeline_overview_save(&s->run->tl, &data, &len)))
         ret = store_session_set_overview(reg->store, s->id, data, len);
     if (ret)
         fprintf(stderr, "slublab serve: session %s: its overview is not kept (error %d)\n", s->id,

@@ -17,50 +17,26 @@
 #include <string.h>
 
 #include "base/strbuf.h"
+#include "session/bytes.h"
 
 #define RUN_STATE_MAGIC 0x3152524c42554c53ull /* "SLUBLRR1" */
 
 /* ---- writing ---------------------------------------------------------------------- */
 
-static void put(struct strbuf *w, const void *p, size_t len)
-{
-    strbuf_append(w, p, len);
-}
-
-static void put_u64(struct strbuf *w, uint64_t v)
-{
-    put(w, &v, sizeof(v));
-}
-
-/* A string with its NUL, after its length (0: NULL). */
-static void put_str(struct strbuf *w, const char *s)
-{
-    put_u64(w, s ? strlen(s) + 1 : 0);
-    if (s)
-        put(w, s, strlen(s) + 1);
-}
-
-/* @len bytes after their length. */
-static void put_bytes(struct strbuf *w, const void *p, size_t len)
-{
-    put_u64(w, len);
-    put(w, p, len);
-}
-
 static void put_names(struct strbuf *w, const struct names *nt)
 {
-    put_u64(w, nt->cap);
-    put_u64(w, nt->nr);
+    bytes_put_u64(w, nt->cap);
+    bytes_put_u64(w, nt->nr);
     for (size_t i = 0; i < nt->cap; i++) {
         const struct names_entry *e = &nt->slots[i];
 
         if (!e->name)
             continue;
-        put_u64(w, i);
-        put_str(w, e->name);
-        put_u64(w, e->addr);
-        put_u64(w, (uint64_t)(int64_t)e->cache);
-        put_u64(w, e->bulk);
+        bytes_put_u64(w, i);
+        bytes_put_str(w, e->name);
+        bytes_put_u64(w, e->addr);
+        bytes_put_u64(w, (uint64_t)(int64_t)e->cache);
+        bytes_put_u64(w, e->bulk);
     }
 }
 
@@ -72,13 +48,15 @@ int run_state_save(const struct session_run *r, unsigned char **out, size_t *len
     size_t tl_len = 0, at, i;
     int ret;
 
+    if (rp->spans.sealed)
+        return -EINVAL; /* written at the end of a build, before it is sealed */
     if ((ret = timeline_save(&r->tl, &tl, &tl_len)))
         return ret;
-    put_u64(&w, RUN_STATE_MAGIC);
-    put_bytes(&w, tl, tl_len);
+    bytes_put_u64(&w, RUN_STATE_MAGIC);
+    bytes_put_blob(&w, tl, tl_len);
     free(tl);
     at = w.len;
-    put_u64(&w, 0); /* the log's length, once written */
+    bytes_put_u64(&w, 0); /* the log's length, once written */
     if ((ret = oplog_save(&r->log, &w))) {
         strbuf_release(&w);
         return ret;
@@ -90,89 +68,34 @@ int run_state_save(const struct session_run *r, unsigned char **out, size_t *len
     }
     put_names(&w, &rp->names);
     put_names(&w, &rp->aliases);
-    put_u64(&w, rp->spans.nr);
-    put(&w, rp->spans.v, rp->spans.nr * sizeof(*rp->spans.v));
-    put_bytes(&w, rp->spans.text, rp->spans.text_len);
-    put_u64(&w, rp->spans.open_cap);
-    put_u64(&w, rp->spans.open_nr);
-    put(&w, rp->spans.open, rp->spans.open_cap * sizeof(*rp->spans.open));
-    put_u64(&w, rp->scn->nr_expects);
-    put(&w, rp->expects, rp->scn->nr_expects * sizeof(*rp->expects));
-    put_u64(&w, rp->nr_warnings);
-    put_u64(&w, rp->nr_warnings_total);
+    bytes_put_u64(&w, rp->spans.nr);
+    bytes_put(&w, rp->spans.v, rp->spans.nr * sizeof(*rp->spans.v));
+    bytes_put_blob(&w, rp->spans.text, rp->spans.text_len);
+    bytes_put_u64(&w, rp->spans.open_cap);
+    bytes_put_u64(&w, rp->spans.open_nr);
+    bytes_put(&w, rp->spans.open, rp->spans.open_cap * sizeof(*rp->spans.open));
+    bytes_put_u64(&w, rp->scn->nr_expects);
+    bytes_put(&w, rp->expects, rp->scn->nr_expects * sizeof(*rp->expects));
+    bytes_put_u64(&w, rp->nr_warnings);
+    bytes_put_u64(&w, rp->nr_warnings_total);
     for (i = 0; i < rp->nr_warnings; i++) {
-        put_str(&w, rp->warnings[i].path);
-        put_str(&w, rp->warnings[i].op);
-        put_u64(&w, rp->warnings[i].status);
-        put_str(&w, rp->warnings[i].message);
+        bytes_put_str(&w, rp->warnings[i].path);
+        bytes_put_str(&w, rp->warnings[i].op);
+        bytes_put_u64(&w, rp->warnings[i].status);
+        bytes_put_str(&w, rp->warnings[i].message);
     }
-    put_u64(&w, (uint64_t)(int64_t)rp->default_cache);
-    put_u64(&w, r->nr_races);
-    put(&w, r->races, r->nr_races * sizeof(*r->races));
+    bytes_put_u64(&w, (uint64_t)(int64_t)rp->default_cache);
+    bytes_put_u64(&w, r->nr_races);
+    bytes_put(&w, r->races, r->nr_races * sizeof(*r->races));
     return strbuf_detach_bytes(&w, out, len);
 }
 
 /* ---- reading ---------------------------------------------------------------------- */
 
-struct rd {
-    const unsigned char *p;
-    size_t len, at;
-    bool bad;
-};
-
-static const void *get(struct rd *r, size_t len)
-{
-    const void *p = r->p + r->at;
-
-    if (r->bad || len > r->len - r->at) {
-        r->bad = true;
-        return NULL;
-    }
-    r->at += len;
-    return p;
-}
-
-static uint64_t get_u64(struct rd *r)
-{
-    const void *p = get(r, sizeof(uint64_t));
-    uint64_t v = 0;
-
-    if (p)
-        memcpy(&v, p, sizeof(v));
-    return v;
-}
-
-/* @n elements of @size bytes, or NULL (r->bad) when they are not there. */
-static const void *get_array(struct rd *r, uint64_t n, size_t size)
-{
-    if (r->bad || n > (r->len - r->at) / size) {
-        r->bad = true;
-        return NULL;
-    }
-    return get(r, (size_t)n * size);
-}
-
-/* A malloc()ed copy of a stored string, NULL for a stored NULL.  -EINVAL or -ENOMEM. */
-static int get_str(struct rd *r, char **out)
-{
-    uint64_t n = get_u64(r);
-    const char *s = n ? get(r, (size_t)n) : NULL;
-
-    *out = NULL;
-    if (r->bad || (n && s[n - 1]))
-        return -EINVAL;
-    /* get() found the @n bytes, so @n fits a size_t */
-    if (n && !(*out = malloc((size_t)n)))
-        return -ENOMEM;
-    if (n)
-        memcpy(*out, s, (size_t)n);
-    return 0;
-}
-
 /* A malloc()ed copy of @n elements of @size (at least one byte). */
-static int get_copy(struct rd *r, uint64_t n, size_t size, void **out)
+static int get_copy(struct bytes_reader *r, uint64_t n, size_t size, void **out)
 {
-    const void *src = get_array(r, n, size);
+    const void *src = bytes_get_array(r, n, size);
 
     *out = NULL;
     if (!src)
@@ -183,9 +106,9 @@ static int get_copy(struct rd *r, uint64_t n, size_t size, void **out)
     return 0;
 }
 
-static int get_names(struct rd *r, struct names *nt)
+static int get_names(struct bytes_reader *r, struct names *nt)
 {
-    uint64_t cap = get_u64(r), nr = get_u64(r);
+    uint64_t cap = bytes_get_u64(r), nr = bytes_get_u64(r);
     int ret;
 
     if (r->bad || nr > cap || cap > r->len || (cap & (cap - 1)))
@@ -194,21 +117,21 @@ static int get_names(struct rd *r, struct names *nt)
         return -ENOMEM;
     nt->cap = (size_t)cap;
     for (uint64_t k = 0; k < nr; k++) {
-        uint64_t i = get_u64(r);
+        uint64_t i = bytes_get_u64(r);
         struct names_entry *e;
         char *name;
 
         if (r->bad || i >= cap || nt->slots[i].name)
             return -EINVAL;
-        if ((ret = get_str(r, &name)))
+        if ((ret = bytes_get_str(r, &name)))
             return ret;
         if (!name)
             return -EINVAL;
         e = &nt->slots[i];
         e->name = name;
-        e->addr = get_u64(r);
-        e->cache = (int)(int64_t)get_u64(r);
-        e->bulk = (unsigned)get_u64(r);
+        e->addr = bytes_get_u64(r);
+        e->cache = (int)(int64_t)bytes_get_u64(r);
+        e->bulk = (unsigned)bytes_get_u64(r);
         nt->nr++;
     }
     return r->bad ? -EINVAL : 0;
@@ -254,37 +177,37 @@ static void loaded_release(struct loaded *l)
     free(l->races);
 }
 
-static int get_spans(struct rd *r, struct name_spans *ns)
+static int get_spans(struct bytes_reader *r, struct name_spans *ns)
 {
-    uint64_t n = get_u64(r);
+    uint64_t n = bytes_get_u64(r);
     const void *text;
     int ret;
 
     if ((ret = get_copy(r, n, sizeof(*ns->v), (void **)&ns->v)))
         return ret;
     ns->nr = ns->cap = (size_t)n;
-    n = get_u64(r);
-    if (!(text = get_array(r, n, 1)))
+    n = bytes_get_u64(r);
+    if (!(text = bytes_get_array(r, n, 1)))
         return -EINVAL;
     if (n && !(ns->text = malloc((size_t)n)))
         return -ENOMEM;
     if (n)
         memcpy(ns->text, text, (size_t)n);
     ns->text_len = ns->text_cap = (size_t)n;
-    n = get_u64(r);
-    ns->open_nr = (size_t)get_u64(r);
+    n = bytes_get_u64(r);
+    ns->open_nr = (size_t)bytes_get_u64(r);
     if (n && (ret = get_copy(r, n, sizeof(*ns->open), (void **)&ns->open)))
         return ret;
     ns->open_cap = (size_t)n;
     return r->bad || ns->open_nr > ns->open_cap ? -EINVAL : 0;
 }
 
-static int get_warnings(struct rd *r, struct loaded *l)
+static int get_warnings(struct bytes_reader *r, struct loaded *l)
 {
-    uint64_t n = get_u64(r);
+    uint64_t n = bytes_get_u64(r);
     int ret;
 
-    l->nr_warnings_total = (unsigned long)get_u64(r);
+    l->nr_warnings_total = (unsigned long)bytes_get_u64(r);
     if (r->bad || n > REPLAY_MAX_WARNINGS)
         return -EINVAL;
     if (n && !(l->warnings = calloc(REPLAY_MAX_WARNINGS, sizeof(*l->warnings))))
@@ -293,12 +216,12 @@ static int get_warnings(struct rd *r, struct loaded *l)
         struct replay_warning *w = &l->warnings[l->nr_warnings];
         char *op = NULL;
 
-        if ((ret = get_str(r, &w->path)) || (ret = get_str(r, &op)))
+        if ((ret = bytes_get_str(r, &w->path)) || (ret = bytes_get_str(r, &op)))
             return ret;
         w->op = op_name(op);
         free(op);
-        w->status = (enum sim_status)get_u64(r);
-        if ((ret = get_str(r, &w->message)))
+        w->status = (enum sim_status)bytes_get_u64(r);
+        if ((ret = bytes_get_str(r, &w->message)))
             return ret;
         if (!w->op || !w->path || !w->message)
             return -EINVAL;
@@ -307,10 +230,10 @@ static int get_warnings(struct rd *r, struct loaded *l)
 }
 
 /* Everything after the magic into @l.  0, -EINVAL or -ENOMEM. */
-static int run_state_read(struct rd *r, const struct session_run *run, struct loaded *l)
+static int run_state_read(struct bytes_reader *r, const struct session_run *run, struct loaded *l)
 {
-    uint64_t n = get_u64(r);
-    const void *p = get_array(r, n, 1);
+    uint64_t n = bytes_get_u64(r);
+    const void *p = bytes_get_array(r, n, 1);
     size_t used = 0;
     int ret;
 
@@ -318,8 +241,8 @@ static int run_state_read(struct rd *r, const struct session_run *run, struct lo
         return -EINVAL;
     if ((ret = timeline_load(&l->tl, p, (size_t)n)))
         return ret;
-    n = get_u64(r);
-    if (!(p = get_array(r, n, 1)))
+    n = bytes_get_u64(r);
+    if (!(p = bytes_get_array(r, n, 1)))
         return -EINVAL;
     if ((ret = oplog_restore(&l->log, p, (size_t)n, &used)))
         return ret;
@@ -328,14 +251,14 @@ static int run_state_read(struct rd *r, const struct session_run *run, struct lo
     if ((ret = get_names(r, &l->names)) || (ret = get_names(r, &l->aliases)) ||
         (ret = get_spans(r, &l->spans)))
         return ret;
-    n = get_u64(r);
+    n = bytes_get_u64(r);
     if (n != run->scn->nr_expects)
         return -EINVAL;
     if ((ret = get_copy(r, n, sizeof(*l->expects), (void **)&l->expects)) ||
         (ret = get_warnings(r, l)))
         return ret;
-    l->default_cache = (int)(int64_t)get_u64(r);
-    n = get_u64(r);
+    l->default_cache = (int)(int64_t)bytes_get_u64(r);
+    n = bytes_get_u64(r);
     if ((ret = get_copy(r, n, sizeof(*l->races), (void **)&l->races)))
         return ret;
     l->nr_races = (size_t)n;
@@ -345,14 +268,14 @@ static int run_state_read(struct rd *r, const struct session_run *run, struct lo
 int run_state_load(struct session_run *r, const unsigned char *data, size_t len, uint64_t seq,
                    uint64_t op, size_t off)
 {
-    struct rd rd = {data, len, 0, false};
+    struct bytes_reader rd = {data, len, 0, false};
     struct replay *rp = &r->rp;
     struct loaded l;
     int ret;
 
     memset(&l, 0, sizeof(l));
     timeline_init(&l.tl);
-    if (get_u64(&rd) != RUN_STATE_MAGIC)
+    if (bytes_get_u64(&rd) != RUN_STATE_MAGIC)
         return -EINVAL;
     if (!(ret = run_state_read(&rd, r, &l)) &&
         (l.tl.nr_events != seq || l.log.nr_ops != op || l.log.len != off))

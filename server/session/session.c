@@ -537,6 +537,25 @@ static int session_log_get(void *arg, uint64_t idx, uint8_t **buf, size_t *len)
     return store_oplog_get(r->log_store, r->log_id, idx, buf, len);
 }
 
+/* Make @m, loaded from a stored image, the head. */
+static void session_take_head(struct session_run *r, struct sim *m)
+{
+    sim_destroy(r->rp.sim);
+    r->rp.sim = m;
+    r->head_sim = NULL; /* measured again */
+    sim_set_event_cb(m, session_on_event, r);
+}
+
+/* Say why the end image did not load (@ret), unless the host is out of memory. */
+static void session_end_unloaded(const struct session_run *r, int ret)
+{
+    if (ret != -ENOMEM)
+        fprintf(stderr,
+                "slublab serve: checkpoints of %s: the end image does not load "
+                "(error %d): replaying instead\n",
+                r->disk.owner, ret);
+}
+
 /*
  * The end of batch 0 (@ops operations of the stored log) from a stored
  * image, when one is there with the run's state (the timeline): the head
@@ -569,10 +588,7 @@ static int session_open_end(struct session_run *r, uint64_t ops, struct session_
     if (!ret && extra && !(ret = timeline_load(&tl, extra, len)) && tl.nr_events == e->seq) {
         timeline_release(&r->tl);
         r->tl = tl;
-        sim_destroy(r->rp.sim);
-        r->rp.sim = m;
-        r->head_sim = NULL; /* measured again */
-        sim_set_event_cb(m, session_on_event, r);
+        session_take_head(r, m);
         p->seq = e->seq;
         p->op = e->op;
         p->off = e->off;
@@ -580,11 +596,7 @@ static int session_open_end(struct session_run *r, uint64_t ops, struct session_
         free(extra);
         return 0;
     }
-    if (ret != -ENOMEM)
-        fprintf(stderr,
-                "slublab serve: checkpoints of %s: the end image does not load "
-                "(error %d): replaying instead\n",
-                r->disk.owner, ret);
+    session_end_unloaded(r, ret);
     timeline_release(&tl);
     sim_destroy(m);
     free(extra);
@@ -640,19 +652,12 @@ static int session_open_run(struct session_run *r, uint64_t limit)
     if (!ret && extra)
         ret = run_state_load(r, extra, len, e->seq, e->op, e->off);
     if (!ret && extra) {
-        sim_destroy(r->rp.sim);
-        r->rp.sim = m;
-        r->head_sim = NULL; /* measured again */
-        sim_set_event_cb(m, session_on_event, r);
+        session_take_head(r, m);
         r->build_loaded = true;
         free(extra);
         return 0;
     }
-    if (ret != -ENOMEM)
-        fprintf(stderr,
-                "slublab serve: checkpoints of %s: the end image does not load "
-                "(error %d): replaying instead\n",
-                r->disk.owner, ret);
+    session_end_unloaded(r, ret);
     sim_destroy(m);
     free(extra);
     return ret == -ENOMEM ? ret : 0;
@@ -759,6 +764,7 @@ int session_build(struct session *s, struct strbuf *err)
 
 static int session_build_run(struct session *s, struct strbuf *err)
 {
+    uint64_t built, kept;
     char label[32];
     size_t i;
     int ret;
@@ -781,8 +787,8 @@ static int session_build_run(struct session *s, struct strbuf *err)
             (ret = ckpt_disk_open(&s->run->disk, s->run->disk_store, owner, floor)))
             return ret;
         s->run->disk.cache_max =
-                s->run->lim.memory / (s->run->log_id[0] ? SESSION_DISK_CACHE_SHARE
-                                                        : SESSION_STORED_CKPT_SHARE);
+                s->run->lim.memory /
+                (s->run->log_id[0] ? SESSION_DISK_CACHE_SHARE : SESSION_STORED_CACHE_SHARE);
     }
     s->run->have_rp = true;
     ret = replay_init(&s->run->rp, s->run->scn, &s->run->cfg);
@@ -841,7 +847,14 @@ static int session_build_run(struct session *s, struct strbuf *err)
         s->run->build_replayed =
                 s->run->log.nr_ops - (s->run->build_loaded ? s->run->batches[0].op_end : 0);
     s->position = 0;
-    session_run_recharge(s->run);
+    built = session_run_memory(s->run);
+    session_rest(s->run);
+    /* what the build needed beyond what the run keeps goes back to the
+     * system (cmd_serve.c's mallopt keeps freed memory otherwise): a class
+     * on its own seeds builds hundreds of runs that then wait */
+    kept = session_run_memory(s->run);
+    if (built > kept && built - kept >= SESSION_TRIM_BYTES / 8)
+        malloc_trim(0);
     return ret;
 }
 
@@ -925,8 +938,10 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
         ret = SESSION_ELIMIT;
         goto out_release;
     }
+    /* the mark is of the timeline in memory */
     if (!(text = cJSON_PrintUnformatted(arr)) || session_reserve_batch(s) ||
-        names_copy(&saved, &s->run->rp.names)) {
+        names_copy(&saved, &s->run->rp.names) || session_timeline_open(s->run) ||
+        name_spans_unseal(&s->run->rp.spans)) {
         ret = -ENOMEM;
         goto out_release;
     }
@@ -961,7 +976,7 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
     }
     res->warnings_from = nr_warnings;
 out_release:
-    session_run_recharge(s->run);
+    session_rest(s->run);
     names_release(&saved);
     cJSON_free(text);
     scenario_op_list_release(ops, nr);

@@ -79,9 +79,13 @@
 /* A scenario's run stores images this many times as densely as a trace's
  * (--stored-checkpoint-ops / 8 operations apart, at least) */
 #define SESSION_SCENARIO_DISK_DENSER 8u
-/* ... and keeps checkpoints in memory, and stored pages in its page cache,
- * up to this share of its budget each: 1/64 */
-#define SESSION_STORED_CKPT_SHARE 64u
+/* ... and keeps checkpoints in memory up to this share of its budget: 1/512
+ * (the empty machine and a copy or so of a scenario's, so that a class of
+ * 300 on their own seeds stays resident; its seeks load stored images) ... */
+#define SESSION_STORED_CKPT_SHARE 512u
+/* ... and stored pages in its page cache, and rendered states, up to this
+ * share each: 1/1024 */
+#define SESSION_STORED_CACHE_SHARE 1024u
 
 /* Errors, as negative errnos, and what HTTP makes of them. */
 #define SESSION_EBADINPUT (-EINVAL) /* 400: the request or scenario is malformed */
@@ -367,6 +371,21 @@ int session_append(struct session *s, const cJSON *arr, struct session_append_re
  * SESSION_EBADINPUT (at beyond the end) or -ENOMEM.  The child is not built.
  */
 int session_fork_inputs(struct session *s, uint64_t at, struct session *child);
+
+/*
+ * A scenario's run between requests keeps its timeline's samples and
+ * overview packed (timeline_pack()): they are most of what it holds, and
+ * only series and the overview read them, each from a view of its own
+ * (timeline_view()); and a run keeps its name spans sealed
+ * (name_spans_seal()), which states read as they are and an append or a
+ * walk unseals.  session_rest() packs and seals them (a trace's run keeps
+ * its timeline: its overview answers from memory); a failure leaves them
+ * as they are.  Under the run's lock.  Cannot fail.
+ */
+void session_rest(struct session_run *r);
+/* The timeline's samples and overview in memory again, for an append,
+ * which calls session_rest() after.  0, -ENOMEM or -EIO. */
+int session_timeline_open(struct session_run *r);
 
 /* Events and operations at the end. */
 uint64_t session_nr_events(const struct session *s);

@@ -225,8 +225,11 @@ int session_walk(struct session *s, const struct session_view *v,
     uint64_t ev;
     int err;
 
-    if ((err = session_ckpt_copy(session_ckpt_before(s->run, 0, false), &m, &p)))
+    /* the walk's names read the spans by index */
+    if ((err = name_spans_unseal(&s->run->rp.spans)))
         return err;
+    if ((err = session_ckpt_copy(session_ckpt_before(s->run, 0, false), &m, &p)))
+        goto out_rest;
     w.m = m;
     if (p.seq != 0) {
         err = SESSION_EBROKEN;
@@ -250,6 +253,8 @@ int session_walk(struct session *s, const struct session_view *v,
     }
 out_destroy:
     sim_destroy(m);
+out_rest:
+    session_rest(s->run);
     return err;
 }
 
@@ -396,8 +401,9 @@ struct sample_range {
     size_t j0, j1;
 };
 
-static void sample_candidate(const struct session *s, const struct sample_range *r, size_t i,
-                             uint64_t *pos, const uint64_t **tot)
+static void sample_candidate(const struct session *s, const struct timeline *tl,
+                             const struct sample_range *r, size_t i, uint64_t *pos,
+                             const uint64_t **tot)
 {
     static const uint64_t zeros[SIM_NR_STATS];
 
@@ -408,20 +414,20 @@ static void sample_candidate(const struct session *s, const struct sample_range 
     }
     i -= r->zero;
     if (r->j0 + i < r->j1) {
-        *pos = (r->j0 + i + 1) * s->run->tl.interval;
-        *tot = s->run->tl.samples[r->j0 + i];
+        *pos = (r->j0 + i + 1) * tl->interval;
+        *tot = tl->samples[r->j0 + i];
         return;
     }
     *pos = s->run->log.nr_events;
-    *tot = s->run->tl.totals;
+    *tot = tl->totals;
 }
 
 /* Positions and values from the timeline's samples; returns how many. */
-static size_t series_from_samples(const struct session *s, uint64_t from, uint64_t to,
-                                  unsigned points, uint64_t *pos, const unsigned *items,
-                                  size_t nr_items, uint64_t *values, size_t cap)
+static size_t series_from_samples(const struct session *s, const struct timeline *tl,
+                                  uint64_t from, uint64_t to, unsigned points, uint64_t *pos,
+                                  const unsigned *items, size_t nr_items, uint64_t *values,
+                                  size_t cap)
 {
-    const struct timeline *tl = &s->run->tl;
     struct sample_range r;
     size_t count, n = 0, i, k, step;
     const uint64_t *tot;
@@ -438,14 +444,14 @@ static size_t series_from_samples(const struct session *s, uint64_t from, uint64
     count = r.zero + (r.j1 - r.j0) + r.end;
     step = count > points ? (count + points - 1) / points : 1;
     for (i = 0; i < count && n + 1 < cap; i += step) {
-        sample_candidate(s, &r, i, &p, &tot);
+        sample_candidate(s, tl, &r, i, &p, &tot);
         pos[n] = p;
         for (k = 0; k < nr_items; k++)
             values[k * cap + n] = tot[items[k]];
         n++;
     }
     if (count && (count - 1) % step) { /* always end with the last candidate */
-        sample_candidate(s, &r, count - 1, &p, &tot);
+        sample_candidate(s, tl, &r, count - 1, &p, &tot);
         pos[n] = p;
         for (k = 0; k < nr_items; k++)
             values[k * cap + n] = tot[items[k]];
@@ -481,8 +487,18 @@ int session_series(struct session *s, const unsigned *items, size_t nr_items, ui
     if (!pos || !values)
         goto out_free;
     if (points > 1 && (to - from) / (points - 1) >= s->run->tl.interval && s->run->tl.interval > 1) {
+        struct timeline view;
+        const struct timeline *tl;
+
         source = "samples";
-        n = series_from_samples(s, from, to, points, pos, items, nr_items, values, cap);
+        timeline_init(&view);
+        if ((err = timeline_view(&s->run->tl, &view, &tl))) {
+            err = err == -ENOMEM ? err : SESSION_EBROKEN;
+            goto out_free;
+        }
+        n = series_from_samples(s, tl, from, to, points, pos, items, nr_items, values, cap);
+        timeline_release(&view);
+        err = -ENOMEM;
     } else {
         source = "replay";
         for (i = 0; i < points; i++) {

@@ -16,6 +16,7 @@
 
 #include "base/grow.h"
 #include "base/strbuf.h"
+#include "session/bytes.h"
 
 void timeline_init(struct timeline *tl)
 {
@@ -39,7 +40,16 @@ void timeline_release(struct timeline *tl)
     free(tl->blocks);
     free(tl->samples);
     overview_release(&tl->ov);
+    free(tl->packed);
     timeline_init(tl);
+}
+
+/* What the timeline holds is about to change: its packed form is stale. */
+static void timeline_changed(struct timeline *tl)
+{
+    free(tl->packed);
+    tl->packed = NULL;
+    tl->packed_len = 0;
 }
 
 static bool str_eq(const char *a, const char *b)
@@ -148,6 +158,10 @@ int timeline_event(struct timeline *tl, const struct sim_event *ev)
     struct timeline_block *blk;
     uint64_t used;
 
+    if (tl->cold && timeline_unpack(tl))
+        return -ENOMEM;
+    if (tl->packed)
+        timeline_changed(tl);
     blk = grow_array(tl->blocks, &tl->cap_blocks, b + 1, sizeof(*blk), 16);
     if (!blk)
         return -ENOMEM;
@@ -196,6 +210,11 @@ void timeline_truncate(struct timeline *tl, const struct timeline_mark *m)
 {
     size_t keep = (size_t)(m->nr_events / tl->interval);
 
+    if (tl->cold)
+        return; /* no event came since the mark (an event unpacks) */
+    if (m->nr_events != tl->nr_events)
+        timeline_changed(tl);
+
     if (tl->nr_samples > keep)
         tl->nr_samples = keep;
     keep = (size_t)((m->nr_events + TIMELINE_BLOCK - 1) / TIMELINE_BLOCK);
@@ -211,7 +230,7 @@ size_t timeline_bytes(const struct timeline *tl)
 {
     return tl->cap_pairs * sizeof(*tl->pairs) + tl->nr_pairs * 64 +
            tl->cap_blocks * sizeof(*tl->blocks) + tl->cap_samples * sizeof(*tl->samples) +
-           overview_bytes(&tl->ov);
+           overview_bytes(&tl->ov) + tl->packed_len;
 }
 
 bool timeline_query_mask(const struct timeline *tl, const struct timeline_query *q,
@@ -278,92 +297,35 @@ bool timeline_event_matches(const struct sim_event *ev, const struct timeline_qu
 
 #define TIMELINE_MAGIC 0x31544c42554c53ull /* "SLUBLT1" */
 
-static void tl_put(struct strbuf *w, const void *data, size_t len)
-{
-    strbuf_append(w, data, len);
-}
-
-static void tl_put_u64(struct strbuf *w, uint64_t v)
-{
-    tl_put(w, &v, sizeof(v));
-}
-
-static void tl_put_str(struct strbuf *w, const char *s)
-{
-    tl_put_u64(w, s ? strlen(s) + 1 : 0);
-    if (s)
-        tl_put(w, s, strlen(s) + 1);
-}
-
 int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len)
 {
     struct strbuf w = STRBUF_INIT;
     unsigned char *ov = NULL;
     size_t ov_len = 0, i;
 
+    if (tl->cold) /* the packed form is this form: no event came since */
+        return bytes_unpack(tl->packed, tl->packed_len, out, len) ? -ENOMEM : 0;
     if (overview_save(&tl->ov, &ov, &ov_len))
         return -ENOMEM;
-    tl_put_u64(&w, TIMELINE_MAGIC);
-    tl_put_u64(&w, SIM_NR_STATS);
-    tl_put_u64(&w, tl->nr_events);
-    tl_put(&w, tl->totals, sizeof(tl->totals));
-    tl_put_u64(&w, tl->pages_hwm);
-    tl_put_u64(&w, tl->nr_pairs);
+    bytes_put_u64(&w, TIMELINE_MAGIC);
+    bytes_put_u64(&w, SIM_NR_STATS);
+    bytes_put_u64(&w, tl->nr_events);
+    bytes_put(&w, tl->totals, sizeof(tl->totals));
+    bytes_put_u64(&w, tl->pages_hwm);
+    bytes_put_u64(&w, tl->nr_pairs);
     for (i = 0; i < tl->nr_pairs; i++) {
-        tl_put_str(&w, tl->pairs[i].fn);
-        tl_put_str(&w, tl->pairs[i].label);
+        bytes_put_str(&w, tl->pairs[i].fn);
+        bytes_put_str(&w, tl->pairs[i].label);
     }
-    tl_put_u64(&w, tl->nr_blocks);
-    tl_put(&w, tl->blocks, tl->nr_blocks * sizeof(*tl->blocks));
-    tl_put_u64(&w, tl->interval);
-    tl_put_u64(&w, tl->nr_samples);
-    tl_put(&w, tl->samples, tl->nr_samples * sizeof(*tl->samples));
-    tl_put_u64(&w, ov_len);
-    tl_put(&w, ov, ov_len);
+    bytes_put_u64(&w, tl->nr_blocks);
+    bytes_put(&w, tl->blocks, tl->nr_blocks * sizeof(*tl->blocks));
+    bytes_put_u64(&w, tl->interval);
+    bytes_put_u64(&w, tl->nr_samples);
+    bytes_put(&w, tl->samples, tl->nr_samples * sizeof(*tl->samples));
+    bytes_put_u64(&w, ov_len);
+    bytes_put(&w, ov, ov_len);
     free(ov);
     return strbuf_detach_bytes(&w, out, len);
-}
-
-struct tl_rd {
-    const unsigned char *p;
-    size_t len, at;
-    bool bad;
-};
-
-static const void *tl_get(struct tl_rd *r, size_t len)
-{
-    const void *p = r->p + r->at;
-
-    if (r->bad || len > r->len - r->at) {
-        r->bad = true;
-        return NULL;
-    }
-    r->at += len;
-    return p;
-}
-
-static uint64_t tl_get_u64(struct tl_rd *r)
-{
-    const void *p = tl_get(r, sizeof(uint64_t));
-    uint64_t v = 0;
-
-    if (p)
-        memcpy(&v, p, sizeof(v));
-    return v;
-}
-
-/* A malloc()ed copy of a stored string into *out (NULL stays NULL).  0, -EINVAL or -ENOMEM. */
-static int tl_get_str(struct tl_rd *r, char **out)
-{
-    uint64_t n = tl_get_u64(r);
-    const char *s = n ? tl_get(r, (size_t)n) : NULL;
-
-    *out = NULL;
-    if (r->bad || (n && s[n - 1]))
-        return -EINVAL;
-    if (n && !(*out = str_dup(s)))
-        return -ENOMEM;
-    return 0;
 }
 
 /* Room for @n elements of @size bytes in *p (capacity *cap).  0 or -ENOMEM. */
@@ -381,9 +343,9 @@ static int tl_reserve(void **p, size_t *cap, size_t n, size_t size)
 }
 
 /* Read @n elements of @size into *@p, grown to at least one.  0, -EINVAL or -ENOMEM. */
-static int tl_get_array(struct tl_rd *r, void **p, size_t *cap, size_t n, size_t size)
+static int tl_get_array(struct bytes_reader *r, void **p, size_t *cap, size_t n, size_t size)
 {
-    const void *src = tl_get(r, n * size);
+    const void *src = bytes_get(r, n * size);
 
     if (!src)
         return -EINVAL;
@@ -395,20 +357,20 @@ static int tl_get_array(struct tl_rd *r, void **p, size_t *cap, size_t n, size_t
 
 int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
 {
-    struct tl_rd r = {data, len, 0, false};
+    struct bytes_reader r = {data, len, 0, false};
     const void *blk, *ov;
     uint64_t n, ov_len;
     size_t i;
     int ret = -EINVAL;
 
     timeline_release(tl);
-    if (tl_get_u64(&r) != TIMELINE_MAGIC || tl_get_u64(&r) != SIM_NR_STATS)
+    if (bytes_get_u64(&r) != TIMELINE_MAGIC || bytes_get_u64(&r) != SIM_NR_STATS)
         return -EINVAL;
-    tl->nr_events = tl_get_u64(&r);
-    if ((blk = tl_get(&r, sizeof(tl->totals))))
+    tl->nr_events = bytes_get_u64(&r);
+    if ((blk = bytes_get(&r, sizeof(tl->totals))))
         memcpy(tl->totals, blk, sizeof(tl->totals));
-    tl->pages_hwm = tl_get_u64(&r);
-    n = tl_get_u64(&r);
+    tl->pages_hwm = bytes_get_u64(&r);
+    n = bytes_get_u64(&r);
     if (r.bad || n > len)
         goto err_release;
     if (tl_reserve((void **)&tl->pairs, &tl->cap_pairs, (size_t)n, sizeof(*tl->pairs))) {
@@ -418,7 +380,8 @@ int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
     for (i = 0; i < n; i++) {
         struct timeline_pair *pr = &tl->pairs[i];
 
-        if ((ret = tl_get_str(&r, &pr->fn)) || (ret = tl_get_str(&r, &pr->label)) || !pr->fn) {
+        if ((ret = bytes_get_str(&r, &pr->fn)) || (ret = bytes_get_str(&r, &pr->label)) ||
+            !pr->fn) {
             free(pr->fn);
             free(pr->label);
             ret = ret ? ret : -EINVAL;
@@ -427,23 +390,23 @@ int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
         tl->nr_pairs++;
     }
     ret = -EINVAL;
-    n = tl_get_u64(&r);
+    n = bytes_get_u64(&r);
     if (r.bad || n > len / sizeof(*tl->blocks) ||
         (ret = tl_get_array(&r, (void **)&tl->blocks, &tl->cap_blocks, (size_t)n,
                             sizeof(*tl->blocks))))
         goto err_release;
     tl->nr_blocks = (size_t)n;
     ret = -EINVAL;
-    tl->interval = tl_get_u64(&r);
-    n = tl_get_u64(&r);
+    tl->interval = bytes_get_u64(&r);
+    n = bytes_get_u64(&r);
     if (r.bad || !tl->interval || n > TIMELINE_SAMPLES ||
         (ret = tl_get_array(&r, (void **)&tl->samples, &tl->cap_samples, (size_t)n,
                             sizeof(*tl->samples))))
         goto err_release;
     tl->nr_samples = (size_t)n;
     ret = -EINVAL;
-    ov_len = tl_get_u64(&r);
-    if (r.bad || !(ov = tl_get(&r, (size_t)ov_len)) || r.at != len)
+    ov_len = bytes_get_u64(&r);
+    if (r.bad || !(ov = bytes_get(&r, (size_t)ov_len)) || r.at != len)
         goto err_release;
     if ((ret = overview_load(&tl->ov, ov, (size_t)ov_len)))
         goto err_release;
@@ -452,4 +415,91 @@ int timeline_load(struct timeline *tl, const unsigned char *data, size_t len)
 err_release:
     timeline_release(tl);
     return ret;
+}
+
+/* ---- packed ------------------------------------------------------------------------ */
+
+int timeline_pack(struct timeline *tl)
+{
+    unsigned char *raw = NULL;
+    size_t len = 0;
+    int ret;
+
+    if (tl->cold)
+        return 0;
+    if (!tl->packed) {
+        if ((ret = timeline_save(tl, &raw, &len)))
+            return ret;
+        ret = bytes_pack(raw, len, &tl->packed, &tl->packed_len);
+        free(raw);
+        if (ret)
+            return ret;
+    }
+    free(tl->samples);
+    tl->samples = NULL;
+    tl->cap_samples = 0;
+    overview_release(&tl->ov);
+    tl->cold = true;
+    return 0;
+}
+
+/* The timeline @tl's packed form is of, into @t (initialized).  0, -ENOMEM or -EIO. */
+static int timeline_load_packed(const struct timeline *tl, struct timeline *t)
+{
+    unsigned char *raw = NULL;
+    size_t len = 0;
+    int ret;
+
+    if ((ret = bytes_unpack(tl->packed, tl->packed_len, &raw, &len)))
+        return ret;
+    ret = timeline_load(t, raw, len);
+    free(raw);
+    return ret == -EINVAL ? -EIO : ret;
+}
+
+int timeline_unpack(struct timeline *tl)
+{
+    struct timeline t;
+    int ret;
+
+    if (!tl->cold)
+        return 0;
+    timeline_init(&t);
+    if ((ret = timeline_load_packed(tl, &t)))
+        return ret;
+    tl->samples = t.samples;
+    tl->cap_samples = t.cap_samples;
+    t.samples = NULL;
+    t.cap_samples = 0;
+    tl->ov = t.ov;
+    overview_init(&t.ov);
+    timeline_release(&t);
+    tl->cold = false;
+    return 0;
+}
+
+int timeline_view(const struct timeline *tl, struct timeline *tmp, const struct timeline **out)
+{
+    int ret;
+
+    *out = tl;
+    if (!tl->cold)
+        return 0;
+    if ((ret = timeline_load_packed(tl, tmp)))
+        return ret;
+    *out = tmp;
+    return 0;
+}
+
+int timeline_overview_save(const struct timeline *tl, unsigned char **out, size_t *len)
+{
+    const struct timeline *v;
+    struct timeline t;
+    int ret;
+
+    timeline_init(&t);
+    if (!(ret = timeline_view(tl, &t, &v)))
+        ret = overview_save(&v->ov, out, len);
+    timeline_release(&t);
+    return ret ? -ENOMEM : 0;
 }

@@ -64,6 +64,11 @@ struct timeline {
     uint64_t (*samples)[SIM_NR_STATS]; /* sample i: totals after (i + 1) * interval events */
     size_t nr_samples, cap_samples;
     struct overview ov; /* the counters at several resolutions */
+    /* timeline_save()'s form, packed (bytes.h), while no event came since
+     * it was made; NULL: none */
+    void *packed;
+    size_t packed_len;
+    bool cold; /* @samples and @ov are in @packed only (timeline_pack()) */
 };
 
 /* Where a timeline was, for timeline_truncate(). */
@@ -88,11 +93,30 @@ void timeline_init(struct timeline *tl);
 void timeline_release(struct timeline *tl);
 /* Account one event (ev->seq == tl->nr_events).  0 or -ENOMEM (then drop the timeline). */
 int timeline_event(struct timeline *tl, const struct sim_event *ev);
-/* Remember where @tl is / go back there, forgetting later events.  Cannot fail. */
+/* Remember where @tl is / go back there, forgetting later events (@tl
+ * unpacked when marked).  Cannot fail. */
 void timeline_mark(const struct timeline *tl, struct timeline_mark *m);
 void timeline_truncate(struct timeline *tl, const struct timeline_mark *m);
 /* Host bytes the timeline holds. */
 size_t timeline_bytes(const struct timeline *tl);
+/*
+ * Keep the samples and the overview packed only (a run that is built and
+ * waits: they are what most of its memory is, and only series and the
+ * overview read them).  timeline_unpack() brings them back; an event
+ * brings them back itself.  0 or -ENOMEM (nothing changed).
+ */
+int timeline_pack(struct timeline *tl);
+/* The samples and the overview in memory again, as they were.  0, -ENOMEM
+ * or -EIO (nothing changed). */
+int timeline_unpack(struct timeline *tl);
+/* The overview's serialized form (overview_save()), also of a packed
+ * timeline.  0 or -ENOMEM. */
+int timeline_overview_save(const struct timeline *tl, unsigned char **out, size_t *len);
+/* A reader's view of @tl with its samples and overview: *out is @tl, or
+ * @tmp (initialized, released by the caller) loaded from the packed form;
+ * @tl does not change, so readers need not exclude each other.  0,
+ * -ENOMEM or -EIO. */
+int timeline_view(const struct timeline *tl, struct timeline *tmp, const struct timeline **out);
 /* The serialized form (host byte order; kept with a checkpoint image of the
  * same host's layout tag), overview included; caller frees *out.  0 or -ENOMEM. */
 int timeline_save(const struct timeline *tl, unsigned char **out, size_t *len);

@@ -53,6 +53,17 @@ for (const [scenario, seed] of [['maple-prefill-kfree-rcu', 4242], ['double-free
     const states = new Map();
     for (const p of at) states.set(p, (await api(srv.url, 'GET', `/api/sessions/${a.id}/state?at=${p}`)).text);
     const names = (await api(srv.url, 'GET', `/api/sessions/${a.id}/names?at=${first.events}`)).text;
+    // what reads the packed timeline (series, the overview) and the sealed names
+    const packed = [
+      '/series?counters=alloc_fastpath,free_fastpath,alloc_slowpath&points=500',
+      '/overview?buckets=300&counters=alloc_fastpath,free_fastpath',
+    ];
+    const read = async () => Promise.all(packed.map(async (p) => {
+      const r = await api(srv.url, 'GET', `/api/sessions/${a.id}${p}`);
+      assert.equal(r.status, 200, r.text);
+      return r.text;
+    }));
+    const packedBefore = await read();
 
     await make(srv.url, { scenario, seed: seed + 1 }); // the only place in memory goes to it
 
@@ -69,8 +80,29 @@ for (const [scenario, seed] of [['maple-prefill-kfree-rcu', 4242], ['double-free
       assert.ok(r.text === states.get(p), `the state at ${p} differs after the rebuild`);
     }
     assert.equal((await api(srv.url, 'GET', `/api/sessions/${a.id}/names?at=${first.events}`)).text, names);
+    assert.deepEqual(await read(), packedBefore);
   });
 }
+
+// A class of 300 on their own seeds stays resident in 1 GiB only if a run
+// between requests holds a few MB: its timeline packed, its names sealed,
+// few copies of the machine (docs/architecture.md).
+test('a maple-prefill-kfree-rcu run holds at most 3 MiB between requests, built or brought back', async () => {
+  const scenario = 'maple-prefill-kfree-rcu';
+  const a = await make(srv.url, { scenario, seed: 31 });
+  const built = await info(srv.url, a.id);
+  for (let k = 0; k < 12; k++) {
+    const r = await api(srv.url, 'GET', `/api/sessions/${a.id}/state?at=${Math.floor(built.events * k / 12)}`);
+    assert.equal(r.status, 200, r.text);
+  }
+  const used = await info(srv.url, a.id);
+  await make(srv.url, { scenario, seed: 32 }); // evicts a
+  const back = await info(srv.url, a.id);
+  assert.equal(back.checkpoints.build_loaded, true);
+  for (const [what, s] of [['built', built], ['after 12 states', used], ['brought back', back]]) {
+    assert.ok(s.memory.bytes <= 3 * 1048576, `${what}: ${s.memory.bytes} bytes`);
+  }
+});
 
 test('operations appended to a session that came back from the store run as on a replay', async () => {
   const scenario = 'maple-prefill-kfree-rcu';

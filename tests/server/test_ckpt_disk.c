@@ -271,6 +271,9 @@ static void test_thinned_into_the_store(void)
     close(fd);
     CHECK_OK(store_open(path, &st, &err));
     all = build(NULL, 256u << 20, 16);
+    /* measured as while it is built: its timeline unpacked, its names unsealed */
+    CHECK_OK(session_timeline_open(all->run));
+    CHECK_OK(name_spans_unseal(&all->run->rp.spans));
     /* room for three more checkpoints: the thinned ones go to the store */
     thin = build(st,
                  session_run_memory(all->run) - all->run->ckpt_bytes +

@@ -2,8 +2,9 @@
  * test_name_spans.c: the names objects had over a run
  * (scenario/name_spans.c): a name shows from its allocation until its
  * address is handed out again, a name that reuses an object knows the
- * object's first name, the open map survives heavy reuse, and a
- * rollback restores what a failed batch changed.
+ * object's first name, the open map survives heavy reuse, a
+ * rollback restores what a failed batch changed, and the sealed form
+ * shows what the spans show and unseals to them.
  */
 #include <stdio.h>
 #include <string.h>
@@ -140,8 +141,92 @@ static void test_rollback(void)
     CHECK_EQ_U(ns.nr, 0);
 }
 
+/* Every span name_spans_at() shows at @at, as "addr=name/first;" text. */
+struct shown {
+    const struct name_spans *ns;
+    char text[8192];
+    size_t len;
+};
+
+static void show(const struct name_span *sp, void *arg)
+{
+    struct shown *s = arg;
+    const char *first = name_span_first(s->ns, sp);
+    int n = snprintf(s->text + s->len, sizeof(s->text) - s->len, "%llx=%s/%s;",
+                     (unsigned long long)sp->addr, name_span_name(s->ns, sp), first ? first : "-");
+
+    if (n > 0 && (size_t)n < sizeof(s->text) - s->len)
+        s->len += (size_t)n;
+}
+
+static size_t shown_at(const struct name_spans *ns, uint64_t at, struct shown *s)
+{
+    s->ns = ns;
+    s->len = 0;
+    s->text[0] = 0;
+    return name_spans_at(ns, at, 1000, show, s);
+}
+
+static void test_sealed(void)
+{
+    struct name_spans ns = {0}, ref = {0};
+    static struct shown a, b;
+    uint64_t x = 12345, at = 0;
+    size_t i, bytes;
+    char name[16];
+
+    /* 1,000 binds over 97 addresses (reused, renamed), some going down in
+     * address, across several chunks; the same into @ref, never sealed */
+    for (i = 0; i < 1000; i++) {
+        sim_addr_t addr;
+
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        addr = 0xffff888000000000ull + (x >> 33) % 97 * 64;
+        at += (x >> 20) % 3;
+        snprintf(name, sizeof(name), "n%zu", i);
+        if ((x >> 40) % 4 == 0) {
+            name_spans_reuse(&ns, addr, at);
+            name_spans_reuse(&ref, addr, at);
+            continue;
+        }
+        CHECK_EQ_I(name_spans_bind(&ns, addr, name, at), 0);
+        CHECK_EQ_I(name_spans_bind(&ref, addr, name, at), 0);
+    }
+    bytes = (size_t)name_spans_bytes(&ns);
+    CHECK_EQ_I(name_spans_seal(&ns), 0);
+    CHECK(ns.sealed);
+    CHECK(name_spans_bytes(&ns) * 2 < bytes); /* the point of it */
+    for (uint64_t p = 0; p <= at + 1; p++) {
+        CHECK_EQ_U(shown_at(&ns, p, &a), shown_at(&ref, p, &b));
+        CHECK_EQ_STR(a.text, b.text);
+    }
+    /* unsealed it is the same spans, and goes on as the other */
+    CHECK_EQ_I(name_spans_unseal(&ns), 0);
+    CHECK(!ns.sealed);
+    CHECK_EQ_U(ns.nr, ref.nr);
+    CHECK_EQ_U(ns.open_nr, ref.open_nr);
+    CHECK(!memcmp(ns.v, ref.v, ns.nr * sizeof(*ns.v)));
+    name_spans_reuse(&ns, 0xffff888000000000ull, at + 5);
+    name_spans_reuse(&ref, 0xffff888000000000ull, at + 5);
+    CHECK_EQ_I(name_spans_bind(&ns, 0xffff888000000040ull, "late", at + 5), 0);
+    CHECK_EQ_I(name_spans_bind(&ref, 0xffff888000000040ull, "late", at + 5), 0);
+    CHECK_EQ_U(shown_at(&ns, at + 6, &a), shown_at(&ref, at + 6, &b));
+    CHECK_EQ_STR(a.text, b.text);
+    /* sealing nothing, and twice, is fine */
+    name_spans_release(&ns);
+    CHECK_EQ_I(name_spans_seal(&ns), 0);
+    CHECK_EQ_I(name_spans_seal(&ns), 0);
+    CHECK_EQ_U(shown_at(&ns, 5, &a), 0);
+    CHECK_EQ_I(name_spans_unseal(&ns), 0);
+    CHECK_EQ_I(name_spans_bind(&ns, 0x1000, "a", 1), 0);
+    CHECK_EQ_STR(name_at(&ns, 0x1000, 2), "a");
+    name_spans_release(&ns);
+    name_spans_release(&ref);
+}
+
 int main(void)
 {
+    RUN_TEST(test_sealed);
     RUN_TEST(test_lifetime);
     RUN_TEST(test_many);
     RUN_TEST(test_rollback);
