@@ -127,3 +127,83 @@ export async function openApi(wasm, files, opts = {}) {
     },
   };
 }
+
+/** GET /api/sessions/ID/state?at=N (nothing else in its query): [id, N], else null. */
+function stateRead(/** @type {{method: string, target: string}} */ msg) {
+  const m = msg.method === 'GET' && /^\/api\/sessions\/([^/?]+)\/state\?at=(\d+)$/.exec(msg.target);
+  return m ? [m[1], Number(m[2])] : null;
+}
+/** A position publish: POST /api/sessions/ID/step {"to": N, "state": false} (web/js/state.js). */
+function isPublish(/** @type {{method: string, target: string, body?: any}} */ msg) {
+  if (msg.method !== 'POST' || !/^\/api\/sessions\/[^/?]+\/step$/.test(msg.target)) return false;
+  const text = typeof msg.body === 'string' ? msg.body : msg.body instanceof Uint8Array ? dec.decode(msg.body) : '';
+  return /^\{"to":\d+,"state":false\}$/.test(text);
+}
+
+/**
+ * The order the static lab's Worker answers the page's requests in, so
+ * that a step's state is not kept waiting by work the step did not ask for:
+ *  - a position publish (isPublish) waits until nothing else does: a state
+ *    read with ?at= does not depend on the session's position (the server
+ *    answers it from its cache even while a move holds the session,
+ *    route_state()), so it may overtake; any other request first lets the
+ *    publishes waiting before it run, in order;
+ *  - when nothing waits, the state of the position after the last one read
+ *    (in the direction the page went) is computed, its answer dropped: it
+ *    lands in the session's cache of renderings (session_cache_put()), so
+ *    that the next step's read is answered from there.
+ * @run(msg) starts answering one request; @warm(target) answers a GET
+ * nobody asked for; @later(fn) runs fn in a later task.
+ * @param {(msg: any) => void} run
+ * @param {(target: string) => void} warm
+ * @param {(fn: () => void) => void} [later]
+ */
+export function requestOrder(run, warm, later = (fn) => { setTimeout(fn, 0); }) {
+  /** @type {any[]} */
+  const publishes = [];
+  /** @type {Map<string, number>} */
+  const lastAt = new Map();
+  let next = /** @type {string|null} */ (null), idle = false, arrived = 0;
+  function flush() {
+    while (publishes.length) run(publishes.shift());
+  }
+  function whenIdle() {
+    if (idle) return;
+    idle = true;
+    const seen = arrived;
+    later(() => {
+      idle = false;
+      if (arrived !== seen) { whenIdle(); return; } // a request came meanwhile: wait for the next quiet moment
+      if (next !== null) {
+        const t = next;
+        next = null;
+        warm(t);
+        if (publishes.length) whenIdle();
+        return;
+      }
+      flush();
+    });
+  }
+  return {
+    /** A request from the page. */
+    take(/** @type {any} */ msg) {
+      arrived++;
+      if (isPublish(msg)) {
+        publishes.push(msg);
+      } else {
+        const read = stateRead(msg);
+        if (!read) {
+          flush();
+          if (msg.method !== 'GET') next = null; // the session may have changed
+        } else {
+          const [id, at] = read, before = lastAt.get(id);
+          lastAt.set(id, at);
+          const to = before !== undefined && at < before ? at - 1 : at + 1;
+          next = to >= 0 ? `/api/sessions/${id}/state?at=${to}` : null;
+        }
+        run(msg);
+      }
+      whenIdle();
+    },
+  };
+}

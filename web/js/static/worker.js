@@ -2,14 +2,16 @@
 // The static lab's Web Worker: the server's routes in WebAssembly
 // (slublab-api.wasm over the shipped files of files.json, both beside this
 // file: boot.js fetches them as the page starts and hands them over, the
-// module compiled, in its first message), answering the requests boot.js posts from the page, one at a time
-// and in order, as {id, status, contentType, disposition, body}.
+// module compiled, in its first message), answering the requests boot.js posts from the page, one at a time,
+// as {id, status, contentType, disposition, body}: in order, but for a
+// position publish, which waits until the Worker is idle, and the next
+// position's state, computed ahead while it is (api.js, requestOrder()).
 //
 // Snapshots outlive the tab: each one saved or imported is kept in this
 // browser's IndexedDB as its export (GET /api/snapshots/ID/export, the
 // JSON the server writes), and imported again under its own id when the
 // lab next starts, so its link opens in this browser after a reload.
-import { compileApi, openApi } from './api.js';
+import { compileApi, openApi, requestOrder } from './api.js';
 import { isTraceUpload, traceBody } from './traces.js';
 
 const enc = new TextEncoder(), dec = new TextDecoder();
@@ -67,21 +69,29 @@ async function remember(db, api, msg, a) {
   }
 }
 
-self.onmessage = async (/** @type {MessageEvent} */ e) => {
-  if (e.data.start) { started(e.data.start); return; }
-  const { id, method, target, headers, body, files } = e.data;
+/** Answer the request @msg from the page. */
+async function answer(/** @type {any} */ msg) {
+  const { id, method, target, headers, body, files } = msg;
   try {
     const { api, db } = await ready;
     if (files) api.addFiles(files); // the UI's files, for the HTML export (boot.js)
     const upload = isTraceUpload(method, target);
     const a = api.call(method, target, { headers, body: upload ? await traceBody(body, target, api.traceMax()) : body });
-    if (db) await remember(db, api, e.data, a).catch(() => {});
+    if (db) await remember(db, api, msg, a).catch(() => {});
     const job = upload && a.status === 202 ? `/api/traces/${JSON.parse(dec.decode(a.body)).id}` : null;
     const running = job ? { path: job, answer: api.call('GET', job) } : null;
     self.postMessage({ id, ...a, running }, { transfer: [a.body.buffer] });
     if (job) setTimeout(() => { api.work(); self.postMessage({ traceEnd: job }); });
   } catch (err) {
-    const msg = JSON.stringify({ error: { code: 'internal', message: `the lab in this page failed: ${err && err.message}` } });
-    self.postMessage({ id, status: 500, contentType: 'application/json', disposition: '', encoding: '', body: enc.encode(msg) });
+    const text = JSON.stringify({ error: { code: 'internal', message: `the lab in this page failed: ${err && err.message}` } });
+    self.postMessage({ id, status: 500, contentType: 'application/json', disposition: '', encoding: '', body: enc.encode(text) });
   }
+}
+
+const order = requestOrder(answer, (target) => {
+  ready.then(({ api }) => { api.call('GET', target); }, () => {});
+});
+self.onmessage = (/** @type {MessageEvent} */ e) => {
+  if (e.data.start) started(e.data.start);
+  else order.take(e.data);
 };
