@@ -16,26 +16,21 @@
   'use strict';
   const here = new URL('.', document.currentScript.src); // static/
   const base = new URL('..', here).pathname; // the folder the lab is served from
-  // The Worker starts from this function's text (a blob: URL, nothing to
-  // download first): it fetches the module, compiling it while it downloads,
-  // and files.json at once, then loads worker.js, which takes them over
-  // with the requests that came meanwhile.  None of it waits for the page's
-  // main thread, busy evaluating the UI as the page starts.
-  const start = (u) => {
-    const held = [];
-    self.onmessage = (e) => held.push(e);
-    self.slublabStart = {
-      held,
-      // where it does not come as application/wasm, worker.js compiles its bytes
-      wasm: WebAssembly.compileStreaming(fetch(u.wasm)).catch(() => fetch(u.wasm)),
-      files: fetch(u.files).then((r) => r.json()),
-    };
-    import(u.worker);
-  };
-  const urls = JSON.stringify({ wasm: new URL('slublab-api.wasm', here).href,
-    files: new URL('files.json', here).href, worker: new URL('worker.js', here).href });
-  const worker = new Worker(URL.createObjectURL(new Blob([`(${start})(${urls});`], { type: 'text/javascript' })),
-    { type: 'module' });
+  const worker = new Worker(new URL('worker.js', here), { type: 'module' });
+  // The module and the shipped files are fetched from here, the first
+  // script of the page, not once the Worker's own modules have loaded:
+  // the module compiles while it downloads (where it comes as
+  // application/wasm) and goes to the Worker compiled, the files as bytes.
+  // Whatever fails here, the Worker fetches it itself.
+  const wasm = fetch(new URL('slublab-api.wasm', here)).then((r) => {
+    if (!r.ok) throw new Error(`slublab-api.wasm: ${r.status}`);
+    return WebAssembly.compileStreaming && (r.headers.get('Content-Type') || '').startsWith('application/wasm')
+      ? WebAssembly.compileStreaming(r) : r.arrayBuffer().then((b) => WebAssembly.compile(b));
+  }).catch(() => null);
+  const shipped = fetch(new URL('files.json', here)).then((r) => (r.ok ? r.arrayBuffer() : null)).catch(() => null);
+  Promise.all([wasm, shipped]).then(([module, files]) => {
+    worker.postMessage({ start: { module, files } }, files ? [files] : []);
+  });
   const waiting = new Map();
   let next = 1;
   /** path of a trace job the Worker is replaying -> its last answer */

@@ -1,13 +1,9 @@
 // @ts-check
 // The static lab's Web Worker: the server's routes in WebAssembly
 // (slublab-api.wasm over the shipped files of files.json, both beside this
-// file), answering the requests boot.js posts from the page, one at a time
+// file: boot.js fetches them as the page starts and hands them over, the
+// module compiled, in its first message), answering the requests boot.js posts from the page, one at a time
 // and in order, as {id, status, contentType, disposition, body}.
-//
-// The page starts it from boot.js's start(), which has fetched the module
-// (compiling it while it downloads) and files.json as the Worker started,
-// and held the requests that came before this module ran; started alone,
-// it fetches them itself.
 //
 // Snapshots outlive the tab: each one saved or imported is kept in this
 // browser's IndexedDB as its export (GET /api/snapshots/ID/export, the
@@ -16,9 +12,6 @@
 import { compileApi, openApi } from './api.js';
 import { isTraceUpload, traceBody } from './traces.js';
 
-const given = /** @type {any} */ (self).slublabStart;
-const wasmIn = given?.wasm ?? fetch(new URL('slublab-api.wasm', import.meta.url));
-const filesIn = given?.files ?? fetch(new URL('files.json', import.meta.url)).then((r) => r.json());
 const enc = new TextEncoder(), dec = new TextDecoder();
 
 /** The snapshot store, or null where IndexedDB is not offered. */
@@ -40,9 +33,16 @@ function inStore(db, mode, fn) {
   });
 }
 
+/** What boot.js fetched for this Worker: the module compiled and files.json's bytes, each null when it could not. */
+let started = (/** @type {(s: {module: WebAssembly.Module|null, files: ArrayBuffer|null}) => void} */ (() => {}));
+const start = new Promise((resolve) => { started = resolve; });
+
 const ready = (async () => {
-  const wasm = compileApi(wasmIn);
-  const files = filesIn.then((texts) => new Map(Object.entries(texts).map(([p, t]) => [p, enc.encode(t)])));
+  const given = await start;
+  const wasm = compileApi(given.module ?? fetch(new URL('slublab-api.wasm', import.meta.url)));
+  const files = (given.files ? Promise.resolve(JSON.parse(dec.decode(given.files)))
+    : fetch(new URL('files.json', import.meta.url)).then((r) => r.json()))
+    .then((texts) => new Map(Object.entries(texts).map(([p, t]) => [p, enc.encode(t)])));
   // a running trace job's answers, for the page to give its GETs (traces.js)
   const onTrace = (path, a) => self.postMessage({ trace: path, answer: a });
   const [api, db] = await Promise.all([files.then((f) => openApi(wasm, f, { onTrace })), openDb()]);
@@ -68,6 +68,7 @@ async function remember(db, api, msg, a) {
 }
 
 self.onmessage = async (/** @type {MessageEvent} */ e) => {
+  if (e.data.start) { started(e.data.start); return; }
   const { id, method, target, headers, body, files } = e.data;
   try {
     const { api, db } = await ready;
@@ -84,4 +85,3 @@ self.onmessage = async (/** @type {MessageEvent} */ e) => {
     self.postMessage({ id, status: 500, contentType: 'application/json', disposition: '', encoding: '', body: enc.encode(msg) });
   }
 };
-for (const e of given?.held ?? []) self.onmessage(e);
