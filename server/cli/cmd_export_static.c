@@ -206,12 +206,7 @@ static void parent_of(const char *dir, char *out, size_t size)
         snprintf(out, size, "%.*s", (int)(slash - dir), dir);
 }
 
-/*
- * DIR/index.html: the bundle's, with static/boot.js before its stylesheet
- * (else before the UI's module): a classic script after a stylesheet waits
- * for it, and boot.js starts the Worker, which fetches and compiles the
- * module while the page loads the UI.
- */
+/* DIR/index.html: the bundle's, with static/boot.js before the UI's module. */
 static int write_index(const char *web, const char *dir)
 {
     char from[STATIC_PATH_MAX], to[STATIC_PATH_MAX], *html, *at;
@@ -229,12 +224,6 @@ static int write_index(const char *web, const char *dir)
         fprintf(stderr, "slublab export-static: %s loads no module\n", from);
         free(html);
         return -1;
-    }
-    {
-        char *css = strstr(html, "<link rel=\"stylesheet\"");
-
-        if (css && css < at)
-            at = css;
     }
     {
         FILE *f = fopen(to, "wb");
