@@ -107,6 +107,9 @@ test('predict mode keeps the scenario\'s story back; the score lasts the lesson;
     await page.waitForSelector('#q-result');
     await page.waitForFunction(() => /\/1 right/.test(document.getElementById('score').textContent));
     const first = await page.textContent('#score');
+    // at 1440x900 the score keeps the step counter on the buttons' row
+    const row = await page.evaluate(() => ['#position', '#play', '#score'].map((q) => document.querySelector(q).getBoundingClientRect()).map((r) => [r.top, r.bottom]));
+    assert.ok(row[0][0] < row[1][1] && row[0][1] > row[1][0], `the counter (${row[0].map(Math.round)}) on the buttons' row (${row[1].map(Math.round)}) beside the score`);
     for (let k = 3; k <= 7; k++) { await page.click('#lesson-next'); await applied(page, k); }
     await page.waitForSelector('#q-choices .q-pick');
     assert.equal(await page.textContent('#score'), first, 'another scenario, the same lesson: the score is kept');

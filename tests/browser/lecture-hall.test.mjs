@@ -74,6 +74,57 @@ for (const [width, height] of [[1280, 720], [1366, 768], [1920, 1080]]) {
   });
 }
 
+/**
+ * The structure's CPU boxes in the page: for each, what is drawn outside its
+ * box (a stack, a word) and which of its words overlap one another.
+ */
+function cpuBoxesClipped() {
+  const out = [];
+  for (const g of document.querySelectorAll('#lab-view svg.topo g.cpu')) {
+    const box = g.querySelector(':scope > rect.box').getBoundingClientRect();
+    const name = g.querySelector('text').textContent;
+    const say = (e) => e.textContent.slice(0, 24);
+    const parts = [...g.querySelectorAll('rect, text')].filter((e) => !e.matches(':scope > rect.box'));
+    for (const e of parts) {
+      const r = e.getBoundingClientRect();
+      if (r.width && (r.left < box.left - 1 || r.right > box.right + 1 || r.top < box.top - 1 || r.bottom > box.bottom + 1))
+        out.push(`${name}: ${e.tagName} "${say(e)}" outside its box (${Math.round(r.left)}-${Math.round(r.right)} in ${Math.round(box.left)}-${Math.round(box.right)})`);
+    }
+    const words = [...g.querySelectorAll('text')].map((t) => ({ t: t.textContent, r: t.getBoundingClientRect() })).filter((w) => w.t.trim() && w.r.width);
+    for (let i = 0; i < words.length; i++) {
+      for (let j = i + 1; j < words.length; j++) {
+        const a = words[i].r, b = words[j].r;
+        const x = Math.min(a.right, b.right) - Math.max(a.left, b.left), y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+        if (x > 1 && y > Math.min(a.height, b.height) / 2) out.push(`${name}: "${words[i].t}" overlaps "${words[j].t}"`);
+      }
+    }
+  }
+  return out;
+}
+
+// four CPUs in a row (flush-order) and eight in rows of compact boxes (maple):
+// at the projectors' sizes every CPU box holds its title, stacks and their words
+for (const [width, height] of [[1280, 720], [1920, 1080]]) {
+  for (const scenario of ['flush-order', 'maple-prefill-kfree-rcu']) {
+    test(`presenter view at ${width}x${height}: ${scenario}'s CPU boxes hold their titles, stacks and words`, async (t) => {
+      const page = await lab(`/?scenario=${scenario}&presenter=1`, { width, height });
+      await shotOnFailure(t, page, async () => {
+        await press(page, 'ArrowRight', 30);
+        await waitAt(page, 30);
+        await page.waitForTimeout(300);
+        const n = await page.evaluate(() => document.querySelectorAll('#lab-view svg.topo g.cpu').length);
+        assert.equal(n, scenario === 'flush-order' ? 4 : 8);
+        assert.deepEqual(await page.evaluate(cpuBoxesClipped), []);
+        // the slab rows keep their room beside it
+        const rows = await page.evaluate(() => window.__slublab.slabRows());
+        assert.ok(rows.some((r) => r.cells.length >= 4 && r.cells.every((c) => c.height >= 24)), `slab cells of 24 px: ${JSON.stringify(rows.map((r) => r.cells[0]?.height))}`);
+        if (width === 1920) await page.screenshot({ path: join(OUT, `lecture-presenter-${scenario}-${width}x${height}.png`) });
+      });
+      await page.close();
+    });
+  }
+}
+
 test('normal view at 1280x720: the header on one line, the caches table in its panel, the structure inside the picture', async (t) => {
   const page = await lab('/?scenario=free-storm', { width: 1280, height: 720 });
   await shotOnFailure(t, page, async () => {

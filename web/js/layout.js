@@ -48,6 +48,9 @@ export function callerHands(events) {
   return out;
 }
 
+/** The narrowest a CPU box of up to four CPUs is drawn: its three stacks 48 apart, with a margin. */
+export const CPU_MIN_W = 8 + 3 * 48 + 8;
+
 /**
  * The structure scene.
  * @param {Snapshot} snap
@@ -75,7 +78,10 @@ export function topoScene(snap, v, opts = {}) {
   // ---- CPUs
   const nCpu = snap.nr_cpus;
   const compact = nCpu > 4;
-  const cw = compact ? 180 : Math.min(290, (W - gap * (nCpu - 1)) / Math.max(nCpu, 1));
+  // a CPU box holds its three stacks side by side (and its title above them):
+  // CPUs that would be narrower than that share the width in rows instead
+  const fit = Math.max(1, Math.min(nCpu, Math.floor((W + gap) / (CPU_MIN_W + gap))));
+  const cw = compact ? 180 : Math.min(290, (W - gap * (fit - 1)) / fit);
   // too narrow for the caller's pocket beside the three stacks (its words and an address): it goes under them
   const below = !compact && cw - 8 - (8 + 3 * 48 + 4) < 90;
   // a cache of the hybrid model (6.18) with sheaves has a cpu slab too: its
