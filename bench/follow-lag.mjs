@@ -14,9 +14,15 @@
 //
 // Prints a Markdown table, a row per round and server: the steps the
 // presenter reached, its moves (POST .../step) that failed or were
-// refused, the node followers' state fetches (p50, p99, failed), the worst
-// lags' median, p90, p99 and maximum, and how many followers stayed within
-// 1 s.  With SLUBLAB_BIN_BEFORE set, each round runs that program too,
+// refused, the node followers' state fetches (p50, p99, failed), the
+// share of the time their threads' event loops were busy (near 100 % the
+// followers are late themselves: what they measure is their own delay as
+// much as the server's), the presenter's worst lag behind its own page
+// counting the moves the server answered ("moved": the page publishes its
+// position at most every 100 ms), the node followers' worst lags counting
+// the position the stream announced rather than the state shown ("heard":
+// median and p99), the worst lags' median, p90, p99 and maximum, and how
+// many followers stayed within 1 s.  With SLUBLAB_BIN_BEFORE set, each round runs that program too,
 // the two alternating (before first in odd rounds, after first in even);
 // SLUBLAB_SERVE_ARGS adds options to both servers (to try other limits).
 // Run: node bench/follow-lag.mjs 3 300
@@ -36,9 +42,11 @@ if (!isMainThread) {
   const opened = Date.now() + 10000;
   while (nodes.some((f) => f.shown < 0 && !f.error) && Date.now() < opened) await new Promise((ok) => setTimeout(ok, 50));
   parentPort.postMessage('ready');
+  const elu0 = performance.eventLoopUtilization();
   parentPort.once('message', () => {
+    const busy = performance.eventLoopUtilization(elu0).utilization;
     for (const f of nodes) f.stop();
-    parentPort.postMessage(nodes.map((f) => ({ trail: f.trail, times: f.times, error: f.error ? String(f.error) : null })));
+    parentPort.postMessage({ busy, nodes: nodes.map((f) => ({ trail: f.trail, heard: f.heard, times: f.times, error: f.error ? String(f.error) : null })) });
   });
 }
 
@@ -80,12 +88,17 @@ async function round(name, bin, k) {
   };
   try {
     const presenter = await open('/?scenario=order-fallback&presenter=1');
-    const moves = { sent: 0, dropped: 0 };
+    const moves = { sent: 0, dropped: 0, trail: [] };
     presenter.on('requestfinished', async (req) => {
       if (!/\/step$/.test(req.url())) return;
       moves.sent++;
       const res = await req.response();
       if (!res || res.status() !== 200) moves.dropped++;
+      else {
+        // when the server answered the move: from then on followers may hear it
+        const tm = req.timing();
+        moves.trail.push([tm.startTime + tm.responseEnd, JSON.parse(req.postData()).to]);
+      }
     });
     presenter.on('requestfailed', (req) => {
       if (/\/step$/.test(req.url())) { moves.sent++; moves.dropped++; }
@@ -111,10 +124,18 @@ async function round(name, bin, k) {
     const pt = await presenter.evaluate(() => window.__trail);
     const lags = [];
     for (const p of pages) lags.push(worstLag(pt, await p.evaluate(() => window.__trail), start + 1000, end));
-    const nodes = (await Promise.all(workers.map((w) => new Promise((ok) => { w.once('message', ok); w.postMessage('stop'); })))).flat();
+    const done = await Promise.all(workers.map((w) => new Promise((ok) => { w.once('message', ok); w.postMessage('stop'); })));
+    const nodes = done.flatMap((d) => d.nodes);
+    // the share of the time the followers' threads were running their code, the most of them: near 100 %
+    // they are late themselves, and the lags count their own delay besides the server's
+    const busy = Math.max(...done.map((d) => d.busy));
     await Promise.all(workers.map((w) => w.terminate()));
     for (const f of nodes) lags.push(f.error ? Infinity : worstLag(pt, f.trail, start + 1000, end));
     lags.sort((a, b) => a - b);
+    // how far behind the stream alone kept the node followers (the position heard, not yet shown)
+    moves.trail.sort((a, b) => a[0] - b[0]);
+    const moved = worstLag(pt, moves.trail, start + 1000, end);
+    const heard = nodes.map((f) => (f.error ? Infinity : worstLag(pt, f.heard, start + 1000, end))).sort((a, b) => a - b);
     const times = nodes.flatMap((f) => f.times).sort((a, b) => a - b);
     const failed = nodes.filter((f) => f.error).length;
     const reached = pt.length ? pt[pt.length - 1][1] : 0;
@@ -122,6 +143,7 @@ async function round(name, bin, k) {
     await presenter.close();
     return `| ${name} | ${k} | ${lags.length} | ${reached} | ${moves.sent} | ${moves.dropped} | ` +
       `${times.length} | ${ms(pct(times, 50))} | ${ms(pct(times, 99))} | ${failed} | ` +
+      `${Math.round(busy * 100)} | ${ms(moved)} | ${ms(pct(heard, 50))} | ${ms(pct(heard, 99))} | ` +
       `${ms(pct(lags, 50))} | ${ms(pct(lags, 90))} | ${ms(pct(lags, 99))} | ${ms(lags[lags.length - 1])} | ` +
       `${lags.filter((x) => x <= 1000).length} |`;
   } finally {
@@ -139,9 +161,9 @@ async function main() {
     'all on one address, default limits.');
   console.log('');
   console.log('| server | round | followers | presenter reached step | presenter moves | moves dropped | ' +
-    'state fetches | state p50 ms | state p99 ms | followers failed | lag median ms | lag p90 ms | lag p99 ms | ' +
-    'lag max ms | within 1 s |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    'state fetches | state p50 ms | state p99 ms | followers failed | follower threads busy % | moved lag ms | heard lag median ms | heard lag p99 ms | ' +
+    'lag median ms | lag p90 ms | lag p99 ms | lag max ms | within 1 s |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (let k = 1; k <= ROUNDS; k++) {
     const runs = before ? [['before', before], ['after', after]] : [['this build', after]];
     if (k % 2 === 0) runs.reverse();
