@@ -15,7 +15,9 @@
 // Prints a Markdown table, a row per round and server: the steps the
 // presenter reached, its moves (POST .../step) that failed or were
 // refused, the node followers' state fetches (p50, p99, failed), the
-// share of the time their threads' event loops were busy (near 100 % the
+// server's CPU over the 10 s (percent of one CPU, every thread) and its
+// follow thread's (named slublab-follow: 0 for a server that does not name
+// it), the share of the time their threads' event loops were busy (near 100 % the
 // followers are late themselves: what they measure is their own delay as
 // much as the server's), the presenter's worst lag behind its own page
 // counting the moves the server answered ("moved": the page publishes its
@@ -26,6 +28,8 @@
 // the two alternating (before first in odd rounds, after first in even);
 // SLUBLAB_SERVE_ARGS adds options to both servers (to try other limits).
 // Run: node bench/follow-lag.mjs 3 300
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
@@ -55,6 +59,7 @@ const FOLLOWERS = Number(process.argv[3] ?? 300);
 const PLAY_MS = 10000, PAGES = 3, SPEED = 16;
 const NODES = Math.max(0, FOLLOWERS - PAGES);
 const THREADS = Math.max(1, availableParallelism());
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
 
 /** The first time trail @pt shows a step past @at, or Infinity. */
 function firstPast(pt, at) {
@@ -71,6 +76,21 @@ function worstLag(pt, ft, from, to) {
     if (since <= time) worst = Math.max(worst, time - since);
   }
   return worst;
+}
+
+/** CPU seconds process @pid has used so far, and those of its thread named slublab-follow (0 when none). */
+function cpuOf(pid) {
+  const secs = (stat) => {
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[14 - 3]) + Number(f[15 - 3])) / CLK_TCK; // utime, stime
+  };
+  let hub = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'slublab-follow') hub = secs(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+    } catch { /* the thread ended */ }
+  }
+  return { all: secs(readFileSync(`/proc/${pid}/stat`, 'utf8')), hub };
 }
 
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
@@ -115,10 +135,10 @@ async function round(name, bin, k) {
     }
     await Promise.all(workers.map((w) => new Promise((ok) => w.once('message', ok))));
     await trail(presenter);
-    const start = Date.now();
+    const start = Date.now(), cpu0 = cpuOf(server.pid);
     await presenter.evaluate((speed) => { const p = window.__slublab.player; p.setSpeed(speed); p.play(); }, SPEED);
     await presenter.waitForTimeout(PLAY_MS);
-    const end = Date.now();
+    const end = Date.now(), cpu1 = cpuOf(server.pid);
     await presenter.evaluate(() => window.__slublab.player.pause());
     await presenter.waitForTimeout(500); // the last move answered
     const pt = await presenter.evaluate(() => window.__trail);
@@ -143,6 +163,7 @@ async function round(name, bin, k) {
     await presenter.close();
     return `| ${name} | ${k} | ${lags.length} | ${reached} | ${moves.sent} | ${moves.dropped} | ` +
       `${times.length} | ${ms(pct(times, 50))} | ${ms(pct(times, 99))} | ${failed} | ` +
+      `${((cpu1.all - cpu0.all) / ((end - start) / 1000) * 100).toFixed(0)} | ${((cpu1.hub - cpu0.hub) * 1000).toFixed(0)} | ` +
       `${Math.round(busy * 100)} | ${ms(moved)} | ${ms(pct(heard, 50))} | ${ms(pct(heard, 99))} | ` +
       `${ms(pct(lags, 50))} | ${ms(pct(lags, 90))} | ${ms(pct(lags, 99))} | ${ms(lags[lags.length - 1])} | ` +
       `${lags.filter((x) => x <= 1000).length} |`;
@@ -161,9 +182,9 @@ async function main() {
     'all on one address, default limits.');
   console.log('');
   console.log('| server | round | followers | presenter reached step | presenter moves | moves dropped | ' +
-    'state fetches | state p50 ms | state p99 ms | followers failed | follower threads busy % | moved lag ms | heard lag median ms | heard lag p99 ms | ' +
+    'state fetches | state p50 ms | state p99 ms | followers failed | server CPU % | follow thread CPU ms | follower threads busy % | moved lag ms | heard lag median ms | heard lag p99 ms | ' +
     'lag median ms | lag p90 ms | lag p99 ms | lag max ms | within 1 s |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (let k = 1; k <= ROUNDS; k++) {
     const runs = before ? [['before', before], ['after', after]] : [['this build', after]];
     if (k % 2 === 0) runs.reverse();
