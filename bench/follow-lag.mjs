@@ -14,12 +14,22 @@
 //
 // Prints a Markdown table, a row per round and server: the steps the
 // presenter reached, its moves (POST .../step) that failed or were
-// refused, the node followers' state fetches (p50, p99, failed), the worst
-// lags' median, p90, p99 and maximum, and how many followers stayed within
-// 1 s.  With SLUBLAB_BIN_BEFORE set, each round runs that program too,
+// refused, the node followers' state fetches (p50, p99, failed), the
+// server's CPU over the 10 s (percent of one CPU, every thread) and its
+// follow thread's (named slublab-follow: 0 for a server that does not name
+// it), the share of the time their threads' event loops were busy (near 100 % the
+// followers are late themselves: what they measure is their own delay as
+// much as the server's), the presenter's worst lag behind its own page
+// counting the moves the server answered ("moved": the page publishes its
+// position at most every 100 ms), the node followers' worst lags counting
+// the position the stream announced rather than the state shown ("heard":
+// median and p99), the worst lags' median, p90, p99 and maximum, and how
+// many followers stayed within 1 s.  With SLUBLAB_BIN_BEFORE set, each round runs that program too,
 // the two alternating (before first in odd rounds, after first in even);
 // SLUBLAB_SERVE_ARGS adds options to both servers (to try other limits).
 // Run: node bench/follow-lag.mjs 3 300
+import { execFileSync } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Worker, isMainThread, parentPort, workerData } from 'node:worker_threads';
 
@@ -36,9 +46,11 @@ if (!isMainThread) {
   const opened = Date.now() + 10000;
   while (nodes.some((f) => f.shown < 0 && !f.error) && Date.now() < opened) await new Promise((ok) => setTimeout(ok, 50));
   parentPort.postMessage('ready');
+  const elu0 = performance.eventLoopUtilization();
   parentPort.once('message', () => {
+    const busy = performance.eventLoopUtilization(elu0).utilization;
     for (const f of nodes) f.stop();
-    parentPort.postMessage(nodes.map((f) => ({ trail: f.trail, times: f.times, error: f.error ? String(f.error) : null })));
+    parentPort.postMessage({ busy, nodes: nodes.map((f) => ({ trail: f.trail, heard: f.heard, times: f.times, error: f.error ? String(f.error) : null })) });
   });
 }
 
@@ -47,6 +59,7 @@ const FOLLOWERS = Number(process.argv[3] ?? 300);
 const PLAY_MS = 10000, PAGES = 3, SPEED = 16;
 const NODES = Math.max(0, FOLLOWERS - PAGES);
 const THREADS = Math.max(1, availableParallelism());
+const CLK_TCK = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' })) || 100;
 
 /** The first time trail @pt shows a step past @at, or Infinity. */
 function firstPast(pt, at) {
@@ -65,6 +78,21 @@ function worstLag(pt, ft, from, to) {
   return worst;
 }
 
+/** CPU seconds process @pid has used so far, and those of its thread named slublab-follow (0 when none). */
+function cpuOf(pid) {
+  const secs = (stat) => {
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[14 - 3]) + Number(f[15 - 3])) / CLK_TCK; // utime, stime
+  };
+  let hub = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      if (readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim() === 'slublab-follow') hub = secs(readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8'));
+    } catch { /* the thread ended */ }
+  }
+  return { all: secs(readFileSync(`/proc/${pid}/stat`, 'utf8')), hub };
+}
+
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const ms = (x) => (Number.isFinite(x) ? String(Math.round(x)) : 'never');
 
@@ -80,12 +108,17 @@ async function round(name, bin, k) {
   };
   try {
     const presenter = await open('/?scenario=order-fallback&presenter=1');
-    const moves = { sent: 0, dropped: 0 };
+    const moves = { sent: 0, dropped: 0, trail: [] };
     presenter.on('requestfinished', async (req) => {
       if (!/\/step$/.test(req.url())) return;
       moves.sent++;
       const res = await req.response();
       if (!res || res.status() !== 200) moves.dropped++;
+      else {
+        // when the server answered the move: from then on followers may hear it
+        const tm = req.timing();
+        moves.trail.push([tm.startTime + tm.responseEnd, JSON.parse(req.postData()).to]);
+      }
     });
     presenter.on('requestfailed', (req) => {
       if (/\/step$/.test(req.url())) { moves.sent++; moves.dropped++; }
@@ -102,19 +135,27 @@ async function round(name, bin, k) {
     }
     await Promise.all(workers.map((w) => new Promise((ok) => w.once('message', ok))));
     await trail(presenter);
-    const start = Date.now();
+    const start = Date.now(), cpu0 = cpuOf(server.pid);
     await presenter.evaluate((speed) => { const p = window.__slublab.player; p.setSpeed(speed); p.play(); }, SPEED);
     await presenter.waitForTimeout(PLAY_MS);
-    const end = Date.now();
+    const end = Date.now(), cpu1 = cpuOf(server.pid);
     await presenter.evaluate(() => window.__slublab.player.pause());
     await presenter.waitForTimeout(500); // the last move answered
     const pt = await presenter.evaluate(() => window.__trail);
     const lags = [];
     for (const p of pages) lags.push(worstLag(pt, await p.evaluate(() => window.__trail), start + 1000, end));
-    const nodes = (await Promise.all(workers.map((w) => new Promise((ok) => { w.once('message', ok); w.postMessage('stop'); })))).flat();
+    const done = await Promise.all(workers.map((w) => new Promise((ok) => { w.once('message', ok); w.postMessage('stop'); })));
+    const nodes = done.flatMap((d) => d.nodes);
+    // the share of the time the followers' threads were running their code, the most of them: near 100 %
+    // they are late themselves, and the lags count their own delay besides the server's
+    const busy = Math.max(...done.map((d) => d.busy));
     await Promise.all(workers.map((w) => w.terminate()));
     for (const f of nodes) lags.push(f.error ? Infinity : worstLag(pt, f.trail, start + 1000, end));
     lags.sort((a, b) => a - b);
+    // how far behind the stream alone kept the node followers (the position heard, not yet shown)
+    moves.trail.sort((a, b) => a[0] - b[0]);
+    const moved = worstLag(pt, moves.trail, start + 1000, end);
+    const heard = nodes.map((f) => (f.error ? Infinity : worstLag(pt, f.heard, start + 1000, end))).sort((a, b) => a - b);
     const times = nodes.flatMap((f) => f.times).sort((a, b) => a - b);
     const failed = nodes.filter((f) => f.error).length;
     const reached = pt.length ? pt[pt.length - 1][1] : 0;
@@ -122,6 +163,8 @@ async function round(name, bin, k) {
     await presenter.close();
     return `| ${name} | ${k} | ${lags.length} | ${reached} | ${moves.sent} | ${moves.dropped} | ` +
       `${times.length} | ${ms(pct(times, 50))} | ${ms(pct(times, 99))} | ${failed} | ` +
+      `${((cpu1.all - cpu0.all) / ((end - start) / 1000) * 100).toFixed(0)} | ${((cpu1.hub - cpu0.hub) * 1000).toFixed(0)} | ` +
+      `${Math.round(busy * 100)} | ${ms(moved)} | ${ms(pct(heard, 50))} | ${ms(pct(heard, 99))} | ` +
       `${ms(pct(lags, 50))} | ${ms(pct(lags, 90))} | ${ms(pct(lags, 99))} | ${ms(lags[lags.length - 1])} | ` +
       `${lags.filter((x) => x <= 1000).length} |`;
   } finally {
@@ -139,9 +182,9 @@ async function main() {
     'all on one address, default limits.');
   console.log('');
   console.log('| server | round | followers | presenter reached step | presenter moves | moves dropped | ' +
-    'state fetches | state p50 ms | state p99 ms | followers failed | lag median ms | lag p90 ms | lag p99 ms | ' +
-    'lag max ms | within 1 s |');
-  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+    'state fetches | state p50 ms | state p99 ms | followers failed | server CPU % | follow thread CPU ms | follower threads busy % | moved lag ms | heard lag median ms | heard lag p99 ms | ' +
+    'lag median ms | lag p90 ms | lag p99 ms | lag max ms | within 1 s |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   for (let k = 1; k <= ROUNDS; k++) {
     const runs = before ? [['before', before], ['after', after]] : [['this build', after]];
     if (k % 2 === 0) runs.reverse();

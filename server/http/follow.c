@@ -24,10 +24,15 @@
  * While some follower is behind its topic the hub thread ticks every
  * FOLLOW_TICK_MS and writes to each whose interval has passed, as many as a
  * token bucket of `rate` a second allows, round-robin; otherwise it sleeps
- * until a publish or the next heartbeat check.  The thread runs at nice 19:
- * followers wait when the machine is busy, the presenter does not.  A
- * message that the socket takes only in part is kept and finished first on
- * the next tick, so chunks are never interleaved.
+ * until a publish or the next heartbeat check.  The thread runs at the
+ * connection threads' priority, which serve the followers' state fetches
+ * from the state the presenter's step cached: a message is a send() of a
+ * few hundred bytes, at most `rate` a second, so the thread takes a few
+ * percent of a core at most, while at a lower priority (it ran at nice 19)
+ * any busy process on the machine held every follower's message back for
+ * seconds.  The presenter's step never waits for it: a publish takes only
+ * topic_lock.  A message that the socket takes only in part is kept and
+ * finished first on the next tick, so chunks are never interleaved.
  */
 #include "http/follow.h"
 
@@ -40,9 +45,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -53,6 +57,7 @@
 #define FOLLOW_MSG_MAX 320 /* bytes of one framed message, at most */
 #define FOLLOW_STALL   30  /* seconds a follower's socket may stay full */
 #define FOLLOW_CATCH_UP 0.25 /* seconds of the rate a late pass may send at once */
+#define FOLLOW_THREAD_NAME "slublab-follow" /* its name in /proc (15 bytes at most) */
 
 struct topic {
     char id[TOPIC_ID_MAX + 1];
@@ -264,12 +269,10 @@ static void *follow_thread(void *arg)
     struct timespec last, now;
     double tokens = 0;
 
-    /* Followers come after the presenter: on a busy machine this thread
-     * waits for the CPU, not the presenter's requests (Linux threads have
-     * their own nice value; failing to set it changes nothing else).  The
+    /* Named for ps and top (and tests/api/follow-thread.test.mjs); the
      * presenter's publish takes only topic_lock, which this thread holds
      * for a copy, never while it writes to sockets. */
-    setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), 19);
+    (void)prctl(PR_SET_NAME, FOLLOW_THREAD_NAME, 0, 0, 0);
     now_mono(&last);
     pthread_mutex_lock(&hub->topic_lock);
     while (!hub->stopping) {

@@ -19,6 +19,7 @@
 #include "http/app.h"
 #include "present/compare.h"
 #include "present/export_html.h"
+#include "present/json_session.h"
 #include "present/json_state.h"
 #include "present/report_md.h"
 #include "present/svg_chart.h"
@@ -34,7 +35,8 @@ int route_health(const struct request *req, struct response *res)
     if (o && (!json_put(o, "status", cJSON_CreateString("ok")) ||
               !json_put(o, "version", cJSON_CreateString(SIM_VERSION)) ||
               !json_put(o, "offline_max_events", json_uint(EXPORT_HTML_MAX_EVENTS)) ||
-              !json_put(o, "public_url", cJSON_CreateString(req->app->public_url)))) {
+              !json_put(o, "public_url", cJSON_CreateString(req->app->public_url)) ||
+              !json_put(o, "states_rendered", json_uint(json_position_rendered())))) {
         cJSON_Delete(o);
         o = NULL;
     }

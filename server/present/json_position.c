@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,6 +127,13 @@ static int position_names(const struct session *s, uint64_t at, cJSON *o)
     return 0;
 }
 
+static atomic_uint_least64_t states_rendered;
+
+uint64_t json_position_rendered(void)
+{
+    return atomic_load(&states_rendered);
+}
+
 int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob **out,
                         struct strbuf *err)
 {
@@ -138,6 +146,7 @@ int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct 
     *out = NULL;
     if (at <= session_nr_events(s) && (*out = session_state_cached(s, at, slab)))
         return 0;
+    atomic_fetch_add(&states_rendered, 1);
     ret = session_visit(s, at, &view, NULL, err);
     if (!ret && d.slab_missing) {
         strbuf_printf(err, "bytes: there is no slab 0x%" PRIx64 " at position %" PRIu64, slab, at);

@@ -50,6 +50,9 @@ cJSON *json_session_warnings(const struct session *s, size_t from, size_t max);
  */
 int json_position_state(struct session *s, uint64_t at, sim_addr_t slab, struct blob **out,
                         struct strbuf *err);
+/* States json_position_state() rendered (not served from the cache) since the program
+ * started, over all sessions: GET /api/health's states_rendered. */
+uint64_t json_position_rendered(void);
 /*
  * One cache's page of the state at @at (json_state_write_page()): the
  * cache's slabs from its @from-th (at most @count), its sheaves and its

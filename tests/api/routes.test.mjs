@@ -34,7 +34,7 @@ describe('basics', () => {
   test('health', async () => {
     const r = await api(srv.url, 'GET', '/api/health');
     assert.equal(r.status, 200);
-    assert.deepEqual(Object.keys(r.json), ['status', 'version', 'offline_max_events', 'public_url']);
+    assert.deepEqual(Object.keys(r.json), ['status', 'version', 'offline_max_events', 'public_url', 'states_rendered']);
     assert.equal(r.json.status, 'ok');
     // the follow links' base: the address it listens on (127.0.0.1 here), not the page's
     assert.equal(r.json.public_url, srv.url.replace(/\/$/, ''));

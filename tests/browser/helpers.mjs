@@ -35,6 +35,7 @@ export async function startServer(args = []) {
   });
   return {
     url,
+    pid: proc.pid,
     async stop() {
       proc.kill('SIGTERM');
       await new Promise((ok) => { proc.on('exit', ok); setTimeout(ok, 3000); });

@@ -1,0 +1,61 @@
+// tests/api/follow-thread.test.mjs: the follow hub's thread, which writes
+// the presenter's position to every follower's stream, runs at the priority
+// of the connection threads that answer those followers' state fetches, not
+// below it: at nice 19 any busy process on the machine held a hall's
+// messages back for seconds (docs/benchmarks.md, "Followers of a
+// presenter").  Read from /proc, so Linux only.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import { after, before, test } from 'node:test';
+
+import { start, tmpdir } from './lib.mjs';
+
+let srv;
+const dir = tmpdir();
+
+before(async () => {
+  srv = await start({ dir });
+});
+
+after(async () => {
+  if (srv) await srv.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** [{tid, name, nice}] of the server's threads. */
+function threads(pid) {
+  return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const name = fs.readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim();
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // the fields after "(comm) " start at field 3 (state); nice is field 19
+    const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { tid: Number(tid), name, nice: Number(rest[19 - 3]) };
+  });
+}
+
+test('the follow thread runs at the connection threads\' priority while it serves a follower', { skip: !fs.existsSync('/proc/self/task') }, async () => {
+  const res = await fetch(`${srv.url}/api/sessions`, {
+    method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario: 'free-storm' }),
+  });
+  assert.equal(res.status, 201);
+  const s = await res.json();
+  // a follower's stream, its first message read: the hub thread holds it
+  const stream = await new Promise((ok, fail) => {
+    const req = http.get(`${srv.url}/api/sessions/${s.id}/follow`, (r) => {
+      r.once('data', () => ok(req));
+    });
+    req.on('error', fail);
+  });
+  try {
+    const all = threads(srv.proc.pid);
+    const main = all.find((t) => t.tid === srv.proc.pid);
+    // none below the engine's workers (nice 5), which run the presenter's step
+    assert.deepEqual(all.filter((t) => t.nice > 5), [], 'no thread at a nice value above 5');
+    const hub = all.filter((t) => t.name === 'slublab-follow');
+    assert.equal(hub.length, 1, `one thread named slublab-follow among ${JSON.stringify(all)}`);
+    assert.equal(hub[0].nice, main.nice, 'the follow thread\'s nice value is the main thread\'s');
+  } finally {
+    stream.destroy();
+  }
+});
