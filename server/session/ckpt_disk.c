@@ -232,7 +232,7 @@ void ckpt_disk_cache_clear(struct ckpt_disk *d)
 
 static struct ckpt_disk_cached *cache_set(const struct ckpt_disk *d, const uint64_t h[2])
 {
-    return &d->cache[(size_t)(h[0] & (d->cache_sets - 1)) * CKPT_DISK_CACHE_WAYS];
+    return &d->cache[(size_t)(h[0] % d->cache_sets) * CKPT_DISK_CACHE_WAYS];
 }
 
 /* The cached bytes of page @h, or NULL. */
@@ -260,12 +260,11 @@ static void cache_put(struct ckpt_disk *d, const uint64_t h[2], const uint8_t *b
     unsigned w;
 
     if (!d->cache) {
-        size_t sets = 1;
+        /* as many sets as cache_max holds: all of its room, not a power of two of it */
+        size_t sets = (size_t)(d->cache_max / (CKPT_DISK_CACHE_WAYS * SIM_PAGE_SIZE));
 
-        if (d->cache_max < CKPT_DISK_CACHE_WAYS * SIM_PAGE_SIZE)
+        if (!sets)
             return;
-        while (2 * sets * CKPT_DISK_CACHE_WAYS * SIM_PAGE_SIZE <= d->cache_max)
-            sets *= 2;
         if (!(d->cache = calloc(sets * CKPT_DISK_CACHE_WAYS, sizeof(*d->cache))))
             return;
         d->cache_sets = sets;
