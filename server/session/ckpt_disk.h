@@ -29,7 +29,8 @@
  * repeats many of its pages and shares most with its neighbours, so a seek
  * near an image loaded before reads little from the store.  The cache holds
  * at most cache_max bytes (all of them: the number of sets is not rounded),
- * CKPT_DISK_CACHE_WAYS pages per set, the least recently used of a set
+ * CKPT_DISK_CACHE_WAYS pages per set (one smaller set when it holds fewer),
+ * the least recently used of a set
  * replaced; session_thin() empties it when nothing
  * else is left to drop.
  *
@@ -88,8 +89,9 @@ struct ckpt_disk {
     uint64_t min_ops;           /* operations before the next image may be written */
     uint64_t load_ops;          /* what a load costs, in replayed operations (the last image's) */
     uint64_t floor_ops;         /* min_ops is never below this */
-    struct ckpt_disk_cached *cache; /* sets of CKPT_DISK_CACHE_WAYS, allocated at first use */
+    struct ckpt_disk_cached *cache; /* sets of cache_ways, allocated at first use */
     size_t cache_sets;              /* 0: no cache */
+    unsigned cache_ways;            /* pages per set: CKPT_DISK_CACHE_WAYS at most */
     uint64_t cache_max;             /* bytes the cache may hold (0: none), set by the run */
     uint64_t cache_pages, cache_clock;
     /* numbers for GET /api/sessions/ID and the tests */

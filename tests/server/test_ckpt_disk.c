@@ -263,6 +263,17 @@ static void test_images(void)
         }
         CHECK_EQ_U(f.pages_read, read);
         CHECK_LE_U(f.cache_pages * SIM_PAGE_SIZE, f.cache_max);
+        /* a cache of fewer pages than a set: one set, filled, never past it */
+        ckpt_disk_cache_clear(&f);
+        f.cache_max = 8 * SIM_PAGE_SIZE;
+        for (i = 0; i < f.nr; i++) {
+            struct sim *m = NULL;
+
+            CHECK_OK(ckpt_disk_load(&f, &f.e[i], &m, NULL, NULL, NULL));
+            sim_destroy(m);
+        }
+        CHECK_EQ_U(f.cache_pages, 8);
+        CHECK_EQ_U(f.cache_sets, 1);
         ckpt_disk_release(&f);
     }
 
