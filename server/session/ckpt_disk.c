@@ -90,7 +90,7 @@ void ckpt_disk_release(struct ckpt_disk *d)
 uint64_t ckpt_disk_bytes(const struct ckpt_disk *d)
 {
     return d->cap * sizeof(*d->e) + d->cap_known * sizeof(*d->known) +
-           d->cache_sets * CKPT_DISK_CACHE_WAYS * sizeof(*d->cache) +
+           d->cache_sets * d->cache_ways * sizeof(*d->cache) +
            d->cache_pages * (SIM_PAGE_SIZE + 16);
 }
 
@@ -222,17 +222,18 @@ void ckpt_disk_cache_clear(struct ckpt_disk *d)
 {
     size_t i;
 
-    for (i = 0; i < d->cache_sets * CKPT_DISK_CACHE_WAYS; i++)
+    for (i = 0; i < d->cache_sets * d->cache_ways; i++)
         free(d->cache[i].page);
     free(d->cache);
     d->cache = NULL;
     d->cache_sets = 0;
+    d->cache_ways = 0;
     d->cache_pages = 0;
 }
 
 static struct ckpt_disk_cached *cache_set(const struct ckpt_disk *d, const uint64_t h[2])
 {
-    return &d->cache[(size_t)(h[0] & (d->cache_sets - 1)) * CKPT_DISK_CACHE_WAYS];
+    return &d->cache[(size_t)(h[0] % d->cache_sets) * d->cache_ways];
 }
 
 /* The cached bytes of page @h, or NULL. */
@@ -244,7 +245,7 @@ static const uint8_t *cache_find(struct ckpt_disk *d, const uint64_t h[2])
     if (!d->cache)
         return NULL;
     set = cache_set(d, h);
-    for (w = 0; w < CKPT_DISK_CACHE_WAYS; w++)
+    for (w = 0; w < d->cache_ways; w++)
         if (set[w].page && set[w].h[0] == h[0] && set[w].h[1] == h[1]) {
             set[w].used = ++d->cache_clock;
             return set[w].page;
@@ -260,19 +261,23 @@ static void cache_put(struct ckpt_disk *d, const uint64_t h[2], const uint8_t *b
     unsigned w;
 
     if (!d->cache) {
-        size_t sets = 1;
+        /* as many sets as cache_max holds: all of its room, not a power of
+         * two of it; a cache of fewer pages than a set is one set */
+        uint64_t room = d->cache_max / SIM_PAGE_SIZE;
+        unsigned ways = room < CKPT_DISK_CACHE_WAYS ? (unsigned)room : CKPT_DISK_CACHE_WAYS;
+        size_t sets;
 
-        if (d->cache_max < CKPT_DISK_CACHE_WAYS * SIM_PAGE_SIZE)
+        if (!ways)
             return;
-        while (2 * sets * CKPT_DISK_CACHE_WAYS * SIM_PAGE_SIZE <= d->cache_max)
-            sets *= 2;
-        if (!(d->cache = calloc(sets * CKPT_DISK_CACHE_WAYS, sizeof(*d->cache))))
+        sets = (size_t)(room / ways);
+        if (!(d->cache = calloc(sets * ways, sizeof(*d->cache))))
             return;
         d->cache_sets = sets;
+        d->cache_ways = ways;
     }
     set = cache_set(d, h);
     victim = &set[0];
-    for (w = 0; w < CKPT_DISK_CACHE_WAYS; w++) {
+    for (w = 0; w < d->cache_ways; w++) {
         if (!set[w].page) {
             victim = &set[w];
             break;

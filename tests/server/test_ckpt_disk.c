@@ -8,7 +8,8 @@
  * wrong; and a session whose checkpoints are thinned into the store under
  * a small budget gives the same states as one that keeps them all, with
  * seeks that load images; a second round of loads through the page cache
- * reads no page from the store.
+ * reads no page from the store, and a cache with room for twice the stored
+ * pages reads each at most once over two rounds.
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp() */
 
@@ -234,6 +235,46 @@ static void test_images(void)
             CHECK_EQ_U(ckpt_disk_bytes(&e), before);
         }
         ckpt_disk_release(&e);
+    }
+    /* a page cache with room for twice the stored pages: once each image
+     * has been loaded, loading them all again reads no page (the pages of
+     * an image are read in address order, so a set that more pages map to
+     * than it holds would miss all of them on every load) */
+    {
+        struct ckpt_disk f;
+        uint64_t read;
+
+        memset(&f, 0, sizeof(f));
+        CHECK_OK(ckpt_disk_open(&f, st, OWNER, 1));
+        f.cache_max = 2 * pages * SIM_PAGE_SIZE;
+        for (i = 0; i < f.nr; i++) {
+            struct sim *m = NULL;
+
+            CHECK_OK(ckpt_disk_load(&f, &f.e[i], &m, NULL, NULL, NULL));
+            sim_destroy(m);
+        }
+        read = f.pages_read;
+        CHECK_LE_U(read, pages);
+        for (i = 0; i < f.nr; i++) {
+            struct sim *m = NULL;
+
+            CHECK_OK(ckpt_disk_load(&f, &f.e[i], &m, NULL, NULL, NULL));
+            sim_destroy(m);
+        }
+        CHECK_EQ_U(f.pages_read, read);
+        CHECK_LE_U(f.cache_pages * SIM_PAGE_SIZE, f.cache_max);
+        /* a cache of fewer pages than a set: one set, filled, never past it */
+        ckpt_disk_cache_clear(&f);
+        f.cache_max = 8 * SIM_PAGE_SIZE;
+        for (i = 0; i < f.nr; i++) {
+            struct sim *m = NULL;
+
+            CHECK_OK(ckpt_disk_load(&f, &f.e[i], &m, NULL, NULL, NULL));
+            sim_destroy(m);
+        }
+        CHECK_EQ_U(f.cache_pages, 8);
+        CHECK_EQ_U(f.cache_sets, 1);
+        ckpt_disk_release(&f);
     }
 
     /* a damaged page: the image that lists it does not load */
