@@ -56,7 +56,7 @@ const built = await esbuild.build({
 // early.js, the classic script that sends the first requests while the
 // bundle loads: minified on its own, before the first state like the entry.
 const early = await esbuild.build({
-  absWorkingDir: ROOT, entryPoints: [join(web, 'js/early.js')], bundle: false, minify: true, target: 'es2022',
+  absWorkingDir: ROOT, entryPoints: [join(web, 'early.js')], bundle: false, minify: true, target: 'es2022',
   outdir: join(out, 'assets'), entryNames: '[name]-[hash]', metafile: true, logLevel: 'warning',
 });
 const css = await esbuild.build({
@@ -90,9 +90,9 @@ writeFileSync(join(out, cssName), cssText);
 // index.html: the module scripts and preloads of the development page
 // give way to the bundle's entry and its static chunks.
 let html = readFileSync(join(web, 'index.html'), 'utf8');
-const tags = [`<script type="module" src="${first[0]}"></script>`, `<script src="${earlyName}" async fetchpriority="high"></script>`,
+const tags = [`<script type="module" src="${first[0]}"></script>`, `<script src="${earlyName}"></script>`,
   ...first.slice(1, -1).map((f) => `<link rel="modulepreload" href="${f}">`)].join('\n');
-html = html.replace(/<script type="module" src="js\/main\.js"><\/script>\n<script src="js\/early\.js" async fetchpriority="high"><\/script>\n/, `${tags}\n`)
+html = html.replace(/<script type="module" src="js\/main\.js"><\/script>\n<script src="early\.js"><\/script>\n/, `${tags}\n`)
   .replace(/<link rel="modulepreload" href="js\/[^"]+">\n/g, '')
   .replace(/<script src="\/vendor\/chart\.umd\.js"[^>]*><\/script>\n/, '')
   .replace('<link rel="stylesheet" href="css/app.css">', `<link rel="stylesheet" href="${cssName}">`);

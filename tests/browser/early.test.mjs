@@ -1,4 +1,4 @@
-// The page's first requests go out while its modules load (web/js/early.js):
+// The page's first requests go out while its modules load (web/early.js):
 // with the UI's entry module held back, the new session's POST, then the
 // session's and its first state's GETs, are sent before the module arrives,
 // each once, and the page draws that session as before.  A lab reloaded

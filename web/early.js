@@ -1,13 +1,15 @@
 // The page's first requests, sent while the UI's modules still load: a
-// classic script, small, that index.html runs as soon as it arrives (async,
-// fetched with a high priority).  For an address that starts a session of
-// a shipped scenario (`/`, `/?scenario=NAME`, as readQuery() in urlstate.js
-// reads it) it sends the POST /api/sessions that main.js would send once
-// the modules have run, and once that answers, the GETs of the session and
-// of its state at 0 that the player opens it with (state.js); for one that
+// small classic script beside index.html (not one of the modules in js/),
+// which the page runs as its parser reaches it, before the modules have
+// even compiled (an async script waited behind their compilation; the
+// parser waits for its few hundred bytes only).  For an address that starts a session of a shipped scenario
+// (`/`, `/?scenario=NAME`, as readQuery() in js/urlstate.js reads it) it
+// sends the POST /api/sessions that main.js would send once the modules
+// have run, and once that answers, the GETs of the session and of its
+// state at 0 that the player opens it with (js/state.js); for one that
 // names a session (`/?session=ID&at=N`, a reload of the lab), those two
-// GETs at once.  main.js takes what is here (api.js: earlySession(), and
-// request() for the GETs) and asks for nothing twice; an address this
+// GETs at once.  main.js takes what is here (js/api.js: earlySession(),
+// and request() for the GETs) and asks for nothing twice; an address this
 // script leaves alone is opened as before.  An offline copy runs no such
 // script; in the static lab, static/boot.js runs before it, so its fetch()
 // answers these too.
