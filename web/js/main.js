@@ -53,13 +53,8 @@ const query = readQuery(/** @type {any} */ (win).__slublabOffline?.query ?? win.
 const offlineCopy = !!(/** @type {any} */ (win).__slublabOffline);
 const words = api.texts();
 // (web/early.js may have asked for it already, while the modules loaded)
-const sentEarly = api.earlySession(query.fresh);
-const early = sentEarly ?? (query.fresh ? api.createSession({ scenario: query.fresh }) : null);
+const early = api.earlySession(query.fresh) ?? (query.fresh ? api.createSession({ scenario: query.fresh }) : null);
 early?.catch(() => {});
-// One turn of the event loop before the views are built: if the session's
-// POST has been answered by now, early.js reads it and sends the GETs that
-// follow it, which then travel while the views build, instead of after.
-if (sentEarly) await new Promise((ok) => { setTimeout(ok, 0); });
 
 const storage = browserStorage(win);
 const tokens = createTokens(storage);
