@@ -7,7 +7,7 @@
 // OUT gets a whole web root: index.html pointing at the bundle, assets/
 // (the bundle's entry and the chunks of the views loaded on first use,
 // minified, and Chart.js, every name content-hashed: the server sends them
-// `immutable`), css/app.css minified, data/, favicon.svg and
+// `immutable`; the stylesheet too), css/app.css minified, data/, favicon.svg and
 // offline/loader.js (the HTML export's) as they are.  Every text file gets
 // a .gz and a .br beside it (node's zlib), which the server sends by
 // Accept-Encoding.  OUT/.manifest.json (not served: a hidden name) lists
@@ -53,11 +53,17 @@ const built = await esbuild.build({
   define: { SLUBLAB_CHART_URL: JSON.stringify(`assets/${chartName}`) },
   metafile: true, logLevel: 'warning',
 });
+// early.js, the classic script that sends the first requests while the
+// bundle loads: minified on its own, before the first state like the entry.
+const early = await esbuild.build({
+  absWorkingDir: ROOT, entryPoints: [join(web, 'early.js')], bundle: false, minify: true, target: 'es2022',
+  outdir: join(out, 'assets'), entryNames: '[name]-[hash]', metafile: true, logLevel: 'warning',
+});
 const css = await esbuild.build({
   absWorkingDir: ROOT, entryPoints: [join(web, 'css/app.css')], bundle: false, minify: true,
   outfile: join(out, 'css/app.css'), logLevel: 'warning',
 });
-if (built.errors.length || css.errors.length) process.exit(1);
+if (built.errors.length || early.errors.length || css.errors.length) process.exit(1);
 
 // What loads before the first state: the entry and what it imports
 // statically (each once); import() chunks load on first use.
@@ -70,18 +76,27 @@ const first = [];
   first.push(rel(p));
   for (const i of outputs[p].imports) if (i.kind === 'import-statement') walk(i.path);
 })(entry);
+const earlyName = rel(Object.keys(early.metafile.outputs)[0]);
+first.push(earlyName);
 
 for (const f of ['favicon.svg', 'data', 'offline']) cpSync(join(web, f), join(out, f), { recursive: true });
+// The page links the stylesheet under a hashed name too (sent `immutable`,
+// so a page loaded again waits for no revalidation before its modules run);
+// css/app.css stays for the HTML export, which inlines it.
+const cssText = readFileSync(join(out, 'css/app.css'));
+const cssName = `assets/app-${createHash('sha256').update(cssText).digest('hex').slice(0, 10)}.css`;
+writeFileSync(join(out, cssName), cssText);
 
 // index.html: the module scripts and preloads of the development page
 // give way to the bundle's entry and its static chunks.
 let html = readFileSync(join(web, 'index.html'), 'utf8');
-const tags = [`<script type="module" src="${first[0]}"></script>`,
-  ...first.slice(1).map((f) => `<link rel="modulepreload" href="${f}">`)].join('\n');
-html = html.replace(/<script type="module" src="js\/main\.js"><\/script>\n/, `${tags}\n`)
+const tags = [`<script type="module" src="${first[0]}"></script>`, `<script src="${earlyName}"></script>`,
+  ...first.slice(1, -1).map((f) => `<link rel="modulepreload" href="${f}">`)].join('\n');
+html = html.replace(/<script type="module" src="js\/main\.js"><\/script>\n<script src="early\.js"><\/script>\n/, `${tags}\n`)
   .replace(/<link rel="modulepreload" href="js\/[^"]+">\n/g, '')
-  .replace(/<script src="\/vendor\/chart\.umd\.js"[^>]*><\/script>\n/, '');
-if (!html.includes(first[0]) || /src="js\//.test(html)) {
+  .replace(/<script src="\/vendor\/chart\.umd\.js"[^>]*><\/script>\n/, '')
+  .replace('<link rel="stylesheet" href="css/app.css">', `<link rel="stylesheet" href="${cssName}">`);
+if (!html.includes(first[0]) || !html.includes(earlyName) || !html.includes(cssName) || /src="js\//.test(html)) {
   console.error('bundle-web: web/index.html no longer has the script tags this script replaces');
   process.exit(1);
 }

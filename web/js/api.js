@@ -16,6 +16,13 @@ export class ApiError extends Error {
  * @param {{ body?: any, token?: string|null, raw?: boolean }} [o]
  */
 async function request(method, path, o = {}) {
+  // a GET that early.js sent while the modules loaded is taken once
+  const early = method === 'GET' && !o.token ? earlyGets()?.[path] : undefined;
+  if (early) {
+    delete earlyGets()[path];
+    const a = await early.catch(() => null);
+    if (a) return answer(a.status, a.text, o.raw);
+  }
   /** @type {Record<string, string>} */
   const headers = {};
   let body;
@@ -31,19 +38,33 @@ async function request(method, path, o = {}) {
     throw new ApiError(0, 'network', `the server cannot be reached (${err.message})`);
   }
   if (res.status === 204) return null;
-  const text = await res.text();
+  return answer(res.status, await res.text(), o.raw);
+}
+
+/** An answer of status @status and body @text: its JSON (or @raw, its text), or an ApiError. */
+function answer(status, text, raw) {
+  if (status === 204) return null;
   let json = null;
   try {
     json = text ? JSON.parse(text) : null;
   } catch {
-    throw new ApiError(res.status, 'bad_json', `the server sent something that is not JSON (${res.status})`);
+    throw new ApiError(status, 'bad_json', `the server sent something that is not JSON (${status})`);
   }
-  if (!res.ok) {
+  if (status < 200 || status > 299) {
     const e = json && json.error;
-    throw new ApiError(res.status, e?.code ?? 'error', e?.message ?? `HTTP ${res.status}`);
+    throw new ApiError(status, e?.code ?? 'error', e?.message ?? `HTTP ${status}`);
   }
-  return o.raw ? text : json;
+  return raw ? text : json;
 }
+
+/**
+ * What early.js sent before the modules ran (window.__slublabEarly):
+ * {scenario, create, gets}, the POST /api/sessions of a new session of
+ * `scenario` and the GETs that follow it, each a promise of {status, text}.
+ * @returns {{ scenario: string, create: Promise<{ status: number, text: string }>, gets: Record<string, Promise<{ status: number, text: string }>> }|undefined}
+ */
+const earlyStart = () => /** @type {any} */ (globalThis).__slublabEarly;
+const earlyGets = () => earlyStart()?.gets;
 
 /**
  * A file the server offers as a download (an export, a report, the offline
@@ -89,6 +110,23 @@ export const api = {
   sourceLines: () => request('GET', '/data/source-lines.json'),
   scenarios: () => request('GET', '/api/scenarios'),
   scenario: (name) => request('GET', `/api/scenarios/${encodeURIComponent(name)}`),
+  /**
+   * The new session of shipped scenario @scenario that early.js asked for,
+   * answered as createSession() answers (taken once), or null when it
+   * asked for none, or another, or has not run yet (then it will not: the
+   * page asks for what it needs itself).  main.js calls it once as it
+   * starts, with null when the address names no new session.
+   * @param {string|null} scenario
+   */
+  earlySession(scenario) {
+    const e = earlyStart();
+    if (!e) /** @type {any} */ (globalThis).__slublabEarly = { scenario: null, create: null, gets: {} };
+    if (!e?.create || scenario === null || e.scenario !== scenario) return null;
+    const p = e.create;
+    e.create = null;
+    return p.then((a) => answer(a.status, a.text, false),
+      (err) => { throw new ApiError(0, 'network', `the server cannot be reached (${err.message})`); });
+  },
   /** @param {{ scenario: string|object, seed?: number, kernel?: string, model?: string, variants?: object, ops?: any[] }} body */
   createSession: (body) => request('POST', '/api/sessions', { body }).then((r) => {
     if (r?.id && body?.scenario && typeof body.scenario === 'object') sent.set(r.id, body.scenario);

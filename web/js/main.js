@@ -52,7 +52,8 @@ const query = readQuery(/** @type {any} */ (win).__slublabOffline?.query ?? win.
 // an offline copy offers only what works without the server (docs/export.md)
 const offlineCopy = !!(/** @type {any} */ (win).__slublabOffline);
 const words = api.texts();
-const early = query.fresh ? api.createSession({ scenario: query.fresh }) : null;
+// (web/early.js may have asked for it already, while the modules loaded)
+const early = api.earlySession(query.fresh) ?? (query.fresh ? api.createSession({ scenario: query.fresh }) : null);
 early?.catch(() => {});
 
 const storage = browserStorage(win);

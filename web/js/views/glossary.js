@@ -12,17 +12,23 @@ import { GLOSSARY, findTerms, termById } from '../glossary.js';
 export function createGlossary(dialog) {
   const doc = dialog.ownerDocument;
   const list = h(doc, 'dl', { class: 'glossary-list', id: 'glossary-list' });
-  const close = h(doc, 'button', { type: 'button', id: 'glossary-close', onclick: () => dialog.close() }, 'Close');
-  fill(dialog, h(doc, 'h2', { id: 'glossary-title' }, 'Glossary'),
-    h(doc, 'p', { class: 'note' }, 'The words the lessons and the picture use, and the kernel function, field or constant each comes from.'),
-    list, h(doc, 'p', null, close, ' ', h(doc, 'span', { class: 'note' }, 'or Esc')));
-  for (const t of GLOSSARY) {
-    list.append(h(doc, 'dt', { id: `gl-${t.id}` }, t.term),
-      h(doc, 'dd', { dataset: { term: t.id } }, t.words, ' ', h(doc, 'span', { class: 'gl-from' }, 'From: ', h(doc, 'code', null, t.from), '.')));
+  // the dialog's words are written when it first opens, not while the page boots
+  let filled = false;
+  function fillList() {
+    filled = true;
+    const close = h(doc, 'button', { type: 'button', id: 'glossary-close', onclick: () => dialog.close() }, 'Close');
+    fill(dialog, h(doc, 'h2', { id: 'glossary-title' }, 'Glossary'),
+      h(doc, 'p', { class: 'note' }, 'The words the lessons and the picture use, and the kernel function, field or constant each comes from.'),
+      list, h(doc, 'p', null, close, ' ', h(doc, 'span', { class: 'note' }, 'or Esc')));
+    for (const t of GLOSSARY) {
+      list.append(h(doc, 'dt', { id: `gl-${t.id}` }, t.term),
+        h(doc, 'dd', { dataset: { term: t.id } }, t.words, ' ', h(doc, 'span', { class: 'gl-from' }, 'From: ', h(doc, 'code', null, t.from), '.')));
+    }
   }
 
   /** Open the glossary, at term @id when given. */
   function show(id = '') {
+    if (!filled) fillList();
     if (!dialog.open) dialog.showModal();
     for (const x of list.querySelectorAll('.gl-now')) x.classList.remove('gl-now');
     const dt = id ? list.querySelector(`#gl-${id}`) : null;

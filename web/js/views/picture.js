@@ -162,7 +162,13 @@ export function createPicture(root, o) {
   }
   let gridH = 120;
 
-  function redraw() { measure(); if (last) render(last.m, true); }
+  // Before the first picture nothing is measured (a layout of the page while
+  // it boots): the first render measures (sizes()).
+  function redraw() {
+    if (!last) { measured.w = 0; return; }
+    measure();
+    render(last.m, true);
+  }
 
   let legendKey = null;
   const legendCounts = [];
