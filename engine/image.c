@@ -45,12 +45,14 @@ static const char image_tag[] =
 _Static_assert(SIM_NR_STATS == 48, "image.c: update IMAGE_LAYOUT and IMAGE_FORMAT");
 _Static_assert(SIM_NR_VARIANTS == 8, "image.c: update IMAGE_LAYOUT and IMAGE_FORMAT");
 #if UINTPTR_MAX == UINT64_MAX
-/* sim->choice, the steering of choice points (choice.c), is never saved */
-_Static_assert(sizeof(struct sim) - sizeof(struct choice_state *) == 2152 && sizeof(struct sim_config) == 496 &&
-                       sizeof(struct zone) == 296 && sizeof(struct sim_page) == 24 &&
-                       sizeof(struct kmem_cache) == 200 && sizeof(struct slab) == 80 &&
-                       sizeof(struct slab_sheaf) == 72 && sizeof(struct rcu_cb) == 16 &&
-                       sizeof(struct user_block) == 16 && sizeof(struct sim_page_alloc) == 88,
+/* sim->choice, the steering of choice points (choice.c), is never saved;
+ * nr_sheaf_arrays and sheaf_slots are counted again as the sheaves load */
+_Static_assert(sizeof(struct sim) - sizeof(struct choice_state *) - 2 * sizeof(uint64_t) == 2152 &&
+                       sizeof(struct sim_config) == 496 && sizeof(struct zone) == 296 &&
+                       sizeof(struct sim_page) == 24 && sizeof(struct kmem_cache) == 200 &&
+                       sizeof(struct slab) == 80 && sizeof(struct slab_sheaf) == 72 &&
+                       sizeof(struct rcu_cb) == 16 && sizeof(struct user_block) == 16 &&
+                       sizeof(struct sim_page_alloc) == 88,
                "image.c: a struct the image holds changed; write its new fields, then update "
                "IMAGE_LAYOUT and IMAGE_FORMAT");
 #endif

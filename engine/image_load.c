@@ -414,10 +414,15 @@ static int load_pool(struct rbuf *r, struct sim *sim, struct pool *p, bool sheav
         if (!sheaves) {
             load_slab(r, sim, pool_at(p, i));
         } else {
+            const struct slab_sheaf *sh = pool_at(p, i);
             int ret = load_sheaf(r, sim, pool_at(p, i));
 
             if (ret)
                 return ret;
+            if (sh->objects) {
+                sim->nr_sheaf_arrays++;
+                sim->sheaf_slots += sh->capacity ? sh->capacity : 1;
+            }
         }
     }
     return r->bad ? -EINVAL : 0;
@@ -485,6 +490,8 @@ static int load_body(struct rbuf *r, struct sim *sim, unsigned long *nr_bytes)
         free(sheaf_at(sim, i)->objects);
     pool_release(&sim->sheaves);
     pool_release(&sim->slabs);
+    sim->nr_sheaf_arrays = 0;
+    sim->sheaf_slots = 0;
     pool_init(&sim->slabs, sizeof(struct slab));
     pool_init(&sim->sheaves, sizeof(struct slab_sheaf));
     if (r->bad)

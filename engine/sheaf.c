@@ -38,6 +38,8 @@ uint32_t alloc_empty_sheaf(struct sim *sim, struct kmem_cache *s, unsigned capac
     sh->rcu_node = -1;
     sh->place = place_none(SIM_PL_NONE);
     sh->objects = sim_zalloc(sim, (capacity ? capacity : 1) * sizeof(*sh->objects));
+    sim->nr_sheaf_arrays++;
+    sim->sheaf_slots += capacity ? capacity : 1;
     stat_add(sim, s, SIM_SHEAF_ALLOC, 1);
     sheaf_set_place(sim, idx, place_none(SIM_PL_INFLIGHT));
     return idx;
@@ -51,6 +53,8 @@ void free_empty_sheaf(struct sim *sim, struct kmem_cache *s, uint32_t idx)
     SIM_BUG_ON(sh->size || idx == BOOTSTRAP_SHEAF);
     sheaf_set_place(sim, idx, place_none(SIM_PL_NONE));
     stat_add(sim, s, SIM_SHEAF_FREE, 1);
+    sim->nr_sheaf_arrays--;
+    sim->sheaf_slots -= sh->capacity ? sh->capacity : 1;
     sim_free(sh->objects);
     sh->objects = NULL;
     sh->id = 0;

@@ -292,12 +292,8 @@ uint64_t sim_host_bytes(const struct sim *sim)
             total += host_block(s->oo.objects * sizeof(unsigned));
     }
     total += pool_host_bytes(&sim->slabs) + pool_host_bytes(&sim->sheaves);
-    for (uint32_t i = 1; i < sim->sheaves.used; i++) {
-        const struct slab_sheaf *sh = pool_at(&sim->sheaves, i);
-
-        if (sh->objects)
-            total += host_block((sh->capacity ? sh->capacity : 1) * sizeof(sim_addr_t));
-    }
+    /* one block per sheaf that has objects, of its capacity (at least 1) */
+    total += sim->nr_sheaf_arrays * SIM_HOST_OVERHEAD + sim->sheaf_slots * sizeof(sim_addr_t);
     total += sim->nr_rcu ? host_block(sim->nr_rcu * sizeof(*sim->rcu)) : 0;
     total += sim->nr_inflight ? host_block(sim->nr_inflight * sizeof(sim_addr_t)) : 0;
     total += sim->nr_user ? host_block(sim->nr_user * sizeof(*sim->user)) : 0;

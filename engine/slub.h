@@ -812,6 +812,8 @@ int sim_clone(const struct sim *src, struct sim **out);
  * has written every page), each allocation counted with SIM_HOST_OVERHEAD
  * bytes of the host allocator's own.  A page shared with clones counts in
  * full for each holder, so the sum over machines errs on the safe side.
+ * Its cost grows with the caches and zones, not with the objects or
+ * sheaves: a server asks it after every operation of a build.
  * Cannot fail. */
 #define SIM_HOST_OVERHEAD 16u
 uint64_t sim_host_bytes(const struct sim *sim);

@@ -337,6 +337,9 @@ struct sim {
     struct pool slabs;          /* struct slab; index 0 unused */
     struct pool sheaves;        /* struct slab_sheaf; 0 unused, 1 is the bootstrap sheaf */
     uint32_t next_sheaf_id;     /* creation counter: the public sheaf ids */
+    /* the sheaves' object arrays: how many, and their slots in all
+     * (sim_host_bytes() counts them without walking the pool) */
+    uint64_t nr_sheaf_arrays, sheaf_slots;
 
     struct rcu_cb *rcu;         /* callbacks waiting for a grace period, oldest first */
     size_t nr_rcu, cap_rcu;

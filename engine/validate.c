@@ -138,7 +138,20 @@ static void count_held(struct vstate *v, sim_addr_t obj, int cache, const char *
 static void validate_sheaves(struct vstate *v)
 {
     const struct sim *sim = v->sim;
+    uint64_t arrays = 0, slots = 0;
 
+    for (uint32_t i = 1; i < sim->sheaves.used; i++) {
+        const struct slab_sheaf *sh = sheaf_at(sim, i);
+
+        if (sh->objects) {
+            arrays++;
+            slots += sh->capacity ? sh->capacity : 1;
+        }
+    }
+    if (arrays != sim->nr_sheaf_arrays || slots != sim->sheaf_slots)
+        violation(v, "nr_sheaf_arrays %llu and sheaf_slots %llu, but %llu sheaves have %llu slots",
+                  (unsigned long long)sim->nr_sheaf_arrays, (unsigned long long)sim->sheaf_slots,
+                  (unsigned long long)arrays, (unsigned long long)slots);
     for (uint32_t i = 2; i < sim->sheaves.used; i++) {
         const struct slab_sheaf *sh = sheaf_at(sim, i);
         char where[48];

@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,7 +169,10 @@ int replay_apply(struct replay *rp, const struct scenario_op *sop, const struct 
 {
     int err;
 
-    memset(res, 0, sizeof(*res));
+    /* not the message buffer (2 KiB an operation): a string, cleared as one */
+    memset(res, 0, offsetof(struct sim_result, message));
+    res->message[0] = '\0';
+    memset(&res->race, 0, sizeof(res->race));
     if (sim_op_count(rp->sim) >= rp->op_limit)
         return -ECANCELED;
     rp->op_from = sim_event_count(rp->sim);

@@ -112,20 +112,27 @@ static uint64_t overview_pages(const uint64_t *totals)
 int overview_event(struct overview *ov, const struct sim_event *ev)
 {
     uint64_t seq = ov->nr_events, pages;
-    unsigned l;
+    size_t at[OVERVIEW_LEVELS]; /* the event's bucket in each level */
+    unsigned l, shift;
+    bool pow2;
     size_t i;
 
     if (seq / ov->base >= OVERVIEW_BUCKETS && overview_coarsen(ov))
         return -ENOMEM;
-    for (l = 0; l < OVERVIEW_LEVELS; l++)
-        if (overview_reserve(&ov->lv[l], (size_t)(seq / overview_width(ov, l))))
+    /* the widths are powers of 4 (base *= 4): shifts, not divisions, per event */
+    pow2 = !(ov->base & (ov->base - 1));
+    shift = pow2 ? (unsigned)__builtin_ctzll(ov->base) : 0;
+    for (l = 0; l < OVERVIEW_LEVELS; l++) {
+        at[l] = (size_t)(pow2 ? seq >> (shift + 2 * l) : seq / overview_width(ov, l));
+        if (at[l] >= ov->lv[l].nr && overview_reserve(&ov->lv[l], at[l]))
             return -ENOMEM;
+    }
     for (i = 0; i < ev->nr_stats; i++)
         if (ev->stats[i].item < SIM_NR_STATS)
             ov->totals[ev->stats[i].item] += (uint64_t)ev->stats[i].delta;
     pages = overview_pages(ov->totals);
     for (l = 0; l < OVERVIEW_LEVELS; l++) {
-        struct overview_bucket *b = &ov->lv[l].b[seq / overview_width(ov, l)];
+        struct overview_bucket *b = &ov->lv[l].b[at[l]];
 
         for (i = 0; i < ev->nr_stats; i++)
             if (ev->stats[i].item < SIM_NR_STATS)

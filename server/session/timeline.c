@@ -5,8 +5,8 @@
  * The hot path is timeline_event(), called once per engine event during a
  * session's forward run; it does no allocation except when a block or the
  * sample array grows (amortized), and finds the event's (fn, label) pair id
- * through the last pair seen before falling back to a linear search of the
- * few dozen pairs the engine has.
+ * through a table keyed by the names' addresses before falling back to a
+ * linear search of the few dozen pairs the engine has.
  */
 #include "session/timeline.h"
 
@@ -22,7 +22,8 @@ void timeline_init(struct timeline *tl)
 {
     memset(tl, 0, sizeof(*tl));
     tl->interval = 1;
-    tl->hint_id = SIZE_MAX;
+    for (size_t i = 0; i < TIMELINE_PAIR_HINTS; i++)
+        tl->hint[i].id = SIZE_MAX;
     overview_init(&tl->ov);
 }
 
@@ -76,11 +77,14 @@ static char *str_dup(const char *s)
 /* The id of (fn, label), added when new; SIZE_MAX on host OOM. */
 static size_t timeline_pair(struct timeline *tl, const char *fn, const char *label)
 {
+    uint64_t h =
+            ((uint64_t)(uintptr_t)fn ^ ((uint64_t)(uintptr_t)label >> 3)) * 0x9e3779b97f4a7c15ull;
+    size_t slot = (size_t)(h >> 58) & (TIMELINE_PAIR_HINTS - 1);
     struct timeline_pair *p;
     size_t i;
 
-    if (tl->hint_id != SIZE_MAX && fn == tl->hint_fn && label == tl->hint_label)
-        return tl->hint_id;
+    if (tl->hint[slot].id != SIZE_MAX && fn == tl->hint[slot].fn && label == tl->hint[slot].label)
+        return tl->hint[slot].id;
     for (i = 0; i < tl->nr_pairs; i++)
         if (str_eq(tl->pairs[i].fn, fn) && str_eq(tl->pairs[i].label, label))
             goto found;
@@ -98,9 +102,9 @@ static size_t timeline_pair(struct timeline *tl, const char *fn, const char *lab
     }
     tl->nr_pairs++;
 found:
-    tl->hint_fn = fn;
-    tl->hint_label = label;
-    tl->hint_id = i;
+    tl->hint[slot].fn = fn;
+    tl->hint[slot].label = label;
+    tl->hint[slot].id = i;
     return i;
 }
 

@@ -46,6 +46,8 @@ struct timeline_block {
     uint64_t objs[16];                   /* Bloom filter of moved objects, 2 bits each */
 };
 
+#define TIMELINE_PAIR_HINTS 64 /* a power of two */
+
 struct timeline_pair {
     char *fn, *label; /* owned copies; label NULL when the event had none */
 };
@@ -56,8 +58,13 @@ struct timeline {
     uint64_t pages_hwm;            /* most slab pages in use at once */
     struct timeline_pair *pairs;   /* pair id -> names, in order of first appearance */
     size_t nr_pairs, cap_pairs;
-    const char *hint_fn, *hint_label; /* the last pair seen (engine strings), for speed */
-    size_t hint_id;
+    /* pairs seen, by their engine strings' addresses (the engine's names
+     * are string literals): a direct-mapped table that spares the string
+     * compares of a search; id SIZE_MAX: empty */
+    struct {
+        const char *fn, *label;
+        size_t id;
+    } hint[TIMELINE_PAIR_HINTS];
     struct timeline_block *blocks; /* block b covers events [b, b + 1) * TIMELINE_BLOCK */
     size_t nr_blocks, cap_blocks;
     uint64_t interval;                 /* events between samples; a power of two */
