@@ -4,26 +4,15 @@
 // states_rendered): 100 followers fetching the position they heard get the
 // same bytes from the session's state cache, however many ask at once.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { start, tmpdir } from './lib.mjs';
+import { serverFixture } from './lib.mjs';
 
 const FOLLOWERS = 100;
-let srv;
-const dir = tmpdir();
-
-before(async () => {
-  srv = await start({ dir });
-});
-
-after(async () => {
-  if (srv) await srv.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const fx = serverFixture();
 
 const rendered = async () => {
-  const h = await (await fetch(`${srv.url}/api/health`)).json();
+  const h = await (await fetch(`${fx.srv.url}/api/health`)).json();
   assert.equal(typeof h.states_rendered, 'number', JSON.stringify(h));
   return h.states_rendered;
 };
@@ -32,7 +21,7 @@ async function call(method, path, { body, token } = {}) {
   const headers = {};
   if (token) headers.authorization = `Bearer ${token}`;
   if (body !== undefined) headers['content-type'] = 'application/json';
-  const r = await fetch(srv.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const r = await fetch(fx.srv.url + path, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   return { status: r.status, text: await r.text() };
 }
 

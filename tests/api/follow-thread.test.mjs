@@ -7,21 +7,11 @@
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { start, tmpdir } from './lib.mjs';
+import { serverFixture } from './lib.mjs';
 
-let srv;
-const dir = tmpdir();
-
-before(async () => {
-  srv = await start({ dir });
-});
-
-after(async () => {
-  if (srv) await srv.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const fx = serverFixture();
 
 /** [{tid, name, nice}] of the server's threads. */
 function threads(pid) {
@@ -35,21 +25,21 @@ function threads(pid) {
 }
 
 test('the follow thread runs at the connection threads\' priority while it serves a follower', { skip: !fs.existsSync('/proc/self/task') }, async () => {
-  const res = await fetch(`${srv.url}/api/sessions`, {
+  const res = await fetch(`${fx.srv.url}/api/sessions`, {
     method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario: 'free-storm' }),
   });
   assert.equal(res.status, 201);
   const s = await res.json();
   // a follower's stream, its first message read: the hub thread holds it
   const stream = await new Promise((ok, fail) => {
-    const req = http.get(`${srv.url}/api/sessions/${s.id}/follow`, (r) => {
+    const req = http.get(`${fx.srv.url}/api/sessions/${s.id}/follow`, (r) => {
       r.once('data', () => ok(req));
     });
     req.on('error', fail);
   });
   try {
-    const all = threads(srv.proc.pid);
-    const main = all.find((t) => t.tid === srv.proc.pid);
+    const all = threads(fx.srv.proc.pid);
+    const main = all.find((t) => t.tid === fx.srv.proc.pid);
     // none below the engine's workers (5 above the server's own nice value), which run the presenter's step
     assert.deepEqual(all.filter((t) => t.nice > main.nice + 5), [], `no thread at a nice value more than 5 above the server's ${main.nice}`);
     const hub = all.filter((t) => t.name === 'slublab-follow');

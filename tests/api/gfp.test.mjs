@@ -4,24 +4,13 @@
 // error body; and the zones of a session's state (watermarks, user pages)
 // and the page decision on its events.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 
-import { api, isError, session, start, tmpdir } from './lib.mjs';
+import { api, isError, serverFixture, session } from './lib.mjs';
 
-let srv;
-const dir = tmpdir();
+const fx = serverFixture();
 
-before(async () => {
-  srv = await start({ dir });
-});
-
-after(async () => {
-  if (srv) await srv.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
-
-const gfp = (q) => api(srv.url, 'GET', `/api/gfp?${q}`);
+const gfp = (q) => api(fx.srv.url, 'GET', `/api/gfp?${q}`);
 
 describe('GET /api/gfp', () => {
   test('the decoded table, as slublab gfp --json', async () => {
@@ -98,15 +87,15 @@ describe('GET /api/gfp', () => {
 
 describe('zones in sessions', () => {
   test('state zones carry watermarks and user pages; events carry the page decision', async () => {
-    const s = await session(srv.url, { scenario: 'gfp-atomic-below-min' });
-    const st = await api(srv.url, 'GET', `/api/sessions/${s.id}/state?at=${s.events}`);
+    const s = await session(fx.srv.url, { scenario: 'gfp-atomic-below-min' });
+    const st = await api(fx.srv.url, 'GET', `/api/sessions/${s.id}/state?at=${s.events}`);
     assert.equal(st.status, 200);
     const z = st.json.state.zones[0];
     assert.equal(z.name, 'Normal');
     assert.deepEqual(z.watermarks, { min: 128, low: 160, high: 192, promo: 224 });
     assert.equal(z.user_pages, 3996);
     assert.equal(z.free_pages, 99);
-    const ev = await api(srv.url, 'GET', `/api/sessions/${s.id}/events?from=0&to=${s.events}`);
+    const ev = await api(fx.srv.url, 'GET', `/api/sessions/${s.id}/events?from=0&to=${s.events}`);
     const reserve = ev.json.events.find((e) => e.fn === '__zone_watermark_ok' && e.label === 'reserve');
     assert.ok(reserve, 'a reserve event');
     assert.equal(reserve.page.threshold, 48);

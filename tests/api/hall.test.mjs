@@ -8,25 +8,14 @@
 // presenter's last step.  tests/abuse checks that one client flooding the
 // same routes is still refused.
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import http from 'node:http';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { start, tmpdir } from './lib.mjs';
+import { serverFixture } from './lib.mjs';
 
 const SEATS = 300, SPEED = 16, PLAY_S = 3;
 
-let srv;
-const dir = tmpdir();
-
-before(async () => {
-  srv = await start({ dir });
-});
-
-after(async () => {
-  if (srv) await srv.stop();
-  fs.rmSync(dir, { recursive: true, force: true });
-});
+const fx = serverFixture();
 
 /** One request on @agent: {status, json}, or {status: 0, error} when the connection failed. */
 function request(agent, method, path, { body, token } = {}) {
@@ -34,7 +23,7 @@ function request(agent, method, path, { body, token } = {}) {
     const headers = {};
     if (token) headers.authorization = `Bearer ${token}`;
     if (body !== undefined) headers['content-type'] = 'application/json';
-    const req = http.request(new URL(path, srv.url), { method, agent, headers }, (res) => {
+    const req = http.request(new URL(path, fx.srv.url), { method, agent, headers }, (res) => {
       let text = '';
       res.setEncoding('utf8');
       res.on('data', (d) => { text += d; });
@@ -73,7 +62,7 @@ function seat(lecture, token, statuses) {
     f.busy = false;
   };
   f.opened = new Promise((resolve) => {
-    f.req = http.get(new URL(`/api/lectures/${lecture}/follow`, srv.url), { agent: streamAgent }, (res) => {
+    f.req = http.get(new URL(`/api/lectures/${lecture}/follow`, fx.srv.url), { agent: streamAgent }, (res) => {
       statuses.push(res.statusCode);
       res.setEncoding('utf8');
       let buf = '';

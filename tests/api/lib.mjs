@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { after, before } from 'node:test';
 
 export const BIN = process.env.SLUBLAB_BIN || path.resolve('build/slublab');
 
@@ -32,6 +33,21 @@ export function freshDb(dir, name = 'test') {
 
 export function tmpdir(prefix = 'slublab-api-') {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+// A server for the tests of one file: started before them in a temporary
+// directory, stopped after, the directory removed.  Returns {dir, srv}: srv
+// is set once started (a test may set another, which is then stopped).
+export function serverFixture(opts = {}) {
+  const fx = { dir: tmpdir(), srv: null };
+  before(async () => {
+    fx.srv = await start({ dir: fx.dir, ...opts });
+  });
+  after(async () => {
+    if (fx.srv) await fx.srv.stop();
+    fs.rmSync(fx.dir, { recursive: true, force: true });
+  });
+  return fx;
 }
 
 // Start a server; resolves to {url, proc, db, stop(), kill()}.
