@@ -193,10 +193,8 @@ static int load_zone(struct rbuf *r, struct zone *z, unsigned long *nr_bytes)
             /* a free block is aligned to its order, so it lies in this chunk */
             if (p->buddy != PAGE_BUDDY_NONE && pfn % (1ul << p->buddy))
                 return -EINVAL;
-            if (f & PD_BYTES) {
-                p->bytes = page_bytes_alloc();
-                if (!p->bytes)
-                    return -ENOMEM;
+            if (f & PD_BYTES) { /* its bytes come in load_pages() */
+                p->loading = true;
                 (*nr_bytes)++;
             }
         }
@@ -529,8 +527,15 @@ static int load_body(struct rbuf *r, struct sim *sim, unsigned long *nr_bytes)
 }
 
 /* Fill every page that has bytes, in address order. */
-static int load_pages(struct sim *sim, int (*page)(void *arg, sim_addr_t addr, uint8_t *dst),
-                      void *arg)
+/* Where load_pages() gets page bytes: one of the two callbacks. */
+struct page_source {
+    int (*fill)(void *arg, sim_addr_t addr, uint8_t *dst);
+    int (*give)(void *arg, sim_addr_t addr, const uint8_t **bytes);
+    void *arg;
+};
+
+/* The bytes of every page the image says has them, in address order. */
+static int load_pages(struct sim *sim, const struct page_source *src)
 {
     unsigned order[IMAGE_MAX_ZONES];
 
@@ -540,12 +545,24 @@ static int load_pages(struct sim *sim, int (*page)(void *arg, sim_addr_t addr, u
 
         for (unsigned long c = 0; c < z->untouched; c++) {
             for (unsigned i = 0; i < CHUNK_PAGES; i++) {
+                struct sim_page *p = &z->chunk[c][i];
+                sim_addr_t addr = z->start + ((sim_addr_t)(c * CHUNK_PAGES + i) << PAGE_SHIFT);
+                const uint8_t *given = NULL;
                 int ret;
 
-                if (!z->chunk[c][i].bytes)
+                if (!p->loading)
                     continue;
-                ret = page(arg, z->start + ((sim_addr_t)(c * CHUNK_PAGES + i) << PAGE_SHIFT),
-                           z->chunk[c][i].bytes);
+                p->loading = false;
+                if (src->give) {
+                    ret = src->give(src->arg, addr, &given);
+                    p->bytes = (uint8_t *)(uintptr_t)given; /* its hold is the machine's */
+                    if (!ret && !given)
+                        ret = -EINVAL;
+                } else if ((p->bytes = page_bytes_alloc())) {
+                    ret = src->fill(src->arg, addr, p->bytes);
+                } else {
+                    ret = -ENOMEM;
+                }
                 if (ret)
                     return ret;
             }
@@ -554,9 +571,8 @@ static int load_pages(struct sim *sim, int (*page)(void *arg, sim_addr_t addr, u
     return 0;
 }
 
-int sim_image_load(const void *meta, size_t meta_len,
-                   int (*page)(void *arg, sim_addr_t addr, uint8_t *dst), void *arg,
-                   struct sim **out)
+static int image_load(const void *meta, size_t meta_len, const struct page_source *page,
+                      struct sim **out)
 {
     struct rbuf r = {.p = meta, .len = meta_len};
     struct sim_config cfg;
@@ -568,7 +584,7 @@ int sim_image_load(const void *meta, size_t meta_len,
     size_t tag_len;
     int ret;
 
-    if (!meta || meta_len < IMAGE_SUM_LEN || !page)
+    if (!meta || meta_len < IMAGE_SUM_LEN || !(page->fill || page->give))
         return -EINVAL;
     r.len -= IMAGE_SUM_LEN;
     {
@@ -597,7 +613,7 @@ int sim_image_load(const void *meta, size_t meta_len,
     if (!ret)
         ret = image_check_loaded(sim, nr_bytes);
     if (!ret)
-        ret = load_pages(sim, page, arg);
+        ret = load_pages(sim, page);
     if (!ret && (image_report(sim, &found) != violations || found != digest))
         ret = -EINVAL;
     if (ret) {
@@ -606,4 +622,22 @@ int sim_image_load(const void *meta, size_t meta_len,
     }
     *out = sim;
     return 0;
+}
+
+int sim_image_load(const void *meta, size_t meta_len,
+                   int (*page)(void *arg, sim_addr_t addr, uint8_t *dst), void *arg,
+                   struct sim **out)
+{
+    struct page_source src = {page, NULL, arg};
+
+    return image_load(meta, meta_len, &src, out);
+}
+
+int sim_image_load_shared(const void *meta, size_t meta_len,
+                          int (*page)(void *arg, sim_addr_t addr, const uint8_t **bytes), void *arg,
+                          struct sim **out)
+{
+    struct page_source src = {NULL, page, arg};
+
+    return image_load(meta, meta_len, &src, out);
 }

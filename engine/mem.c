@@ -43,8 +43,8 @@ static uint8_t *bytes_of(void *block)
     return (uint8_t *)block + PAGE_BYTES_HDR;
 }
 
-/* A page buffer held once, its bytes left uninitialised (sim_image_load fills
- * them).  Plain malloc, outside any operation: NULL when the host is out. */
+/* A page buffer held once, its bytes left uninitialised (an image's load
+ * fills them).  Plain malloc, outside any operation: NULL when the host is out. */
 uint8_t *page_bytes_alloc(void)
 {
     void *block = malloc(PAGE_BYTES_BLOCK);
@@ -63,6 +63,25 @@ void page_bytes_put(uint8_t *bytes)
 {
     if (bytes && atomic_fetch_sub_explicit(&hdr_of(bytes)->refs, 1, memory_order_acq_rel) == 1)
         free(hdr_of(bytes));
+}
+
+/* A host's page buffers and holds (slub.h): the same holder count as a
+ * machine's, so a machine sharing bytes with a host copies them before it
+ * writes. */
+uint8_t *sim_page_bytes_new(void)
+{
+    return page_bytes_alloc();
+}
+
+const uint8_t *sim_page_bytes_hold(const uint8_t *bytes)
+{
+    page_bytes_get((uint8_t *)(uintptr_t)bytes);
+    return bytes;
+}
+
+void sim_page_bytes_drop(const uint8_t *bytes)
+{
+    page_bytes_put((uint8_t *)(uintptr_t)bytes);
 }
 
 /* @p's bytes for writing by this machine alone: a fresh zeroed buffer if it

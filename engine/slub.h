@@ -846,6 +846,25 @@ void sim_image_release(struct sim_image *img);
 int sim_image_load(const void *meta, size_t meta_len,
                    int (*page)(void *arg, sim_addr_t addr, uint8_t *dst), void *arg,
                    struct sim **out);
+/*
+ * As sim_image_load(), but @page gives each page's bytes instead of filling
+ * the machine's: in *@bytes, with one hold that the machine takes over.
+ * They are a buffer from sim_page_bytes_new() that it filled, or bytes it
+ * holds already (a cache of pages read back), held once more with
+ * sim_page_bytes_hold(): the machine then shares them, and copies a page
+ * before it first writes it.  A load from such a cache copies no page.
+ */
+int sim_image_load_shared(const void *meta, size_t meta_len,
+                          int (*page)(void *arg, sim_addr_t addr, const uint8_t **bytes), void *arg,
+                          struct sim **out);
+/* SIM_PAGE_SIZE bytes, uninitialised, held once, for sim_image_load_shared();
+ * NULL when the host is out of memory.  Any thread. */
+uint8_t *sim_page_bytes_new(void);
+/* One more holder of bytes from sim_page_bytes_new(): @bytes back.  Held
+ * bytes stay as they are: no machine writes a page it shares.  Cannot fail. */
+const uint8_t *sim_page_bytes_hold(const uint8_t *bytes);
+/* One holder fewer: the last frees them.  NULL is fine. */
+void sim_page_bytes_drop(const uint8_t *bytes);
 /* The image format's tag: changes whenever an image saved by another build could be read wrongly
  * (format version, struct sizes/layouts, engine version); the store keys images by it. */
 const char *sim_image_tag(void);

@@ -71,6 +71,8 @@ struct sim_page {
     uint8_t buddy;        /* order of the free block this page heads, or PAGE_BUDDY_NONE */
     uint8_t user;         /* order + 1 of the SIM_OP_ALLOC_PAGES block this page heads, or 0;
                            * never with buddy or slab; validate_zones() */
+    bool loading;         /* only inside sim_image_load(): the image gives this page bytes,
+                           * which load_pages() asks for next */
 };
 
 /* Host bytes of one page's buffer: PAGE_BYTES_HDR bytes of holder count

@@ -87,6 +87,8 @@ void ckpt_disk_release(struct ckpt_disk *d)
     memset(d, 0, sizeof(*d));
 }
 
+/* A cached page that machines share is counted here and in each of them:
+ * the run's budget errs high, never low. */
 uint64_t ckpt_disk_bytes(const struct ckpt_disk *d)
 {
     return d->cap * sizeof(*d->e) + d->cap_known * sizeof(*d->known) +
@@ -223,7 +225,7 @@ void ckpt_disk_cache_clear(struct ckpt_disk *d)
     size_t i;
 
     for (i = 0; i < d->cache_sets * d->cache_ways; i++)
-        free(d->cache[i].page);
+        sim_page_bytes_drop(d->cache[i].page);
     free(d->cache);
     d->cache = NULL;
     d->cache_sets = 0;
@@ -253,8 +255,9 @@ static const uint8_t *cache_find(struct ckpt_disk *d, const uint64_t h[2])
     return NULL;
 }
 
-/* Keep page @h's @bytes, in place of its set's least recently used; nothing
- * on host OOM or without room (it is only a cache). */
+/* Keep page @h's @bytes (a loaded machine's: held, not copied), in place of
+ * its set's least recently used; nothing on host OOM or without room (it is
+ * only a cache). */
 static void cache_put(struct ckpt_disk *d, const uint64_t h[2], const uint8_t *bytes)
 {
     struct ckpt_disk_cached *set, *victim;
@@ -285,12 +288,11 @@ static void cache_put(struct ckpt_disk *d, const uint64_t h[2], const uint8_t *b
         if (set[w].used < victim->used)
             victim = &set[w];
     }
-    if (!victim->page) {
-        if (!(victim->page = malloc(SIM_PAGE_SIZE)))
-            return;
+    if (victim->page)
+        sim_page_bytes_drop(victim->page);
+    else
         d->cache_pages++;
-    }
-    memcpy(victim->page, bytes, SIM_PAGE_SIZE);
+    victim->page = sim_page_bytes_hold(bytes);
     victim->h[0] = h[0];
     victim->h[1] = h[1];
     victim->used = ++d->cache_clock;
@@ -439,11 +441,14 @@ struct page_reader {
     size_t nr;
 };
 
-static int page_read(void *arg, sim_addr_t addr, uint8_t *dst)
+/* Page @addr's bytes, with a hold for the machine (sim_image_load_shared()):
+ * the cache's own, shared, or read from the store into a new buffer that the
+ * cache then holds too. */
+static int page_read(void *arg, sim_addr_t addr, const uint8_t **bytes)
 {
     struct page_reader *pr = arg;
     size_t lo = 0, hi = pr->nr;
-    uint8_t hash[STORE_CKPT_HASH_LEN], *data = NULL;
+    uint8_t hash[STORE_CKPT_HASH_LEN], *data = NULL, *dst;
     const uint8_t *cached;
     size_t len = 0;
     uLongf n = SIM_PAGE_SIZE;
@@ -460,20 +465,26 @@ static int page_read(void *arg, sim_addr_t addr, uint8_t *dst)
     if (lo == pr->nr || pr->list[3 * lo] != addr)
         return -EIO;
     if ((cached = cache_find(pr->d, &pr->list[3 * lo + 1]))) {
-        memcpy(dst, cached, SIM_PAGE_SIZE);
+        *bytes = sim_page_bytes_hold(cached); /* no copy: shared until written */
         pr->d->cache_hits++;
         return 0;
     }
     hash_bytes(&pr->list[3 * lo + 1], hash);
     if ((ret = store_ckpt_page_get(pr->d->store, pr->d->owner, hash, &data, &len)))
         return ret == -ENOENT ? -EIO : ret;
-    if (uncompress(dst, &n, data, (uLong)len) != Z_OK || n != SIM_PAGE_SIZE)
+    if (!(dst = sim_page_bytes_new()))
+        ret = -ENOMEM;
+    else if (uncompress(dst, &n, data, (uLong)len) != Z_OK || n != SIM_PAGE_SIZE)
         ret = -EIO;
     free(data);
+    if (ret) {
+        sim_page_bytes_drop(dst);
+        return ret;
+    }
     pr->d->pages_read++;
-    if (!ret)
-        cache_put(pr->d, &pr->list[3 * lo + 1], dst);
-    return ret;
+    cache_put(pr->d, &pr->list[3 * lo + 1], dst);
+    *bytes = dst;
+    return 0;
 }
 
 int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct sim **out,
@@ -515,7 +526,7 @@ int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct 
             ret = -EIO;
             goto out_free;
         }
-    if ((ret = sim_image_load(meta + 8, (size_t)engine_len, page_read, &pr, out)))
+    if ((ret = sim_image_load_shared(meta + 8, (size_t)engine_len, page_read, &pr, out)))
         goto out_free;
     if (totals)
         memcpy(totals, meta + 8 + engine_len, SIM_NR_STATS * sizeof(uint64_t));

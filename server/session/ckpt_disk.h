@@ -27,7 +27,10 @@
  * A load reads an image's pages in one read transaction of the store, and
  * through a cache of pages by hash (the bytes, decompressed): an image
  * repeats many of its pages and shares most with its neighbours, so a seek
- * near an image loaded before reads little from the store.  The cache holds
+ * near an image loaded before reads little from the store.  A cached page is
+ * the loaded machine's own bytes, held (sim_image_load_shared()): the cache
+ * and every machine loaded from it share them, copy on write, so a load
+ * copies no page it finds there.  The cache holds
  * at most cache_max bytes (all of them: the number of sets is not rounded),
  * CKPT_DISK_CACHE_WAYS pages per set (one smaller set when it holds fewer),
  * the least recently used of a set
@@ -67,7 +70,8 @@
 struct ckpt_disk_cached {
     uint64_t h[2];
     uint64_t used; /* the cache's clock at its last hit */
-    uint8_t *page; /* SIM_PAGE_SIZE bytes, malloc()ed */
+    const uint8_t *page; /* SIM_PAGE_SIZE bytes held (sim_page_bytes_hold()), shared with
+                          * the machines loaded from them */
 };
 
 struct ckpt_disk_entry {

@@ -10,7 +10,8 @@
  * loaded machine saves to the same bytes, holds the same host bytes as the
  * clone, and validates.  Then the robustness of sim_image_load(): every
  * truncation, flipped bytes (resealed, so the parser and the checks see them,
- * not only the checksum), a wrong tag, a failing page callback; and the
+ * not only the checksum), a wrong tag, a failing page callback; loads
+ * that share a host's cached pages (sim_image_load_shared()); and the
  * refusals of sim_image_save() inside an operation and on a broken machine.
  * The ASan build checks that nothing leaks on any of those paths.
  */
@@ -445,6 +446,9 @@ static void test_empty(void)
     sim_destroy(sim);
 }
 
+/* What small_machine()'s operations left held, for running its image on. */
+static struct held small_held;
+
 /* A small machine for the robustness tests. */
 static struct sim *small_machine(void)
 {
@@ -473,6 +477,7 @@ static struct sim *small_machine(void)
         sim_apply(sim, &op, &res);
         note_result(&h, &op, &res);
     }
+    small_held = h;
     return sim;
 }
 
@@ -609,6 +614,102 @@ static void test_page_callback_fails(void)
             sim_destroy(out);
         }
     }
+    sim_image_release(&img);
+    sim_destroy(sim);
+}
+
+/* A host's cache of pages for sim_image_load_shared(): its own buffers,
+ * given with one more hold each; @fail_at gives a failure at that call
+ * (counted from 1; 0 never), @null_at answers that call with no bytes. */
+struct page_cache {
+    struct sim_image *img;
+    uint8_t **bytes; /* per page of img, held by the cache */
+    size_t calls, fail_at, null_at;
+};
+
+static int give_page(void *arg, sim_addr_t addr, const uint8_t **bytes)
+{
+    struct page_cache *c = arg;
+
+    c->calls++;
+    if (c->calls == c->fail_at)
+        return -EXDEV;
+    if (c->calls == c->null_at)
+        return 0;
+    for (size_t i = 0; i < c->img->nr_pages; i++) {
+        if (c->img->pages[i].addr == addr) {
+            *bytes = sim_page_bytes_hold(c->bytes[i]);
+            return 0;
+        }
+    }
+    return -ENOENT;
+}
+
+/* Two machines loaded from one cache share its pages, copy on write: one
+ * that runs on changes neither the cache's bytes nor the other, which still
+ * saves the same image; a failing or empty answer loads nothing and leaks
+ * nothing (ASan); the cache's bytes outlive the machines. */
+static void test_shared_load(void)
+{
+    struct sim *sim = small_machine(), *a = NULL, *b = NULL, *out = NULL;
+    struct sim_image img, again;
+    struct page_cache c = {.img = &img};
+    struct held h;
+    sim_addr_t bulk[64];
+    size_t i;
+
+    if (!CHECK(sim != NULL) || !CHECK_OK(sim_image_save(sim, &img))) {
+        sim_destroy(sim);
+        return;
+    }
+    c.bytes = calloc(img.nr_pages, sizeof(*c.bytes));
+    for (i = 0; c.bytes && i < img.nr_pages; i++)
+        if ((c.bytes[i] = sim_page_bytes_new()))
+            memcpy(c.bytes[i], img.pages[i].bytes, SIM_PAGE_SIZE);
+    if (CHECK_OK(sim_image_load_shared(img.meta, img.meta_len, give_page, &c, &a)) &&
+        CHECK_OK(sim_image_load_shared(img.meta, img.meta_len, give_page, &c, &b))) {
+        CHECK_EQ_U(c.calls, 2 * img.nr_pages);
+        CHECK_EQ_U(sim_validate(a, SIM_VALIDATE_OP, NULL), 0);
+        CHECK_EQ_U(sim_host_bytes(a), sim_host_bytes(sim));
+        /* a runs on: its writes go to copies */
+        h = small_held;
+        rnd_state = 7;
+        for (unsigned k = 0; k < 200; k++) {
+            struct sim_op op;
+            struct sim_result res;
+
+            next_op(a, &h, &op, bulk, true);
+            if (op.kind == SIM_OP_ALLOC_BULK && op.count > 64)
+                op.count = 64;
+            sim_apply(a, &op, &res);
+            note_result(&h, &op, &res);
+        }
+        CHECK_EQ_U(sim_validate(a, SIM_VALIDATE_OP, NULL), 0);
+        for (i = 0; i < img.nr_pages; i++)
+            CHECK(!memcmp(c.bytes[i], img.pages[i].bytes, SIM_PAGE_SIZE));
+        sim_destroy(a);
+        if (CHECK_OK(sim_image_save(b, &again))) {
+            same_image(&img, &again);
+            sim_image_release(&again);
+        }
+    }
+    sim_destroy(b);
+    for (size_t k = 1; k <= img.nr_pages; k++) {
+        c.calls = 0;
+        c.fail_at = k;
+        CHECK_EQ_I(sim_image_load_shared(img.meta, img.meta_len, give_page, &c, &out), -EXDEV);
+        c.fail_at = 0;
+        c.calls = 0;
+        c.null_at = k;
+        CHECK_EQ_I(sim_image_load_shared(img.meta, img.meta_len, give_page, &c, &out), -EINVAL);
+        c.null_at = 0;
+    }
+    /* the machines are gone; the cache's bytes are still its own */
+    for (i = 0; c.bytes && i < img.nr_pages; i++) {
+        CHECK(!memcmp(c.bytes[i], img.pages[i].bytes, SIM_PAGE_SIZE));
+        sim_page_bytes_drop(c.bytes[i]);
+    }
+    free(c.bytes);
     sim_image_release(&img);
     sim_destroy(sim);
 }
@@ -769,6 +870,7 @@ int main(void)
     RUN_TEST(test_flipped);
     RUN_TEST(test_wrong_tag);
     RUN_TEST(test_page_callback_fails);
+    RUN_TEST(test_shared_load);
     RUN_TEST(test_refusals);
     RUN_TEST(test_refuses_what_validate_misses);
     return check_done();
