@@ -860,8 +860,9 @@ int sim_image_load_shared(const void *meta, size_t meta_len,
 /* SIM_PAGE_SIZE bytes, uninitialised, held once, for sim_image_load_shared();
  * NULL when the host is out of memory.  Any thread. */
 uint8_t *sim_page_bytes_new(void);
-/* One more holder of bytes from sim_page_bytes_new(): @bytes back.  Held
- * bytes stay as they are: no machine writes a page it shares.  Cannot fail. */
+/* One more holder of bytes from sim_page_bytes_new(), or of a page's bytes
+ * that sim_image_save() listed: @bytes back.  Held bytes stay as they are:
+ * a machine copies a page it shares before it writes it.  Cannot fail. */
 const uint8_t *sim_page_bytes_hold(const uint8_t *bytes);
 /* One holder fewer: the last frees them.  NULL is fine. */
 void sim_page_bytes_drop(const uint8_t *bytes);

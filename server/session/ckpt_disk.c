@@ -362,6 +362,9 @@ int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint
         list[i][0] = img.pages[i].addr;
         list[i][1] = h[0];
         list[i][2] = h[1];
+        /* the machine's own bytes, held: a load soon after finds them */
+        if (!cache_find(d, h))
+            cache_put(d, h, img.pages[i].bytes);
         if (known_has(d, h))
             continue;
         {

@@ -28,9 +28,10 @@
  * through a cache of pages by hash (the bytes, decompressed): an image
  * repeats many of its pages and shares most with its neighbours, so a seek
  * near an image loaded before reads little from the store.  A cached page is
- * the loaded machine's own bytes, held (sim_image_load_shared()): the cache
- * and every machine loaded from it share them, copy on write, so a load
- * copies no page it finds there.  The cache holds
+ * a machine's own bytes, held: the pages of each image written (a seek soon
+ * after finds them there) and of each read back (sim_image_load_shared()).
+ * The cache and the machines share them, copy on write, so a load copies no
+ * page it finds there.  The cache holds
  * at most cache_max bytes (all of them: the number of sets is not rounded),
  * CKPT_DISK_CACHE_WAYS pages per set (one smaller set when it holds fewer),
  * the least recently used of a set

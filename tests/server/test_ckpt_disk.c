@@ -180,6 +180,36 @@ static void test_images(void)
     CHECK_LT_U(pages, listed);
     CHECK_EQ_U(d.pages_written, pages);
 
+    /* a tier with a page cache keeps the pages of the images it writes:
+     * loading them back reads no page from the store, and gives the same
+     * machines, which the writer's are still (they share the bytes) */
+    {
+        struct ckpt_disk w;
+
+        memset(&w, 0, sizeof(w));
+        CHECK_OK(ckpt_disk_open(&w, st, "fedcba9876543210fedcba9876543210", 1));
+        w.cache_max = 64u << 20;
+        for (i = 1; i < s->run->nr_ckpts; i++) {
+            const struct checkpoint *c = &s->run->ckpts[i];
+
+            CHECK_OK(ckpt_disk_write(&w, c->sim, c->seq, c->op, c->off, c->totals, NULL, 0));
+        }
+        CHECK_GT_U(w.cache_pages, 0);
+        for (i = 0; i < w.nr; i++) {
+            const struct checkpoint *c = &s->run->ckpts[i + 1];
+            struct sim *m = NULL;
+
+            if (!CHECK_OK(ckpt_disk_load(&w, &w.e[i], &m, NULL, NULL, NULL)))
+                continue;
+            CHECK(same_image(c->sim, m));
+            sim_destroy(m);
+        }
+        CHECK_EQ_U(w.loaded, w.nr);
+        CHECK_EQ_U(w.pages_read, 0);
+        CHECK_GT_U(w.cache_hits, 0);
+        ckpt_disk_release(&w);
+    }
+
     /* a second tier on the same store (another server) lists and loads them */
     {
         struct ckpt_disk e;
