@@ -27,11 +27,12 @@
  * as many as a token bucket of `rate` a second allows, round-robin (one
  * left waiting for the budget or for its socket brings it back after
  * FOLLOW_TICK_MS).  A move thus goes out as soon as it is published, with
- * no tick between, and a thread with nothing due does not wake.  The thread runs at the
- * connection threads' priority: a message is a send() of a few hundred
- * bytes, or of a state of a few KiB built once for every follower, at most
- * `rate` a second, so the thread takes a few percent of a core at most, while at a lower priority
- * (it ran at nice 19) any busy process on the machine held every follower's message back for
+ * no tick between, and a thread with nothing due does not wake.  The
+ * thread runs at the connection threads' priority: a message is a send()
+ * of a few hundred bytes, or of a state of a few KiB built once for every
+ * follower, at most `rate` a second, so the thread takes a few percent of
+ * a core at most, while at a lower priority (it ran at nice 19) any busy
+ * process on the machine held every follower's message back for
  * seconds.  The presenter's step never waits for it: a publish takes only
  * topic_lock.  A message that the socket takes only in part is kept and
  * finished first on the next pass, so chunks are never interleaved.  A
