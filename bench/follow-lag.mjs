@@ -14,7 +14,10 @@
 //
 // Prints a Markdown table, a row per round and server: the steps the
 // presenter reached, its moves (POST .../step) that failed or were
-// refused, the node followers' state fetches (p50, p99, failed), the
+// refused, the node followers' state fetches (p50, p99, failed: those
+// they made, which a message that carries the state spares them; a server
+// that sends states in the stream leaves only each one's first, all 297 at
+// once when they open), the
 // server's CPU over the 10 s (percent of one CPU, every thread) and its
 // follow thread's (named slublab-follow: 0 for a server that does not name
 // it), the share of the time their threads' event loops were busy (near 100 % the
