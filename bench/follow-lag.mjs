@@ -14,7 +14,10 @@
 //
 // Prints a Markdown table, a row per round and server: the steps the
 // presenter reached, its moves (POST .../step) that failed or were
-// refused, the node followers' state fetches (p50, p99, failed), the
+// refused, the node followers' state fetches (p50, p99, failed: those
+// they made, which a message that carries the state spares them; a server
+// that sends states in the stream leaves only each one's first, all 297 at
+// once when they open), the
 // server's CPU over the 10 s (percent of one CPU, every thread) and its
 // follow thread's (named slublab-follow: 0 for a server that does not name
 // it), the share of the time their threads' event loops were busy (near 100 % the
@@ -24,7 +27,17 @@
 // position at most every 100 ms), the node followers' worst lags counting
 // the position the stream announced rather than the state shown ("heard":
 // median and p99), the worst lags' median, p90, p99 and maximum, and how
-// many followers stayed within 1 s.  With SLUBLAB_BIN_BEFORE set, each round runs that program too,
+// many followers stayed within 1 s.
+//
+// Then, per round, where one move's time goes, hop by hop (median and p99
+// over every step the presenter showed and every node follower): "publish"
+// from the presenter's page showing a step to its move's request leaving
+// (a step skipped while a move was in flight counts until the next move
+// leaves), "move" the request until its answer (the server noticed), "stream"
+// from the answer to the node follower hearing a position at or past it,
+// "show" from hearing it to showing a state at or past it (0 when the
+// message carried the state; otherwise the state fetch), and "in stream"
+// the share of the states the followers showed that the stream carried.  With SLUBLAB_BIN_BEFORE set, each round runs that program too,
 // the two alternating (before first in odd rounds, after first in even);
 // SLUBLAB_SERVE_ARGS adds options to both servers (to try other limits).
 // Run: node bench/follow-lag.mjs 3 300
@@ -50,7 +63,7 @@ if (!isMainThread) {
   parentPort.once('message', () => {
     const busy = performance.eventLoopUtilization(elu0).utilization;
     for (const f of nodes) f.stop();
-    parentPort.postMessage({ busy, nodes: nodes.map((f) => ({ trail: f.trail, heard: f.heard, times: f.times, error: f.error ? String(f.error) : null })) });
+    parentPort.postMessage({ busy, nodes: nodes.map((f) => ({ trail: f.trail, heard: f.heard, times: f.times, inline: f.inline, error: f.error ? String(f.error) : null })) });
   });
 }
 
@@ -93,6 +106,39 @@ function cpuOf(pid) {
   return { all: secs(readFileSync(`/proc/${pid}/stat`, 'utf8')), hub };
 }
 
+/** The first entry of @tr ([time, at, ...], in time order) at or after @time with at >= @at, or undefined. */
+function firstAt(tr, at, time = -Infinity) {
+  return tr.find((e) => e[0] >= time && e[1] >= at);
+}
+
+/**
+ * Where each step's time went (see the head of this file): for each step
+ * the presenter showed (@shown, [time, at]), the moves (@moves, [answered,
+ * to, sent]) and the node followers (@nodes).
+ */
+function hopsOf(shown, moves, nodes) {
+  const publish = [], move = [], stream = [], show = [];
+  for (const [t, at] of shown) {
+    const mv = moves.find((x) => x[2] >= t && x[1] >= at);
+    if (!mv) continue;
+    publish.push(mv[2] - t);
+    move.push(mv[0] - mv[2]);
+    for (const f of nodes) {
+      if (f.error) continue;
+      const h = firstAt(f.heard, at, mv[0] - 5); // the clocks of the page and node may differ by a little
+      const s = h && firstAt(f.trail, at, h[0]);
+      if (!h || !s) continue;
+      stream.push(Math.max(0, h[0] - mv[0]));
+      show.push(s[0] - h[0]);
+    }
+  }
+  const inline = nodes.reduce((a, f) => a + (f.inline || 0), 0);
+  const states = nodes.reduce((a, f) => a + f.trail.length - 1, 0);
+  return { publish, move, stream, show, inline: states ? inline / Math.max(states, inline) : 0 };
+}
+
+const hops = [];
+
 const pct = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 const ms = (x) => (Number.isFinite(x) ? String(Math.round(x)) : 'never');
 
@@ -117,7 +163,7 @@ async function round(name, bin, k) {
       else {
         // when the server answered the move: from then on followers may hear it
         const tm = req.timing();
-        moves.trail.push([tm.startTime + tm.responseEnd, JSON.parse(req.postData()).to]);
+        moves.trail.push([tm.startTime + tm.responseEnd, JSON.parse(req.postData()).to, tm.startTime]);
       }
     });
     presenter.on('requestfailed', (req) => {
@@ -135,6 +181,14 @@ async function round(name, bin, k) {
     }
     await Promise.all(workers.map((w) => new Promise((ok) => w.once('message', ok))));
     await trail(presenter);
+    // when the presenter's page showed each step, to the millisecond (the trail samples every 50 ms)
+    await presenter.evaluate(() => {
+      window.__shown = [];
+      window.__slublab.player.subscribe((m) => {
+        const last = window.__shown[window.__shown.length - 1];
+        if (!last || last[1] !== m.at) window.__shown.push([Date.now(), m.at]);
+      });
+    });
     const start = Date.now(), cpu0 = cpuOf(server.pid);
     await presenter.evaluate((speed) => { const p = window.__slublab.player; p.setSpeed(speed); p.play(); }, SPEED);
     await presenter.waitForTimeout(PLAY_MS);
@@ -142,6 +196,7 @@ async function round(name, bin, k) {
     await presenter.evaluate(() => window.__slublab.player.pause());
     await presenter.waitForTimeout(500); // the last move answered
     const pt = await presenter.evaluate(() => window.__trail);
+    const shown = await presenter.evaluate(() => window.__shown);
     const lags = [];
     for (const p of pages) lags.push(worstLag(pt, await p.evaluate(() => window.__trail), start + 1000, end));
     const done = await Promise.all(workers.map((w) => new Promise((ok) => { w.once('message', ok); w.postMessage('stop'); })));
@@ -161,6 +216,7 @@ async function round(name, bin, k) {
     const reached = pt.length ? pt[pt.length - 1][1] : 0;
     for (const p of pages) await p.close();
     await presenter.close();
+    hops.push({ name, k, ...hopsOf(shown.filter(([t]) => t >= start + 1000 && t <= end - 1000), moves.trail, nodes) });
     return `| ${name} | ${k} | ${lags.length} | ${reached} | ${moves.sent} | ${moves.dropped} | ` +
       `${times.length} | ${ms(pct(times, 50))} | ${ms(pct(times, 99))} | ${failed} | ` +
       `${((cpu1.all - cpu0.all) / ((end - start) / 1000) * 100).toFixed(0)} | ${((cpu1.hub - cpu0.hub) * 1000).toFixed(0)} | ` +
@@ -190,4 +246,11 @@ async function main() {
     if (k % 2 === 0) runs.reverse();
     for (const [name, bin] of runs) console.log(await round(name, bin, k));
   }
+  console.log('');
+  console.log('Where one move\'s time goes, hop by hop (ms, median / p99 over steps and node followers):');
+  console.log('');
+  console.log('| server | round | publish | move | stream | show | states in stream |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  const mp = (xs) => { const v = [...xs].sort((a, b) => a - b); return v.length ? `${ms(pct(v, 50))} / ${ms(pct(v, 99))}` : '-'; };
+  for (const h of hops) console.log(`| ${h.name} | ${h.k} | ${mp(h.publish)} | ${mp(h.move)} | ${mp(h.stream)} | ${mp(h.show)} | ${Math.round(h.inline * 100)} % |`);
 }

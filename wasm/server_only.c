@@ -86,6 +86,18 @@ void follow_publish_as(struct follow_hub *hub, const char *id, const char *sessi
     (void)ops;
 }
 
+void follow_publish_state(struct follow_hub *hub, const char *id, const char *session,
+                          uint64_t at, uint64_t events, uint64_t ops, struct blob *state)
+{
+    (void)hub;
+    (void)id;
+    (void)session;
+    (void)at;
+    (void)events;
+    (void)ops;
+    (void)state;
+}
+
 void follow_publish_view(struct follow_hub *hub, const char *id, uint64_t view)
 {
     (void)hub;

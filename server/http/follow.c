@@ -21,18 +21,23 @@
  * writes from; the thread holds it while it writes to sockets.  Lock order:
  * lock, then topic_lock, then libmicrohttpd's.
  *
- * While some follower is behind its topic the hub thread ticks every
- * FOLLOW_TICK_MS and writes to each whose interval has passed, as many as a
- * token bucket of `rate` a second allows, round-robin; otherwise it sleeps
- * until a publish or the next heartbeat check.  The thread runs at the
- * connection threads' priority, which serve the followers' state fetches
- * from the state the presenter's step cached: a message is a send() of a
- * few hundred bytes, at most `rate` a second, so the thread takes a few
- * percent of a core at most, while at a lower priority (it ran at nice 19)
- * any busy process on the machine held every follower's message back for
+ * The hub thread sleeps until a publish wakes it (its condition variable),
+ * until the first follower behind its topic is due (its interval passed),
+ * or until the next heartbeat check; then it writes to each follower due,
+ * as many as a token bucket of `rate` a second allows, round-robin (one
+ * left waiting for the budget or for its socket brings it back after
+ * FOLLOW_TICK_MS).  A move thus goes out as soon as it is published, with
+ * no tick between, and a thread with nothing due does not wake.  The
+ * thread runs at the connection threads' priority: a message is a send()
+ * of a few hundred bytes, or of a state of a few KiB built once for every
+ * follower, at most `rate` a second, so the thread takes a few percent of
+ * a core at most, while at a lower priority (it ran at nice 19) any busy
+ * process on the machine held every follower's message back for
  * seconds.  The presenter's step never waits for it: a publish takes only
  * topic_lock.  A message that the socket takes only in part is kept and
- * finished first on the next tick, so chunks are never interleaved.
+ * finished first on the next pass, so chunks are never interleaved.  A
+ * message is built once per topic version (with the state, when the
+ * publish brought one) and its bytes shared by the followers that send it.
  */
 #include "http/follow.h"
 
@@ -52,9 +57,11 @@
 
 #include <microhttpd.h>
 
+#include "base/blob.h"
+
 #define TOPIC_ID_MAX   32
-#define FOLLOW_TICK_MS 5   /* the hub thread's pace while followers are behind */
-#define FOLLOW_MSG_MAX 320 /* bytes of one framed message, at most */
+#define FOLLOW_TICK_MS     5 /* its pace while a follower waits for the budget or its socket */
+#define FOLLOW_STATE_MAX   (256 * 1024) /* bytes of a state sent in a message, at most */
 #define FOLLOW_STALL   30  /* seconds a follower's socket may stay full */
 #define FOLLOW_CATCH_UP 0.25 /* seconds of the rate a late pass may send at once */
 #define FOLLOW_THREAD_NAME "slublab-follow" /* its name in /proc (15 bytes at most) */
@@ -66,6 +73,8 @@ struct topic {
     uint64_t at, events, ops, version;         /* the latest: topic_lock */
     uint64_t c_at, c_events, c_ops, c_version; /* the hub thread's copy: lock */
     uint64_t view, c_view; /* a lecture's view revision (0: none said): topic_lock, lock */
+    struct blob *state, *c_state; /* the rendered state at `at`, or NULL: topic_lock, lock */
+    struct blob *msg[2];          /* c_version's message, plain and chunked, or NULL: lock */
     unsigned followers;                        /* both locks to change */
     struct topic *next;                        /* both locks to change */
 };
@@ -85,8 +94,9 @@ struct follower {
     int fd;                     /* the socket, in FS_DIRECT */
     uint64_t sent;              /* the topic version last sent */
     struct timespec last_write; /* of the last whole message */
-    char pend[FOLLOW_MSG_MAX];  /* the unsent rest of a message */
-    size_t pend_off, pend_len;
+    const char *pend;           /* the message being sent: hold's text, or a heartbeat */
+    struct blob *hold;          /* the topic's message pend points into, or NULL */
+    size_t pend_off, pend_len;  /* its bytes sent and in all; 0, 0 when none */
     struct follower *prev, *next;
 };
 
@@ -97,7 +107,7 @@ struct follow_hub {
     pthread_t thread;
     bool thread_started;
     bool stopping; /* both locks to change */
-    bool dirty;    /* a topic changed, or a follower is behind: topic_lock */
+    bool dirty;    /* a topic changed, or a follower became behind: topic_lock */
     unsigned interval_ms;
     unsigned rate;           /* messages a second, at most; 0: no limit */
     double burst;            /* messages at once, at most */
@@ -105,6 +115,16 @@ struct follow_hub {
     struct topic *topics;
     struct follower *followers;
 };
+
+/* Free topic @t and what it holds. */
+static void topic_free(struct topic *t)
+{
+    blob_put(t->state);
+    blob_put(t->c_state);
+    blob_put(t->msg[0]);
+    blob_put(t->msg[1]);
+    free(t);
+}
 
 static void now_mono(struct timespec *ts)
 {
@@ -116,22 +136,56 @@ static double elapsed(const struct timespec *a, const struct timespec *b)
     return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) / 1e9;
 }
 
-/* The message for @f: the topic's position, or a heartbeat comment. */
-static int follow_message(const struct follower *f, bool heartbeat, char *buf, size_t size)
-{
-    const struct topic *t = f->topic;
+/* The heartbeat comment, as a chunk and plain. */
+static const char HEARTBEAT_CHUNK[] = "8\r\n: ping\n\n\r\n", HEARTBEAT[] = ": ping\n\n";
 
+/*
+ * Topic @t's message into @buf (snprintf()'s return): its position, with
+ * the rendered state when @state and the topic has one, after a retry
+ * field when @retry (the stream's first message).
+ */
+static int follow_message(const struct topic *t, bool retry, bool state, char *buf, size_t size)
+{
+    const struct blob *st = state ? t->c_state : NULL;
     char view[40] = "";
 
-    if (heartbeat)
-        return snprintf(buf, size, ": ping\n\n");
     if (t->c_view)
         snprintf(view, sizeof(view), ",\"view\":%" PRIu64, t->c_view);
     return snprintf(buf, size,
                     "%sevent: position\ndata: {\"session\":\"%s\",\"at\":%" PRIu64
-                    ",\"events\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"version\":%" PRIu64 "%s}\n\n",
-                    f->state == FS_NEW ? "retry: 3000\n" : "", t->c_session, t->c_at, t->c_events,
-                    t->c_ops, t->c_version, view);
+                    ",\"events\":%" PRIu64 ",\"ops\":%" PRIu64 ",\"version\":%" PRIu64
+                    "%s%s%s}\n\n",
+                    retry ? "retry: 3000\n" : "", t->c_session, t->c_at, t->c_events, t->c_ops,
+                    t->c_version, view, st ? ",\"state\":" : "", st ? st->text : "");
+}
+
+/*
+ * Under the lock: topic @t's message for the hub thread to send, framed
+ * as a chunk when @chunked; built once per version and shared by every
+ * follower (a reference the caller drops), NULL on host OOM.
+ */
+static struct blob *follow_topic_message(struct topic *t, bool chunked)
+{
+    struct blob **slot = &t->msg[chunked];
+    char *buf;
+    int n, head;
+    size_t size;
+
+    if (*slot)
+        return blob_get(*slot);
+    n = follow_message(t, false, true, NULL, 0);
+    if (n <= 0)
+        return NULL;
+    size = (size_t)n + 32;
+    if (!(buf = malloc(size)))
+        return NULL;
+    head = chunked ? snprintf(buf, size, "%x\r\n", (unsigned)n) : 0;
+    follow_message(t, false, true, buf + head, size - (size_t)head);
+    if (chunked)
+        memcpy(buf + head + n, "\r\n", 3);
+    *slot = blob_new(buf, (size_t)head + (size_t)n + (chunked ? 2 : 0));
+    free(buf);
+    return blob_get(*slot);
 }
 
 /* Under the lock: hand @f back to libmicrohttpd to end its stream. */
@@ -155,24 +209,26 @@ static bool follow_flush(struct follower *f)
         f->pend_off += (size_t)n;
     }
     f->pend_off = f->pend_len = 0;
+    f->pend = NULL;
+    blob_put(f->hold);
+    f->hold = NULL;
     return true;
 }
 
 /* Under the lock: write one message to @f's socket (framed as a chunk). */
 static void follow_write(struct follower *f, bool heartbeat, const struct timespec *now)
 {
-    char body[FOLLOW_MSG_MAX - 16];
-    int n = follow_message(f, heartbeat, body, sizeof(body));
-
-    if (n <= 0 || (size_t)n >= sizeof(body))
-        return;
-    if (f->chunked)
-        f->pend_len = (size_t)snprintf(f->pend, sizeof(f->pend), "%x\r\n%s\r\n", (unsigned)n, body);
-    else
-        f->pend_len = (size_t)snprintf(f->pend, sizeof(f->pend), "%s", body);
-    f->pend_off = 0;
-    if (!heartbeat)
+    if (heartbeat) {
+        f->pend = f->chunked ? HEARTBEAT_CHUNK : HEARTBEAT;
+        f->pend_len = f->chunked ? sizeof(HEARTBEAT_CHUNK) - 1 : sizeof(HEARTBEAT) - 1;
+    } else {
+        if (!(f->hold = follow_topic_message(f->topic, f->chunked)))
+            return; /* host OOM: tried again on the next pass */
+        f->pend = f->hold->text;
+        f->pend_len = f->hold->len;
         f->sent = f->topic->c_version;
+    }
+    f->pend_off = 0;
     f->last_write = *now;
     if (!follow_flush(f))
         follow_close(f);
@@ -182,9 +238,12 @@ static void follow_write(struct follower *f, bool heartbeat, const struct timesp
  * Under the lock: serve up to @budget followers in FS_DIRECT that have
  * something to send, going round the list from where the last call
  * stopped.  Returns how many messages went out; *pending counts followers
- * still behind their topic (due now or after their interval).
+ * still behind their topic (due now or after their interval), *wait is the
+ * seconds until the first of them is due (a tick when one waits for the
+ * budget or for its socket).
  */
-static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *pending)
+static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *pending,
+                             double *wait)
 {
     struct follower *f = hub->cursor ? hub->cursor : hub->followers, *start = f;
     struct follower *skipped = NULL, *after = NULL; /* where the next call starts */
@@ -193,6 +252,7 @@ static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *
 
     now_mono(&now);
     *pending = 0;
+    *wait = FOLLOW_HEARTBEAT;
     while (f) {
         struct follower *next = f->next ? f->next : hub->followers;
 
@@ -205,8 +265,10 @@ static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *
                     follow_close(f);
                 else if (f->pend_len && idle >= FOLLOW_STALL)
                     follow_close(f); /* nobody reads it */
-                if (behind)
+                if (behind) {
                     ++*pending;
+                    *wait = FOLLOW_TICK_MS / 1000.0;
+                }
             } else if ((behind && idle * 1000.0 >= hub->interval_ms) || idle >= FOLLOW_HEARTBEAT) {
                 if (sent < budget) {
                     follow_write(f, !behind, &now);
@@ -215,11 +277,17 @@ static unsigned follow_serve(struct follow_hub *hub, unsigned budget, unsigned *
                 } else {
                     if (!skipped)
                         skipped = f; /* due, but the budget is spent: first next time */
-                    if (behind)
+                    if (behind) {
                         ++*pending;
+                        *wait = FOLLOW_TICK_MS / 1000.0;
+                    }
                 }
             } else if (behind) {
+                double due = hub->interval_ms / 1000.0 - idle;
+
                 ++*pending;
+                if (due < *wait)
+                    *wait = due;
             }
         }
         f = next;
@@ -240,6 +308,15 @@ static void follow_copy(struct follow_hub *hub)
     struct topic *t;
 
     for (t = hub->topics; t; t = t->next) {
+        if (t->c_version != t->version) { /* the messages built for the last one go */
+            blob_put(t->msg[0]);
+            blob_put(t->msg[1]);
+            t->msg[0] = t->msg[1] = NULL;
+        }
+        if (t->c_state != t->state) {
+            blob_put(t->c_state);
+            t->c_state = blob_get(t->state);
+        }
         memcpy(t->c_session, t->session, sizeof(t->c_session));
         t->c_at = t->at;
         t->c_events = t->events;
@@ -267,7 +344,8 @@ static void *follow_thread(void *arg)
 {
     struct follow_hub *hub = arg;
     struct timespec last, now;
-    double tokens = 0;
+    double tokens = 0, wait = 0;
+    unsigned pending = 0; /* followers behind after the last pass */
 
     /* Named for ps and top (and tests/api/follow-thread.test.mjs); the
      * presenter's publish takes only topic_lock, which this thread holds
@@ -276,22 +354,22 @@ static void *follow_thread(void *arg)
     now_mono(&last);
     pthread_mutex_lock(&hub->topic_lock);
     while (!hub->stopping) {
-        unsigned pending;
         double dt;
 
         if (!hub->dirty) {
+            /* no news: wait for a publish, the next follower due, or a
+             * heartbeat check (once a second) */
+            double w = pending ? wait : 1.0;
+            long ns = (long)((w < 0.001 ? 0.001 : w > 1.0 ? 1.0 : w) * 1e9);
             struct timespec until;
 
-            /* nothing to deliver: look at heartbeats once a second */
             clock_gettime(CLOCK_REALTIME, &until);
-            until.tv_sec += 1;
+            until.tv_nsec += ns;
+            if (until.tv_nsec >= 1000000000L) {
+                until.tv_sec++;
+                until.tv_nsec -= 1000000000L;
+            }
             pthread_cond_timedwait(&hub->wake, &hub->topic_lock, &until);
-        } else {
-            struct timespec tick = {0, FOLLOW_TICK_MS * 1000000L};
-
-            pthread_mutex_unlock(&hub->topic_lock);
-            nanosleep(&tick, NULL);
-            pthread_mutex_lock(&hub->topic_lock);
         }
         if (hub->stopping)
             break;
@@ -309,12 +387,10 @@ static void *follow_thread(void *arg)
         tokens = hub->rate ? tokens + dt * hub->rate : (double)UINT32_MAX;
         if (tokens > follow_burst(hub, dt))
             tokens = follow_burst(hub, dt);
-        tokens -= follow_serve(hub, (unsigned)tokens, &pending);
+        tokens -= follow_serve(hub, (unsigned)tokens, &pending, &wait);
         pthread_mutex_unlock(&hub->lock);
 
         pthread_mutex_lock(&hub->topic_lock);
-        if (pending)
-            hub->dirty = true;
     }
     pthread_mutex_unlock(&hub->topic_lock);
     return NULL;
@@ -384,7 +460,7 @@ void follow_hub_free(struct follow_hub *hub)
         follow_detach(hub->followers);
     for (t = hub->topics; t; t = next) {
         next = t->next;
-        free(t);
+        topic_free(t);
     }
     pthread_cond_destroy(&hub->wake);
     pthread_mutex_destroy(&hub->topic_lock);
@@ -441,6 +517,21 @@ void follow_publish_view(struct follow_hub *hub, const char *id, uint64_t view)
 void follow_publish_as(struct follow_hub *hub, const char *id, const char *session, uint64_t at,
                        uint64_t events, uint64_t ops)
 {
+    follow_publish_state(hub, id, session, at, events, ops, NULL);
+}
+
+/* Under topic_lock: @t's state is @state (NULL: none). */
+static void topic_state(struct topic *t, struct blob *state)
+{
+    if (state && (state->len > FOLLOW_STATE_MAX || memchr(state->text, '\n', state->len)))
+        state = NULL; /* too big to send to everyone, or not one line of an event's data */
+    blob_put(t->state);
+    t->state = blob_get(state);
+}
+
+void follow_publish_state(struct follow_hub *hub, const char *id, const char *session, uint64_t at,
+                          uint64_t events, uint64_t ops, struct blob *state)
+{
     struct topic *t;
 
     if (strlen(session) > TOPIC_ID_MAX)
@@ -452,6 +543,7 @@ void follow_publish_as(struct follow_hub *hub, const char *id, const char *sessi
         t->at = at;
         t->events = events;
         t->ops = ops;
+        topic_state(t, state);
         topic_bump(hub, t);
     }
     pthread_mutex_unlock(&hub->topic_lock);
@@ -523,6 +615,7 @@ struct follower *follow_attach_as(struct follow_hub *hub, const char *id, const 
         t->at = at;
         t->events = events;
         t->ops = ops;
+        topic_state(t, NULL);
         t->version++;
     }
     t->followers++;
@@ -582,7 +675,9 @@ ssize_t follow_read(void *cls, uint64_t pos, char *buf, size_t max)
         pthread_mutex_lock(&hub->topic_lock);
         follow_copy(hub);
         pthread_mutex_unlock(&hub->topic_lock);
-        n = follow_message(f, false, buf, max);
+        n = follow_message(f->topic, true, true, buf, max);
+        if (n <= 0 || (size_t)n >= max) /* a state too big for the first block: fetched */
+            n = follow_message(f->topic, true, false, buf, max);
         ret = n > 0 && (size_t)n < max ? n : MHD_CONTENT_READER_END_WITH_ERROR;
         f->sent = f->topic->c_version;
         now_mono(&f->last_write);
@@ -628,9 +723,10 @@ void follow_detach(void *cls)
             ;
         if (*pp)
             *pp = f->topic->next;
-        free(f->topic);
+        topic_free(f->topic);
     }
     pthread_mutex_unlock(&hub->topic_lock);
     pthread_mutex_unlock(&hub->lock);
+    blob_put(f->hold);
     free(f);
 }

@@ -20,8 +20,14 @@
  *
  * Each message is
  *     event: position
- *     data: {"session":"ID","at":N,"events":E,"ops":O,"version":V}
- * where at is the presenter's position, events and ops the session's end.
+ *     data: {"session":"ID","at":N,"events":E,"ops":O,"version":V,"state":S}
+ * where at is the presenter's position, events and ops the session's end,
+ * and S the answer of GET .../state?at=N when the presenter's page had it
+ * rendered already (the session's state cache, at the publish): the
+ * followers show it without a request of their own.  No state is rendered
+ * for followers: without one in the cache the message has no "state" and
+ * followers fetch it.  A message is built once and its bytes shared by
+ * every follower.
  * A topic is a session's id, or a lecture's (lecture.h): a lecture's
  * messages name the session it shows now, which changes when the
  * presenter switches scenario.
@@ -35,6 +41,7 @@
 #include <sys/types.h>
 
 struct MHD_Connection;
+struct blob;
 struct follow_hub;
 struct follower;
 
@@ -57,6 +64,12 @@ void follow_publish(struct follow_hub *hub, const char *id, uint64_t at, uint64_
 /* As follow_publish(), to topic @id (a lecture's) whose messages name session @session. */
 void follow_publish_as(struct follow_hub *hub, const char *id, const char *session, uint64_t at,
                        uint64_t events, uint64_t ops);
+/* As follow_publish_as(), with the rendered state of position @at (NULL:
+ * none; a reference is taken): the messages carry it as "state", so that
+ * followers need not fetch it.  A state over FOLLOW_STATE_MAX bytes is left
+ * out (followers fetch it). */
+void follow_publish_state(struct follow_hub *hub, const char *id, const char *session, uint64_t at,
+                          uint64_t events, uint64_t ops, struct blob *state);
 /* Tell topic @id's followers (a lecture's) that its view changed to revision
  * @view: their messages carry "view": N from then on.  Cannot fail. */
 void follow_publish_view(struct follow_hub *hub, const char *id, uint64_t view);

@@ -315,13 +315,15 @@ void lecture_topic(const char *id, char *buf, unsigned size)
     snprintf(buf, size, "%s%s", LECTURE_TOPIC, id);
 }
 
-/* Under the lock: tell lecture @x's followers where it is. */
-static void lecture_tell(const struct lecture *x, struct follow_hub *hub)
+/* Under the lock: tell lecture @x's followers where it is, and the state
+ * there when @state (NULL: they fetch it). */
+static void lecture_tell(const struct lecture *x, struct follow_hub *hub, struct blob *state)
 {
     char topic[sizeof(LECTURE_TOPIC) + LECTURE_ID_LEN];
 
     lecture_topic(x->info.id, topic, sizeof(topic));
-    follow_publish_as(hub, topic, x->info.session, x->info.at, x->info.events, x->info.ops);
+    follow_publish_state(hub, topic, x->info.session, x->info.at, x->info.events, x->info.ops,
+                         state);
 }
 
 int lecture_set(struct lectures *l, struct follow_hub *hub, const struct lecture_info *info,
@@ -350,7 +352,7 @@ int lecture_set(struct lectures *l, struct follow_hub *hub, const struct lecture
             ret = ret == -ENOMEM ? -ENOMEM : -EIO;
         if (!ret) {
             x->info = next.info;
-            lecture_tell(x, hub);
+            lecture_tell(x, hub, NULL);
         }
     }
     pthread_mutex_unlock(&l->lock);
@@ -379,7 +381,7 @@ struct follower *lecture_follow(struct lectures *l, struct follow_hub *hub, cons
 }
 
 void lecture_publish(struct lectures *l, struct follow_hub *hub, const char *session, uint64_t at,
-                     uint64_t events, uint64_t ops)
+                     uint64_t events, uint64_t ops, struct blob *state)
 {
     struct lecture *x;
 
@@ -390,7 +392,7 @@ void lecture_publish(struct lectures *l, struct follow_hub *hub, const char *ses
         x->info.at = at;
         x->info.events = events;
         x->info.ops = ops;
-        lecture_tell(x, hub);
+        lecture_tell(x, hub, state);
     }
     pthread_mutex_unlock(&l->lock);
 }
@@ -404,7 +406,7 @@ void lecture_heard(struct lectures *l, struct follow_hub *hub, const struct lect
         ;
     if (x) {
         x->info = *info;
-        lecture_tell(x, hub);
+        lecture_tell(x, hub, NULL);
     }
     pthread_mutex_unlock(&l->lock);
 }

@@ -28,6 +28,7 @@
 
 #include <stdint.h>
 
+struct blob;
 struct follow_hub;
 struct follower;
 struct lectures;
@@ -68,9 +69,11 @@ int lecture_check_token(struct lectures *l, const char *id, const char *token);
  * -EIO (the store failed: nothing changed). */
 int lecture_set(struct lectures *l, struct follow_hub *hub, const struct lecture_info *info,
                 const char *token);
-/* Session @session moved: tell the followers of every lecture that shows it.  Cannot fail. */
+/* Session @session moved: tell the followers of every lecture that shows it,
+ * with the rendered state at @at when @state (NULL: none; follow_publish_state()).
+ * Cannot fail. */
 void lecture_publish(struct lectures *l, struct follow_hub *hub, const char *session, uint64_t at,
-                     uint64_t events, uint64_t ops);
+                     uint64_t events, uint64_t ops, struct blob *state);
 /* Another server pointed lecture @info->id at @info's session and position
  * (relay.h): tell its followers here, if this server knows it (else it is
  * read from the store when asked for).  Cannot fail. */

@@ -219,7 +219,7 @@ static void relay_catch_up(struct app *app)
         if (!store_session_where(app->store, w[i].id, &at, &events) && events == w[i].events &&
             at <= events && at != w[i].at) {
             follow_publish(app->follow, w[i].id, at, events, w[i].ops);
-            lecture_publish(app->lectures, app->follow, w[i].id, at, events, w[i].ops);
+            lecture_publish(app->lectures, app->follow, w[i].id, at, events, w[i].ops, NULL);
         }
     }
     free(w);
@@ -257,7 +257,7 @@ void relay_heard(const char *text, void *arg)
     if (n == 5 && !strcmp(tok[0], "s") && ids_valid(tok[1], SESSION_ID_LEN) &&
         parse_u64(tok[2], &at) && parse_u64(tok[3], &events) && parse_u64(tok[4], &ops)) {
         follow_publish(app->follow, tok[1], at, events, ops);
-        lecture_publish(app->lectures, app->follow, tok[1], at, events, ops);
+        lecture_publish(app->lectures, app->follow, tok[1], at, events, ops, NULL);
     } else if (n == 6 && !strcmp(tok[0], "l") && ids_valid(tok[1], LECTURE_ID_LEN) &&
                (!strcmp(tok[2], "-") || ids_valid(tok[2], SESSION_ID_LEN)) &&
                parse_u64(tok[3], &at) && parse_u64(tok[4], &events) &&

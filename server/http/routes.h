@@ -60,7 +60,7 @@ int route_list(const struct request *req, struct response *res,
 /* True when the request carries @s's write token; else false after a 403. */
 bool route_check_token(const struct request *req, struct response *res, const struct session *s);
 /* Tell @s's followers where it is now.  Cannot fail. */
-void route_publish(const struct request *req, const struct session *s);
+void route_publish(const struct request *req, struct session *s);
 
 /* ---- the handlers ---- */
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/blob.h"
 #include "base/ids.h"
 #include "http/app.h"
 #include "http/follow.h"
@@ -113,11 +114,17 @@ bool route_check_token(const struct request *req, struct response *res, const st
     return false;
 }
 
-void route_publish(const struct request *req, const struct session *s)
+void route_publish(const struct request *req, struct session *s)
 {
-    follow_publish(req->app->follow, s->id, s->position, session_nr_events(s), session_nr_ops(s));
+    /* the state there, when the presenter's page rendered it already: sent
+     * to the followers with the position, so that none of them asks for it */
+    struct blob *state = session_state_cached(s, s->position, 0);
+
+    follow_publish_state(req->app->follow, s->id, s->id, s->position, session_nr_events(s),
+                         session_nr_ops(s), state);
     lecture_publish(req->app->lectures, req->app->follow, s->id, s->position, session_nr_events(s),
-                    session_nr_ops(s));
+                    session_nr_ops(s), state);
+    blob_put(state);
     relay_session(req->app, s->id, s->position, session_nr_events(s), session_nr_ops(s));
 }
 

@@ -5,40 +5,12 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 
-import { api, isError, schemaVersion, serverFixture, session, start } from './lib.mjs';
+import { api, followStream, isError, schemaVersion, serverFixture, session, start } from './lib.mjs';
 
 const fx = serverFixture();
 
-/** Read the event stream @path; next(pred) resolves to the first message matching pred. */
-async function stream(path) {
-  const ctl = new AbortController();
-  const r = await fetch(fx.srv.url + path, { signal: ctl.signal });
-  const reader = r.body.getReader();
-  const dec = new TextDecoder();
-  let buf = '';
-  const seen = [];
-  return {
-    r, seen,
-    close: () => ctl.abort(),
-    async next(pred, ms = 5000) {
-      const deadline = Date.now() + ms;
-      for (;;) {
-        const hit = seen.find(pred);
-        if (hit) return hit;
-        if (Date.now() > deadline) throw new Error(`no such message in ${JSON.stringify(seen)}`);
-        const { value, done } = await reader.read();
-        if (done) throw new Error(`the stream ended after ${JSON.stringify(seen)}`);
-        buf += dec.decode(value, { stream: true });
-        let i;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const m = /^data: (.*)$/m.exec(buf.slice(0, i));
-          buf = buf.slice(i + 2);
-          if (m) seen.push(JSON.parse(m[1]));
-        }
-      }
-    },
-  };
-}
+/** Read the event stream @path of this file's server (lib.mjs's followStream()). */
+const stream = (path) => followStream(fx.srv.url, path);
 
 describe('lectures', () => {
   test('make, describe, point at a session with the token only', async () => {

@@ -173,3 +173,37 @@ export function isError(r, code) {
   return r.json && r.json.error && typeof r.json.error.message === 'string' &&
     (code === undefined || r.json.error.code === code);
 }
+
+/**
+ * Read the event stream @path of the server at @url; next(pred) resolves to
+ * the first message's data (parsed) matching pred, seen holds them all.
+ */
+export async function followStream(url, path) {
+  const ctl = new AbortController();
+  const r = await fetch(url + path, { signal: ctl.signal });
+  const reader = r.body.getReader();
+  const dec = new TextDecoder();
+  let buf = '';
+  const seen = [];
+  return {
+    r, seen,
+    close: () => ctl.abort(),
+    async next(pred, ms = 5000) {
+      const deadline = Date.now() + ms;
+      for (;;) {
+        const hit = seen.find(pred);
+        if (hit) return hit;
+        if (Date.now() > deadline) throw new Error(`no such message in ${JSON.stringify(seen)}`);
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`the stream ended after ${JSON.stringify(seen)}`);
+        buf += dec.decode(value, { stream: true });
+        let i;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const m = /^data: (.*)$/m.exec(buf.slice(0, i));
+          buf = buf.slice(i + 2);
+          if (m) seen.push(JSON.parse(m[1]));
+        }
+      }
+    },
+  };
+}

@@ -74,6 +74,8 @@ test('a hundred followers keep up with a presenter playing at 16 steps a second'
       if (bad) report.push(`node ${i}: ${bad}`);
     }
     assert.deepEqual(report.slice(0, 10), [], `${report.length} followers did not follow the presenter to step ${final}`);
+    // the presenter's page rendered each step before moving to it: the stream brought those states
+    assert.ok(nodes.every((f) => f.inline > 0), `node followers given states by the stream: ${nodes.map((f) => f.inline).join(' ')}`);
     for (const p of pages) await p.close();
   });
   await presenter.close();
@@ -99,8 +101,12 @@ test('followers of the lecture link follow the presenter to a new scenario', asy
     await student.waitForFunction((id) => window.__slublab.player.get().session?.id === id, pm.id, { timeout: 3000 });
     assert.equal((await model(student)).scenario, 'free-storm');
     assert.match(await student.textContent('#banner'), /Following the presenter live/);
+    // the presenter's page rendered step 11 before moving there: the student shows it without asking
+    const asked = [];
+    student.on('request', (r) => { if (/\/state\?at=11(&|$)/.test(r.url())) asked.push(r.url()); });
     await presenter.evaluate(() => window.__slublab.player.seek(11));
     await student.waitForSelector('body[data-at="11"]', { timeout: 3000 });
+    assert.deepEqual(asked, [], 'the student fetched the state the stream brought');
     assert.deepEqual(student.errors, []);
     await student.close();
   });

@@ -16,9 +16,12 @@ export async function trail(page) {
  * A follower as a page would be, without the page: reads the event stream
  * @streamUrl and fetches the state of the latest position it announced (one at a
  * time, skipping positions it had no time for), on a keep-alive connection
- * of its own as a page's fetches are.  Its trail is [time, at] of each
+ * of its own as a page's fetches are, unless the message carried the state
+ * (docs/api.md: the presenter's page had rendered it), which it shows at
+ * once as a page does.  Its trail is [time, at] of each
  * state it got (no timers: a hundred of them would load the test), its
- * heard [time, at] of each position the stream announced, its times the
+ * heard [time, at] of each position the stream announced, its inline the
+ * states the stream carried, its times the
  * milliseconds each state fetch took, from the request to the answer's
  * last byte; a fetch answered with an error status is its error.
  *
@@ -37,7 +40,7 @@ export function nodeFollower(streamUrl, stateUrl) {
   let stopped = false;
   // shown -1: the first message fetches a state, as a page does when it opens
   const f = {
-    trail: [[Date.now(), 0]], heard: [], times: [], shown: -1, target: null, busy: false, error: null,
+    trail: [[Date.now(), 0]], heard: [], times: [], inline: 0, shown: -1, target: null, busy: false, error: null,
     stop: () => {
       stopped = true;
       for (const r of reqs) r.destroy();
@@ -73,6 +76,7 @@ export function nodeFollower(streamUrl, stateUrl) {
         f.times.push(performance.now() - t0);
         if (r.status !== 200) throw new Error(`state: ${r.status} ${r.head}`);
         if (r.at === null) throw new Error(`state: no "at" at the head of ${r.head}`);
+        if (f.target.at === f.shown) continue; // the stream brought a later state meanwhile
         f.shown = r.at;
         f.trail.push([Date.now(), r.at]);
       }
@@ -90,8 +94,19 @@ export function nodeFollower(streamUrl, stateUrl) {
         buf = buf.slice(i + 2);
         const data = /^data: (.*)$/m.exec(msg);
         if (!data) continue;
-        f.target = JSON.parse(data[1]);
+        // the head only: a state it carries is received as bytes, as a fetched one is
+        const head = /^\{"session":"([^"]*)","at":(\d+),/.exec(data[1]);
+        if (!head) { f.error = new Error(`stream: no session and at in ${data[1].slice(0, 80)}`); continue; }
+        f.target = { session: head[1], at: Number(head[2]) };
         f.heard.push([Date.now(), f.target.at]);
+        if (data[1].includes(',"state":{"at":')) {
+          f.inline++;
+          if (f.shown !== f.target.at) {
+            f.shown = f.target.at;
+            f.trail.push([Date.now(), f.shown]);
+          }
+          continue;
+        }
         pump();
       }
     });

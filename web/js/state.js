@@ -41,7 +41,7 @@ const WINDOW = 400; // else this many events each side of the position
 const CACHE_MAX = 96;
 const PAGES_MAX = 32; // cache pages of paged states kept
 const PAGE_SLABS = 4096; // slabs in one page, the most the server gives
-const PUBLISH_MS = 100; // the presenter tells the server its position at most this often
+const PUBLISH_MS = 100; // stepping by hand, the presenter tells the server its position at most this often
 
 /**
  * @typedef {{ key: string, title: string, fn?: string, label?: string, counter?: string }} Breakpoint
@@ -186,6 +186,11 @@ export function createPlayer() {
     if (p) { cache.delete(key); cache.set(key, p); return p; }
     p = api.state(id, { at });
     p.catch(() => cache.delete(key));
+    return keepState(key, p);
+  }
+  /** Keep state @p (a promise) as @key's, the least recently used going past CACHE_MAX. */
+  function keepState(key, p) {
+    cache.delete(key);
     cache.set(key, p);
     while (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value);
     return p;
@@ -258,8 +263,10 @@ export function createPlayer() {
     if (!m.allEvents) m.markers = markersFromSeries(r);
   }
 
-  // The presenter's position goes to the server at most once per
-  // PUBLISH_MS, the latest one last: a throttle, not a debounce, so that
+  // The presenter's position goes to the server one move at a time, the
+  // latest one last: while playing, each as soon as the last is answered
+  // (the followers hear every step the server has time for), stepping by
+  // hand at most once per PUBLISH_MS.  A throttle, not a debounce, so that
   // followers move while the presenter plays at any speed.
   let published = /** @type {{ id: string, at: number }|null} */ (null), publishing = false;
   function publish() {
@@ -272,7 +279,8 @@ export function createPlayer() {
     published = { id, at };
     api.step(id, token, { to: at, state: false }).catch(() => {}).finally(() => {
       publishing = false;
-      publishTimer = setTimeout(() => { publishTimer = 0; publish(); }, PUBLISH_MS);
+      if (m.playing) publish();
+      else publishTimer = setTimeout(() => { publishTimer = 0; publish(); }, PUBLISH_MS);
     });
   }
 
@@ -414,6 +422,11 @@ export function createPlayer() {
       try {
         wanted = JSON.parse(/** @type {MessageEvent} */ (ev).data);
       } catch (err) { fail(err); return; }
+      // the state there, when the presenter's page had rendered it: shown without a fetch
+      if (wanted?.state && wanted.session) {
+        keepState(`${wanted.session}@${wanted.at}`, Promise.resolve(wanted.state));
+        delete wanted.state;
+      }
       // the presenter changed the view (breakpoints, theme): read it once
       const lec = m.lecture;
       if (lec && typeof wanted?.view === 'number' && wanted.view !== viewRev) {
@@ -427,7 +440,7 @@ export function createPlayer() {
   // A follower shows the latest position announced: one fetch at a time,
   // skipping the positions announced while it was busy, so that it never
   // queues states it has no time to show.
-  /** @type {{ session: string, at: number, events: number, ops: number }|null} */
+  /** @type {{ session: string, at: number, events: number, ops: number, state?: any }|null} */
   let wanted = null, catching = false, viewRev = 0;
   async function catchUp() {
     if (catching) return;
