@@ -335,6 +335,22 @@ static int ckpt_meta_pack(const struct sim_image *img, const uint64_t *totals, v
 int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op, size_t off,
                     const uint64_t *totals, const void *extra, size_t extra_len)
 {
+    void *packed = NULL;
+    size_t packed_len = 0;
+    int ret;
+
+    if (!d->store || d->failed)
+        return 0;
+    if (extra && (ret = bytes_pack(extra, extra_len, &packed, &packed_len)))
+        return ret;
+    ret = ckpt_disk_write_packed(d, m, seq, op, off, totals, packed, packed_len);
+    free(packed);
+    return ret;
+}
+
+int ckpt_disk_write_packed(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op,
+                           size_t off, const uint64_t *totals, const void *extra, size_t extra_len)
+{
     struct store_ckpt c = {.seq = seq, .op = op, .off = off};
     struct page_batch *b = NULL;
     struct sim_image img;
@@ -392,8 +408,8 @@ int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint
         ret = ckpt_meta_pack(&img, totals, &c.meta, &c.meta_len);
     if (!ret)
         ret = bytes_pack(list, img.nr_pages * sizeof(*list), &c.pages, &c.pages_len);
-    if (!ret && extra)
-        ret = bytes_pack(extra, extra_len, &c.extra, &c.extra_len);
+    c.extra = (void *)(uintptr_t)extra; /* the store only reads it */
+    c.extra_len = extra_len;
     if (!ret)
         ret = store_ckpt_put(d->store, d->owner, d->tag, &c);
     if (!ret)
@@ -422,7 +438,6 @@ out_release:
     }
     free(c.meta);
     free(c.pages);
-    free(c.extra);
     if (b)
         free(b->buf);
     free(b);

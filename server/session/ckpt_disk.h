@@ -124,6 +124,9 @@ const struct ckpt_disk_entry *ckpt_disk_before(const struct ckpt_disk *d, uint64
  */
 int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op, size_t off,
                     const uint64_t *totals, const void *extra, size_t extra_len);
+/* The same with @extra packed already (bytes_pack()). */
+int ckpt_disk_write_packed(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op,
+                           size_t off, const uint64_t *totals, const void *extra, size_t extra_len);
 /* The machine of image @e into *out (no event callback), its totals into
  * @totals (when not NULL) and its extra into a malloc()ed *extra (when
  * @extra is not NULL; NULL when it has none).  0, -ENOMEM, -EIO (a page or
