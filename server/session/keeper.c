@@ -172,14 +172,17 @@ void keeper_add(struct keeper *k, struct session_run *r)
     pthread_mutex_unlock(&k->lock);
 }
 
-void keeper_forget(struct keeper *k, struct session_run *r)
+/* Take @r off the queue, once the keeper is done writing it if it is; true
+ * when it was queued (and is not now).  Takes and lets go of k->lock. */
+static bool keeper_unqueue(struct keeper *k, struct session_run *r)
 {
-    bool mine = false;
+    bool queued;
 
     pthread_mutex_lock(&k->lock);
     while (r->keep_state == SESSION_KEEP_WRITING)
         pthread_cond_wait(&k->done, &k->lock);
-    if (r->keep_state == SESSION_KEEP_QUEUED) {
+    queued = r->keep_state == SESSION_KEEP_QUEUED;
+    if (queued) {
         struct session_run **pp = &k->head, *prev = NULL;
 
         while (*pp != r) {
@@ -191,13 +194,22 @@ void keeper_forget(struct keeper *k, struct session_run *r)
             k->tail = prev;
         r->keep_next = NULL;
         r->keep_state = SESSION_KEEP_NONE;
-        mine = true;
         k->by_free++;
     }
     atomic_store(&r->keeper, NULL);
     pthread_mutex_unlock(&k->lock);
-    if (mine) /* nobody else refers to it now: written here, before it goes */
+    return queued;
+}
+
+void keeper_forget(struct keeper *k, struct session_run *r)
+{
+    if (keeper_unqueue(k, r)) /* nobody else refers to it now: written here, before it goes */
         keeper_write(r);
+}
+
+void keeper_cancel(struct keeper *k, struct session_run *r)
+{
+    (void)keeper_unqueue(k, r);
 }
 
 void keeper_hold(struct keeper *k, bool hold)

@@ -42,13 +42,17 @@ void keeper_add(struct keeper *k, struct session_run *r);
 /* @r is being freed: its end is written now if it is still queued, and this
  * waits while the keeper writes it. */
 void keeper_forget(struct keeper *k, struct session_run *r);
+/* @r's session is deleted (its images go): @r's end is not written, and
+ * this waits while the keeper writes it, so that none is written after. */
+void keeper_cancel(struct keeper *k, struct session_run *r);
 /* Hold the keeper (@hold: its thread ends after the write it is doing) or
  * let it go on; for the tests, which look at the store before the keeper
  * wrote.  keeper_drain() writes what is queued in the caller's thread. */
 void keeper_hold(struct keeper *k, bool hold);
 void keeper_drain(struct keeper *k);
-/* Ends written from the queue (by the keeper's thread or a drain), and by
- * threads that freed a queued run. */
+/* Ends written from the queue (by the keeper's thread or a drain), and
+ * runs taken off it (freed, written by the thread that freed them; or
+ * their session deleted). */
 void keeper_counts(struct keeper *k, uint64_t *by_keeper, uint64_t *by_free);
 
 #endif /* SLUBLAB_SERVER_SESSION_KEEPER_H */

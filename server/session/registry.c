@@ -806,6 +806,7 @@ void registry_drop(struct registry *reg, struct session *s)
 
 int registry_delete(struct registry *reg, const char *id)
 {
+    struct session_run *r = NULL;
     struct session *s;
     bool in_memory, free_it = false;
     int ret;
@@ -817,8 +818,16 @@ int registry_delete(struct registry *reg, const char *id)
     if (s) {
         registry_unlink(reg, s);
         free_it = s->refs == 0;
+        r = s->run;
+        atomic_fetch_add(&r->refs, 1);
     }
     pthread_mutex_unlock(&reg->lock);
+    /* its images go below: none may be written after (keeper.h); the
+     * reference held meanwhile goes before the release, which frees the
+     * run now when nobody else uses it */
+    if (r && reg->keeper)
+        keeper_cancel(reg->keeper, r);
+    session_run_put(r);
     if (free_it)
         registry_release(reg, s);
     ret = store_session_delete(reg->store, id);

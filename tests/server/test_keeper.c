@@ -5,8 +5,8 @@
  * answered meanwhile; once the keeper wrote it, a second registry on the
  * same store (a restart) builds the run from it, replaying nothing, with
  * the same states byte for byte.  A run freed while its end is queued has
- * it written by the thread that frees it; a registry freed with ends
- * queued writes them before it returns.
+ * it written by the thread that frees it, one whose session is deleted
+ * never; a registry freed with ends queued writes them before it returns.
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp() */
 
@@ -197,6 +197,18 @@ static void test_freed_while_queued(void)
     memset(&d, 0, sizeof(d));
     CHECK_OK(ckpt_disk_open(&d, st, owner, 1));
     CHECK(d.nr > 0 && d.e[d.nr - 1].has_extra);
+    ckpt_disk_release(&d);
+
+    /* its session deleted: taken off the queue, never written */
+    s = build(NULL, st, 10);
+    snprintf(owner, sizeof(owner), "%s", s->run->disk.owner);
+    keeper_add(k, s->run);
+    keeper_cancel(k, s->run);
+    session_free(s);
+    keeper_drain(k);
+    memset(&d, 0, sizeof(d));
+    CHECK_OK(ckpt_disk_open(&d, st, owner, 1));
+    CHECK(d.nr > 0 && !d.e[d.nr - 1].has_extra);
     ckpt_disk_release(&d);
     keeper_free(k);
     store_close(st);
