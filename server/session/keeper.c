@@ -42,16 +42,18 @@ static void keeper_write(struct session_run *r)
 
     pthread_mutex_lock(&r->lock);
     if (session_keep_prepare(r, &kp) || !kp.m) {
+        (void)session_keep_finish(r, &kp); /* only the images that waited */
         pthread_mutex_unlock(&r->lock);
+        session_keep_release(&kp);
         return;
     }
     pthread_mutex_unlock(&r->lock);
     /* the packing, most of the cost, holds no lock a request waits for */
-    if (!session_keep_pack(&kp)) {
-        pthread_mutex_lock(&r->lock);
-        session_keep_finish(r, &kp);
-        pthread_mutex_unlock(&r->lock);
-    }
+    if (session_keep_pack(&kp))
+        session_keep_release(&kp); /* the images that waited are stored still */
+    pthread_mutex_lock(&r->lock);
+    (void)session_keep_finish(r, &kp);
+    pthread_mutex_unlock(&r->lock);
     session_keep_release(&kp);
 }
 

@@ -682,11 +682,13 @@ int session_keep_pack(struct session_keep *kp)
 
 int session_keep_finish(struct session_run *r, struct session_keep *kp)
 {
-    int ret = ckpt_disk_write_packed(&r->disk, kp->m, kp->end.seq, kp->end.op, kp->end.off,
-                                     kp->totals, kp->state, kp->len);
+    int ret = kp->m ? ckpt_disk_write_packed(&r->disk, kp->m, kp->end.seq, kp->end.op, kp->end.off,
+                                             kp->totals, kp->state, kp->len)
+                    : 0;
+    int err = ckpt_disk_flush(&r->disk); /* with the images that waited for it */
 
     session_run_recharge(r);
-    return ret;
+    return ret ? ret : err;
 }
 
 void session_keep_release(struct session_keep *kp)
@@ -861,6 +863,9 @@ static int session_build_run(struct session *s, struct strbuf *err)
         s->run->disk.cache_max =
                 s->run->lim.memory /
                 (s->run->log_id[0] ? SESSION_DISK_CACHE_SHARE : SESSION_STORED_CACHE_SHARE);
+        /* the images a scenario's build writes wait in memory, to be stored
+         * in one transaction with its end (or at the end of the build) */
+        s->run->disk.defer = s->run->keep_later && !s->run->log_id[0];
     }
     s->run->have_rp = true;
     ret = replay_init(&s->run->rp, s->run->scn, &s->run->cfg);
@@ -924,6 +929,9 @@ static int session_build_run(struct session *s, struct strbuf *err)
         b->ev_end = s->run->log.nr_events;
     }
     s->run->rp.op_limit = REPLAY_NO_LIMIT;
+    /* what waits goes with the end when the keeper writes it, else now */
+    if (!s->run->keep_pending && ckpt_disk_flush(&s->run->disk) == -ENOMEM && !ret)
+        ret = -ENOMEM;
     if (!s->run->log_id[0]) /* the operations this build ran: none of a loaded batch 0 */
         s->run->build_replayed =
                 s->run->log.nr_ops - (s->run->build_loaded ? s->run->batches[0].op_end : 0);

@@ -33,8 +33,10 @@ struct session_keep {
 int session_keep_prepare(struct session_run *r, struct session_keep *kp);
 /* Pack kp's state (no lock needed).  0 or -ENOMEM. */
 int session_keep_pack(struct session_keep *kp);
-/* Under r->lock: store the image with its packed state.  0, -ENOMEM or the
- * store's error (the tier stops writing; a later build replays). */
+/* Under r->lock: store the image with its packed state (none when kp->m is
+ * NULL) and the images that waited for it (ckpt_disk_flush()), in one
+ * transaction.  0, -ENOMEM or the store's error (the tier stops writing; a
+ * later build replays). */
 int session_keep_finish(struct session_run *r, struct session_keep *kp);
 /* Free what *kp holds. */
 void session_keep_release(struct session_keep *kp);
