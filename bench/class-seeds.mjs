@@ -19,6 +19,14 @@
 // each round runs that program as well, the two alternating (before first
 // in odd rounds, after first in even), so both see the same machine.
 // SLUBLAB_SERVE_ARGS adds options to both servers.
+//
+// The floor: the engine's own run of the scenario (`slublab run`, CPU ms
+// per run, the median of three groups of five distinct seeds, measured in
+// the same run of this bench) and what STUDENTS opens at once need of the
+// machine's os.availableParallelism() cores at least, beside the server's
+// CPU per student one by one (its open and one state, whatever the server
+// did for them, written after the answer too: the table's CPU column).
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -35,6 +43,11 @@ const EXTRA = (process.env.SLUBLAB_SERVE_ARGS || '').split(' ').filter(Boolean);
 const q = (arr, p) => {
   const a = [...arr].sort((x, y) => x - y);
   return a.length ? a[Math.min(a.length - 1, Math.floor(p * a.length))] : NaN;
+};
+const TICK_MS = 10; // /proc/PID/stat counts in USER_HZ (100) ticks
+const cpuMs = (pid) => {
+  const f = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(f[11]) + Number(f[12])) * TICK_MS;
 };
 const f = (x) => (Number.isNaN(x) ? '-' : x >= 100 ? x.toFixed(0) : x.toFixed(1));
 
@@ -84,20 +97,41 @@ async function round(bin) {
 
   // one after another
   const openSeq = [], seqStates = [];
+  const cpu0 = cpuMs(proc.pid);
   for (let i = 0; i < SEQUENTIAL; i++) {
     const s = await open(5000 + i);
     if (!s) continue;
     openSeq.push(s.ms);
     seqStates.push(await state(s, Math.floor(Math.random() * s.events)));
   }
+  await new Promise((r) => setTimeout(r, 1000)); // what the last one left to do after its answer
+  const seqCpu = openSeq.length ? (cpuMs(proc.pid) - cpu0) / openSeq.length : NaN;
   clearInterval(sampler);
   proc.kill('SIGTERM');
   await new Promise((r) => proc.on('exit', r));
   const db = fs.readdirSync(dir).reduce((n, x) => n + fs.statSync(path.join(dir, x)).size, 0);
   fs.rmSync(dir, { recursive: true, force: true });
   return {
-    opened: opened.length, allOpenS, openAtOnce, seeks, steps, openSeq, seqStates, errors, classPeak, peak, db,
+    opened: opened.length, allOpenS, openAtOnce, seeks, steps, openSeq, seqStates, seqCpu, errors, classPeak, peak, db,
   };
+}
+
+// CPU ms of one `slublab run` of the scenario: the median of three groups of
+// five distinct seeds, each group's children's CPU (the shell's `times`) / 5.
+function engineRunMs(bin) {
+  const scenario = path.join('scenarios', `${SCENARIO}.json`);
+  const groups = [];
+  for (let g = 0; g < 3; g++) {
+    const seeds = Array.from({ length: 5 }, (_, i) => 100 + 5 * g + i).join(' ');
+    const r = spawnSync('sh', ['-c',
+      `for s in ${seeds}; do "$0" run "$1" --seed $s >/dev/null || exit 1; done; times`, bin, scenario],
+    { encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(`${bin} run ${scenario}: ${r.stderr}`);
+    // the second line: the children's user and system time, "0m0.150000s 0m0.020000s"
+    const t = r.stdout.trim().split('\n').pop().match(/(\d+)m([\d.]+)s\s+(\d+)m([\d.]+)s/);
+    groups.push(((Number(t[1]) * 60 + Number(t[2]) + Number(t[3]) * 60 + Number(t[4])) * 1000) / 5);
+  }
+  return q(groups, 0.5);
 }
 
 const after = path.resolve(process.env.SLUBLAB_BIN || 'build/slublab');
@@ -107,9 +141,10 @@ console.log(`${STUDENTS} students open \`${SCENARIO}\` at once, each with its ow
   'server limits, each program\'s own.');
 console.log('');
 console.log('| server | round | opened | all open s | open p50 ms | open p99 ms | seek p50 ms | seek p99 ms | ' +
-  'step p50 ms | step p99 ms | one by one: open p50 ms | open p99 ms | state p50 ms | state p99 ms | errors | ' +
-  'peak RSS MiB, the class | peak RSS MiB, all | database MiB |');
-console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  'step p50 ms | step p99 ms | one by one: open p50 ms | open p99 ms | state p50 ms | state p99 ms | CPU ms per student | ' +
+  'errors | peak RSS MiB, the class | peak RSS MiB, all | database MiB |');
+console.log('|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+const perStudent = [];
 for (let k = 1; k <= ROUNDS; k++) {
   const runs = before ? [['before', path.resolve(before)], ['after', after]] : [['this build', after]];
   if (k % 2 === 0) runs.reverse();
@@ -118,7 +153,18 @@ for (let k = 1; k <= ROUNDS; k++) {
     console.log(`| ${name} | ${k} | ${r.opened} | ${r.allOpenS.toFixed(1)} | ${f(q(r.openAtOnce, 0.5))} | ` +
       `${f(q(r.openAtOnce, 0.99))} | ${f(q(r.seeks, 0.5))} | ${f(q(r.seeks, 0.99))} | ${f(q(r.steps, 0.5))} | ` +
       `${f(q(r.steps, 0.99))} | ${f(q(r.openSeq, 0.5))} | ${f(q(r.openSeq, 0.99))} | ${f(q(r.seqStates, 0.5))} | ` +
-      `${f(q(r.seqStates, 0.99))} | ${r.errors} | ${r.classPeak.toFixed(0)} | ${r.peak.toFixed(0)} | ` +
-      `${(r.db / 1048576).toFixed(0)} |`);
+      `${f(q(r.seqStates, 0.99))} | ${f(r.seqCpu)} | ${r.errors} | ${r.classPeak.toFixed(0)} | ` +
+      `${r.peak.toFixed(0)} | ${(r.db / 1048576).toFixed(0)} |`);
+    if (bin === after) perStudent.push(r.seqCpu);
   }
 }
+const engineMs = engineRunMs(after);
+const cores = os.availableParallelism();
+const floorS = (STUDENTS * engineMs) / cores / 1000;
+const server = q(perStudent, 0.5);
+console.log('');
+console.log(`Floor: \`slublab run\` of \`${SCENARIO}\` alone takes ${f(engineMs)} ms of CPU (median of three groups of ` +
+  `five seeds, measured in this run), so ${STUDENTS} opens at once on this machine's ${cores} cores need at least ` +
+  `${STUDENTS} × ${f(engineMs)} ms / ${cores} = ${floorS.toFixed(1)} s before the last one can answer. One by one, ` +
+  `the server spends ${f(server)} ms of CPU per student (its open, one state and what the server writes after ` +
+  `the answer: the CPU column), ${(server / engineMs).toFixed(1)} times the engine's own run.`);

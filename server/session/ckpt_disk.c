@@ -77,10 +77,31 @@ int ckpt_disk_open(struct ckpt_disk *d, struct store *store, const char *owner, 
     return 0;
 }
 
+/* Free what waits to be stored. */
+static void pend_clear(struct ckpt_disk *d)
+{
+    size_t i;
+
+    for (i = 0; i < d->nr_pend_pages; i++)
+        free((void *)(uintptr_t)d->pend_pages[i].data);
+    for (i = 0; i < d->nr_pend; i++) {
+        free(d->pend[i].meta);
+        free(d->pend[i].pages);
+        free(d->pend[i].extra);
+    }
+    free(d->pend_pages);
+    free(d->pend);
+    d->pend_pages = NULL;
+    d->pend = NULL;
+    d->nr_pend_pages = d->cap_pend_pages = d->nr_pend = d->cap_pend = 0;
+    d->pend_bytes = 0;
+}
+
 void ckpt_disk_release(struct ckpt_disk *d)
 {
     if (!d)
         return;
+    pend_clear(d);
     ckpt_disk_cache_clear(d);
     free(d->e);
     free(d->known);
@@ -93,7 +114,45 @@ uint64_t ckpt_disk_bytes(const struct ckpt_disk *d)
 {
     return d->cap * sizeof(*d->e) + d->cap_known * sizeof(*d->known) +
            d->cache_sets * d->cache_ways * sizeof(*d->cache) +
-           d->cache_pages * (SIM_PAGE_SIZE + 16);
+           d->cache_pages * (SIM_PAGE_SIZE + 16) + d->pend_bytes +
+           d->cap_pend_pages * sizeof(*d->pend_pages) + d->cap_pend * sizeof(*d->pend);
+}
+
+static void known_reset(struct ckpt_disk *d);
+
+int ckpt_disk_flush(struct ckpt_disk *d)
+{
+    int ret = 0;
+
+    d->defer = false;
+    if (!d->nr_pend && !d->nr_pend_pages)
+        return 0;
+    if (d->store && !d->failed)
+        ret = store_ckpt_put_all(d->store, d->owner, d->tag, d->pend_pages, d->nr_pend_pages,
+                                 d->pend, d->nr_pend);
+    if (ret || !d->store || d->failed) {
+        /* none of them is stored: forget them, so that no load looks for one */
+        for (size_t i = 0; i < d->nr_pend; i++) {
+            const struct ckpt_disk_entry *e = ckpt_disk_at(d, d->pend[i].seq);
+
+            if (e) {
+                size_t at = (size_t)(e - d->e);
+
+                memmove(&d->e[at], &d->e[at + 1], (d->nr - at - 1) * sizeof(*d->e));
+                d->nr--;
+            }
+        }
+        if (ret && ret != -ENOMEM) {
+            fprintf(stderr,
+                    "slublab serve: checkpoints of %s: images cannot be stored (error %d): "
+                    "no more are written\n",
+                    d->owner, ret);
+        }
+        d->failed = true;
+        known_reset(d);
+    }
+    pend_clear(d);
+    return ret;
 }
 
 bool ckpt_disk_due(const struct ckpt_disk *d, uint64_t op)
@@ -306,12 +365,60 @@ struct page_batch {
     size_t n, bound;
 };
 
+/* Keep @b's pages to be stored with the next flush (d->defer).  0 or -ENOMEM. */
+static int page_batch_defer(struct ckpt_disk *d, const struct page_batch *b)
+{
+    struct store_ckpt_page *p =
+            grow_array(d->pend_pages, &d->cap_pend_pages, d->nr_pend_pages + b->n, sizeof(*p), 64);
+    size_t i;
+
+    if (!p)
+        return -ENOMEM;
+    d->pend_pages = p;
+    for (i = 0; i < b->n; i++) {
+        void *data = malloc(b->p[i].len ? b->p[i].len : 1);
+
+        if (!data)
+            return -ENOMEM;
+        memcpy(data, b->p[i].data, b->p[i].len);
+        p = &d->pend_pages[d->nr_pend_pages++];
+        *p = b->p[i];
+        p->data = data;
+        d->pend_bytes += b->p[i].len + sizeof(*p);
+    }
+    return 0;
+}
+
 static int page_batch_flush(struct ckpt_disk *d, struct page_batch *b)
 {
-    int ret = b->n ? store_ckpt_pages_put(d->store, d->owner, b->p, b->n) : 0;
+    int ret = !b->n      ? 0
+              : d->defer ? page_batch_defer(d, b)
+                         : store_ckpt_pages_put(d->store, d->owner, b->p, b->n);
 
     b->n = 0;
     return ret;
+}
+
+/* Keep image @c to be stored with the next flush (d->defer); its meta and
+ * pages move there, its extra is copied.  0 or -ENOMEM. */
+static int ckpt_defer(struct ckpt_disk *d, struct store_ckpt *c)
+{
+    struct store_ckpt *p = grow_array(d->pend, &d->cap_pend, d->nr_pend + 1, sizeof(*p), 16);
+    void *extra = NULL;
+
+    if (!p)
+        return -ENOMEM;
+    d->pend = p;
+    if (c->extra && !(extra = malloc(c->extra_len ? c->extra_len : 1)))
+        return -ENOMEM;
+    if (extra)
+        memcpy(extra, c->extra, c->extra_len);
+    p = &d->pend[d->nr_pend++];
+    *p = *c;
+    p->extra = extra;
+    d->pend_bytes += c->meta_len + c->pages_len + c->extra_len;
+    c->meta = c->pages = NULL; /* the pending image's now */
+    return 0;
 }
 
 /* The stored meta: the engine's meta with its length before it and the
@@ -336,6 +443,22 @@ static int ckpt_meta_pack(const struct sim_image *img, const uint64_t *totals, v
 
 int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op, size_t off,
                     const uint64_t *totals, const void *extra, size_t extra_len)
+{
+    void *packed = NULL;
+    size_t packed_len = 0;
+    int ret;
+
+    if (!d->store || d->failed)
+        return 0;
+    if (extra && (ret = bytes_pack(extra, extra_len, &packed, &packed_len)))
+        return ret;
+    ret = ckpt_disk_write_packed(d, m, seq, op, off, totals, packed, packed_len);
+    free(packed);
+    return ret;
+}
+
+int ckpt_disk_write_packed(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op,
+                           size_t off, const uint64_t *totals, const void *extra, size_t extra_len)
 {
     struct store_ckpt c = {.seq = seq, .op = op, .off = off};
     struct page_batch *b = NULL;
@@ -397,16 +520,17 @@ int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint
         ret = ckpt_meta_pack(&img, totals, &c.meta, &c.meta_len);
     if (!ret)
         ret = bytes_pack(list, img.nr_pages * sizeof(*list), &c.pages, &c.pages_len);
-    if (!ret && extra)
-        ret = bytes_pack(extra, extra_len, &c.extra, &c.extra_len);
+    c.extra = (void *)(uintptr_t)extra; /* the store only reads it */
+    c.extra_len = extra_len;
     if (!ret)
-        ret = store_ckpt_put(d->store, d->owner, d->tag, &c);
+        bytes += c.meta_len + c.pages_len + c.extra_len;
+    if (!ret)
+        ret = d->defer ? ckpt_defer(d, &c) : store_ckpt_put(d->store, d->owner, d->tag, &c);
     if (!ret)
         ret = ckpt_disk_push(d, seq, op, off, extra != NULL);
     if (!ret) {
         uint64_t host = sim_host_bytes(m), by_bytes;
 
-        bytes += c.meta_len + c.pages_len + c.extra_len;
         d->written++;
         d->bytes_written += bytes;
         if (op > d->last_op)
@@ -427,7 +551,6 @@ out_release:
     }
     free(c.meta);
     free(c.pages);
-    free(c.extra);
     if (b)
         free(b->buf);
     free(b);
@@ -507,6 +630,8 @@ int ckpt_disk_load(struct ckpt_disk *d, const struct ckpt_disk_entry *e, struct 
     }
     if (!d->store)
         return -ENOENT;
+    if ((d->nr_pend || d->nr_pend_pages) && (ret = ckpt_disk_flush(d)))
+        return ret == -ENOMEM ? ret : -EIO;
     /* one read transaction for the image and its pages (without one, each
      * query is its own and locks the database again) */
     in_tx = store_read_begin(d->store) == 0;

@@ -102,6 +102,15 @@ struct ckpt_disk {
     /* numbers for GET /api/sessions/ID and the tests */
     uint64_t written, loaded, pages_written, bytes_written, pages_read, cache_hits;
     bool failed; /* a store error: the tier stopped writing (reads go on) */
+    /* writes wait here, in memory, until ckpt_disk_flush() stores them all
+     * in one transaction (a scenario's build, whose images the keeper
+     * stores after the open answered: keeper.h); a load flushes first */
+    bool defer;
+    struct store_ckpt_page *pend_pages; /* data malloc()ed */
+    size_t nr_pend_pages, cap_pend_pages;
+    struct store_ckpt *pend; /* meta, pages and extra malloc()ed */
+    size_t nr_pend, cap_pend;
+    uint64_t pend_bytes;
 };
 
 /* Start the tier of a run over @store (NULL: none) for @owner, images at
@@ -114,6 +123,10 @@ void ckpt_disk_release(struct ckpt_disk *d);
 uint64_t ckpt_disk_bytes(const struct ckpt_disk *d);
 /* Empty the page cache (its bytes go back; it fills again on the next loads). */
 void ckpt_disk_cache_clear(struct ckpt_disk *d);
+/* Store what waits (d->defer), in one transaction, and write directly from
+ * now on.  0 (also when nothing waits), -ENOMEM, or the store's error (the
+ * images that waited are forgotten and the tier stops writing). */
+int ckpt_disk_flush(struct ckpt_disk *d);
 /* Is an image due at operation @op (spacing, batch 0, the tier on)? */
 bool ckpt_disk_due(const struct ckpt_disk *d, uint64_t op);
 /* The stored image at @seq, or NULL. */
@@ -129,6 +142,9 @@ const struct ckpt_disk_entry *ckpt_disk_before(const struct ckpt_disk *d, uint64
  */
 int ckpt_disk_write(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op, size_t off,
                     const uint64_t *totals, const void *extra, size_t extra_len);
+/* The same with @extra packed already (bytes_pack()). */
+int ckpt_disk_write_packed(struct ckpt_disk *d, const struct sim *m, uint64_t seq, uint64_t op,
+                           size_t off, const uint64_t *totals, const void *extra, size_t extra_len);
 /* The machine of image @e into *out (no event callback), its totals into
  * @totals (when not NULL) and its extra into a malloc()ed *extra (when
  * @extra is not NULL; NULL when it has none).  0, -ENOMEM, -EIO (a page or

@@ -35,6 +35,7 @@
 
 #include "base/ids.h"
 #include "base/locked.h"
+#include "session/keeper.h"
 #include "session/store.h"
 
 #define REGISTRY_TOMBS 1024
@@ -65,6 +66,9 @@ struct registry {
     char tomb[REGISTRY_TOMBS][SESSION_ID_LEN + 1];
     unsigned next_tomb;
     uint64_t clock;
+    /* writes the end of the scenario runs it builds after their open
+     * answered; NULL: the build writes it */
+    struct keeper *keeper;
 };
 
 /* Sessions taken out of the table, to be saved and freed outside the lock
@@ -104,6 +108,8 @@ int registry_new(struct store *store, const struct session_limits *lim, unsigned
     atomic_init(&reg->charged, 0);
     reg->max_live = max_live ? max_live : 1;
     reg->max_sessions = reg->max_live * REGISTRY_SESSIONS_PER_RUN;
+    if (keeper_new(&reg->keeper))
+        reg->keeper = NULL; /* without a thread, builds write their end themselves */
     *out = reg;
     return 0;
 }
@@ -140,6 +146,7 @@ void registry_free(struct registry *reg)
 
     if (!reg)
         return;
+    keeper_free(reg->keeper); /* what it has queued is written first */
     for (b = 0; b < REGISTRY_BUCKETS; b++) {
         struct session *s = reg->bucket[b], *next;
 
@@ -413,8 +420,11 @@ int registry_build(struct registry *reg, struct session *s, struct strbuf *err)
     pthread_mutex_unlock(&reg->lock);
     registry_finish_evict(reg, &ev);
 
+    r->keep_later = reg->keeper != NULL;
     ret = session_build(s, err);
     r->built = true;
+    if (!ret && r->keep_pending)
+        keeper_add(reg->keeper, r);
     if (ret) {
         r->build_err = ret;
         r->build_msg = strdup(strbuf_str(err));
@@ -796,6 +806,7 @@ void registry_drop(struct registry *reg, struct session *s)
 
 int registry_delete(struct registry *reg, const char *id)
 {
+    struct session_run *r = NULL;
     struct session *s;
     bool in_memory, free_it = false;
     int ret;
@@ -807,8 +818,16 @@ int registry_delete(struct registry *reg, const char *id)
     if (s) {
         registry_unlink(reg, s);
         free_it = s->refs == 0;
+        r = s->run;
+        atomic_fetch_add(&r->refs, 1);
     }
     pthread_mutex_unlock(&reg->lock);
+    /* its images go below: none may be written after (keeper.h); the
+     * reference held meanwhile goes before the release, which frees the
+     * run now when nobody else uses it */
+    if (r && reg->keeper)
+        keeper_cancel(reg->keeper, r);
+    session_run_put(r);
     if (free_it)
         registry_release(reg, s);
     ret = store_session_delete(reg->store, id);
@@ -859,4 +878,9 @@ int registry_expire(struct registry *reg, unsigned days, uint64_t *expired)
         }
     } while (n == 64);
     return 0;
+}
+
+struct keeper *registry_keeper(struct registry *reg)
+{
+    return reg->keeper;
 }

@@ -95,4 +95,7 @@ int registry_own(struct registry *reg, struct session *s, struct strbuf *err);
  * store's error. */
 int registry_expire(struct registry *reg, unsigned days, uint64_t *expired);
 
+/* What writes the end of the scenario runs it builds (keeper.h), or NULL. */
+struct keeper *registry_keeper(struct registry *reg);
+
 #endif /* SLUBLAB_SERVER_SESSION_REGISTRY_H */

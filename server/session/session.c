@@ -25,6 +25,8 @@
 #include "base/grow.h"
 #include "base/locked.h"
 #include "scenario/replay_internal.h"
+#include "session/bytes.h"
+#include "session/keeper.h"
 #include "session/run_state.h"
 #include "session/session_internal.h"
 #include "session/store.h"
@@ -69,6 +71,7 @@ struct session_run *session_run_new(const struct session_limits *lim)
         return NULL;
     atomic_init(&r->refs, 1);
     atomic_init(&r->charged, 0);
+    atomic_init(&r->keeper, NULL);
     r->lim = *lim;
     if (!r->lim.ckpt_events)
         r->lim.ckpt_events = 256;
@@ -96,8 +99,13 @@ void session_run_recharge(struct session_run *r)
 
 static void session_run_free(struct session_run *r)
 {
-    bool big = session_run_memory(r) >= SESSION_TRIM_BYTES;
+    struct keeper *k = atomic_load(&r->keeper);
+    bool big;
     size_t i;
+
+    if (k) /* its end is written before it goes (keeper.h) */
+        keeper_forget(k, r);
+    big = session_run_memory(r) >= SESSION_TRIM_BYTES;
 
     session_cache_clear(r);
     session_cursor_drop(r);
@@ -625,6 +633,72 @@ static int session_keep_end(struct session_run *r, const struct session_pos *p)
     return ret == -ENOMEM ? ret : 0;
 }
 
+int session_keep_prepare(struct session_run *r, struct session_keep *kp)
+{
+    bool sealed = r->have_rp && r->rp.spans.sealed;
+    const struct ckpt_disk_entry *e;
+    int ret;
+
+    memset(kp, 0, sizeof(*kp));
+    if (!r->keep_pending)
+        return 0;
+    r->keep_pending = false;
+    e = ckpt_disk_at(&r->disk, r->keep_seq);
+    /* an append moved the head on: its end is not batch 0's now */
+    if (!r->have_rp || !r->rp.sim || !r->disk.store || r->disk.failed || (e && e->has_extra) ||
+        r->log.nr_events != r->keep_seq || r->log.nr_ops != r->keep_op || r->log.len != r->keep_off)
+        return 0;
+    /* run_state_save() reads the spans as the build left them */
+    if (sealed && (ret = name_spans_unseal(&r->rp.spans)))
+        return ret;
+    ret = run_state_save(r, &kp->state, &kp->len);
+    if (sealed)
+        (void)name_spans_seal(&r->rp.spans); /* on -ENOMEM they stay unsealed, as readable */
+    if (!ret && sim_clone(r->rp.sim, &kp->m))
+        ret = -ENOMEM;
+    if (ret) {
+        session_keep_release(kp);
+        return ret;
+    }
+    kp->end = (struct session_pos){r->keep_seq, r->keep_op, r->keep_off};
+    memcpy(kp->totals, r->tl.totals, sizeof(kp->totals));
+    session_run_recharge(r);
+    return 0;
+}
+
+int session_keep_pack(struct session_keep *kp)
+{
+    void *packed = NULL;
+    size_t len = 0;
+    int ret = bytes_pack(kp->state, kp->len, &packed, &len);
+
+    if (ret)
+        return ret;
+    free(kp->state);
+    kp->state = packed;
+    kp->len = len;
+    return 0;
+}
+
+int session_keep_finish(struct session_run *r, struct session_keep *kp)
+{
+    int ret = kp->m ? ckpt_disk_write_packed(&r->disk, kp->m, kp->end.seq, kp->end.op, kp->end.off,
+                                             kp->totals, kp->state, kp->len)
+                    : 0;
+    int err = ckpt_disk_flush(&r->disk); /* with the images that waited for it */
+
+    session_run_recharge(r);
+    return ret ? ret : err;
+}
+
+void session_keep_release(struct session_keep *kp)
+{
+    sim_destroy(kp->m);
+    free(kp->state);
+    kp->m = NULL;
+    kp->state = NULL;
+}
+
 /*
  * The end of a scenario's batch 0 from the stored image that carries the
  * run's state (session_keep_end()): the head machine, the op log, the
@@ -789,6 +863,9 @@ static int session_build_run(struct session *s, struct strbuf *err)
         s->run->disk.cache_max =
                 s->run->lim.memory /
                 (s->run->log_id[0] ? SESSION_DISK_CACHE_SHARE : SESSION_STORED_CACHE_SHARE);
+        /* the images a scenario's build writes wait in memory, to be stored
+         * in one transaction with its end (or at the end of the build) */
+        s->run->disk.defer = s->run->keep_later && !s->run->log_id[0];
     }
     s->run->have_rp = true;
     ret = replay_init(&s->run->rp, s->run->scn, &s->run->cfg);
@@ -819,7 +896,16 @@ static int session_build_run(struct session *s, struct strbuf *err)
     else if (!ret && !s->run->build_loaded && s->run->batches[0].limit == REPLAY_NO_LIMIT) {
         struct session_pos end = {s->run->log.nr_events, s->run->log.nr_ops, s->run->log.len};
 
-        ret = session_keep_end(s->run, &end);
+        /* the open needs none of it: the keeper writes it once the open
+         * answered, while the head still is at batch 0's end */
+        if (s->run->keep_later && s->run->nr_batches == 1) {
+            s->run->keep_pending = true;
+            s->run->keep_seq = end.seq;
+            s->run->keep_op = end.op;
+            s->run->keep_off = end.off;
+        } else {
+            ret = session_keep_end(s->run, &end);
+        }
     }
     s->run->batches[0].op_end = s->run->log.nr_ops;
     s->run->batches[0].ev_end = s->run->log.nr_events;
@@ -843,6 +929,9 @@ static int session_build_run(struct session *s, struct strbuf *err)
         b->ev_end = s->run->log.nr_events;
     }
     s->run->rp.op_limit = REPLAY_NO_LIMIT;
+    /* what waits goes with the end when the keeper writes it, else now */
+    if (!s->run->keep_pending && ckpt_disk_flush(&s->run->disk) == -ENOMEM && !ret)
+        ret = -ENOMEM;
     if (!s->run->log_id[0]) /* the operations this build ran: none of a loaded batch 0 */
         s->run->build_replayed =
                 s->run->log.nr_ops - (s->run->build_loaded ? s->run->batches[0].op_end : 0);

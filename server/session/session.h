@@ -168,6 +168,14 @@ struct session_cached {
  * Locking: @lock protects everything below it; a session's holder takes
  * it after the session's own lock (route_open_session()).
  */
+enum session_keep_state {
+    SESSION_KEEP_NONE,
+    SESSION_KEEP_QUEUED,  /* on the keeper's queue */
+    SESSION_KEEP_WRITING, /* the keeper writes it now */
+};
+
+struct keeper;
+
 struct session_run {
     atomic_uint refs;    /* lifetime: attached sessions and pins */
     pthread_mutex_t lock; /* everything below but the registry fields */
@@ -233,6 +241,16 @@ struct session_run {
     uint64_t build_replayed;
     bool build_loaded; /* the build took batch 0's end from a stored image */
     bool disk_whole;   /* the store has batch 0's end with the run's state (a scenario's) */
+    /* batch 0's end written after the open answered (keeper.h): @keep_later
+     * is set by the registry before the build; the build then leaves the
+     * end to the keeper (@keep_pending, under @lock, with where it is) */
+    bool keep_later, keep_pending;
+    uint64_t keep_seq, keep_op;
+    size_t keep_off;
+    /* the keeper's, under its lock: where the run is in its queue */
+    enum session_keep_state keep_state;
+    struct session_run *keep_next;
+    _Atomic(struct keeper *) keeper; /* the keeper that has it queued, or NULL */
     struct checkpoint cursor;
     /* sim_host_bytes() of the head, measured at (head_sim, head_events): a
      * seek asks it many times of a head that has not moved */

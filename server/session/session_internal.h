@@ -15,6 +15,32 @@ struct session_pos {
     size_t off;
 };
 
+/* What the keeper writes of a run's end (keeper.h): a copy of the head,
+ * the run's state (packed by session_keep_pack()) and where they are. */
+struct session_keep {
+    struct sim *m; /* NULL: nothing to write */
+    unsigned char *state;
+    size_t len;
+    struct session_pos end;
+    uint64_t totals[SIM_NR_STATS];
+};
+
+/* session.c */
+
+/* Under r->lock: take what the keeper writes of @r's pending end into *kp
+ * (kp->m NULL when there is nothing to write: not pending, the run moved
+ * on since, or the tier is off).  0 or -ENOMEM. */
+int session_keep_prepare(struct session_run *r, struct session_keep *kp);
+/* Pack kp's state (no lock needed).  0 or -ENOMEM. */
+int session_keep_pack(struct session_keep *kp);
+/* Under r->lock: store the image with its packed state (none when kp->m is
+ * NULL) and the images that waited for it (ckpt_disk_flush()), in one
+ * transaction.  0, -ENOMEM or the store's error (the tier stops writing; a
+ * later build replays). */
+int session_keep_finish(struct session_run *r, struct session_keep *kp);
+/* Free what *kp holds. */
+void session_keep_release(struct session_keep *kp);
+
 /* checkpoint.c */
 
 /* Host bytes of one copy of the machine: the head's sim_host_bytes(), or

@@ -506,6 +506,27 @@ int store_ckpt_put(struct store *st, const char *owner, const char *tag, const s
                       "storing a checkpoint");
 }
 
+int store_ckpt_put_all(struct store *st, const char *owner, const char *tag,
+                       const struct store_ckpt_page *pages, size_t nr_pages,
+                       const struct store_ckpt *c, size_t nr)
+{
+    size_t i;
+    int ret;
+
+    if ((ret = store_tx_begin(st)))
+        return ret;
+    for (i = 0; i < nr_pages && !ret; i++)
+        ret = pages[i].len > INT32_MAX
+                      ? -EINVAL
+                      : store_exec(st, ST_CKP_PAGE_PUT,
+                                   ARGS(A_TEXT(owner), A_BLOB(pages[i].hash, STORE_CKPT_HASH_LEN),
+                                        A_BYTES(pages[i].data, pages[i].len)),
+                                   "storing a checkpoint page");
+    for (i = 0; i < nr && !ret; i++)
+        ret = store_ckpt_put(st, owner, tag, &c[i]);
+    return store_tx_end(st, ret);
+}
+
 struct ckpt_list {
     int (*fn)(void *arg, uint64_t seq, uint64_t op, uint64_t off, bool has_extra);
     void *arg;

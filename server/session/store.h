@@ -178,6 +178,11 @@ int store_ckpt_pages_put(struct store *st, const char *owner, const struct store
 /* Store image @c (replacing one at the same seq).  0, -ENOMEM or -EIO. */
 int store_ckpt_put(struct store *st, const char *owner, const char *tag,
                    const struct store_ckpt *c);
+/* Store @nr_pages pages, then @nr images, in one transaction (all or none).
+ * 0, -ENOMEM or -EIO. */
+int store_ckpt_put_all(struct store *st, const char *owner, const char *tag,
+                       const struct store_ckpt_page *pages, size_t nr_pages,
+                       const struct store_ckpt *c, size_t nr);
 /* Call @fn for each image of @owner and @tag, by seq; a non-zero return of
  * @fn stops and is returned.  0, -EIO or @fn's error. */
 int store_ckpt_list(struct store *st, const char *owner, const char *tag,
