@@ -2,7 +2,8 @@
 // small classic script beside index.html (not one of the modules in js/),
 // which the page runs as its parser reaches it, before the modules have
 // even compiled (an async script waited behind their compilation; the
-// parser waits for its few hundred bytes only).  For an address that
+// parser waits for its few hundred bytes only), and above the stylesheet
+// (a script below one waits for it to load before it runs).  For an address that
 // starts a session of a shipped scenario (`/`, `/?scenario=NAME`, as
 // readQuery() in js/urlstate.js reads it) it sends the POST /api/sessions
 // that main.js would send once the modules have run, with `?first=1`: its
