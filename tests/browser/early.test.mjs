@@ -120,3 +120,24 @@ test('an address that opens something else sends nothing early', async (t) => {
   });
   await page.close();
 });
+
+test('a reloaded lab builds its views once its first answers are in: nothing is laid out empty before them', async (t) => {
+  const s = await api(base, '/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario: 'default' }) });
+  const page = await openPage(browser.ctx, null, { width: 1280, height: 720 });
+  let seen = null;
+  // the state's answer held until the UI's module has run: its views wait for it
+  await page.route(`**/api/sessions/${s.id}/state?at=0`, async (route) => {
+    for (let i = 0; i < 500 && !(await page.evaluate(() => !!window.__slublab).catch(() => false)); i++) await new Promise((ok) => { setTimeout(ok, 5); });
+    seen = await page.evaluate(() => ({ module: !!window.__slublab, controls: document.querySelector('#controls').childElementCount }));
+    await route.continue();
+  });
+  await page.goto(`${base}/?session=${s.id}&at=0`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await shotOnFailure(t, page, async () => {
+    assert.deepEqual(seen, { module: true, controls: 0 });
+    assert.ok(await page.evaluate(() => document.querySelector('#controls').childElementCount) > 0);
+    assert.equal((await model(page)).id, s.id);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});

@@ -134,6 +134,19 @@ export const api = {
     return p.then((a) => answerOf(a, false),
       (err) => { throw new ApiError(0, 'network', `the server cannot be reached (${err.message})`); });
   },
+  /**
+   * Resolves once every request early.js sent has been answered (or has
+   * failed), or after @ms, whichever comes first; at once when it sent
+   * none.  Call it before earlySession(), which takes the POST's.
+   * @param {number} ms
+   * @returns {Promise<void>}
+   */
+  earlyAnswers(ms) {
+    const e = earlyStart();
+    const all = [e?.create, ...Object.values(e?.gets ?? {})].filter(Boolean);
+    if (!all.length) return Promise.resolve();
+    return Promise.race([Promise.allSettled(all).then(() => {}), new Promise((ok) => { setTimeout(ok, ms); })]);
+  },
   /** @param {{ scenario: string|object, seed?: number, kernel?: string, model?: string, variants?: object, ops?: any[] }} body */
   createSession: (body) => request('POST', '/api/sessions', { body }).then((r) => {
     if (r?.id && body?.scenario && typeof body.scenario === 'object') sent.set(r.id, body.scenario);
