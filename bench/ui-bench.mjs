@@ -11,11 +11,12 @@
 //     so the cold loads that follow are not its first); median, p95, worst, and the
 //     JavaScript transferred before the first state (compressed bytes on the
 //     wire).  With a program before, the two alternate load by load and the
-//     ratios after/before are printed.  Then where a cold load's time goes:
-//     the medians of when the page's answer, the last script, the first API
-//     request and the last API answer before the draw arrived, and the API
-//     requests before the draw one after another (round trips); with
-//     --first-only, nothing more;
+//     ratios after/before are printed.  Then where a cold and a warm load's
+//     time goes: the medians of when the page's answer, the last script, the
+//     first API request and the last API answer before the draw arrived and
+//     when the UI's module began to run, and the API requests before the
+//     draw one after another (round trips); with --first-only, nothing more.
+//     The page runs nothing of the bench's while it loads (firstDraw());
 //  2. frames per second (requestAnimationFrame callbacks) over --seconds of
 //     autoplay at 1400x900 with more than 5,000 objects on screen, at the
 //     default speed (animated moves) and at 32 steps per second;
@@ -50,8 +51,22 @@ const pct = (xs, p) => { const s = [...xs].sort((a, b) => a - b); return s[Math.
  * transferred before it and when its requests started and ended.
  */
 async function firstDraw(page, url, reload) {
-  if (reload) await page.reload(); else await page.goto(url);
-  await page.waitForSelector('body[data-ready="1"]', { timeout: 30000 });
+  // Waiting runs nothing in the page while it loads: no selector engine
+  // (page.waitForSelector() puts Playwright's script into the page, some
+  // 20 ms of its main thread, in the middle of the load), only a bare
+  // DevTools evaluation of one expression every 20 ms.
+  const cdp = await page.context().newCDPSession(page);
+  try {
+    const ask = async (expr) => (await cdp.send('Runtime.evaluate', { expression: expr, returnByValue: true })
+      .catch(() => ({ result: { value: null } }))).result.value;
+    const before = reload ? await ask('performance.timeOrigin') : null;
+    if (reload) await page.reload({ waitUntil: 'commit' }); else await page.goto(url, { waitUntil: 'commit' });
+    const ready = `performance.timeOrigin !== ${before} && document.body?.dataset.ready === '1'`;
+    for (const t0 = Date.now(); !(await ask(ready));) {
+      if (Date.now() - t0 > 30000) throw new Error(`${url ?? 'reload'}: no first state in 30 s`);
+      await new Promise((ok) => { setTimeout(ok, 20); });
+    }
+  } finally { await cdp.detach(); }
   return page.evaluate(() => {
     const draw = window.__slublab.firstDrawMs;
     const nav = performance.getEntriesByType('navigation')[0];
@@ -64,7 +79,7 @@ async function firstDraw(page, url, reload) {
     for (const r of apis) if (r.startTime >= end) { trips++; end = r.responseEnd; } else end = Math.min(end, r.responseEnd);
     return {
       draw, jsBytes: js.reduce((a, r) => a + r.transferSize, 0), jsFiles: js.filter((r) => r.transferSize > 0).length,
-      html: nav.responseEnd, scripts: Math.max(0, ...js.map((r) => r.responseEnd)),
+      html: nav.responseEnd, scripts: Math.max(0, ...js.map((r) => r.responseEnd)), main: draw - window.__slublab.bootMs,
       apiStart: apis.length ? apis[0].startTime : NaN, apiEnd: Math.max(0, ...apis.map((r) => r.responseEnd)), trips,
     };
   });
@@ -145,15 +160,17 @@ function printFirstDraws(got, bins) {
     }
   }
   console.log('');
-  console.log('Where a cold load\'s time goes (medians, ms since navigation start): the page\'s answer, the last script loaded ' +
-    'before the first state, the first API request sent, the last API answer before the draw, the draw.');
+  console.log('Where a load\'s time goes (medians, ms since navigation start): the page\'s answer, the last script loaded ' +
+    'before the first state, the first API request sent, the UI\'s module starting to run, the last API answer before the draw, the draw.');
   console.log('');
-  console.log('| page | program | page answered | scripts loaded | first API request | last API answer | first drawn state |');
-  console.log('|---|---|---:|---:|---:|---:|---:|');
+  console.log('| page | load | program | page answered | scripts loaded | first API request | module runs | last API answer | first drawn state |');
+  console.log('|---|---|---|---:|---:|---:|---:|---:|---:|');
   for (const path of PAGES) {
-    for (const b of bins) {
-      const xs = got[path].cold[b.name], m = (k) => f0(median(xs.map((x) => x[k])));
-      console.log(`| \`${path}\` | ${b.name} | ${m('html')} | ${m('scripts')} | ${m('apiStart')} | ${m('apiEnd')} | ${m('draw')} |`);
+    for (const mode of ['cold', 'warm']) {
+      for (const b of bins) {
+        const xs = got[path][mode][b.name], m = (k) => f0(median(xs.map((x) => x[k])));
+        console.log(`| \`${path}\` | ${mode} | ${b.name} | ${m('html')} | ${m('scripts')} | ${m('apiStart')} | ${m('main')} | ${m('apiEnd')} | ${m('draw')} |`);
+      }
     }
   }
   console.log('');

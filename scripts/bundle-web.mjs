@@ -90,9 +90,12 @@ writeFileSync(join(out, cssName), cssText);
 // index.html: the module scripts and preloads of the development page
 // give way to the bundle's entry and its static chunks.
 let html = readFileSync(join(web, 'index.html'), 'utf8');
-const tags = [`<script type="module" src="${first[0]}"></script>`, `<script src="${earlyName}"></script>`,
+// early.js stays above the stylesheet: a classic script after one waits
+// for it to load before it runs, and its requests with it.
+const tags = [`<script type="module" src="${first[0]}"></script>`,
   ...first.slice(1, -1).map((f) => `<link rel="modulepreload" href="${f}">`)].join('\n');
-html = html.replace(/<script type="module" src="js\/main\.js"><\/script>\n<script src="early\.js"><\/script>\n/, `${tags}\n`)
+html = html.replace(/<script type="module" src="js\/main\.js"><\/script>\n/, `${tags}\n`)
+  .replace('<script src="early.js"></script>', `<script src="${earlyName}"></script>`)
   .replace(/<link rel="modulepreload" href="js\/[^"]+">\n/g, '')
   .replace(/<script src="\/vendor\/chart\.umd\.js"[^>]*><\/script>\n/, '')
   .replace('<link rel="stylesheet" href="css/app.css">', `<link rel="stylesheet" href="${cssName}">`);

@@ -206,7 +206,10 @@ static void parent_of(const char *dir, char *out, size_t size)
         snprintf(out, size, "%.*s", (int)(slash - dir), dir);
 }
 
-/* DIR/index.html: the bundle's, with static/boot.js before the UI's module. */
+/*
+ * DIR/index.html: the bundle's, with static/boot.js before the UI's first
+ * script (early.js, whose requests boot.js's fetch() answers).
+ */
 static int write_index(const char *web, const char *dir)
 {
     char from[STATIC_PATH_MAX], to[STATIC_PATH_MAX], *html, *at;
@@ -220,8 +223,8 @@ static int write_index(const char *web, const char *dir)
         fprintf(stderr, "slublab export-static: cannot read %s: %s\n", from, strerror(-ret));
         return -1;
     }
-    if (!(at = strstr(html, "<script type=\"module\""))) {
-        fprintf(stderr, "slublab export-static: %s loads no module\n", from);
+    if (!(at = strstr(html, "<script"))) {
+        fprintf(stderr, "slublab export-static: %s loads no script\n", from);
         free(html);
         return -1;
     }

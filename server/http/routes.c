@@ -71,7 +71,7 @@ static const struct route routes[] = {
          ARGS(NEEDED("mask"), INT("order", 0, SIM_MAX_ORDER), INT("node", 0, SIM_MAX_NODES - 1),
               TEXT("context"), TEXT("scenario"), TEXT("variant")),
          false},
-        {"POST", "/api/sessions", route_session_create, NULL, true},
+        {"POST", "/api/sessions", route_session_create, ARGS(INT("first", 0, 1)), true},
         {"GET", "/api/sessions", route_session_list, ARGS(WINDOW), false},
         {"GET", "/api/sessions/*", route_session_get, NULL, false},
         {"DELETE", "/api/sessions/*", route_session_delete, NULL, false},

@@ -142,8 +142,54 @@ static cJSON *session_links(const char *id)
     return route_links(id, links, sizeof(links) / sizeof(links[0]));
 }
 
-/* The answer to a new session (created, forked, opened): 201 with its token. */
-static int created(struct response *res, const struct session *s, cJSON *extra)
+/* GET /api/sessions/{id}'s answer for @s (held and locked), or NULL on OOM. */
+static cJSON *session_description(const struct request *req, struct session *s)
+{
+    cJSON *o = json_session_info(s);
+
+    if (o && (!json_put(o, "followers", json_uint(follow_count(req->app->follow, s->id))) ||
+              !json_put(o, "links", session_links(s->id)))) {
+        cJSON_Delete(o);
+        o = NULL;
+    }
+    return o;
+}
+
+/*
+ * POST /api/sessions?first=1: what a page opens the new session @s (held,
+ * registered) with, put in @o: "session", GET /api/sessions/{id}'s answer,
+ * and "state", GET .../state?at=0's.  False on OOM or when the state
+ * cannot be made (the client then asks for both as before).
+ */
+static bool put_first(const struct request *req, struct session *s, cJSON *o)
+{
+    struct strbuf err = STRBUF_INIT;
+    struct blob *b = NULL;
+    cJSON *info;
+    bool ok;
+    int ret;
+
+    session_lock(s);
+    info = session_description(req, s);
+    ret = json_position_state(s, 0, 0, &b, &err);
+    session_unlock(s);
+    strbuf_release(&err);
+    if (ret) {
+        cJSON_Delete(info);
+        info = NULL;
+    }
+    ok = info && json_put(o, "session", info) && json_put(o, "state", cJSON_CreateRaw(b->text));
+    if (b)
+        blob_put(b);
+    return ok;
+}
+
+/*
+ * The answer to a new session (created, forked, opened): 201 with its
+ * token; with @first (POST /api/sessions?first=1), put_first()'s too.
+ */
+static int created(const struct request *req, struct response *res, struct session *s, cJSON *extra,
+                   bool first)
 {
     cJSON *o = extra ? extra : cJSON_CreateObject();
 
@@ -160,12 +206,16 @@ static int created(struct response *res, const struct session *s, cJSON *extra)
         cJSON_Delete(o);
         o = NULL;
     }
+    if (o && first && !put_first(req, s, o)) {
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "session");
+        cJSON_DeleteItemFromObjectCaseSensitive(o, "state");
+    }
     return route_json(res, 201, o);
 }
 
-/* Register @s (built, not locked) and answer 201; @s is consumed. */
+/* Register @s (built, not locked) and answer 201 (created()); @s is consumed. */
 static int register_and_answer(const struct request *req, struct response *res, struct session *s,
-                               cJSON *extra)
+                               cJSON *extra, bool first)
 {
     int err = registry_add(req->app->reg, s);
 
@@ -173,7 +223,7 @@ static int register_and_answer(const struct request *req, struct response *res, 
         cJSON_Delete(extra);
         return route_session_error(res, err, err == -EBUSY ? NULL : "cannot store the session");
     }
-    created(res, s, extra);
+    created(req, res, s, extra, first);
     registry_put(req->app->reg, s);
     return 0;
 }
@@ -193,9 +243,12 @@ int route_session_create(const struct request *req, struct response *res)
     const char *text, *label;
     size_t len;
     int64_t row = 0;
+    uint64_t want_first = 0;
     cJSON *body;
-    int ret;
+    int first, ret;
 
+    if ((first = route_query_u64(req, res, "first", 1, &want_first)) < 0)
+        return 0;
     if ((ret = route_creating(req, res)))
         return route_answered(ret);
     if (!(body = route_body_object(req, res, keys)))
@@ -249,7 +302,7 @@ int route_session_create(const struct request *req, struct response *res)
         goto out;
     }
     s->scenario_id = row;
-    register_and_answer(req, res, s, NULL);
+    register_and_answer(req, res, s, NULL, first == 0 && want_first);
     s = NULL;
 out:
     session_free(s);
@@ -287,15 +340,7 @@ int route_session_get(const struct request *req, struct response *res)
 
     if (ret)
         return route_answered(ret);
-    o = json_session_info(s);
-    if (o && !json_put(o, "followers", json_uint(follow_count(req->app->follow, s->id)))) {
-        cJSON_Delete(o);
-        o = NULL;
-    }
-    if (o && !json_put(o, "links", session_links(s->id))) {
-        cJSON_Delete(o);
-        o = NULL;
-    }
+    o = session_description(req, s);
     route_close_session(req, s);
     return route_json(res, 200, o);
 }
@@ -364,7 +409,7 @@ static int fork_session(const struct request *req, struct response *res, struct 
             cJSON_Delete(extra);
             extra = NULL;
         }
-        register_and_answer(req, res, child, extra);
+        register_and_answer(req, res, child, extra, false);
     }
     strbuf_release(&err);
     return 0;
@@ -554,7 +599,7 @@ static int fork_choice(const struct request *req, struct response *res, struct s
         route_session_error(res, ret == -EIO ? -ENOMEM : ret,
                             ret == -EIO ? "cannot store the scenario" : strbuf_str(&err));
     } else {
-        register_and_answer(req, res, child, extra);
+        register_and_answer(req, res, child, extra, false);
     }
     strbuf_release(&err);
     return 0;

@@ -1,9 +1,11 @@
 // The page's first requests go out while its modules load (web/early.js):
-// with the UI's entry module held back, the new session's POST, then the
-// session's and its first state's GETs, are sent before the module arrives,
-// each once, and the page draws that session as before.  A lab reloaded
-// (`?session=ID&at=N`) asks for its session and state before the module
-// arrives too.
+// with the UI's entry module held back, the new session's POST (which
+// answers the session's description and its first state too: ?first=1) is
+// sent before the module arrives, once, and the page draws that session as
+// before, asking for nothing more before its first state; a server whose
+// answer lacks them gets the session's and its first state's GETs after
+// the POST, each once.  A lab reloaded (`?session=ID&at=N`) asks for its
+// session and state before the module arrives too.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { openPage, shotOnFailure, api, model, labFixture } from './helpers.mjs';
@@ -35,7 +37,7 @@ async function openHeld(path) {
 }
 
 for (const [path, scenario] of [['/', 'default'], ['/?scenario=maple-prefill-kfree-rcu', 'maple-prefill-kfree-rcu']]) {
-  test(`${path}: the session's POST and its state's GET go out before the UI's module arrives, each once`, async (t) => {
+  test(`${path}: the session's POST goes out before the UI's module arrives, once, and is the one API request before the first state`, async (t) => {
     // the run built beforehand: its POST answers well within HOLD_MS
     await api(base, '/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario }) });
     const { page, sent } = await openHeld(path);
@@ -45,17 +47,52 @@ for (const [path, scenario] of [['/', 'default'], ['/?scenario=maple-prefill-kfr
       assert.equal(m.at, 0);
       const s = `/api/sessions/${m.id}`;
       const early = sent.filter((x) => x.early).map((x) => x.what);
-      assert.deepEqual(early.slice(0, 3).sort(), [`GET ${s}`, `GET ${s}/state?at=0`, 'POST /api/sessions'].sort(), JSON.stringify(sent));
-      assert.equal(early[0], 'POST /api/sessions');
-      // asked for once: the page took what went out early
-      for (const w of ['POST /api/sessions', `GET ${s}`, `GET ${s}/state?at=0`]) {
-        assert.equal(sent.filter((x) => x.what === w).length, 1, `${w}: ${JSON.stringify(sent)}`);
-      }
+      assert.deepEqual(early, ['POST /api/sessions?first=1'], JSON.stringify(sent));
+      // its answer carried the session and its first state: neither is asked for
+      for (const w of [`GET ${s}`, `GET ${s}/state?at=0`]) assert.equal(sent.filter((x) => x.what === w).length, 0, `${w}: ${JSON.stringify(sent)}`);
+      assert.equal(sent.filter((x) => x.what.startsWith('POST /api/sessions')).length, 1, JSON.stringify(sent));
+      // the first state came with the POST's answer: no API request went out before it came
+      const before = await page.evaluate(() => {
+        const api = performance.getEntriesByType('resource').filter((r) => new URL(r.name).pathname.startsWith('/api/'));
+        const post = api.find((r) => new URL(r.name).search === '?first=1');
+        return api.filter((r) => r.startTime < post.responseEnd).map((r) => new URL(r.name).pathname + new URL(r.name).search);
+      });
+      assert.deepEqual(before, ['/api/sessions?first=1']);
       assert.deepEqual(page.errors, []);
     });
     await page.close();
   });
 }
+
+test('/: a server whose POST answers without the session and its state gets their GETs after it, each once', async (t) => {
+  const page = await openPage(browser.ctx, null, { width: 1280, height: 720 });
+  const sent = [];
+  page.on('request', (r) => {
+    const u = new URL(r.url());
+    if (u.pathname.startsWith('/api/')) sent.push(`${r.method()} ${u.pathname}${u.search}`);
+  });
+  // the answer of a server before ?first=1: the new session alone
+  await page.route('**/api/sessions?first=1', async (route) => {
+    const res = await route.fetch();
+    const { session, state, ...created } = await res.json();
+    assert.ok(session && state, 'this server answers ?first=1');
+    await route.fulfill({ response: res, json: created });
+  });
+  await page.goto(`${base}/`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await shotOnFailure(t, page, async () => {
+    const m = await model(page);
+    assert.equal(m.scenario, 'default');
+    assert.equal(m.at, 0);
+    const s = `/api/sessions/${m.id}`;
+    assert.equal(sent[0], 'POST /api/sessions?first=1', JSON.stringify(sent));
+    for (const w of ['POST /api/sessions?first=1', `GET ${s}`, `GET ${s}/state?at=0`]) {
+      assert.equal(sent.filter((x) => x === w).length, 1, `${w}: ${JSON.stringify(sent)}`);
+    }
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
 
 test('a reloaded lab (?session=ID&at=N) asks for its session and state before the module arrives', async (t) => {
   const s = await api(base, '/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario: 'default' }) });
@@ -79,6 +116,27 @@ test('an address that opens something else sends nothing early', async (t) => {
   await shotOnFailure(t, page, async () => {
     assert.deepEqual(sent.filter((x) => x.early), []);
     assert.equal((await model(page)).following, s.id);
+    assert.deepEqual(page.errors, []);
+  });
+  await page.close();
+});
+
+test('a reloaded lab builds its views once its first answers are in: nothing is laid out empty before them', async (t) => {
+  const s = await api(base, '/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario: 'default' }) });
+  const page = await openPage(browser.ctx, null, { width: 1280, height: 720 });
+  let seen = null;
+  // the state's answer held until the UI's module has run: its views wait for it
+  await page.route(`**/api/sessions/${s.id}/state?at=0`, async (route) => {
+    for (let i = 0; i < 500 && !(await page.evaluate(() => !!window.__slublab).catch(() => false)); i++) await new Promise((ok) => { setTimeout(ok, 5); });
+    seen = await page.evaluate(() => ({ module: !!window.__slublab, controls: document.querySelector('#controls').childElementCount }));
+    await route.continue();
+  });
+  await page.goto(`${base}/?session=${s.id}&at=0`);
+  await page.waitForSelector('body[data-ready="1"]');
+  await shotOnFailure(t, page, async () => {
+    assert.deepEqual(seen, { module: true, controls: 0 });
+    assert.ok(await page.evaluate(() => document.querySelector('#controls').childElementCount) > 0);
+    assert.equal((await model(page)).id, s.id);
     assert.deepEqual(page.errors, []);
   });
   await page.close();

@@ -94,3 +94,30 @@ test('a step keeps the caches table and the transport, changing their numbers in
   });
   await page.close();
 });
+
+test('a render with no markers to place reads no layout for them (no forced layout mid-render)', async (t) => {
+  const page = await openPage(browser.ctx, `${base}/?scenario=${SCENARIO}`, { width: 1400, height: 900 });
+  await shotOnFailure(t, page, async () => {
+    await page.waitForSelector('body[data-ready="1"]');
+    await quiet(page);
+    // a run whose markers are not in yet (the first draw, before the events arrive): none shown
+    const reads = await page.evaluate(async () => {
+      const marks = /** @type {HTMLElement} */ (document.querySelector('#controls .markers'));
+      let n = 0;
+      for (const k of ['clientWidth', 'offsetWidth', 'offsetHeight']) {
+        const get = Object.getOwnPropertyDescriptor(k === 'clientWidth' ? Element.prototype : HTMLElement.prototype, k).get;
+        Object.defineProperty(marks, k, { configurable: true, get() { n++; return get.call(this); } });
+      }
+      const p = window.__slublab.player;
+      p.get().markers = [];
+      for (let i = 0; i < 3; i++) {
+        p.emit();
+        await new Promise((ok) => { requestAnimationFrame(() => ok()); });
+      }
+      return { n, shown: marks.children.length };
+    });
+    assert.equal(reads.shown, 0);
+    assert.equal(reads.n, 0, 'the timeline measured its empty marker track');
+  });
+  await page.close();
+});

@@ -21,7 +21,7 @@ async function request(method, path, o = {}) {
   if (early) {
     delete earlyGets()[path];
     const a = await early.catch(() => null);
-    if (a) return answer(a.status, a.text, o.raw);
+    if (a) return answerOf(a, o.raw);
   }
   /** @type {Record<string, string>} */
   const headers = {};
@@ -41,12 +41,17 @@ async function request(method, path, o = {}) {
   return answer(res.status, await res.text(), o.raw);
 }
 
-/** An answer of status @status and body @text: its JSON (or @raw, its text), or an ApiError. */
-function answer(status, text, raw) {
+/** An answer early.js kept, {status, text} or {status, json} (already parsed), as answer() reads it. */
+function answerOf(a, raw) {
+  return a.json !== undefined && !raw ? answer(a.status, '', false, a.json) : answer(a.status, a.text ?? JSON.stringify(a.json), raw);
+}
+
+/** An answer of status @status and body @text (or its JSON @parsed): its JSON (or @raw, its text), or an ApiError. */
+function answer(status, text, raw, parsed = undefined) {
   if (status === 204) return null;
-  let json = null;
+  let json = parsed ?? null;
   try {
-    json = text ? JSON.parse(text) : null;
+    if (parsed === undefined) json = text ? JSON.parse(text) : null;
   } catch {
     throw new ApiError(status, 'bad_json', `the server sent something that is not JSON (${status})`);
   }
@@ -60,8 +65,10 @@ function answer(status, text, raw) {
 /**
  * What early.js sent before the modules ran (window.__slublabEarly):
  * {scenario, create, gets}, the POST /api/sessions of a new session of
- * `scenario` and the GETs that follow it, each a promise of {status, text}.
- * @returns {{ scenario: string, create: Promise<{ status: number, text: string }>, gets: Record<string, Promise<{ status: number, text: string }>> }|undefined}
+ * `scenario` and the GETs that follow it (or what the POST's answer
+ * carried for them), each a promise of {status, text} or {status, json}.
+ * @typedef {{ status: number, text?: string, json?: any }} EarlyAnswer
+ * @returns {{ scenario: string, create: Promise<EarlyAnswer>, gets: Record<string, Promise<EarlyAnswer>> }|undefined}
  */
 const earlyStart = () => /** @type {any} */ (globalThis).__slublabEarly;
 const earlyGets = () => earlyStart()?.gets;
@@ -124,8 +131,21 @@ export const api = {
     if (!e?.create || scenario === null || e.scenario !== scenario) return null;
     const p = e.create;
     e.create = null;
-    return p.then((a) => answer(a.status, a.text, false),
+    return p.then((a) => answerOf(a, false),
       (err) => { throw new ApiError(0, 'network', `the server cannot be reached (${err.message})`); });
+  },
+  /**
+   * Resolves once every request early.js sent has been answered (or has
+   * failed), or after @ms, whichever comes first; at once when it sent
+   * none.  Call it before earlySession(), which takes the POST's.
+   * @param {number} ms
+   * @returns {Promise<void>}
+   */
+  earlyAnswers(ms) {
+    const e = earlyStart();
+    const all = [e?.create, ...Object.values(e?.gets ?? {})].filter(Boolean);
+    if (!all.length) return Promise.resolve();
+    return Promise.race([Promise.allSettled(all).then(() => {}), new Promise((ok) => { setTimeout(ok, ms); })]);
   },
   /** @param {{ scenario: string|object, seed?: number, kernel?: string, model?: string, variants?: object, ops?: any[] }} body */
   createSession: (body) => request('POST', '/api/sessions', { body }).then((r) => {

@@ -39,6 +39,8 @@ import { createGlossary } from './views/glossary.js';
 import { createSolved } from './course.js';
 import { hasRace } from './race.js';
 
+/** How long the views wait for early.js's answers before they are built anyway. */
+const EARLY_WAIT_MS = 300;
 const doc = document, win = window;
 const $ = (id) => doc.getElementById(id);
 const t0 = performance.now();
@@ -53,8 +55,14 @@ const query = readQuery(/** @type {any} */ (win).__slublabOffline?.query ?? win.
 const offlineCopy = !!(/** @type {any} */ (win).__slublabOffline);
 const words = api.texts();
 // (web/early.js may have asked for it already, while the modules loaded)
+const earlyIn = api.earlyAnswers(EARLY_WAIT_MS);
 const early = api.earlySession(query.fresh) ?? (query.fresh ? api.createSession({ scenario: query.fresh }) : null);
 early?.catch(() => {});
+// The views are built once early.js's answers are in (a reload's come
+// while this module loads), or after EARLY_WAIT_MS: the page then lays out
+// and paints them once, with the first state, not empty and then again,
+// and the answers are not kept waiting behind that empty frame.
+await earlyIn;
 
 const storage = browserStorage(win);
 const tokens = createTokens(storage);

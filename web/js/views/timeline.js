@@ -61,8 +61,10 @@ export function createTimeline(root, player, o = {}) {
   let placed = '';
   function placeMarks() {
     const bs = /** @type {HTMLElement[]} */ ([...marks.children]);
+    // no markers, nothing to measure: reading the width would lay the page out in the middle of a render
+    if (!bs.length) return;
     const w = marks.clientWidth;
-    if (!w || !bs.length) return;
+    if (!w) return;
     const widths = bs.map((b) => b.offsetWidth), rowH = Math.max(...bs.map((b) => b.offsetHeight)) + 2;
     const key = `${w}/${widths.join()}/${rowH}`;
     if (key === placed) return;
