@@ -17,6 +17,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
+#ifdef __linux__
+#include <sys/prctl.h>
+#endif
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -95,6 +98,9 @@ static void *keeper_run(void *arg)
 #if defined(SYS_gettid) && defined(PRIO_PROCESS)
     /* on Linux a nice value is a thread's own, named by its tid */
     (void)setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), KEEPER_NICE);
+#endif
+#ifdef __linux__
+    (void)prctl(PR_SET_NAME, KEEPER_THREAD_NAME, 0, 0, 0); /* top, ps -L */
 #endif
     pthread_mutex_lock(&k->lock);
     while (!k->held && (r = keeper_pop(k)))

@@ -31,6 +31,8 @@ struct session_run;
 /* Niceness of the keeper's thread: below every thread that answers (http.c's
  * engine threads run at 5). */
 #define KEEPER_NICE 15
+/* Its thread's name (at most 15 characters). */
+#define KEEPER_THREAD_NAME "slublab-keeper"
 
 /* A keeper; its thread starts when a run is queued.  0 or -ENOMEM. */
 int keeper_new(struct keeper **out);
