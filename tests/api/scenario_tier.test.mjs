@@ -45,9 +45,15 @@ function positions(n, count) {
 for (const [scenario, seed] of [['maple-prefill-kfree-rcu', 4242], ['double-free', 5], ['race-barn-lock', 3]]) {
   test(`an evicted ${scenario} session comes back from the store, not from operation 0`, async () => {
     const a = await make(srv.url, { scenario, seed });
-    const first = await info(srv.url, a.id);
+    let first = await info(srv.url, a.id);
     assert.equal(first.checkpoints.build_loaded, false);
     assert.equal(first.checkpoints.build_replayed, first.ops, 'the first build runs every operation');
+    // the end of a run is stored after the open answered, by a thread of
+    // its own (server/session/keeper.c): it is there within seconds
+    for (let i = 0; i < 100 && first.checkpoints.stored < 1; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      first = await info(srv.url, a.id);
+    }
     assert.ok(first.checkpoints.stored >= 1, JSON.stringify(first.checkpoints));
     const at = positions(first.events, 16);
     const states = new Map();
