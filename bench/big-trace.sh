@@ -11,8 +11,9 @@
 # bytes per operation, and when the session was stored, through `slublab
 # serve --session-memory $SESSION_MB` (default 768): the first open (the
 # server replays the op log and keeps checkpoint images in the database),
-# 1,000 seeks to random positions and 1,000 steps (position + 1), as p50 and
-# p99 ($SEEKS changes the count), and the server's peak resident memory; then
+# 1,000 seeks to random positions, each followed by a step timed apart (the
+# first step after a seek), and 1,000 steps (position + 1), as p50 and p99
+# ($SEEKS changes the count), and the server's peak resident memory; then
 # the database's bytes per operation with the images, and a restarted server:
 # its open (from the images), 1,000 seeks, and its peak resident memory.  SLUBLAB_BIN names the program (default
 # build/slublab); the traces are kept in ${TMPDIR:-/tmp}/slublab-big-trace for
@@ -26,8 +27,8 @@ lengths=("$@")
 ((${#lengths[@]})) || lengths=(1000000 10000000)
 
 session_mb=${SESSION_MB:-768}
-echo "| events | replay | replay RSS | --db | --db RSS | --db / replay | result | DB bytes/op | open | seek p50/p99 | step p50/p99 | server RSS | images | DB bytes/op with images | reopen | seek p50/p99 after | server RSS after |"
-echo "|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+echo "| events | replay | replay RSS | --db | --db RSS | --db / replay | result | DB bytes/op | open | seek p50/p99 | step p50/p99 | server RSS | images | DB bytes/op with images | reopen | seek p50/p99 after | server RSS after | first step after a seek p50/p99 |"
+echo "|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
 for n in "${lengths[@]}"; do
     trace=$dir/trace-$n.txt
     [[ -s $trace ]] || python3 bench/gen-kmem-trace.py "$n" >"$trace" || exit 1
@@ -41,7 +42,7 @@ for n in "${lengths[@]}"; do
         result=stored
         ops=$(grep -oE 'replayed [0-9]+ operations' "$dir/db.out" | grep -oE '[0-9]+')
         bpo=$(awk -v b="$(stat -c %s "$db")" -v o="$ops" 'BEGIN { printf "%.0f", b / o }')
-        lat=$(node bench/big-trace-seeks.mjs "$bin" "$db" --session-memory "$session_mb" \
+        lat=$(AFTER_STEP=1 node bench/big-trace-seeks.mjs "$bin" "$db" --session-memory "$session_mb" \
             --memory-mb $((session_mb * 2)) 2>"$dir/seeks.err" || echo "failed: $(tail -n 1 "$dir/seeks.err")")
         # the database again, with the checkpoint images the first server kept
         bpo2=$(awk -v b="$(stat -c %s "$db")" -v o="$ops" 'BEGIN { printf "%.1f", b / o }')
@@ -50,7 +51,7 @@ for n in "${lengths[@]}"; do
     else
         result="failed: $(grep -m1 'slublab replay' "$dir/db.err" | sed 's/.*--db [^:]*: //')"
         bpo=-
-        lat="- | - | - | - | - | - | - | - | -"
+        lat="- | - | - | - | - | - | - | - | - | -"
     fi
     ratio=$(awk -v a="$ds" -v b="$rs" 'BEGIN { printf "%.2f", a / b }')
     printf '| %s | %s s | %s MiB | %s s | %s MiB | %s | %s | %s | %s |\n' "$n" "$rs" "$((rk / 1024))" "$ds" \

@@ -27,7 +27,7 @@ rounds=${2:-1}
 session_mb=${SESSION_MB:-768}
 [[ -s $trace ]] || python3 bench/gen-kmem-trace.py 4000000 >"$trace" || exit 1
 base=$dir/seek-ab.db
-rm -f "$base" "$base"-*
+rm -f "$base" "$base"-* "$dir"/seek-ab-*.rows
 "$old" replay "$trace" --db "$base" >"$dir/seek-ab.out" 2>&1 || { tail -n 3 "$dir/seek-ab.out"; exit 1; }
 events=$(grep -oE '[0-9]+ events\)' "$dir/seek-ab.out" | grep -oE '[0-9]+')
 echo "Trace: $events events."
@@ -44,7 +44,25 @@ for ((i = 1; i <= rounds; i++)); do
         lat=$(AFTER_STEP=1 node bench/big-trace-seeks.mjs "$bin" "$db" --session-memory "$session_mb" \
             --memory-mb $((session_mb * 2)) 2>"$dir/seek-ab.err" || echo "failed: $(tail -n 1 "$dir/seek-ab.err")")
         size=$(awk -v b="$(stat -c %s "$db")" -v e="$events" 'BEGIN { printf "%.1f MB", b / e }')
-        echo "| $i | $which | $lat | $size |"
+        echo "| $i | $which | $lat | $size |" | tee -a "$dir/seek-ab-$which.rows"
         rm -f "$db" "$db"-*
     done
 done
+# with several rounds, each program's median row: every figure the median of
+# the rounds' figures in its place (a failed round leaves the median out)
+if ((rounds > 1)); then
+    for which in old new; do
+        node -e '
+            const rows = require("fs").readFileSync(process.argv[1], "utf8").trim().split("\n")
+                .map((l) => l.split(" | ").slice(2).join(" | "));
+            const nums = rows.map((r) => r.match(/[0-9]+(\.[0-9]+)?/g) || []);
+            const n = nums[0].length;
+            if (!nums.every((x) => x.length === n)) process.exit(0);
+            const med = (i) => { const v = nums.map((x) => Number(x[i])).sort((a, b) => a - b); return v[(v.length - 1) >> 1]; };
+            let k = 0;
+            const dec = (s) => (s.includes(".") ? s.split(".")[1].length : 0);
+            console.log(`| median | ${process.argv[2]} | ` + rows[0].replace(/[0-9]+(\.[0-9]+)?/g, (m) => med(k++).toFixed(dec(m))));
+        ' "$dir/seek-ab-$which.rows" "$which"
+    done
+fi
+rm -f "$dir"/seek-ab-*.rows
