@@ -143,7 +143,10 @@ export const api = {
    */
   earlyAnswers(ms) {
     const e = earlyStart();
-    const all = [e?.create, ...Object.values(e?.gets ?? {})].filter(Boolean);
+    // a session being made: the server builds its run meanwhile, and the
+    // views are best built while it does
+    if (e?.create) return Promise.resolve();
+    const all = Object.values(e?.gets ?? {});
     if (!all.length) return Promise.resolve();
     return Promise.race([Promise.allSettled(all).then(() => {}), new Promise((ok) => { setTimeout(ok, ms); })]);
   },

@@ -39,8 +39,14 @@ import { createGlossary } from './views/glossary.js';
 import { createSolved } from './course.js';
 import { hasRace } from './race.js';
 
-/** How long the views wait for early.js's answers before they are built anyway. */
-const EARLY_WAIT_MS = 300;
+/**
+ * How long the views of a reload wait for early.js's answers before they
+ * are built anyway: its answers come within a few tens of ms of this
+ * module starting.  A new session's come later, and its views are built
+ * at once, while they are awaited (built after them, they delayed the
+ * first state by 40-80 ms: docs/benchmarks.md, "UI").
+ */
+const EARLY_WAIT_MS = 100;
 const doc = document, win = window;
 const $ = (id) => doc.getElementById(id);
 const t0 = performance.now();
