@@ -120,6 +120,14 @@ unsigned follow_sessions(struct follow_hub *hub, struct follow_where *out, unsig
     return 0;
 }
 
+void follow_offer_state(struct follow_hub *hub, const char *id, uint64_t at, struct blob *state)
+{
+    (void)hub;
+    (void)id;
+    (void)at;
+    (void)state;
+}
+
 struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
                                uint64_t ops)
 {

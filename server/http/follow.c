@@ -580,6 +580,18 @@ unsigned follow_sessions(struct follow_hub *hub, struct follow_where *out, unsig
     return n;
 }
 
+void follow_offer_state(struct follow_hub *hub, const char *id, uint64_t at, struct blob *state)
+{
+    struct topic *t;
+
+    if (!state)
+        return;
+    pthread_mutex_lock(&hub->topic_lock);
+    if ((t = follow_topic(hub, id)) && t->at == at && !t->state)
+        topic_state(t, state);
+    pthread_mutex_unlock(&hub->topic_lock);
+}
+
 struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
                                uint64_t ops)
 {

@@ -87,6 +87,10 @@ unsigned follow_sessions(struct follow_hub *hub, struct follow_where *out, unsig
 /* A new follower of @id, starting from these values; NULL on host OOM or when stopping. */
 struct follower *follow_attach(struct follow_hub *hub, const char *id, uint64_t at, uint64_t events,
                                uint64_t ops);
+/* The state rendered at @at of topic @id (a session's), when the topic is
+ * there and has none: a follower who joins gets it with its first message
+ * and fetches nothing.  A reference is taken; NULL is fine.  Cannot fail. */
+void follow_offer_state(struct follow_hub *hub, const char *id, uint64_t at, struct blob *state);
 /* As follow_attach(), to topic @id (a lecture's) whose messages name session @session. */
 struct follower *follow_attach_as(struct follow_hub *hub, const char *id, const char *session,
                                   uint64_t at, uint64_t events, uint64_t ops);

@@ -67,6 +67,10 @@
 #define HTTP_MAX_HEADER_BYTES (24u << 10) /* bytes of all header fields; 431 beyond */
 #define HTTP_ENGINE_NICE      5 /* http_thread_engine(): a quarter of a connection thread's weight */
 #define HTTP_POOL             (64u << 10) /* MHD_OPTION_CONNECTION_MEMORY_LIMIT: above the three */
+/* a follow stream's first block, its first message (follow_read()): room
+ * for the state most positions render (a few KiB), so that a follower who
+ * joins needs no fetch of its own; in the pool, beside the request */
+#define HTTP_FOLLOW_FIRST     (16u << 10)
 
 enum http_state {
     HR_READING, /* before the last call */
@@ -138,7 +142,8 @@ static enum MHD_Result http_queue(struct http_req *hr)
     enum MHD_Result ret;
 
     if (res->follower) {
-        r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096, follow_read, res->follower,
+        r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, HTTP_FOLLOW_FIRST, follow_read,
+                                              res->follower,
                                               follow_detach);
         if (r) {
             follow_bind(res->follower, hr->conn,

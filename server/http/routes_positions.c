@@ -500,6 +500,12 @@ int route_follow(const struct request *req, struct response *res)
         stored_events == session_nr_events(s) && stored_at <= stored_events)
         at = stored_at;
     f = follow_attach(req->app->follow, s->id, at, session_nr_events(s), session_nr_ops(s));
+    if (f) { /* the state there, when a page rendered it: the first message carries it */
+        struct blob *state = session_state_cached(s, at, 0);
+
+        follow_offer_state(req->app->follow, s->id, at, state);
+        blob_put(state);
+    }
     route_close_session(req, s);
     return route_stream(res, f);
 }

@@ -22,6 +22,16 @@ async function pageMoves(s, at) {
   return st.json;
 }
 
+test('a follower who joins gets the state rendered there in its first message, a state of several KiB too', async () => {
+  const s = await session(fx.srv.url, { scenario: 'order-fallback' });
+  const state = await pageMoves(s, 100);
+  assert.ok(JSON.stringify(state).length > 4096, 'a state bigger than a first block of 4 KiB');
+  const f = await followStream(fx.srv.url, `/api/sessions/${s.id}/follow`);
+  const m = await f.next((d) => d.at === 100);
+  assert.deepEqual(m.state, state, 'the first message carries the state GET .../state?at=100 answers');
+  f.close();
+});
+
 describe('follow messages carry the state', () => {
   for (const [what, path] of [
     ['a session\'s followers', async (s) => `/api/sessions/${s.id}/follow`],
