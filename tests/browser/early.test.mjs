@@ -124,6 +124,9 @@ test('an address that opens something else sends nothing early', async (t) => {
 test('a reloaded lab builds its views once its first answers are in: nothing is laid out empty before them', async (t) => {
   const s = await api(base, '/api/sessions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ scenario: 'default' }) });
   const page = await openPage(browser.ctx, null, { width: 1280, height: 720 });
+  // the page's wait for its answers, past what this test's polling of a
+  // loaded machine takes (100 ms otherwise: js/main.js)
+  await page.addInitScript(() => { window.__slublabEarlyWaitMs = 10000; });
   let seen = null;
   // the state's answer held until the UI's module has run: its views wait for it
   await page.route(`**/api/sessions/${s.id}/state?at=0`, async (route) => {

@@ -61,7 +61,8 @@ const query = readQuery(/** @type {any} */ (win).__slublabOffline?.query ?? win.
 const offlineCopy = !!(/** @type {any} */ (win).__slublabOffline);
 const words = api.texts();
 // (web/early.js may have asked for it already, while the modules loaded)
-const earlyIn = api.earlyAnswers(EARLY_WAIT_MS);
+// (a test on a loaded machine sets a longer wait: tests/browser/early.test.mjs)
+const earlyIn = api.earlyAnswers(/** @type {any} */ (win).__slublabEarlyWaitMs ?? EARLY_WAIT_MS);
 const early = api.earlySession(query.fresh) ?? (query.fresh ? api.createSession({ scenario: query.fresh }) : null);
 early?.catch(() => {});
 // The views are built once early.js's answers are in (a reload's come
